@@ -1,0 +1,34 @@
+# Thin wrappers over the go command. See README.md.
+GO      ?= go
+FUZZTIME ?= 30s
+export CGO_ENABLED = 0
+
+.PHONY: build test bench fuzz demo lint fixtures golden
+build:
+	$(GO) build -o bin/usmnscope ./cmd/usmnscope
+
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+# Each fuzz target runs for FUZZTIME (go test allows one -fuzz target per run).
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$t"; $(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+demo: build
+	./bin/usmnscope open fixtures/captures/usmn-basic.pcapng
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt -l:"; echo "$$out"; exit 1; fi
+
+# Regenerate fixture captures and golden outputs.
+fixtures golden:
+	$(GO) test ./... -run 'Golden' -update

@@ -1,0 +1,42 @@
+package netpak
+
+// Span records one decoded field: its name, where its bits are and what
+// they decoded to. The field trees, the bit-level hexdump highlight and the
+// JSON output all come from spans, so each field's position is recorded once.
+type Span struct {
+	Name  string // field name; nested fields use dotted names ("marker.magic")
+	Bit   int    // stream bit of the field's first bit
+	Bits  int    // number of bits the field covers (0 for zero-width fields)
+	Value any    // bool, uint64, int64, float64, string, []byte or nil
+}
+
+// End returns one past the field's last bit.
+func (s Span) End() int { return s.Bit + s.Bits }
+
+// Spans collects spans. A nil *Spans records nothing and costs one branch
+// per field, so decoders take a *Spans and callers pass nil when they do not
+// want a field tree.
+type Spans struct {
+	List []Span
+}
+
+// Add records a field that started at bit from and ends at the reader's
+// position. It is a no-op on a nil receiver.
+func (s *Spans) Add(name string, from int, r *Reader, v any) {
+	if s == nil {
+		return
+	}
+	s.List = append(s.List, Span{Name: name, Bit: from, Bits: r.Pos() - from, Value: v})
+}
+
+// AddSpan records a span given in full. It is a no-op on a nil receiver.
+func (s *Spans) AddSpan(sp Span) {
+	if s == nil {
+		return
+	}
+	s.List = append(s.List, sp)
+}
+
+// Enabled reports whether spans are being recorded, so a caller can skip
+// building an expensive value.
+func (s *Spans) Enabled() bool { return s != nil }
