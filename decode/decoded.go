@@ -155,18 +155,35 @@ type Negotiate struct {
 }
 
 // Decoded is what DecodeMessage learns from one message's bytes, before any
-// connection state is applied. Exactly one of Marker/Invoke/Negotiate is set
-// for the messages that carry them.
+// connection state is applied. It holds values, not pointers, so that a hot
+// loop can decode into one reused Decoded without allocating; the Has* flags
+// and Kind say which parts are valid.
 type Decoded struct {
-	Enum        Enum
-	Kind        Kind
-	Marker      *Marker    // GetWorkshopFiles / DownloadWorkshopFiles with the USMN marker
-	TrailerBits int        // bits after the vanilla body that are not the marker (unknown trailer)
-	Invoke      *Invoke    // InvokeMessageListener
-	Negotiate   *Negotiate // NegotiateListenerDetails
-	PayloadBit  int        // USMN invoke payload range
-	PayloadBits int
-	Clean       bool // no error-severity finding: used by widened-enum inference
-	Summary     string
-	Findings    []Finding
+	Enum Enum
+	Kind Kind
+
+	HasMarker   bool   // GetWorkshopFiles / DownloadWorkshopFiles carried the USMN marker
+	Marker      Marker //
+	TrailerBit  int    // first bit after the vanilla body (detection messages)
+	TrailerBits int    // bits after the vanilla body that are not the marker (an unknown trailer)
+
+	Invoke    Invoke    // valid when Kind == KindInvokeMessageListener
+	Negotiate Negotiate // valid when Kind == KindNegotiateListenerDetails
+
+	PayloadBit  int // USMN invoke payload: first bit
+	PayloadBits int // and length, trailing pad bits included (wire.md 4.3)
+
+	Findings []Finding // appended to; a caller reusing a Decoded may pass it with Findings[:0]
+}
+
+// Clean reports whether the message decoded without an error-severity
+// finding. Widened-enum inference keeps the reading under which messages
+// decode cleanly (wire.md 4.2).
+func (d *Decoded) Clean() bool {
+	for _, f := range d.Findings {
+		if f.Severity == Error {
+			return false
+		}
+	}
+	return true
 }
