@@ -112,8 +112,17 @@ type Invoke struct {
 	ServerID      uint32 // valid when !IsClientID
 	ClientID      uint32 // valid when IsClientID (C→S with Has_Client_ID)
 	IsClientID    bool
-	Type          string // valid when HasDefinition
+	Type          string // valid when HasDefinition; set by DecodeMessage only when recording spans
+	TypeBytes     []byte // the type name's bytes, aliasing the message; always set by DecodeMessage
 	Version       uint32 // valid when HasDefinition
+}
+
+// TypeName returns the listener type name, from Type or else TypeBytes.
+func (i *Invoke) TypeName() string {
+	if i.Type != "" {
+		return i.Type
+	}
+	return string(i.TypeBytes)
 }
 
 // NegotiateMode is the mode of Negotiate Listener Details (wire.md 4.4). Its
@@ -151,7 +160,21 @@ type Negotiate struct {
 	ClientID uint32
 	ServerID uint32
 	Version  uint32
-	Type     string
+	Type     string // set by DecodeMessage only when recording spans
+	// TypeBytes is the type name aliasing the message; always set by
+	// DecodeMessage (the hot path does not allocate a string).
+	TypeBytes []byte
+	// IDBits is the width Serverside_Listener_ID was read (or is to be
+	// written) with: the Serverside_ID_Bit_Count in force (wire.md 4.3).
+	IDBits int
+}
+
+// TypeName returns the listener type name, from Type or else TypeBytes.
+func (n *Negotiate) TypeName() string {
+	if n.Type != "" {
+		return n.Type
+	}
+	return string(n.TypeBytes)
 }
 
 // Decoded is what DecodeMessage learns from one message's bytes, before any
@@ -173,7 +196,14 @@ type Decoded struct {
 	PayloadBit  int // USMN invoke payload: first bit
 	PayloadBits int // and length, trailing pad bits included (wire.md 4.3)
 
+	Vanilla Vanilla // the values of a vanilla message that Summary shows
+
 	Findings []Finding // appended to; a caller reusing a Decoded may pass it with Findings[:0]
+
+	// scratch is DecodeMessage's working state. It lives here, in memory the
+	// caller owns, because the dispatch table's indirect calls would
+	// otherwise move it to the heap on every message.
+	scratch decoder
 }
 
 // Clean reports whether the message decoded without an error-severity
