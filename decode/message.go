@@ -1,6 +1,12 @@
 package decode
 
-import "github.com/usmnscope/usmnscope/netpak"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/usmnscope/usmnscope/netpak"
+)
 
 // decoder is the working state of one DecodeMessage call.
 type decoder struct {
@@ -39,3 +45,261 @@ func (m *decoder) check(name string, from int) bool {
 
 // defaultProfile serves callers that pass a nil profile.
 var defaultProfile = Default()
+
+// DecodeMessage decodes one SystemSockets message (without its 2-byte frame
+// header) read in direction dir, in decoding context st (widened enum or not,
+// Serverside_ID_Bit_Count in force), into d (d.Findings is appended to; the
+// caller passes a reset Decoded). When spans is non-nil, every field read is
+// recorded with outputs.md's names; when nil, nothing is recorded and
+// decoding allocates nothing for a well-formed message.
+//
+// It never panics: a read that fails records an error finding naming the
+// message part, field and bit, and what decoded before it is kept.
+func DecodeMessage(p *Profile, dir Dir, st State, data []byte, spans *netpak.Spans, d *Decoded) {
+	if p == nil {
+		p = defaultProfile
+	}
+	m := &d.scratch
+	*m = decoder{p: p, dir: dir, st: st, spans: spans, d: d, part: "enum"}
+	m.r.Reset(data)
+	m.readEnum()
+	if m.failed {
+		return
+	}
+	m.part = d.Kind.String()
+	bodies[d.Kind](m)
+}
+
+// bodies decodes what follows the enum, per kind (wire.md 3, 4.3, 4.4).
+var bodies [kindCount]func(*decoder)
+
+func init() {
+	bodies = [kindCount]func(*decoder){
+		KindUnknown:                  unknownBody,
+		KindGetWorkshopFiles:         getWorkshopFiles,
+		KindReadyToConnect:           longBody,
+		KindAuthenticate:             longBody,
+		KindServerBattlEye:           longBody,
+		KindServerPingRequest:        emptyBody,
+		KindServerPingResponse:       emptyBody,
+		KindServerInvokeMethod:       invokeMethod,
+		KindValidateAssets:           longBody,
+		KindGracefullyDisconnect:     emptyBody,
+		KindUpdateReliableBuffer:     legacyBuffer,
+		KindUpdateUnreliableBuffer:   legacyBuffer,
+		KindClientPingRequest:        emptyBody,
+		KindClientPingResponse:       emptyBody,
+		KindShutdown:                 textBody,
+		KindPlayerConnected:          longBody,
+		KindPlayerDisconnected:       playerDisconnected,
+		KindDownloadWorkshopFiles:    downloadWorkshopFiles,
+		KindVerify:                   emptyBody,
+		KindAccepted:                 accepted,
+		KindRejected:                 rejected,
+		KindBanned:                   banned,
+		KindKicked:                   textBody,
+		KindAdmined:                  byteBody,
+		KindUnadmined:                byteBody,
+		KindClientBattlEye:           longBody,
+		KindQueuePositionChanged:     byteBody,
+		KindClientInvokeMethod:       invokeMethod,
+		KindReplicateConfig:          longBody,
+		KindInvokeMessageListener:    invoke,
+		KindNegotiateListenerDetails: negotiate,
+	}
+}
+
+// The field readers below read one field, record its span when spans are
+// on, and turn a reader error into one finding. After an error they return
+// zero values, so a body reads on and checks m.failed only where it matters.
+
+func (m *decoder) bits(name string, n int) uint32 {
+	from := m.r.Pos()
+	v := m.r.Bits(n)
+	if m.check(name, from) && m.spans != nil {
+		m.spans.Add(name, from, &m.r, uint64(v))
+	}
+	return v
+}
+
+func (m *decoder) flag(name string) bool {
+	from := m.r.Pos()
+	v := m.r.Bit()
+	if m.check(name, from) && m.spans != nil {
+		m.spans.Add(name, from, &m.r, v)
+	}
+	return v
+}
+
+func (m *decoder) u64(name string) uint64 {
+	from := m.r.Pos()
+	v := m.r.UInt64()
+	if m.check(name, from) && m.spans != nil {
+		m.spans.Add(name, from, &m.r, v)
+	}
+	return v
+}
+
+// str reads a String whose length is lenBits wide; its span covers the empty
+// flag, length, padding and bytes (outputs.md). Invalid UTF-8 is an error
+// finding, but the bytes are kept (and recorded) so they can be shown escaped.
+func (m *decoder) str(name string, lenBits int) []byte {
+	from := m.r.Pos()
+	b := m.r.StringBytes(lenBits)
+	if m.spans != nil && (m.r.Err() == nil || b != nil) {
+		m.spans.Add(name, from, &m.r, string(b))
+	}
+	m.check(name, from)
+	return b
+}
+
+// rest records the bits from the reader's position to the end as one field
+// with a nil value, and returns its start and length.
+func (m *decoder) rest(name string) (int, int) {
+	from, n := m.r.Pos(), m.r.Remaining()
+	m.r.Skip(n)
+	if m.spans != nil {
+		m.spans.Add(name, from, &m.r, nil)
+	}
+	return from, n
+}
+
+func (m *decoder) finding(s Severity, g Group, bit int, text string) {
+	m.d.Findings = append(m.d.Findings, Finding{Severity: s, Group: g, Text: text, Bit: bit})
+}
+
+// end checks what follows a fully decoded body. The writer zero-fills the
+// last byte (wire.md 1.1), so up to 7 zero bits are padding; non-zero
+// padding is a warning (the reader would not notice it), and whole bytes
+// beyond the body are shown as undecoded with a note.
+func (m *decoder) end() {
+	if m.failed {
+		return
+	}
+	n := m.r.Remaining()
+	if n == 0 {
+		return
+	}
+	from := m.r.Pos()
+	if n < 8 {
+		v := m.r.Bits(n)
+		if m.spans != nil {
+			m.spans.Add("padding", from, &m.r, uint64(v))
+		}
+		if v != 0 {
+			m.finding(Warn, Malformed, from, m.part+": padding: "+itoa(n)+" bits after the body are not zero")
+		}
+		return
+	}
+	m.rest("undecoded")
+	m.finding(Note, Undecoded, from, m.part+": "+itoa(n)+" bits after the body are not decoded")
+}
+
+func emptyBody(m *decoder) { m.end() }
+
+// unknownBody: an enum value neither vanilla nor the profile's (wire.md 3,
+// 6). Nothing after it can be read with confidence.
+func unknownBody(m *decoder) {
+	m.finding(Warn, Malformed, 0, "enum: unknown "+m.dir.String()+" message value "+itoa(int(m.d.Enum.Value))+" ("+itoa(m.d.Enum.Bits)+" bits)")
+	if m.r.Remaining() > 0 {
+		from, n := m.rest("undecoded")
+		m.finding(Note, Undecoded, from, "Unknown: "+itoa(n)+" bits after the enum are not decoded")
+	}
+}
+
+// longBody: ReadyToConnect, Authenticate, PlayerConnected, ReplicateConfig,
+// ValidateAssets and the anti-cheat messages have long, build-specific field
+// lists (wire.md 3); usmnscope shows them as undecoded bits rather than
+// guess at a layout it cannot check.
+func longBody(m *decoder) {
+	if m.r.Remaining() == 0 {
+		return
+	}
+	from, n := m.rest("undecoded")
+	m.finding(Note, Undecoded, from, m.part+": "+itoa(n)+" bits after the enum are not decoded (build-specific fields)")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// Summary returns a one-line summary of the decoded message for lists, such
+// as `srv#2 Sample.ChatListener v1 +def 88 payload bits` for a USMN invoke
+// or `Kicked "bye"`. Strings from the wire are escaped (Escape), so the line
+// is safe to print on a terminal.
+func (d *Decoded) Summary() string {
+	var b strings.Builder
+	switch d.Kind {
+	case KindUnknown:
+		fmt.Fprintf(&b, "Unknown message %d (%d bits)", d.Enum.Value, d.Enum.Bits)
+	case KindInvokeMessageListener:
+		h := &d.Invoke
+		if h.IsClientID || h.HasClientID {
+			fmt.Fprintf(&b, "cli#%d", h.ClientID)
+		} else {
+			fmt.Fprintf(&b, "srv#%d", h.ServerID)
+		}
+		if h.HasDefinition {
+			fmt.Fprintf(&b, " %s v%d +def", Escape(h.TypeName()), h.Version)
+		}
+		fmt.Fprintf(&b, " %d payload bits", d.PayloadBits)
+	case KindNegotiateListenerDetails:
+		n := &d.Negotiate
+		if n.Mode == ModeUnknown {
+			fmt.Fprintf(&b, "Negotiate mode %d (unknown)", n.Raw)
+			break
+		}
+		b.WriteString(n.Mode.String())
+		switch n.Mode {
+		case TellClientMissingListener:
+			fmt.Fprintf(&b, " cli#%d", n.ClientID)
+		case TellClientListenerID:
+			fmt.Fprintf(&b, " cli#%d → srv#%d %s v%d", n.ClientID, n.ServerID, Escape(n.TypeName()), n.Version)
+		case TellServerMissingListener:
+			fmt.Fprintf(&b, " srv#%d", n.ServerID)
+		case RequestServerListenerID:
+			fmt.Fprintf(&b, " cli#%d %s v%d", n.ClientID, Escape(n.TypeName()), n.Version)
+		}
+	default:
+		b.WriteString(d.Kind.String())
+		d.vanillaSummary(&b)
+	}
+	return b.String()
+}
+
+func (d *Decoded) vanillaSummary(b *strings.Builder) {
+	v := &d.Vanilla
+	quote := func(t []byte) { fmt.Fprintf(b, " \"%s\"", Escape(string(t))) }
+	switch d.Kind {
+	case KindKicked, KindShutdown:
+		quote(v.Text)
+	case KindRejected:
+		fmt.Fprintf(b, " %s", v.Rejection)
+		quote(v.Text)
+	case KindBanned:
+		quote(v.Text)
+		fmt.Fprintf(b, " %d s", v.Value)
+	case KindAccepted:
+		fmt.Fprintf(b, " %d.%d.%d.%d query %d", v.Value>>24, v.Value>>16&0xff, v.Value>>8&0xff, v.Value&0xff, v.Port)
+	case KindAdmined, KindUnadmined:
+		fmt.Fprintf(b, " player %d", v.Value)
+	case KindQueuePositionChanged:
+		fmt.Fprintf(b, " %d", v.Value)
+	case KindPlayerDisconnected:
+		fmt.Fprintf(b, " net %d", v.Value)
+	case KindServerInvokeMethod, KindClientInvokeMethod:
+		fmt.Fprintf(b, " #%d", v.Value)
+	case KindUpdateReliableBuffer, KindUpdateUnreliableBuffer:
+		fmt.Fprintf(b, " call %d channel %d", v.Value, v.Port)
+	case KindDownloadWorkshopFiles:
+		quote(v.Text)
+		fmt.Fprintf(b, " %d files", v.Files)
+	}
+	if d.HasMarker {
+		fmt.Fprintf(b, " +USMN v%d", d.Marker.Version)
+		if d.Marker.HasIDBits {
+			fmt.Fprintf(b, " ids %d bits", d.Marker.IDBits)
+		}
+	}
+	if d.TrailerBits > 0 {
+		fmt.Fprintf(b, " +trailer %d bits", d.TrailerBits)
+	}
+}

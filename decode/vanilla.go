@@ -1,6 +1,10 @@
 package decode
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/usmnscope/usmnscope/netpak"
+)
 
 // Rejection is ESteamRejection, the reason in a Rejected message (wire.md 3:
 // 6 bits). The names and their order are those of the game's enum
@@ -82,4 +86,176 @@ type Vanilla struct {
 	Value uint32
 	Port  uint16 // Accepted's query port; an UPDATE_*_BUFFER channel
 	Files int    // DownloadWorkshopFiles' file count
+}
+
+// gwfZeros is the number of zero bytes in GetWorkshopFiles (wire.md 3).
+const gwfZeros = 960
+
+// gwfGreeting is the string the vanilla client writes after them.
+const gwfGreeting = "Hello!"
+
+// getWorkshopFiles: align; 960 zero bytes; String("Hello!"); then the
+// marker or another trailer (wire.md 3, 4.1). The zeros are one field, not
+// 960, and a non-zero byte among them is a warning.
+func getWorkshopFiles(m *decoder) {
+	from := m.r.Pos()
+	z := m.r.Bytes(gwfZeros)
+	if !m.check("zeros", from) {
+		return
+	}
+	if m.spans != nil {
+		m.spans.Add("zeros", from, &m.r, uint64(gwfZeros))
+	}
+	for i, c := range z {
+		if c != 0 {
+			m.finding(Warn, Protocol, 8*(1+i), fmt.Sprintf("%s: zeros: byte %d is %#02x; the vanilla client writes 960 zero bytes", m.part, 1+i, c))
+			break
+		}
+	}
+	g := m.str("greeting", netpak.DefaultStringBits)
+	if m.failed {
+		return
+	}
+	m.d.Vanilla.Text = g
+	if string(g) != gwfGreeting {
+		m.finding(Warn, Protocol, from+8*gwfZeros, m.part+": greeting: the vanilla client writes \"Hello!\"")
+	}
+	m.trailer()
+}
+
+// downloadWorkshopFiles: the server's answer in the profile's game layout
+// (wire.md 3), then the marker or another trailer (wire.md 4.1).
+func downloadWorkshopFiles(m *decoder) {
+	p, v := m.p, &m.d.Vanilla
+	m.bits("holiday", p.HolidayBits())
+	n := int(m.bits("files.count", 8))
+	v.Files = n
+	for i := 0; i < n && !m.failed; i++ {
+		m.fileField(i, "id")
+		m.fileField(i, "updated")
+	}
+	v.Text = m.str("server_name", netpak.DefaultStringBits)
+	m.str("map", netpak.DefaultStringBits)
+	m.flag("is_pvp")
+	m.flag("has_cheats")
+	m.flag("is_vac_active")
+	m.flag("is_anti_cheat_active")
+	m.flag("is_gold")
+	m.bits("game_mode", 3)
+	m.bits("camera_mode", 3)
+	m.bits("max_players", 8)
+	m.str("bookmark_host", netpak.DefaultStringBits)
+	m.str("thumbnail", netpak.DefaultStringBits)
+	m.str("description", netpak.DefaultStringBits)
+	if m.failed {
+		return
+	}
+	m.trailer()
+}
+
+// fileField reads files[i].id (UInt64) or files[i].updated (DateTime, an
+// Int64). The name is built only when it is shown, so that the hot path
+// does not format it.
+func (m *decoder) fileField(i int, part string) {
+	from := m.r.Pos()
+	v := m.r.UInt64()
+	if m.r.Err() == nil && m.spans == nil {
+		return
+	}
+	name := "files[" + itoa(i) + "]." + part
+	if !m.check(name, from) {
+		return
+	}
+	if part == "updated" {
+		m.spans.Add(name, from, &m.r, int64(v))
+		return
+	}
+	m.spans.Add(name, from, &m.r, v)
+}
+
+// textBody: Kicked (String reason) and Shutdown (String) (wire.md 3).
+func textBody(m *decoder) {
+	m.d.Vanilla.Text = m.str("reason", netpak.DefaultStringBits)
+	m.end()
+}
+
+// rejected: ESteamRejection (6 bits), String explanation (wire.md 3).
+func rejected(m *decoder) {
+	m.d.Vanilla.Rejection = Rejection(m.bits("rejection", RejectionBits))
+	m.d.Vanilla.Text = m.str("explanation", netpak.DefaultStringBits)
+	m.end()
+}
+
+// banned: String reason, UInt32 seconds (wire.md 3).
+func banned(m *decoder) {
+	m.d.Vanilla.Text = m.str("reason", netpak.DefaultStringBits)
+	m.d.Vanilla.Value = m.bits("seconds", 32)
+	m.end()
+}
+
+// byteBody: Admined, Unadmined (the player's UInt8) and QueuePositionChanged
+// (UInt8) (wire.md 3).
+func byteBody(m *decoder) {
+	name := "player"
+	if m.d.Kind == KindQueuePositionChanged {
+		name = "position"
+	}
+	m.d.Vanilla.Value = m.bits(name, 8)
+	m.end()
+}
+
+// playerDisconnected: NetId (wire.md 3, 3.24.7+).
+func playerDisconnected(m *decoder) {
+	m.d.Vanilla.Value = m.bits("net_id", 32)
+	m.end()
+}
+
+// accepted: UInt32 IPv4, UInt16 query port; 3.24 sends server config after
+// them, shown as undecoded bits (wire.md 3).
+func accepted(m *decoder) {
+	m.d.Vanilla.Value = m.bits("ip", 32)
+	m.d.Vanilla.Port = uint16(m.bits("query_port", 16))
+	if m.p.Game == "3.24" && !m.failed && m.r.Remaining() >= 8 {
+		from, n := m.rest("config")
+		m.finding(Note, Undecoded, from, m.part+": config: "+itoa(n)+" bits of 3.24 server config are not decoded")
+		return
+	}
+	m.end()
+}
+
+// invokeMethod: the method index in CountBits(method count) bits; what
+// follows (a NetId for instance methods, then the method's parameters)
+// depends on the method, which a build-independent decoder cannot know
+// (wire.md 3), so it is one undecoded `parameters` field.
+func invokeMethod(m *decoder) {
+	from := m.r.Pos()
+	i := m.bits("method", m.p.MethodBits(m.dir))
+	if m.failed {
+		return
+	}
+	m.d.Vanilla.Value = i
+	if count := m.p.methodCount(m.dir); i >= count {
+		m.finding(Warn, Protocol, from, m.part+": method: index "+itoa(int(i))+" is out of range (the profile has "+itoa(int(count))+" methods)")
+	}
+	if m.r.Remaining() > 0 {
+		m.rest("parameters")
+	}
+}
+
+// legacyBuffer: UPDATE_RELIABLE_BUFFER / UPDATE_UNRELIABLE_BUFFER: the enum
+// and pad bits fill byte 0, then the call index and channel bytes, then
+// byte-oriented legacy data (wire.md 3). The pad bits are read as a field,
+// not as a NetPak align, because this is the older byte-oriented format.
+func legacyBuffer(m *decoder) {
+	if pad := (8 - m.r.Pos()&7) & 7; pad > 0 {
+		from := m.r.Pos()
+		if v := m.bits("padding", pad); v != 0 && !m.failed {
+			m.finding(Warn, Malformed, from, m.part+": padding: "+itoa(pad)+" bits after the enum are not zero")
+		}
+	}
+	m.d.Vanilla.Value = m.bits("call_index", 8)
+	m.d.Vanilla.Port = uint16(m.bits("channel", 8))
+	if !m.failed && m.r.Remaining() > 0 {
+		m.rest("legacy_data")
+	}
 }
