@@ -1,8 +1,11 @@
 package decode
 
 import (
+	"fmt"
 	"sync"
 	"time"
+
+	"github.com/usmnscope/usmnscope/netpak"
 )
 
 // ConnInfo summarises one connection for lists: who the peers are, what
@@ -25,6 +28,47 @@ type ConnInfo struct {
 	Findings   []Finding // connection-level findings (gaps, resync, inference, UDP notes)
 }
 
+// record is the compact index entry of one message (at most 64 bytes): where
+// its bytes are in the arena, when and where it came from, and the State it
+// was decoded in, so that Message and Detail decode it again on demand.
+type record struct {
+	off      int64 // arena offset of the message bytes
+	time     int64 // UnixNano
+	frame    int32
+	length   uint16
+	conn     uint32
+	dir      Dir
+	kind     Kind
+	enumBits uint8
+	idBits   uint8
+	flags    recFlags
+	worst    uint8 // highest severity + 1, 0 for none
+	enum     uint32
+	cid      uint32
+	sid      uint32
+	version  uint32
+	typ      uint32 // index+1 into Capture.types, 0 for none
+}
+
+type recFlags uint16
+
+const (
+	recWidened  recFlags = 1 << iota // decoded with a widened enum
+	recIDKnown                       // State.IDKnown
+	recHeld                          // waiting for an inference; not settled
+	recListener                      // a USMN message: Listener is set
+	recResolved                      // the listener was found in the tables
+	recCID                           // cid valid
+	recSID                           // sid valid
+	recVersion                       // version valid
+	recExtra                         // Capture.extra has findings for it
+)
+
+// arenaChunk is the size of one arena block. A message never straddles two
+// blocks (a message is at most 65535 bytes), and blocks never move, so a
+// message's bytes can be handed out without copying.
+const arenaChunk = 1 << 20
+
 // Capture holds the decoded messages and listener tables of one capture. It
 // is fed by one goroutine (the capture → decode wiring) and may be read by
 // others at the same time (the TUI), so every method locks.
@@ -34,59 +78,689 @@ type ConnInfo struct {
 type Capture struct {
 	mu      sync.RWMutex
 	profile *Profile
+	limits  Limits
+
+	arena    [][]byte
+	recs     []record
+	extra    map[int32][]Finding // findings the capture adds to message n (tables, inference)
+	conns    []*connection
+	byConn   map[Conn]uint32
+	findings []Finding
+	types    []string
+	typeIdx  map[string]uint32
+
+	dec Decoded // the feeder's scratch
 }
 
 // NewCapture returns an empty Capture decoding with profile p.
 func NewCapture(p *Profile) *Capture {
+	return NewCaptureLimits(p, Limits{})
+}
+
+// NewCaptureLimits returns an empty Capture with the given limits; zero
+// fields take DefaultLimits.
+func NewCaptureLimits(p *Profile, lim Limits) *Capture {
 	if p == nil {
 		p = Default()
 	}
-	return &Capture{profile: p}
+	return &Capture{
+		profile: p,
+		limits:  lim.withDefaults(),
+		extra:   map[int32][]Finding{},
+		byConn:  map[Conn]uint32{},
+		typeIdx: map[string]uint32{},
+	}
 }
 
 // Profile returns the profile the capture is decoded with.
 func (c *Capture) Profile() *Profile { return c.profile }
 
+// conn returns the state of conn, creating it on first sight.
+func (c *Capture) conn(conn Conn, rule string) *connection {
+	if i, ok := c.byConn[conn]; ok {
+		return c.conns[i]
+	}
+	cn := newConnection(uint32(len(c.conns)), conn, rule, &c.limits)
+	c.byConn[conn] = cn.idx
+	c.conns = append(c.conns, cn)
+	return cn
+}
+
 // Open announces a connection; rule says how its server side was chosen.
-func (c *Capture) Open(conn Conn, rule string, t time.Time, frame int) {}
+func (c *Capture) Open(conn Conn, rule string, t time.Time, frame int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cn := c.conn(conn, rule)
+	if cn.info.Rule == "" {
+		cn.info.Rule = rule
+	}
+	if cn.info.First.IsZero() {
+		cn.info.First = t
+	}
+}
 
 // Data feeds reassembled bytes of one direction of a connection.
-func (c *Capture) Data(conn Conn, dir Dir, data []byte, t time.Time, frame int) {}
+func (c *Capture) Data(conn Conn, dir Dir, data []byte, t time.Time, frame int) {
+	if dir > S2C {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cn := c.conn(conn, "")
+	c.seen(cn, t)
+	cn.framer[dir].Feed(data, func(msg []byte, info FrameInfo) {
+		c.message(cn, dir, msg, info, t, frame)
+	})
+	c.connFindings(cn, cn.framer[dir].Findings())
+}
+
+func (c *Capture) seen(cn *connection, t time.Time) {
+	if cn.info.First.IsZero() {
+		cn.info.First = t
+	}
+	if t.After(cn.info.Last) {
+		cn.info.Last = t
+	}
+}
+
+func (c *Capture) connFindings(cn *connection, fs []Finding) {
+	for _, f := range fs {
+		c.connFinding(cn, f)
+	}
+}
+
+func (c *Capture) connFinding(cn *connection, f Finding) {
+	cn.info.Findings = append(cn.info.Findings, f)
+	if !cn.info.HasFinding || f.Severity > cn.info.Worst {
+		cn.info.Worst, cn.info.HasFinding = f.Severity, true
+	}
+}
 
 // Gap reports lost bytes in one direction; framing resynchronises after it.
-func (c *Capture) Gap(conn Conn, dir Dir, lost int, t time.Time, frame int) {}
+func (c *Capture) Gap(conn Conn, dir Dir, lost int, t time.Time, frame int) {
+	if dir > S2C {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cn := c.conn(conn, "")
+	c.seen(cn, t)
+	cn.framer[dir].Gap(lost)
+	c.connFinding(cn, Finding{Severity: Warn, Group: Sequence, Text: fmt.Sprintf("%s: %d bytes lost before frame %d; framing resynchronises", dir, lost, frame), Bit: -1})
+	c.connFindings(cn, cn.framer[dir].Findings())
+}
 
-// Close reports the end of a connection (FIN or RST).
-func (c *Capture) Close(conn Conn, t time.Time, frame int) {}
+// Close reports the end of a connection (FIN or RST): its framers end and
+// a pending inference settles.
+func (c *Capture) Close(conn Conn, t time.Time, frame int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i, ok := c.byConn[conn]
+	if !ok {
+		return
+	}
+	cn := c.conns[i]
+	c.seen(cn, t)
+	c.end(cn)
+}
+
+// end flushes the framers and settles the connection.
+func (c *Capture) end(cn *connection) {
+	for _, d := range [...]Dir{C2S, S2C} {
+		c.connFindings(cn, cn.framer[d].Flush())
+		if cn.undecided[d] {
+			c.decide(cn, d)
+		}
+	}
+	c.commitHeld(cn)
+}
 
 // Note attaches a finding to a connection, or to the capture when conn is
 // the zero Conn.
-func (c *Capture) Note(conn Conn, f Finding) {}
+func (c *Capture) Note(conn Conn, f Finding) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if conn == (Conn{}) {
+		c.findings = append(c.findings, f)
+		return
+	}
+	c.connFinding(c.conn(conn, ""), f)
+}
 
 // Finish ends the input: pending inferences settle and partial messages
 // become findings.
-func (c *Capture) Finish() {}
+func (c *Capture) Finish() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cn := range c.conns {
+		c.end(cn)
+	}
+}
 
 // Len returns the number of messages decoded so far.
-func (c *Capture) Len() int { return 0 }
+func (c *Capture) Len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.recs)
+}
 
 // Settled returns how many messages (1..Settled) are final: later input
-// cannot change how they decode.
-func (c *Capture) Settled() int { return 0 }
+// cannot change how they decode. Only messages held for a widened-enum
+// inference are not final, and a held message is always later than every
+// settled one, so Settled never decreases.
+func (c *Capture) Settled() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	settled := len(c.recs)
+	for _, cn := range c.conns {
+		if len(cn.held) > 0 && int(cn.held[0]) < settled {
+			settled = int(cn.held[0])
+		}
+	}
+	return settled
+}
+
+// store copies msg into the arena and returns its offset.
+func (c *Capture) store(msg []byte) int64 {
+	last := len(c.arena) - 1
+	if last < 0 || len(c.arena[last])+len(msg) > cap(c.arena[last]) {
+		size := arenaChunk
+		if len(msg) > size {
+			size = len(msg)
+		}
+		c.arena = append(c.arena, make([]byte, 0, size))
+		last++
+	}
+	off := int64(last)*arenaChunk + int64(len(c.arena[last]))
+	c.arena[last] = append(c.arena[last], msg...)
+	return off
+}
+
+// bytes returns the stored bytes of r (read-only: they alias the arena).
+func (c *Capture) bytes(r *record) []byte {
+	b := c.arena[r.off/arenaChunk]
+	o := int(r.off % arenaChunk)
+	return b[o : o+int(r.length) : o+int(r.length)]
+}
+
+// message numbers and stores one framed message, then decodes it now or
+// holds it for an inference.
+func (c *Capture) message(cn *connection, dir Dir, msg []byte, info FrameInfo, t time.Time, frame int) {
+	if len(msg) > 0xFFFF {
+		msg = msg[:0xFFFF]
+	}
+	i := int32(len(c.recs))
+	c.recs = append(c.recs, record{
+		off:    c.store(msg),
+		time:   t.UnixNano(),
+		frame:  int32(frame),
+		length: uint16(len(msg)),
+		conn:   cn.idx,
+		dir:    dir,
+	})
+	cn.info.Messages++
+	cn.info.Bytes[dir] += int64(len(msg)) + 2
+	if !cn.started[dir] {
+		cn.started[dir] = true
+		// The handshake is captured when the direction's first message is
+		// its detection message at the start of the stream (wire.md 4.1);
+		// anything else means we joined mid-connection and must infer.
+		r := netpak.NewReader(msg)
+		v := r.Bits(c.profile.EnumBits(dir))
+		if info.Resynced || info.Offset != 0 || r.Err() != nil || v != c.profile.DetectionMessage(dir) {
+			cn.undecided[dir] = true
+		}
+	}
+	if !cn.holding() {
+		c.commit(cn, i)
+		return
+	}
+	cn.held = append(cn.held, i)
+	c.recs[i].flags |= recHeld
+	c.tentative(cn, i)
+	if cn.undecided[dir] {
+		cn.heldIn[dir]++
+		if cn.heldIn[dir] >= c.limits.InferWindow {
+			c.decide(cn, dir)
+		}
+	}
+	// A decided direction that keeps talking while the other stays
+	// undecided must not be held without bound.
+	if len(cn.held) >= 4*c.limits.InferWindow {
+		for _, d := range [...]Dir{C2S, S2C} {
+			if cn.undecided[d] {
+				c.decide(cn, d)
+			}
+		}
+	}
+	if !cn.undecided[C2S] && !cn.undecided[S2C] {
+		c.commitHeld(cn)
+	}
+}
+
+// decodeRec decodes record i in state st into c.dec.
+func (c *Capture) decodeRec(i int32, dir Dir, st State, spans *netpak.Spans) *Decoded {
+	r := &c.recs[i]
+	c.dec = Decoded{Findings: c.dec.Findings[:0]}
+	DecodeMessage(c.profile, dir, st, c.bytes(r), spans, &c.dec)
+	return &c.dec
+}
+
+// setDecoded records what decoding showed in the index entry.
+func (c *Capture) setDecoded(i int32, st State, d *Decoded) {
+	r := &c.recs[i]
+	r.kind, r.enum, r.enumBits, r.idBits = d.Kind, d.Enum.Value, uint8(d.Enum.Bits), uint8(st.IDBits)
+	r.flags &^= recWidened | recIDKnown
+	if st.Widened {
+		r.flags |= recWidened
+	}
+	if st.IDKnown {
+		r.flags |= recIDKnown
+	}
+	r.worst = 0
+	for _, f := range d.Findings {
+		if uint8(f.Severity)+1 > r.worst {
+			r.worst = uint8(f.Severity) + 1
+		}
+	}
+}
+
+// tentative decodes a held message in the connection's current state, so
+// that it can be shown before the inference settles.
+func (c *Capture) tentative(cn *connection, i int32) {
+	dir := c.recs[i].dir
+	st := cn.state(dir)
+	c.setDecoded(i, st, c.decodeRec(i, dir, st, nil))
+}
+
+// decide infers the enum width of an undecided direction from its held
+// messages: each is decoded under both readings, and the reading under
+// which more of them decode cleanly wins, vanilla on a tie (wire.md 4.2; the
+// issue's item 4).
+func (c *Capture) decide(cn *connection, dir Dir) {
+	var in inference
+	in.firstHeldIndex = -1
+	var bitsV, bitsW = cn.idBits, cn.idBits
+	knownV, knownW := cn.idKnown, cn.idKnown
+	for _, i := range cn.held {
+		if c.recs[i].dir != dir {
+			continue
+		}
+		if in.firstHeldIndex < 0 {
+			in.firstHeldIndex = int(i)
+		}
+		in.total++
+		for w, st := range [2]State{{Widened: false, IDBits: bitsV, IDKnown: knownV}, {Widened: true, IDBits: bitsW, IDKnown: knownW}} {
+			d := c.decodeRec(i, dir, st, nil)
+			if cleanReading(d) {
+				in.clean[w]++
+				// An S→C definition sets the ID bit count in force for
+				// the messages after it under this reading (wire.md 4.3).
+				if dir == S2C && d.Kind == KindInvokeMessageListener && d.Invoke.HasDefinition {
+					if w == 0 {
+						bitsV, knownV = d.Invoke.IDBits, true
+					} else {
+						bitsW, knownW = d.Invoke.IDBits, true
+					}
+				}
+			}
+		}
+	}
+	in.widened, in.confidence = decideConfidence(in.clean[0], in.clean[1])
+	cn.undecided[dir] = false
+	cn.widened[dir] = in.widened
+	cn.info.Widened[dir] = in.widened || cn.info.Widened[dir]
+	cn.info.Inferred = true
+	f := in.finding(dir)
+	c.connFinding(cn, f)
+	if in.firstHeldIndex >= 0 {
+		c.addExtra(int32(in.firstHeldIndex), f)
+	}
+}
+
+// commitHeld commits the held messages in order once nothing is undecided.
+func (c *Capture) commitHeld(cn *connection) {
+	if cn.undecided[C2S] || cn.undecided[S2C] {
+		return
+	}
+	held := cn.held
+	cn.held = nil
+	for _, i := range held {
+		c.recs[i].flags &^= recHeld
+		c.commit(cn, i)
+	}
+}
+
+func (c *Capture) addExtra(i int32, fs ...Finding) {
+	if len(fs) == 0 {
+		return
+	}
+	c.extra[i] = append(c.extra[i], fs...)
+	c.recs[i].flags |= recExtra
+	for _, f := range fs {
+		if uint8(f.Severity)+1 > c.recs[i].worst {
+			c.recs[i].worst = uint8(f.Severity) + 1
+		}
+	}
+}
+
+// intern returns the capture's one copy of a type name.
+func (c *Capture) intern(b []byte) string {
+	if i, ok := c.typeIdx[string(b)]; ok {
+		return c.types[i]
+	}
+	s := string(b)
+	c.typeIdx[s] = uint32(len(c.types))
+	c.types = append(c.types, s)
+	return s
+}
+
+// commit decodes message i in the connection's state, applies it to the
+// handshake state and the tables, and records the result.
+func (c *Capture) commit(cn *connection, i int32) {
+	r := &c.recs[i]
+	dir := r.dir
+	n := int(i) + 1
+	st := cn.state(dir)
+	d := c.decodeRec(i, dir, st, nil)
+	c.setDecoded(i, st, d)
+	if d.Enum.Widened && cn.info.WidenedAt[dir] == 0 {
+		cn.info.WidenedAt[dir] = n
+	}
+	if r.worst > 0 && (!cn.info.HasFinding || Severity(r.worst-1) > cn.info.Worst) {
+		cn.info.Worst, cn.info.HasFinding = Severity(r.worst-1), true
+	}
+	if d.Kind == KindInvokeMessageListener || d.Kind == KindNegotiateListenerDetails {
+		o := opFor(dir, n, st, d, c.intern)
+		res := cn.applyOp(o, &c.limits)
+		c.listenerInfo(cn, i, &o, d, res.resolved)
+		c.addExtra(i, res.findings...)
+	}
+	cn.learn(c.profile, dir, d)
+}
+
+// listenerInfo records in the index what the tables know of the listener a
+// USMN message names, as of its decoding (outputs.md "listener").
+func (c *Capture) listenerInfo(cn *connection, i int32, o *op, d *Decoded, resolved bool) {
+	r := &c.recs[i]
+	r.flags |= recListener
+	if resolved {
+		r.flags |= recResolved
+	}
+	t := cn.tables
+	setCID := func(id uint32) { r.cid, r.flags = id, r.flags|recCID }
+	setSID := func(id uint32) { r.sid, r.flags = id, r.flags|recSID }
+	setType := func(typ string, version uint32) {
+		r.typ, r.version, r.flags = c.typeIdx[typ]+1, version, r.flags|recVersion
+	}
+	switch o.kind {
+	case opServerDef, opServerInvoke:
+		setSID(o.sid)
+		if e, ok := t.server[o.sid]; ok {
+			setType(e.Type, e.Version)
+		}
+		if cid, ok := t.mappedBy[o.sid]; ok {
+			setCID(cid)
+		}
+	case opClientDef, opClientInvoke:
+		setCID(o.cid)
+		if e, ok := t.client[o.cid]; ok {
+			setType(e.Type, e.Version)
+			if e.Mapped {
+				setSID(e.ServerID)
+			}
+		}
+	case opServerIDInvoke:
+		setSID(o.sid)
+		if cid, ok := t.mappedBy[o.sid]; ok {
+			setCID(cid)
+			if e, ok := t.client[cid]; ok {
+				setType(e.Type, e.Version)
+			}
+		} else if e, ok := t.server[o.sid]; ok {
+			setType(e.Type, e.Version)
+		}
+	case opTellID:
+		setCID(o.cid)
+		setSID(o.sid)
+		setType(o.typ, o.version)
+	case opRequestID:
+		setCID(o.cid)
+		setType(o.typ, o.version)
+		if e, ok := t.client[o.cid]; ok && e.Mapped {
+			setSID(e.ServerID)
+		}
+	case opMissingClient:
+		setCID(o.cid)
+		if e, ok := t.client[o.cid]; ok {
+			setType(e.Type, e.Version)
+			r.flags |= recResolved
+		} else {
+			r.flags &^= recResolved
+		}
+	case opMissingServer:
+		setSID(o.sid)
+		if e, ok := t.server[o.sid]; ok {
+			setType(e.Type, e.Version)
+			r.flags |= recResolved
+		} else {
+			r.flags &^= recResolved
+		}
+	default:
+		// Not applied (the message did not decode cleanly): show what the
+		// message itself says.
+		r.flags &^= recResolved
+		fromDecoded(r, d, c)
+	}
+}
+
+// fromDecoded fills the listener part of r from the message alone.
+func fromDecoded(r *record, d *Decoded, c *Capture) {
+	if d.Kind == KindInvokeMessageListener {
+		iv := &d.Invoke
+		if iv.IsClientID {
+			r.cid, r.flags = iv.ClientID, r.flags|recCID
+		} else if d.Clean() || iv.HasDefinition {
+			r.sid, r.flags = iv.ServerID, r.flags|recSID
+		}
+	}
+}
 
 // Message returns message n (from 1) without its field spans, or nil.
-func (c *Capture) Message(n int) *Message { return nil }
+func (c *Capture) Message(n int) *Message {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.build(n, false)
+}
 
 // Detail returns message n decoded again with its field spans, or nil.
-func (c *Capture) Detail(n int) *Message { return nil }
+func (c *Capture) Detail(n int) *Message {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.build(n, true)
+}
+
+// build decodes message n again from its stored bytes and State. Readers
+// share the read lock, so it decodes into its own Decoded.
+func (c *Capture) build(n int, withSpans bool) *Message {
+	if n < 1 || n > len(c.recs) {
+		return nil
+	}
+	r := &c.recs[n-1]
+	cn := c.conns[r.conn]
+	st := State{Widened: r.flags&recWidened != 0, IDBits: int(r.idBits), IDKnown: r.flags&recIDKnown != 0}
+	var spans *netpak.Spans
+	if withSpans {
+		spans = &netpak.Spans{}
+	}
+	var d Decoded
+	data := c.bytes(r)
+	DecodeMessage(c.profile, r.dir, st, data, spans, &d)
+	m := newMessage(&d, r.dir, data, spans)
+	m.N, m.Frame, m.Time, m.Conn = n, int(r.frame), time.Unix(0, r.time).UTC(), cn.info.Conn
+	if r.flags&recListener != 0 {
+		l := &Listener{Resolved: r.flags&recResolved != 0}
+		if r.flags&recCID != 0 {
+			v := r.cid
+			l.ClientID = &v
+		}
+		if r.flags&recSID != 0 {
+			v := r.sid
+			l.ServerID = &v
+		}
+		if r.typ > 0 {
+			s := c.types[r.typ-1]
+			l.Type = &s
+		}
+		if r.flags&recVersion != 0 {
+			v := r.version
+			l.Version = &v
+		}
+		m.Listener = l
+	}
+	if r.flags&recHeld != 0 {
+		m.Findings = append(m.Findings, Finding{Severity: Note, Group: Inference, Text: "enum width not settled yet: decoded tentatively while the handshake is being inferred", Bit: -1})
+	}
+	if r.flags&recExtra != 0 {
+		m.Findings = append(m.Findings, c.extra[int32(n-1)]...)
+	}
+	m.Summary = summarize(m, &d)
+	return m
+}
+
+// newMessage builds a Message from a decoding, without capture context.
+func newMessage(d *Decoded, dir Dir, data []byte, spans *netpak.Spans) *Message {
+	m := &Message{Dir: dir, Data: data, Enum: d.Enum, Name: d.Kind.String()}
+	if spans != nil {
+		m.Fields = spans.List
+		if m.Fields == nil {
+			m.Fields = []netpak.Span{}
+		}
+	}
+	if d.Kind == KindNegotiateListenerDetails {
+		m.Mode = d.Negotiate.Mode.String()
+	}
+	if d.Kind == KindInvokeMessageListener {
+		m.PayloadBit, m.PayloadBits = d.PayloadBit, d.PayloadBits
+	}
+	m.Findings = append([]Finding(nil), d.Findings...)
+	return m
+}
+
+// summarize is the one-line summary: the message name and, for USMN
+// messages, the listener as the tables knew it.
+func summarize(m *Message, d *Decoded) string {
+	s := m.Name
+	if m.Mode != "" {
+		s += " " + m.Mode
+	}
+	l := m.Listener
+	if l == nil {
+		return s
+	}
+	if l.ServerID != nil {
+		s += fmt.Sprintf(" srv#%d", *l.ServerID)
+	}
+	if l.ClientID != nil {
+		s += fmt.Sprintf(" cli#%d", *l.ClientID)
+	}
+	if l.Type != nil {
+		s += " " + Escape(*l.Type)
+	}
+	if l.Version != nil {
+		s += fmt.Sprintf(" v%d", *l.Version)
+	}
+	if d.Kind == KindInvokeMessageListener {
+		if d.Invoke.HasDefinition {
+			s += " +def"
+		}
+		s += fmt.Sprintf(" %d payload bits", d.PayloadBits)
+	}
+	if !l.Resolved {
+		s += " (unresolved)"
+	}
+	return s
+}
+
+// DecodeOne decodes one message on its own, with its field spans, in the
+// given state: for `usmnscope bits` (outputs.md). Listener holds what the
+// message itself says; Resolved is false, as there are no tables.
+func DecodeOne(p *Profile, dir Dir, widened bool, idBits int, data []byte) *Message {
+	if p == nil {
+		p = Default()
+	}
+	var d Decoded
+	spans := &netpak.Spans{}
+	st := State{Widened: widened, IDBits: idBits, IDKnown: true}
+	DecodeMessage(p, dir, st, data, spans, &d)
+	m := newMessage(&d, dir, data, spans)
+	switch d.Kind {
+	case KindInvokeMessageListener:
+		l := &Listener{}
+		iv := d.Invoke
+		if iv.IsClientID {
+			l.ClientID = &iv.ClientID
+		} else {
+			l.ServerID = &iv.ServerID
+		}
+		if iv.HasDefinition {
+			typ := iv.TypeName()
+			l.Type, l.Version = &typ, &iv.Version
+		}
+		m.Listener = l
+	case KindNegotiateListenerDetails:
+		l := &Listener{}
+		ng := d.Negotiate
+		switch ng.Mode {
+		case TellClientMissingListener:
+			l.ClientID = &ng.ClientID
+		case TellClientListenerID, RequestServerListenerID:
+			typ := ng.TypeName()
+			l.ClientID, l.Type, l.Version = &ng.ClientID, &typ, &ng.Version
+			if ng.Mode == TellClientListenerID {
+				l.ServerID = &ng.ServerID
+			}
+		case TellServerMissingListener:
+			l.ServerID = &ng.ServerID
+		}
+		m.Listener = l
+	}
+	m.Summary = summarize(m, &d)
+	return m
+}
 
 // Connections returns the connections in the order they were first seen.
-func (c *Capture) Connections() []ConnInfo { return nil }
+func (c *Capture) Connections() []ConnInfo {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]ConnInfo, len(c.conns))
+	for i, cn := range c.conns {
+		out[i] = cn.info
+		out[i].Findings = append([]Finding(nil), cn.info.Findings...)
+	}
+	return out
+}
 
 // Tables returns the listener-ID tables of conn as of message asOf (the
 // state after that message of the capture was applied); asOf ≤ 0 means the
-// end of what was read.
-func (c *Capture) Tables(conn Conn, asOf int) *Tables { return nil }
+// end of what was read. Messages held for an inference are not in the
+// tables until it settles. It returns nil for an unknown connection.
+func (c *Capture) Tables(conn Conn, asOf int) *Tables {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	i, ok := c.byConn[conn]
+	if !ok {
+		return nil
+	}
+	if asOf <= 0 || asOf > len(c.recs) {
+		asOf = len(c.recs)
+	}
+	return c.conns[i].tablesAsOf(asOf, &c.limits)
+}
 
 // Findings returns the capture-wide findings.
-func (c *Capture) Findings() []Finding { return nil }
+func (c *Capture) Findings() []Finding {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return append([]Finding(nil), c.findings...)
+}

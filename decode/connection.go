@@ -1,0 +1,211 @@
+package decode
+
+import (
+	"fmt"
+	"sort"
+)
+
+// connection is the per-connection state machine: framing per direction,
+// the decoding State per direction (wire.md 4.2 widening, 4.3 ID bit
+// count), widened-enum inference when the handshake was not captured, and
+// the listener-ID tables with their as-of checkpoints (wire.md 4.5).
+type connection struct {
+	idx    uint32
+	info   ConnInfo
+	framer [2]*Framer
+
+	started   [2]bool // the direction's first message arrived
+	undecided [2]bool // its enum width is being inferred
+	heldIn    [2]int  // messages of an undecided direction held so far
+	marker    [2]bool // the direction's detection message carried the USMN marker
+	widened   [2]bool // later messages of the direction are read widened
+	idBits    int     // Serverside_ID_Bit_Count in force (wire.md 4.3)
+	idKnown   bool
+
+	// held are record indices waiting to be committed, in message order.
+	// While any direction is undecided every message of the connection is
+	// held, so that the tables see the messages in order.
+	held []int32
+
+	tables      *tableState
+	ops         []op
+	checkpoints []checkpoint
+}
+
+// checkpoint is the table state after the first ops operations.
+type checkpoint struct {
+	ops   int
+	state *tableState
+}
+
+func newConnection(idx uint32, conn Conn, rule string, lim *Limits) *connection {
+	cn := &connection{idx: idx, tables: newTableState()}
+	cn.info.Conn, cn.info.Rule = conn, rule
+	cn.framer[C2S] = NewFramer(lim.MaxMessage)
+	cn.framer[S2C] = NewFramer(lim.MaxMessage)
+	cn.checkpoints = []checkpoint{{ops: 0, state: newTableState()}}
+	return cn
+}
+
+// state is the State a message of dir is decoded in now.
+func (cn *connection) state(dir Dir) State {
+	return State{Widened: cn.widened[dir], IDBits: cn.idBits, IDKnown: cn.idKnown}
+}
+
+// holding reports whether new messages must wait for an inference.
+func (cn *connection) holding() bool {
+	return cn.undecided[C2S] || cn.undecided[S2C] || len(cn.held) > 0
+}
+
+// learn updates the handshake state from a committed message (wire.md 4.2,
+// 4.3): a marker in a detection message records that the side runs USMN;
+// once both markers are seen both directions are widened from their next
+// message on (the detection messages themselves are always vanilla width).
+// The server's marker and every S→C definition set the ID bit count in
+// force.
+func (cn *connection) learn(p *Profile, dir Dir, d *Decoded) {
+	detection := (dir == C2S && d.Kind == KindGetWorkshopFiles) || (dir == S2C && d.Kind == KindDownloadWorkshopFiles)
+	if detection && d.HasMarker {
+		cn.marker[dir] = true
+		if dir == S2C {
+			cn.info.USMNServer = true
+			if d.Marker.HasIDBits {
+				cn.idBits, cn.idKnown = d.Marker.IDBits, true
+			}
+		} else {
+			cn.info.USMNClient = true
+		}
+		if cn.marker[C2S] && cn.marker[S2C] {
+			for _, x := range [...]Dir{C2S, S2C} {
+				if !cn.undecided[x] {
+					cn.widened[x] = true
+					cn.info.Widened[x] = true
+				}
+			}
+		}
+	}
+	if dir == S2C && d.Kind == KindInvokeMessageListener && d.Invoke.HasDefinition && d.Clean() {
+		cn.idBits, cn.idKnown = d.Invoke.IDBits, true
+	}
+}
+
+// opFor turns a decoded USMN message into its table operation. A message
+// that did not decode cleanly changes nothing: its IDs may be garbage.
+func opFor(dir Dir, n int, st State, d *Decoded, intern func([]byte) string) op {
+	o := op{dir: dir, n: n, idBits: uint8(st.IDBits)}
+	if !d.Clean() {
+		return o
+	}
+	switch d.Kind {
+	case KindInvokeMessageListener:
+		iv := &d.Invoke
+		o.payload = d.PayloadBits
+		switch {
+		case dir == S2C && iv.HasDefinition:
+			o.kind, o.sid, o.idBits, o.version, o.typ = opServerDef, iv.ServerID, uint8(iv.IDBits), iv.Version, intern(opTypeBytes(iv.Type, iv.TypeBytes))
+		case dir == S2C:
+			o.kind, o.sid = opServerInvoke, iv.ServerID
+		case iv.IsClientID && iv.HasDefinition:
+			o.kind, o.cid, o.version, o.typ = opClientDef, iv.ClientID, iv.Version, intern(opTypeBytes(iv.Type, iv.TypeBytes))
+		case iv.IsClientID:
+			o.kind, o.cid = opClientInvoke, iv.ClientID
+		default:
+			o.kind, o.sid = opServerIDInvoke, iv.ServerID
+		}
+	case KindNegotiateListenerDetails:
+		ng := &d.Negotiate
+		o.cid, o.sid, o.version = ng.ClientID, ng.ServerID, ng.Version
+		switch {
+		case dir == S2C && ng.Mode == TellClientMissingListener:
+			o.kind = opMissingClient
+		case dir == S2C && ng.Mode == TellClientListenerID:
+			o.kind, o.typ = opTellID, intern(opTypeBytes(ng.Type, ng.TypeBytes))
+		case dir == C2S && ng.Mode == TellServerMissingListener:
+			o.kind = opMissingServer
+		case dir == C2S && ng.Mode == RequestServerListenerID:
+			o.kind, o.typ = opRequestID, intern(opTypeBytes(ng.Type, ng.TypeBytes))
+		}
+	}
+	return o
+}
+
+func opTypeBytes(s string, b []byte) []byte {
+	if b == nil && s != "" {
+		return []byte(s)
+	}
+	return b
+}
+
+// applyOp applies o to the live tables, records it for as-of queries and
+// takes a checkpoint when enough operations passed since the last one. The
+// interval grows with the tables, so that checkpoints never cost more
+// memory than the replays they save.
+func (cn *connection) applyOp(o op, lim *Limits) result {
+	res := cn.tables.apply(&o, lim)
+	cn.ops = append(cn.ops, o)
+	last := cn.checkpoints[len(cn.checkpoints)-1]
+	size := len(cn.tables.server) + len(cn.tables.client) + len(cn.tables.queue)
+	if since := len(cn.ops) - last.ops; since >= lim.CheckpointEvery && since >= size/4 {
+		cn.checkpoints = append(cn.checkpoints, checkpoint{ops: len(cn.ops), state: cn.tables.clone()})
+	}
+	return res
+}
+
+// tablesAsOf returns the tables after every operation of messages ≤ asOf:
+// the nearest checkpoint at or before it, cloned, plus a replay of the
+// operations after the checkpoint.
+func (cn *connection) tablesAsOf(asOf int, lim *Limits) *Tables {
+	k := sort.Search(len(cn.ops), func(i int) bool { return cn.ops[i].n > asOf })
+	if k == len(cn.ops) {
+		return cn.tables.snapshot(cn.info.Conn, asOf)
+	}
+	c := sort.Search(len(cn.checkpoints), func(i int) bool { return cn.checkpoints[i].ops > k }) - 1
+	st := cn.checkpoints[c].state.clone()
+	for i := cn.checkpoints[c].ops; i < k; i++ {
+		st.apply(&cn.ops[i], lim)
+	}
+	return st.snapshot(cn.info.Conn, asOf)
+}
+
+// inference is the outcome of trying both enum widths on an undecided
+// direction's held messages (wire.md 4.2, issue 3 item 4).
+type inference struct {
+	widened        bool
+	clean          [2]int // [0] vanilla, [1] widened
+	total          int
+	confidence     float64
+	firstHeldIndex int
+}
+
+// clean reports whether a reading is plausible: a known message that
+// decoded without an error.
+func cleanReading(d *Decoded) bool { return d.Kind != KindUnknown && d.Clean() }
+
+// finding describes the inference with its confidence.
+func (in inference) finding(dir Dir) Finding {
+	reading := "vanilla"
+	if in.widened {
+		reading = "widened"
+	}
+	return Finding{
+		Severity: Note,
+		Group:    Inference,
+		Text: fmt.Sprintf("%s enum width inferred %s (handshake not captured): of %d messages %d decode cleanly widened, %d vanilla; confidence %.2f",
+			dir, reading, in.total, in.clean[1], in.clean[0], in.confidence),
+		Bit: -1,
+	}
+}
+
+// decideConfidence picks the reading with more clean decodes, vanilla on a
+// tie, and its confidence: its share of all clean decodes (0.5 on a tie,
+// including when nothing decoded cleanly).
+func decideConfidence(vanilla, widened int) (bool, float64) {
+	total := vanilla + widened
+	if total == 0 {
+		return false, 0.5
+	}
+	if widened > vanilla {
+		return true, float64(widened) / float64(total)
+	}
+	return false, float64(vanilla) / float64(total)
+}
