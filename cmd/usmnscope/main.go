@@ -2,8 +2,16 @@
 // messages. See README.md.
 package main
 
-import "os"
+import (
+	"os"
+	"os/signal"
+	"syscall"
+)
 
 func main() {
+	// A closed stdout (`usmnscope dump … | head`) must surface as EPIPE
+	// from Write, which Execute turns into a quiet exit, rather than kill
+	// the process with SIGPIPE.
+	signal.Ignore(syscall.SIGPIPE)
 	os.Exit(Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -41,8 +43,22 @@ func newRoot(s *streams) *cobra.Command {
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.Example = `  usmnscope dump capture.pcapng
+  usmnscope dump -V --filter 'msg==InvokeMessageListener && listener~Chat' capture.pcapng
+  usmnscope tables --at 40 capture.pcapng
+  usmnscope bits --dir s2c 8c 00 00 62 79 65
+  tcpdump -U -w - port 27016 | usmnscope dump -`
+	root.PersistentFlags().String(profileFlag, "", "TOML `FILE` overriding the protocol constants (wire.md 6.1; see `usmnscope profile show`)")
 	for _, add := range subcommands {
 		root.AddCommand(add(s))
+	}
+	// Shell completion is cobra's own command; it gets an example like
+	// every other command.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Example = "  source <(usmnscope completion bash)\n  usmnscope completion zsh > \"${fpath[1]}/_usmnscope\"\n  usmnscope completion fish | source"
+		}
 	}
 	return root
 }
@@ -56,7 +72,9 @@ func Execute(args []string, in io.Reader, out, errw io.Writer) int {
 	root := newRoot(s)
 	root.SetArgs(args)
 	err := root.Execute()
-	if err == nil {
+	if err == nil || errors.Is(err, syscall.EPIPE) {
+		// `usmnscope dump … | head`: the reader went away, which is
+		// not an error worth a line on stderr.
 		return exitOK
 	}
 	fmt.Fprintf(errw, "usmnscope: %v\n", err)
@@ -77,3 +95,8 @@ func isCobraUsage(err error) bool {
 	}
 	return false
 }
+
+// newOutput buffers a command's standard output. bufio.Writer's error is
+// sticky, so a command checks the error of each line it writes and stops at
+// the first failure (a closed pipe), then flushes once at the end.
+func newOutput(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 64<<10) }

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/netpak"
+)
+
+// Text output. Every string that came from the wire goes through
+// decode.Escape before it is printed, so a hostile listener type name can
+// never move the cursor, retitle the window or clear the screen; JSON keeps
+// the exact strings (outputs.md).
+
+// maxDrawBytes is the widest field drawn as a bit string: a 32-bit value
+// starting anywhere in a byte covers at most 5 bytes. Longer fields
+// (strings, byte blocks) show their offset and length only.
+const maxDrawBytes = 5
+
+// bitString draws the bits of the span [bit, bit+n) of data in Wireshark's
+// MSB-left style, adapted to NetPak's LSB-first stream (wire.md 1.1): the
+// field's bytes are drawn in stream order, one group of eight columns per
+// byte ("xxxx xxxx"), and stream bit 8·i+k — bit k of byte i — is drawn at
+// column 7−k of byte i's group, so each group reads like the byte's binary
+// value. Columns outside the field are dots. A 5-bit enum at bit 0 followed
+// by Has_Client_ID at stream bit 5 therefore draws Has_Client_ID as
+// "..1. ....". A field that crosses bytes draws one group per byte, the
+// lower byte first. It returns "" for a field wider than maxDrawBytes bytes,
+// for an empty field and for one outside data.
+func bitString(data []byte, bit, n int) string {
+	if n <= 0 || bit < 0 || bit+n > len(data)*8 {
+		return ""
+	}
+	first, last := bit/8, (bit+n-1)/8
+	if last-first+1 > maxDrawBytes {
+		return ""
+	}
+	var b strings.Builder
+	for i := first; i <= last; i++ {
+		if i > first {
+			b.WriteByte(' ')
+		}
+		for col := range 8 {
+			if col == 4 {
+				b.WriteByte(' ')
+			}
+			k := 7 - col
+			s := 8*i + k
+			switch {
+			case s < bit || s >= bit+n:
+				b.WriteByte('.')
+			case data[i]>>k&1 == 1:
+				b.WriteByte('1')
+			default:
+				b.WriteByte('0')
+			}
+		}
+	}
+	return b.String()
+}
+
+// valueBits returns the bits of a field as its value's binary digits, most
+// significant first (the order in which a reader of the number expects
+// them), or "" for a field wider than 64 bits. The field's stream bits are
+// LSB first, so bit j of the value is stream bit bit+j.
+func valueBits(data []byte, bit, n int) string {
+	if n <= 0 || n > 64 || bit < 0 || bit+n > len(data)*8 {
+		return ""
+	}
+	out := make([]byte, n)
+	for j := range n {
+		s := bit + j
+		c := byte('0')
+		if data[s/8]>>(s%8)&1 == 1 {
+			c = '1'
+		}
+		out[n-1-j] = c
+	}
+	return string(out)
+}
+
+// formatValue renders a span value for text output, wire strings escaped.
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "(none)"
+	case bool:
+		return strconv.FormatBool(x)
+	case string:
+		return `"` + decode.Escape(x) + `"`
+	case []byte:
+		const show = 32
+		if len(x) > show {
+			return fmt.Sprintf("%s… (%d bytes)", hex.EncodeToString(x[:show]), len(x))
+		}
+		return hex.EncodeToString(x)
+	case uint64:
+		return strconv.FormatUint(x, 10)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case float32:
+		return strconv.FormatFloat(float64(x), 'g', -1, 32)
+	case fmt.Stringer:
+		return decode.Escape(x.String())
+	default:
+		return decode.Escape(fmt.Sprint(x))
+	}
+}
+
+// messageName is the message name with the widened mark: a "*" when its
+// enum was read widened (wire.md 4.2).
+func messageName(m *decode.Message) string {
+	name := decode.Escape(m.Name)
+	if m.Enum.Widened {
+		name += "*"
+	}
+	return name
+}
+
+// summary is the one-line description of a message: the decoder's summary,
+// or one built from the listener for USMN messages.
+func summary(m *decode.Message) string {
+	if m.Summary != "" {
+		return decode.Escape(m.Summary)
+	}
+	var parts []string
+	if m.Mode != "" {
+		parts = append(parts, decode.Escape(m.Mode))
+	}
+	if l := m.Listener; l != nil {
+		if l.ServerID != nil {
+			parts = append(parts, fmt.Sprintf("srv#%d", *l.ServerID))
+		}
+		if l.ClientID != nil {
+			parts = append(parts, fmt.Sprintf("cli#%d", *l.ClientID))
+		}
+		if l.Type != nil {
+			parts = append(parts, decode.Escape(*l.Type))
+		}
+		if l.Version != nil {
+			parts = append(parts, fmt.Sprintf("v%d", *l.Version))
+		}
+		if !l.Resolved {
+			parts = append(parts, "unresolved")
+		}
+	}
+	if m.Name == "InvokeMessageListener" {
+		parts = append(parts, fmt.Sprintf("%d payload bits", m.PayloadBits))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("%d bytes", len(m.Data))
+	}
+	return strings.Join(parts, " ")
+}
+
+// relTime formats t as seconds since the capture's first message.
+func relTime(t, start time.Time) string {
+	if t.IsZero() || start.IsZero() {
+		return "-"
+	}
+	return fmt.Sprintf("%.6f", t.Sub(start).Seconds())
+}
+
+// lineFormat holds what the one-line format needs besides the message.
+type lineFormat struct {
+	start time.Time // time of message 1
+}
+
+// line is the default `dump` line of a message: number, time, connection,
+// direction, name with the widened mark, summary, and the worst finding.
+func (f lineFormat) line(m *decode.Message) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%5d %10s %s %s %s %s", m.N, relTime(m.Time, f.start), m.Conn, m.Dir, messageName(m), summary(m))
+	if w, ok := m.Worst(); ok {
+		var first decode.Finding
+		count := 0
+		for _, fd := range m.Findings {
+			if fd.Severity == w {
+				if count == 0 {
+					first = fd
+				}
+				count++
+			}
+		}
+		fmt.Fprintf(&b, " [%s: %s", w, decode.Escape(first.Text))
+		if more := len(m.Findings) - 1; more > 0 {
+			fmt.Fprintf(&b, " (+%d more)", more)
+		}
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+// tree is the -V field tree of a message: its line, every field with its
+// bit offset and length and, for fields of at most maxDrawBytes bytes, the
+// Wireshark-style bit string; then the findings.
+func (f lineFormat) tree(m *decode.Message) string {
+	var b strings.Builder
+	b.WriteString(f.line(m))
+	b.WriteByte('\n')
+	fmt.Fprintf(&b, "    frame %d, %d bytes, enum %d in %d bits", m.Frame, len(m.Data), m.Enum.Value, m.Enum.Bits)
+	if m.Enum.Widened {
+		b.WriteString(" (widened)")
+	}
+	b.WriteByte('\n')
+	writeFields(&b, m.Data, m.Fields)
+	if m.Name == "InvokeMessageListener" {
+		fmt.Fprintf(&b, "    payload: bit %d, %d bits\n", m.PayloadBit, m.PayloadBits)
+	}
+	for _, fd := range m.Findings {
+		fmt.Fprintf(&b, "    %s %s: %s", fd.Severity, fd.Group, decode.Escape(fd.Text))
+		if fd.Bit >= 0 {
+			fmt.Fprintf(&b, " (bit %d)", fd.Bit)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// bitColumn is the width of the widest bit string: maxDrawBytes groups.
+const bitColumn = maxDrawBytes*9 - 1
+
+func writeFields(b *strings.Builder, data []byte, fields []netpak.Span) {
+	for _, s := range fields {
+		fmt.Fprintf(b, "    %5d+%-4d %-*s = %s: %s\n", s.Bit, s.Bits, bitColumn, bitString(data, s.Bit, s.Bits), decode.Escape(s.Name), formatValue(s.Value))
+	}
+}

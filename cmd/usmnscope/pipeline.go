@@ -1,0 +1,125 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/decode"
+)
+
+// captureOptions derives the capture options from the profile: the TCP
+// port of SystemSockets traffic (wire.md 6 "transport_port") and the A2S
+// query port (wire.md 2).
+func captureOptions(p *decode.Profile) capture.Options {
+	if p == nil {
+		p = decode.Default()
+	}
+	return capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}
+}
+
+// levelSeverity maps a capture note's level to a finding severity.
+var levelSeverity = [...]decode.Severity{
+	capture.LevelNote:  decode.Note,
+	capture.LevelWarn:  decode.Warn,
+	capture.LevelError: decode.Error,
+}
+
+func severityOf(l capture.Level) decode.Severity {
+	if int(l) < len(levelSeverity) {
+		return levelSeverity[l]
+	}
+	return decode.Error
+}
+
+// conn converts a capture flow to the decoder's connection key.
+func conn(f capture.Flow) decode.Conn { return decode.Conn{Client: f.Client, Server: f.Server} }
+
+func dirOf(fromServer bool) decode.Dir {
+	if fromServer {
+		return decode.S2C
+	}
+	return decode.C2S
+}
+
+// feed reads every event of src into dc and then calls dc.Finish. It is the
+// one wiring of capture to decode that both the CLI and the TUI use.
+//
+// progress, when not nil, is called with the source's statistics after
+// each event; it decides itself how often to draw (see progressLine).
+//
+// A read error ends the feed: what was decoded before it is kept (dc is
+// finished) and the error is returned. A panic in the decoder or in the
+// capture code, which is a bug, does not crash the terminal: it becomes an
+// error finding on the capture and an error return (style.md "one recover
+// at the top of the pipeline").
+func feed(src capture.Source, dc *decode.Capture, progress func(capture.Stats)) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+			dc.Note(decode.Conn{}, decode.Finding{
+				Severity: decode.Error, Group: decode.Malformed, Bit: -1,
+				Text: fmt.Sprintf("usmnscope bug: %v; decoding stopped here (please report it with the capture)", r),
+			})
+			finishSafely(dc)
+		}
+	}()
+	for {
+		ev, rerr := src.Next()
+		if rerr != nil {
+			dc.Finish()
+			if errors.Is(rerr, io.EOF) {
+				return nil
+			}
+			return rerr
+		}
+		apply(dc, ev)
+		if progress != nil {
+			progress(src.Stats())
+		}
+	}
+}
+
+// finishSafely finishes dc after a panic, ignoring a second panic from the
+// same broken state.
+func finishSafely(dc *decode.Capture) {
+	defer func() { _ = recover() }()
+	dc.Finish()
+}
+
+// apply hands one capture event to the decoder.
+func apply(dc *decode.Capture, ev capture.Event) {
+	c := conn(ev.Flow)
+	switch ev.Kind {
+	case capture.EventOpen:
+		dc.Open(c, ev.Rule.String(), ev.Time, ev.Frame)
+	case capture.EventData:
+		dc.Data(c, dirOf(ev.FromServer), ev.Data, ev.Time, ev.Frame)
+	case capture.EventGap:
+		dc.Gap(c, dirOf(ev.FromServer), ev.Lost, ev.Time, ev.Frame)
+	case capture.EventClose:
+		dc.Close(c, ev.Time, ev.Frame)
+	case capture.EventNote:
+		dc.Note(c, noteFinding(ev))
+	default:
+		dc.Note(c, decode.Finding{Severity: decode.Warn, Group: decode.Protocol, Bit: -1,
+			Text: fmt.Sprintf("capture: unexpected event %v", ev.Kind)})
+	}
+}
+
+// noteFinding turns a capture note into a finding. Notes about a flow
+// (gaps, retransmissions, buffer caps) are about sequence; capture-wide
+// notes (link types, non-game traffic) are about the protocol.
+func noteFinding(ev capture.Event) decode.Finding {
+	g := decode.Protocol
+	if ev.Flow != (capture.Flow{}) {
+		g = decode.Sequence
+	}
+	return decode.Finding{Severity: severityOf(ev.Level), Group: g, Text: ev.Text, Bit: -1}
+}
+
+// progressInterval is the least time between two progress redraws (at most
+// ten a second).
+const progressInterval = 100 * time.Millisecond

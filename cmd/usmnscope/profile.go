@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/usmnscope/usmnscope/decode"
+)
+
+func init() { subcommands = append(subcommands, newProfileCmd) }
+
+// profileFlag is the persistent root flag every command reads its profile
+// from (wire.md 6.1).
+const profileFlag = "profile"
+
+// loadProfile returns the profile named by --profile, or the default
+// profile of wire.md 6 when the flag is not set. A file that cannot be read
+// or parsed is an input error (exit 1) that names the file and the key.
+func loadProfile(cmd *cobra.Command) (*decode.Profile, error) {
+	f := cmd.Flag(profileFlag)
+	if f == nil || f.Value.String() == "" {
+		return decode.Default(), nil
+	}
+	path := f.Value.String()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	return decode.ParseProfile(path, data)
+}
+
+func newProfileCmd(s *streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "profile",
+		Short: "Show the protocol profile in effect",
+		Long: `The profile fixes the protocol constants the USMN seed leaves open (wire.md
+section 6): enum widths, internal message numbers, ID and type-name widths,
+the marker. --profile FILE (on every command) overrides them from a TOML file.`,
+		Example: "  usmnscope profile show\n  usmnscope --profile server.toml profile show",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageError{fmt.Errorf("profile: name a subcommand (show)")}
+		},
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:     "show",
+		Short:   "Print the effective profile as TOML",
+		Example: "  usmnscope profile show > my.toml\n  usmnscope --profile my.toml profile show",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := loadProfile(cmd)
+			if err != nil {
+				return err
+			}
+			out := newOutput(s.out)
+			out.WriteString(p.TOML())
+			return out.Flush()
+		},
+	})
+	return cmd
+}
