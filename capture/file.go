@@ -1,0 +1,209 @@
+package capture
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+// readFunc yields the next frame; its data is valid until the next call.
+type readFunc func() ([]byte, gopacket.CaptureInfo, layers.LinkType, error)
+
+// source is the Source of files, stdin and memory: frames from read, fed to
+// an engine.
+type source struct {
+	e      *engine
+	read   readFunc
+	closer func() error
+	count  *counter
+	size   int64
+	name   string
+	done   bool
+	// stats, when set, adds live counters to Stats.
+	stats func(*Stats)
+}
+
+var _ Source = (*source)(nil)
+
+func (s *source) Next() (Event, error) {
+	for {
+		if s.e.pending() {
+			return s.e.pop(), nil
+		}
+		if s.done {
+			return Event{}, io.EOF
+		}
+		s.e.reset()
+		data, ci, link, err := s.read()
+		if err != nil {
+			s.end(err)
+			continue
+		}
+		s.e.packet(data, ci, link)
+	}
+}
+
+// end finishes the input; an error other than io.EOF is reported as a note
+// after whatever was read before it.
+func (s *source) end(err error) {
+	s.done = true
+	switch {
+	case errors.Is(err, io.EOF):
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		s.e.note("", Flow{}, LevelWarn, "%s: truncated record at byte %d: read up to the cut", s.name, s.offset())
+	default:
+		s.e.note("", Flow{}, LevelError, "%s: unreadable record at byte %d: %v; read up to it", s.name, s.offset(), err)
+	}
+	s.e.finish()
+}
+
+func (s *source) offset() int64 {
+	if s.count == nil {
+		return 0
+	}
+	return s.count.n
+}
+
+func (s *source) Stats() Stats {
+	st := s.e.stats
+	st.Size = s.size
+	st.Read = s.offset()
+	if s.stats != nil {
+		s.stats(&st)
+	}
+	return st
+}
+
+func (s *source) Close() error {
+	if s.closer == nil {
+		return nil
+	}
+	c := s.closer
+	s.closer = nil
+	return c()
+}
+
+// counter counts the bytes the pcap reader consumed, for progress and for
+// the byte offsets of notes.
+type counter struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Open reads a pcap or pcapng file; "-" reads standard input, so that
+// `tcpdump -U -w - port 27016 | usmnscope open -` works.
+func Open(path string, opt Options) (Source, error) {
+	if path == "-" {
+		return NewReader(os.Stdin, "stdin", opt)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	src, err := newReader(f, path, opt)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		src.size = fi.Size()
+	}
+	src.closer = f.Close
+	return src, nil
+}
+
+// NewReader reads a pcap (either byte order, micro- or nanosecond) or pcapng
+// stream, told apart by its magic number; gzip-compressed input is unpacked
+// first. Input that is neither is an error naming the magic found.
+func NewReader(r io.Reader, name string, opt Options) (Source, error) {
+	s, err := newReader(r, name, opt)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+const (
+	magicPcapMicro = 0xa1b2c3d4
+	magicPcapNano  = 0xa1b23c4d
+	magicPcapng    = 0x0a0d0d0a
+)
+
+func newReader(r io.Reader, name string, opt Options) (*source, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, err := br.Peek(4)
+	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("capture: %s: gzip: %w", name, err)
+		}
+		br = bufio.NewReaderSize(zr, 1<<16)
+		head, err = br.Peek(4)
+	}
+	if err != nil || len(head) < 4 {
+		return nil, fmt.Errorf("capture: %s: not a pcap or pcapng file (only %d bytes)", name, len(head))
+	}
+	s := &source{e: newEngine(opt), name: name, size: -1, count: &counter{r: br}}
+	le, be := binary.LittleEndian.Uint32(head), binary.BigEndian.Uint32(head)
+	switch {
+	case le == magicPcapMicro || le == magicPcapNano || be == magicPcapMicro || be == magicPcapNano:
+		pr, err := pcapgo.NewReader(s.count)
+		if err != nil {
+			return nil, fmt.Errorf("capture: %s: pcap header: %w", name, err)
+		}
+		link := pr.LinkType()
+		s.read = func() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
+			data, ci, err := pr.ZeroCopyReadPacketData()
+			return data, ci, link, err
+		}
+	case le == magicPcapng:
+		nr, err := pcapgo.NewNgReader(s.count, pcapgo.NgReaderOptions{SkipUnknownVersion: true, WantMixedLinkType: true})
+		if err != nil {
+			return nil, fmt.Errorf("capture: %s: pcapng header: %w", name, err)
+		}
+		s.read = func() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
+			data, ci, err := nr.ZeroCopyReadPacketData()
+			if err != nil {
+				return nil, ci, 0, err
+			}
+			link := layers.LinkType(0xffff) // no such interface: reported as unsupported
+			if intf, err := nr.Interface(ci.InterfaceIndex); err == nil {
+				link = intf.LinkType
+			}
+			return data, ci, link, nil
+		}
+	default:
+		return nil, fmt.Errorf("capture: %s: not a pcap or pcapng file (magic 0x%08x)", name, be)
+	}
+	return s, nil
+}
+
+// NewPackets returns a Source over frames held in memory (tests, replays).
+func NewPackets(pkts []Packet, opt Options) Source {
+	i := 0
+	s := &source{e: newEngine(opt), name: "memory", size: -1}
+	s.read = func() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
+		if i >= len(pkts) {
+			return nil, gopacket.CaptureInfo{}, 0, io.EOF
+		}
+		p := pkts[i]
+		i++
+		ci := gopacket.CaptureInfo{Timestamp: p.Time, CaptureLength: len(p.Data), Length: len(p.Data)}
+		return p.Data, ci, p.Link, nil
+	}
+	return s
+}

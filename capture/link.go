@@ -1,0 +1,163 @@
+package capture
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// linkResult says how far a frame decoded.
+type linkResult uint8
+
+const (
+	linkIP          linkResult = iota // IPv4 or IPv6 decoded (TCP or UDP may follow)
+	linkOther                         // a valid frame carrying something other than IP
+	linkBad                           // the link or IP header is malformed or cut
+	linkUnsupported                   // the link type is not one we decode
+)
+
+// linkDecoder decodes link, network and transport headers into preallocated
+// layers with one DecodingLayerParser per link type, so that the common
+// path allocates nothing (gopacket's DecodingLayerParser design).
+type linkDecoder struct {
+	eth     layers.Ethernet
+	dot1q   layers.Dot1Q
+	sll     layers.LinuxSLL
+	sll2    layers.LinuxSLL2
+	lo      layers.Loopback
+	ip4     layers.IPv4
+	ip6     layers.IPv6
+	tcp     layers.TCP
+	udp     layers.UDP
+	payload gopacket.Payload
+
+	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
+	decoded []gopacket.LayerType
+
+	hasTCP, hasUDP, isIP6 bool
+	src, dst           []byte // IP addresses
+	netFlow            gopacket.Flow
+	body               []byte // TCP or UDP payload
+}
+
+// firstLayer maps a link type to the layer its frames start with. Raw IP is
+// resolved per frame from the version nibble.
+var firstLayer = map[layers.LinkType]gopacket.LayerType{
+	layers.LinkTypeEthernet:  layers.LayerTypeEthernet,
+	layers.LinkTypeLinuxSLL:  layers.LayerTypeLinuxSLL,
+	layers.LinkTypeLinuxSLL2: layers.LayerTypeLinuxSLL2,
+	layers.LinkTypeNull:      layers.LayerTypeLoopback,
+	layers.LinkTypeLoop:      layers.LayerTypeLoopback,
+	layers.LinkTypeIPv4:      layers.LayerTypeIPv4,
+	layers.LinkTypeIPv6:      layers.LayerTypeIPv6,
+}
+
+// isRaw reports link types that carry bare IP: LINKTYPE_RAW (101) and the
+// DLT_RAW values 12 and 14 some systems write in pcap headers.
+func isRaw(l layers.LinkType) bool { return l == layers.LinkTypeRaw || l == 12 || l == 14 }
+
+func (d *linkDecoder) init() {
+	d.parsers = map[gopacket.LayerType]*gopacket.DecodingLayerParser{}
+	d.decoded = make([]gopacket.LayerType, 0, 8)
+}
+
+func (d *linkDecoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerParser {
+	p := d.parsers[first]
+	if p == nil {
+		p = gopacket.NewDecodingLayerParser(first,
+			&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.lo, &d.ip4, &d.ip6, &d.tcp, &d.udp, &d.payload)
+		// Layers we do not decode (ARP, ICMP, DNS…) end the walk without an
+		// error; what decoded so far is in d.decoded.
+		p.IgnoreUnsupported = true
+		d.parsers[first] = p
+	}
+	return p
+}
+
+func (d *linkDecoder) decode(data []byte, link layers.LinkType) linkResult {
+	d.hasTCP, d.hasUDP, d.isIP6 = false, false, false
+	first, ok := firstLayer[link]
+	if !ok {
+		if !isRaw(link) {
+			return linkUnsupported
+		}
+		if len(data) == 0 {
+			return linkBad
+		}
+		switch data[0] >> 4 {
+		case 4:
+			first = layers.LayerTypeIPv4
+		case 6:
+			first = layers.LayerTypeIPv6
+		default:
+			return linkBad
+		}
+	}
+	err := d.parser(first).DecodeLayers(data, &d.decoded)
+	ip := false
+	for _, t := range d.decoded {
+		switch t {
+		case layers.LayerTypeIPv4:
+			ip = true
+			d.isIP6 = false
+			d.src, d.dst = d.ip4.SrcIP, d.ip4.DstIP
+			d.netFlow = d.ip4.NetworkFlow()
+		case layers.LayerTypeIPv6:
+			ip = true
+			d.isIP6 = true
+			d.src, d.dst = d.ip6.SrcIP, d.ip6.DstIP
+			d.netFlow = d.ip6.NetworkFlow()
+		case layers.LayerTypeTCP:
+			d.hasTCP = true
+			d.body = d.tcp.Payload
+		case layers.LayerTypeUDP:
+			d.hasUDP = true
+			d.body = d.udp.Payload
+		}
+	}
+	if d.hasTCP || d.hasUDP {
+		// A transport layer inside an ICMP error or a tunnel is still
+		// treated as the frame's own: the last IP layer named the ends.
+		return linkIP
+	}
+	if err != nil {
+		return linkBad
+	}
+	if ip {
+		return linkIP
+	}
+	return linkOther
+}
+
+// escape makes text terminal-safe: control and invalid bytes become \xNN
+// (the capture package may not use decode.Escape, see the package comment).
+func escape(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
+			for j := 0; j < n; j++ {
+				b.WriteString(`\x`)
+				b.WriteByte("0123456789abcdef"[s[i+j]>>4])
+				b.WriteByte("0123456789abcdef"[s[i+j]&15])
+			}
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}

@@ -1,0 +1,365 @@
+package capture
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/reassembly"
+)
+
+// Reassembly has two paths (see the package comment, "Reassembly"):
+//
+//   - the fast path handles a flow while each direction's segments arrive in
+//     order, or repeat bytes already delivered (retransmissions and overlaps
+//     with the past are trimmed). It hands the frame's own payload on with no
+//     copy and no allocation;
+//   - the first segment that lands ahead of the expected sequence number (a
+//     reordering or a loss) moves the whole flow to gopacket/reassembly for
+//     the rest of its life. The assembler is primed with a synthetic SYN per
+//     known direction so that it continues at the byte the fast path reached.
+
+// pageBytes is gopacket/reassembly's page size, to turn byte caps into pages.
+const pageBytes = 1900
+
+// flushAge is how long (capture time) out-of-order data waits for a missing
+// segment before the gap is reported and the data behind it delivered.
+const flushAge = 2 * time.Second
+
+type half struct {
+	next  uint32 // next expected sequence number
+	known bool
+	fin   bool
+}
+
+// conn is one TCP flow. It is also the gopacket reassembly.Stream of the flow
+// once the flow is on the slow path.
+type conn struct {
+	e    *engine
+	flow Flow
+	rule ServerRule
+	h    [2]half // [0] client → server, [1] server → client
+
+	slow   bool // on gopacket/reassembly
+	closed bool
+
+	asmFirstFromServer bool // direction of the packet that created the assembler's connection
+}
+
+type flowKey struct{ a, b netip.AddrPort }
+
+type tcpState struct {
+	e     *engine
+	flows map[flowKey]*conn
+	last  *conn
+	lastK flowKey
+
+	pool   *reassembly.StreamPool
+	asm    *reassembly.Assembler
+	slow   int // flows on the slow path
+	active int // flows not closed
+
+	fromServer bool // direction of the segment being assembled
+	flushing   bool // inside a flush: skips are timeouts, not cap hits
+	finishing  bool // at end of input: no close events
+	lastFlush  time.Time
+
+	prime layers.TCP
+}
+
+func (t *tcpState) init(e *engine) {
+	t.e = e
+	t.flows = map[flowKey]*conn{}
+}
+
+func (t *tcpState) assembler() *reassembly.Assembler {
+	if t.asm == nil {
+		t.pool = reassembly.NewStreamPool(t)
+		t.asm = reassembly.NewAssembler(t.pool)
+		t.asm.MaxBufferedPagesPerConnection = max(1, t.e.opt.MaxBufferedPerFlow/pageBytes)
+		t.asm.MaxBufferedPagesTotal = max(1, t.e.opt.MaxBufferedTotal/pageBytes)
+	}
+	return t.asm
+}
+
+// New implements reassembly.StreamFactory: the stream is the conn being
+// moved to the slow path.
+func (t *tcpState) New(_, _ gopacket.Flow, _ *layers.TCP, _ reassembly.AssemblerContext) reassembly.Stream {
+	c := t.last
+	c.asmFirstFromServer = t.fromServer
+	return c
+}
+
+func key(src, dst netip.AddrPort) flowKey {
+	if src.Addr().Less(dst.Addr()) || src.Addr() == dst.Addr() && src.Port() < dst.Port() {
+		return flowKey{src, dst}
+	}
+	return flowKey{dst, src}
+}
+
+func (t *tcpState) segment(d *linkDecoder) {
+	e := t.e
+	tcp := &d.tcp
+	e.stats.TCPGame++
+	src, dst := addrPort(d.src, uint16(tcp.SrcPort)), addrPort(d.dst, uint16(tcp.DstPort))
+	k := key(src, dst)
+	c := t.last
+	if c == nil || t.lastK != k {
+		c = t.flows[k]
+		t.last, t.lastK = c, k
+	}
+	if c == nil || c.closed && tcp.SYN && !tcp.ACK {
+		// A new flow, or a new connection on the 4-tuple of a closed one.
+		if c = t.open(k, src, dst, tcp); c == nil {
+			return
+		}
+		t.last, t.lastK = c, k
+	}
+	if c.closed {
+		// The last ACKs and retransmissions after FIN or RST.
+		return
+	}
+	fromServer := src == c.flow.Server
+	if c.slow {
+		t.assemble(c, d, fromServer)
+		return
+	}
+	if !t.fast(c, tcp, fromServer) {
+		t.toSlow(c, d, fromServer)
+		t.assemble(c, d, fromServer)
+	}
+}
+
+// open starts a flow and decides its server side (package comment, "Which
+// side is the server").
+func (t *tcpState) open(k flowKey, src, dst netip.AddrPort, tcp *layers.TCP) *conn {
+	e := t.e
+	if len(t.flows) >= e.opt.MaxFlows {
+		t.purge()
+	}
+	if t.active >= e.opt.MaxFlows {
+		e.note("maxflows", Flow{}, LevelWarn, "more than %d TCP flows at once: new flows are ignored until some close", e.opt.MaxFlows)
+		return nil
+	}
+	c := &conn{e: e}
+	port := e.opt.TransportPort
+	switch {
+	case tcp.SYN && !tcp.ACK:
+		c.flow, c.rule = Flow{Client: src, Server: dst}, RuleSYN
+	case tcp.SYN && tcp.ACK:
+		c.flow, c.rule = Flow{Client: dst, Server: src}, RuleSYN
+	case dst.Port() == port && src.Port() != port:
+		c.flow, c.rule = Flow{Client: src, Server: dst}, RulePort
+	case src.Port() == port && dst.Port() != port:
+		c.flow, c.rule = Flow{Client: dst, Server: src}, RulePort
+	case src.Port() < dst.Port() || src.Port() == dst.Port() && k.a == src:
+		c.flow, c.rule = Flow{Client: dst, Server: src}, RuleLowerPort
+	default:
+		c.flow, c.rule = Flow{Client: src, Server: dst}, RuleLowerPort
+	}
+	if old := t.flows[k]; old == nil || old.closed {
+		t.active++
+	}
+	t.flows[k] = c
+	e.stats.Flows++
+	e.emit(Event{Kind: EventOpen, Flow: c.flow, Rule: c.rule})
+	return c
+}
+
+func dirIndex(fromServer bool) int {
+	if fromServer {
+		return 1
+	}
+	return 0
+}
+
+// fast handles a segment of a flow still on the fast path; false means the
+// segment needs the assembler.
+func (t *tcpState) fast(c *conn, tcp *layers.TCP, fromServer bool) bool {
+	h := &c.h[dirIndex(fromServer)]
+	if c.closed {
+		return true
+	}
+	seq, payload := tcp.Seq, tcp.Payload
+	if tcp.SYN {
+		if len(payload) > 0 || tcp.FIN || tcp.RST {
+			return false
+		}
+		h.next, h.known = seq+1, true
+		return true
+	}
+	if !h.known {
+		// Seen mid-way: this direction starts here (wire.md §2: framing
+		// resynchronises).
+		h.next, h.known = seq, true
+	}
+	diff := int32(seq - h.next)
+	if diff > 0 {
+		return false
+	}
+	if diff < 0 {
+		old := int(-diff)
+		if old >= len(payload) {
+			if len(payload) > 0 {
+				t.e.stats.Retransmits++
+			}
+			payload = nil
+		} else {
+			payload = payload[old:]
+		}
+	}
+	if len(payload) > 0 {
+		t.e.emit(Event{Kind: EventData, Flow: c.flow, FromServer: fromServer, Data: payload})
+		h.next += uint32(len(payload))
+	}
+	if tcp.RST {
+		t.close(c)
+		return true
+	}
+	if tcp.FIN && int32(seq+uint32(len(tcp.Payload))-h.next) <= 0 && !h.fin {
+		h.fin = true
+		h.next++
+		if c.h[0].fin && c.h[1].fin {
+			t.close(c)
+		}
+	}
+	return true
+}
+
+func (t *tcpState) close(c *conn) {
+	if c.closed {
+		return
+	}
+	c.closed = true
+	t.e.emit(Event{Kind: EventClose, Flow: c.flow})
+	// The closed flow stays in the table so that its last ACKs do not open
+	// a new one; purge drops such entries when the table is full.
+	t.active--
+	if c.slow {
+		t.slow--
+	}
+}
+
+// purge forgets closed flows.
+func (t *tcpState) purge() {
+	for k, c := range t.flows {
+		if c.closed {
+			delete(t.flows, k)
+		}
+	}
+	t.last = nil
+}
+
+// toSlow moves a flow to the assembler, priming each direction the fast path
+// has seen with a synthetic SYN one before the next expected byte.
+func (t *tcpState) toSlow(c *conn, d *linkDecoder, fromServer bool) {
+	c.slow = true
+	t.slow++
+	asm := t.assembler()
+	for i, fs := range [2]bool{fromServer, !fromServer} {
+		h := &c.h[dirIndex(fs)]
+		if !h.known {
+			continue
+		}
+		nf := d.netFlow
+		sp, dp := d.tcp.SrcPort, d.tcp.DstPort
+		if i == 1 {
+			nf = nf.Reverse()
+			sp, dp = dp, sp
+		}
+		var hdr [20]byte
+		binary.BigEndian.PutUint16(hdr[0:], uint16(sp))
+		binary.BigEndian.PutUint16(hdr[2:], uint16(dp))
+		binary.BigEndian.PutUint32(hdr[4:], h.next-1)
+		hdr[12] = 5 << 4
+		hdr[13] = 0x02 // SYN
+		if err := t.prime.DecodeFromBytes(hdr[:], gopacket.NilDecodeFeedback); err != nil {
+			continue
+		}
+		t.fromServer = fs
+		asm.AssembleWithContext(nf, &t.prime, &t.e.actx)
+	}
+}
+
+func (t *tcpState) assemble(c *conn, d *linkDecoder, fromServer bool) {
+	t.fromServer = fromServer
+	rst := d.tcp.RST
+	t.assembler().AssembleWithContext(d.netFlow, &d.tcp, &t.e.actx)
+	if rst {
+		t.close(c)
+	}
+	t.flush()
+}
+
+// flush reports gaps whose missing segment has not come for flushAge.
+func (t *tcpState) flush() {
+	if t.slow == 0 || t.e.age(t.lastFlush) < flushAge/2 {
+		return
+	}
+	t.lastFlush = t.e.ci.Timestamp
+	t.flushing = true
+	t.asm.FlushWithOptions(reassembly.FlushOptions{T: t.e.ci.Timestamp.Add(-flushAge)})
+	t.flushing = false
+}
+
+func (t *tcpState) finish() {
+	if t.asm == nil {
+		return
+	}
+	t.flushing, t.finishing = true, true
+	t.asm.FlushAll()
+}
+
+// Accept implements reassembly.Stream: a direction never seen before starts
+// wherever it is first seen, as on the fast path.
+func (c *conn) Accept(_ *layers.TCP, _ gopacket.CaptureInfo, _ reassembly.TCPFlowDirection, nextSeq reassembly.Sequence, start *bool, _ reassembly.AssemblerContext) bool {
+	if nextSeq == -1 {
+		*start = true
+	}
+	return !c.closed
+}
+
+// ReassembledSG implements reassembly.Stream.
+func (c *conn) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.AssemblerContext) {
+	e := c.e
+	dir, _, end, skip := sg.Info()
+	fromServer := c.asmFirstFromServer
+	if dir != reassembly.TCPDirClientToServer {
+		fromServer = !fromServer
+	}
+	if skip > 0 {
+		e.stats.Gaps++
+		e.stats.LostBytes += int64(skip)
+		if !e.tcp.flushing {
+			e.stats.BufferCapHit++
+			e.note("", c.flow, LevelWarn, "out-of-order buffer cap hit on %s (%d bytes per flow, %d in all): skipping %d missing bytes",
+				c.flow, e.opt.MaxBufferedPerFlow, e.opt.MaxBufferedTotal, skip)
+		}
+		e.emit(Event{Kind: EventGap, Flow: c.flow, FromServer: fromServer, Lost: skip})
+	}
+	n, _ := sg.Lengths()
+	if n > 0 {
+		start := len(e.arena)
+		e.arena = append(e.arena, sg.Fetch(n)...)
+		e.emit(Event{Kind: EventData, Flow: c.flow, FromServer: fromServer, Data: e.arena[start:len(e.arena):len(e.arena)]})
+	}
+	if end {
+		h := &c.h[dirIndex(fromServer)]
+		h.fin = true
+		if c.h[0].fin && c.h[1].fin {
+			e.tcp.close(c)
+		}
+	}
+}
+
+// ReassemblyComplete implements reassembly.Stream.
+// At the end of input the assembler completes every stream: those are not
+// closes seen on the wire.
+func (c *conn) ReassemblyComplete(reassembly.AssemblerContext) bool {
+	if !c.e.tcp.finishing {
+		c.e.tcp.close(c)
+	}
+	return true
+}

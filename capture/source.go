@@ -1,0 +1,163 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/gopacket/gopacket/layers"
+)
+
+// Flow names one TCP connection by its two ends, the server side chosen by
+// the rule in the Open event (see the package comment). It is comparable and
+// serves as a map key.
+type Flow struct{ Client, Server netip.AddrPort }
+
+// String returns "client → server".
+func (f Flow) String() string { return f.Client.String() + " → " + f.Server.String() }
+
+// ServerRule says which rule decided the server side of a flow.
+type ServerRule uint8
+
+const (
+	RuleSYN       ServerRule = iota // the receiver of the first SYN (or sender of SYN+ACK)
+	RulePort                        // the side on Options.TransportPort
+	RuleLowerPort                   // the side with the lower port
+)
+
+var ruleNames = [...]string{RuleSYN: "syn", RulePort: "port", RuleLowerPort: "lower-port"}
+
+func (r ServerRule) String() string { return enumName(ruleNames[:], int(r)) }
+
+// Level grades a note.
+type Level uint8
+
+const (
+	LevelNote Level = iota
+	LevelWarn
+	LevelError
+)
+
+var levelNames = [...]string{LevelNote: "note", LevelWarn: "warn", LevelError: "error"}
+
+func (l Level) String() string { return enumName(levelNames[:], int(l)) }
+
+// EventKind says what an Event carries.
+type EventKind uint8
+
+const (
+	EventOpen  EventKind = iota // a new TCP flow; Rule says how its server side was chosen
+	EventData                   // reassembled bytes of one direction
+	EventGap                    // Lost bytes are missing in one direction
+	EventClose                  // the flow ended (RST, or FIN in both directions)
+	EventNote                   // a remark about the capture or a flow
+)
+
+var kindNames = [...]string{EventOpen: "open", EventData: "data", EventGap: "gap", EventClose: "close", EventNote: "note"}
+
+func (k EventKind) String() string { return enumName(kindNames[:], int(k)) }
+
+func enumName(names []string, i int) string {
+	if i >= 0 && i < len(names) && names[i] != "" {
+		return names[i]
+	}
+	return fmt.Sprintf("Unknown(%d)", i)
+}
+
+// Event is one step of a capture: a flow opening, bytes of one direction,
+// a gap, a close or a note.
+type Event struct {
+	Kind       EventKind
+	Flow       Flow // zero for capture-wide notes
+	Rule       ServerRule
+	FromServer bool      // direction of Data and Gap
+	Data       []byte    // EventData: valid until the next Next call
+	Lost       int       // EventGap: bytes missing
+	Time       time.Time // capture time of the packet that produced the event
+	Frame      int       // frame number (from 1) of that packet
+	Level      Level     // EventNote
+	Text       string    // EventNote: terminal-safe text
+}
+
+// Stats counts what a Source has read so far.
+type Stats struct {
+	Packets int64 // frames read
+	Bytes   int64 // captured bytes of those frames
+	Read    int64 // bytes of input consumed (for progress)
+	Size    int64 // total input size, -1 when unknown (stdin, live)
+	Flows   int   // TCP flows opened
+
+	KernelPackets uint64 // live: packets the kernel saw
+	KernelDrops   uint64 // live: packets the kernel dropped
+	Live          bool
+
+	TCPGame      int64 // TCP segments of game flows
+	UDPGame      int64 // UDP datagrams on the transport port (SteamNetworkingSockets)
+	UDPQuery     int64 // UDP datagrams on the query port
+	UDPNonGame   int64 // other UDP datagrams
+	Other        int64 // frames that are neither TCP nor UDP, or not IP at all
+	Undecodable  int64 // frames whose link or IP layers failed to decode
+	Gaps         int64 // gap events
+	LostBytes    int64 // bytes reported missing by gap events
+	Retransmits  int64 // segments whose bytes were all seen already
+	BufferCapHit int64 // times an out-of-order buffer cap forced a skip
+}
+
+// Source yields the events of a capture in order. Next returns io.EOF at the
+// end. A Source is used by one goroutine; Stats may be called between Next
+// calls.
+type Source interface {
+	Next() (Event, error)
+	Stats() Stats
+	Close() error
+}
+
+// Options tune a Source. Zero values take the defaults.
+type Options struct {
+	TransportPort uint16 // TCP (SystemSockets) and UDP (SteamNetworkingSockets) game port; 27016 when 0
+	QueryPort     uint16 // UDP A2S query port; 27015 when 0
+
+	MaxBufferedPerFlow int // bytes of out-of-order data buffered per flow; 1 MiB when 0
+	MaxBufferedTotal   int // bytes of out-of-order data buffered in all; 64 MiB when 0
+	MaxFlows           int // TCP flows tracked at once; 10000 when 0
+}
+
+// Defaults, as wire.md §6 ("transport_port") and §2 (the query port) give them.
+const (
+	DefaultTransportPort      = 27016
+	DefaultQueryPort          = 27015
+	DefaultMaxBufferedPerFlow = 1 << 20
+	DefaultMaxBufferedTotal   = 64 << 20
+	DefaultMaxFlows           = 10000
+)
+
+func (o Options) withDefaults() Options {
+	if o.TransportPort == 0 {
+		o.TransportPort = DefaultTransportPort
+	}
+	if o.QueryPort == 0 {
+		o.QueryPort = DefaultQueryPort
+	}
+	if o.MaxBufferedPerFlow <= 0 {
+		o.MaxBufferedPerFlow = DefaultMaxBufferedPerFlow
+	}
+	if o.MaxBufferedTotal <= 0 {
+		o.MaxBufferedTotal = DefaultMaxBufferedTotal
+	}
+	if o.MaxFlows <= 0 {
+		o.MaxFlows = DefaultMaxFlows
+	}
+	return o
+}
+
+// Packet is one captured frame held in memory (NewPackets).
+type Packet struct {
+	Data []byte
+	Link layers.LinkType
+	Time time.Time
+}
+
+// ErrPermission is wrapped by OpenLive when the process may not open a raw
+// socket.
+var ErrPermission = errors.New("capture: live capture needs CAP_NET_RAW: run as root, or grant it once with `sudo setcap cap_net_raw,cap_net_admin=eip $(command -v usmnscope)`")

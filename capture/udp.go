@@ -1,0 +1,153 @@
+package capture
+
+import (
+	"bytes"
+	"fmt"
+	"net/netip"
+	"strings"
+)
+
+// udpState classifies UDP on the game ports (wire.md §2): SteamNetworkingSockets
+// on the transport port is counted per peer and explained once; A2S_INFO
+// replies from the query port are decoded for the server name and its
+// <net>…</net> transport tag; everything else is counted and ignored.
+type udpState struct {
+	sns   map[netip.AddrPort]int64 // datagrams per peer
+	order []netip.AddrPort         // peers in order of first datagram
+	a2s   map[netip.AddrPort]string
+}
+
+// maxPeerNotes bounds the per-peer summary at the end of input.
+const maxPeerNotes = 20
+
+func (u *udpState) init() {
+	u.sns = map[netip.AddrPort]int64{}
+	u.a2s = map[netip.AddrPort]string{}
+}
+
+func (u *udpState) datagram(e *engine, d *linkDecoder) {
+	src, dst := addrPort(d.src, uint16(d.udp.SrcPort)), addrPort(d.dst, uint16(d.udp.DstPort))
+	game, query := e.opt.TransportPort, e.opt.QueryPort
+	switch {
+	case src.Port() == game || dst.Port() == game:
+		e.stats.UDPGame++
+		peer, server := src, dst
+		if src.Port() == game && dst.Port() != game {
+			peer, server = dst, src
+		}
+		if _, seen := u.sns[peer]; !seen {
+			u.order = append(u.order, peer)
+		}
+		u.sns[peer]++
+		e.note("sns", Flow{}, LevelWarn,
+			"UDP on %d from %s is SteamNetworkingSockets (encrypted; server %s): it cannot be inspected; run the server with -NetTransport SystemSockets to use TCP on port %d",
+			game, peer, server, game)
+	case src.Port() == query:
+		e.stats.UDPQuery++
+		info, ok := parseA2SInfo(d.body)
+		if !ok {
+			return
+		}
+		text := fmt.Sprintf("A2S_INFO from %s: name %q, transport %s", src, info.name, info.transport())
+		if u.a2s[src] != text {
+			u.a2s[src] = text
+			e.note("", Flow{}, LevelNote, "%s", text)
+		}
+	case dst.Port() == query:
+		e.stats.UDPQuery++
+	default:
+		e.stats.UDPNonGame++
+	}
+}
+
+func (u *udpState) finish(e *engine) {
+	for i, p := range u.order {
+		if i == maxPeerNotes {
+			e.note("", Flow{}, LevelNote, "SteamNetworkingSockets UDP: %d more peers not listed", len(u.order)-i)
+			break
+		}
+		e.note("", Flow{}, LevelNote, "SteamNetworkingSockets UDP with %s: %d datagrams", p, u.sns[p])
+	}
+}
+
+// a2sInfo is the part of an A2S_INFO reply usmnscope shows.
+type a2sInfo struct {
+	name     string
+	keywords string // the game tags, where Unturned puts <net>…</net>
+}
+
+// transport returns the <net>…</net> tag of the keywords, or "no <net> tag".
+func (a a2sInfo) transport() string {
+	i := strings.Index(a.keywords, "<net>")
+	if i < 0 {
+		return "no <net> tag"
+	}
+	j := strings.Index(a.keywords[i:], "</net>")
+	if j < 0 {
+		return "no <net> tag"
+	}
+	return a.keywords[i : i+j+len("</net>")]
+}
+
+// parseA2SInfo decodes a single-packet A2S_INFO reply (Valve's Server Queries
+// page): FF FF FF FF 'I', protocol, name, map, folder, game (C strings), app
+// ID u16, players, max players, bots, type, environment, visibility, VAC
+// (bytes), version (C string), then an extra-data flag byte whose 0x80,
+// 0x10, 0x40 fields come before the 0x20 keywords. Split replies (FF FF FF
+// FE) are not reassembled.
+func parseA2SInfo(b []byte) (a2sInfo, bool) {
+	var info a2sInfo
+	if len(b) < 6 || !bytes.Equal(b[:5], []byte{0xff, 0xff, 0xff, 0xff, 'I'}) {
+		return info, false
+	}
+	b = b[6:]
+	cstr := func() (string, bool) {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			return "", false
+		}
+		s := string(b[:i])
+		b = b[i+1:]
+		return s, true
+	}
+	skip := func(n int) bool {
+		if len(b) < n {
+			return false
+		}
+		b = b[n:]
+		return true
+	}
+	var ok bool
+	if info.name, ok = cstr(); !ok {
+		return info, false
+	}
+	for range 3 { // map, folder, game
+		if _, ok = cstr(); !ok {
+			return info, true
+		}
+	}
+	if !skip(2 + 7) {
+		return info, true
+	}
+	if _, ok = cstr(); !ok || len(b) < 1 {
+		return info, true
+	}
+	edf := b[0]
+	b = b[1:]
+	if edf&0x80 != 0 && !skip(2) || edf&0x10 != 0 && !skip(8) {
+		return info, true
+	}
+	if edf&0x40 != 0 {
+		if !skip(2) {
+			return info, true
+		}
+		if _, ok = cstr(); !ok {
+			return info, true
+		}
+	}
+	if edf&0x20 != 0 {
+		info.keywords, _ = cstr()
+	}
+	return info, true
+}
+
