@@ -144,10 +144,10 @@ func udpFrame(t testing.TB, src, dst netip.AddrPort, payload []byte) []byte {
 
 // rec is a frame ready for a capture file.
 type rec struct {
-	data []byte
-	link layers.LinkType
+	data  []byte
+	link  layers.LinkType
 	iface int
-	ts   time.Time
+	ts    time.Time
 }
 
 func recs(t testing.TB, o frameOpts, c conv, segs ...seg) []rec {

@@ -38,9 +38,9 @@ type linkDecoder struct {
 	decoded []gopacket.LayerType
 
 	hasTCP, hasUDP, isIP6 bool
-	src, dst           []byte // IP addresses
-	netFlow            gopacket.Flow
-	body               []byte // TCP or UDP payload
+	src, dst              []byte // IP addresses
+	netFlow               gopacket.Flow
+	body                  []byte // TCP or UDP payload
 }
 
 // firstLayer maps a link type to the layer its frames start with. Raw IP is

@@ -150,4 +150,3 @@ func parseA2SInfo(b []byte) (a2sInfo, bool) {
 	}
 	return info, true
 }
-
