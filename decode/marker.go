@@ -62,9 +62,9 @@ func (m *decoder) trailer() {
 		m.r.Skip(n)
 		m.spans.Add("trailer", from, &m.r, v)
 	}
-	what := "after the vanilla body"
+	what := "after the vanilla body, not the USMN marker"
 	if d.HasMarker {
 		what = "after the USMN marker"
 	}
-	m.finding(Note, Protocol, from, fmt.Sprintf("%s: unknown trailer: %d bits %s (not the USMN marker; another module's?)", d.Kind, n, what))
+	m.finding(Note, Protocol, from, fmt.Sprintf("%s: unknown trailer: %d bits %s (another module's?)", d.Kind, n, what))
 }

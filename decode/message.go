@@ -201,10 +201,12 @@ func emptyBody(m *decoder) { m.end() }
 // 6). Nothing after it can be read with confidence.
 func unknownBody(m *decoder) {
 	m.finding(Warn, Malformed, 0, "enum: unknown "+m.dir.String()+" message value "+itoa(int(m.d.Enum.Value))+" ("+itoa(m.d.Enum.Bits)+" bits)")
-	if m.r.Remaining() > 0 {
-		from, n := m.rest("undecoded")
-		m.finding(Note, Undecoded, from, "Unknown: "+itoa(n)+" bits after the enum are not decoded")
+	if m.r.Remaining() < 8 {
+		m.end()
+		return
 	}
+	from, n := m.rest("undecoded")
+	m.finding(Note, Undecoded, from, "Unknown: "+itoa(n)+" bits after the enum are not decoded")
 }
 
 // longBody: ReadyToConnect, Authenticate, PlayerConnected, ReplicateConfig,
@@ -212,7 +214,8 @@ func unknownBody(m *decoder) {
 // lists (wire.md 3); usmnscope shows them as undecoded bits rather than
 // guess at a layout it cannot check.
 func longBody(m *decoder) {
-	if m.r.Remaining() == 0 {
+	if m.r.Remaining() < 8 {
+		m.end() // only the writer's padding
 		return
 	}
 	from, n := m.rest("undecoded")
