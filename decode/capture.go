@@ -2,6 +2,7 @@ package decode
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -375,7 +376,7 @@ func (c *Capture) tentative(cn *connection, i int32) {
 
 // decide infers the enum width of an undecided direction from its held
 // messages: each is decoded under both readings, and the reading under
-// which more of them decode cleanly wins, vanilla on a tie (wire.md 4.2; the
+// which they decode more plausibly (readingScore) wins, vanilla on a tie (wire.md 4.2; the
 // issue's item 4).
 func (c *Capture) decide(cn *connection, dir Dir) {
 	var in inference
@@ -392,8 +393,8 @@ func (c *Capture) decide(cn *connection, dir Dir) {
 		in.total++
 		for w, st := range [2]State{{Widened: false, IDBits: bitsV, IDKnown: knownV}, {Widened: true, IDBits: bitsW, IDKnown: knownW}} {
 			d := c.decodeRec(i, dir, st, nil)
-			if cleanReading(d) {
-				in.clean[w]++
+			if sc := readingScore(d); sc > 0 {
+				in.score[w] += sc
 				// An S→C definition sets the ID bit count in force for
 				// the messages after it under this reading (wire.md 4.3).
 				if dir == S2C && d.Kind == KindInvokeMessageListener && d.Invoke.HasDefinition {
@@ -406,7 +407,7 @@ func (c *Capture) decide(cn *connection, dir Dir) {
 			}
 		}
 	}
-	in.widened, in.confidence = decideConfidence(in.clean[0], in.clean[1])
+	in.widened, in.confidence = decideConfidence(in.score[0], in.score[1])
 	cn.undecided[dir] = false
 	cn.widened[dir] = in.widened
 	cn.info.Widened[dir] = in.widened || cn.info.Widened[dir]
@@ -647,39 +648,43 @@ func newMessage(d *Decoded, dir Dir, data []byte, spans *netpak.Spans) *Message 
 	return m
 }
 
-// summarize is the one-line summary: the message name and, for USMN
-// messages, the listener as the tables knew it.
+// summarize is the one-line summary: the decoder's, and for the two USMN
+// messages the listener as the tables knew it, as in
+// `srv#2 Sample.ChatListener v1 +def 88 payload bits`.
 func summarize(m *Message, d *Decoded) string {
-	s := m.Name
-	if m.Mode != "" {
-		s += " " + m.Mode
-	}
 	l := m.Listener
-	if l == nil {
-		return s
+	if l == nil || (d.Kind == KindNegotiateListenerDetails && d.Negotiate.Mode == ModeUnknown) {
+		return d.Summary()
 	}
-	if l.ServerID != nil {
-		s += fmt.Sprintf(" srv#%d", *l.ServerID)
+	var b strings.Builder
+	if d.Kind == KindNegotiateListenerDetails {
+		b.WriteString(m.Mode)
+		b.WriteByte(' ')
 	}
-	if l.ClientID != nil {
-		s += fmt.Sprintf(" cli#%d", *l.ClientID)
+	switch {
+	case l.ServerID != nil && l.ClientID != nil:
+		fmt.Fprintf(&b, "cli#%d srv#%d", *l.ClientID, *l.ServerID)
+	case l.ServerID != nil:
+		fmt.Fprintf(&b, "srv#%d", *l.ServerID)
+	case l.ClientID != nil:
+		fmt.Fprintf(&b, "cli#%d", *l.ClientID)
 	}
 	if l.Type != nil {
-		s += " " + Escape(*l.Type)
+		b.WriteString(" " + Escape(*l.Type))
 	}
 	if l.Version != nil {
-		s += fmt.Sprintf(" v%d", *l.Version)
+		fmt.Fprintf(&b, " v%d", *l.Version)
 	}
 	if d.Kind == KindInvokeMessageListener {
 		if d.Invoke.HasDefinition {
-			s += " +def"
+			b.WriteString(" +def")
 		}
-		s += fmt.Sprintf(" %d payload bits", d.PayloadBits)
+		fmt.Fprintf(&b, " %d payload bits", d.PayloadBits)
 	}
 	if !l.Resolved {
-		s += " (unresolved)"
+		b.WriteString(" (unresolved)")
 	}
-	return s
+	return b.String()
 }
 
 // DecodeOne decodes one message on its own, with its field spans, in the
@@ -725,7 +730,7 @@ func DecodeOne(p *Profile, dir Dir, widened bool, idBits int, data []byte) *Mess
 		}
 		m.Listener = l
 	}
-	m.Summary = summarize(m, &d)
+	m.Summary = d.Summary()
 	return m
 }
 

@@ -171,15 +171,33 @@ func (cn *connection) tablesAsOf(asOf int, lim *Limits) *Tables {
 // direction's held messages (wire.md 4.2, issue 3 item 4).
 type inference struct {
 	widened        bool
-	clean          [2]int // [0] vanilla, [1] widened
+	score          [2]int // readingScore sums: [0] vanilla, [1] widened
 	total          int
 	confidence     float64
 	firstHeldIndex int
 }
 
-// clean reports whether a reading is plausible: a known message that
-// decoded without an error.
-func cleanReading(d *Decoded) bool { return d.Kind != KindUnknown && d.Clean() }
+// readingScore rates how plausible a decoding is, in half points: 2 for a
+// known message that decoded fully without warnings, 1 for one whose bits
+// are only partly decoded (a long vanilla body shown as undecoded bits), 0
+// for an error, a warning or an unknown enum value. A widened message read
+// vanilla usually lands on a real but long-bodied message (ReadyToConnect
+// for 17 & 0xF), so full decodes must outweigh partial ones.
+func readingScore(d *Decoded) int {
+	if d.Kind == KindUnknown {
+		return 0
+	}
+	score := 2
+	for _, f := range d.Findings {
+		if f.Severity >= Warn {
+			return 0
+		}
+		if f.Group == Undecoded {
+			score = 1
+		}
+	}
+	return score
+}
 
 // finding describes the inference with its confidence.
 func (in inference) finding(dir Dir) Finding {
@@ -190,15 +208,15 @@ func (in inference) finding(dir Dir) Finding {
 	return Finding{
 		Severity: Note,
 		Group:    Inference,
-		Text: fmt.Sprintf("%s enum width inferred %s (handshake not captured): of %d messages %d decode cleanly widened, %d vanilla; confidence %.2f",
-			dir, reading, in.total, in.clean[1], in.clean[0], in.confidence),
+		Text: fmt.Sprintf("%s enum width inferred %s (handshake not captured) from %d messages: plausibility %d widened, %d vanilla; confidence %.2f",
+			dir, reading, in.total, in.score[1], in.score[0], in.confidence),
 		Bit: -1,
 	}
 }
 
-// decideConfidence picks the reading with more clean decodes, vanilla on a
-// tie, and its confidence: its share of all clean decodes (0.5 on a tie,
-// including when nothing decoded cleanly).
+// decideConfidence picks the reading with the higher score, vanilla on a
+// tie, and its confidence: its share of both scores (0.5 on a tie,
+// including when nothing decoded).
 func decideConfidence(vanilla, widened int) (bool, float64) {
 	total := vanilla + widened
 	if total == 0 {

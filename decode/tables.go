@@ -335,7 +335,7 @@ func (t *tableState) apply(o *op, lim *Limits) result {
 	}
 	if o.defines() {
 		res.findings = append(res.findings, t.mismatch(o)...)
-		t.replay(&res)
+		t.replay(&res, o.n)
 	}
 	return res
 }
@@ -375,11 +375,11 @@ func idSide(r Ref) string {
 // replay resolves queued references in order and stops at the first one
 // still unmapped, even if later ones could resolve (wire.md 4.5, Unreal's
 // delayed RPCs of seed 003).
-func (t *tableState) replay(res *result) {
+func (t *tableState) replay(res *result, n int) {
 	i := 0
 	for ; i < len(t.queue); i++ {
 		q := t.queue[i]
-		if !t.count(q.Ref, q.payload, q.N) {
+		if !t.count(q.Ref, q.payload, n) {
 			break
 		}
 		res.replayed = append(res.replayed, q.N)

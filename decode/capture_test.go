@@ -1,0 +1,318 @@
+package decode
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	cvConn = Conn{
+		Client: netip.MustParseAddrPort("10.0.0.2:50412"),
+		Server: netip.MustParseAddrPort("10.0.0.1:27016"),
+	}
+	cvT0  = time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	cvEnc = Encoder{}
+)
+
+// cvFrame puts the 2-byte big-endian SystemSockets length before each
+// message (wire.md 2).
+func cvFrame(msgs ...[]byte) []byte {
+	var out []byte
+	for _, m := range msgs {
+		out = binary.BigEndian.AppendUint16(out, uint16(len(m)))
+		out = append(out, m...)
+	}
+	return out
+}
+
+// cvFeeder sends messages to a Capture one packet each, numbering frames.
+type cvFeeder struct {
+	c     *Capture
+	conn  Conn
+	frame int
+}
+
+func newCVFeeder() *cvFeeder { return &cvFeeder{c: NewCapture(nil), conn: cvConn} }
+
+func (f *cvFeeder) send(dir Dir, msgs ...[]byte) {
+	f.frame++
+	f.c.Data(f.conn, dir, cvFrame(msgs...), cvT0.Add(time.Duration(f.frame)*time.Millisecond), f.frame)
+}
+
+// handshake sends GetWorkshopFiles and DownloadWorkshopFiles, with or
+// without each side's marker; the server's marker sets idBits.
+func (f *cvFeeder) handshake(clientMarker, serverMarker bool, idBits int) {
+	f.send(C2S, cvEnc.GetWorkshopFiles(clientMarker, nil))
+	var m *Marker
+	if serverMarker {
+		m = &Marker{Version: 1, IDBits: idBits, HasIDBits: true}
+	}
+	f.send(S2C, cvEnc.DownloadWorkshopFiles(WorkshopInfo{ServerName: "srv", Map: "PEI", MaxPlayers: 8}, m, nil))
+}
+
+const (
+	cvChat  = "Sample.ChatListener, Sample"
+	cvMap  = "Sample.MapListener, Sample"
+	cvOther = "Sample.Other, Sample"
+	cvLate  = "Sample.Late, Sample"
+)
+
+func cvS2C(def bool, sid uint32, idBits int, typ string, version uint32, payload ...byte) []byte {
+	return cvEnc.InvokeS2C(true, Invoke{HasDefinition: def, ServerID: sid, IDBits: idBits, Type: typ, Version: version}, payload)
+}
+
+func cvBySID(sid uint32, idBits int, payload ...byte) []byte {
+	return cvEnc.InvokeC2S(true, Invoke{ServerID: sid, IDBits: idBits}, payload)
+}
+
+func cvByCID(def bool, cid uint32, typ string, version uint32, payload ...byte) []byte {
+	return cvEnc.InvokeC2S(true, Invoke{HasClientID: true, IsClientID: true, HasDefinition: def, ClientID: cid, Type: typ, Version: version}, payload)
+}
+
+func cvNegotiate(dir Dir, mode NegotiateMode, cid, sid uint32, idBits int, typ string, version uint32) []byte {
+	return cvEnc.Negotiate(dir, true, Negotiate{Mode: mode, ClientID: cid, ServerID: sid, IDBits: idBits, Type: typ, Version: version})
+}
+
+// cvPlain strips what a comparison against written-out expectations should
+// not see: the Changed flags (tested on their own) and the warnings.
+func cvPlain(t *Tables) Tables {
+	out := *t
+	out.Server = append([]ServerEntry{}, t.Server...)
+	out.Client = append([]ClientEntry{}, t.Client...)
+	for i := range out.Server {
+		out.Server[i].Changed = false
+	}
+	for i := range out.Client {
+		out.Client[i].Changed = false
+	}
+	out.Warnings = nil
+	return out
+}
+
+// TestConversation feeds a USMN conversation message by message and checks
+// the listener-ID tables after every message against expectations written
+// out from wire.md 4.3–4.5. The payload bit counts are computed by hand from
+// the header layouts; see each step's comment.
+func TestConversation(t *testing.T) {
+	type srv = ServerEntry
+	type cli = ClientEntry
+	steps := []struct {
+		name     string
+		dir      Dir
+		msg      []byte
+		server   []ServerEntry
+		client   []ClientEntry
+		missSrv  []uint32
+		missCli  []uint32
+		queue    []Ref
+		resolved bool // for USMN messages: listener.resolved
+		warn     string
+	}{
+		// 1, 2: the handshake; the server's marker sets 2-bit IDs.
+		{name: "GetWorkshopFiles+marker", dir: C2S, msg: cvEnc.GetWorkshopFiles(true, nil)},
+		{name: "DownloadWorkshopFiles+marker", dir: S2C, msg: cvEnc.DownloadWorkshopFiles(WorkshopInfo{ServerName: "srv"}, &Marker{Version: 1, IDBits: 2, HasIDBits: true}, nil)},
+		// 3: a client entry from negotiation.
+		{name: "RequestServerListenerId 4001", dir: C2S, msg: cvNegotiate(C2S, RequestServerListenerID, 4001, 0, 2, cvChat, 1),
+			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, Learned: LearnedNegotiate, First: 3}},
+			resolved: true},
+		// 4: S→C invoke of unknown server ID 1: enum 6 + def 1 + id 2 = 9
+		// bits of header, 8 payload bits, 3 bytes → 24 − 9 = 15 payload bits.
+		{name: "S2C invoke srv#1 unknown", dir: S2C, msg: cvS2C(false, 1, 2, "", 0, 0xAB),
+			client: []cli{{ID: 4001, Type: cvChat, Version: 1, Learned: LearnedNegotiate, First: 3}},
+			queue:  []Ref{{N: 4, Dir: S2C, ID: 1}}},
+		// 5: C→S invoke of unknown server ID 0: enum 5 + 1 + 2 = 8, 2 bytes → 8.
+		{name: "C2S invoke srv#0 unknown", dir: C2S, msg: cvBySID(0, 2, 0xCD),
+			client: []cli{{ID: 4001, Type: cvChat, Version: 1, Learned: LearnedNegotiate, First: 3}},
+			queue:  []Ref{{N: 4, Dir: S2C, ID: 1}, {N: 5, Dir: C2S, ID: 0}}},
+		// 6: TellClientListenerId defines server ID 0 in both tables. The
+		// queue's head (srv#1) is still unmapped, so replay stops there even
+		// though ref 5 could resolve now.
+		{name: "TellClientListenerId 4001→0", dir: S2C, msg: cvNegotiate(S2C, TellClientListenerID, 4001, 0, 2, cvChat, 1),
+			server:   []srv{{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6}},
+			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3}},
+			queue:    []Ref{{N: 4, Dir: S2C, ID: 1}, {N: 5, Dir: C2S, ID: 0}},
+			resolved: true},
+		// 7: S→C definition of srv#1 with 3-bit IDs: header 6+1+5+3 = 15,
+		// string 1+11 → bit 27, align 32, 26 bytes → 240, version → 272;
+		// payload 16 → 288 = 36 bytes: 16 payload bits. Replay resolves ref
+		// 4 (15 bits on srv#1) and ref 5 (8 bits on cli#4001, mapped to 0).
+		{name: "S2C def srv#1", dir: S2C, msg: cvS2C(true, 1, 3, cvMap, 2, 1, 2),
+			server: []srv{
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 16 + 15},
+			},
+			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 1, PayloadBits: 8}},
+			resolved: true},
+		// 8: C→S by server ID 0, now 3 bits in force: 5+1+3 = 9, 3 bytes → 15.
+		{name: "C2S invoke srv#0 (3-bit ids)", dir: C2S, msg: cvBySID(0, 3, 0xEE),
+			server: []srv{
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+			},
+			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 8 + 15}},
+			resolved: true},
+		// 9: C→S by server ID 1, which the server defined first: resolved,
+		// but no client entry counts it (the server table counts S→C only).
+		{name: "C2S invoke srv#1", dir: C2S, msg: cvBySID(1, 3, 0x11),
+			server: []srv{
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+			},
+			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23}},
+			resolved: true},
+		// 10: C→S definition by client ID: 5+1+1+32 = 39, string → 51, align
+		// 56, 20 bytes → 216, version → 248, payload 8 → 256: 8 bits.
+		{name: "C2S def cli#4002", dir: C2S, msg: cvByCID(true, 4002, cvOther, 5, 0x22),
+			server: []srv{
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+			},
+			client: []cli{
+				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
+				{ID: 4002, Type: cvOther, Version: 5, Learned: LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
+			},
+			resolved: true},
+		{name: "TellClientMissingListener 4002", dir: S2C, msg: cvNegotiate(S2C, TellClientMissingListener, 4002, 0, 3, "", 0),
+			server: []srv{
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+			},
+			client: []cli{
+				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
+				{ID: 4002, Type: cvOther, Version: 5, Learned: LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
+			},
+			missSrv: []uint32{4002}, resolved: true},
+		{name: "TellServerMissingListener 3", dir: C2S, msg: cvNegotiate(C2S, TellServerMissingListener, 0, 3, 3, "", 0),
+			server: []srv{
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+			},
+			client: []cli{
+				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
+				{ID: 4002, Type: cvOther, Version: 5, Learned: LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
+			},
+			missSrv: []uint32{4002}, missCli: []uint32{3}},
+		// 13: C→S by unknown client ID 4003: 5+1+1+32 = 39, +8 → 47, 6 bytes → 9.
+		{name: "C2S invoke cli#4003 unknown", dir: C2S, msg: cvByCID(false, 4003, "", 0, 0x33),
+			server: []srv{
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+			},
+			client: []cli{
+				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
+				{ID: 4002, Type: cvOther, Version: 5, Learned: LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
+			},
+			missSrv: []uint32{4002}, missCli: []uint32{3},
+			queue: []Ref{{N: 13, Dir: C2S, ID: 4003, Client: true}}},
+		// 14: the server defines srv#2 with the type the client has at
+		// version 5, at version 6: a version mismatch. 6+1+5+3 = 15, string
+		// → 27, align 32, 20 bytes → 192, version → 224 = 28 bytes: 0 bits.
+		{name: "S2C def srv#2 version mismatch", dir: S2C, msg: cvS2C(true, 2, 3, cvOther, 6),
+			server: []srv{
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+				{ID: 2, Type: cvOther, Version: 6, IDBits: 3, Learned: LearnedDefinition, First: 14, Invokes: 1, PayloadBits: 0},
+			},
+			client: []cli{
+				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
+				{ID: 4002, Type: cvOther, Version: 5, Learned: LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
+			},
+			missSrv: []uint32{4002}, missCli: []uint32{3},
+			queue:    []Ref{{N: 13, Dir: C2S, ID: 4003, Client: true}},
+			resolved: true, warn: "server has version 6, client version 5"},
+		// 15: the client entry 4003 appears; the queued ref 13 resolves.
+		{name: "RequestServerListenerId 4003", dir: C2S, msg: cvNegotiate(C2S, RequestServerListenerID, 4003, 0, 3, cvLate, 1),
+			server: []srv{
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+				{ID: 2, Type: cvOther, Version: 6, IDBits: 3, Learned: LearnedDefinition, First: 14, Invokes: 1, PayloadBits: 0},
+			},
+			client: []cli{
+				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
+				{ID: 4002, Type: cvOther, Version: 5, Learned: LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
+				{ID: 4003, Type: cvLate, Version: 1, Learned: LearnedNegotiate, First: 15, Invokes: 1, PayloadBits: 9},
+			},
+			missSrv: []uint32{4002}, missCli: []uint32{3},
+			resolved: true},
+	}
+	f := newCVFeeder()
+	for i, s := range steps {
+		n := i + 1
+		f.send(s.dir, s.msg)
+		if got := f.c.Len(); got != n {
+			t.Fatalf("step %d %s: Len() = %d; want %d", n, s.name, got, n)
+		}
+		m := f.c.Message(n)
+		for _, fd := range m.Findings {
+			if fd.Severity == Error {
+				t.Errorf("step %d %s: error finding %q", n, s.name, fd.Text)
+			}
+		}
+		tb := f.c.Tables(cvConn, n)
+		want := Tables{Conn: cvConn, AsOf: n, Server: s.server, Client: s.client,
+			MissingOnServer: s.missSrv, MissingOnClient: s.missCli, Unresolved: s.queue}
+		if want.Server == nil {
+			want.Server = []ServerEntry{}
+		}
+		if want.Client == nil {
+			want.Client = []ClientEntry{}
+		}
+		if want.MissingOnServer == nil {
+			want.MissingOnServer = []uint32{}
+		}
+		if want.MissingOnClient == nil {
+			want.MissingOnClient = []uint32{}
+		}
+		if want.Unresolved == nil {
+			want.Unresolved = []Ref{}
+		}
+		if got := cvPlain(tb); !reflect.DeepEqual(got, want) {
+			t.Errorf("step %d %s: Tables(%d) =\n%+v\nwant\n%+v", n, s.name, n, got, want)
+		}
+		if m.Listener != nil && m.Listener.Resolved != s.resolved {
+			t.Errorf("step %d %s: listener.resolved = %v; want %v", n, s.name, m.Listener.Resolved, s.resolved)
+		}
+		if s.warn != "" {
+			if len(tb.Warnings) != 1 || !strings.Contains(tb.Warnings[0].Text, s.warn) || tb.Warnings[0].Severity != Warn {
+				t.Errorf("step %d %s: Tables warnings = %+v; want one warning containing %q", n, s.name, tb.Warnings, s.warn)
+			}
+			if !cvHas(m.Findings, Warn, Protocol, s.warn) {
+				t.Errorf("step %d %s: message findings = %+v; want a version-mismatch warning", n, s.name, m.Findings)
+			}
+		}
+	}
+	// The whole conversation decoded widened after the handshake.
+	ci := f.c.Connections()[0]
+	if !ci.Widened[C2S] || !ci.Widened[S2C] || ci.WidenedAt != [2]int{3, 4} || ci.Inferred {
+		t.Errorf("ConnInfo widening = %v at %v inferred %v; want both widened at [3 4], not inferred", ci.Widened, ci.WidenedAt, ci.Inferred)
+	}
+	if ci.Messages != len(steps) {
+		t.Errorf("ConnInfo.Messages = %d; want %d", ci.Messages, len(steps))
+	}
+	// Changed marks what message 7 created, updated or counted.
+	tb := f.c.Tables(cvConn, 7)
+	changed := map[string]bool{}
+	for _, e := range tb.Server {
+		changed[fmt.Sprintf("srv#%d", e.ID)] = e.Changed
+	}
+	for _, e := range tb.Client {
+		changed[fmt.Sprintf("cli#%d", e.ID)] = e.Changed
+	}
+	if want := map[string]bool{"srv#0": false, "srv#1": true, "cli#4001": true}; !reflect.DeepEqual(changed, want) {
+		t.Errorf("Tables(7) Changed = %v; want %v", changed, want)
+	}
+}
+
+func cvHas(fs []Finding, sev Severity, g Group, text string) bool {
+	for _, f := range fs {
+		if f.Severity == sev && f.Group == g && strings.Contains(f.Text, text) {
+			return true
+		}
+	}
+	return false
+}
