@@ -57,7 +57,7 @@ func (f *cvFeeder) handshake(clientMarker, serverMarker bool, idBits int) {
 
 const (
 	cvChat  = "Sample.ChatListener, Sample"
-	cvMap  = "Sample.MapListener, Sample"
+	cvMap   = "Sample.MapListener, Sample"
 	cvOther = "Sample.Other, Sample"
 	cvLate  = "Sample.Late, Sample"
 )
