@@ -38,7 +38,11 @@ func (m *decoder) check(name string, from int) bool {
 		case *netpak.BitError:
 			bit = e.Bit
 		}
-		m.d.Findings = append(m.d.Findings, Finding{Severity: Error, Group: Malformed, Text: m.part + ": " + name + ": " + err.Error(), Bit: bit})
+		text := name + ": " + err.Error()
+		if m.part != "" {
+			text = m.part + ": " + text
+		}
+		m.d.Findings = append(m.d.Findings, Finding{Severity: Error, Group: Malformed, Text: text, Bit: bit})
 	}
 	return false
 }
@@ -60,7 +64,7 @@ func DecodeMessage(p *Profile, dir Dir, st State, data []byte, spans *netpak.Spa
 		p = defaultProfile
 	}
 	m := &d.scratch
-	*m = decoder{p: p, dir: dir, st: st, spans: spans, d: d, part: "enum"}
+	*m = decoder{p: p, dir: dir, st: st, spans: spans, d: d}
 	m.r.Reset(data)
 	m.readEnum()
 	if m.failed {
