@@ -24,9 +24,12 @@ type source struct {
 	read   readFunc
 	closer func() error
 	count  *counter
-	size   int64
-	name   string
-	done   bool
+	pos    func() int64 // offset reached in the (decompressed) capture
+	// recStart is the offset where the current record began.
+	recStart int64
+	size     int64
+	name     string
+	done     bool
 	// stats, when set, adds live counters to Stats.
 	stats func(*Stats)
 }
@@ -58,9 +61,9 @@ func (s *source) end(err error) {
 	switch {
 	case errors.Is(err, io.EOF):
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		s.e.note("", Flow{}, LevelWarn, "%s: truncated record at byte %d: read up to the cut", s.name, s.offset())
+		s.e.note("", Flow{}, LevelWarn, "%s: truncated record at byte %d: read up to the cut", s.name, s.recStart)
 	default:
-		s.e.note("", Flow{}, LevelError, "%s: unreadable record at byte %d: %v; read up to it", s.name, s.offset(), err)
+		s.e.note("", Flow{}, LevelError, "%s: unreadable record at byte %d: %v; read up to it", s.name, s.recStart, err)
 	}
 	s.e.finish()
 }
@@ -91,8 +94,7 @@ func (s *source) Close() error {
 	return c()
 }
 
-// counter counts the bytes the pcap reader consumed, for progress and for
-// the byte offsets of notes.
+// counter counts the bytes read through it.
 type counter struct {
 	r io.Reader
 	n int64
@@ -144,38 +146,52 @@ const (
 )
 
 func newReader(r io.Reader, name string, opt Options) (*source, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
+	// raw counts input bytes for progress; pos gives the exact offset the
+	// pcap reader reached, for notes. Both pcapgo readers use br as it is
+	// (bufio.NewReader returns a large enough *bufio.Reader unchanged).
+	raw := &counter{r: r}
+	br := bufio.NewReaderSize(raw, 1<<16)
+	pos := func() int64 { return raw.n - int64(br.Buffered()) }
 	head, err := br.Peek(4)
 	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("capture: %s: gzip: %w", name, err)
 		}
-		br = bufio.NewReaderSize(zr, 1<<16)
+		dec := &counter{r: zr}
+		zbr := bufio.NewReaderSize(dec, 1<<16)
+		pos = func() int64 { return dec.n - int64(zbr.Buffered()) }
+		br = zbr
 		head, err = br.Peek(4)
 	}
 	if err != nil || len(head) < 4 {
 		return nil, fmt.Errorf("capture: %s: not a pcap or pcapng file (only %d bytes)", name, len(head))
 	}
-	s := &source{e: newEngine(opt), name: name, size: -1, count: &counter{r: br}}
+	s := &source{e: newEngine(opt), name: name, size: -1, count: raw, pos: pos}
 	le, be := binary.LittleEndian.Uint32(head), binary.BigEndian.Uint32(head)
 	switch {
 	case le == magicPcapMicro || le == magicPcapNano || be == magicPcapMicro || be == magicPcapNano:
-		pr, err := pcapgo.NewReader(s.count)
+		pr, err := pcapgo.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("capture: %s: pcap header: %w", name, err)
 		}
 		link := pr.LinkType()
 		s.read = func() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
+			s.recStart = pos()
 			data, ci, err := pr.ZeroCopyReadPacketData()
+			if err == io.EOF && pos() != s.recStart {
+				// The cut fell between a record header and its data.
+				err = io.ErrUnexpectedEOF
+			}
 			return data, ci, link, err
 		}
 	case le == magicPcapng:
-		nr, err := pcapgo.NewNgReader(s.count, pcapgo.NgReaderOptions{SkipUnknownVersion: true, WantMixedLinkType: true})
+		nr, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{SkipUnknownVersion: true, WantMixedLinkType: true})
 		if err != nil {
 			return nil, fmt.Errorf("capture: %s: pcapng header: %w", name, err)
 		}
 		s.read = func() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
+			s.recStart = pos()
 			data, ci, err := nr.ZeroCopyReadPacketData()
 			if err != nil {
 				return nil, ci, 0, err
