@@ -1,0 +1,350 @@
+package decode
+
+import (
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestWidening checks wire.md 4.2: both markers seen ⇒ both directions are
+// widened after their detection message; one marker or none ⇒ nothing is.
+func TestWidening(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		client, server bool
+		widened        bool
+	}{
+		{"both markers", true, true, true},
+		{"client marker only", true, false, false},
+		{"server marker only", false, true, false},
+		{"no marker", false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newCVFeeder()
+			f.handshake(tc.client, tc.server, 2)
+			f.send(C2S, cvEnc.Ping(C2S, tc.widened, false))
+			f.send(S2C, cvEnc.Kicked(tc.widened, "bye"))
+			f.send(S2C, cvEnc.Verify(tc.widened))
+			f.c.Finish()
+			want := []struct {
+				name string
+				bits int
+			}{
+				{"GetWorkshopFiles", 4}, {"DownloadWorkshopFiles", 5}, // detection messages: always vanilla
+				{"PingRequest", 4}, {"Kicked", 5}, {"Verify", 5},
+			}
+			for i, w := range want {
+				m := f.c.Message(i + 1)
+				bits := w.bits
+				if tc.widened && i >= 2 {
+					bits++ // extra_bits = 1
+				}
+				if m.Name != w.name || m.Enum.Bits != bits || m.Enum.Widened != (tc.widened && i >= 2) {
+					t.Errorf("Message(%d) = %s enum %+v; want %s in %d bits", i+1, m.Name, m.Enum, w.name, bits)
+				}
+				if sev, ok := m.Worst(); ok && sev == Error {
+					t.Errorf("Message(%d) %s has an error: %+v", i+1, m.Name, m.Findings)
+				}
+			}
+			ci := f.c.Connections()[0]
+			if ci.USMNClient != tc.client || ci.USMNServer != tc.server || ci.Widened != [2]bool{tc.widened, tc.widened} || ci.Inferred {
+				t.Errorf("ConnInfo usmn %v/%v widened %v inferred %v; want %v/%v %v false", ci.USMNClient, ci.USMNServer, ci.Widened, ci.Inferred, tc.client, tc.server, tc.widened)
+			}
+			if f.c.Settled() != f.c.Len() {
+				t.Errorf("Settled() = %d; want %d", f.c.Settled(), f.c.Len())
+			}
+		})
+	}
+}
+
+// TestOneMarkerReadsVanilla: with only the client's marker, a message the
+// peer wrote widened is not read widened (nobody widens, wire.md 4.2).
+func TestOneMarkerReadsVanilla(t *testing.T) {
+	f := newCVFeeder()
+	f.handshake(true, false, 0)
+	f.send(S2C, cvS2C(true, 0, 2, cvChat, 1))
+	m := f.c.Message(3)
+	if m.Enum.Bits != 5 || m.Name == "InvokeMessageListener" {
+		t.Errorf("Message(3) = %s in %d bits; want a vanilla 5-bit reading", m.Name, m.Enum.Bits)
+	}
+}
+
+// TestIDBitsInForce checks wire.md 4.3: the count in force comes first from
+// the server's marker, then from each S→C definition, and every other
+// server ID is read with it.
+func TestIDBitsInForce(t *testing.T) {
+	f := newCVFeeder()
+	f.handshake(true, true, 2)
+	f.send(S2C, cvS2C(false, 3, 2, "", 0))          // 3: 2-bit ID from the marker
+	f.send(S2C, cvS2C(true, 9, 4, cvChat, 1, 0xFF)) // 4: definition with 4-bit IDs
+	f.send(C2S, cvBySID(9, 4, 0x01))                // 5: read with 4 bits
+	f.send(S2C, cvS2C(true, 1, 1, cvMap, 1))        // 6: the count drops to 1
+	f.send(S2C, cvS2C(false, 1, 1, "", 0, 0x80))    // 7: read with 1 bit
+	f.send(C2S, cvNegotiate(C2S, TellServerMissingListener, 0, 1, 1, "", 0))
+	for _, tc := range []struct {
+		n    int
+		sid  uint32
+		bits int
+	}{{3, 3, 2}, {4, 9, 4}, {5, 9, 4}, {6, 1, 1}, {7, 1, 1}, {8, 1, 1}} {
+		m := f.c.Detail(tc.n)
+		if m.Listener == nil || m.Listener.ServerID == nil || *m.Listener.ServerID != tc.sid {
+			t.Errorf("Detail(%d).Listener = %+v; want server_id %d", tc.n, m.Listener, tc.sid)
+			continue
+		}
+		found := false
+		for _, s := range m.Fields {
+			if s.Name == "Listener_ID" || s.Name == "Serverside_Listener_ID" {
+				found = true
+				if s.Bits != tc.bits {
+					t.Errorf("Detail(%d) %s: %d bits; want %d", tc.n, s.Name, s.Bits, tc.bits)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("Detail(%d): no server ID field in %+v", tc.n, m.Fields)
+		}
+	}
+}
+
+// midStream builds a conversation joined after the handshake: widened USMN
+// traffic in both directions with 2-bit server IDs.
+func midStream(f *cvFeeder, rounds int) {
+	f.send(S2C, cvS2C(true, 0, 2, cvChat, 1, 0x10))
+	f.send(S2C, cvNegotiate(S2C, TellClientListenerID, 4001, 1, 2, cvMap, 1))
+	for i := 0; i < rounds; i++ {
+		f.send(S2C, cvS2C(false, 0, 2, "", 0, byte(i), 0x55))
+		f.send(C2S, cvBySID(1, 2, byte(i)))
+		f.send(C2S, cvEnc.Ping(C2S, true, i%2 == 0))
+	}
+}
+
+func TestInferWidenedMidStream(t *testing.T) {
+	f := newCVFeeder()
+	midStream(f, 8)
+	if s := f.c.Settled(); s != 0 {
+		t.Errorf("Settled() before Finish = %d; want 0 (widening undecided)", s)
+	}
+	f.c.Finish()
+	if s, l := f.c.Settled(), f.c.Len(); s != l {
+		t.Errorf("Settled() after Finish = %d; want %d", s, l)
+	}
+	for n := 1; n <= f.c.Len(); n++ {
+		m := f.c.Message(n)
+		if !m.Enum.Widened || (m.Name != "InvokeMessageListener" && m.Name != "NegotiateListenerDetails" && m.Name != "PingRequest" && m.Name != "PingResponse") {
+			t.Errorf("Message(%d) = %s %+v; want a widened USMN message or ping", n, m.Name, m.Enum)
+		}
+	}
+	ci := f.c.Connections()[0]
+	if !ci.Inferred || ci.Widened != [2]bool{true, true} {
+		t.Errorf("ConnInfo inferred %v widened %v; want inferred, both widened", ci.Inferred, ci.Widened)
+	}
+	for _, d := range []Dir{C2S, S2C} {
+		if !cvHas(ci.Findings, Note, Inference, d.String()+" enum width inferred widened") || !cvHas(ci.Findings, Note, Inference, "confidence") {
+			t.Errorf("connection findings %+v; want a %s widened inference with its confidence", ci.Findings, d)
+		}
+	}
+	tb := f.c.Tables(cvConn, 0)
+	if len(tb.Server) != 2 || tb.Server[0].Invokes != 9 || len(tb.Client) != 1 || tb.Client[0].Invokes != 8 {
+		t.Errorf("Tables = %+v; want srv#0 with 9 invokes, cli#4001 (srv#1) with 8", tb)
+	}
+}
+
+func TestInferVanillaMidStream(t *testing.T) {
+	f := newCVFeeder()
+	for i := 0; i < 6; i++ {
+		f.send(C2S, cvEnc.Ping(C2S, false, false))
+		f.send(S2C, cvEnc.Ping(S2C, false, true))
+		f.send(S2C, cvEnc.Kicked(false, "bye now"))
+		f.send(S2C, cvEnc.QueuePositionChanged(false, uint8(i)))
+	}
+	f.c.Finish()
+	for n := 1; n <= f.c.Len(); n++ {
+		if m := f.c.Message(n); m.Enum.Widened || m.Name == "Unknown" {
+			t.Errorf("Message(%d) = %s %+v; want vanilla", n, m.Name, m.Enum)
+		}
+	}
+	ci := f.c.Connections()[0]
+	if !ci.Inferred || ci.Widened != [2]bool{} {
+		t.Errorf("ConnInfo inferred %v widened %v; want inferred, vanilla", ci.Inferred, ci.Widened)
+	}
+	if !cvHas(ci.Findings, Note, Inference, "s2c enum width inferred vanilla") {
+		t.Errorf("connection findings %+v; want an s2c vanilla inference", ci.Findings)
+	}
+}
+
+// TestInferWindow: an undecided direction is decided after InferWindow
+// messages without waiting for the end, and Settled never decreases.
+func TestInferWindow(t *testing.T) {
+	f := &cvFeeder{c: NewCaptureLimits(nil, Limits{InferWindow: 4}), conn: cvConn}
+	prev := 0
+	for i := 0; i < 12; i++ {
+		f.send(S2C, cvS2C(false, 0, 0, "", 0, byte(i)))
+		s := f.c.Settled()
+		if s < prev || s > f.c.Len() {
+			t.Fatalf("after message %d Settled() = %d, was %d, Len %d", i+1, s, prev, f.c.Len())
+		}
+		prev = s
+	}
+	if prev != 12 {
+		t.Errorf("Settled() = %d; want 12 once the window of 4 decided", prev)
+	}
+	if m := f.c.Message(1); !m.Enum.Widened {
+		t.Errorf("Message(1) = %s %+v; want widened once inferred", m.Name, m.Enum)
+	}
+}
+
+// genConversation returns a random but well-formed USMN conversation after a
+// handshake with 3-bit IDs, as (dir, message) pairs.
+func genConversation(rng *rand.Rand, count int) ([]Dir, [][]byte) {
+	dirs := []Dir{C2S, S2C}
+	msgs := [][]byte{cvEnc.GetWorkshopFiles(true, nil), cvEnc.DownloadWorkshopFiles(WorkshopInfo{ServerName: "gen"}, &Marker{Version: 1, IDBits: 3, HasIDBits: true}, nil)}
+	types := []string{cvChat, cvMap, cvOther, cvLate}
+	for len(msgs) < count {
+		sid := uint32(rng.Intn(8))
+		cid := uint32(4000 + rng.Intn(6))
+		typ := types[rng.Intn(len(types))]
+		ver := uint32(rng.Intn(2))
+		pay := make([]byte, rng.Intn(4))
+		rng.Read(pay)
+		var d Dir
+		var m []byte
+		switch rng.Intn(9) {
+		case 0:
+			d, m = S2C, cvS2C(true, sid, 3, typ, ver, pay...)
+		case 1:
+			d, m = S2C, cvS2C(false, sid, 3, "", 0, pay...)
+		case 2:
+			d, m = C2S, cvByCID(true, cid, typ, ver, pay...)
+		case 3:
+			d, m = C2S, cvByCID(false, cid, "", 0, pay...)
+		case 4:
+			d, m = C2S, cvBySID(sid, 3, pay...)
+		case 5:
+			d, m = S2C, cvNegotiate(S2C, TellClientListenerID, cid, sid, 3, typ, ver)
+		case 6:
+			d, m = C2S, cvNegotiate(C2S, RequestServerListenerID, cid, 0, 3, typ, ver)
+		case 7:
+			d, m = S2C, cvNegotiate(S2C, TellClientMissingListener, cid, 0, 3, "", 0)
+		default:
+			d, m = C2S, cvNegotiate(C2S, TellServerMissingListener, 0, sid, 3, "", 0)
+		}
+		dirs, msgs = append(dirs, d), append(msgs, m)
+	}
+	return dirs, msgs
+}
+
+// TestTablesAsOf: the tables as of message n equal those of a capture fed
+// only the first n messages, for every n (checkpoints every 8 operations, so
+// the replay path and the checkpoints are both exercised).
+func TestTablesAsOf(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	dirs, msgs := genConversation(rng, 300)
+	lim := Limits{CheckpointEvery: 8}
+	full := &cvFeeder{c: NewCaptureLimits(nil, lim), conn: cvConn}
+	for i := range msgs {
+		full.send(dirs[i], msgs[i])
+	}
+	if len(full.c.conns[0].checkpoints) < 10 {
+		t.Fatalf("only %d checkpoints; the test wants many", len(full.c.conns[0].checkpoints))
+	}
+	sawUnresolved := false
+	prefix := &cvFeeder{c: NewCaptureLimits(nil, lim), conn: cvConn}
+	for n := 1; n <= len(msgs); n++ {
+		prefix.send(dirs[n-1], msgs[n-1])
+		want := prefix.c.Tables(cvConn, 0)
+		got := full.c.Tables(cvConn, n)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Tables(conn, %d) =\n%+v\nwant (replay of %d messages)\n%+v", n, got, n, want)
+		}
+		if len(want.Unresolved) > 0 {
+			sawUnresolved = true
+		}
+	}
+	if !sawUnresolved {
+		t.Errorf("the generated conversation never had unresolved references")
+	}
+}
+
+// TestLimits: the unresolved queue and the tables stop growing at their
+// limits, with a finding, and decoding carries on.
+func TestLimits(t *testing.T) {
+	f := &cvFeeder{c: NewCaptureLimits(nil, Limits{MaxUnresolved: 3, MaxEntries: 2}), conn: cvConn}
+	f.handshake(true, true, 4)
+	for i := 0; i < 5; i++ {
+		f.send(S2C, cvS2C(false, uint32(i+8), 4, "", 0))
+	}
+	for i := 0; i < 3; i++ {
+		f.send(S2C, cvS2C(true, uint32(i), 4, cvChat, 1))
+	}
+	tb := f.c.Tables(cvConn, 0)
+	if len(tb.Unresolved) != 3 || len(tb.Server) != 2 {
+		t.Errorf("Tables: %d unresolved, %d server entries; want 3 and 2", len(tb.Unresolved), len(tb.Server))
+	}
+	if m := f.c.Message(6); !cvHas(m.Findings, Warn, Protocol, "unresolved queue holds 3") {
+		t.Errorf("Message(6) findings = %+v; want the queue-limit warning", m.Findings)
+	}
+	if m := f.c.Message(10); !cvHas(m.Findings, Note, Protocol, "listener table holds 2 entries") {
+		t.Errorf("Message(10) findings = %+v; want the table-limit finding", m.Findings)
+	}
+	if m := f.c.Message(10); m.Name != "InvokeMessageListener" {
+		t.Errorf("Message(10) = %s; want InvokeMessageListener", m.Name)
+	}
+}
+
+// TestGap: a gap is a connection finding, and messages after it decode in
+// the state the connection had.
+func TestGap(t *testing.T) {
+	f := newCVFeeder()
+	f.handshake(true, true, 2)
+	f.c.Gap(cvConn, S2C, 100, cvT0, 10)
+	f.send(S2C, cvS2C(false, 1, 2, "", 0, 1), cvS2C(false, 1, 2, "", 0, 2), cvS2C(false, 1, 2, "", 0, 3), cvS2C(false, 1, 2, "", 0, 4))
+	f.c.Finish()
+	ci := f.c.Connections()[0]
+	if !cvHas(ci.Findings, Warn, Sequence, "100 bytes lost") {
+		t.Errorf("connection findings %+v; want the gap", ci.Findings)
+	}
+	if f.c.Len() < 3 {
+		t.Fatalf("Len() = %d; want the messages after the resynchronisation", f.c.Len())
+	}
+	for n := 3; n <= f.c.Len(); n++ {
+		if m := f.c.Message(n); m.Name != "InvokeMessageListener" || !m.Enum.Widened {
+			t.Errorf("Message(%d) = %s %+v; want a widened invoke", n, m.Name, m.Enum)
+		}
+	}
+}
+
+func TestDecideConfidence(t *testing.T) {
+	for _, tc := range []struct {
+		v, w    int
+		widened bool
+		conf    float64
+	}{{0, 0, false, 0.5}, {4, 4, false, 0.5}, {1, 3, true, 0.75}, {6, 2, false, 0.75}} {
+		w, c := decideConfidence(tc.v, tc.w)
+		if w != tc.widened || c != tc.conf {
+			t.Errorf("decideConfidence(%d, %d) = %v, %v; want %v, %v", tc.v, tc.w, w, c, tc.widened, tc.conf)
+		}
+	}
+}
+
+func TestNoteAndClose(t *testing.T) {
+	f := newCVFeeder()
+	f.c.Open(cvConn, "port 27016", cvT0, 1)
+	f.c.Note(Conn{}, Finding{Severity: Note, Group: Protocol, Text: "capture note", Bit: -1})
+	f.c.Note(cvConn, Finding{Severity: Warn, Group: Protocol, Text: "conn note", Bit: -1})
+	f.send(S2C, cvS2C(false, 0, 0, "", 0))
+	f.c.Close(cvConn, cvT0, 3)
+	ci := f.c.Connections()[0]
+	if ci.Rule != "port 27016" || !ci.HasFinding || ci.Worst != Warn || !strings.Contains(ci.Findings[0].Text, "conn note") {
+		t.Errorf("ConnInfo = %+v", ci)
+	}
+	if fs := f.c.Findings(); len(fs) != 1 || fs[0].Text != "capture note" {
+		t.Errorf("Findings() = %+v", fs)
+	}
+	if f.c.Settled() != 1 {
+		t.Errorf("Settled() after Close = %d; want 1", f.c.Settled())
+	}
+	if f.c.Message(0) != nil || f.c.Message(2) != nil || f.c.Tables(Conn{}, 0) != nil {
+		t.Errorf("out-of-range queries should return nil")
+	}
+}
