@@ -133,9 +133,17 @@ func (f *flow) cuts(w *Write) []int {
 }
 
 // write sends one write as segments, applying loss, reordering and
-// retransmission by segment number.
+// retransmission by segment number. A reordered segment is held until the
+// next data segment of either side has gone out; a retransmitted one is
+// sent again at the start of the next write.
 func (f *flow) write(w *Write) {
 	f.capture = w.Capture
+	if f.again != nil {
+		// Retransmitted a write's time later, so that it looks like one
+		// (a copy within the round-trip time looks reordered instead).
+		f.emit(f.retime(*f.again))
+		f.again = nil
+	}
 	from := 0
 	cut := w.Cut
 	cuts := f.cuts(w)
@@ -166,12 +174,8 @@ func (f *flow) write(w *Write) {
 			f.emit(p)
 		}
 		if f.held != nil {
-			f.emit(*f.held)
+			f.emit(f.retime(*f.held))
 			f.held = nil
-		}
-		if f.again != nil {
-			f.emit(f.retime(*f.again))
-			f.again = nil
 		}
 		if slices.Contains(f.t.Retransmit, f.n) {
 			f.again = &p
@@ -235,7 +239,6 @@ func (f *flow) play(s *Script) {
 		f.write(w)
 		// The peer acknowledges unless its next write carries the ACK.
 		if i+1 == len(ws) || ws[i+1].Dir == w.Dir {
-			f.flush()
 			f.now = f.now.Add(4 * packetGap)
 			f.control(1-w.Dir, flagACK)
 		}
