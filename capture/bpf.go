@@ -1,0 +1,131 @@
+package capture
+
+import "golang.org/x/net/bpf"
+
+// The kernel filter runs on cooked (SOCK_DGRAM) packets, which start at the
+// IP header. It is `tcp port P or udp port P or udp port Q` for IPv4 (first
+// fragments only) and IPv6 (transport header right after the fixed header;
+// extension headers are not followed), keeping snap bytes of what matches.
+
+// prog assembles classic BPF with symbolic jump targets.
+type prog struct {
+	ins    []bpf.Instruction
+	labels map[string]int
+	jumps  []jump
+}
+
+type jump struct {
+	at      int
+	cond    bpf.JumpTest
+	val     uint32
+	yes, no string // "" falls through
+}
+
+func (p *prog) op(i bpf.Instruction) { p.ins = append(p.ins, i) }
+
+func (p *prog) label(name string) { p.labels[name] = len(p.ins) }
+
+func (p *prog) jif(cond bpf.JumpTest, val uint32, yes, no string) {
+	p.jumps = append(p.jumps, jump{len(p.ins), cond, val, yes, no})
+	p.ins = append(p.ins, nil)
+}
+
+func (p *prog) assemble() []bpf.RawInstruction {
+	skip := func(from int, to string) uint8 {
+		if to == "" {
+			return 0
+		}
+		return uint8(p.labels[to] - from - 1)
+	}
+	for _, j := range p.jumps {
+		p.ins[j.at] = bpf.JumpIf{Cond: j.cond, Val: j.val, SkipTrue: skip(j.at, j.yes), SkipFalse: skip(j.at, j.no)}
+	}
+	raw, err := bpf.Assemble(p.ins)
+	if err != nil {
+		// The program is fixed; an error is a bug in this file.
+		panic("capture: bpf: " + err.Error())
+	}
+	return raw
+}
+
+// packetOutgoing is the kernel's PACKET_OUTGOING packet type.
+const packetOutgoing = 4
+
+// loopbackOnce drops the outgoing copy of packets on the loopback interface
+// lo (an interface index; 0 when unknown), which AF_PACKET delivers once
+// leaving and once arriving (libpcap drops it the same way).
+func loopbackOnce(p *prog, lo int) {
+	if lo <= 0 {
+		return
+	}
+	p.op(bpf.LoadExtension{Num: bpf.ExtType})
+	p.jif(bpf.JumpEqual, packetOutgoing, "", "start")
+	p.op(bpf.LoadExtension{Num: bpf.ExtInterfaceIndex})
+	p.jif(bpf.JumpEqual, uint32(lo), "drop", "start")
+	p.label("start")
+}
+
+// portFilter returns the kernel filter for the game and query ports.
+func portFilter(game, query uint16, snap, lo int) []bpf.RawInstruction {
+	p := &prog{labels: map[string]int{}}
+	g, q := uint32(game), uint32(query)
+	loopbackOnce(p, lo)
+	// version nibble
+	p.op(bpf.LoadAbsolute{Off: 0, Size: 1})
+	p.op(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf0})
+	p.jif(bpf.JumpEqual, 0x40, "ip4", "")
+	p.jif(bpf.JumpEqual, 0x60, "ip6", "drop")
+
+	p.label("ip4")
+	p.op(bpf.LoadAbsolute{Off: 6, Size: 2}) // flags + fragment offset
+	p.jif(bpf.JumpBitsSet, 0x1fff, "drop", "")
+	p.op(bpf.LoadMemShift{Off: 0}) // X = IPv4 header length
+	p.op(bpf.LoadAbsolute{Off: 9, Size: 1})
+	p.jif(bpf.JumpEqual, 6, "tcp4", "")
+	p.jif(bpf.JumpEqual, 17, "udp4", "drop")
+	p.label("tcp4")
+	p.op(bpf.LoadIndirect{Off: 0, Size: 2})
+	p.jif(bpf.JumpEqual, g, "keep", "")
+	p.op(bpf.LoadIndirect{Off: 2, Size: 2})
+	p.jif(bpf.JumpEqual, g, "keep", "drop")
+	p.label("udp4")
+	p.op(bpf.LoadIndirect{Off: 0, Size: 2})
+	p.jif(bpf.JumpEqual, g, "keep", "")
+	p.jif(bpf.JumpEqual, q, "keep", "")
+	p.op(bpf.LoadIndirect{Off: 2, Size: 2})
+	p.jif(bpf.JumpEqual, g, "keep", "")
+	p.jif(bpf.JumpEqual, q, "keep", "drop")
+
+	p.label("ip6")
+	p.op(bpf.LoadAbsolute{Off: 6, Size: 1}) // next header
+	p.jif(bpf.JumpEqual, 6, "tcp6", "")
+	p.jif(bpf.JumpEqual, 17, "udp6", "drop")
+	p.label("tcp6")
+	p.op(bpf.LoadAbsolute{Off: 40, Size: 2})
+	p.jif(bpf.JumpEqual, g, "keep", "")
+	p.op(bpf.LoadAbsolute{Off: 42, Size: 2})
+	p.jif(bpf.JumpEqual, g, "keep", "drop")
+	p.label("udp6")
+	p.op(bpf.LoadAbsolute{Off: 40, Size: 2})
+	p.jif(bpf.JumpEqual, g, "keep", "")
+	p.jif(bpf.JumpEqual, q, "keep", "")
+	p.op(bpf.LoadAbsolute{Off: 42, Size: 2})
+	p.jif(bpf.JumpEqual, g, "keep", "")
+	p.jif(bpf.JumpEqual, q, "keep", "drop")
+
+	p.label("keep")
+	p.op(bpf.RetConstant{Val: uint32(snap)})
+	p.label("drop")
+	p.op(bpf.RetConstant{Val: 0})
+	return p.assemble()
+}
+
+// acceptAll keeps every packet, cut to snap bytes.
+func acceptAll(snap, lo int) []bpf.RawInstruction {
+	p := &prog{labels: map[string]int{}}
+	loopbackOnce(p, lo)
+	p.op(bpf.RetConstant{Val: uint32(snap)})
+	p.label("drop")
+	p.op(bpf.RetConstant{Val: 0})
+	return p.assemble()
+}

@@ -1,0 +1,217 @@
+//go:build linux
+
+package capture
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/afpacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+	"golang.org/x/sys/unix"
+)
+
+// pollTimeout bounds how long Close waits for a blocked read.
+const pollTimeout = 100 * time.Millisecond
+
+// live is the Source of OpenLive: an AF_PACKET TPACKET_V3 ring read without
+// libpcap or cgo.
+type live struct {
+	*source
+	mu     sync.Mutex // held while reading the ring, so Close never unmaps under a read
+	h      *afpacket.TPacket
+	closed atomic.Bool
+
+	file *os.File
+	bw   *bufio.Writer
+	ng   *pcapgo.NgWriter
+	werr error
+}
+
+// OpenLive captures on a network interface. The socket is cooked
+// (SOCK_DGRAM): frames start at the IP header on every interface, "any"
+// included, so they are handed on as LINKTYPE_RAW, and saved so with Write.
+// It needs CAP_NET_RAW; without it the error wraps ErrPermission.
+func OpenLive(opt LiveOptions) (Source, error) {
+	o := opt.withDefaults()
+	snap := opt.SnapLen
+	if snap <= 0 {
+		snap = DefaultSnapLen
+	}
+	iface := opt.Interface
+	if iface == "any" {
+		iface = ""
+	}
+	if iface != "" {
+		if _, err := net.InterfaceByName(iface); err != nil {
+			return nil, fmt.Errorf("capture: interface %q: %w", opt.Interface, err)
+		}
+	}
+	args := []any{
+		afpacket.SocketDgram,
+		afpacket.OptPollTimeout(pollTimeout),
+		afpacket.OptNumBlocks(32),
+	}
+	if iface != "" {
+		args = append(args, afpacket.OptInterface(iface))
+	}
+	h, err := afpacket.NewTPacket(args...)
+	if err != nil {
+		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+			return nil, fmt.Errorf("%w (%v)", ErrPermission, err)
+		}
+		return nil, fmt.Errorf("capture: live capture on %q: %w", opt.Interface, err)
+	}
+	l := &live{h: h}
+	fail := func(err error) (Source, error) {
+		h.Close()
+		if l.file != nil {
+			l.file.Close()
+		}
+		return nil, err
+	}
+	lo := loopbackIndex()
+	if opt.BPF {
+		if err := h.SetBPF(portFilter(o.TransportPort, o.QueryPort, snap, lo)); err != nil {
+			return fail(fmt.Errorf("capture: kernel filter: %w", err))
+		}
+	} else if err := h.SetBPF(acceptAll(snap, lo)); err != nil {
+		return fail(fmt.Errorf("capture: kernel snap length: %w", err))
+	}
+	if opt.Promiscuous && iface != "" {
+		if err := h.SetPromiscuous(true); err != nil {
+			return fail(fmt.Errorf("capture: promiscuous mode on %q: %w", iface, err))
+		}
+	}
+	if opt.Write != "" {
+		f, err := os.Create(opt.Write)
+		if err != nil {
+			return fail(fmt.Errorf("capture: --write: %w", err))
+		}
+		l.file = f
+		l.bw = bufio.NewWriter(f)
+		name := opt.Interface
+		if name == "" {
+			name = "any"
+		}
+		ng, err := pcapgo.NewNgWriterInterface(l.bw, pcapgo.NgInterface{Name: name, LinkType: layers.LinkTypeRaw, SnapLength: uint32(snap)}, pcapgo.DefaultNgWriterOptions)
+		if err == nil {
+			err = ng.Flush()
+		}
+		if err == nil {
+			err = l.bw.Flush()
+		}
+		if err != nil {
+			return fail(fmt.Errorf("capture: --write %s: %w", opt.Write, err))
+		}
+		l.ng = ng
+	}
+	l.source = &source{e: newEngine(o), name: opt.Interface, size: -1, read: l.read, stats: l.kernelStats}
+	return l, nil
+}
+
+// loopbackIndex returns the index of the loopback interface, 0 if none.
+func loopbackIndex() int {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return 0
+	}
+	for _, i := range ifs {
+		if i.Flags&net.FlagLoopback != 0 {
+			return i.Index
+		}
+	}
+	return 0
+}
+
+// read returns the next packet of the ring, saving it first when writing:
+// what a later event shows is on disk before the event exists.
+func (l *live) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
+	for {
+		if l.closed.Load() {
+			return nil, gopacket.CaptureInfo{}, 0, io.EOF
+		}
+		l.mu.Lock()
+		if l.closed.Load() {
+			l.mu.Unlock()
+			return nil, gopacket.CaptureInfo{}, 0, io.EOF
+		}
+		data, ci, err := l.h.ZeroCopyReadPacketData()
+		l.mu.Unlock()
+		if errors.Is(err, afpacket.ErrTimeout) || errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, ci, 0, fmt.Errorf("capture: live read: %w", err)
+		}
+		l.save(ci, data)
+		return data, ci, layers.LinkTypeRaw, nil
+	}
+}
+
+func (l *live) save(ci gopacket.CaptureInfo, data []byte) {
+	if l.ng == nil || l.werr != nil {
+		return
+	}
+	ci.InterfaceIndex = 0
+	err := l.ng.WritePacket(ci, data)
+	if err == nil {
+		err = l.ng.Flush()
+	}
+	if err == nil {
+		err = l.bw.Flush()
+	}
+	if err != nil {
+		l.werr = err
+		l.e.note("", Flow{}, LevelError, "--write: %v: later packets are not saved", err)
+	}
+}
+
+func (l *live) kernelStats(st *Stats) {
+	st.Live = true
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed.Load() {
+		return
+	}
+	s2, s3, err := l.h.SocketStats()
+	if err != nil {
+		return
+	}
+	st.KernelPackets = uint64(s2.Packets()) + uint64(s3.Packets())
+	st.KernelDrops = uint64(s2.Drops()) + uint64(s3.Drops())
+}
+
+// Close stops the capture (a Next blocked in another goroutine returns
+// io.EOF within pollTimeout) and flushes and closes the Write file.
+func (l *live) Close() error {
+	if l.closed.Swap(true) {
+		return nil
+	}
+	l.mu.Lock()
+	l.h.Close()
+	l.mu.Unlock()
+	var err error
+	if l.file != nil {
+		err = l.ng.Flush()
+		if e := l.bw.Flush(); err == nil {
+			err = e
+		}
+		if e := l.file.Close(); err == nil {
+			err = e
+		}
+	}
+	if err == nil {
+		err = l.werr
+	}
+	return err
+}
