@@ -1,0 +1,559 @@
+package views
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/views/bits"
+	"github.com/usmnscope/usmnscope/views/conns"
+	"github.com/usmnscope/usmnscope/views/detail"
+	"github.com/usmnscope/usmnscope/views/filterbar"
+	"github.com/usmnscope/usmnscope/views/frame"
+	"github.com/usmnscope/usmnscope/views/messages"
+	"github.com/usmnscope/usmnscope/views/status"
+	"github.com/usmnscope/usmnscope/views/tables"
+)
+
+// Focus names the pane that receives keys.
+type Focus uint8
+
+const (
+	FocusConns Focus = iota
+	FocusMessages
+	FocusDetail
+	FocusBits
+	FocusTables
+)
+
+var focusNames = [...]string{"conns", "messages", "detail", "bits", "tables"}
+
+func (f Focus) String() string {
+	if int(f) < len(focusNames) {
+		return focusNames[f]
+	}
+	return "Unknown"
+}
+
+// scanBudget is how many messages one update may index or test against a
+// filter: small enough that a key press never waits on a full pass.
+const scanBudget = 20000
+
+// ProgressMsg tells the UI that more of the capture was read; the feeding
+// goroutine sends it (throttled) through Program.Send. Fraction is the part
+// of the input read, or negative when unknown (live, pipes).
+type ProgressMsg struct {
+	Fraction float64
+	Done     bool
+	Err      error
+}
+
+// LiveMsg carries live-capture counters.
+type LiveMsg struct {
+	PacketsPerS float64
+	Drops       uint64
+}
+
+type scanMsg struct{}
+
+// Config describes what is shown.
+type Config struct {
+	Name  string    // capture file or interface
+	Parse ParseFunc // the CLI's filter language
+	Live  bool      // follow the tail until the user moves
+}
+
+// Model is the root model: layout, focus and routing. State of selection,
+// scroll and expansion lives in the panes.
+type Model struct {
+	KeyMap KeyMap
+
+	src  Source
+	cfg  Config
+	dark bool
+
+	conns  conns.Model
+	msgs   messages.Model
+	detail detail.Model
+	bits   bits.Model
+	tables tables.Model
+	bar    filterbar.Model
+	status status.Styles
+	help   help.Model
+
+	focus      Focus
+	showTables bool
+	fullHelp   bool
+
+	n        int // messages shown (frozen while paused)
+	idx      *index
+	scanning bool
+	conn     decode.Conn
+	allConns bool
+	selected int
+	listener *tables.ListenerMsg
+	filter   func(*decode.Message) bool
+
+	loading  bool
+	progress float64
+	err      string
+	paused   bool
+	live     LiveMsg
+
+	w, h int
+}
+
+// New returns the root model over src.
+func New(src Source, cfg Config) Model {
+	m := Model{
+		KeyMap: DefaultKeyMap(), src: src, cfg: cfg,
+		conns: conns.New(), msgs: messages.New(src, messages.All(0)),
+		detail: detail.New(), bits: bits.New(), tables: tables.New(),
+		bar: filterbar.New(filterbar.ParseFunc(cfg.Parse)), help: help.New(),
+		idx: newIndex(), allConns: true, loading: true, progress: -1,
+		focus: FocusMessages, w: 80, h: 24,
+	}
+	m.msgs.Title = "all"
+	m.setStyles(true)
+	m.msgs.SetFollow(cfg.Live)
+	m.refresh()
+	m.setFocus(FocusMessages)
+	m.layout()
+	return m
+}
+
+// Init asks for the terminal background so the styles can match it.
+func (m Model) Init() tea.Cmd { return tea.RequestBackgroundColor }
+
+// Focused returns the focused pane.
+func (m Model) Focused() Focus { return m.focus }
+
+// Selected returns the selected message number.
+func (m Model) Selected() int { return m.selected }
+
+// Panes expose the components to tests.
+func (m Model) Messages() messages.Model { return m.msgs }
+func (m Model) Detail() detail.Model     { return m.detail }
+func (m Model) Bits() bits.Model         { return m.bits }
+func (m Model) Tables() tables.Model     { return m.tables }
+func (m Model) Conns() conns.Model       { return m.conns }
+func (m Model) Bar() filterbar.Model     { return m.bar }
+
+// refresh takes in what the source has read so far.
+func (m *Model) refresh() {
+	if m.paused {
+		return
+	}
+	m.n = m.src.Len()
+	if m.n > 0 && m.msgs.Len() == 0 {
+		if first := m.src.Message(1); first != nil {
+			m.msgs.SetStart(first.Time)
+		}
+	}
+	m.conns.SetConnections(m.src.Connections(), m.n)
+	m.msgs.SetRows(m.rows(), false)
+	m.sync()
+}
+
+func (m *Model) rows() messages.Rows {
+	if m.allConns {
+		return messages.All(m.n)
+	}
+	return m.idx.byConn[m.conn]
+}
+
+// step does one bounded slice of background work (indexing, filtering)
+// and re-arms itself while work remains.
+func (m *Model) step() tea.Cmd {
+	more := m.idx.step(m.src, m.n, scanBudget)
+	m.conns.SetSpark(m.idx.spark)
+	if !m.allConns {
+		m.msgs.SetRows(m.rows(), false)
+	}
+	if m.msgs.Scan(scanBudget) {
+		more = true
+	}
+	m.sync()
+	if !more {
+		m.scanning = false
+		return nil
+	}
+	if m.scanning {
+		return nil
+	}
+	m.scanning = true
+	return func() tea.Msg { return scanMsg{} }
+}
+
+// sync updates the panes that depend on the selected message.
+func (m *Model) sync() {
+	n := m.msgs.Selected()
+	if n == m.selected {
+		return
+	}
+	m.selected = n
+	var d *decode.Message
+	if n > 0 {
+		d = m.src.Detail(n)
+	}
+	m.detail.SetMessage(d)
+	m.bits.SetMessage(d)
+	if d == nil {
+		m.tables.SetTables(nil)
+		return
+	}
+	m.tables.SetTables(m.src.Tables(d.Conn, n))
+}
+
+func (m *Model) setFocus(f Focus) {
+	m.focus = f
+	m.conns.Blur()
+	m.msgs.Blur()
+	m.detail.Blur()
+	m.bits.Blur()
+	m.tables.Blur()
+	switch f {
+	case FocusConns:
+		m.conns.Focus()
+	case FocusMessages:
+		m.msgs.Focus()
+	case FocusDetail:
+		m.detail.Focus()
+	case FocusBits:
+		m.showTables = false
+		m.bits.Focus()
+	case FocusTables:
+		m.showTables = true
+		m.tables.Focus()
+	}
+}
+
+// cycle moves focus through the visible panes.
+func (m *Model) cycle(d int) {
+	order := []Focus{FocusConns, FocusMessages, FocusDetail, FocusBits}
+	if m.showTables {
+		order[3] = FocusTables
+	}
+	i := 0
+	for j, f := range order {
+		if f == m.focus {
+			i = j
+		}
+	}
+	m.setFocus(order[(i+d+len(order))%len(order)])
+}
+
+// applyFilter combines the display filter with the listener chosen in the
+// tables pane.
+func (m *Model) applyFilter() {
+	f, l := m.filter, m.listener
+	switch {
+	case f == nil && l == nil:
+		m.msgs.SetFilter(nil, true)
+	case l == nil:
+		m.msgs.SetFilter(f, true)
+	case f == nil:
+		m.msgs.SetFilter(l.Match, true)
+	default:
+		m.msgs.SetFilter(func(msg *decode.Message) bool { return l.Match(msg) && f(msg) }, true)
+	}
+}
+
+// selectConn shows the messages of conn (all when !ok).
+func (m *Model) selectConn(c decode.Conn, ok bool) {
+	if ok == !m.allConns && c == m.conn {
+		return
+	}
+	m.conn, m.allConns = c, !ok
+	m.msgs.Title = "all"
+	if ok {
+		m.msgs.Title = decode.Escape(c.String())
+	}
+	m.msgs.SetRows(m.rows(), true)
+}
+
+// Update routes a message: data and timing first, then global keys, then
+// the focused pane.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case tea.BackgroundColorMsg:
+		m.setStyles(msg.IsDark())
+		return m, nil
+	case ProgressMsg:
+		m.progress = msg.Fraction
+		if msg.Done {
+			m.loading = false
+		}
+		if msg.Err != nil {
+			m.err = msg.Err.Error()
+		}
+		m.refresh()
+		return m, m.step()
+	case LiveMsg:
+		m.live = msg
+		return m, nil
+	case scanMsg:
+		m.scanning = false
+		return m, m.step()
+	case filterbar.FilterMsg:
+		m.filter = msg.Match
+		m.applyFilter()
+		return m, m.step()
+	case filterbar.GotoMsg:
+		if !m.allConns || m.filter != nil || m.listener != nil {
+			// The number may be hidden in this view: show everything.
+			m.filter, m.listener = nil, nil
+			m.conns.Select(decode.Conn{})
+			m.selectConn(decode.Conn{}, false)
+			m.applyFilter()
+		}
+		m.msgs.Select(msg.N)
+		m.setFocus(FocusMessages)
+		m.sync()
+		return m, nil
+	case tables.ListenerMsg:
+		l := msg
+		m.listener = &l
+		m.conns.Select(msg.Conn)
+		m.selectConn(msg.Conn, true)
+		m.applyFilter()
+		m.setFocus(FocusMessages)
+		return m, m.step()
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	case tea.MouseClickMsg:
+		return m.mouse(msg, msg.Mouse(), true)
+	case tea.MouseWheelMsg:
+		return m.mouse(msg, msg.Mouse(), false)
+	}
+	return m, nil
+}
+
+func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if m.bar.Mode() != filterbar.Off {
+		var cmd tea.Cmd
+		m.bar, cmd = m.bar.Update(k)
+		return m, cmd
+	}
+	if m.fullHelp {
+		m.fullHelp = false // any key closes the help
+		if !key.Matches(k, m.KeyMap.Quit) {
+			return m, nil
+		}
+	}
+	switch {
+	case key.Matches(k, m.KeyMap.Quit):
+		return m, tea.Quit
+	case key.Matches(k, m.KeyMap.NextPane):
+		m.cycle(1)
+	case key.Matches(k, m.KeyMap.PrevPane):
+		m.cycle(-1)
+	case key.Matches(k, m.KeyMap.Filter):
+		m.bar.Open(filterbar.Filter)
+	case key.Matches(k, m.KeyMap.Goto):
+		m.bar.Open(filterbar.Goto)
+	case key.Matches(k, m.KeyMap.Help):
+		m.fullHelp = true
+	case key.Matches(k, m.KeyMap.Tables):
+		if m.showTables {
+			m.setFocus(FocusBits)
+		} else {
+			m.setFocus(FocusTables)
+		}
+	case key.Matches(k, m.KeyMap.Follow):
+		m.paused = false
+		m.refresh()
+		m.msgs.SetFollow(true)
+		m.sync()
+	case key.Matches(k, m.KeyMap.Pause):
+		m.paused = !m.paused
+		m.refresh()
+	case key.Matches(k, m.KeyMap.Clear):
+		m.filter, m.listener = nil, nil
+		m.bar.Clear()
+		m.applyFilter()
+	case key.Matches(k, m.KeyMap.NextMatch, m.KeyMap.PrevMatch):
+		m.msgs, _ = m.msgs.Update(k)
+		m.sync()
+	default:
+		return m.route(k)
+	}
+	return m, nil
+}
+
+// route gives a message to the focused pane and propagates selections.
+func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch m.focus {
+	case FocusConns:
+		m.conns, cmd = m.conns.Update(msg)
+		m.selectConn(m.conns.Selected())
+		return m, tea.Batch(cmd, m.step())
+	case FocusMessages:
+		m.msgs, cmd = m.msgs.Update(msg)
+	case FocusDetail:
+		m.detail, cmd = m.detail.Update(msg)
+		if f := m.detail.SelectedField(); f != m.bits.SelectedField() {
+			m.bits.SelectField(f)
+		}
+	case FocusBits:
+		before := m.bits.SelectedField()
+		m.bits, cmd = m.bits.Update(msg)
+		if f := m.bits.SelectedField(); f != before && f >= 0 {
+			m.detail.SelectField(f)
+		}
+	case FocusTables:
+		m.tables, cmd = m.tables.Update(msg)
+	}
+	m.sync()
+	return m, cmd
+}
+
+// Layout: connections and messages on top, detail and bits (or tables)
+// side by side below, then the filter bar, status bar and help line.
+type rect struct{ x, y, w, h int }
+
+func (r rect) has(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h }
+
+func (m Model) rects() (cn, ms, dt, br rect) {
+	avail := max(m.h-3, 4)
+	ch := min(max(avail/5, 3), 10)
+	mh := (avail - ch) / 2
+	bh := avail - ch - mh
+	lw := m.w / 2
+	return rect{0, 0, m.w, ch}, rect{0, ch, m.w, mh}, rect{0, ch + mh, lw, bh}, rect{lw + 1, ch + mh, m.w - lw - 1, bh}
+}
+
+func (m *Model) layout() {
+	cn, ms, dt, br := m.rects()
+	m.conns.SetSize(cn.w, cn.h)
+	m.msgs.SetSize(ms.w, ms.h)
+	m.detail.SetSize(dt.w, dt.h)
+	m.bits.SetSize(br.w, br.h)
+	m.tables.SetSize(br.w, br.h)
+	m.bar.SetWidth(m.w)
+	m.help.SetWidth(m.w)
+}
+
+func (m Model) mouse(msg tea.Msg, at tea.Mouse, click bool) (tea.Model, tea.Cmd) {
+	cn, ms, dt, br := m.rects()
+	right := FocusBits
+	if m.showTables {
+		right = FocusTables
+	}
+	for _, p := range []struct {
+		r rect
+		f Focus
+	}{{cn, FocusConns}, {ms, FocusMessages}, {dt, FocusDetail}, {br, right}} {
+		if !p.r.has(at.X, at.Y) {
+			continue
+		}
+		rel := tea.Mouse{X: at.X - p.r.x, Y: at.Y - p.r.y, Button: at.Button, Mod: at.Mod}
+		prev := m.focus
+		m.setFocus(p.f)
+		var local tea.Msg = tea.MouseWheelMsg(rel)
+		if click {
+			local = tea.MouseClickMsg(rel)
+		}
+		next, cmd := m.route(local)
+		if !click {
+			nm := next.(Model)
+			nm.setFocus(prev)
+			return nm, cmd
+		}
+		return next, cmd
+	}
+	return m, nil
+}
+
+// View renders the whole screen.
+func (m Model) View() tea.View {
+	var b strings.Builder
+	_, _, dt, br := m.rects()
+	if m.fullHelp {
+		cn, ms, _, _ := m.rects()
+		groups := append(m.KeyMap.FullHelp(), m.paneHelp().FullHelp()...)
+		b.WriteString(frame.Block(strings.Split(" Keys (any key closes)\n\n"+m.help.FullHelpView(groups), "\n"), m.w, cn.h+ms.h+dt.h))
+	} else {
+		b.WriteString(m.conns.View())
+		b.WriteByte('\n')
+		b.WriteString(m.msgs.View())
+		b.WriteByte('\n')
+		left := strings.Split(m.detail.View(), "\n")
+		rv := m.bits.View()
+		if m.showTables {
+			rv = m.tables.View()
+		}
+		right := strings.Split(rv, "\n")
+		for i := 0; i < dt.h; i++ {
+			l, r := "", ""
+			if i < len(left) {
+				l = left[i]
+			}
+			if i < len(right) {
+				r = right[i]
+			}
+			b.WriteString(frame.Line(l, dt.w) + "│" + frame.Line(r, br.w))
+			b.WriteByte('\n')
+		}
+	}
+	extra := ""
+	if m.listener != nil {
+		extra = "listener: " + m.listener.Label
+	}
+	b.WriteString(m.bar.View(extra))
+	b.WriteByte('\n')
+	b.WriteString(status.View(m.status, m.statusInfo(), m.w))
+	b.WriteByte('\n')
+	b.WriteString(frame.Line(m.help.ShortHelpView(append(m.paneHelp().ShortHelp(), m.KeyMap.ShortHelp()...)), m.w))
+	v := tea.NewView(b.String())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "usmnscope " + decode.Escape(m.cfg.Name)
+	return v
+}
+
+func (m Model) paneHelp() help.KeyMap {
+	switch m.focus {
+	case FocusConns:
+		return m.conns.KeyMap
+	case FocusDetail:
+		return m.detail.KeyMap
+	case FocusBits:
+		return m.bits.KeyMap
+	case FocusTables:
+		return m.tables.KeyMap
+	}
+	return m.msgs.KeyMap
+}
+
+func (m Model) statusInfo() status.Info {
+	in := status.Info{
+		Name: m.cfg.Name, Messages: m.n, Loading: m.loading, Progress: m.progress,
+		Live: m.cfg.Live, PacketsPerS: m.live.PacketsPerS, Drops: m.live.Drops,
+		Paused: m.paused, Following: m.msgs.Following(), Err: m.err,
+	}
+	if p := m.src.Profile(); p != nil {
+		in.Profile = p.Name
+	}
+	cs := m.src.Connections()
+	in.Conns = len(cs)
+	for _, c := range cs {
+		if c.HasFinding && (!in.HasFinding || c.Worst > in.Worst) {
+			in.Worst, in.HasFinding = c.Worst, true
+		}
+	}
+	for _, f := range m.src.Findings() {
+		if !in.HasFinding || f.Severity > in.Worst {
+			in.Worst, in.HasFinding = f.Severity, true
+		}
+	}
+	return in
+}

@@ -1,0 +1,50 @@
+package views
+
+import (
+	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/views/messages"
+)
+
+// maxSeconds bounds a connection's sparkline buckets, so a capture with a
+// hostile timestamp jump cannot make the index allocate without limit.
+const maxSeconds = 1 << 16
+
+// index groups message numbers by connection and counts messages per
+// second, built incrementally: each step reads a bounded number of new
+// messages, so opening a huge capture never waits for a full pass.
+type index struct {
+	scanned int
+	byConn  map[decode.Conn]messages.Numbers
+	spark   map[decode.Conn][]int
+	first   map[decode.Conn]int64 // unix second of the connection's first message
+}
+
+func newIndex() *index {
+	return &index{byConn: map[decode.Conn]messages.Numbers{}, spark: map[decode.Conn][]int{}, first: map[decode.Conn]int64{}}
+}
+
+// step indexes up to budget messages of the n known and reports whether
+// more remain.
+func (x *index) step(src Source, n, budget int) bool {
+	for ; x.scanned < n && budget > 0; budget-- {
+		x.scanned++
+		msg := src.Message(x.scanned)
+		if msg == nil {
+			continue
+		}
+		x.byConn[msg.Conn] = append(x.byConn[msg.Conn], x.scanned)
+		sec := msg.Time.Unix()
+		f, ok := x.first[msg.Conn]
+		if !ok {
+			x.first[msg.Conn], f = sec, sec
+		}
+		b := int(min(max(sec-f, 0), maxSeconds-1))
+		s := x.spark[msg.Conn]
+		for len(s) <= b {
+			s = append(s, 0)
+		}
+		s[b]++
+		x.spark[msg.Conn] = s
+	}
+	return x.scanned < n
+}

@@ -1,0 +1,72 @@
+// Package status renders the status bar: capture name or interface,
+// profile (wire.md 6), message and connection counts, the worst finding in
+// the capture, loading progress, and for live captures packets/s, kernel
+// drops and whether the list is paused or following the tail.
+package status
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/views/frame"
+)
+
+// Info is what the bar shows.
+type Info struct {
+	Name        string
+	Profile     string
+	Messages    int
+	Conns       int
+	Worst       decode.Severity
+	HasFinding  bool
+	Loading     bool
+	Progress    float64 // 0..1, or < 0 when unknown
+	Live        bool
+	PacketsPerS float64
+	Drops       uint64
+	Paused      bool
+	Following   bool
+	Err         string // the capture stopped with this error
+}
+
+// Styles of the bar.
+type Styles struct{ Bar lipgloss.Style }
+
+// DefaultStyles returns styles for a dark or light background.
+func DefaultStyles(dark bool) Styles {
+	return Styles{Bar: lipgloss.NewStyle().Reverse(true)}
+}
+
+// View renders the bar at width w.
+func View(s Styles, in Info, w int) string {
+	parts := []string{decode.Escape(in.Name), "profile " + decode.Escape(in.Profile),
+		fmt.Sprintf("%d msgs", in.Messages), fmt.Sprintf("%d conns", in.Conns)}
+	if in.HasFinding {
+		parts = append(parts, "worst "+in.Worst.String())
+	} else {
+		parts = append(parts, "no findings")
+	}
+	if in.Loading {
+		if in.Progress >= 0 {
+			parts = append(parts, fmt.Sprintf("loading %d%%", int(in.Progress*100)))
+		} else {
+			parts = append(parts, "loading…")
+		}
+	}
+	if in.Live {
+		parts = append(parts, fmt.Sprintf("%.0f pkt/s", in.PacketsPerS), fmt.Sprintf("%d drops", in.Drops))
+		switch {
+		case in.Paused:
+			parts = append(parts, "PAUSED")
+		case in.Following:
+			parts = append(parts, "following")
+		}
+	}
+	if in.Err != "" {
+		parts = append(parts, "error: "+decode.Escape(in.Err))
+	}
+	return s.Bar.Render(frame.Line(" "+strings.Join(parts, " │ "), w))
+}

@@ -1,0 +1,242 @@
+// Package tables is the listener-ID tables pane: the server table, the
+// client table with its mapping, the missing lists, unresolved references
+// and version warnings of one connection as of the selected message
+// (wire.md 4.5). Entries that changed at that message are marked with *.
+// Enter on an entry asks the root to filter the messages to that listener.
+package tables
+
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/views/frame"
+)
+
+// ListenerMsg asks to show only the messages of one listener: a server ID,
+// or a client ID (with the server ID it maps to, when Mapped).
+type ListenerMsg struct {
+	Conn     decode.Conn
+	Server   bool // ID is a server ID
+	ID       uint32
+	Mapped   bool
+	ServerID uint32
+	Label    string
+}
+
+// KeyMap holds the pane's bindings.
+type KeyMap struct {
+	Up, Down, Select key.Binding
+}
+
+// DefaultKeyMap returns vim-like bindings.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Select: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "filter by listener")),
+	}
+}
+
+func (k KeyMap) ShortHelp() []key.Binding  { return []key.Binding{k.Down, k.Up, k.Select} }
+func (k KeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Up, k.Down, k.Select}} }
+
+// Styles of the pane.
+type Styles struct {
+	Title, TitleFocused, Selected, Heading, Warn lipgloss.Style
+}
+
+// DefaultStyles returns styles for a dark or light background.
+func DefaultStyles(dark bool) Styles {
+	ld := lipgloss.LightDark(dark)
+	return Styles{
+		Title:        lipgloss.NewStyle().Bold(true),
+		TitleFocused: lipgloss.NewStyle().Bold(true).Reverse(true),
+		Selected:     lipgloss.NewStyle().Reverse(true),
+		Heading:      lipgloss.NewStyle().Underline(true),
+		Warn:         lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#af5f00"), lipgloss.Color("#ffd75f"))),
+	}
+}
+
+type line struct {
+	text  string
+	entry *ListenerMsg // selectable when non-nil
+	style int          // 0 plain, 1 heading, 2 warning
+}
+
+// Model is the tables pane.
+type Model struct {
+	KeyMap KeyMap
+	Styles Styles
+
+	t      *decode.Tables
+	lines  []line
+	cursor int
+	offset int
+	w, h   int
+	focus  bool
+}
+
+// New returns an empty pane.
+func New() Model { return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(true)} }
+
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.clamp() }
+func (m *Model) Focus()           { m.focus = true }
+func (m *Model) Blur()            { m.focus = false }
+func (m Model) Focused() bool     { return m.focus }
+
+// SetTables shows t (nil: no connection selected), keeping the cursor row.
+func (m *Model) SetTables(t *decode.Tables) {
+	m.t = t
+	m.lines = render(t)
+	m.clamp()
+}
+
+// Tables returns the tables shown.
+func (m Model) Tables() *decode.Tables { return m.t }
+
+// Lines returns the pane's lines without styling (for tests).
+func (m Model) Lines() []string {
+	out := make([]string, len(m.lines))
+	for i, l := range m.lines {
+		out[i] = l.text
+	}
+	return out
+}
+
+// Entry returns the listener under the cursor.
+func (m Model) Entry() (ListenerMsg, bool) {
+	if m.cursor < len(m.lines) && m.lines[m.cursor].entry != nil {
+		return *m.lines[m.cursor].entry, true
+	}
+	return ListenerMsg{}, false
+}
+
+func (m *Model) clamp() {
+	m.cursor = max(0, min(m.cursor, len(m.lines)-1))
+	m.offset = frame.Scroll(m.offset, m.cursor, max(m.h-1, 1), len(m.lines))
+}
+
+// Update handles keys and mouse events given to the pane.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, m.KeyMap.Up):
+			m.cursor--
+		case key.Matches(msg, m.KeyMap.Down):
+			m.cursor++
+		case key.Matches(msg, m.KeyMap.Select):
+			if e, ok := m.Entry(); ok {
+				cmd = func() tea.Msg { return e }
+			}
+		}
+	case tea.MouseClickMsg:
+		if msg.Y >= 1 {
+			m.cursor = m.offset + msg.Y - 1
+		}
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.cursor -= 3
+		case tea.MouseWheelDown:
+			m.cursor += 3
+		}
+	}
+	m.clamp()
+	return m, cmd
+}
+
+// View renders the pane.
+func (m Model) View() string {
+	ts := m.Styles.Title
+	if m.focus {
+		ts = m.Styles.TitleFocused
+	}
+	title := " Tables"
+	if m.t != nil {
+		title = fmt.Sprintf(" Tables as of message %d", m.t.AsOf)
+	}
+	out := []string{ts.Render(frame.Line(title, m.w))}
+	end := min(m.offset+max(m.h-1, 1), len(m.lines))
+	for i := m.offset; i < end; i++ {
+		l := m.lines[i]
+		s := frame.Line(l.text, m.w)
+		switch {
+		case i == m.cursor && m.focus:
+			s = m.Styles.Selected.Render(s)
+		case l.style == 1:
+			s = m.Styles.Heading.Render(s)
+		case l.style == 2:
+			s = m.Styles.Warn.Render(s)
+		}
+		out = append(out, s)
+	}
+	return frame.Block(out, m.w, m.h)
+}
+
+func changed(c bool) string {
+	if c {
+		return "*"
+	}
+	return " "
+}
+
+func render(t *decode.Tables) []line {
+	if t == nil {
+		return []line{{text: "  select a connection to see its listener tables"}}
+	}
+	ls := []line{{text: fmt.Sprintf("Server table (%d)", len(t.Server)), style: 1}}
+	for _, e := range t.Server {
+		ls = append(ls, line{
+			text:  fmt.Sprintf("%s s%-4d %s v%d  %s #%d  %d inv %db", changed(e.Changed), e.ID, decode.Escape(e.Type), e.Version, e.Learned, e.First, e.Invokes, e.PayloadBits),
+			entry: &ListenerMsg{Conn: t.Conn, Server: true, ID: e.ID, Label: fmt.Sprintf("server %d", e.ID)},
+		})
+	}
+	ls = append(ls, line{text: fmt.Sprintf("Client table (%d)", len(t.Client)), style: 1})
+	for _, e := range t.Client {
+		mapped := "→ ?"
+		if e.Mapped {
+			mapped = fmt.Sprintf("→ s%d", e.ServerID)
+		}
+		ls = append(ls, line{
+			text:  fmt.Sprintf("%s c%-4d %s %s v%d  %s #%d  %d inv %db", changed(e.Changed), e.ID, mapped, decode.Escape(e.Type), e.Version, e.Learned, e.First, e.Invokes, e.PayloadBits),
+			entry: &ListenerMsg{Conn: t.Conn, ID: e.ID, Mapped: e.Mapped, ServerID: e.ServerID, Label: fmt.Sprintf("client %d", e.ID)},
+		})
+	}
+	if len(t.MissingOnServer) > 0 {
+		ls = append(ls, line{text: fmt.Sprintf("Missing on server: %v", t.MissingOnServer), style: 2})
+	}
+	if len(t.MissingOnClient) > 0 {
+		ls = append(ls, line{text: fmt.Sprintf("Missing on client: %v", t.MissingOnClient), style: 2})
+	}
+	if len(t.Unresolved) > 0 {
+		ls = append(ls, line{text: fmt.Sprintf("Unresolved (%d)", len(t.Unresolved)), style: 1})
+		for _, r := range t.Unresolved {
+			ls = append(ls, line{text: fmt.Sprintf("  #%d %s id %d", r.N, r.Dir, r.ID), style: 2})
+		}
+	}
+	for _, w := range t.Warnings {
+		ls = append(ls, line{text: fmt.Sprintf("%s/%s: %s", w.Severity, w.Group, decode.Escape(w.Text)), style: 2})
+	}
+	return ls
+}
+
+// Match reports whether msg belongs to the listener l: a server ID matches
+// messages naming that server ID; a client ID matches those naming it, or
+// naming its mapped server ID (wire.md 4.3: the client switches to the
+// server's ID once it learns it).
+func (l ListenerMsg) Match(msg *decode.Message) bool {
+	if msg.Conn != l.Conn || msg.Listener == nil {
+		return false
+	}
+	sid, cid := msg.Listener.ServerID, msg.Listener.ClientID
+	if l.Server {
+		return sid != nil && *sid == l.ID
+	}
+	return cid != nil && *cid == l.ID || l.Mapped && sid != nil && *sid == l.ServerID
+}
