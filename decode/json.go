@@ -273,10 +273,14 @@ func (c *Capture) WriteTablesJSON(w io.Writer) error {
 
 // TablesJSON returns the `tables --json` document (see WriteTablesJSON),
 // indented, ending in a newline.
-func (c *Capture) TablesJSON() ([]byte, error) {
+func (c *Capture) TablesJSON() ([]byte, error) { return c.TablesJSONAt(0) }
+
+// TablesJSONAt is TablesJSON with the tables as of message asOf (≤ 0: the
+// end of what was read), for `usmnscope tables --at N --json`.
+func (c *Capture) TablesJSONAt(asOf int) ([]byte, error) {
 	doc := jsonTables{Profile: c.Profile().Name, Connections: []jsonConn{}}
 	for _, ci := range c.Connections() {
-		doc.Connections = append(doc.Connections, tablesJSON(ci, c.Tables(ci.Conn, 0)))
+		doc.Connections = append(doc.Connections, tablesJSON(ci, c.Tables(ci.Conn, asOf)))
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
