@@ -123,11 +123,16 @@ func messageName(m *decode.Message) string {
 	return name
 }
 
-// summary is the one-line description of a message: the decoder's summary,
-// or one built from the listener for USMN messages.
+// summary is the one-line description of a message: the decoder's summary
+// (without the message name, which the line shows already), or one built
+// from the listener for USMN messages.
 func summary(m *decode.Message) string {
 	if m.Summary != "" {
-		return decode.Escape(m.Summary)
+		s := m.Summary
+		if rest, ok := strings.CutPrefix(s, m.Name); ok && (rest == "" || rest[0] == ' ') {
+			s = strings.TrimSpace(rest)
+		}
+		return decode.Escape(s)
 	}
 	var parts []string
 	if m.Mode != "" {
@@ -176,7 +181,10 @@ type lineFormat struct {
 // direction, name with the widened mark, summary, and the worst finding.
 func (f lineFormat) line(m *decode.Message) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%5d %10s %s %s %s %s", m.N, relTime(m.Time, f.start), m.Conn, m.Dir, messageName(m), summary(m))
+	fmt.Fprintf(&b, "%5d %10s %s %s %s", m.N, relTime(m.Time, f.start), m.Conn, m.Dir, messageName(m))
+	if s := summary(m); s != "" {
+		b.WriteString(" " + s)
+	}
 	if w, ok := m.Worst(); ok {
 		var first decode.Finding
 		count := 0
@@ -224,7 +232,7 @@ func (f lineFormat) tree(m *decode.Message) string {
 }
 
 // bitColumn is the width of the widest bit string: maxDrawBytes groups.
-const bitColumn = maxDrawBytes*9 - 1
+const bitColumn = maxDrawBytes*10 - 1
 
 func writeFields(b *strings.Builder, data []byte, fields []netpak.Span) {
 	for _, s := range fields {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/decode"
 )
@@ -123,3 +125,51 @@ func noteFinding(ev capture.Event) decode.Finding {
 // progressInterval is the least time between two progress redraws (at most
 // ten a second).
 const progressInterval = 100 * time.Millisecond
+
+// openSource opens the capture named on the command line: a file, or "-"
+// for the command's standard input (injected in tests).
+func openSource(s *streams, path string, p *decode.Profile) (capture.Source, error) {
+	if path == "-" {
+		return capture.NewReader(s.in, "stdin", captureOptions(p))
+	}
+	return capture.Open(path, captureOptions(p))
+}
+
+// readCapture opens path, decodes all of it with the profile of cmd and
+// returns the result, drawing progress on a terminal's stderr. each, when
+// not nil, runs after every event (dump prints settled messages from it);
+// its error stops the read. A capture that cannot be opened is an error;
+// one that breaks off part-way keeps what was decoded and reports the break
+// as a capture finding and a one-line warning on stderr.
+func readCapture(cmd *cobra.Command, s *streams, path string, each func(*decode.Capture) error) (*decode.Capture, error) {
+	p, err := loadProfile(cmd)
+	if err != nil {
+		return nil, err
+	}
+	src, err := openSource(s, path, p)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	dc := decode.NewCapture(p)
+	bar := newProgress(s.err)
+	var stop error
+	ferr := feed(src, dc, func(st capture.Stats) {
+		bar.update(st)
+		if each != nil && stop == nil {
+			stop = each(dc)
+		}
+	})
+	bar.done()
+	if stop != nil {
+		return dc, stop
+	}
+	if ferr != nil {
+		if dc.Len() == 0 && len(dc.Connections()) == 0 {
+			return nil, ferr
+		}
+		dc.Note(decode.Conn{}, decode.Finding{Severity: decode.Error, Group: decode.Malformed, Bit: -1, Text: decode.Escape(ferr.Error())})
+		fmt.Fprintf(s.err, "usmnscope: warning: %s: %v (showing what was read before)\n", decode.Escape(path), ferr)
+	}
+	return dc, nil
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/usmnscope/usmnscope/decode"
+)
+
+func init() { subcommands = append(subcommands, newTablesCmd) }
+
+type tablesOptions struct {
+	json bool
+	at   int
+}
+
+func newTablesCmd(s *streams) *cobra.Command {
+	var o tablesOptions
+	cmd := &cobra.Command{
+		Use:   "tables CAPTURE",
+		Short: "Print the per-connection USMN listener-ID tables",
+		Long: `Reconstructs, for each connection, the server table (server ID → listener
+type, version, ID bit count), the client table (client ID → type, version,
+mapped server ID), the IDs each side said it lacks and the references not
+resolved (wire.md 4.5), as aligned text or as the JSON document of
+outputs.md. --at N gives the state right after message N.`,
+		Example: `  usmnscope tables capture.pcapng
+  usmnscope tables --at 12 capture.pcapng
+  usmnscope tables --json capture.pcapng | jq '.connections[].server_listeners'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runTables(cmd, s, args[0], o) },
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the tables as one JSON document (outputs.md)")
+	cmd.Flags().IntVar(&o.at, "at", 0, "show the tables as of message `N` (default: the end of the capture)")
+	return cmd
+}
+
+func runTables(cmd *cobra.Command, s *streams, path string, o tablesOptions) error {
+	if o.at < 0 {
+		return usageError{fmt.Errorf("tables: --at %d: message numbers start at 1", o.at)}
+	}
+	dc, err := readCapture(cmd, s, path, nil)
+	if err != nil {
+		return err
+	}
+	if o.at > dc.Len() {
+		return usageError{fmt.Errorf("tables: --at %d: the capture has %d messages", o.at, dc.Len())}
+	}
+	out := newOutput(s.out)
+	if o.json {
+		b, err := dc.TablesJSONAt(o.at)
+		if err != nil {
+			return err
+		}
+		out.Write(b)
+	} else {
+		writeTables(out, dc, o.at)
+	}
+	return out.Flush()
+}
+
+// writeTables prints every connection's tables as aligned text. Type names
+// come from the wire and are escaped.
+func writeTables(out *bufio.Writer, dc *decode.Capture, at int) {
+	asOf := "end of capture"
+	if at > 0 {
+		asOf = "message " + strconv.Itoa(at)
+	}
+	fmt.Fprintf(out, "profile %s, as of %s\n", decode.Escape(dc.Profile().Name), asOf)
+	for _, ci := range dc.Connections() {
+		t := dc.Tables(ci.Conn, at)
+		fmt.Fprintf(out, "\nconnection %s: %d messages, USMN client %s server %s%s\n",
+			ci.Conn, ci.Messages, yesNo(ci.USMNClient), yesNo(ci.USMNServer), widenedText(ci))
+		if t == nil {
+			fmt.Fprintln(out, "  no listener tables")
+			continue
+		}
+		writeServerTable(out, t.Server)
+		writeClientTable(out, t.Client)
+		if len(t.MissingOnServer) > 0 {
+			fmt.Fprintf(out, "  missing on server (client IDs): %s\n", joinIDs(t.MissingOnServer))
+		}
+		if len(t.MissingOnClient) > 0 {
+			fmt.Fprintf(out, "  missing on client (server IDs): %s\n", joinIDs(t.MissingOnClient))
+		}
+		if len(t.Unresolved) > 0 {
+			refs := make([]string, len(t.Unresolved))
+			for i, r := range t.Unresolved {
+				refs[i] = fmt.Sprintf("#%d %s id %d", r.N, r.Dir, r.ID)
+			}
+			fmt.Fprintf(out, "  unresolved: %s\n", strings.Join(refs, ", "))
+		}
+		for _, f := range t.Warnings {
+			fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, decode.Escape(f.Text))
+		}
+	}
+}
+
+func writeServerTable(out *bufio.Writer, es []decode.ServerEntry) {
+	if len(es) == 0 {
+		fmt.Fprintln(out, "  server table: empty")
+		return
+	}
+	fmt.Fprintln(out, "  server table:")
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "     ID\tTYPE\tVERSION\tID BITS\tLEARNED\tFIRST\tINVOKES\tPAYLOAD BITS")
+	for _, e := range es {
+		fmt.Fprintf(tw, "   %s %d\t%s\t%d\t%d\t%s\t%d\t%d\t%d\n", changed(e.Changed), e.ID, decode.Escape(e.Type), e.Version, e.IDBits, e.Learned, e.First, e.Invokes, e.PayloadBits)
+	}
+	tw.Flush()
+}
+
+func writeClientTable(out *bufio.Writer, es []decode.ClientEntry) {
+	if len(es) == 0 {
+		fmt.Fprintln(out, "  client table: empty")
+		return
+	}
+	fmt.Fprintln(out, "  client table:")
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "     ID\tTYPE\tVERSION\tSERVER ID\tLEARNED\tFIRST\tINVOKES\tPAYLOAD BITS")
+	for _, e := range es {
+		sid := "-"
+		if e.Mapped {
+			sid = strconv.FormatUint(uint64(e.ServerID), 10)
+		}
+		fmt.Fprintf(tw, "   %s %d\t%s\t%d\t%s\t%s\t%d\t%d\t%d\n", changed(e.Changed), e.ID, decode.Escape(e.Type), e.Version, sid, e.Learned, e.First, e.Invokes, e.PayloadBits)
+	}
+	tw.Flush()
+}
+
+// changed marks ("*") the entries that the message the tables are as of
+// created or updated.
+func changed(c bool) string {
+	if c {
+		return "*"
+	}
+	return " "
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func widenedText(ci decode.ConnInfo) string {
+	var parts []string
+	for _, d := range []decode.Dir{decode.C2S, decode.S2C} {
+		if ci.Widened[d] {
+			parts = append(parts, fmt.Sprintf("%s from #%d", d, ci.WidenedAt[d]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := ", widened " + strings.Join(parts, ", ")
+	if ci.Inferred {
+		s += " (inferred)"
+	}
+	return s
+}
+
+func joinIDs(ids []uint32) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatUint(uint64(id), 10)
+	}
+	return strings.Join(s, ", ")
+}
