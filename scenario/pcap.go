@@ -106,7 +106,7 @@ func (s *Scenario) Packets() ([]Packet, Stats, error) {
 	for i := range scripts {
 		sc := &scripts[i]
 		start := s.Start.Add(time.Duration(i*connStagger) * time.Microsecond)
-		f := newFlow(s.Seed, sc.Conn, l, sc.Transport, start, func(p Packet) { all = append(all, p) })
+		f := newFlow(s.Seed, sc.Conn, l, sc.Transport, start, func(p Packet) { p.Data = slices.Clone(p.Data); all = append(all, p) })
 		f.play(sc)
 		st.Messages += sc.Messages
 	}

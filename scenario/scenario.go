@@ -288,7 +288,12 @@ var modeByName = map[string]decode.NegotiateMode{
 	"RequestServerListenerId":   decode.RequestServerListenerID,
 }
 
+var spaces = strings.NewReplacer(" ", "", "\n", "", "\t", "")
+
 // unhex decodes hex with optional spaces.
 func unhex(s string) ([]byte, error) {
-	return hex.DecodeString(strings.NewReplacer(" ", "", "\n", "", "\t", "").Replace(s))
+	if strings.ContainsAny(s, " \n\t") {
+		s = spaces.Replace(s)
+	}
+	return hex.DecodeString(s)
 }

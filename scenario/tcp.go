@@ -35,6 +35,7 @@ type flow struct {
 	capture bool
 	buf     []byte
 	out     func(Packet)
+	unacked [2]int // bytes each side sent since the peer last acknowledged
 }
 
 // isn derives a side's initial sequence number from the seed and the
@@ -60,7 +61,8 @@ func newFlow(seed uint64, c decode.Conn, l link, t Transport, start time.Time, o
 }
 
 // packet builds a segment from side d at the current time and advances
-// the clock.
+// the clock. The packet's bytes alias the flow's buffer until the next
+// packet: whoever keeps one clones it.
 func (f *flow) packet(d decode.Dir, flags uint8, seq uint32, payload []byte) Packet {
 	s := segment{seq: seq, ack: f.seq[1-d], flags: flags, ipID: f.ipID[d], payload: payload, fromClient: d == decode.C2S}
 	if flags&flagSYN != 0 && flags&flagACK == 0 {
@@ -71,8 +73,10 @@ func (f *flow) packet(d decode.Dir, flags uint8, seq uint32, payload []byte) Pac
 		s.src, s.dst = s.dst, s.src
 	}
 	f.ipID[d]++
+	f.unacked[d] += len(payload)
+	f.unacked[1-d] = 0
 	f.buf = appendPacket(f.buf[:0], f.l, &s)
-	p := Packet{Time: f.now, Data: slices.Clone(f.buf)}
+	p := Packet{Time: f.now, Data: f.buf}
 	f.now = f.now.Add(packetGap)
 	return p
 }
@@ -168,6 +172,7 @@ func (f *flow) write(w *Write) {
 		case slices.Contains(f.t.Loss, f.n):
 			// sent, never captured
 		case slices.Contains(f.t.Reorder, f.n) && f.held == nil:
+			p.Data = slices.Clone(p.Data)
 			f.held = &p
 			continue
 		default:
@@ -178,6 +183,7 @@ func (f *flow) write(w *Write) {
 			f.held = nil
 		}
 		if slices.Contains(f.t.Retransmit, f.n) {
+			p.Data = slices.Clone(p.Data)
 			f.again = &p
 		}
 	}
