@@ -34,7 +34,12 @@ type linkDecoder struct {
 	udp     layers.UDP
 	payload gopacket.Payload
 
-	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
+	parsers    map[gopacket.LayerType]*gopacket.DecodingLayerParser
+	lastFirst  gopacket.LayerType
+	lastParser *gopacket.DecodingLayerParser
+	lastLink   layers.LinkType
+	lastLayer  gopacket.LayerType
+	lastOK     bool
 	decoded []gopacket.LayerType
 
 	hasTCP, hasUDP, isIP6 bool
@@ -65,6 +70,10 @@ func (d *linkDecoder) init() {
 }
 
 func (d *linkDecoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerParser {
+	if first == d.lastFirst && d.lastParser != nil {
+		return d.lastParser
+	}
+	defer func() { d.lastFirst, d.lastParser = first, d.parsers[first] }()
 	p := d.parsers[first]
 	if p == nil {
 		p = gopacket.NewDecodingLayerParser(first,
@@ -72,6 +81,12 @@ func (d *linkDecoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerPa
 		// Layers we do not decode (ARP, ICMP, DNS…) end the walk without an
 		// error; what decoded so far is in d.decoded.
 		p.IgnoreUnsupported = true
+		// Layer types are small integers: a slice beats the default map.
+		dlc := gopacket.DecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
+		for _, l := range []gopacket.DecodingLayer{&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.lo, &d.ip4, &d.ip6, &d.tcp, &d.udp, &d.payload} {
+			dlc = dlc.Put(l)
+		}
+		p.SetDecodingLayerContainer(dlc)
 		d.parsers[first] = p
 	}
 	return p
@@ -79,7 +94,11 @@ func (d *linkDecoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerPa
 
 func (d *linkDecoder) decode(data []byte, link layers.LinkType) linkResult {
 	d.hasTCP, d.hasUDP, d.isIP6 = false, false, false
-	first, ok := firstLayer[link]
+	first, ok := d.lastLayer, d.lastOK
+	if link != d.lastLink || d.parsers == nil || len(d.parsers) == 0 {
+		first, ok = firstLayer[link]
+		d.lastLink, d.lastLayer, d.lastOK = link, first, ok
+	}
 	if !ok {
 		if !isRaw(link) {
 			return linkUnsupported
