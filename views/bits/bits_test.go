@@ -1,0 +1,157 @@
+package bits
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/views/fake"
+)
+
+func press(k string) tea.KeyPressMsg { return tea.KeyPressMsg{Code: []rune(k)[0], Text: k} }
+
+// marking styles make highlighting visible after colour is stripped:
+// the selected field's bits become "S"/"s" (1/0) and the cursor "C"/"c".
+func marking() Styles {
+	up := func(one, zero string) func(string) string {
+		return func(s string) string {
+			return strings.NewReplacer("1", one, "0", zero).Replace(s)
+		}
+	}
+	return Styles{
+		Title: lipgloss.NewStyle(), TitleFocused: lipgloss.NewStyle(),
+		Field:  lipgloss.NewStyle().Transform(up("S", "s")),
+		Cursor: lipgloss.NewStyle().Transform(up("C", "c")),
+	}
+}
+
+// The definition message of fake.InvokeDefinition: enum 32 in 6 bits,
+// Has_Listener_Definition at bit 6, Serverside_ID_Bit_Count 7..11,
+// Listener_ID 12..13, then the string from bit 14 (wire.md 4.3).
+func defMsg() *decode.Message { return fake.InvokeDefinition(2, 1, "AB") }
+
+func TestOwners(t *testing.T) {
+	fields := []netpak.Span{{Name: "a", Bit: 0, Bits: 3}, {Name: "b", Bit: 3, Bits: 0}, {Name: "c", Bit: 5, Bits: 4}, {Name: "bad", Bit: 14, Bits: 10}}
+	got := Owners(fields, 16)
+	want := []int32{0, 0, 0, -1, -1, 2, 2, 2, 2, -1, -1, -1, -1, -1, 3, 3}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("Owners(...)[%d] = %d; want %d", i, got[i], want[i])
+		}
+	}
+}
+
+func TestCursorSelectsOwner(t *testing.T) {
+	m := New()
+	m.SetSize(40, 10)
+	m.SetMessage(defMsg())
+	names := func() string {
+		if m.SelectedField() < 0 {
+			return "-"
+		}
+		return defMsg().Fields[m.SelectedField()].Name
+	}
+	for _, tc := range []struct {
+		bit  int
+		want string
+	}{
+		{0, "enum"}, {5, "enum"}, {6, "Has_Listener_Definition"}, {7, "Serverside_ID_Bit_Count"},
+		{11, "Serverside_ID_Bit_Count"}, {12, "Listener_ID"}, {13, "Listener_ID"}, {14, "Listener_Type_Name"},
+	} {
+		m.SetCursor(tc.bit)
+		if got := names(); got != tc.want {
+			t.Errorf("SetCursor(%d): field %q; want %q", tc.bit, got, tc.want)
+		}
+	}
+	// Keys: l moves one bit, w to the next field start, b back.
+	m.SetCursor(5)
+	m, _ = m.Update(press("l"))
+	if m.Cursor() != 6 || names() != "Has_Listener_Definition" {
+		t.Errorf("l from 5: cursor %d field %s; want 6 Has_Listener_Definition", m.Cursor(), names())
+	}
+	m, _ = m.Update(press("w"))
+	if m.Cursor() != 7 {
+		t.Errorf("w from 6: cursor %d; want 7", m.Cursor())
+	}
+	m, _ = m.Update(press("w"))
+	if m.Cursor() != 12 {
+		t.Errorf("w from 7: cursor %d; want 12", m.Cursor())
+	}
+	m, _ = m.Update(press("b"))
+	if m.Cursor() != 7 {
+		t.Errorf("b from 12: cursor %d; want 7", m.Cursor())
+	}
+	m.SelectField(3)
+	if m.Cursor() != 12 || m.SelectedField() != 3 {
+		t.Errorf("SelectField(3): cursor %d field %d; want 12 3", m.Cursor(), m.SelectedField())
+	}
+}
+
+// bitsColumn returns the bits column of the first data row.
+func bitsColumn(m Model) string {
+	row := strings.Split(ansi.Strip(m.View()), "\n")[1]
+	return strings.Split(row, "│")[1]
+}
+
+func TestHighlightExactBits(t *testing.T) {
+	m := New()
+	m.Styles = marking()
+	m.SetSize(40, 10) // two bytes per row
+	m.SetMessage(defMsg())
+	m.SetCursor(0)
+	m.SelectField(2) // Serverside_ID_Bit_Count = 2: bits 7..11, cursor on 7
+	// byte 0 = 0x60: LSB first 0000011|0 ; bit 7 (the count's LSB, 0) is the cursor.
+	// byte 1: bits 8..11 are the rest of the count (2>>1 = 1 → 1,0,0,0),
+	// bits 12..13 Listener_ID = 1 → 1,0; bit 14 the string's empty flag 0,
+	// bit 15 the low bit of its length−1 = 1.
+	got := bitsColumn(m)
+	want := "0000011c Ssss1001 "
+	if got != want {
+		t.Errorf("bits with field 2 selected = %q; want %q", got, want)
+	}
+	m, _ = m.Update(press("m")) // MSB first: each byte reversed
+	if got, want := bitsColumn(m), "c1100000 1001sssS "; got != want {
+		t.Errorf("MSB-first bits = %q; want %q", got, want)
+	}
+}
+
+func TestClick(t *testing.T) {
+	m := New()
+	m.SetSize(40, 10)
+	m.SetMessage(defMsg())
+	// Row 1 (y=1) starts "0000 60 01 │": bits of byte 0 from x=12.
+	for _, tc := range []struct {
+		x    int
+		msb  bool
+		want int
+	}{{12, false, 0}, {18, false, 6}, {21, false, 8}, {12, true, 7}} {
+		if tc.msb != m.MSBFirst() {
+			m, _ = m.Update(press("m"))
+		}
+		m, _ = m.Update(tea.MouseClickMsg{X: tc.x, Y: 1, Button: tea.MouseLeft})
+		if m.Cursor() != tc.want {
+			t.Errorf("click x=%d msb=%v: cursor %d; want %d", tc.x, tc.msb, m.Cursor(), tc.want)
+		}
+	}
+}
+
+func TestEmptyAndShort(t *testing.T) {
+	m := New()
+	m.SetSize(30, 5)
+	m.SetMessage(nil)
+	m, _ = m.Update(press("l"))
+	_ = m.View()
+	// A field claiming bits past the data must not panic.
+	m.SetMessage(&decode.Message{Data: []byte{1}, Fields: []netpak.Span{{Name: "x", Bit: 4, Bits: 100}, {Name: "neg", Bit: -3, Bits: 2}}})
+	m.SelectField(0)
+	m.SetCursor(1000)
+	if m.Cursor() != 7 {
+		t.Errorf("SetCursor(1000) on 1 byte: %d; want 7", m.Cursor())
+	}
+	_ = m.View()
+}

@@ -1,0 +1,161 @@
+package messages
+
+import (
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/views/fake"
+)
+
+// counting wraps a source and counts the messages fetched.
+type counting struct {
+	src   *fake.Source
+	calls int
+}
+
+func (c *counting) Message(n int) *decode.Message { c.calls++; return c.src.Message(n) }
+
+func press(k string) tea.KeyPressMsg {
+	switch k {
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	}
+	return tea.KeyPressMsg{Code: []rune(k)[0], Text: k}
+}
+
+func TestNavigation(t *testing.T) {
+	src := fake.Big(1000)
+	m := New(src, All(1000))
+	m.SetSize(80, 11) // 10 rows
+	for _, tc := range []struct {
+		key  string
+		want int
+	}{
+		{"j", 2}, {"down", 3}, {"k", 2}, {"pgdown", 12}, {"G", 1000}, {"j", 1000}, {"g", 1}, {"k", 1},
+	} {
+		m, _ = m.Update(press(tc.key))
+		if got := m.Selected(); got != tc.want {
+			t.Errorf("after %q: Selected() = %d; want %d", tc.key, got, tc.want)
+		}
+	}
+	m.Select(500)
+	if m.Selected() != 500 {
+		t.Errorf("Select(500): %d", m.Selected())
+	}
+	m.SetRows(Numbers{3, 7, 9}, true)
+	if m.Selected() != 9 { // nothing at or after 500: the last row
+		t.Errorf("SetRows keeps nearest: %d; want 9", m.Selected())
+	}
+	m.SetRows(Numbers{3, 7, 9, 11}, true)
+	m.Select(7)
+	m.SetRows(Numbers{1, 3, 7, 9, 11}, true)
+	if m.Selected() != 7 {
+		t.Errorf("SetRows keeps the selected message: %d; want 7", m.Selected())
+	}
+}
+
+func TestVirtualised(t *testing.T) {
+	c := &counting{src: fake.Big(1_000_000)}
+	m := New(c, All(1_000_000))
+	m.SetSize(80, 21)
+	_ = m.View()
+	m, _ = m.Update(press("G"))
+	_ = m.View()
+	if c.calls > 2*20 {
+		t.Errorf("two frames fetched %d messages; want at most %d (visible rows)", c.calls, 40)
+	}
+}
+
+func TestFilterHide(t *testing.T) {
+	c := &counting{src: fake.Big(100)}
+	m := New(c, All(100))
+	m.SetSize(80, 11)
+	m.Select(50)
+	isPing := func(msg *decode.Message) bool { return msg.Name == "PingRequest" } // n % 3 == 1
+	m.SetFilter(isPing, true)
+	c.calls = 0
+	more := m.Scan(30)
+	if !more || c.calls != 30 {
+		t.Errorf("Scan(30) = %v after %d fetches; want true after 30", more, c.calls)
+	}
+	if m.Len() != 10 { // 1,4,…,28
+		t.Errorf("after 30 rows: Len() = %d; want 10", m.Len())
+	}
+	for m.Scan(30) {
+	}
+	if m.Len() != 34 {
+		t.Errorf("Len() = %d; want 34", m.Len())
+	}
+	if m.Selected() != 52 { // first match at or after 50
+		t.Errorf("selection after filtering = %d; want 52", m.Selected())
+	}
+	m, _ = m.Update(press("j"))
+	if m.Selected() != 55 {
+		t.Errorf("j in filtered list: %d; want 55", m.Selected())
+	}
+	m.SetFilter(nil, true)
+	if m.Len() != 100 || m.Selected() != 55 {
+		t.Errorf("clearing the filter: Len %d Selected %d; want 100 55", m.Len(), m.Selected())
+	}
+}
+
+func TestNextMatch(t *testing.T) {
+	m := New(fake.Big(100), All(100))
+	m.SetSize(80, 11)
+	m.SetFilter(func(msg *decode.Message) bool { return msg.N%10 == 0 }, false)
+	for m.Scan(1000) {
+	}
+	if m.Len() != 100 {
+		t.Fatalf("mark mode lists all: Len %d", m.Len())
+	}
+	for _, tc := range []struct {
+		key  string
+		want int
+	}{{"n", 10}, {"n", 20}, {"N", 10}, {"N", 10}, {"G", 100}, {"n", 100}, {"N", 90}} {
+		m, _ = m.Update(press(tc.key))
+		if m.Selected() != tc.want {
+			t.Errorf("after %q: Selected() = %d; want %d", tc.key, m.Selected(), tc.want)
+		}
+	}
+}
+
+func TestFollow(t *testing.T) {
+	m := New(fake.Big(10), All(10))
+	m.SetSize(80, 5)
+	m.SetFollow(true)
+	m.SetRows(All(20), false)
+	if m.Selected() != 20 || !m.Following() {
+		t.Errorf("following: Selected %d Following %v; want 20 true", m.Selected(), m.Following())
+	}
+	m, _ = m.Update(press("k"))
+	m.SetRows(All(30), false)
+	if m.Selected() != 19 || m.Following() {
+		t.Errorf("after moving: Selected %d Following %v; want 19 false", m.Selected(), m.Following())
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	m := New(fake.Big(0), All(0))
+	m.SetSize(20, 3)
+	for _, k := range []string{"j", "k", "G", "g", "n", "N"} {
+		m, _ = m.Update(press(k))
+	}
+	if m.Selected() != 0 {
+		t.Errorf("empty list: Selected() = %d; want 0", m.Selected())
+	}
+	_ = m.View()
+}
+
+func BenchmarkView(b *testing.B) {
+	b.ReportAllocs()
+	m := New(fake.Big(1_000_000), All(1_000_000))
+	m.SetSize(160, 20)
+	for b.Loop() {
+		m.Move(1)
+		_ = m.View()
+	}
+}
