@@ -103,13 +103,13 @@ func (d *dumper) print(dc *decode.Capture, m *decode.Message) error {
 func (d *dumper) trailer(dc *decode.Capture) error {
 	for _, ci := range dc.Connections() {
 		for _, f := range ci.Findings {
-			if _, err := fmt.Fprintf(d.out, "# %s: %s %s: %s\n", ci.Conn, f.Severity, f.Group, decode.Escape(f.Text)); err != nil {
+			if _, err := fmt.Fprintf(d.out, "# %s: %s %s: %s\n", ci.Conn, f.Severity, f.Group, safe(f.Text)); err != nil {
 				return err
 			}
 		}
 	}
 	for _, f := range dc.Findings() {
-		if _, err := fmt.Fprintf(d.out, "# capture: %s %s: %s\n", f.Severity, f.Group, decode.Escape(f.Text)); err != nil {
+		if _, err := fmt.Fprintf(d.out, "# capture: %s %s: %s\n", f.Severity, f.Group, safe(f.Text)); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/netpak"
@@ -15,6 +16,32 @@ import (
 // decode.Escape before it is printed, so a hostile listener type name can
 // never move the cursor, retitle the window or clear the screen; JSON keeps
 // the exact strings (outputs.md).
+
+// safe makes text that should already be terminal-safe certainly so:
+// decoder summaries and finding texts carry wire strings escaped by
+// decode.Escape, so escaping them again would double their backslashes;
+// safe escapes only the runes that Escape would (controls, C1, bidi
+// overrides, invalid UTF-8) and keeps backslashes as they are.
+func safe(s string) string {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		plain = s[i] >= 0x20 && s[i] < 0x7f
+	}
+	if plain {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if chunk := s[i : i+n]; r == '\\' {
+			b.WriteString(chunk)
+		} else {
+			b.WriteString(decode.Escape(chunk))
+		}
+		i += n
+	}
+	return b.String()
+}
 
 // maxDrawBytes is the widest field drawn as a bit string: a 32-bit value
 // starting anywhere in a byte covers at most 5 bytes. Longer fields
@@ -132,7 +159,7 @@ func summary(m *decode.Message) string {
 		if rest, ok := strings.CutPrefix(s, m.Name); ok && (rest == "" || rest[0] == ' ') {
 			s = strings.TrimSpace(rest)
 		}
-		return decode.Escape(s)
+		return safe(s)
 	}
 	var parts []string
 	if m.Mode != "" {
@@ -196,7 +223,7 @@ func (f lineFormat) line(m *decode.Message) string {
 				count++
 			}
 		}
-		fmt.Fprintf(&b, " [%s: %s", w, decode.Escape(first.Text))
+		fmt.Fprintf(&b, " [%s: %s", w, safe(first.Text))
 		if more := len(m.Findings) - 1; more > 0 {
 			fmt.Fprintf(&b, " (+%d more)", more)
 		}
@@ -222,7 +249,7 @@ func (f lineFormat) tree(m *decode.Message) string {
 		fmt.Fprintf(&b, "    payload: bit %d, %d bits\n", m.PayloadBit, m.PayloadBits)
 	}
 	for _, fd := range m.Findings {
-		fmt.Fprintf(&b, "    %s %s: %s", fd.Severity, fd.Group, decode.Escape(fd.Text))
+		fmt.Fprintf(&b, "    %s %s: %s", fd.Severity, fd.Group, safe(fd.Text))
 		if fd.Bit >= 0 {
 			fmt.Fprintf(&b, " (bit %d)", fd.Bit)
 		}

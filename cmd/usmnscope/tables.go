@@ -96,7 +96,7 @@ func writeTables(out *bufio.Writer, dc *decode.Capture, at int) {
 			fmt.Fprintf(out, "  unresolved: %s\n", strings.Join(refs, ", "))
 		}
 		for _, f := range t.Warnings {
-			fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, decode.Escape(f.Text))
+			fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, safe(f.Text))
 		}
 	}
 }

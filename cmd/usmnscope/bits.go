@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bufio"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/netpak"
+)
+
+func init() { subcommands = append(subcommands, newBitsCmd) }
+
+type bitsOptions struct {
+	dir     string
+	widened bool
+	idBits  int
+	json    bool
+}
+
+func newBitsCmd(s *streams) *cobra.Command {
+	var o bitsOptions
+	cmd := &cobra.Command{
+		Use:   "bits [--dir c2s|s2c] [--widened] HEX",
+		Short: "Decode one message given as hex, bit by bit",
+		Long: `Decodes one SystemSockets message (without its 2-byte length header) pasted
+from a log and prints every field with its bit offset, bit length, its bits
+(most significant first) and its value, then a bit-level hexdump in which
+each bit carries the letter of the field it belongs to (wire.md 1.1: stream
+bit k is bit k mod 8 of byte k/8, drawn at column 7-(k mod 8)). Spaces,
+colons and a 0x prefix in the hex are ignored. --json prints one dump
+record (outputs.md).`,
+		Example: `  usmnscope bits --dir s2c 8c 00 00 62 79 65
+  usmnscope bits --dir s2c 6a 70 00 33 2e 32 36 2e 33 2e 34
+  usmnscope bits --dir c2s --widened --id-bits 2 --json 31 00`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runBits(cmd, s, args, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.dir, "dir", "c2s", "direction: c2s (client to server) or s2c")
+	f.BoolVar(&o.widened, "widened", false, "read the message enum widened (wire.md 4.2: both peers run USMN)")
+	f.IntVar(&o.idBits, "id-bits", 0, "Serverside_ID_Bit_Count in force (wire.md 4.3)")
+	f.BoolVar(&o.json, "json", false, "print one JSON dump record (outputs.md)")
+	_ = cmd.RegisterFlagCompletionFunc("dir", cobra.FixedCompletions([]string{"c2s", "s2c"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// parseHex reads hex digits, ignoring spaces, colons, and 0x prefixes, so
+// that both `8c 00 00` and `0x8c0000` paste straight in.
+func parseHex(args []string) ([]byte, error) {
+	var b strings.Builder
+	for _, a := range args {
+		for _, w := range strings.FieldsFunc(a, func(r rune) bool { return r == ' ' || r == ':' || r == ',' || r == '\t' || r == '\n' }) {
+			w = strings.TrimPrefix(strings.TrimPrefix(w, "0x"), "0X")
+			b.WriteString(w)
+		}
+	}
+	s := b.String()
+	data, err := hex.DecodeString(s)
+	if err != nil {
+		if ie, ok := err.(hex.InvalidByteError); ok {
+			return nil, fmt.Errorf("bits: %q is not a hex digit", rune(ie))
+		}
+		return nil, fmt.Errorf("bits: odd number of hex digits (%d)", len(s))
+	}
+	if len(data) == 0 {
+		return nil, fmt.Errorf("bits: no hex bytes given")
+	}
+	return data, nil
+}
+
+func runBits(cmd *cobra.Command, s *streams, args []string, o bitsOptions) error {
+	var dir decode.Dir
+	switch o.dir {
+	case "c2s":
+		dir = decode.C2S
+	case "s2c":
+		dir = decode.S2C
+	default:
+		return usageError{fmt.Errorf("bits: --dir %q: want c2s or s2c", o.dir)}
+	}
+	if o.idBits < 0 || o.idBits > 32 {
+		return usageError{fmt.Errorf("bits: --id-bits %d: want 0..32", o.idBits)}
+	}
+	data, err := parseHex(args)
+	if err != nil {
+		return usageError{err}
+	}
+	p, err := loadProfile(cmd)
+	if err != nil {
+		return err
+	}
+	m := decode.DecodeOne(p, dir, o.widened, o.idBits, data)
+	out := newOutput(s.out)
+	if o.json {
+		if err := m.WriteJSON(out); err != nil {
+			return err
+		}
+		return out.Flush()
+	}
+	writeBits(out, m, o.idBits)
+	return out.Flush()
+}
+
+// fieldKeys are the letters that tie a field to its bits in the hexdump.
+const fieldKeys = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+func fieldKey(i int) byte { return fieldKeys[i%len(fieldKeys)] }
+
+// maxValueBits is the widest field whose bits are listed as a binary number.
+const maxValueBits = 32
+
+// writeBits prints the field list and the bit-level hexdump of one message.
+func writeBits(out *bufio.Writer, m *decode.Message, idBits int) {
+	widened := "vanilla"
+	if m.Enum.Widened {
+		widened = "widened"
+	}
+	fmt.Fprintf(out, "%s, %d bytes, %s enum of %d bits, %d-bit server IDs\n", m.Dir, len(m.Data), widened, m.Enum.Bits, idBits)
+	fmt.Fprintf(out, "%s", messageName(m))
+	if s := summary(m); s != "" {
+		fmt.Fprintf(out, ": %s", s)
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "\nkey    bit   len  %-*s  field = value\n", maxValueBits, "bits (msb first)")
+	for i, f := range m.Fields {
+		vb := valueBits(m.Data, f.Bit, f.Bits)
+		if f.Bits > maxValueBits {
+			vb = "…"
+		}
+		fmt.Fprintf(out, "  %c  %5d %5d  %-*s  %s = %s\n", fieldKey(i), f.Bit, f.Bits, maxValueBits, vb, decode.Escape(f.Name), formatValue(f.Value))
+	}
+	for _, fd := range m.Findings {
+		fmt.Fprintf(out, "%s %s: %s", fd.Severity, fd.Group, safe(fd.Text))
+		if fd.Bit >= 0 {
+			fmt.Fprintf(out, " (bit %d)", fd.Bit)
+		}
+		fmt.Fprintln(out)
+	}
+	fmt.Fprintln(out, "\nbyte  hex  bits 7..0   fields")
+	writeHexdump(out, m.Data, m.Fields)
+}
+
+// writeHexdump prints one line per byte: its offset, hex, its bits drawn
+// MSB-left (bit k at column 7−k, as in bitString) and under the same
+// columns the key letter of the field each bit belongs to ('.' for bits no
+// field covers; where fields nest, the later one). A run of lines equal
+// but for the offset is shown once and then "*", as hexdump(1) does.
+func writeHexdump(out *bufio.Writer, data []byte, fields []netpak.Span) {
+	keys := make([]byte, len(data)*8)
+	for i := range keys {
+		keys[i] = '.'
+	}
+	for i, f := range fields {
+		for b := max(f.Bit, 0); b < f.End() && b < len(keys); b++ {
+			keys[b] = fieldKey(i)
+		}
+	}
+	prev, starred := "", false
+	for i, c := range data {
+		var bits, ks [9]byte
+		for col, j := 0, 0; col < 8; col++ {
+			if col == 4 {
+				bits[j], ks[j] = ' ', ' '
+				j++
+			}
+			k := 7 - col
+			bits[j] = '0' + c>>k&1
+			ks[j] = keys[8*i+k]
+			j++
+		}
+		body := fmt.Sprintf("%02x  %s  %s", c, bits[:], ks[:])
+		if body == prev && i < len(data)-1 {
+			if !starred {
+				fmt.Fprintln(out, "*")
+				starred = true
+			}
+			continue
+		}
+		prev, starred = body, false
+		fmt.Fprintf(out, "%4d  %s\n", i, body)
+	}
+}
