@@ -1,0 +1,282 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/usmnscope/usmnscope/decode"
+)
+
+// DefaultAddr is where the simulated server listens: loopback, the
+// SystemSockets port (wire.md 2).
+const DefaultAddr = "127.0.0.1:27016"
+
+// Sim plays scenarios between a real server and a real client over TCP
+// sockets, so that live capture and the TUI can be tried without the game.
+// The kernel does TCP: the packet-level transport options (loss,
+// reordering) do not apply, but segment sizes and split headers shape the
+// writes.
+type Sim struct {
+	Addr      string  // listen address; DefaultAddr when empty
+	Speed     float64 // time factor for the scenario's gaps: 2 plays twice as fast; 0 means 1
+	FullSpeed bool    // no waiting at all
+	Rate      float64 // load messages per second at most (0: no limit)
+	Count     int     // load mix messages played on one more connection after the scenario
+	Nagle     bool    // leave Nagle's algorithm on; by default every write is sent at once (TCP_NODELAY)
+	Seed      uint64  // of the load mix
+	Log       io.Writer
+}
+
+// SimResult says what a simulation sent and whether every byte arrived.
+type SimResult struct {
+	Conns    int
+	Messages int
+	Bytes    [2]int64 // by Dir
+	Elapsed  time.Duration
+}
+
+// pair is the two ends of one simulated connection and what each side
+// wrote, kept as a hash so that a long load needs no memory.
+type pair struct {
+	end     [2]*net.TCPConn // by Dir: the writing side (C2S: the client)
+	sent    [2]hash.Hash64
+	n       [2]int64
+	got     [2]chan readResult
+	noDelay bool
+}
+
+type readResult struct {
+	sum uint64
+	n   int64
+	err error
+}
+
+// open dials the listener and accepts the server end.
+func (s *Sim) open(ctx context.Context, ln *net.TCPListener) (*pair, error) {
+	var d net.Dialer
+	cc, err := d.DialContext(ctx, "tcp", ln.Addr().String())
+	if err != nil {
+		return nil, err
+	}
+	sc, err := ln.AcceptTCP()
+	if err != nil {
+		cc.Close()
+		return nil, err
+	}
+	p := &pair{end: [2]*net.TCPConn{decode.C2S: cc.(*net.TCPConn), decode.S2C: sc}}
+	for d := range p.end {
+		p.end[d].SetNoDelay(!s.Nagle)
+		p.sent[d] = fnv.New64a()
+		p.got[d] = make(chan readResult, 1)
+		// What side d writes, its peer reads.
+		go drain(p.end[1-d], p.got[d])
+	}
+	return p, nil
+}
+
+// drain reads a connection to EOF, hashing what arrives.
+func drain(c *net.TCPConn, out chan<- readResult) {
+	h := fnv.New64a()
+	n, err := io.Copy(h, c)
+	out <- readResult{h.Sum64(), n, err}
+}
+
+func (p *pair) write(d decode.Dir, b []byte) error {
+	if _, err := p.end[d].Write(b); err != nil {
+		return fmt.Errorf("%s write: %w", d, err)
+	}
+	p.sent[d].Write(b)
+	p.n[d] += int64(len(b))
+	return nil
+}
+
+// finish half-closes both sides, waits for the readers and checks that
+// each received exactly what its peer sent.
+func (p *pair) finish(ctx context.Context) error {
+	for d := range p.end {
+		p.end[d].CloseWrite()
+	}
+	defer p.end[0].Close()
+	defer p.end[1].Close()
+	for d := range p.end {
+		select {
+		case r := <-p.got[d]:
+			if r.err != nil {
+				return fmt.Errorf("%s read: %w", decode.Dir(d), r.err)
+			}
+			if r.n != p.n[d] || r.sum != p.sent[d].Sum64() {
+				return fmt.Errorf("%s: received %d bytes that differ from the %d sent", decode.Dir(d), r.n, p.n[d])
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// wait sleeps for d scaled by the speed, or not at all at full speed.
+func (s *Sim) wait(ctx context.Context, d time.Duration) error {
+	if s.FullSpeed || d <= 0 {
+		return ctx.Err()
+	}
+	if s.Speed > 0 {
+		d = time.Duration(float64(d) / s.Speed)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Sim) logf(format string, args ...any) {
+	if s.Log != nil {
+		fmt.Fprintf(s.Log, format+"\n", args...)
+	}
+}
+
+// Run listens on s.Addr, plays every connection of sc (nil: none) one
+// after the other in real time (scaled by Speed), then Count messages of
+// the load mix on one more connection, and checks that every byte arrived.
+func (s *Sim) Run(ctx context.Context, sc *Scenario) (SimResult, error) {
+	var res SimResult
+	var scripts []Script
+	if sc != nil {
+		var err error
+		if scripts, err = sc.Scripts(); err != nil {
+			return res, err
+		}
+	}
+	addr := s.Addr
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	var lc net.ListenConfig
+	l, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return res, fmt.Errorf("simulate: %w", err)
+	}
+	ln := l.(*net.TCPListener)
+	defer ln.Close()
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	start := time.Now()
+	for i := range scripts {
+		n, bytes, err := s.playScript(ctx, ln, &scripts[i])
+		res.Conns++
+		res.Messages += n
+		res.Bytes[0] += bytes[0]
+		res.Bytes[1] += bytes[1]
+		if err != nil {
+			return res, fmt.Errorf("simulate: connection %d: %w", i+1, err)
+		}
+		s.logf("connection %d: %d messages, c2s %d bytes, s2c %d bytes, all received", i+1, n, bytes[0], bytes[1])
+	}
+	if s.Count > 0 {
+		n, bytes, err := s.playLoad(ctx, ln, sc)
+		res.Conns++
+		res.Messages += n
+		res.Bytes[0] += bytes[0]
+		res.Bytes[1] += bytes[1]
+		if err != nil {
+			return res, fmt.Errorf("simulate: load: %w", err)
+		}
+		el := time.Since(start)
+		s.logf("load: %d messages, c2s %d bytes, s2c %d bytes, all received (%.0f messages/s)", n, bytes[0], bytes[1], float64(n)/el.Seconds())
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// playScript plays one connection's writes with their gaps. A write is cut
+// where the generator would cut its segments (segment size, split headers),
+// each piece its own write.
+func (s *Sim) playScript(ctx context.Context, ln *net.TCPListener, sc *Script) (int, [2]int64, error) {
+	p, err := s.open(ctx, ln)
+	if err != nil {
+		return 0, [2]int64{}, err
+	}
+	f := flow{t: sc.Transport}
+	for i := range sc.Writes {
+		w := &sc.Writes[i]
+		if err := s.wait(ctx, w.Gap); err != nil {
+			p.end[0].Close()
+			p.end[1].Close()
+			return 0, p.n, err
+		}
+		from := 0
+		for _, to := range f.cuts(w) {
+			if err := p.write(w.Dir, w.Data[from:to]); err != nil {
+				return 0, p.n, err
+			}
+			from = to
+		}
+	}
+	return sc.Messages, p.n, p.finish(ctx)
+}
+
+// playLoad plays the load mix of Scale on one connection, Count messages,
+// at most Rate per second.
+func (s *Sim) playLoad(ctx context.Context, ln *net.TCPListener, sc *Scenario) (int, [2]int64, error) {
+	prof := decode.Default()
+	if sc != nil {
+		prof = sc.P
+	}
+	p, err := s.open(ctx, ln)
+	if err != nil {
+		return 0, [2]int64{}, err
+	}
+	pl := newPlayer(prof, loadConnection(0, prof))
+	r := rand.New(rand.NewPCG(s.Seed, 0x73696d))
+	payload := []byte("0123456789abcdef0123456789abcdef")
+	a := Action{Do: "handshake"}
+	start := time.Now()
+	sent := 0
+	var once sync.Once
+	fail := func(err error) (int, [2]int64, error) {
+		once.Do(func() { p.end[0].Close(); p.end[1].Close() })
+		return sent, p.n, err
+	}
+	for sent < s.Count {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		if err := actions[a.Do](pl, &a); err != nil {
+			return fail(err)
+		}
+		for _, w := range pl.writes {
+			if err := p.write(w.Dir, w.Data); err != nil {
+				return fail(err)
+			}
+		}
+		sent += pl.msgs
+		pl.msgs, pl.writes = 0, pl.writes[:0]
+		if s.Rate > 0 {
+			ahead := time.Duration(float64(sent)/s.Rate*float64(time.Second)) - time.Since(start)
+			if ahead > time.Millisecond {
+				select {
+				case <-time.After(ahead):
+				case <-ctx.Done():
+					return fail(ctx.Err())
+				}
+			}
+		}
+		mix(r, &a, payload)
+	}
+	err = p.finish(ctx)
+	if errors.Is(err, net.ErrClosed) {
+		err = ctx.Err()
+	}
+	return sent, p.n, err
+}
