@@ -21,7 +21,7 @@ var tailFields = map[string]bool{
 // in the whole message, and that a cut inside the fixed part is an error
 // finding at or before the cut.
 func TestCuts(t *testing.T) {
-	for _, p := range []*Profile{Default(), profile324()} {
+	for _, p := range profiles() {
 		for _, widened := range []bool{false, true} {
 			for _, c := range cases(p, widened) {
 				_, full := decodeAll(p, c.dir, c.st, c.data)
@@ -82,7 +82,7 @@ func checkInvariants(t *testing.T, name string, d *Decoded, spans []netpak.Span,
 // of them, and checks the invariants.
 func TestBitFlips(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	for _, p := range []*Profile{Default(), profile324()} {
+	for _, p := range profiles() {
 		for _, widened := range []bool{false, true} {
 			for _, c := range cases(p, widened) {
 				n := len(c.data) * 8

@@ -99,7 +99,7 @@ func cases(p *Profile, widened bool) []msgCase {
 		{name: "DownloadWorkshopFiles+foreign", dir: S2C, data: e.DownloadWorkshopFiles(sampleInfo, nil, foreign), kind: KindDownloadWorkshopFiles,
 			finding: "note protocol: unknown trailer: 32 bits after the vanilla body"},
 		{name: "DownloadWorkshopFiles+marker+foreign", dir: S2C, data: e.DownloadWorkshopFiles(sampleInfo, &Marker{Version: 1}, foreign), kind: KindDownloadWorkshopFiles,
-			finding: "note protocol: unknown trailer: 35 bits after the USMN marker"},
+			finding: "note protocol: bits after the USMN marker"},
 		{name: "Verify", dir: S2C, data: e.Verify(w), kind: KindVerify},
 		{name: "Accepted", dir: S2C, data: e.Accepted(w, 0xc0a80001, 27015, nil), kind: KindAccepted,
 			fields: map[string]any{"ip": uint64(0xc0a80001), "query_port": uint64(27015)}},
@@ -116,6 +116,13 @@ func cases(p *Profile, widened bool) []msgCase {
 		{name: "InvokeMethod s2c out of range", dir: S2C, data: e.InvokeMethod(S2C, w, 300, 0, nil), kind: KindClientInvokeMethod,
 			finding: "warn protocol: InvokeMethod: method: index 300 is out of range"},
 	}
+	if p.Game == "3.24" {
+		cs = append(cs, msgCase{name: "Accepted 3.24 config", dir: S2C, data: e.Accepted(w, 1, 2, []byte{1, 2, 3}), kind: KindAccepted,
+			fields: map[string]any{"ip": uint64(1), "query_port": uint64(2), "config": nil}, finding: "note undecoded: Accepted: config:"})
+	} else {
+		cs = append(cs, msgCase{name: "Accepted extra bytes", dir: S2C, data: e.Accepted(w, 1, 2, []byte{1, 2, 3}), kind: KindAccepted,
+			finding: "note undecoded: bits after the body are not decoded"})
+	}
 	if p.Game == "3.26" {
 		cs = append(cs, msgCase{name: "ReplicateConfig", dir: S2C, data: e.Message(S2C, w, KindReplicateConfig, foreign), kind: KindReplicateConfig, finding: "note undecoded: bits after the enum are not decoded"})
 	} else {
@@ -131,6 +138,8 @@ func cases(p *Profile, widened bool) []msgCase {
 		return cs
 	}
 	// The USMN messages only exist widened with the default profile numbers.
+	invS2C := e.InvokeS2C(true, Invoke{IDBits: 3, ServerID: 5}, []byte{1})
+	invC2S := e.InvokeC2S(true, Invoke{IDBits: 3, ServerID: 6}, []byte{1, 2, 3})
 	def := Invoke{HasDefinition: true, IDBits: 2, ServerID: 3, Type: "Sample.ChatListener, Sample", Version: 1}
 	usmn := []msgCase{
 		{name: "InvokeS2C def", dir: S2C, data: e.InvokeS2C(true, def, []byte{0xab, 0xcd}), kind: KindInvokeMessageListener,
@@ -141,10 +150,11 @@ func cases(p *Profile, widened bool) []msgCase {
 				return want(h.ServerID, uint32(3), "ServerID") + want(h.IDBits, 2, "IDBits") + want(string(h.TypeBytes), def.Type, "TypeBytes") +
 					want(h.Type, def.Type, "Type") + want(d.PayloadBits, 16, "PayloadBits") // the header ends at bit 280, a byte boundary
 			}},
-		{name: "InvokeS2C id", dir: S2C, data: e.InvokeS2C(true, Invoke{IDBits: 3, ServerID: 5}, []byte{1}), kind: KindInvokeMessageListener,
+		{name: "InvokeS2C id", dir: S2C, data: invS2C, kind: KindInvokeMessageListener,
 			fields: map[string]any{"Has_Listener_Definition": false, "Listener_ID": uint64(5)},
 			check: func(d *Decoded) string {
-				return want(d.Invoke.ServerID, uint32(5), "ServerID") + want(d.PayloadBit, 6+1+3, "PayloadBit") + want(d.PayloadBits, 14, "PayloadBits")
+				at := p.WidenedBits(S2C) + 1 + 3
+				return want(d.Invoke.ServerID, uint32(5), "ServerID") + want(d.PayloadBit, at, "PayloadBit") + want(d.PayloadBits, 8*len(invS2C)-at, "PayloadBits")
 			}},
 		{name: "InvokeS2C 0-bit id", dir: S2C, st: State{Widened: true, IDKnown: true}, data: e.InvokeS2C(true, Invoke{}, nil), kind: KindInvokeMessageListener,
 			check: func(d *Decoded) string { return "" }},
@@ -157,10 +167,11 @@ func cases(p *Profile, widened bool) []msgCase {
 			}},
 		{name: "InvokeC2S client id", dir: C2S, data: e.InvokeC2S(true, Invoke{HasClientID: true, ClientID: 1}, nil), kind: KindInvokeMessageListener,
 			fields: map[string]any{"Has_Client_ID": true, "Has_Listener_Definition": false, "Clientside_Listener_ID": uint64(1)}},
-		{name: "InvokeC2S server id", dir: C2S, data: e.InvokeC2S(true, Invoke{IDBits: 3, ServerID: 6}, []byte{1, 2, 3}), kind: KindInvokeMessageListener,
+		{name: "InvokeC2S server id", dir: C2S, data: invC2S, kind: KindInvokeMessageListener,
 			fields: map[string]any{"Has_Client_ID": false, "Serverside_Listener_ID": uint64(6)},
 			check: func(d *Decoded) string {
-				return want(d.PayloadBit, 5+1+3, "PayloadBit") + want(d.PayloadBits, 40-9, "PayloadBits") /* 24 payload bits, 7 pad bits */
+				at := p.WidenedBits(C2S) + 1 + 3
+				return want(d.PayloadBit, at, "PayloadBit") + want(d.PayloadBits, 8*len(invC2S)-at, "PayloadBits")
 			}},
 		{name: "TellClientMissingListener", dir: S2C, data: e.Negotiate(S2C, true, Negotiate{Mode: TellClientMissingListener, ClientID: 77}), kind: KindNegotiateListenerDetails,
 			fields: map[string]any{"mode": uint64(0), "Clientside_Listener_ID": uint64(77)}},
@@ -200,6 +211,27 @@ func want[T any](got, w T, what string) string {
 // 40 in 3.24.
 func emptyInfoBits(p *Profile) int { return 5 + p.HolidayBits() + 8 + 2 + 5 + 6 + 8 + 3 }
 
+// profileExample is the example profile file of wire.md 6.1: 3.24, 9-bit
+// type name lengths, 6-bit ID counts, 2 extra enum bits, other numbers.
+func profileExample() *Profile {
+	p, err := ParseProfile("example", []byte(`game = "3.24"
+type_name_bit_count = 9
+id_bit_count_bit_count = 6
+extra_bits = 2
+server_invoke_listener = 33
+server_negotiate = 34
+client_invoke_listener = 64
+client_negotiate = 65
+`))
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// profiles are the profiles the table tests run under.
+func profiles() []*Profile { return []*Profile{Default(), profile324(), profileExample()} }
+
 func profile324() *Profile {
 	p := Default()
 	p.Game = "3.24"
@@ -210,10 +242,10 @@ func profile324() *Profile {
 // game versions and both enum widths, and checks kind, enum, fields,
 // findings, and that the spans tile the message with no gap or overlap.
 func TestEncodeDecode(t *testing.T) {
-	for _, p := range []*Profile{Default(), profile324()} {
+	for _, p := range profiles() {
 		for _, widened := range []bool{false, true} {
 			for _, c := range cases(p, widened) {
-				name := fmt.Sprintf("%s/widened=%v/%s", p.Game, widened, c.name)
+				name := fmt.Sprintf("%s/widened=%v/%s", p.Name+p.Game, widened, c.name)
 				d, spans := decodeAll(p, c.dir, c.st, c.data)
 				if d.Kind != c.kind {
 					t.Errorf("%s: Kind = %v; want %v (enum %+v)", name, d.Kind, c.kind, d.Enum)
