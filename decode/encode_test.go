@@ -44,6 +44,12 @@ func TestEncoderSpecVectors(t *testing.T) {
 			// bits: 0..5 enum=32 (000001), 6 def=1, 7..11 count=2 (01000), 12..13 id=1 (10), 14 empty=0,
 			// 15..25 len-1=0, pad to 32, 'A', then version 7.
 			unhex(t, "60 11 00 00 41 07 00 00 00")},
+		// enum 18 (5 bits), mode 2, Serverside_Listener_ID 5 in 3 bits: LSB first 01001 01 101.
+		{"TellServerMissingListener", e.Negotiate(C2S, true, Negotiate{Mode: TellServerMissingListener, ServerID: 5, IDBits: 3}), unhex(t, "d2 02")},
+		// enum 12, then the empty string is one bit 1 (wire.md 1.3): 0x0c | 1<<5.
+		{"Kicked empty", e.Kicked(false, ""), []byte{0x2c}},
+		// widened S→C Kicked: 12 in 6 bits, then the string from bit 6.
+		{"Kicked widened empty", e.Kicked(true, ""), []byte{0x4c}},
 	}
 	for _, tt := range tests {
 		if !bytes.Equal(tt.got, tt.want) {
