@@ -65,7 +65,7 @@ const (
 	recExtra                         // Capture.extra has findings for it
 )
 
-// arenaChunk is the size of one arena block. A message never straddles two
+// arenaChunk is the largest arena block. A message never straddles two
 // blocks (a message is at most 65535 bytes), and blocks never move, so a
 // message's bytes can be handed out without copying.
 const arenaChunk = 1 << 20
@@ -261,14 +261,17 @@ func (c *Capture) Settled() int {
 	return settled
 }
 
-// store copies msg into the arena and returns its offset.
+// store copies msg into the arena and returns its offset: the block index
+// times arenaChunk plus the offset in the block. Blocks start small and
+// double up to arenaChunk, so a small capture stays small.
 func (c *Capture) store(msg []byte) int64 {
 	last := len(c.arena) - 1
 	if last < 0 || len(c.arena[last])+len(msg) > cap(c.arena[last]) {
-		size := arenaChunk
-		if len(msg) > size {
-			size = len(msg)
+		size := 4096
+		if last >= 0 {
+			size = min(2*cap(c.arena[last]), arenaChunk)
 		}
+		size = max(size, len(msg))
 		c.arena = append(c.arena, make([]byte, 0, size))
 		last++
 	}

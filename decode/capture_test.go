@@ -3,6 +3,7 @@ package decode
 import (
 	"encoding/binary"
 	"fmt"
+	"math/rand"
 	"net/netip"
 	"reflect"
 	"strings"
@@ -315,4 +316,102 @@ func cvHas(fs []Finding, sev Severity, g Group, text string) bool {
 		}
 	}
 	return false
+}
+
+// conversationInput encodes (dir, chunk) steps in FuzzConversation's input
+// format: per step a control byte (bit 0 the direction, bit 1 a gap instead
+// of data), a length byte, then the chunk.
+func conversationInput(dirs []Dir, msgs [][]byte, cut int) []byte {
+	var out []byte
+	var stream [2][]byte
+	for i, m := range msgs {
+		stream[dirs[i]] = append(stream[dirs[i]], cvFrame(m)...)
+		for _, d := range []Dir{C2S, S2C} {
+			for len(stream[d]) > 0 {
+				n := min(len(stream[d]), cut)
+				out = append(out, byte(d), byte(n))
+				out = append(out, stream[d][:n]...)
+				stream[d] = stream[d][n:]
+			}
+		}
+	}
+	return out
+}
+
+// FuzzConversation feeds a sequence of (dir, chunk) steps and gaps taken
+// from the fuzz bytes to a Capture: it must never panic, Settled must never
+// decrease, every message must be retrievable, and the tables must be
+// consistent (sorted lists, references before the state they are in, the
+// as-of state at the end equal to the live one).
+func FuzzConversation(f *testing.F) {
+	rng := rand.New(rand.NewSource(1))
+	dirs, msgs := genConversation(rng, 40)
+	f.Add(conversationInput(dirs, msgs, 200))
+	f.Add(conversationInput(dirs[2:], msgs[2:], 7))
+	f.Add([]byte{0, 3, 0, 1, 0x40, 1, 2, 0xff, 0xff, 2, 10})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c := NewCaptureLimits(nil, Limits{InferWindow: 4, CheckpointEvery: 4, MaxUnresolved: 16, MaxEntries: 16})
+		prev := 0
+		for frame := 1; len(in) >= 2; frame++ {
+			ctl, n := in[0], int(in[1])
+			in = in[2:]
+			dir := Dir(ctl & 1)
+			if ctl&2 != 0 {
+				c.Gap(cvConn, dir, n, cvT0, frame)
+				continue
+			}
+			n = min(n, len(in))
+			c.Data(cvConn, dir, in[:n], cvT0.Add(time.Duration(frame)), frame)
+			in = in[n:]
+			s := c.Settled()
+			if s < prev || s > c.Len() {
+				t.Fatalf("Settled() = %d after %d, Len %d", s, prev, c.Len())
+			}
+			prev = s
+		}
+		c.Finish()
+		if c.Settled() != c.Len() {
+			t.Fatalf("after Finish Settled() = %d, Len %d", c.Settled(), c.Len())
+		}
+		for n := 1; n <= c.Len(); n++ {
+			m, d := c.Message(n), c.Detail(n)
+			if m == nil || d == nil || m.N != n || m.Name != d.Name {
+				t.Fatalf("Message(%d) = %+v, Detail = %+v", n, m, d)
+			}
+			if _, err := d.MarshalJSON(); err != nil {
+				t.Fatalf("Detail(%d).MarshalJSON: %v", n, err)
+			}
+		}
+		if c.Len() == 0 {
+			return
+		}
+		end := c.Tables(cvConn, 0)
+		if asOf := c.Tables(cvConn, c.Len()); !reflect.DeepEqual(end, asOf) {
+			t.Fatalf("Tables(conn, Len) = %+v; want the live %+v", asOf, end)
+		}
+		for _, n := range []int{1, max(1, c.Len()/2), c.Len()} {
+			tb := c.Tables(cvConn, n)
+			for i := 1; i < len(tb.Server); i++ {
+				if tb.Server[i-1].ID >= tb.Server[i].ID {
+					t.Fatalf("server table not sorted: %+v", tb.Server)
+				}
+			}
+			for i := 1; i < len(tb.Client); i++ {
+				if tb.Client[i-1].ID >= tb.Client[i].ID {
+					t.Fatalf("client table not sorted: %+v", tb.Client)
+				}
+			}
+			for _, r := range tb.Unresolved {
+				if r.N > n {
+					t.Fatalf("Tables(%d) holds a reference from message %d", n, r.N)
+				}
+			}
+			if len(tb.Server) > 16 || len(tb.Client) > 16 || len(tb.Unresolved) > 16 {
+				t.Fatalf("Tables(%d) exceed the limits: %d/%d/%d", n, len(tb.Server), len(tb.Client), len(tb.Unresolved))
+			}
+		}
+		if _, err := c.TablesJSON(); err != nil {
+			t.Fatalf("TablesJSON: %v", err)
+		}
+	})
 }
