@@ -351,6 +351,7 @@ func (f *Framer) resyncAt(d []byte, yield func([]byte, FrameInfo)) {
 	// its bytes.
 	f.rbuf = f.rbuf[:total]
 	f.rstart = total - len(rest)
+	f.off = end
 }
 
 // Gap tells the framer that n bytes of the stream were lost (a capture
