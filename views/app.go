@@ -40,7 +40,7 @@ func (f Focus) String() string {
 
 // scanBudget is how many messages one update may index or test against a
 // filter: small enough that a key press never waits on a full pass.
-const scanBudget = 20000
+const scanBudget = 5000
 
 // ProgressMsg tells the UI that more of the capture was read; the feeding
 // goroutine sends it (throttled) through Program.Send. Fraction is the part
@@ -178,9 +178,14 @@ func (m *Model) step() tea.Cmd {
 	}
 	m.sync()
 	if !more {
-		m.scanning = false
 		return nil
 	}
+	return m.kick()
+}
+
+// kick schedules background work for after this frame, so that an update
+// that brings new data renders first and indexes later.
+func (m *Model) kick() tea.Cmd {
 	if m.scanning {
 		return nil
 	}
@@ -295,7 +300,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.err = msg.Err.Error()
 		}
 		m.refresh()
-		return m, m.step()
+		return m, m.kick()
 	case LiveMsg:
 		m.live = msg
 		return m, nil
@@ -305,7 +310,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case filterbar.FilterMsg:
 		m.filter = msg.Match
 		m.applyFilter()
-		return m, m.step()
+		return m, m.kick()
 	case filterbar.GotoMsg:
 		if !m.allConns || m.filter != nil || m.listener != nil {
 			// The number may be hidden in this view: show everything.
@@ -325,7 +330,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.selectConn(msg.Conn, true)
 		m.applyFilter()
 		m.setFocus(FocusMessages)
-		return m, m.step()
+		return m, m.kick()
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseClickMsg:
@@ -395,7 +400,7 @@ func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case FocusConns:
 		m.conns, cmd = m.conns.Update(msg)
 		m.selectConn(m.conns.Selected())
-		return m, tea.Batch(cmd, m.step())
+		return m, tea.Batch(cmd, m.kick())
 	case FocusMessages:
 		m.msgs, cmd = m.msgs.Update(msg)
 	case FocusDetail:

@@ -125,8 +125,237 @@ func TestScreenSize(t *testing.T) {
 	}
 }
 
-func TestPrint(t *testing.T) {
+func TestSelectionDrivesPanes(t *testing.T) {
 	m := loaded(t, fake.Capture(), 80, 24)
-	m = press(t, m, "j", "tab", "j", "j", "j", "j")
-	t.Log("\n" + screen(m))
+	if m.Selected() != 1 || m.Detail().Message() == nil || m.Detail().Message().N != 1 {
+		t.Fatalf("first message not shown: selected %d", m.Selected())
+	}
+	m = press(t, m, "j", "j", "j") // message 4: definition of server listener 1
+	if m.Selected() != 4 {
+		t.Fatalf("j j j: selected %d; want 4", m.Selected())
+	}
+	tb := m.Tables().Tables()
+	if tb == nil || tb.AsOf != 4 || len(tb.Server) != 2 || !tb.Server[1].Changed || tb.Server[0].Changed {
+		t.Fatalf("tables as of 4: %+v", tb)
+	}
+	m = press(t, m, "k", "k")
+	if tb := m.Tables().Tables(); tb.AsOf != 2 || len(tb.Server) != 1 || !tb.Server[0].Changed {
+		t.Errorf("tables as of 2: %+v", tb)
+	}
+}
+
+func TestDetailBitsLinked(t *testing.T) {
+	m := loaded(t, fake.Capture(), 80, 24)
+	m = press(t, m, "j", "tab") // message 2, focus detail
+	if m.Focused() != FocusDetail {
+		t.Fatalf("tab from messages: focus %v; want detail", m.Focused())
+	}
+	m = press(t, m, "j", "j", "j", "j", "j", "j") // header, enum, Fields, enum, Has_Def, Count, Listener_ID
+	if f := m.Detail().SelectedField(); f != 3 || m.Bits().SelectedField() != 3 || m.Bits().Cursor() != 12 {
+		t.Errorf("detail field %d → bits field %d cursor %d; want 3 3 12", f, m.Bits().SelectedField(), m.Bits().Cursor())
+	}
+	m = press(t, m, "tab", "l", "l") // bits: 12 → 14, the type name
+	if m.Focused() != FocusBits || m.Bits().Cursor() != 14 || m.Detail().SelectedField() != 4 {
+		t.Errorf("bits cursor %d → detail field %d; want 14 4", m.Bits().Cursor(), m.Detail().SelectedField())
+	}
+}
+
+func TestListenerFilter(t *testing.T) {
+	m := loaded(t, fake.Capture(), 80, 24)
+	m = press(t, m, "G", "t") // message 6, tables as of 6
+	if m.Focused() != FocusTables {
+		t.Fatalf("t: focus %v", m.Focused())
+	}
+	m = press(t, m, "j", "j", "enter") // server listener 1
+	msgs := m.Messages()
+	if msgs.Len() != 2 || m.Focused() != FocusMessages {
+		t.Fatalf("listener filter: %d rows, focus %v; want 2 messages", msgs.Len(), m.Focused())
+	}
+	m = press(t, m, "g")
+	if m.Selected() != 4 {
+		t.Errorf("first row of listener 1: %d; want 4", m.Selected())
+	}
+	if c, ok := m.Conns().Selected(); !ok || c != fake.USMN {
+		t.Errorf("connection not selected: %v %v", c, ok)
+	}
+	if s := screen(m); !strings.Contains(s, "listener: server 1") {
+		t.Errorf("screen does not say which listener filters:\n%s", s)
+	}
+	m = press(t, m, "esc")
+	if m.Messages().Len() != 4 { // the USMN connection's four
+		t.Errorf("esc: %d rows; want 4", m.Messages().Len())
+	}
+}
+
+func TestDisplayFilterAndGoto(t *testing.T) {
+	m := loaded(t, fake.Capture(), 80, 24)
+	m = press(t, m, "/", "m", "s", "g", " ", "=", " ", "P")
+	if err, _ := m.Bar().Err(); err == nil {
+		t.Error(`"msg =": no live error`)
+	}
+	if s := screen(m); !strings.Contains(s, "/msg = P  ← expected == at 4") {
+		t.Errorf("error not shown with its position:\n%s", s)
+	}
+	m = press(t, m, "backspace", "backspace", "=", " ", "P", "i", "n", "g", "R", "e", "q", "u", "e", "s", "t", "enter")
+	if m.Messages().Len() != 2 || m.Selected() != 1 {
+		t.Fatalf("msg == PingRequest: %d rows, selected %d; want 2, 1", m.Messages().Len(), m.Selected())
+	}
+	m = press(t, m, "j")
+	if m.Selected() != 5 {
+		t.Errorf("next filtered row: %d; want 5", m.Selected())
+	}
+	m = press(t, m, ":", "3", "enter") // 3 is hidden: the filter goes
+	if m.Selected() != 3 || m.Messages().Filtered() {
+		t.Errorf(":3 = %d (filtered %v); want 3 unfiltered", m.Selected(), m.Messages().Filtered())
+	}
+}
+
+func TestConnectionSelection(t *testing.T) {
+	m := loaded(t, fake.Capture(), 80, 24)
+	m = press(t, m, "shift+tab", "j") // conns: vanilla
+	if m.Focused() != FocusConns || m.Messages().Len() != 2 || m.Selected() != 1 {
+		t.Fatalf("vanilla conn: focus %v, %d rows, selected %d", m.Focused(), m.Messages().Len(), m.Selected())
+	}
+	m = press(t, m, "j")
+	if m.Messages().Len() != 4 || m.Selected() != 2 {
+		t.Errorf("USMN conn: %d rows, selected %d; want 4, 2", m.Messages().Len(), m.Selected())
+	}
+	m = press(t, m, "g")
+	if m.Messages().Len() != 6 {
+		t.Errorf("all: %d rows; want 6", m.Messages().Len())
+	}
+}
+
+func TestMouse(t *testing.T) {
+	m := loaded(t, fake.Capture(), 80, 24)
+	// Layout at 80×24: connections rows 0-3, messages 4-11 (title at 4).
+	m = send(m, tea.MouseClickMsg{X: 10, Y: 7, Button: tea.MouseLeft})
+	if m.Focused() != FocusMessages || m.Selected() != 3 {
+		t.Errorf("click on row 3: focus %v selected %d", m.Focused(), m.Selected())
+	}
+	m = send(m, tea.MouseClickMsg{X: 10, Y: 3, Button: tea.MouseLeft})
+	if c, ok := m.Conns().Selected(); m.Focused() != FocusConns || !ok || c != fake.USMN {
+		t.Errorf("click on the USMN connection: focus %v, %v %v", m.Focused(), c, ok)
+	}
+	m = send(m, tea.MouseWheelMsg{X: 10, Y: 8, Button: tea.MouseWheelDown})
+	if m.Focused() != FocusConns || m.Selected() != 6 {
+		t.Errorf("wheel over messages: focus %v selected %d; want conns, 6", m.Focused(), m.Selected())
+	}
+}
+
+func TestLiveFollowPause(t *testing.T) {
+	src := fake.Big(10)
+	m := New(src, Config{Name: "eth0", Live: true})
+	m = send(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	m = send(m, ProgressMsg{Fraction: -1})
+	if m.Selected() != 10 {
+		t.Fatalf("live: selected %d; want the tail 10", m.Selected())
+	}
+	src.N = 20
+	m = send(m, LiveMsg{PacketsPerS: 12, Drops: 3})
+	m = send(m, ProgressMsg{Fraction: -1})
+	if m.Selected() != 20 {
+		t.Errorf("following: %d; want 20", m.Selected())
+	}
+	if s := screen(m); !strings.Contains(s, "12 pkt/s │ 3 drops │ following") {
+		t.Errorf("status lacks live counters:\n%s", s)
+	}
+	m = press(t, m, "k")
+	src.N = 30
+	m = send(m, ProgressMsg{Fraction: -1})
+	if m.Selected() != 19 || m.Messages().Len() != 30 {
+		t.Errorf("after moving: selected %d of %d; want 19 of 30", m.Selected(), m.Messages().Len())
+	}
+	m = press(t, m, "space")
+	src.N = 40
+	m = send(m, ProgressMsg{Fraction: -1})
+	if m.Messages().Len() != 30 || !strings.Contains(screen(m), "PAUSED") {
+		t.Errorf("paused: %d rows; want 30 and PAUSED", m.Messages().Len())
+	}
+	m = press(t, m, "f")
+	if m.Selected() != 40 {
+		t.Errorf("f: selected %d; want 40", m.Selected())
+	}
+}
+
+func TestLoadingProgress(t *testing.T) {
+	src := &fake.Source{}
+	m := New(src, Config{Name: "big.pcapng"})
+	m = send(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	if s := screen(m); !strings.Contains(s, "loading…") {
+		t.Errorf("first screen before any data lacks loading:\n%s", s)
+	}
+	full := fake.Capture()
+	src.Msgs, src.Conns = full.Msgs[:3], full.Conns
+	m = send(m, ProgressMsg{Fraction: 0.5})
+	if s := screen(m); !strings.Contains(s, "loading 50%") || !strings.Contains(s, "3 msgs") {
+		t.Errorf("half loaded:\n%s", s)
+	}
+	src.Msgs = full.Msgs
+	m = send(m, ProgressMsg{Fraction: 1, Done: true})
+	if s := screen(m); strings.Contains(s, "loading") || !strings.Contains(s, "6 msgs") {
+		t.Errorf("loaded:\n%s", s)
+	}
+}
+
+func TestHostileNeverRaw(t *testing.T) {
+	m := loaded(t, fake.Capture(), 160, 48)
+	m = press(t, m, "j", "j", "j", "t", "tab", "j", "j", "j", "j", "j", "j", "j")
+	raw := m.View().Content
+	// Styling escapes (CSI … m) are fine; the hostile name's own bytes are not.
+	for _, bad := range []string{"\x1b[2J", "\x1b]0;", "\x07", "\u202e", "\x9b"} {
+		if strings.Contains(raw, bad) {
+			t.Errorf("screen holds raw %q", bad)
+		}
+	}
+	if !strings.Contains(ansi.Strip(raw), `Evil\x1b[2J`) {
+		t.Error("hostile name not shown escaped")
+	}
+}
+
+func TestHelpAndQuit(t *testing.T) {
+	m := loaded(t, fake.Capture(), 80, 24)
+	m = press(t, m, "?")
+	if s := screen(m); !strings.Contains(s, "go to message") || !strings.Contains(s, "previous match") {
+		t.Errorf("full help:\n%s", s)
+	}
+	m = press(t, m, "j")
+	if m.Selected() != 1 || strings.Contains(screen(m), "any key closes") {
+		t.Error("a key after ? closes the help without acting")
+	}
+	_, cmd := m.Update(keyMsg("q"))
+	if cmd == nil {
+		t.Fatal("q: no command")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Error("q does not quit")
+	}
+}
+
+// BenchmarkOpen measures opening a million-message capture until the first
+// frame is rendered (target ≤ 100 ms).
+func BenchmarkOpen(b *testing.B) {
+	b.ReportAllocs()
+	src := fake.Big(1_000_000)
+	for b.Loop() {
+		m := New(src, Config{Name: "big"})
+		next, _ := m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+		next, _ = next.Update(ProgressMsg{Fraction: 1, Done: true})
+		_ = next.View()
+	}
+}
+
+// BenchmarkKey measures one key press that moves the selection, with the
+// frame it renders, on a million-message capture (target ≤ 16 ms).
+func BenchmarkKey(b *testing.B) {
+	b.ReportAllocs()
+	src := fake.Big(1_000_000)
+	var m tea.Model = New(src, Config{Name: "big"})
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	m, _ = m.Update(ProgressMsg{Fraction: 1, Done: true})
+	j := keyMsg("j")
+	for b.Loop() {
+		m, _ = m.Update(j)
+		_ = m.View()
+	}
 }

@@ -42,20 +42,8 @@ func DefaultStyles(dark bool) Styles {
 
 // View renders the bar at width w.
 func View(s Styles, in Info, w int) string {
-	parts := []string{decode.Escape(in.Name), "profile " + decode.Escape(in.Profile),
-		fmt.Sprintf("%d msgs", in.Messages), fmt.Sprintf("%d conns", in.Conns)}
-	if in.HasFinding {
-		parts = append(parts, "worst "+in.Worst.String())
-	} else {
-		parts = append(parts, "no findings")
-	}
-	if in.Loading {
-		if in.Progress >= 0 {
-			parts = append(parts, fmt.Sprintf("loading %d%%", int(in.Progress*100)))
-		} else {
-			parts = append(parts, "loading…")
-		}
-	}
+	// Live counters come first: at 80 columns the tail is what gets cut.
+	parts := []string{decode.Escape(in.Name)}
 	if in.Live {
 		parts = append(parts, fmt.Sprintf("%.0f pkt/s", in.PacketsPerS), fmt.Sprintf("%d drops", in.Drops))
 		switch {
@@ -63,6 +51,19 @@ func View(s Styles, in Info, w int) string {
 			parts = append(parts, "PAUSED")
 		case in.Following:
 			parts = append(parts, "following")
+		}
+	}
+	parts = append(parts, "profile "+decode.Escape(in.Profile), fmt.Sprintf("%d msgs", in.Messages), fmt.Sprintf("%d conns", in.Conns))
+	if in.HasFinding {
+		parts = append(parts, "worst "+in.Worst.String())
+	} else {
+		parts = append(parts, "clean")
+	}
+	if in.Loading && !in.Live {
+		if in.Progress >= 0 {
+			parts = append(parts, fmt.Sprintf("loading %d%%", int(in.Progress*100)))
+		} else {
+			parts = append(parts, "loading…")
 		}
 	}
 	if in.Err != "" {
