@@ -415,3 +415,26 @@ func FuzzConversation(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCaptureData feeds a long generated conversation one message per
+// Data call: ns/op and allocs/op are per message.
+func BenchmarkCaptureData(b *testing.B) {
+	rng := rand.New(rand.NewSource(11))
+	dirs, msgs := genConversation(rng, 4096)
+	frames := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		frames[i] = cvFrame(m)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var c *Capture
+	for i := 0; i < b.N; i++ {
+		k := i % len(msgs)
+		if k == 0 {
+			b.StopTimer()
+			c = NewCapture(nil)
+			b.StartTimer()
+		}
+		c.Data(cvConn, dirs[k], frames[k], cvT0, i+1)
+	}
+}

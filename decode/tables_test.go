@@ -1,0 +1,107 @@
+package decode
+
+import (
+	"math/rand"
+	"reflect"
+	"testing"
+)
+
+// TestReplayStopsAtFirstUnmapped applies operations to a bare table state:
+// a definition replays the queue from its head and stops at the first
+// reference still unmapped (wire.md 4.5, seed 003), and a replayed
+// reference counts in its listener.
+func TestReplayStopsAtFirstUnmapped(t *testing.T) {
+	lim := DefaultLimits()
+	st := newTableState()
+	ops := []op{
+		{kind: opServerInvoke, n: 1, sid: 5, payload: 10},
+		{kind: opServerInvoke, n: 2, sid: 6, payload: 20},
+		{kind: opServerInvoke, n: 3, sid: 5, payload: 30},
+	}
+	for i := range ops {
+		if res := st.apply(&ops[i], &lim); res.resolved {
+			t.Errorf("apply(invoke srv#%d) resolved with empty tables", ops[i].sid)
+		}
+	}
+	// Defining 6 resolves nothing: the head (srv#5, message 1) is unmapped.
+	res := st.apply(&op{kind: opServerDef, n: 4, sid: 6, idBits: 3, typ: "B", version: 1}, &lim)
+	if len(res.replayed) != 0 || len(st.queue) != 3 {
+		t.Errorf("after defining srv#6: replayed %v, queue %d; want none replayed, 3 queued", res.replayed, len(st.queue))
+	}
+	// Defining 5 resolves the whole queue in order.
+	res = st.apply(&op{kind: opServerDef, n: 5, sid: 5, idBits: 3, typ: "A", version: 1, payload: 1}, &lim)
+	if want := []int{1, 2, 3}; !reflect.DeepEqual(res.replayed, want) || len(st.queue) != 0 {
+		t.Errorf("after defining srv#5: replayed %v, queue %d; want %v, 0", res.replayed, len(st.queue), want)
+	}
+	if e := st.server[5]; e.Invokes != 3 || e.PayloadBits != 41 {
+		t.Errorf("srv#5 = %+v; want 3 invokes (1 + 2 replayed), 41 payload bits", e)
+	}
+	if e := st.server[6]; e.Invokes != 2 || e.PayloadBits != 20 {
+		t.Errorf("srv#6 = %+v; want 2 invokes (1 + 1 replayed), 20 payload bits", e)
+	}
+}
+
+// TestTellClientListenerIDUpdates: TellClientListenerId creates or updates
+// entries in both tables; an existing client entry keeps where it was first
+// learned, and a remapping moves the server-ID lookup (wire.md 4.5).
+func TestTellClientListenerIDUpdates(t *testing.T) {
+	lim := DefaultLimits()
+	st := newTableState()
+	st.apply(&op{kind: opClientDef, n: 1, cid: 100, typ: "A", version: 1, payload: 8}, &lim)
+	st.apply(&op{kind: opTellID, n: 2, cid: 100, sid: 3, idBits: 2, typ: "A", version: 1}, &lim)
+	if got, want := st.client[100], (ClientEntry{ID: 100, Type: "A", Version: 1, ServerID: 3, Mapped: true, Learned: LearnedDefinition, First: 1, Invokes: 1, PayloadBits: 8, touched: 2}); got != want {
+		t.Errorf("client 100 = %+v; want %+v", got, want)
+	}
+	if got, want := st.server[3], (ServerEntry{ID: 3, Type: "A", Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 2, touched: 2}); got != want {
+		t.Errorf("server 3 = %+v; want %+v", got, want)
+	}
+	st.apply(&op{kind: opTellID, n: 3, cid: 100, sid: 1, idBits: 2, typ: "A", version: 1}, &lim)
+	if _, ok := st.mappedBy[3]; ok || st.mappedBy[1] != 100 {
+		t.Errorf("mappedBy = %v; want only 1 → 100 after the remapping", st.mappedBy)
+	}
+	if res := st.apply(&op{kind: opServerIDInvoke, n: 4, sid: 1, payload: 5}, &lim); !res.resolved || st.client[100].Invokes != 2 {
+		t.Errorf("C2S invoke by srv#1: resolved %v, client 100 invokes %d; want true, 2", res.resolved, st.client[100].Invokes)
+	}
+}
+
+func TestVersionMismatch(t *testing.T) {
+	lim := DefaultLimits()
+	for _, tc := range []struct {
+		name string
+		ops  []op
+		warn bool
+	}{
+		{"same version", []op{{kind: opRequestID, n: 1, cid: 1, typ: "A", version: 2}, {kind: opServerDef, n: 2, sid: 0, typ: "A", version: 2}}, false},
+		{"server first", []op{{kind: opServerDef, n: 1, sid: 0, typ: "A", version: 2}, {kind: opClientDef, n: 2, cid: 9, typ: "A", version: 3}}, true},
+		{"client first", []op{{kind: opRequestID, n: 1, cid: 1, typ: "A", version: 1}, {kind: opServerDef, n: 2, sid: 0, typ: "A", version: 2}}, true},
+		{"different types", []op{{kind: opRequestID, n: 1, cid: 1, typ: "A", version: 1}, {kind: opServerDef, n: 2, sid: 0, typ: "B", version: 2}}, false},
+	} {
+		st := newTableState()
+		var fs []Finding
+		for i := range tc.ops {
+			fs = append(fs, st.apply(&tc.ops[i], &lim).findings...)
+		}
+		snap := st.snapshot(cvConn, 2)
+		if got := len(fs) == 1 && len(snap.Warnings) == 1 && fs[0].Severity == Warn; got != tc.warn {
+			t.Errorf("%s: findings %+v, snapshot warnings %+v; want a warning: %v", tc.name, fs, snap.Warnings, tc.warn)
+		}
+	}
+}
+
+// BenchmarkTablesAsOf asks for the tables as of random messages of a
+// 100k-message conversation, as the TUI does on every selection move.
+func BenchmarkTablesAsOf(b *testing.B) {
+	rng := rand.New(rand.NewSource(7))
+	dirs, msgs := genConversation(rng, 100_000)
+	f := newCVFeeder()
+	for i := range msgs {
+		f.send(dirs[i], msgs[i])
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if f.c.Tables(cvConn, 1+rng.Intn(len(msgs))) == nil {
+			b.Fatal("nil tables")
+		}
+	}
+}
