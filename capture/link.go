@@ -40,7 +40,7 @@ type linkDecoder struct {
 	lastLink   layers.LinkType
 	lastLayer  gopacket.LayerType
 	lastOK     bool
-	decoded []gopacket.LayerType
+	decoded    []gopacket.LayerType
 
 	hasTCP, hasUDP, isIP6 bool
 	src, dst              []byte // IP addresses

@@ -1,0 +1,81 @@
+// Package capture turns packet captures (pcap and pcapng files, standard
+// input, frames in memory, or a live Linux interface) into per-TCP-connection,
+// per-direction reassembled byte chunks with timestamps and frame numbers,
+// plus notes about everything else on the game ports. It knows nothing of
+// USMN or NetPak: it stops where SystemSockets framing begins
+// (../shared/spec/wire.md §2, "Transports and framing").
+//
+// # Sources
+//
+// A Source yields Events until io.EOF. Open reads a file ("-" is standard
+// input), NewReader any io.Reader, NewPackets frames held in memory, and
+// OpenLive a live interface. The CLI, the TUI and tests all consume the same
+// interface. Input that is not a capture at all is an error from Open; a
+// capture that is cut or corrupt after a valid header yields what was read,
+// then a note naming the byte offset, then io.EOF. Nothing in a frame can
+// make a Source panic: a recover around each frame turns a decoder bug into
+// a note.
+//
+// # Link types
+//
+// Ethernet (with 802.1Q tags), Linux cooked SLL and SLL2 (what `tcpdump -i
+// any` writes), raw IPv4/IPv6 (LINKTYPE_RAW, 228, 229) and BSD
+// loopback/null, each per pcapng interface, carrying IPv4 or IPv6. Other
+// link types are skipped with one note per interface.
+//
+// # Events
+//
+// EventOpen announces a TCP flow and the rule that chose its server side.
+// EventData carries bytes of one direction in stream order; its Data is only
+// valid until the next Next call. EventGap says Lost bytes of a direction
+// are missing (a lost segment, or data given up on when the out-of-order
+// buffer cap was hit), so that framing resynchronises (wire.md §2: "a
+// capture may start mid-connection or lose segments"). EventClose follows a
+// RST, or a FIN from both sides. EventNote carries text about the capture or
+// a flow (UDP transports, A2S_INFO replies, unsupported link types,
+// truncation, caps). Time and Frame are those of the frame that produced the
+// event, frames numbered from 1.
+//
+// # Which side is the server
+//
+// In order: the receiver of the first SYN (or the sender of a SYN+ACK) —
+// rule "syn"; otherwise the side on Options.TransportPort (27016 by default,
+// the profile's transport_port, wire.md §6) — rule "port"; otherwise the
+// side with the lower port — rule "lower-port". The rule travels in the
+// Open event so that the user can see how sure the guess is.
+//
+// # Reassembly
+//
+// Reassembly is gopacket/reassembly, behind a fast path for the common case:
+// while a flow's segments arrive in order, each frame's payload is handed on
+// directly, with no copy and no allocation; bytes that were already
+// delivered (retransmissions, overlaps with the past) are trimmed. The first
+// segment that arrives ahead of the next expected byte moves the flow, for
+// the rest of its life, to the gopacket assembler, primed with a synthetic
+// SYN per direction so that it continues where the fast path stopped. The
+// assembler orders segments, resolves overlaps, and reports a gap when the
+// missing bytes have not come after two seconds of capture time, when the
+// buffer caps (Options.MaxBufferedPerFlow, MaxBufferedTotal) are hit (with a
+// note), or at the end of input. A direction seen without its SYN starts at
+// its first segment. Options.MaxFlows bounds the flows tracked at once.
+//
+// # UDP on the game ports
+//
+// UDP on the transport port is SteamNetworkingSockets, encrypted (wire.md
+// §2): it is counted per peer and explained once, with the advice to run the
+// server with -NetTransport SystemSockets. A2S_INFO replies from the query
+// port (27015 by default) are decoded for the server name and the
+// <net>…</net> transport tag of its keywords. Other UDP is counted.
+//
+// # Live capture
+//
+// OpenLive (Linux only) reads an AF_PACKET TPACKET_V3 ring through
+// gopacket/afpacket without libpcap or cgo, on a cooked socket so that every
+// interface, "any" included, yields IP packets. A kernel BPF program keeps
+// `tcp port P or udp port P or udp port Q` and drops the duplicate outgoing
+// copy of loopback packets. Kernel packet and drop counters appear in Stats.
+// LiveOptions.Write saves every packet to a pcapng file, flushed before the
+// packet is decoded, so that an interrupted session loses nothing it showed.
+// Without CAP_NET_RAW the error wraps ErrPermission, which says how to grant
+// it.
+package capture
