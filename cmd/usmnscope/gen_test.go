@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runArgs runs the command line with buffers and an empty stdin.
+func runArgs(args ...string) (code int, out, errs string) {
+	var o, e bytes.Buffer
+	code = Execute(args, strings.NewReader(""), &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestGen(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "basic.pcapng")
+	code, stdout, stderr := runArgs("gen", "../../fixtures/scenarios/usmn-basic.toml", "-o", out)
+	if code != 0 {
+		t.Fatalf("gen exit %d: %s", code, stderr)
+	}
+	if want := "1 connections, 22 messages, 38 packets"; !strings.Contains(stdout, want) {
+		t.Errorf("gen output %q; want it to contain %q", stdout, want)
+	}
+	got, _ := os.ReadFile(out)
+	golden, err := os.ReadFile("../../fixtures/captures/usmn-basic.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, golden) {
+		t.Errorf("gen wrote %d bytes that differ from fixtures/captures/usmn-basic.pcapng (%d)", len(got), len(golden))
+	}
+
+	// --pcap, and the pcap magic for nanosecond timestamps (a1 b2 3c 4d).
+	pcap := filepath.Join(dir, "v.cap")
+	if code, _, stderr := runArgs("gen", "../../fixtures/scenarios/vanilla.toml", "--pcap", "-o", pcap); code != 0 {
+		t.Fatalf("gen --pcap exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(pcap); len(b) < 4 || !bytes.Equal(b[:4], []byte{0x4d, 0x3c, 0xb2, 0xa1}) {
+		t.Errorf("gen --pcap wrote %x…; want the nanosecond pcap magic", b[:min(4, len(b))])
+	}
+
+	// -o - writes the capture to stdout, the summary to stderr.
+	code, stdout, stderr = runArgs("gen", "--scale", "500", "--conns", "3", "-o", "-")
+	if code != 0 || !strings.HasPrefix(stdout, "\x0a\x0d\x0d\x0a") || !strings.Contains(stderr, "3 connections") {
+		t.Errorf("gen --scale -o - = %d, %d bytes starting %q, stderr %q", code, len(stdout), stdout[:min(4, len(stdout))], stderr)
+	}
+}
+
+func TestGenErrors(t *testing.T) {
+	keep := filepath.Join(t.TempDir(), "keep.pcapng")
+	os.WriteFile(keep, []byte("old"), 0o644)
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"gen", "x.toml"}, 2, "-o OUT is required"},
+		{[]string{"gen", "-o", "x.pcapng"}, 2, "either a scenario file or --scale"},
+		{[]string{"gen", "a.toml", "--scale", "5", "-o", "x"}, 2, "either a scenario file or --scale"},
+		{[]string{"gen", "/nonexistent/s.toml", "-o", "x"}, 1, "no such file"},
+		{[]string{"gen", "--scale", "5", "--link", "pigeon", "-o", filepath.Join(t.TempDir(), "x.pcapng")}, 1, "link"},
+		{[]string{"gen", "--bogus"}, 2, "unknown flag"},
+		{[]string{"gen", "--scale", "5", "--conns", "70000", "-o", keep}, 1, "connections"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runArgs(tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v = exit %d, %q; want exit %d and one line containing %q", tt.args, code, stderr, tt.code, tt.want)
+		}
+	}
+	// A failed gen removes only a file it created, never one that was there.
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("failed gen removed the existing %s: %v", keep, err)
+	}
+}
+
+func TestGenHelp(t *testing.T) {
+	code, stdout, _ := runArgs("gen", "--help")
+	if code != 0 || !strings.Contains(stdout, "Examples:") || !strings.Contains(stdout, "--scale") {
+		t.Errorf("gen --help = %d:\n%s", code, stdout)
+	}
+}
