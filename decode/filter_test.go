@@ -223,7 +223,7 @@ func FuzzFilter(f *testing.F) {
 			if fe.Pos < 0 || fe.Pos > len(expr) || fe.Len < 1 {
 				t.Fatalf("ParseFilter(%q) error at %d+%d outside the expression", expr, fe.Pos, fe.Len)
 			}
-			if s := err.Error(); strings.ContainsAny(s, "\x1b\r\x9b") || !utf8.ValidString(s) {
+			if s := err.Error(); strings.ContainsAny(s, "\x1b\r\u009b") || !utf8.ValidString(s) {
 				t.Fatalf("ParseFilter(%q) error text %q carries raw control characters", expr, s)
 			}
 			return

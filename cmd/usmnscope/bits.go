@@ -140,7 +140,7 @@ func writeBits(out *bufio.Writer, m *decode.Message, idBits int) {
 		}
 		fmt.Fprintln(out)
 	}
-	fmt.Fprintln(out, "\nbyte  hex  bits 7..0   fields")
+	fmt.Fprintln(out, "\nbyte  hex  bits 7..0  fields")
 	writeHexdump(out, m.Data, m.Fields)
 }
 
@@ -172,7 +172,7 @@ func writeHexdump(out *bufio.Writer, data []byte, fields []netpak.Span) {
 			ks[j] = keys[8*i+k]
 			j++
 		}
-		body := fmt.Sprintf("%02x  %s  %s", c, bits[:], ks[:])
+		body := fmt.Sprintf("%02x   %s  %s", c, bits[:], ks[:])
 		if body == prev && i < len(data)-1 {
 			if !starred {
 				fmt.Fprintln(out, "*")

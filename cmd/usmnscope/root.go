@@ -56,8 +56,12 @@ func newRoot(s *streams) *cobra.Command {
 	// every other command.
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
-		if c.Name() == "completion" {
-			c.Example = "  source <(usmnscope completion bash)\n  usmnscope completion zsh > \"${fpath[1]}/_usmnscope\"\n  usmnscope completion fish | source"
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Example = "  source <(usmnscope completion bash)\n  usmnscope completion zsh > \"${fpath[1]}/_usmnscope\"\n  usmnscope completion fish | source"
+		for _, sh := range c.Commands() {
+			sh.Example = "  usmnscope completion " + sh.Name() + " > usmnscope-completion." + sh.Name()
 		}
 	}
 	return root

@@ -1,0 +1,399 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/decode"
+)
+
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join(capturesDir, name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("fixture %s missing: %v", name, err)
+	}
+	return p
+}
+
+func TestExitCodes(t *testing.T) {
+	basic := fixture(t, "usmn-basic.pcapng")
+	notCapture := filepath.Join(t.TempDir(), "text.pcap")
+	os.WriteFile(notCapture, []byte("this is not a capture file\n"), 0o644)
+	badProfile := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(badProfile, []byte("no_such_key = 1\n"), 0o644)
+	tests := []struct {
+		args []string
+		code int
+		err  string // substring of stderr; "" = stderr must be empty
+	}{
+		{[]string{"dump", basic}, exitOK, ""},
+		{[]string{"dump", fixture(t, "usmn-midstream.pcapng")}, exitOK, ""}, // findings still exit 0
+		{[]string{"dump", "/nonexistent/x.pcapng"}, exitInput, "no such file"},
+		{[]string{"dump", notCapture}, exitInput, "not a pcap or pcapng"},
+		{[]string{"tables", "/nonexistent/x.pcapng"}, exitInput, "no such file"},
+		{[]string{"--profile", badProfile, "dump", basic}, exitInput, "unknown key no_such_key"},
+		{[]string{"--profile", "/nonexistent.toml", "profile", "show"}, exitInput, "no such file"},
+		{[]string{"dump"}, exitUsage, "accepts 1 arg"},
+		{[]string{"dump", "--nope", basic}, exitUsage, "unknown flag"},
+		{[]string{"dump", "--json", "-V", basic}, exitUsage, "exclude each other"},
+		{[]string{"dump", "--filter", "lisener~Chat", basic}, exitUsage, "unknown field \"lisener\""},
+		{[]string{"tables", "--at", "999", basic}, exitUsage, "has 22 messages"},
+		{[]string{"tables", "--at", "-1", basic}, exitUsage, "start at 1"},
+		{[]string{"bits", "zz"}, exitUsage, "not a hex digit"},
+		{[]string{"bits", "8"}, exitUsage, "odd number"},
+		{[]string{"bits", "--dir", "up", "00"}, exitUsage, "want c2s or s2c"},
+		{[]string{"bits"}, exitUsage, "requires at least 1 arg"},
+		{[]string{"nosuchcommand"}, exitUsage, "unknown command"},
+		{[]string{"profile"}, exitUsage, "name a subcommand"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := run(t, nil, tt.args...)
+		if code != tt.code {
+			t.Errorf("usmnscope %s: exit %d; want %d (stderr %q)", strings.Join(tt.args, " "), code, tt.code, errOut)
+		}
+		if tt.err == "" && errOut != "" || !strings.Contains(errOut, tt.err) {
+			t.Errorf("usmnscope %s: stderr %q; want it to contain %q", strings.Join(tt.args, " "), errOut, tt.err)
+		}
+		if tt.code == exitInput && strings.Count(errOut, "\n") != 1 {
+			t.Errorf("usmnscope %s: stderr %q; want one line", strings.Join(tt.args, " "), errOut)
+		}
+	}
+}
+
+func TestFilterErrorPointsAtBadPart(t *testing.T) {
+	_, _, errOut := run(t, nil, "dump", "--filter", "msg==Kicked && lisener~Chat", fixture(t, "usmn-basic.pcapng"))
+	want := "  msg==Kicked && lisener~Chat\n                 ^^^^^^^\n"
+	if !strings.HasSuffix(errOut, want) {
+		t.Errorf("filter error %q; want it to end with %q", errOut, want)
+	}
+}
+
+// TestHostileStrings: every wire string is escaped in text output (no
+// ESC, CSI, BEL or bidi override reaches the terminal) while JSON keeps the
+// exact string (outputs.md).
+func TestHostileStrings(t *testing.T) {
+	hostile := fixture(t, "hostile.pcapng")
+	raw := []string{"\x1b", "\u009b", "\x07", "\u202e"}
+	for _, args := range [][]string{{"dump", hostile}, {"dump", "-V", hostile}, {"tables", hostile}} {
+		_, out, _ := run(t, nil, args...)
+		for _, r := range raw {
+			if strings.Contains(out, r) {
+				t.Errorf("usmnscope %s prints raw %q", strings.Join(args, " "), r)
+			}
+		}
+		if !strings.Contains(out, `\x1b[2J\x1b[31mEvil.ClearScreen`) || !strings.Contains(out, `Evil.\u202eresUgolC`) {
+			t.Errorf("usmnscope %s lacks the escaped hostile type names", strings.Join(args, " "))
+		}
+	}
+	_, out, _ := run(t, nil, "dump", "--json", "--filter", "n==3", hostile)
+	var rec struct {
+		Listener struct{ Type string } `json:"listener"`
+	}
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatalf("dump --json: %v in %q", err, out)
+	}
+	if want := "\x1b[2J\x1b[31mEvil.ClearScreen, Evil"; rec.Listener.Type != want {
+		t.Errorf("dump --json listener.type = %q; want the exact wire string %q", rec.Listener.Type, want)
+	}
+	_, out, _ = run(t, nil, "tables", "--json", hostile)
+	if !strings.Contains(out, `"\u001b[2J\u001b[31mEvil.ClearScreen, Evil"`) {
+		t.Errorf("tables --json does not keep the exact type string (JSON-escaped): %.300s", out)
+	}
+}
+
+// TestDumpJSONContract checks the outputs.md keys and numbering on a
+// capture whose scenario is known (fixtures/scenarios/usmn-basic.toml).
+func TestDumpJSONContract(t *testing.T) {
+	_, out, _ := run(t, nil, "dump", "--json", fixture(t, "usmn-basic.pcapng"))
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 22 {
+		t.Fatalf("dump --json printed %d records; want 22", len(lines))
+	}
+	for i, l := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("record %d: %v", i+1, err)
+		}
+		for _, k := range []string{"n", "frame", "time", "conn", "dir", "len", "enum", "msg", "fields", "expert"} {
+			if _, ok := rec[k]; !ok {
+				t.Errorf("record %d lacks key %q", i+1, k)
+			}
+		}
+		if n := rec["n"].(float64); int(n) != i+1 {
+			t.Errorf("record %d has n = %v; want %d", i+1, n, i+1)
+		}
+		if _, err := time.Parse(time.RFC3339Nano, rec["time"].(string)); err != nil {
+			t.Errorf("record %d time %q: %v", i+1, rec["time"], err)
+		}
+		msg := rec["msg"].(string)
+		_, hasListener := rec["listener"]
+		if usmn := msg == "InvokeMessageListener" || msg == "NegotiateListenerDetails"; usmn != hasListener {
+			t.Errorf("record %d (%s): listener present = %v", i+1, msg, hasListener)
+		}
+		if _, ok := rec["payload_bits"]; ok != (msg == "InvokeMessageListener") {
+			t.Errorf("record %d (%s): payload_bits present = %v", i+1, msg, ok)
+		}
+	}
+	// The scenario's first S→C invoke defines ChatListener as server ID 0.
+	_, out, _ = run(t, nil, "dump", "--json", "--filter", "msg==InvokeMessageListener && dir==s2c && listener~Chat", fixture(t, "usmn-basic.pcapng"))
+	var first struct {
+		N        int
+		Listener struct {
+			Type     string
+			ServerID *int `json:"server_id"`
+		}
+	}
+	if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &first); err != nil {
+		t.Fatal(err)
+	}
+	if first.N != 6 || first.Listener.Type != "Sample.ChatListener, Sample" || first.Listener.ServerID == nil || *first.Listener.ServerID != 0 {
+		t.Errorf("first S→C ChatListener invoke = %+v; want n 6, server ID 0", first)
+	}
+}
+
+func TestDumpFromStdin(t *testing.T) {
+	data, err := os.ReadFile(fixture(t, "usmn-basic.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, fromStdin, errOut := run(t, data, "dump", "-")
+	_, fromFile, _ := run(t, nil, "dump", fixture(t, "usmn-basic.pcapng"))
+	if code != exitOK || errOut != "" || fromStdin != fromFile {
+		t.Errorf("dump - = exit %d, stderr %q, %d bytes; want the output of dump FILE (%d bytes)", code, errOut, len(fromStdin), len(fromFile))
+	}
+}
+
+func TestDumpFilterLines(t *testing.T) {
+	_, out, _ := run(t, nil, "dump", "--filter", "dir==c2s && msg~Negotiate", fixture(t, "usmn-basic.pcapng"))
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	// Scenario usmn-basic: the client sends TellServerMissingListener (15)
+	// and RequestServerListenerId (16).
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "   15 ") || !strings.HasPrefix(lines[1], "   16 ") {
+		t.Errorf("dump --filter printed\n%s\nwant messages 15 and 16", out)
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, " c2s NegotiateListenerDetails* ") {
+			t.Errorf("line %q lacks direction and widened name", l)
+		}
+	}
+}
+
+// errWriter fails every write with err, as a closed pipe does.
+type errWriter struct{ err error }
+
+func (w errWriter) Write(p []byte) (int, error) { return 0, w.err }
+
+// TestClosedPipe: `usmnscope dump … | head` exits 0 without a word once
+// the reader goes away.
+func TestClosedPipe(t *testing.T) {
+	var errw bytes.Buffer
+	code := Execute([]string{"dump", fixture(t, "usmn-basic.pcapng")}, nil, errWriter{syscall.EPIPE}, &errw)
+	if code != exitOK || errw.Len() != 0 {
+		t.Errorf("dump into a closed pipe: exit %d, stderr %q; want 0 and nothing", code, errw.String())
+	}
+	code = Execute([]string{"dump", fixture(t, "usmn-basic.pcapng")}, nil, errWriter{errors.New("disk full")}, &errw)
+	if code != exitInput || !strings.Contains(errw.String(), "disk full") {
+		t.Errorf("dump into a failing writer: exit %d, stderr %q; want 1 and the error", code, errw.String())
+	}
+}
+
+// TestHelpHasExamples: every command's --help shows an example.
+func TestHelpHasExamples(t *testing.T) {
+	root := newRoot(&streams{in: nil, out: io.Discard, err: io.Discard})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Hidden || c.Name() == "help" {
+			return
+		}
+		path := strings.Fields(c.CommandPath())[1:]
+		code, out, _ := run(t, nil, append(path, "--help")...)
+		if code != exitOK || !strings.Contains(out, "Examples:") {
+			t.Errorf("usmnscope %s --help: exit %d, no Examples section", strings.Join(path, " "), code)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+func TestCompletion(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		code, out, _ := run(t, nil, "completion", sh)
+		if code != exitOK || !strings.Contains(out, "usmnscope") {
+			t.Errorf("completion %s: exit %d, %d bytes", sh, code, len(out))
+		}
+	}
+}
+
+func TestProfileShow(t *testing.T) {
+	_, out, _ := run(t, nil, "profile", "show")
+	p, err := decode.ParseProfile("shown", []byte(out))
+	if err != nil {
+		t.Fatalf("profile show output does not parse back: %v\n%s", err, out)
+	}
+	p.Name = "default"
+	if *p != *decode.Default() {
+		t.Errorf("profile show round trip = %+v; want the default profile", p)
+	}
+	// wire.md 6.1 example profile, applied to every command via --profile.
+	path := filepath.Join(t.TempDir(), "p.toml")
+	os.WriteFile(path, []byte("game = \"3.24\"\nextra_bits = 2\nserver_invoke_listener = 33\nserver_negotiate = 34\nclient_invoke_listener = 64\nclient_negotiate = 65\n"), 0o644)
+	_, out, _ = run(t, nil, "--profile", path, "profile", "show")
+	if !strings.Contains(out, `game = "3.24"`) || !strings.Contains(out, "client_invoke_listener = 64") {
+		t.Errorf("profile show with --profile:\n%s", out)
+	}
+	_, out, _ = run(t, nil, "--profile", path, "tables", "--json", fixture(t, "usmn-basic.pcapng"))
+	if !strings.Contains(out, `"profile": "`+path+`"`) {
+		t.Errorf("tables --json with --profile does not name the profile: %.200s", out)
+	}
+}
+
+// TestBitsValues checks `bits` against wire.md 3's computed examples.
+func TestBitsValues(t *testing.T) {
+	tests := []struct {
+		args  []string
+		msg   string
+		field string
+		value any
+	}{
+		{[]string{"--dir", "s2c", "8c 00 00 62 79 65"}, "Kicked", "", "bye"},
+		{[]string{"--dir", "s2c", "6a 70 00 33 2e 32 36 2e 33 2e 34"}, "Rejected", "", "3.26.3.4"},
+		{[]string{"--dir", "s2c", "89:60:40:20:e0:30:0d"}, "Accepted", "query_port", 27015.0},
+	}
+	for _, tt := range tests {
+		_, out, _ := run(t, nil, append(append([]string{"bits"}, tt.args...), "--json")...)
+		var rec struct {
+			Msg    string
+			Fields []struct {
+				Name  string
+				Value any
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &rec); err != nil {
+			t.Fatalf("bits %v: %v", tt.args, err)
+		}
+		found := false
+		for _, f := range rec.Fields {
+			found = found || (tt.field == "" || f.Name == tt.field) && f.Value == tt.value
+		}
+		if rec.Msg != tt.msg || !found {
+			t.Errorf("bits %v = %s %+v; want %s with a field %q = %v", tt.args, rec.Msg, rec.Fields, tt.msg, tt.field, tt.value)
+		}
+	}
+}
+
+// TestHexdumpKeys: the bit-level hexdump marks each bit with its field's
+// key, drawn like bitString (bit k at column 7−k). Kicked("bye"): enum A
+// in bits 0..4, the string B from bit 5.
+func TestHexdumpKeys(t *testing.T) {
+	m := decode.DecodeOne(nil, decode.S2C, false, 0, []byte{0x8c, 0x00, 0x00, 0x62, 0x79, 0x65})
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	writeHexdump(w, m.Data, m.Fields)
+	w.Flush()
+	want := "   0  8c   1000 1100  BBBA AAAA\n" +
+		"   1  00   0000 0000  BBBB BBBB\n" +
+		"*\n" +
+		"   3  62   0110 0010  BBBB BBBB\n" +
+		"   4  79   0111 1001  BBBB BBBB\n" +
+		"   5  65   0110 0101  BBBB BBBB\n"
+	if b.String() != want {
+		t.Errorf("writeHexdump(Kicked) =\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// panicSource panics on its second event, as a decoder bug would.
+type panicSource struct{ n int }
+
+func (s *panicSource) Next() (capture.Event, error) {
+	s.n++
+	if s.n > 1 {
+		panic("boom")
+	}
+	return capture.Event{Kind: capture.EventNote, Level: capture.LevelWarn, Text: "first"}, nil
+}
+func (s *panicSource) Stats() capture.Stats { return capture.Stats{} }
+func (s *panicSource) Close() error         { return nil }
+
+// failSource fails after one event.
+type failSource struct{ n int }
+
+func (s *failSource) Next() (capture.Event, error) {
+	s.n++
+	if s.n > 1 {
+		return capture.Event{}, errors.New("capture: truncated")
+	}
+	return capture.Event{Kind: capture.EventNote, Level: capture.LevelError, Text: "x"}, nil
+}
+func (s *failSource) Stats() capture.Stats { return capture.Stats{Packets: int64(s.n)} }
+func (s *failSource) Close() error         { return nil }
+
+func TestFeedRecoversAndReports(t *testing.T) {
+	dc := decode.NewCapture(nil)
+	err := feed(&panicSource{}, dc, nil)
+	if err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("feed(panicking source) = %v; want an error naming the panic", err)
+	}
+	fs := dc.Findings()
+	if len(fs) != 2 || fs[0].Severity != decode.Warn || fs[0].Group != decode.Protocol || fs[1].Severity != decode.Error || !strings.Contains(fs[1].Text, "boom") {
+		t.Errorf("capture findings after a panic = %+v; want the first note (warn, protocol) and an error naming the panic", fs)
+	}
+
+	dc = decode.NewCapture(nil)
+	calls := 0
+	err = feed(&failSource{}, dc, func(capture.Stats) { calls++ })
+	if err == nil || err.Error() != "capture: truncated" || calls != 1 {
+		t.Errorf("feed(failing source) = %v after %d progress calls; want the read error after 1", err, calls)
+	}
+	if fs := dc.Findings(); len(fs) != 1 || fs[0].Severity != decode.Error {
+		t.Errorf("findings = %+v; want the one error note", fs)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	if newProgress(&bytes.Buffer{}) != nil {
+		t.Errorf("newProgress(buffer) drew progress on a non-terminal")
+	}
+	var nilBar *progressLine
+	nilBar.update(capture.Stats{}) // must not panic
+	nilBar.done()
+
+	var b bytes.Buffer
+	now := time.Unix(0, 0)
+	bar := newProgressOn(&b, func() time.Time { return now })
+	st := capture.Stats{Read: 1 << 20, Size: 4 << 20, Packets: 10, Flows: 1}
+	bar.update(st) // too early: short reads stay quiet
+	if b.Len() != 0 {
+		t.Errorf("progress drawn before %v: %q", progressDelay, b.String())
+	}
+	for i := range 30 { // 3 s in 100 ms steps, 30 updates per step
+		now = time.Unix(0, 0).Add(progressDelay + time.Duration(i)*progressInterval)
+		for range 30 {
+			bar.update(st)
+		}
+	}
+	if draws := strings.Count(b.String(), "\r\x1b[K"); draws != 30 {
+		t.Errorf("progress drew %d times in 30 intervals; want 30 (at most 10 a second)", draws)
+	}
+	if !strings.Contains(b.String(), "reading: 1.0 MiB of 4.0 MiB (25%), 10 packets, 1 flows") {
+		t.Errorf("progress text %q", b.String())
+	}
+	bar.done()
+	if !strings.HasSuffix(b.String(), "flows\r\x1b[K") {
+		t.Errorf("done did not clear the line: %q", b.String())
+	}
+}
