@@ -438,3 +438,41 @@ func BenchmarkCaptureData(b *testing.B) {
 		c.Data(cvConn, dirs[k], frames[k], cvT0, i+1)
 	}
 }
+
+// ExampleCapture feeds a USMN handshake and two invokes, the first naming a
+// listener the capture has not seen defined yet, and reads the messages and
+// tables back.
+func ExampleCapture() {
+	var e Encoder
+	conn := Conn{
+		Client: netip.MustParseAddrPort("127.0.0.1:50412"),
+		Server: netip.MustParseAddrPort("127.0.0.1:27016"),
+	}
+	c := NewCapture(nil)
+	feed := func(dir Dir, msg []byte, frame int) {
+		c.Data(conn, dir, binary.BigEndian.AppendUint16(nil, uint16(len(msg))), time.Unix(0, 0), frame)
+		c.Data(conn, dir, msg, time.Unix(0, 0), frame)
+	}
+	feed(C2S, e.GetWorkshopFiles(true, nil), 1)
+	feed(S2C, e.DownloadWorkshopFiles(WorkshopInfo{ServerName: "srv"}, &Marker{Version: 1, IDBits: 1}, nil), 2)
+	feed(S2C, e.InvokeS2C(true, Invoke{ServerID: 1, IDBits: 1}, []byte{0x2a}), 3)
+	feed(S2C, e.InvokeS2C(true, Invoke{HasDefinition: true, ServerID: 1, IDBits: 1, Type: "Sample.ChatListener, Sample", Version: 1}, nil), 4)
+	c.Finish()
+	for n := 1; n <= c.Len(); n++ {
+		m := c.Message(n)
+		fmt.Printf("%d %s %s\n", m.N, m.Dir, m.Summary)
+	}
+	for _, e := range c.Tables(conn, 3).Unresolved {
+		fmt.Printf("as of 3: %s listener %d unresolved since %d\n", e.Dir, e.ID, e.N)
+	}
+	for _, e := range c.Tables(conn, 0).Server {
+		fmt.Printf("srv#%d %s v%d: %d invokes, %d payload bits\n", e.ID, e.Type, e.Version, e.Invokes, e.PayloadBits)
+	}
+	// Output:
+	// 1 c2s GetWorkshopFiles +USMN v1
+	// 2 s2c DownloadWorkshopFiles "srv" 0 files +USMN v1 ids 1 bits
+	// 3 s2c srv#1 8 payload bits (unresolved)
+	// 4 s2c srv#1 Sample.ChatListener, Sample v1 +def 0 payload bits
+	// as of 3: s2c listener 1 unresolved since 3
+	// srv#1 Sample.ChatListener, Sample v1: 2 invokes, 8 payload bits
+}
