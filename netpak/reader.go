@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -59,26 +60,61 @@ func (e *BitError) Unwrap() error { return e.Err }
 // Reader reads the LSB-first NetPak bit stream of wire.md section 1.1.
 //
 // A Reader never panics and never reads past its end. Its error is sticky,
-// as in compress/flate: the first failed read sets Err, leaves the position
-// at the start of that read, and every later read returns zero values. A
-// decoder therefore reads a whole header and checks Err once.
+// as in compress/flate: the first failed read sets Err and every later read
+// returns zero values. A decoder therefore reads a whole header and checks
+// Err once.
+//
+// A read that runs short leaves Pos where that read started; for a composite
+// read (String, UInt64, Guid, ClampedVector3, …) that is the start of the
+// whole read, while the ShortError names the bit of the part that ran out.
+// A read that fails for another reason (ErrPadding, ErrUTF8, ErrRange) leaves
+// Pos after the bits it consumed, so a decoder can show what follows.
+//
+// A Reader must not be copied by value; use Sub for a second view.
 type Reader struct {
-	buf   []byte
-	pos   int // absolute stream bit of the next read
+	buf []byte // the caller's input
+	pos int    // absolute stream bit of the next read
+	// lim is end while no error is pending and negative once one is, so
+	// that Bits checks the sticky error and the end with one comparison.
+	// When Bits itself fails it stores ^width in lim and builds the error
+	// only when Err is called, which keeps Bits free of calls and inlinable.
+	lim int
+	// load is what Bits loads 8 bytes at a time from: buf itself, or for an
+	// input shorter than 8 bytes the zero-padded copy in tail. last is the
+	// last byte index an 8-byte load may start at; a read near the end loads
+	// the last 8 bytes and shifts further instead of reading past them.
+	load  []byte
+	last  int
 	start int // first bit of this reader's range (for sub-readers)
 	end   int // one past the last readable bit
 	err   error
+	tail  [8]byte
 }
 
 // NewReader returns a Reader over all of b.
 func NewReader(b []byte) *Reader {
-	return &Reader{buf: b, end: len(b) * 8}
+	r := &Reader{}
+	r.Reset(b)
+	return r
 }
 
 // Reset makes r read b from its start, clearing any error. It lets a hot
 // loop reuse one Reader without allocating.
 func (r *Reader) Reset(b []byte) {
-	*r = Reader{buf: b, end: len(b) * 8}
+	*r = Reader{buf: b, end: len(b) * 8, lim: len(b) * 8}
+	r.setLoad()
+}
+
+// setLoad points load at buf, or at a zero-padded copy of a buf shorter
+// than one 8-byte load.
+func (r *Reader) setLoad() {
+	r.load = r.buf
+	if len(r.buf) < 8 {
+		r.tail = [8]byte{}
+		copy(r.tail[:], r.buf)
+		r.load = r.tail[:]
+	}
+	r.last = len(r.load) - 8
 }
 
 // Pos returns the stream bit of the next read, counted from bit 0 of the
@@ -95,91 +131,112 @@ func (r *Reader) End() int { return r.end }
 func (r *Reader) Remaining() int { return r.end - r.pos }
 
 // Err returns the first error the reader met, or nil.
-func (r *Reader) Err() error { return r.err }
+func (r *Reader) Err() error {
+	if r.err == nil && r.lim < 0 {
+		r.settle()
+	}
+	return r.err
+}
 
-// Bytes returns the whole underlying buffer (not only the reader's range).
+// settle builds the error a failed Bits call left encoded in lim. Bits
+// never moves pos when it fails, so pos is still the failed read's bit.
+func (r *Reader) settle() {
+	n := ^r.lim
+	if n <= 32 {
+		r.err = &ShortError{Bit: r.pos, Want: n, Have: r.end - r.pos}
+		return
+	}
+	r.err = &BitError{Bit: r.pos, Err: ErrRange, Detail: fmt.Sprintf("bit width %d", int32(uint32(n)))}
+}
+
+// failed reports whether an error is pending.
+func (r *Reader) failed() bool { return r.lim < 0 }
+
+// Buffer returns the whole underlying buffer (not only the reader's range),
+// for hexdumps that highlight spans by their stream bits.
 func (r *Reader) Buffer() []byte { return r.buf }
 
 // Sub returns a reader bounded to the bit range [bit, bit+n) of the same
 // buffer, for listener payloads and other length-limited parts. A range
 // outside r's own is clipped to it, so a sub-reader can never see more than
-// its parent.
+// its parent. A negative n means "to the end of r". The sub-reader starts
+// without an error even if r has one.
 func (r *Reader) Sub(bit, n int) *Reader {
-	if bit < r.start {
-		bit = r.start
+	bit = max(r.start, min(bit, r.end))
+	end := r.end
+	if n >= 0 && n < r.end-bit {
+		end = bit + n
 	}
-	if bit > r.end {
-		bit = r.end
-	}
-	end := bit + n
-	if n < 0 || end > r.end {
-		end = r.end
-	}
-	return &Reader{buf: r.buf, pos: bit, start: bit, end: end}
+	s := &Reader{buf: r.buf, pos: bit, start: bit, end: end, lim: end}
+	s.setLoad()
+	return s
 }
 
 // Seek moves the reader to absolute stream bit, clipped to its range. It
 // does not clear an error.
 func (r *Reader) Seek(bit int) {
-	if bit < r.start {
-		bit = r.start
-	}
-	if bit > r.end {
-		bit = r.end
-	}
-	r.pos = bit
+	r.Err() // a pending error names the bit it failed at: fix it first
+	r.pos = max(r.start, min(bit, r.end))
 }
 
 // SetErr records err as the reader's sticky error if it has none yet. Decoders
 // use it for semantic failures (an enum out of range) found above the reader.
 func (r *Reader) SetErr(err error) {
-	if r.err == nil {
+	if r.lim >= 0 && err != nil {
 		r.err = err
+		r.lim = -1
 	}
 }
 
+// short records a ShortError for a read of want bits at the current bit.
 func (r *Reader) short(want int) {
-	if r.err == nil {
-		r.err = &ShortError{Bit: r.pos, Want: want, Have: r.end - r.pos}
+	if r.lim >= 0 {
+		r.SetErr(&ShortError{Bit: r.pos, Want: want, Have: r.end - r.pos})
+	}
+}
+
+// fail records a BitError at bit.
+func (r *Reader) fail(bit int, err error, format string, args ...any) {
+	if r.lim >= 0 {
+		r.SetErr(&BitError{Bit: bit, Err: err, Detail: fmt.Sprintf(format, args...)})
+	}
+}
+
+// rewind puts the reader back at bit if the pending error is a short read.
+// Composite reads call it so that a short read leaves a defined position.
+func (r *Reader) rewind(bit int) {
+	if _, ok := r.Err().(*ShortError); ok {
+		r.pos = bit
 	}
 }
 
 // peek returns the n (0..32) bits at r.pos without moving. The caller has
 // checked that they exist.
 func (r *Reader) peek(n int) uint32 {
-	if n == 0 {
-		return 0
-	}
-	i := r.pos >> 3
-	sh := uint(r.pos & 7)
-	var w uint64
-	if i+8 <= len(r.buf) {
-		w = binary.LittleEndian.Uint64(r.buf[i:])
-	} else {
-		for k := 0; i+k < len(r.buf) && k < 8; k++ {
-			w |= uint64(r.buf[i+k]) << (8 * k)
-		}
-	}
-	return uint32((w >> sh) & (1<<uint(n) - 1))
+	j := min(r.pos>>3, r.last)
+	w := binary.LittleEndian.Uint64(r.load[j:]) >> uint(r.pos-j<<3)
+	return uint32(w) & (uint32(1)<<uint(n) - 1)
 }
 
 // Bits reads n bits (0 to 32), least significant first (wire.md 1.1). Zero
-// bits read the value 0 and always succeed.
+// bits read the value 0 and always succeed unless an error is pending.
+//
+// Bits is the hot path of every decoder. It inlines: one comparison checks
+// the width, the end and the sticky error, then one 64-bit little-endian
+// load and a shift give the value. Near the end of the input the load
+// starts at the last 8 bytes and the shift grows, so no byte past the input
+// is touched.
 func (r *Reader) Bits(n int) uint32 {
-	if r.err != nil {
-		return 0
+	if uint(n) <= 32 && n <= r.lim-r.pos {
+		j := min(r.pos>>3, r.last)
+		w := binary.LittleEndian.Uint64(r.load[j:]) >> uint(r.pos-j<<3)
+		r.pos += n
+		return uint32(w) & (uint32(1)<<uint(n) - 1)
 	}
-	if n < 0 || n > 32 {
-		r.err = &BitError{Bit: r.pos, Err: ErrRange, Detail: fmt.Sprintf("bit width %d", n)}
-		return 0
+	if r.lim >= 0 {
+		r.lim = ^int(uint32(n))
 	}
-	if r.end-r.pos < n {
-		r.short(n)
-		return 0
-	}
-	v := r.peek(n)
-	r.pos += n
-	return v
+	return 0
 }
 
 // Bit reads one bit; 1 is true.
@@ -187,14 +244,31 @@ func (r *Reader) Bit() bool { return r.Bits(1) == 1 }
 
 // Skip moves past n bits, failing like a read when fewer are left.
 func (r *Reader) Skip(n int) {
-	if r.err != nil {
+	if r.failed() {
 		return
 	}
-	if n < 0 || r.end-r.pos < n {
+	if n < 0 {
+		r.fail(r.pos, ErrRange, "skip of %d bits", n)
+		return
+	}
+	if r.end-r.pos < n {
 		r.short(n)
 		return
 	}
 	r.pos += n
+}
+
+// need checks that n more bits exist, recording a ShortError if not, so that
+// a composite read fails as a whole and says how much it needed.
+func (r *Reader) need(n int) bool {
+	if r.failed() {
+		return false
+	}
+	if r.end-r.pos < n {
+		r.short(n)
+		return false
+	}
+	return true
 }
 
 // UInt8 reads 8 bits.
@@ -209,8 +283,8 @@ func (r *Reader) UInt32() uint32 { return r.Bits(32) }
 // UInt64 reads two 32-bit words, the high one first (wire.md 1.3). Either
 // both words are read or neither is.
 func (r *Reader) UInt64() uint64 {
-	if r.err == nil && r.end-r.pos < 64 {
-		r.short(64)
+	if !r.need(64) {
+		return 0
 	}
 	hi := r.Bits(32)
 	lo := r.Bits(32)
@@ -236,7 +310,7 @@ func (r *Reader) Float() float32 { return math.Float32frombits(r.Bits(32)) }
 // as ErrPadding (wire.md 1.2); the reader still ends up aligned so that a
 // decoder may go on and show what follows.
 func (r *Reader) AlignToByte() {
-	if r.err != nil {
+	if r.failed() {
 		return
 	}
 	pad := (8 - r.pos&7) & 7
@@ -251,19 +325,33 @@ func (r *Reader) AlignToByte() {
 	v := r.peek(pad)
 	r.pos += pad
 	if v != 0 {
-		r.err = &BitError{Bit: at, Err: ErrPadding, Detail: fmt.Sprintf("%d padding bits are %#x", pad, v)}
+		r.fail(at, ErrPadding, "%d padding bits are %#x", pad, v)
 	}
 }
 
 // Bytes aligns, then returns the next n raw bytes (wire.md 1.3). The slice
-// aliases the input.
+// aliases the input. A short read leaves Pos where the call started.
 func (r *Reader) Bytes(n int) []byte {
-	r.AlignToByte()
-	if r.err != nil {
+	if r.failed() {
 		return nil
 	}
-	if n < 0 || r.end-r.pos < n*8 {
-		r.short(n * 8)
+	at := r.pos
+	r.AlignToByte()
+	if r.failed() {
+		r.rewind(at)
+		return nil
+	}
+	if n < 0 {
+		r.fail(r.pos, ErrRange, "byte count %d", n)
+		return nil
+	}
+	if n > (r.end-r.pos)/8 {
+		want := math.MaxInt
+		if n <= math.MaxInt/8 {
+			want = n * 8
+		}
+		r.short(want)
+		r.pos = at
 		return nil
 	}
 	i := r.pos >> 3
@@ -290,16 +378,125 @@ func (r *Reader) String(lenBits int) string {
 // StringBytes is String without the conversion: it returns the bytes,
 // aliasing the input, and allocates nothing.
 func (r *Reader) StringBytes(lenBits int) []byte {
-	if r.err != nil {
+	if r.failed() {
 		return nil
 	}
-	if r.Bit() || r.err != nil {
+	at := r.pos
+	if r.Bit() || r.failed() {
 		return nil
 	}
 	n := int(r.Bits(lenBits)) + 1
 	b := r.Bytes(n)
-	if r.err == nil && !utf8.Valid(b) {
-		r.err = &BitError{Bit: r.pos - n*8, Err: ErrUTF8, Detail: fmt.Sprintf("%d-byte string", n)}
+	if r.failed() {
+		r.rewind(at)
+		return nil
+	}
+	if !utf8.Valid(b) {
+		r.fail(r.pos-n*8, ErrUTF8, "%d-byte string", n)
 	}
 	return b
+}
+
+// CountBits returns the number of significant bits of v, the width the game
+// gives an enum or list count whose maximum is v (wire.md 1.3): 0→0, 1→1,
+// 7→3, 8→4, 255→8, 256→9.
+func CountBits(v uint32) int { return bits.Len32(v) }
+
+// Enum reads a generated NetPak enum whose largest value is maxValue:
+// CountBits(maxValue) bits. A value above maxValue sets ErrRange, as the vanilla reader rejects it
+// (wire.md 1.3); the value is still returned so a caller can show it.
+func (r *Reader) Enum(maxValue uint32) uint32 {
+	at := r.pos
+	v := r.Bits(CountBits(maxValue))
+	if v > maxValue {
+		r.fail(at, ErrRange, "enum value %d above maximum %d", v, maxValue)
+	}
+	return v
+}
+
+// ListCount reads the item count of a List(maxCount): CountBits(maxCount)
+// bits (wire.md 1.3). The game's writer never sends more than maxCount
+// items, so a larger count sets ErrRange; it is still returned so a caller
+// can show it.
+func (r *Reader) ListCount(maxCount int) int {
+	if maxCount < 0 || maxCount > math.MaxUint32 {
+		r.fail(r.pos, ErrRange, "list maximum %d", maxCount)
+		return 0
+	}
+	at := r.pos
+	n := int(r.Bits(CountBits(uint32(maxCount))))
+	if n > maxCount {
+		r.fail(at, ErrRange, "list count %d above maximum %d", n, maxCount)
+	}
+	return n
+}
+
+// NetId reads a 32-bit network object id; 0 means none (wire.md 1.3).
+func (r *Reader) NetId() uint32 { return r.Bits(32) }
+
+// SteamID reads a 64-bit Steam id, a UInt64 (high dword first).
+func (r *Reader) SteamID() uint64 { return r.UInt64() }
+
+// Guid reads a .NET Guid: two UInt64s holding ToByteArray()'s bytes 0..7 and
+// 8..15 as little-endian numbers (wire.md 1.3).
+func (r *Reader) Guid() Guid {
+	var g Guid
+	if !r.need(128) {
+		return g
+	}
+	binary.LittleEndian.PutUint64(g[0:], r.UInt64())
+	binary.LittleEndian.PutUint64(g[8:], r.UInt64())
+	return g
+}
+
+// DateTime reads a .NET DateTime.ToBinary() value, an Int64 (wire.md 1.3).
+func (r *Reader) DateTime() DateTime { return DateTime(r.Int64()) }
+
+// SignedInt reads an n-bit (0 to 32) offset-binary integer: the wire holds
+// v + 2^(n−1) (wire.md 1.3).
+func (r *Reader) SignedInt(n int) int32 {
+	v := r.Bits(n)
+	if n <= 0 || n > 32 {
+		return 0
+	}
+	return int32(int64(v) - int64(1)<<(n-1))
+}
+
+// Color32RGB reads three UInt8s; alpha is 255 (wire.md 1.3).
+func (r *Reader) Color32RGB() Color32 {
+	if !r.need(24) {
+		return Color32{}
+	}
+	return Color32{R: r.UInt8(), G: r.UInt8(), B: r.UInt8(), A: 255}
+}
+
+// Color32RGBA reads four UInt8s.
+func (r *Reader) Color32RGBA() Color32 {
+	if !r.need(32) {
+		return Color32{}
+	}
+	return Color32{R: r.UInt8(), G: r.UInt8(), B: r.UInt8(), A: r.UInt8()}
+}
+
+// TransformPathBits is the length width of a Transform's path string.
+const TransformPathBits = 7
+
+// Transform reads a reference to a scene transform: a has-value bit, then
+// if set a NetId and a String(7) path (wire.md 1.3).
+func (r *Reader) Transform() Transform {
+	if r.failed() {
+		return Transform{}
+	}
+	at := r.pos
+	if !r.Bit() {
+		return Transform{}
+	}
+	t := Transform{Valid: true, NetId: r.NetId(), Path: r.String(TransformPathBits)}
+	if r.failed() {
+		r.rewind(at)
+		if r.pos == at {
+			return Transform{}
+		}
+	}
+	return t
 }

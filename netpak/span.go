@@ -40,3 +40,57 @@ func (s *Spans) AddSpan(sp Span) {
 // Enabled reports whether spans are being recorded, so a caller can skip
 // building an expensive value.
 func (s *Spans) Enabled() bool { return s != nil }
+
+// The typed adders below box the value only after the nil check, so a
+// decoder that is not asked for spans pays one branch per field and
+// allocates nothing; Add with a non-constant value boxes it before the call.
+
+// AddUint records an unsigned field (Value is a uint64).
+func (s *Spans) AddUint(name string, from int, r *Reader, v uint64) {
+	if s != nil {
+		s.Add(name, from, r, v)
+	}
+}
+
+// AddInt records a signed field (Value is an int64).
+func (s *Spans) AddInt(name string, from int, r *Reader, v int64) {
+	if s != nil {
+		s.Add(name, from, r, v)
+	}
+}
+
+// AddFloat records a float field (Value is a float64).
+func (s *Spans) AddFloat(name string, from int, r *Reader, v float64) {
+	if s != nil {
+		s.Add(name, from, r, v)
+	}
+}
+
+// AddBool records a one-bit flag (Value is a bool).
+func (s *Spans) AddBool(name string, from int, r *Reader, v bool) {
+	if s != nil {
+		s.Add(name, from, r, v)
+	}
+}
+
+// AddString records a string field (Value is a string, unescaped: escape it
+// for the terminal when showing it).
+func (s *Spans) AddString(name string, from int, r *Reader, v string) {
+	if s != nil {
+		s.Add(name, from, r, v)
+	}
+}
+
+// AddBytes records a raw byte field (Value is a []byte aliasing the input).
+func (s *Spans) AddBytes(name string, from int, r *Reader, v []byte) {
+	if s != nil {
+		s.Add(name, from, r, v)
+	}
+}
+
+// Reset empties s, keeping its storage, so one Spans can serve many messages.
+func (s *Spans) Reset() {
+	if s != nil {
+		s.List = s.List[:0]
+	}
+}

@@ -1,6 +1,9 @@
 package netpak
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // Writer builds an LSB-first NetPak bit stream exactly as the game writes it
 // (wire.md 1.1): bits fill each byte from its least significant end and the
@@ -26,28 +29,25 @@ func (w *Writer) Len() int { return w.pos }
 func (w *Writer) Bytes() []byte { return w.buf }
 
 // Bits writes the low n bits (0 to 32) of v, least significant first. Bits
-// of v above n are ignored.
+// of v above n are ignored; n above 32 is taken as 32 and n below 0 as 0.
+//
+// The buffer always holds exactly ⌈Len/8⌉ bytes and the bits of the last
+// byte above Len are zero, which is what makes the final byte zero-padded
+// (wire.md 1.1).
 func (w *Writer) Bits(v uint32, n int) {
 	if n <= 0 {
 		return
 	}
-	if n > 32 {
-		n = 32
+	n = min(n, 32)
+	x := uint64(v&(uint32(1)<<uint(n)-1)) << uint(w.pos&7)
+	i := w.pos >> 3
+	w.pos += n
+	if need := (w.pos + 7) >> 3; need > len(w.buf) {
+		w.buf = append(w.buf, make([]byte, need-len(w.buf))...)
 	}
-	x := uint64(v) & (1<<uint(n) - 1)
-	for n > 0 {
-		off := w.pos & 7
-		if off == 0 {
-			w.buf = append(w.buf, 0)
-		}
-		take := 8 - off
-		if take > n {
-			take = n
-		}
-		w.buf[len(w.buf)-1] |= byte(x&(1<<uint(take)-1)) << uint(off)
-		x >>= uint(take)
-		n -= take
-		w.pos += take
+	for ; x != 0; i++ {
+		w.buf[i] |= byte(x)
+		x >>= 8
 	}
 }
 
@@ -118,10 +118,69 @@ func (w *Writer) StringBytes(b []byte, lenBits int) {
 		w.Bit(true)
 		return
 	}
-	if max := 1 << uint(lenBits); len(b) > max {
-		b = b[:max]
+	if limit := 1 << uint(min(max(lenBits, 0), 32)); len(b) > limit {
+		b = b[:limit]
 	}
 	w.Bit(false)
 	w.Bits(uint32(len(b)-1), lenBits)
 	w.RawBytes(b)
+}
+
+// Enum writes v in CountBits(maxValue) bits, as a generated NetPak enum
+// whose largest value is maxValue (wire.md 1.3).
+func (w *Writer) Enum(v, maxValue uint32) { w.Bits(v, CountBits(maxValue)) }
+
+// ListCount writes the item count n of a List(maxCount) in
+// CountBits(maxCount) bits.
+func (w *Writer) ListCount(n, maxCount int) {
+	w.Bits(uint32(n), CountBits(uint32(min(max(maxCount, 0), math.MaxUint32))))
+}
+
+// NetId writes a 32-bit network object id.
+func (w *Writer) NetId(v uint32) { w.Bits(v, 32) }
+
+// SteamID writes a 64-bit Steam id as a UInt64.
+func (w *Writer) SteamID(v uint64) { w.UInt64(v) }
+
+// Guid writes g as two UInt64s of its little-endian halves (wire.md 1.3).
+func (w *Writer) Guid(g Guid) {
+	w.UInt64(binary.LittleEndian.Uint64(g[0:]))
+	w.UInt64(binary.LittleEndian.Uint64(g[8:]))
+}
+
+// DateTime writes a .NET DateTime.ToBinary() value as an Int64.
+func (w *Writer) DateTime(d DateTime) { w.Int64(int64(d)) }
+
+// SignedInt writes v in n bits (0 to 32) as v + 2^(n−1), offset binary
+// (wire.md 1.3). A v outside [−2^(n−1), 2^(n−1)) is clamped to that range.
+func (w *Writer) SignedInt(v int32, n int) {
+	n = min(max(n, 0), 32)
+	if n == 0 {
+		return
+	}
+	off := offset(n)
+	w.Bits(uint32(min(max(int64(v), -off), off-1)+off), n)
+}
+
+// Color32RGB writes r, g and b as UInt8s; alpha is not sent.
+func (w *Writer) Color32RGB(c Color32) {
+	w.UInt8(c.R)
+	w.UInt8(c.G)
+	w.UInt8(c.B)
+}
+
+// Color32RGBA writes r, g, b and a as UInt8s.
+func (w *Writer) Color32RGBA(c Color32) {
+	w.Color32RGB(c)
+	w.UInt8(c.A)
+}
+
+// Transform writes a has-value bit, then for a valid t its NetId and its
+// path as a String(7) (wire.md 1.3).
+func (w *Writer) Transform(t Transform) {
+	w.Bit(t.Valid)
+	if t.Valid {
+		w.NetId(t.NetId)
+		w.String(t.Path, TransformPathBits)
+	}
 }
