@@ -74,9 +74,17 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 		return nil, fmt.Errorf("profile %s: %w", name, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
+		// A table header ("[extra]") is listed along with its keys; name
+		// only the keys, which are what the user mistyped.
+		var keys []string
+	outer:
+		for _, k := range und {
+			for _, o := range und {
+				if strings.HasPrefix(o.String(), k.String()+".") {
+					continue outer
+				}
+			}
+			keys = append(keys, k.String())
 		}
 		return nil, fmt.Errorf("profile %s: unknown key %s", name, strings.Join(keys, ", "))
 	}
@@ -123,6 +131,27 @@ func (p *Profile) Validate() error {
 		}
 		if m.v&(1<<uint(old)-1) == p.DetectionMessage(m.dir) {
 			return fmt.Errorf("%s: %d has the low %d bits of the detection message", m.key, m.v, old)
+		}
+	}
+	// The negotiate modes are read in negotiate_mode_bit_count bits
+	// (wire.md 4.4): each must fit, and no two may share a value.
+	modes := []struct {
+		key string
+		v   uint32
+	}{
+		{"mode_tell_client_missing_listener", p.ModeTellClientMissingListener},
+		{"mode_tell_client_listener_id", p.ModeTellClientListenerID},
+		{"mode_tell_server_missing_listener", p.ModeTellServerMissingListener},
+		{"mode_request_server_listener_id", p.ModeRequestServerListenerID},
+	}
+	for i, m := range modes {
+		if uint64(m.v) >= 1<<uint(p.NegotiateModeBitCount) {
+			return fmt.Errorf("%s: %d does not fit in %d bits (negotiate_mode_bit_count)", m.key, m.v, p.NegotiateModeBitCount)
+		}
+		for _, o := range modes[:i] {
+			if o.v == m.v {
+				return fmt.Errorf("%s: %d equals %s", m.key, m.v, o.key)
+			}
 		}
 	}
 	if p.ServerInvokeListener == p.ServerNegotiate {
