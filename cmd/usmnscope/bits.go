@@ -131,7 +131,7 @@ func writeBits(out *bufio.Writer, m *decode.Message, idBits int) {
 		if f.Bits > maxValueBits {
 			vb = "…"
 		}
-		fmt.Fprintf(out, "  %c  %5d %5d  %-*s  %s = %s\n", fieldKey(i), f.Bit, f.Bits, maxValueBits, vb, decode.Escape(f.Name), formatValue(f.Value))
+		fmt.Fprintf(out, "  %c  %5d %5d  %-*s  %s%s\n", fieldKey(i), f.Bit, f.Bits, maxValueBits, vb, decode.Escape(f.Name), strings.Replace(fieldValue(f.Value), ": ", " = ", 1))
 	}
 	for _, fd := range m.Findings {
 		fmt.Fprintf(out, "%s %s: %s", fd.Severity, fd.Group, safe(fd.Text))

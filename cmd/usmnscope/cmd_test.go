@@ -397,3 +397,26 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("done did not clear the line: %q", b.String())
 	}
 }
+
+// TestTreeBitStrings checks -V lines of usmn-basic message 6 (the first
+// S→C ChatListener invoke, wire.md 4.3) computed by hand: widened enum 32 =
+// 0b100000 in bits 0..5 (bit 5 set: column 2); Has_Listener_Definition at
+// bit 6 (column 1); Serverside_ID_Bit_Count 2 = 0b00010 in bits 7..11
+// (bit 7 clear in byte 0 column 0, bit 8 set in byte 1 column 7);
+// Listener_ID 0 in the 2 bits 12..13 (byte 1 columns 3 and 2).
+func TestTreeBitStrings(t *testing.T) {
+	_, out, _ := run(t, nil, "dump", "-V", "--filter", "n==6", fixture(t, "usmn-basic.pcapng"))
+	for _, want := range []string{
+		"    0+6    ..10 0000 ",
+		"    6+1    .1.. .... ",
+		"    7+5    0... .... .... 0001 ",
+		"   12+2    ..00 .... ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dump -V message 6 lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "= Has_Listener_Definition: true\n") || !strings.Contains(out, "= Serverside_ID_Bit_Count: 2\n") {
+		t.Errorf("dump -V message 6 lacks the values:\n%s", out)
+	}
+}

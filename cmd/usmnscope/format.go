@@ -263,6 +263,15 @@ const bitColumn = maxDrawBytes*10 - 1
 
 func writeFields(b *strings.Builder, data []byte, fields []netpak.Span) {
 	for _, s := range fields {
-		fmt.Fprintf(b, "    %5d+%-4d %-*s = %s: %s\n", s.Bit, s.Bits, bitColumn, bitString(data, s.Bit, s.Bits), decode.Escape(s.Name), formatValue(s.Value))
+		fmt.Fprintf(b, "    %5d+%-4d %-*s = %s%s\n", s.Bit, s.Bits, bitColumn, bitString(data, s.Bit, s.Bits), decode.Escape(s.Name), fieldValue(s.Value))
 	}
+}
+
+// fieldValue is ": value", or nothing for a field without a decoded value
+// (a listener payload, whose bits only the listener understands).
+func fieldValue(v any) string {
+	if v == nil {
+		return ""
+	}
+	return ": " + formatValue(v)
 }
