@@ -193,7 +193,7 @@ func TestDisplayFilterAndGoto(t *testing.T) {
 	if err, _ := m.Bar().Err(); err == nil {
 		t.Error(`"msg =": no live error`)
 	}
-	if s := screen(m); !strings.Contains(s, "/msg = P  ← expected == at 4") {
+	if s := screen(m); !strings.Contains(s, "/msg = P  ← expected == at 5") {
 		t.Errorf("error not shown with its position:\n%s", s)
 	}
 	m = press(t, m, "backspace", "backspace", "=", " ", "P", "i", "n", "g", "R", "e", "q", "u", "e", "s", "t", "enter")

@@ -183,8 +183,9 @@ func (m Model) View(extra string) string {
 		}
 		s := p + v + "█"
 		if m.err != nil {
-			caret := min(m.errPos, len(m.value))
-			s = fmt.Sprintf("%s%s  ← %s at %d", p, v, decode.Escape(m.err.Error()), caret)
+			// 1-based, as the CLI's filter errors count (decode.FilterError).
+			col := min(m.errPos, len(m.value)) + 1
+			s = fmt.Sprintf("%s%s  ← %s at %d", p, v, decode.Escape(m.err.Error()), col)
 			return m.Styles.Error.Render(frame.Line(s, m.w))
 		}
 		return m.Styles.Normal.Render(frame.Line(s, m.w))

@@ -39,7 +39,7 @@ func TestLiveValidation(t *testing.T) {
 	if err == nil || pos != 4 {
 		t.Fatalf(`"a b x": err %v at %d; want an error at 4`, err, pos)
 	}
-	if v := ansi.Strip(m.View("")); !strings.Contains(v, "unexpected x at 4") {
+	if v := ansi.Strip(m.View("")); !strings.Contains(v, "unexpected x at 5") {
 		t.Errorf("view = %q; want the error and its position", v)
 	}
 	// Enter on an error keeps the bar open.

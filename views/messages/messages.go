@@ -383,7 +383,12 @@ func (m Model) row(i int) string {
 	if !m.t0.IsZero() {
 		rel = msg.Time.Sub(m.t0).Seconds()
 	}
-	s := fmt.Sprintf("%s %7d %10.6f %s %-24s %s", letter, n, rel, arrow, name, decode.Escape(msg.Summary))
+	// The summary may start with the name already shown in its own column.
+	sum := strings.TrimPrefix(msg.Summary, msg.Name+" ")
+	if sum == msg.Name {
+		sum = ""
+	}
+	s := fmt.Sprintf("%s %7d %10.6f %s %-26s %s", letter, n, rel, arrow, name, decode.Escape(sum))
 	s = frame.Line(s, m.w)
 	switch {
 	case i == m.cursor:

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/views"
+)
+
+func init() { subcommands = append(subcommands, newOpenCmd) }
+
+func newOpenCmd(s *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "open CAPTURE",
+		Short: "Browse a capture in the terminal UI",
+		Long: `Open a pcap or pcapng file (or - for standard input) in the terminal UI:
+connections, messages, the field tree, a bit-level hexdump and the listener-ID
+tables as of the selected message. The first screen shows at once and fills in
+as the capture is read. Press ? for the keys.`,
+		Example: "  usmnscope open capture.pcapng\n  tcpdump -U -w - port 27016 | usmnscope open -",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !isTerminal(s.out) {
+				return errors.New("open: standard output is not a terminal; use `usmnscope dump` for text output")
+			}
+			p, err := loadProfile(cmd)
+			if err != nil {
+				return err
+			}
+			src, err := openSource(s, args[0], p)
+			if err != nil {
+				return err
+			}
+			keys := s.in
+			if args[0] == "-" {
+				// Standard input carries the capture: keys come from the terminal.
+				tty, err := os.Open("/dev/tty")
+				if err != nil {
+					src.Close()
+					return fmt.Errorf("open: reading the capture from standard input needs a terminal for keys: %w", err)
+				}
+				defer tty.Close()
+				keys = tty
+			}
+			return runTUI(s, keys, src, decode.NewCapture(p), views.Config{Name: args[0], Parse: parseFilter})
+		},
+	}
+}
+
+// refreshInterval throttles the progress messages the feeding goroutine
+// sends to the UI (20 Hz): the UI redraws on each, so this bounds the
+// redraw rate whatever the packet rate.
+const refreshInterval = 50 * time.Millisecond
+
+// runTUI runs the terminal UI over dc while a goroutine feeds src into it.
+// IO reaches the UI only as messages (Program.Send): progress while
+// reading, live counters, and a final message when the input ends.
+func runTUI(s *streams, keys io.Reader, src capture.Source, dc *decode.Capture, cfg views.Config) error {
+	prog := tea.NewProgram(views.New(dc, cfg), tea.WithInput(keys), tea.WithOutput(s.out))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var last, rateAt time.Time
+		var rateFrom int64
+		err := feed(src, dc, func(st capture.Stats) {
+			now := time.Now()
+			if now.Sub(last) < refreshInterval {
+				return
+			}
+			last = now
+			prog.Send(views.ProgressMsg{Fraction: fraction(st)})
+			if st.Live {
+				if d := now.Sub(rateAt); d >= time.Second {
+					prog.Send(views.LiveMsg{PacketsPerS: float64(st.Packets-rateFrom) / d.Seconds(), Drops: st.KernelDrops})
+					rateAt, rateFrom = now, st.Packets
+				}
+			}
+		})
+		prog.Send(views.ProgressMsg{Fraction: 1, Done: true, Err: err})
+	}()
+	_, err := prog.Run()
+	src.Close() // stops a live capture; the feeder then returns
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
+	return err
+}
+
+func fraction(st capture.Stats) float64 {
+	if st.Size <= 0 {
+		return -1
+	}
+	return float64(st.Read) / float64(st.Size)
+}
+
+// parseFilter adapts the CLI's filter language (decode.ParseFilter) to the
+// views: the filter bar needs the error's position to point at it.
+func parseFilter(expr string) (func(*decode.Message) bool, int, error) {
+	f, err := decode.ParseFilter(expr)
+	if err != nil {
+		var fe *decode.FilterError
+		if errors.As(err, &fe) {
+			return nil, fe.Pos, errors.New(fe.Msg)
+		}
+		return nil, 0, err
+	}
+	if f == nil {
+		return func(*decode.Message) bool { return true }, 0, nil
+	}
+	return f.Match, 0, nil
+}
