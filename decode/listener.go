@@ -56,6 +56,9 @@ func (m *decoder) definition(name *[]byte, s *string, version *uint32) {
 func (m *decoder) typeName(name *[]byte, s *string) {
 	*name = m.str("Listener_Type_Name", m.p.TypeNameBitCount)
 	if m.spans != nil {
-		*s = string(*name)
+		// Reuse the string str made for the span rather than convert again.
+		if l := m.spans.List; len(l) > 0 && l[len(l)-1].Name == "Listener_Type_Name" {
+			*s, _ = l[len(l)-1].Value.(string)
+		}
 	}
 }
