@@ -63,7 +63,7 @@ func (r *Reader) UnsignedClampedFloat(intBits, fracBits int) float32 {
 // ClampedVector3 reads three ClampedFloats, x then y then z. The game's
 // default widths are (13, 7): 60 bits, range [−4096, 4096), step 1/128.
 func (r *Reader) ClampedVector3(intBits, fracBits int) Vector3 {
-	if !r.checkWidths("ClampedVector3", intBits, fracBits) || !r.need(3 * (intBits + fracBits)) {
+	if !r.checkWidths("ClampedVector3", intBits, fracBits) || !r.need(3*(intBits+fracBits)) {
 		return Vector3{}
 	}
 	return Vector3{
