@@ -476,3 +476,84 @@ func ExampleCapture() {
 	// as of 3: s2c listener 1 unresolved since 3
 	// srv#1 Sample.ChatListener, Sample v1: 2 invokes, 8 payload bits
 }
+
+// TestConcurrentReaders reads messages, tables and connections while the
+// feeder goroutine decodes (run with -race to check the locking).
+func TestConcurrentReaders(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	dirs, msgs := genConversation(rng, 2000)
+	f := newCVFeeder()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range msgs {
+			f.send(dirs[i], msgs[i])
+		}
+		f.c.Finish()
+	}()
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		n := f.c.Len()
+		if n == 0 {
+			continue
+		}
+		if m := f.c.Detail(n); m == nil || m.N != n {
+			t.Fatalf("Detail(%d) = %+v", n, m)
+		}
+		if tb := f.c.Tables(cvConn, n); tb == nil || tb.AsOf != n {
+			t.Fatalf("Tables(conn, %d) = %+v", n, tb)
+		}
+		_ = f.c.Connections()
+		if s := f.c.Settled(); s > f.c.Len() {
+			t.Fatalf("Settled() = %d > Len", s)
+		}
+	}
+	if f.c.Len() != len(msgs) {
+		t.Errorf("Len() = %d; want %d", f.c.Len(), len(msgs))
+	}
+}
+
+// TestTruncatedStream cuts a conversation's byte streams at every length:
+// the messages that arrived whole decode exactly as in the full capture, and
+// the cut-off partial message becomes a finding at Finish.
+func TestTruncatedStream(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	dirs, msgs := genConversation(rng, 12)
+	// The S→C messages after the handshake, as one direction's stream.
+	var s2c [][]byte
+	for i := 2; i < len(msgs); i++ {
+		if dirs[i] == S2C {
+			s2c = append(s2c, msgs[i])
+		}
+	}
+	whole := cvFrame(s2c...)
+	ref := newCVFeeder()
+	ref.handshake(true, true, 3)
+	ref.send(S2C, s2c...)
+	ref.c.Finish()
+	for cut := 0; cut < len(whole); cut++ {
+		c := newCVFeeder()
+		c.handshake(true, true, 3)
+		c.c.Data(cvConn, S2C, whole[:cut], cvT0, 99)
+		c.c.Finish()
+		for n := 3; n <= c.c.Len(); n++ {
+			got, want := c.c.Detail(n), ref.c.Detail(n)
+			if got.Summary != want.Summary || !reflect.DeepEqual(got.Fields, want.Fields) {
+				t.Fatalf("cut %d: Message(%d) = %q; want %q", cut, n, got.Summary, want.Summary)
+			}
+		}
+		partial := false
+		for _, fd := range c.c.Connections()[0].Findings {
+			partial = partial || strings.Contains(fd.Text, "partial")
+		}
+		whole := c.c.Len() - 2
+		boundary := len(cvFrame(s2c[:whole]...)) == cut
+		if partial == boundary {
+			t.Fatalf("cut %d: %d whole messages, partial finding %v; want one exactly when the cut is inside a message", cut, whole, partial)
+		}
+	}
+}

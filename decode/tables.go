@@ -340,8 +340,9 @@ func (t *tableState) apply(o *op, lim *Limits) result {
 	return res
 }
 
-// limitFinding reports a hit limit once per connection, then stays quiet so
-// a flood does not become a flood of findings.
+// limitFinding reports a hit limit: a warning the first time on the
+// connection, a note on each message that hits it again, so the row shows
+// what was dropped without a flood of warnings.
 func (t *tableState) limitFinding(text string) Finding {
 	sev := Warn
 	if t.full {
