@@ -171,19 +171,14 @@ func newReader(r io.Reader, name string, opt Options) (*source, error) {
 	le, be := binary.LittleEndian.Uint32(head), binary.BigEndian.Uint32(head)
 	switch {
 	case le == magicPcapMicro || le == magicPcapNano || be == magicPcapMicro || be == magicPcapNano:
-		pr, err := pcapgo.NewReader(br)
+		pr, err := newPcapReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("capture: %s: pcap header: %w", name, err)
+			return nil, fmt.Errorf("capture: %s: pcap %w", name, err)
 		}
-		link := pr.LinkType()
 		s.read = func() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
-			s.recStart = pos()
-			data, ci, err := pr.ZeroCopyReadPacketData()
-			if err == io.EOF && pos() != s.recStart {
-				// The cut fell between a record header and its data.
-				err = io.ErrUnexpectedEOF
-			}
-			return data, ci, link, err
+			data, ci, err := pr.next()
+			s.recStart = pr.start
+			return data, ci, pr.link, err
 		}
 	case le == magicPcapng:
 		nr, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{SkipUnknownVersion: true, WantMixedLinkType: true})

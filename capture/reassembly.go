@@ -50,11 +50,19 @@ type conn struct {
 
 type flowKey struct{ a, b netip.AddrPort }
 
+// cacheSlot remembers the flow of one directed 4-tuple; a closed flow in
+// the cache is looked up again (its tuple may have a new flow).
+type cacheSlot struct {
+	src, dst netip.AddrPort
+	k        flowKey
+	c        *conn
+}
+
 type tcpState struct {
 	e     *engine
 	flows map[flowKey]*conn
-	last  *conn
-	lastK flowKey
+	last  *conn // the flow of the segment being handled
+	cache [256]cacheSlot
 
 	pool   *reassembly.StreamPool
 	asm    *reassembly.Assembler
@@ -104,19 +112,28 @@ func (t *tcpState) segment(d *linkDecoder) {
 	tcp := &d.tcp
 	e.stats.TCPGame++
 	src, dst := addrPort(d.src, uint16(tcp.SrcPort)), addrPort(d.dst, uint16(tcp.DstPort))
-	k := key(src, dst)
-	c := t.last
-	if c == nil || t.lastK != k {
+	// A direct-mapped cache of directed 4-tuples saves the ordered key and
+	// the map lookup for most segments (BenchmarkReadReassemble).
+	slot := &t.cache[(uint(tcp.SrcPort)*31+uint(tcp.DstPort))%uint(len(t.cache))]
+	var c *conn
+	var k flowKey
+	if slot.c != nil && !slot.c.closed && slot.src == src && slot.dst == dst {
+		c, k = slot.c, slot.k
+	} else {
+		k = key(src, dst)
 		c = t.flows[k]
-		t.last, t.lastK = c, k
+		if c != nil {
+			*slot = cacheSlot{src, dst, k, c}
+		}
 	}
 	if c == nil || c.closed && tcp.SYN && !tcp.ACK {
 		// A new flow, or a new connection on the 4-tuple of a closed one.
 		if c = t.open(k, src, dst, tcp); c == nil {
 			return
 		}
-		t.last, t.lastK = c, k
+		*slot = cacheSlot{src, dst, k, c}
 	}
+	t.last = c // the stream New hands the assembler
 	if c.closed {
 		// The last ACKs and retransmissions after FIN or RST.
 		return

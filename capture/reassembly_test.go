@@ -259,3 +259,19 @@ func TestBufferCap(t *testing.T) {
 		t.Errorf("stats cap hits %d, gaps %d, lost %d; want 1, 1, 100", st.BufferCapHit, st.Gaps, st.LostBytes)
 	}
 }
+
+// TestTupleReuse opens a second connection on the 4-tuple of a closed one:
+// the last ACK of the first does not open a flow, the SYN of the second does.
+func TestTupleReuse(t *testing.T) {
+	hs := handshake()
+	second := []seg{{false, 9000, "S", ""}, {true, 7000, "SA", ""}, {false, 9001, "PA", "\x00\x01z"}, {true, 7001, "PA", "\x00\x01y"}}
+	var pkts []Packet
+	for _, r := range recs(t, frameOpts{link: layers.LinkTypeEthernet}, plain, append(hs, second...)...) {
+		pkts = append(pkts, Packet{Data: r.data, Link: r.link, Time: r.ts})
+	}
+	r := drain(t, NewPackets(pkts, Options{}))
+	want := []string{"open syn", "c:\x00\x03abc", "s:\x00\x02hi", "c:\x00\x01d", "s:\x00\x04wxyz", "close", "open syn", "c:\x00\x01z", "s:\x00\x01y"}
+	if !slices.Equal(r.log, want) {
+		t.Errorf("events = %q; want %q", r.log, want)
+	}
+}
