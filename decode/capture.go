@@ -76,6 +76,37 @@ const arenaChunk = 1 << 20
 //
 // Messages are numbered from 1 in the order in which their last byte arrived
 // (outputs.md "n").
+//
+// # Storage
+//
+// Each message keeps its bytes in an append-only arena and a compact index
+// record (≤ 64 bytes) with the State it was decoded in; Message and Detail
+// decode it again from those on demand, so fields and spans are never
+// stored. Message.Data aliases the arena and must not be modified.
+//
+// # Widening and inference
+//
+// Per connection and direction the Capture tracks the State of wire.md 4.2
+// and 4.3: the markers of the two detection messages (both seen ⇒ both
+// directions widened from their next message on) and the
+// Serverside_ID_Bit_Count in force (the server's marker, then each S→C
+// definition). A direction whose first message is not its detection message
+// at stream offset 0 was joined mid-connection: its messages are held, and
+// with them every later message of the connection, until Limits.InferWindow
+// messages of it arrived (or Close, or Finish); then each held message is
+// decoded under both widths, the more plausible reading wins (vanilla on a
+// tie), an Inference finding records the scores and the confidence, and the
+// held messages are decoded again in the chosen State. Held messages are not
+// Settled.
+//
+// # Tables
+//
+// Each USMN message becomes one table operation, applied in message order
+// (wire.md 4.5). Tables(conn, n) replays the operations after the nearest
+// checkpoint (one every Limits.CheckpointEvery operations, or more sparsely
+// while the tables are large). Listener.Resolved says whether the listener
+// was known when the message was decoded; a reference resolved later by
+// replay keeps false in its own record and counts in its listener.
 type Capture struct {
 	mu      sync.RWMutex
 	profile *Profile

@@ -185,6 +185,15 @@ func TestTablesJSONKeys(t *testing.T) {
 	if got, want := c0["unresolved"], []any{map[string]any{"n": 5.0, "dir": "s2c", "id": 3.0}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("unresolved = %v; want %v", got, want)
 	}
+	// As of message 3 only the RequestServerListenerId entry exists.
+	b, err = f.c.TablesJSONAt(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := decodeObject(t, b)["connections"].([]any)[0].(map[string]any)
+	if s, c := at["server_listeners"].([]any), at["client_listeners"].([]any); len(s) != 0 || len(c) != 1 {
+		t.Errorf("TablesJSONAt(3): %d server, %d client listeners; want 0 and 1", len(s), len(c))
+	}
 	c1 := conns[1].(map[string]any)
 	for _, k := range []string{"server_listeners", "client_listeners", "missing_on_server", "missing_on_client", "unresolved", "warnings"} {
 		if got := c1[k]; !reflect.DeepEqual(got, []any{}) {

@@ -4,7 +4,16 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
+	"unsafe"
 )
+
+// TestRecordSize holds the message index to the scale design's budget of 64
+// bytes per message.
+func TestRecordSize(t *testing.T) {
+	if n := unsafe.Sizeof(record{}); n > 64 {
+		t.Errorf("unsafe.Sizeof(record{}) = %d; want ≤ 64", n)
+	}
+}
 
 // TestReplayStopsAtFirstUnmapped applies operations to a bare table state:
 // a definition replays the queue from its head and stops at the first
