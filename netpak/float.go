@@ -11,17 +11,19 @@ import "math"
 // or negative sets ErrRange. ClampedFloat reads its integer and fraction as
 // two separate reads, so intBits+fracBits may exceed 32.
 
-// checkWidths reports whether every width is in 0..32, setting ErrRange
+// checkWidths reports whether both widths are in 0..32, setting ErrRange
 // otherwise. what names the read in the error.
-func (r *Reader) checkWidths(what string, widths ...int) bool {
+func (r *Reader) checkWidths(what string, a, b int) bool {
 	if r.failed() {
 		return false
 	}
-	for _, n := range widths {
-		if n < 0 || n > 32 {
-			r.fail(r.pos, ErrRange, "%s: bit width %d", what, n)
-			return false
+	if uint(a) > 32 || uint(b) > 32 {
+		bad := a
+		if uint(a) <= 32 {
+			bad = b
 		}
+		r.fail(r.pos, ErrRange, "%s: bit width %d", what, bad)
+		return false
 	}
 	return true
 }
@@ -44,6 +46,11 @@ func (r *Reader) ClampedFloat(intBits, fracBits int) float32 {
 	if !r.checkWidths("ClampedFloat", intBits, fracBits) || !r.need(intBits+fracBits) {
 		return 0
 	}
+	return r.clamped(intBits, fracBits)
+}
+
+// clamped reads a ClampedFloat whose widths and length have been checked.
+func (r *Reader) clamped(intBits, fracBits int) float32 {
 	i := r.Bits(intBits)
 	f := r.Bits(fracBits)
 	return float32(float64(int64(i)-offset(intBits)) + math.Ldexp(float64(f), -fracBits))
@@ -67,9 +74,9 @@ func (r *Reader) ClampedVector3(intBits, fracBits int) Vector3 {
 		return Vector3{}
 	}
 	return Vector3{
-		X: r.ClampedFloat(intBits, fracBits),
-		Y: r.ClampedFloat(intBits, fracBits),
-		Z: r.ClampedFloat(intBits, fracBits),
+		X: r.clamped(intBits, fracBits),
+		Y: r.clamped(intBits, fracBits),
+		Z: r.clamped(intBits, fracBits),
 	}
 }
 
@@ -104,7 +111,7 @@ func (r *Reader) SignedNormalizedFloat(n int) float32 {
 // non-negative: q and −q are the same rotation. The game's default is 9 bits
 // (29 in all).
 func (r *Reader) Quaternion(bits int) Quaternion {
-	if !r.checkWidths("Quaternion", bits) || !r.need(2+3*bits) {
+	if !r.checkWidths("Quaternion", bits, 0) || !r.need(2+3*bits) {
 		return Quaternion{}
 	}
 	largest := int(r.Bits(2))
@@ -128,7 +135,7 @@ func (r *Reader) Quaternion(bits int) Quaternion {
 // meaning (the spec does not say what the game does with it) and sets
 // ErrRange. The game's default is 9 bits.
 func (r *Reader) NormalVector3(bits int) Vector3 {
-	if !r.checkWidths("NormalVector3", bits) || !r.need(3+2*bits) {
+	if !r.checkWidths("NormalVector3", bits, 0) || !r.need(3+2*bits) {
 		return Vector3{}
 	}
 	at := r.pos
@@ -175,7 +182,7 @@ func (r *Reader) Degrees(n int) float32 { return r.angle(n, 360) }
 // seed article). The vector is rebuilt in Unity's convention, yaw measured
 // from +Z towards +X: (m·sin yaw, 0, m·cos yaw).
 func (r *Reader) VectorAsYaw(yawBits int) Vector3 {
-	if !r.checkWidths("VectorAsYaw", yawBits) || !r.need(32+yawBits) {
+	if !r.checkWidths("VectorAsYaw", yawBits, 0) || !r.need(32+yawBits) {
 		return Vector3{}
 	}
 	m := float64(r.Float())

@@ -229,9 +229,12 @@ func (r *Reader) peek(n int) uint32 {
 func (r *Reader) Bits(n int) uint32 {
 	if uint(n) <= 32 && n <= r.lim-r.pos {
 		j := min(r.pos>>3, r.last)
-		w := binary.LittleEndian.Uint64(r.load[j:]) >> uint(r.pos-j<<3)
+		// The shift is at most 64, and 64 only for a 0-bit read at the very
+		// end, where the mask is 0 anyway: "& 63" spares the compiler's
+		// oversized-shift guard, and the 64-bit mask of n <= 32 needs none.
+		w := binary.LittleEndian.Uint64(r.load[j:]) >> (uint(r.pos-j<<3) & 63)
 		r.pos += n
-		return uint32(w) & (uint32(1)<<uint(n) - 1)
+		return uint32(w & (uint64(1)<<uint(n) - 1))
 	}
 	if r.lim >= 0 {
 		r.lim = ^int(uint32(n))
