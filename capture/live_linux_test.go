@@ -31,6 +31,12 @@ func framed(msgs ...string) []byte {
 // test and checks that their SystemSockets-framed bytes come out of a live
 // source on lo, and into its --write file.
 func TestLiveLoopback(t *testing.T) {
+	for _, iface := range []string{"lo", "any"} {
+		t.Run(iface, func(t *testing.T) { liveLoopback(t, iface) })
+	}
+}
+
+func liveLoopback(t *testing.T, iface string) {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +44,7 @@ func TestLiveLoopback(t *testing.T) {
 	defer ln.Close()
 	port := uint16(ln.Addr().(*net.TCPAddr).Port)
 	out := filepath.Join(t.TempDir(), "live.pcapng")
-	opt := DefaultLiveOptions("lo")
+	opt := DefaultLiveOptions(iface)
 	opt.TransportPort = port
 	opt.Write = out
 	src, err := OpenLive(opt)

@@ -111,6 +111,7 @@ func (t *tcpState) segment(d *linkDecoder) {
 	e := t.e
 	tcp := &d.tcp
 	e.stats.TCPGame++
+	t.flush()
 	src, dst := addrPort(d.src, uint16(tcp.SrcPort)), addrPort(d.dst, uint16(tcp.DstPort))
 	// A direct-mapped cache of directed 4-tuples saves the ordered key and
 	// the map lookup for most segments (BenchmarkReadReassemble).
@@ -307,7 +308,6 @@ func (t *tcpState) assemble(c *conn, d *linkDecoder, fromServer bool) {
 	if rst {
 		t.close(c)
 	}
-	t.flush()
 }
 
 // flush reports gaps whose missing segment has not come for flushAge.

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -273,5 +274,49 @@ func TestTupleReuse(t *testing.T) {
 	want := []string{"open syn", "c:\x00\x03abc", "s:\x00\x02hi", "c:\x00\x01d", "s:\x00\x04wxyz", "close", "open syn", "c:\x00\x01z", "s:\x00\x01y"}
 	if !slices.Equal(r.log, want) {
 		t.Errorf("events = %q; want %q", r.log, want)
+	}
+}
+
+// TestGapTimeout loses a segment in a flow that goes on: the gap is
+// reported once the data behind it has waited flushAge of capture time,
+// not only at the end of input.
+func TestGapTimeout(t *testing.T) {
+	hs := handshake()
+	rs := recs(t, frameOpts{link: layers.LinkTypeEthernet}, plain, hs[0], hs[1], hs[2], hs[5], hs[4])
+	var pkts []Packet
+	for _, r := range rs {
+		pkts = append(pkts, Packet{Data: r.data, Link: r.link, Time: r.ts})
+	}
+	late := frame(t, frameOpts{link: layers.LinkTypeEthernet}, plain, seg{true, 5005, "PA", "\x00\x04wxyz"})
+	pkts = append(pkts, Packet{Data: late, Link: layers.LinkTypeEthernet, Time: t0.Add(3 * flushAge)})
+	src := NewPackets(pkts, Options{})
+	var frames []int
+	for {
+		ev, err := src.Next()
+		if err != nil {
+			break
+		}
+		if ev.Kind == EventGap {
+			frames = append(frames, ev.Frame)
+			if ev.Lost != 5 || ev.FromServer {
+				t.Errorf("gap = %d bytes from server %v; want 5 from the client", ev.Lost, ev.FromServer)
+			}
+		}
+	}
+	if !slices.Equal(frames, []int{6}) {
+		t.Errorf("gap frames = %v; want [6] (the frame 3×flushAge later)", frames)
+	}
+}
+
+func TestMaxFlows(t *testing.T) {
+	var pkts []Packet
+	for i := range 5 {
+		c := conv{mustAP(fmt.Sprintf("10.0.0.%d:5000", i+2)), srv4}
+		pkts = append(pkts, Packet{Data: frame(t, frameOpts{link: layers.LinkTypeEthernet}, c, seg{false, 1, "PA", "x"}), Link: layers.LinkTypeEthernet, Time: t0})
+	}
+	src := NewPackets(pkts, Options{MaxFlows: 3})
+	r := drain(t, src)
+	if len(r.opens) != 3 || len(r.notes) != 1 || !strings.Contains(r.notes[0], "more than 3 TCP flows") {
+		t.Errorf("MaxFlows 3 over 5 flows: %d opens, notes %q; want 3 opens and one note", len(r.opens), r.notes)
 	}
 }
