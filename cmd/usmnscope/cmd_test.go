@@ -420,3 +420,32 @@ func TestTreeBitStrings(t *testing.T) {
 		t.Errorf("dump -V message 6 lacks the values:\n%s", out)
 	}
 }
+
+// BenchmarkDump runs `dump` (text lines) over usmn-basic through the cobra
+// entry point; ns/op covers reading, decoding and formatting 22 messages.
+func BenchmarkDump(b *testing.B) {
+	b.ReportAllocs()
+	path := filepath.Join(capturesDir, "usmn-basic.pcapng")
+	if _, err := os.Stat(path); err != nil {
+		b.Skip(err)
+	}
+	for b.Loop() {
+		if code := Execute([]string{"dump", path}, nil, io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
+// BenchmarkDumpJSON is BenchmarkDump with --json (fields and all).
+func BenchmarkDumpJSON(b *testing.B) {
+	b.ReportAllocs()
+	path := filepath.Join(capturesDir, "usmn-basic.pcapng")
+	if _, err := os.Stat(path); err != nil {
+		b.Skip(err)
+	}
+	for b.Loop() {
+		if code := Execute([]string{"dump", "--json", path}, nil, io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}

@@ -101,3 +101,22 @@ func TestLineEscapesWireStrings(t *testing.T) {
 		t.Errorf("line output %q lacks the escaped type name or the widened mark", got)
 	}
 }
+
+func BenchmarkBitString(b *testing.B) {
+	b.ReportAllocs()
+	data := []byte{0xb1, 0xd0, 0x07, 0x00, 0x00}
+	for b.Loop() {
+		bitString(data, 7, 32)
+	}
+}
+
+func BenchmarkLine(b *testing.B) {
+	b.ReportAllocs()
+	typ := "Sample.ChatListener, Sample"
+	id, v := uint32(2), uint32(1)
+	m := &decode.Message{N: 7, Name: "InvokeMessageListener", Enum: decode.Enum{Value: 32, Bits: 6, Widened: true},
+		Listener: &decode.Listener{Type: &typ, ServerID: &id, Version: &v, Resolved: true}, PayloadBits: 88}
+	for b.Loop() {
+		lineFormat{}.line(m)
+	}
+}

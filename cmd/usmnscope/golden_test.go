@@ -9,7 +9,23 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under fixtures/golden from the current output")
+// update is -update: rewrite the golden files from the current output.
+// teatest's golden package (imported by the TUI tests) defines the same
+// flag, so when it exists already update follows it (see TestMain).
+var update = updateFlag()
+
+func updateFlag() *bool {
+	if flag.Lookup("update") != nil {
+		return new(bool)
+	}
+	return flag.Bool("update", false, "rewrite the golden files under fixtures/golden from the current output")
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	*update = flag.Lookup("update").Value.String() == "true"
+	os.Exit(m.Run())
+}
 
 const (
 	capturesDir = "../../fixtures/captures"
