@@ -502,14 +502,14 @@ func (c *Capture) commit(cn *connection, i int32) {
 	if d.Enum.Widened && cn.info.WidenedAt[dir] == 0 {
 		cn.info.WidenedAt[dir] = n
 	}
-	if r.worst > 0 && (!cn.info.HasFinding || Severity(r.worst-1) > cn.info.Worst) {
-		cn.info.Worst, cn.info.HasFinding = Severity(r.worst-1), true
-	}
 	if d.Kind == KindInvokeMessageListener || d.Kind == KindNegotiateListenerDetails {
 		o := opFor(dir, n, st, d, c.intern)
 		res := cn.applyOp(o, &c.limits)
 		c.listenerInfo(cn, i, &o, d, res.resolved)
 		c.addExtra(i, res.findings...)
+	}
+	if r.worst > 0 && (!cn.info.HasFinding || Severity(r.worst-1) > cn.info.Worst) {
+		cn.info.Worst, cn.info.HasFinding = Severity(r.worst-1), true
 	}
 	cn.learn(c.profile, dir, d)
 }

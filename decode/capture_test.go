@@ -292,6 +292,9 @@ func TestConversation(t *testing.T) {
 	if !ci.Widened[C2S] || !ci.Widened[S2C] || ci.WidenedAt != [2]int{3, 4} || ci.Inferred {
 		t.Errorf("ConnInfo widening = %v at %v inferred %v; want both widened at [3 4], not inferred", ci.Widened, ci.WidenedAt, ci.Inferred)
 	}
+	if !ci.HasFinding || ci.Worst != Warn {
+		t.Errorf("ConnInfo worst = %v (%v); want the version mismatch's warn", ci.Worst, ci.HasFinding)
+	}
 	if ci.Messages != len(steps) {
 		t.Errorf("ConnInfo.Messages = %d; want %d", ci.Messages, len(steps))
 	}
