@@ -15,10 +15,13 @@
 // chunk is handed out without copying. After a Gap (lost bytes), after
 // StartUnsynced (a stream joined mid-connection) or on an impossible length,
 // the Framer resynchronises: it takes the smallest offset from which three
-// consecutive length headers chain exactly (at the end of the stream, two
-// whole messages ending on the last byte suffice) and reports the bytes it
-// skipped as a Sequence finding. The resynchronisation buffer is bounded by
-// what deciding one offset can need, 2·(2+maxLen)+2 bytes.
+// consecutive length headers of at most ResyncMaxLen bytes chain exactly (at
+// the end of the stream, two whole messages ending on the last byte
+// suffice) and reports the bytes it skipped as a Sequence finding. The
+// resynchronisation buffer is bounded by what deciding one offset can need,
+// 2·(2+ResyncMaxLen)+2 bytes. Length headers are weak evidence: message
+// bytes can chain too, so the first messages after a resynchronisation may
+// be garbage before framing falls onto the true boundaries.
 //
 // # Messages
 //

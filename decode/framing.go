@@ -17,6 +17,15 @@ const (
 	// where no more data can arrive: this many whole messages ending exactly
 	// on the last byte.
 	endMessages = 2
+	// ResyncMaxLen caps the lengths a candidate chain may have while
+	// resynchronising (not while synchronised). With the full 16-bit range
+	// every non-zero pair of bytes is a possible length, so chaining alone
+	// would accept almost any offset of a message body; game messages are
+	// mostly 10–200 bytes, and a length above 4096 found by searching is far
+	// more likely message bytes than a header. The price: a chain through a
+	// larger real message is passed over, and those bytes are reported as
+	// skipped.
+	ResyncMaxLen = 4096
 )
 
 // FrameInfo says where a message came from in its direction's byte stream.
@@ -50,8 +59,8 @@ type FrameStats struct {
 //
 // While synchronised a Framer holds at most one partial message; a message
 // that lies wholly in a chunk is yielded without copying. While resynchronising
-// it holds at most 2·(2+maxLen)+2 bytes, the most that deciding one candidate
-// offset can need.
+// it holds at most 2·(2+min(maxLen, ResyncMaxLen))+2 bytes, the most that
+// deciding one candidate offset can need.
 type Framer struct {
 	maxLen int
 	off    int64 // stream offset of the next byte to arrive
@@ -81,9 +90,7 @@ type Framer struct {
 // treated as corruption and the framer resynchronises. maxLen outside
 // 1..MaxFrameLen means MaxFrameLen.
 //
-// The smaller maxLen, the better resynchronisation tells real length
-// headers from message bytes: with MaxFrameLen only a zero length is
-// impossible, so chaining is the only evidence.
+// Resynchronisation accepts only lengths up to min(maxLen, ResyncMaxLen).
 func NewFramer(maxLen int) *Framer {
 	if maxLen < 1 || maxLen > MaxFrameLen {
 		maxLen = MaxFrameLen
@@ -246,9 +253,12 @@ func (f *Framer) reportSkip(why string) {
 	f.findings = append(f.findings, Finding{Severity: Warn, Group: Sequence, Text: text, Bit: -1})
 }
 
+// resyncLen is the longest message a resynchronisation chain may hold.
+func (f *Framer) resyncLen() int { return min(f.maxLen, ResyncMaxLen) }
+
 // bound is the most bytes that deciding one candidate offset can need:
-// two whole messages of maxLen and a third header.
-func (f *Framer) bound() int { return 2*(2+f.maxLen) + 2 }
+// two whole messages of resyncLen and a third header.
+func (f *Framer) bound() int { return 2*(2+f.resyncLen()) + 2 }
 
 // feedUnsynced buffers c while resynchronising and returns the part of c not
 // yet consumed once the framer is synchronised again (nil if all of c went
@@ -279,16 +289,16 @@ const (
 	chainReject
 )
 
-// chain checks the candidate at d[0]: resyncHeaders headers of 1..maxLen
+// chain checks the candidate at d[0]: resyncHeaders headers of 1..limit
 // bytes, each found where the previous message ends.
-func chain(d []byte, maxLen int) chainResult {
+func chain(d []byte, limit int) chainResult {
 	pos := 0
 	for h := 0; ; h++ {
 		if len(d)-pos < 2 {
 			return chainUndecided
 		}
 		n := int(d[pos])<<8 | int(d[pos+1])
-		if n == 0 || n > maxLen {
+		if n == 0 || n > limit {
 			return chainReject
 		}
 		if h == resyncHeaders-1 {
@@ -300,7 +310,7 @@ func chain(d []byte, maxLen int) chainResult {
 
 // chainEnd checks the candidate at d[0] when no more data can arrive: at
 // least endMessages whole messages ending exactly at the end of d.
-func chainEnd(d []byte, maxLen int) chainResult {
+func chainEnd(d []byte, limit int) chainResult {
 	pos := 0
 	for h := 0; ; h++ {
 		if pos == len(d) && h >= endMessages {
@@ -310,7 +320,7 @@ func chainEnd(d []byte, maxLen int) chainResult {
 			return chainReject
 		}
 		n := int(d[pos])<<8 | int(d[pos+1])
-		if n == 0 || n > maxLen || len(d)-pos-2 < n {
+		if n == 0 || n > limit || len(d)-pos-2 < n {
 			return chainReject
 		}
 		pos += 2 + n
@@ -323,7 +333,7 @@ func chainEnd(d []byte, maxLen int) chainResult {
 func (f *Framer) scan(yield func([]byte, FrameInfo)) {
 	for !f.synced {
 		d := f.rbuf[f.rstart:]
-		switch chain(d, f.maxLen) {
+		switch chain(d, f.resyncLen()) {
 		case chainUndecided:
 			return
 		case chainReject:
@@ -413,7 +423,7 @@ func (f *Framer) Findings() []Finding {
 func (f *Framer) End(yield func(msg []byte, info FrameInfo)) []Finding {
 	for !f.synced && yield != nil && len(f.rbuf) > f.rstart {
 		d := f.rbuf[f.rstart:]
-		if chainEnd(d, f.maxLen) == chainAccept {
+		if chainEnd(d, f.resyncLen()) == chainAccept {
 			f.resyncAt(d, yield)
 			break
 		}

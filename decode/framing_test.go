@@ -61,8 +61,14 @@ func checkStats(t *testing.T, f *Framer) {
 	if s.Fed != s.Framed+s.Skipped+s.Dropped+s.Buffered {
 		t.Errorf("stats %+v: Fed != Framed+Skipped+Dropped+Buffered", s)
 	}
-	if s.Buffered > int64(f.bound()) {
-		t.Errorf("stats %+v: Buffered above the bound %d", s, f.bound())
+	// One partial message while synchronised, one candidate's worth of
+	// bytes while not.
+	bound := 2 + f.maxLen
+	if !f.Synced() {
+		bound = f.bound()
+	}
+	if s.Buffered > int64(bound) {
+		t.Errorf("stats %+v: Buffered above the bound %d (synced %v)", s, bound, f.Synced())
 	}
 }
 
@@ -238,14 +244,17 @@ func TestFramerStartUnsynced(t *testing.T) {
 		// A message tail "41 42 43": 0x4142 and 0x4243 are above 4096 and
 		// 0x4300 too, so three candidates fall at once.
 		{"tail above maxLen", 4096, "414243", 3, false},
-		// With the full 16-bit range 0x4142 is a possible length; the chain
-		// from it needs more bytes than the stream has, so only the end
-		// rule rejects it.
-		{"tail within maxLen", 0, "414243", 3, true},
-		{"ff ff above maxLen", 1000, "ffff", 2, false},
-		{"ff ff", 0, "ffff", 2, true},
+		// The same with the full 16-bit range: 0x4142 is a possible
+		// length, but not while resynchronising (ResyncMaxLen).
+		{"tail above the resync limit", 0, "414243", 3, false},
+		// 0x0fff = 4095 is a possible length; the chain from it needs more
+		// bytes than the stream has, so only the end rule rejects it
+		// (and 0xff00 at once).
+		{"long first length", 0, "0fff", 2, true},
+		{"long first length above maxLen", 4000, "0fff", 2, false},
+		{"ff ff", 0, "ffff", 2, false},
 		// 00 01 chains to 0x0301 (769 bytes) inside rstream: undecided
-		// until the end.
+		// until the end; then 0x0100 = 256 runs past the end too.
 		{"false first hop", 0, "0001", 2, true},
 		// 00 01 with a limit of 200: the hop to 0x0301 is rejected, and so is
 		// the next candidate, 0x0100 = 256.
@@ -376,7 +385,7 @@ func TestFramerGapWhileUnsynced(t *testing.T) {
 	f.StartUnsynced()
 	var got []framed
 	y := collector(&got)
-	f.Feed([]byte{0x41, 0x42, 0x43}, y) // 0x4142: undecided
+	f.Feed([]byte{0x00, 0x01, 0x42}, y) // 00 01: undecided
 	f.Gap(4)
 	f.Feed(rstream, y)
 	fs := f.End(y)
@@ -616,4 +625,40 @@ func ExampleFramer() {
 	// 8c 00 00 62 79 65 at offset 0
 	// 02 at offset 8
 	// []
+}
+
+// TestFramerResyncConverges joins a stream of game-sized messages (10–200
+// random bytes) at every offset of its first messages: however the search
+// goes, framing must end up on the true boundaries, and a join on a
+// boundary must skip nothing.
+func TestFramerResyncConverges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var in []byte
+	var offs []int
+	var msgs []string
+	for range 300 {
+		m := make([]byte, 10+rng.IntN(191))
+		for i := range m {
+			m[i] = byte(rng.Uint32())
+		}
+		offs = append(offs, len(in))
+		msgs = append(msgs, hex.EncodeToString(m))
+		in = append(in, frame(m)...)
+	}
+	tail := msgs[len(msgs)-250:]
+	for start := 0; start < offs[3]; start++ {
+		f := NewFramer(0)
+		f.StartUnsynced()
+		got, _ := feedChunks(f, in[start:], nil)
+		var last []string
+		for _, g := range got[max(0, len(got)-250):] {
+			last = append(last, g.msg)
+		}
+		if !slices.Equal(last, tail) {
+			t.Fatalf("joined at %d: the last 250 messages are not the stream's", start)
+		}
+		if slices.Contains(offs, start) && (got[0].info.Skipped != 0 || got[0].info.Offset != 0) {
+			t.Errorf("joined on the boundary %d: first message %v; want it at 0, nothing skipped", start, got[0])
+		}
+	}
 }
