@@ -42,6 +42,11 @@ func (f Focus) String() string {
 // filter: small enough that a key press never waits on a full pass.
 const scanBudget = 5000
 
+// syncBudget is the work done in the update that brings new data or a new
+// filter, before its frame: a small capture is complete at once (and its
+// screens deterministic); a large one continues in later updates.
+const syncBudget = 500
+
 // ProgressMsg tells the UI that more of the capture was read; the feeding
 // goroutine sends it (throttled) through Program.Send. Fraction is the part
 // of the input read, or negative when unknown (live, pipes).
@@ -167,13 +172,13 @@ func (m *Model) rows() messages.Rows {
 
 // step does one bounded slice of background work (indexing, filtering)
 // and re-arms itself while work remains.
-func (m *Model) step() tea.Cmd {
-	more := m.idx.step(m.src, m.n, scanBudget)
+func (m *Model) step(budget int) tea.Cmd {
+	more := m.idx.step(m.src, m.n, budget)
 	m.conns.SetSpark(m.idx.spark)
 	if !m.allConns {
 		m.msgs.SetRows(m.rows(), false)
 	}
-	if m.msgs.Scan(scanBudget) {
+	if m.msgs.Scan(budget) {
 		more = true
 	}
 	m.sync()
@@ -300,17 +305,17 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.err = msg.Err.Error()
 		}
 		m.refresh()
-		return m, m.kick()
+		return m, m.step(syncBudget)
 	case LiveMsg:
 		m.live = msg
 		return m, nil
 	case scanMsg:
 		m.scanning = false
-		return m, m.step()
+		return m, m.step(scanBudget)
 	case filterbar.FilterMsg:
 		m.filter = msg.Match
 		m.applyFilter()
-		return m, m.kick()
+		return m, m.step(syncBudget)
 	case filterbar.GotoMsg:
 		if !m.allConns || m.filter != nil || m.listener != nil {
 			// The number may be hidden in this view: show everything.
@@ -330,7 +335,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.selectConn(msg.Conn, true)
 		m.applyFilter()
 		m.setFocus(FocusMessages)
-		return m, m.kick()
+		return m, m.step(syncBudget)
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseClickMsg:
@@ -345,7 +350,7 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if m.bar.Mode() != filterbar.Off {
 		var cmd tea.Cmd
 		m.bar, cmd = m.bar.Update(k)
-		return m, cmd
+		return m.now(cmd)
 	}
 	if m.fullHelp {
 		m.fullHelp = false // any key closes the help
@@ -400,7 +405,7 @@ func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case FocusConns:
 		m.conns, cmd = m.conns.Update(msg)
 		m.selectConn(m.conns.Selected())
-		return m, tea.Batch(cmd, m.kick())
+		return m, tea.Batch(cmd, m.step(syncBudget))
 	case FocusMessages:
 		m.msgs, cmd = m.msgs.Update(msg)
 	case FocusDetail:
@@ -416,9 +421,22 @@ func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case FocusTables:
 		m.tables, cmd = m.tables.Update(msg)
+		m.sync()
+		return m.now(cmd)
 	}
 	m.sync()
 	return m, cmd
+}
+
+// now applies at once the result of a pane's command that only carries a
+// value (an accepted filter, a go-to, a chosen listener), so that the keys
+// typed after it act on the new state; through the program loop it would
+// arrive after them.
+func (m Model) now(cmd tea.Cmd) (tea.Model, tea.Cmd) {
+	if cmd == nil {
+		return m, nil
+	}
+	return m.Update(cmd())
 }
 
 // Layout: connections and messages on top, detail and bits (or tables)

@@ -327,7 +327,7 @@ func build(msg *decode.Message) []*node {
 		g := &node{path: "findings", field: -1, group: true, text: fmt.Sprintf("Findings (%d)", len(msg.Findings))}
 		for i, f := range msg.Findings {
 			n := &node{path: fmt.Sprintf("findings/%d", i), field: -1, depth: 1, sev: int(f.Severity) + 1,
-				text: fmt.Sprintf("%s/%s: %s", f.Severity, f.Group, decode.Escape(f.Text))}
+				text: fmt.Sprintf("%s/%s: %s", f.Severity, f.Group, frame.Safe(f.Text))}
 			if f.Bit >= 0 {
 				n.off = fmt.Sprintf("@%d", f.Bit)
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/usmnscope/usmnscope/decode"
 )
 
 // Line cuts s (which may hold styling) to w display cells and pads it with
@@ -62,4 +64,12 @@ func Scroll(offset, cursor, h, n int) int {
 		offset = 0
 	}
 	return offset
+}
+
+// Safe makes text that the decoder has already escaped (message summaries,
+// finding texts: decode.Escape was applied to the wire strings inside them)
+// safe to print without escaping it twice: every control or unsafe
+// character left is escaped, backslashes are kept as they are.
+func Safe(s string) string {
+	return strings.ReplaceAll(decode.Escape(s), `\\`, `\`)
 }

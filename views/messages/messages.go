@@ -388,7 +388,7 @@ func (m Model) row(i int) string {
 	if sum == msg.Name {
 		sum = ""
 	}
-	s := fmt.Sprintf("%s %7d %10.6f %s %-26s %s", letter, n, rel, arrow, name, decode.Escape(sum))
+	s := fmt.Sprintf("%s %7d %10.6f %s %-26s %s", letter, n, rel, arrow, name, frame.Safe(sum))
 	s = frame.Line(s, m.w)
 	switch {
 	case i == m.cursor:

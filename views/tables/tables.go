@@ -221,7 +221,7 @@ func render(t *decode.Tables) []line {
 		}
 	}
 	for _, w := range t.Warnings {
-		ls = append(ls, line{text: fmt.Sprintf("%s/%s: %s", w.Severity, w.Group, decode.Escape(w.Text)), style: 2})
+		ls = append(ls, line{text: fmt.Sprintf("%s/%s: %s", w.Severity, w.Group, frame.Safe(w.Text)), style: 2})
 	}
 	return ls
 }
