@@ -334,6 +334,7 @@ func (c *Capture) message(cn *connection, dir Dir, msg []byte, info FrameInfo, t
 		dir:    dir,
 	})
 	cn.info.Messages++
+	cn.msgs = append(cn.msgs, i)
 	cn.info.Bytes[dir] += int64(len(msg)) + 2
 	if !cn.started[dir] {
 		cn.started[dir] = true

@@ -255,7 +255,7 @@ func TestConversation(t *testing.T) {
 			}
 		}
 		tb := f.c.Tables(cvConn, n)
-		want := Tables{Conn: cvConn, AsOf: n, Server: s.server, Client: s.client,
+		want := Tables{Conn: cvConn, AsOf: n, Messages: n, Server: s.server, Client: s.client,
 			MissingOnServer: s.missSrv, MissingOnClient: s.missCli, Unresolved: s.queue}
 		if want.Server == nil {
 			want.Server = []ServerEntry{}

@@ -27,6 +27,7 @@ type connection struct {
 	// held, so that the tables see the messages in order.
 	held []int32
 
+	msgs        []int32 // record indices of the connection's messages, ascending
 	tables      *tableState
 	ops         []op
 	checkpoints []checkpoint
@@ -155,16 +156,20 @@ func (cn *connection) applyOp(o op, lim *Limits) result {
 // the nearest checkpoint at or before it, cloned, plus a replay of the
 // operations after the checkpoint.
 func (cn *connection) tablesAsOf(asOf int, lim *Limits) *Tables {
+	var t *Tables
 	k := sort.Search(len(cn.ops), func(i int) bool { return cn.ops[i].n > asOf })
 	if k == len(cn.ops) {
-		return cn.tables.snapshot(cn.info.Conn, asOf)
+		t = cn.tables.snapshot(cn.info.Conn, asOf)
+	} else {
+		c := sort.Search(len(cn.checkpoints), func(i int) bool { return cn.checkpoints[i].ops > k }) - 1
+		st := cn.checkpoints[c].state.clone()
+		for i := cn.checkpoints[c].ops; i < k; i++ {
+			st.apply(&cn.ops[i], lim)
+		}
+		t = st.snapshot(cn.info.Conn, asOf)
 	}
-	c := sort.Search(len(cn.checkpoints), func(i int) bool { return cn.checkpoints[i].ops > k }) - 1
-	st := cn.checkpoints[c].state.clone()
-	for i := cn.checkpoints[c].ops; i < k; i++ {
-		st.apply(&cn.ops[i], lim)
-	}
-	return st.snapshot(cn.info.Conn, asOf)
+	t.Messages = sort.Search(len(cn.msgs), func(i int) bool { return int(cn.msgs[i]) >= asOf })
+	return t
 }
 
 // inference is the outcome of trying both enum widths on an undecided

@@ -232,6 +232,7 @@ func tablesJSON(ci ConnInfo, t *Tables) jsonConn {
 	if t == nil {
 		return j
 	}
+	j.Messages = t.Messages
 	for _, e := range t.Server {
 		j.ServerListeners = append(j.ServerListeners, jsonServerEntry{
 			ID: e.ID, Type: e.Type, Version: e.Version, IDBits: e.IDBits,

@@ -191,6 +191,9 @@ func TestTablesJSONKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := decodeObject(t, b)["connections"].([]any)[0].(map[string]any)
+	if at["messages"] != 3.0 {
+		t.Errorf("TablesJSONAt(3) messages = %v; want 3", at["messages"])
+	}
 	if s, c := at["server_listeners"].([]any), at["client_listeners"].([]any); len(s) != 0 || len(c) != 1 {
 		t.Errorf("TablesJSONAt(3): %d server, %d client listeners; want 0 and 1", len(s), len(c))
 	}

@@ -68,6 +68,7 @@ type Ref struct {
 type Tables struct {
 	Conn            Conn
 	AsOf            int // message number the state is as of
+	Messages        int // messages of the connection up to AsOf
 	Server          []ServerEntry
 	Client          []ClientEntry
 	MissingOnServer []uint32 // client IDs the server said it lacks
