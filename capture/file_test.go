@@ -157,3 +157,65 @@ func TestGarbageFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestStdinStreaming opens "-" on a pipe, as `tcpdump -U -w - | usmnscope
+// open -` does: events of the first frames come out before the writer has
+// sent the rest, so a live pipe is decoded as it arrives.
+func TestStdinStreaming(t *testing.T) {
+	rs := recs(t, frameOpts{link: layers.LinkTypeEthernet}, plain, handshake()...)
+	file := writePcap(t, false, layers.LinkTypeEthernet, rs)
+	firstData := 24 + 4*(16+60) // header and the first four records (SYN, SYN+ACK, ACK, "abc")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdin
+	os.Stdin = pr
+	defer func() { os.Stdin = old }()
+	rest := make(chan struct{})
+	go func() {
+		pw.Write(file[:firstData])
+		<-rest
+		pw.Write(file[firstData:])
+		pw.Close()
+	}()
+	src, err := Open("-", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan Event, 1)
+	go func() {
+		for {
+			ev, err := src.Next()
+			if err != nil || ev.Kind == EventData {
+				got <- ev
+				return
+			}
+		}
+	}()
+	select {
+	case ev := <-got:
+		if string(ev.Data) != "\x00\x03abc" {
+			t.Errorf("first data from stdin = %q; want %q", ev.Data, "\x00\x03abc")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event from a partly written pipe: the reader waits for more than one record")
+	}
+	close(rest)
+	var server []byte
+	for {
+		ev, err := src.Next()
+		if err != nil {
+			break
+		}
+		if ev.Kind == EventData && ev.FromServer {
+			server = append(server, ev.Data...)
+		}
+	}
+	if string(server) != wantS {
+		t.Errorf("rest of stdin: server stream = %q; want %q", server, wantS)
+	}
+	if st := src.Stats(); st.Size != -1 {
+		t.Errorf("stdin Size = %d; want -1", st.Size)
+	}
+}

@@ -31,6 +31,12 @@ type live struct {
 	h      *afpacket.TPacket
 	closed atomic.Bool
 
+	// Kernel counters, refreshed by the reading goroutine at most every
+	// statsEvery so that new drops become a note.
+	lastStats        time.Time
+	kPackets, kDrops atomic.Uint64
+	notedDrops       uint64
+
 	file *os.File
 	bw   *bufio.Writer
 	ng   *pcapgo.NgWriter
@@ -154,6 +160,7 @@ func (l *live) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 			return nil, ci, 0, fmt.Errorf("capture: live read: %w", err)
 		}
 		l.save(ci, data)
+		l.checkDrops(ci.Timestamp)
 		return data, ci, layers.LinkTypeRaw, nil
 	}
 }
@@ -176,19 +183,48 @@ func (l *live) save(ci gopacket.CaptureInfo, data []byte) {
 	}
 }
 
-func (l *live) kernelStats(st *Stats) {
-	st.Live = true
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed.Load() {
-		return
-	}
+// statsEvery is how often the kernel counters are read while capturing.
+const statsEvery = time.Second
+
+// refresh reads the kernel's packet and drop counters (afpacket
+// accumulates them: the kernel resets them on each read).
+func (l *live) refresh() {
 	s2, s3, err := l.h.SocketStats()
 	if err != nil {
 		return
 	}
-	st.KernelPackets = uint64(s2.Packets()) + uint64(s3.Packets())
-	st.KernelDrops = uint64(s2.Drops()) + uint64(s3.Drops())
+	l.kPackets.Store(uint64(s2.Packets()) + uint64(s3.Packets()))
+	l.kDrops.Store(uint64(s2.Drops()) + uint64(s3.Drops()))
+}
+
+// checkDrops notes packets the kernel dropped since the last note: the
+// reassembly will show gaps there.
+func (l *live) checkDrops(now time.Time) {
+	if now.Sub(l.lastStats) < statsEvery {
+		return
+	}
+	l.lastStats = now
+	l.mu.Lock()
+	if !l.closed.Load() {
+		l.refresh()
+	}
+	l.mu.Unlock()
+	if d := l.kDrops.Load(); d > l.notedDrops {
+		l.e.note("", Flow{}, LevelWarn, "the kernel dropped %d packets (%d in all): expect gaps; filter harder or use a faster disk for --write", d-l.notedDrops, d)
+		l.notedDrops = d
+	}
+}
+
+func (l *live) kernelStats(st *Stats) {
+	st.Live = true
+	if l.mu.TryLock() {
+		if !l.closed.Load() {
+			l.refresh()
+		}
+		l.mu.Unlock()
+	}
+	st.KernelPackets = l.kPackets.Load()
+	st.KernelDrops = l.kDrops.Load()
 }
 
 // Close stops the capture (a Next blocked in another goroutine returns
