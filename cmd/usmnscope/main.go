@@ -1,5 +1,27 @@
 // Command usmnscope inspects Unturned SystemSockets traffic and USMN module
 // messages. See README.md.
+//
+// # Commands
+//
+// dump prints the decoded messages of a capture (one line each, -V field
+// trees with bit strings, --json NDJSON per ../../../shared/spec/outputs.md);
+// tables prints the per-connection listener-ID tables of wire.md 4.5;
+// bits decodes one message pasted as hex; profile show prints the profile of
+// wire.md 6; open and live run the TUI; gen and simulate write fixture
+// captures.
+//
+// # Wiring
+//
+// pipeline.go's feed is the one path from capture.Source events to
+// decode.Capture, used by the CLI and the TUI alike; a recover there turns a
+// decoder panic into an error finding (style.md).
+//
+// # Output rules
+//
+// Wire strings in text output are escaped (decode.Escape) so they cannot
+// drive the terminal; JSON keeps them exact. Exit status follows outputs.md:
+// 0 success (findings included), 1 unreadable input, 2 usage. A closed
+// stdout (`dump | head`) ends the command quietly with status 0.
 package main
 
 import (

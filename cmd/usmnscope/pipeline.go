@@ -152,7 +152,12 @@ func readCapture(cmd *cobra.Command, s *streams, path string, each func(*decode.
 	}
 	defer src.Close()
 	dc := decode.NewCapture(p)
-	bar := newProgress(s.err)
+	// A dump streaming to the same terminal shows its own progress; a
+	// progress line would only tangle with its lines.
+	var bar *progressLine
+	if each == nil || !isTerminal(s.out) {
+		bar = newProgress(s.err)
+	}
 	var stop error
 	ferr := feed(src, dc, func(st capture.Stats) {
 		bar.update(st)
