@@ -294,3 +294,74 @@ func (s *Scenario) messy() bool {
 	}
 	return false
 }
+
+// TestCaptureCut: a "capture" action leaves earlier packets, the TCP
+// handshake included, out of the capture, and cut drops the first bytes of
+// the next segment; the rest of the stream is captured as written.
+func TestCaptureCut(t *testing.T) {
+	s, err := Parse("cut", []byte(`
+[[connection]]
+[[connection.action]]
+do = "handshake"
+[[connection.action]]
+do = "capture"
+cut = 3
+[[connection.action]]
+do = "kick"
+reason = "bye"
+[[connection.action]]
+do = "ping"
+from = "server"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, _, err := s.Packets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s2c []byte
+	for _, p := range ps {
+		g := gopacket.NewPacket(p.Data, layers.LinkTypeEthernet, gopacket.Default)
+		tcp := g.Layer(layers.LayerTypeTCP).(*layers.TCP)
+		if tcp.SYN {
+			t.Errorf("SYN captured before the capture action")
+		}
+		if tcp.SrcPort == 27016 {
+			s2c = append(s2c, tcp.Payload...)
+		}
+	}
+	// Kicked("bye") framed is 00 06 8c 00 00 62 79 65, less its first 3
+	// bytes; then the server's PingRequest (2, vanilla width) framed 00 01 02.
+	want := []byte{0x00, 0x00, 0x62, 0x79, 0x65, 0x00, 0x01, 0x02}
+	if !bytes.Equal(s2c, want) {
+		t.Errorf("captured s2c stream = % x; want % x", s2c, want)
+	}
+}
+
+// TestTsharkCatches makes sure the tshark check can fail: a capture with a
+// broken TCP checksum must be reported.
+func TestTsharkCatches(t *testing.T) {
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skip("tshark is not installed (.ci/run installs it): skipping")
+	}
+	s := readFixture(t, "vanilla")
+	ps, _, err := s.Packets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps[5].Data[len(ps[5].Data)-1] ^= 0xff // payload byte: the TCP checksum no longer matches
+	var buf bytes.Buffer
+	pw, _ := newPacketWriter(&buf, PCAPNG, linkTypes[s.Link])
+	for _, p := range ps {
+		pw.write(p)
+	}
+	pw.flush()
+	path := filepath.Join(t.TempDir(), "bad.pcapng")
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	out, _ := exec.Command(tshark, "-r", path, "-q", "-z", "expert", "-o", "tcp.check_checksum:TRUE").CombinedOutput()
+	if !strings.Contains(string(out), "Errors (") {
+		t.Errorf("tshark did not report the broken checksum:\n%s", out)
+	}
+}
