@@ -348,3 +348,23 @@ func TestNoteAndClose(t *testing.T) {
 		t.Errorf("out-of-range queries should return nil")
 	}
 }
+
+// TestMalformedInvokeChangesNothing: a USMN message that does not decode
+// cleanly (here a definition cut short) adds nothing to the tables, and its
+// listener is not resolved; the message is still listed with its error.
+func TestMalformedInvokeChangesNothing(t *testing.T) {
+	f := newCVFeeder()
+	f.handshake(true, true, 2)
+	def := cvS2C(true, 1, 2, cvChat, 1)
+	f.send(S2C, def[:len(def)-3])
+	m := f.c.Message(3)
+	if sev, ok := m.Worst(); !ok || sev != Error || m.Name != "InvokeMessageListener" {
+		t.Errorf("Message(3) = %s, findings %+v; want an invoke with an error", m.Name, m.Findings)
+	}
+	if m.Listener == nil || m.Listener.Resolved {
+		t.Errorf("Message(3).Listener = %+v; want unresolved", m.Listener)
+	}
+	if tb := f.c.Tables(cvConn, 0); len(tb.Server) != 0 || len(tb.Unresolved) != 0 {
+		t.Errorf("Tables = %+v; want nothing from a malformed message", tb)
+	}
+}

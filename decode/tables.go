@@ -320,9 +320,11 @@ func (t *tableState) apply(o *op, lim *Limits) result {
 	case opTellID:
 		stored = t.setServer(o.sid, o.typ, o.version, int(o.idBits), LearnedNegotiate, o.n, lim)
 		if e, ok := t.client[o.cid]; ok {
-			// An existing client entry keeps how it was learned; the
-			// negotiation only adds the mapping (wire.md 4.5).
-			stored = t.setClient(o.cid, o.typ, o.version, o.sid, true, e.Learned, o.n, lim) && stored
+			// An existing client entry keeps its own type, version and how
+			// it was learned; the negotiation adds the mapping (wire.md
+			// 4.5). The message's version is the server's, so a difference
+			// shows as a version mismatch rather than being overwritten.
+			stored = t.setClient(o.cid, e.Type, e.Version, o.sid, true, e.Learned, o.n, lim) && stored
 		} else {
 			stored = t.setClient(o.cid, o.typ, o.version, o.sid, true, LearnedNegotiate, o.n, lim) && stored
 		}
@@ -413,7 +415,7 @@ func (t *tableState) mismatch(o *op) []Finding {
 		}
 	}
 	switch o.kind {
-	case opServerDef:
+	case opServerDef, opTellID:
 		check(o.typ, o.version, true)
 	case opClientDef, opRequestID:
 		check(o.typ, o.version, false)

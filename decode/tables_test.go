@@ -83,6 +83,7 @@ func TestVersionMismatch(t *testing.T) {
 		{"same version", []op{{kind: opRequestID, n: 1, cid: 1, typ: "A", version: 2}, {kind: opServerDef, n: 2, sid: 0, typ: "A", version: 2}}, false},
 		{"server first", []op{{kind: opServerDef, n: 1, sid: 0, typ: "A", version: 2}, {kind: opClientDef, n: 2, cid: 9, typ: "A", version: 3}}, true},
 		{"client first", []op{{kind: opRequestID, n: 1, cid: 1, typ: "A", version: 1}, {kind: opServerDef, n: 2, sid: 0, typ: "A", version: 2}}, true},
+		{"TellClientListenerId keeps the client's version", []op{{kind: opRequestID, n: 1, cid: 1, typ: "A", version: 1}, {kind: opTellID, n: 2, cid: 1, sid: 0, typ: "A", version: 2}}, true},
 		{"different types", []op{{kind: opRequestID, n: 1, cid: 1, typ: "A", version: 1}, {kind: opServerDef, n: 2, sid: 0, typ: "B", version: 2}}, false},
 	} {
 		st := newTableState()
