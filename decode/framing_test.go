@@ -581,6 +581,17 @@ func FuzzFramer(f *testing.F) {
 		checkStats(t, fr)
 		checkStats(t, gr)
 		checkPlaced(t, data, one)
+		// Independently of the framer's counters: the bytes after the last
+		// message are what it skipped or dropped beyond the skips the
+		// messages carry.
+		end, carried := 0, 0
+		for _, m := range one {
+			end = int(m.info.Offset) + 2 + len(m.msg)/2
+			carried += m.info.Skipped
+		}
+		if s := fr.Stats(); int(s.Skipped+s.Dropped)-carried != len(data)-end || s.Buffered != 0 {
+			t.Fatalf("stats %+v after End: %d bytes after the last message, %d skips carried", s, len(data)-end, carried)
+		}
 		if !slices.Equal(got, one) || !slices.Equal(findingTexts(gotFs), findingTexts(oneFs)) {
 			t.Fatalf("cut at %v = %v, %q; one shot = %v, %q", cuts, got, findingTexts(gotFs), one, findingTexts(oneFs))
 		}
@@ -661,4 +672,21 @@ func TestFramerResyncConverges(t *testing.T) {
 			t.Errorf("joined on the boundary %d: first message %v; want it at 0, nothing skipped", start, got[0])
 		}
 	}
+}
+
+func ExampleFramer_StartUnsynced() {
+	f := NewFramer(MaxFrameLen)
+	f.StartUnsynced() // joined mid-connection: "62 79 65" is the end of a message
+	yield := func(msg []byte, info FrameInfo) {
+		fmt.Printf("% x at offset %d, skipped %d\n", msg, info.Offset, info.Skipped)
+	}
+	f.Feed([]byte{0x62, 0x79, 0x65, 0x00, 0x01, 0x02, 0x00, 0x01, 0x03, 0x00, 0x01, 0x02}, yield)
+	for _, fi := range f.End(yield) {
+		fmt.Println(fi.Severity, fi.Group, fi.Text)
+	}
+	// Output:
+	// 02 at offset 3, skipped 3
+	// 03 at offset 6, skipped 0
+	// 02 at offset 9, skipped 0
+	// warn sequence resync: skipped 3 bytes at stream offset 0
 }
