@@ -214,7 +214,7 @@ func genItem(s *script) item {
 		n := a % 33
 		v := int32(s.u32())
 		if n < 32 {
-			v = int32(int64(v)>>(32-n)) // in range for n bits
+			v = int32(int64(v) >> (32 - n)) // in range for n bits
 		}
 		if n == 0 {
 			v = 0
@@ -259,6 +259,9 @@ func genItem(s *script) item {
 		n := a % 17
 		v := float32(s.u32()) / math.MaxUint32 * 2.2
 		if k&0x80 != 0 {
+			// With n = 1 only the sign is sent and the value reads as 0, so
+			// the round trip cannot be idempotent (see TestPrimitives).
+			n = max(n, 2)
 			return settled(fmt.Sprintf("SignedNormalizedFloat(%d)", n), v-1.1,
 				func(w *Writer, v float32) { w.SignedNormalizedFloat(v, n) }, func(r *Reader) float32 { return r.SignedNormalizedFloat(n) })
 		}

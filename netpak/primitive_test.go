@@ -93,6 +93,9 @@ var primitives = []struct {
 	{fx("UnsignedNormalizedFloat(0.5,8)", func(w *Writer) { w.UnsignedNormalizedFloat(0.5, 8) }, func(r *Reader) float32 { return r.UnsignedNormalizedFloat(8) }, float32(128.0/255)), "80"},
 	{fx("SignedNormalizedFloat(-1,9)", func(w *Writer) { w.SignedNormalizedFloat(-1, 9) }, func(r *Reader) float32 { return r.SignedNormalizedFloat(9) }, float32(-1)), "ff 01"},
 	{fx("SignedNormalizedFloat(0.5,9)", func(w *Writer) { w.SignedNormalizedFloat(0.5, 9) }, func(r *Reader) float32 { return r.SignedNormalizedFloat(9) }, float32(128.0/255)), "80 00"},
+	// Regression (FuzzRoundTrip): one bit holds only the sign; it reads as 0.
+	{fx("SignedNormalizedFloat(-1.1,1)", func(w *Writer) { w.SignedNormalizedFloat(-1.1, 1) }, func(r *Reader) float32 { return r.SignedNormalizedFloat(1) }, float32(0)), "01"},
+	{fx("SignedNormalizedFloat(0 bits)", func(w *Writer) { w.SignedNormalizedFloat(-1, 0) }, func(r *Reader) float32 { return r.SignedNormalizedFloat(0) }, float32(0)), ""},
 	{fx("Quaternion identity", func(w *Writer) { w.Quaternion(Quaternion{0, 0, 0, 1}, 9) }, func(r *Reader) Quaternion { return r.Quaternion(9) }, Quaternion{0, 0, 0, 1}), "03 00 00 00"},
 	{fx("Quaternion −identity", func(w *Writer) { w.Quaternion(Quaternion{0, 0, 0, -1}, 9) }, func(r *Reader) Quaternion { return r.Quaternion(9) }, Quaternion{0, 0, 0, 1}), "03 00 00 00"},
 	{fx("Quaternion x", func(w *Writer) { w.Quaternion(Quaternion{1, 0, 0, 0}, 9) }, func(r *Reader) Quaternion { return r.Quaternion(9) }, Quaternion{1, 0, 0, 0}), "00 00 00 00"},
