@@ -45,3 +45,23 @@ func BenchmarkFramer(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(msgs), "ns/msg")
 }
+
+// BenchmarkFramerResync feeds 1 MB of random bytes to a resynchronising
+// framer: the worst case, a candidate tested at nearly every offset.
+func BenchmarkFramerResync(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	data := make([]byte, 1<<20)
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f := NewFramer(MaxFrameLen)
+		f.StartUnsynced()
+		for off := 0; off < len(data); off += 1448 {
+			f.Feed(data[off:min(off+1448, len(data))], nil)
+		}
+		f.Flush()
+	}
+}
