@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -31,11 +32,13 @@ from a log and prints every field with its bit offset, bit length, its bits
 (most significant first) and its value, then a bit-level hexdump in which
 each bit carries the letter of the field it belongs to (wire.md 1.1: stream
 bit k is bit k mod 8 of byte k/8, drawn at column 7-(k mod 8)). Spaces,
-colons and a 0x prefix in the hex are ignored. --json prints one dump
+colons and a 0x prefix in the hex are ignored; HEX "-" reads it from
+standard input. --json prints one dump
 record (outputs.md).`,
 		Example: `  usmnscope bits --dir s2c 8c 00 00 62 79 65
   usmnscope bits --dir s2c 6a 70 00 33 2e 32 36 2e 33 2e 34
-  usmnscope bits --dir c2s --widened --id-bits 2 --json 31 00`,
+  usmnscope bits --dir c2s --widened --id-bits 2 --json 31 00
+  pbpaste | usmnscope bits --dir s2c -`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runBits(cmd, s, args, o) },
 	}
@@ -53,7 +56,7 @@ record (outputs.md).`,
 func parseHex(args []string) ([]byte, error) {
 	var b strings.Builder
 	for _, a := range args {
-		for _, w := range strings.FieldsFunc(a, func(r rune) bool { return r == ' ' || r == ':' || r == ',' || r == '\t' || r == '\n' }) {
+		for _, w := range strings.FieldsFunc(a, func(r rune) bool { return r == ' ' || r == ':' || r == ',' || r == '\t' || r == '\n' || r == '\r' }) {
 			w = strings.TrimPrefix(strings.TrimPrefix(w, "0x"), "0X")
 			b.WriteString(w)
 		}
@@ -84,6 +87,13 @@ func runBits(cmd *cobra.Command, s *streams, args []string, o bitsOptions) error
 	}
 	if o.idBits < 0 || o.idBits > 32 {
 		return usageError{fmt.Errorf("bits: --id-bits %d: want 0..32", o.idBits)}
+	}
+	if len(args) == 1 && args[0] == "-" {
+		in, err := io.ReadAll(io.LimitReader(s.in, 1<<20))
+		if err != nil {
+			return fmt.Errorf("bits: stdin: %w", err)
+		}
+		args = []string{string(in)}
 	}
 	data, err := parseHex(args)
 	if err != nil {

@@ -449,3 +449,11 @@ func BenchmarkDumpJSON(b *testing.B) {
 		}
 	}
 }
+
+func TestBitsFromStdin(t *testing.T) {
+	code, fromStdin, errOut := run(t, []byte("8c 00 00\n62 79 65\n"), "bits", "--dir", "s2c", "-")
+	_, fromArgs, _ := run(t, nil, "bits", "--dir", "s2c", "8c0000627965")
+	if code != exitOK || errOut != "" || fromStdin != fromArgs {
+		t.Errorf("bits - = exit %d, stderr %q,\n%s\nwant the output of bits HEX:\n%s", code, errOut, fromStdin, fromArgs)
+	}
+}
