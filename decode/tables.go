@@ -2,6 +2,7 @@ package decode
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 )
 
@@ -171,6 +172,41 @@ type tableState struct {
 	missCli  map[uint32]struct{}
 	queue    []pending
 	full     bool // the queue or a table hit its limit (reported once)
+
+	// versions counts entries per type and version on each side ([0] the
+	// server table, [1] the client table), so that a version mismatch is
+	// found without scanning a table.
+	versions [2]map[string]map[uint32]int
+}
+
+// countType adjusts the count of side's entries of type typ at version by
+// delta.
+func (t *tableState) countType(side int, typ string, version uint32, delta int) {
+	vs := t.versions[side][typ]
+	if vs == nil {
+		vs = map[uint32]int{}
+		t.versions[side][typ] = vs
+	}
+	vs[version] += delta
+	if vs[version] <= 0 {
+		delete(vs, version)
+	}
+	if len(vs) == 0 {
+		delete(t.versions[side], typ)
+	}
+}
+
+// otherVersion returns a version other than version that side has an
+// entry of type typ at, and whether there is one. With two versions of a
+// type the answer is the other one; with more it is any of them, as
+// scanning them all would make every definition cost as much as the table.
+func (t *tableState) otherVersion(side int, typ string, version uint32) (uint32, bool) {
+	for v := range t.versions[side][typ] {
+		if v != version {
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 func newTableState() *tableState {
@@ -180,6 +216,7 @@ func newTableState() *tableState {
 		mappedBy: map[uint32]uint32{},
 		missSrv:  map[uint32]struct{}{},
 		missCli:  map[uint32]struct{}{},
+		versions: [2]map[string]map[uint32]int{{}, {}},
 	}
 }
 
@@ -192,6 +229,12 @@ func (t *tableState) clone() *tableState {
 		missCli:  make(map[uint32]struct{}, len(t.missCli)),
 		queue:    append([]pending(nil), t.queue...),
 		full:     t.full,
+	}
+	for side := range c.versions {
+		c.versions[side] = make(map[string]map[uint32]int, len(t.versions[side]))
+		for typ, vs := range t.versions[side] {
+			c.versions[side][typ] = maps.Clone(vs)
+		}
 	}
 	for k, v := range t.server {
 		c.server[k] = v
@@ -268,7 +311,10 @@ func (t *tableState) setServer(id uint32, typ string, version uint32, idBits int
 			return false
 		}
 		e = ServerEntry{ID: id, Learned: how, First: n}
+	} else {
+		t.countType(0, e.Type, e.Version, -1)
 	}
+	t.countType(0, typ, version, 1)
 	e.Type, e.Version, e.IDBits, e.touched = typ, version, idBits, n
 	t.server[id] = e
 	return true
@@ -283,7 +329,10 @@ func (t *tableState) setClient(id uint32, typ string, version uint32, sid uint32
 			return false
 		}
 		e = ClientEntry{ID: id, Learned: how, First: n}
+	} else {
+		t.countType(1, e.Type, e.Version, -1)
 	}
+	t.countType(1, typ, version, 1)
 	e.Type, e.Version, e.touched = typ, version, n
 	if mapped {
 		if e.Mapped && e.ServerID != sid && t.mappedBy[e.ServerID] == id {
@@ -396,31 +445,17 @@ func (t *tableState) replay(res *result, n int) {
 // mismatch reports a listener type present on both sides with different
 // versions (wire.md 4.5; a warning), for the entries o just wrote.
 func (t *tableState) mismatch(o *op) []Finding {
-	var fs []Finding
-	check := func(typ string, version uint32, other bool) {
-		if other {
-			for _, e := range t.client {
-				if e.Type == typ && e.Version != version {
-					fs = append(fs, versionFinding(typ, version, e.Version))
-					return
-				}
-			}
-			return
-		}
-		for _, e := range t.server {
-			if e.Type == typ && e.Version != version {
-				fs = append(fs, versionFinding(typ, e.Version, version))
-				return
-			}
-		}
-	}
 	switch o.kind {
 	case opServerDef, opTellID:
-		check(o.typ, o.version, true)
+		if v, ok := t.otherVersion(1, o.typ, o.version); ok {
+			return []Finding{versionFinding(o.typ, o.version, v)}
+		}
 	case opClientDef, opRequestID:
-		check(o.typ, o.version, false)
+		if v, ok := t.otherVersion(0, o.typ, o.version); ok {
+			return []Finding{versionFinding(o.typ, v, o.version)}
+		}
 	}
-	return fs
+	return nil
 }
 
 func versionFinding(typ string, server, client uint32) Finding {
