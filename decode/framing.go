@@ -381,7 +381,7 @@ func (f *Framer) Gap(n int) {
 // the next byte need not start a message: the framer resynchronises from it.
 // Called mid-stream, it drops a partial message as Gap(0) does.
 func (f *Framer) StartUnsynced() {
-	f.cut("before the framer was told to resynchronise")
+	f.cut("before a restart mid-stream")
 	f.unsync()
 }
 

@@ -690,3 +690,29 @@ func ExampleFramer_StartUnsynced() {
 	// 02 at offset 9, skipped 0
 	// warn sequence resync: skipped 3 bytes at stream offset 0
 }
+
+// TestFramerStartUnsyncedMidStream: called inside a message, StartUnsynced
+// drops it and resynchronises on what follows.
+func TestFramerStartUnsyncedMidStream(t *testing.T) {
+	f := NewFramer(0)
+	var got []framed
+	y := collector(&got)
+	f.Feed(append(frame(r1), 0x00, 0x05, 'h'), y)
+	f.StartUnsynced()
+	f.Feed(append([]byte("ello"), frame(r2, r3, r4)...), y)
+	fs := f.End(y)
+	want := []framed{
+		{"010203", FrameInfo{Offset: 0}},
+		{"4142", FrameInfo{Offset: 12, Skipped: 4, Resynced: true}},
+		{"68656c6c6f", FrameInfo{Offset: 16}},
+		{"78", FrameInfo{Offset: 23}},
+	}
+	wantFs := []string{
+		"framing: dropped a partial message at stream offset 5: had 3 of 7 bytes before a restart mid-stream",
+		"resync: skipped 4 bytes at stream offset 8",
+	}
+	if !slices.Equal(got, want) || !slices.Equal(findingTexts(fs), wantFs) {
+		t.Errorf("Feed, StartUnsynced, Feed = %v, %q; want %v, %q", got, findingTexts(fs), want, wantFs)
+	}
+	checkStats(t, f)
+}
