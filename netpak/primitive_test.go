@@ -95,6 +95,8 @@ var primitives = []struct {
 	{fx("SignedNormalizedFloat(0.5,9)", func(w *Writer) { w.SignedNormalizedFloat(0.5, 9) }, func(r *Reader) float32 { return r.SignedNormalizedFloat(9) }, float32(128.0/255)), "80 00"},
 	// Regression (FuzzRoundTrip): one bit holds only the sign; it reads as 0.
 	{fx("SignedNormalizedFloat(-1.1,1)", func(w *Writer) { w.SignedNormalizedFloat(-1.1, 1) }, func(r *Reader) float32 { return r.SignedNormalizedFloat(1) }, float32(0)), "01"},
+	// Regression (FuzzRoundTrip): a small negative value keeps its sign bit.
+	{fx("SignedNormalizedFloat(-0.05,4)", func(w *Writer) { w.SignedNormalizedFloat(-0.05, 4) }, func(r *Reader) float32 { return r.SignedNormalizedFloat(4) }, float32(0)), "08"},
 	{fx("SignedNormalizedFloat(0 bits)", func(w *Writer) { w.SignedNormalizedFloat(-1, 0) }, func(r *Reader) float32 { return r.SignedNormalizedFloat(0) }, float32(0)), ""},
 	{fx("Quaternion identity", func(w *Writer) { w.Quaternion(Quaternion{0, 0, 0, 1}, 9) }, func(r *Reader) Quaternion { return r.Quaternion(9) }, Quaternion{0, 0, 0, 1}), "03 00 00 00"},
 	{fx("Quaternion −identity", func(w *Writer) { w.Quaternion(Quaternion{0, 0, 0, -1}, 9) }, func(r *Reader) Quaternion { return r.Quaternion(9) }, Quaternion{0, 0, 0, 1}), "03 00 00 00"},

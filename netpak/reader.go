@@ -214,8 +214,8 @@ func (r *Reader) rewind(bit int) {
 // checked that they exist.
 func (r *Reader) peek(n int) uint32 {
 	j := min(r.pos>>3, r.last)
-	w := binary.LittleEndian.Uint64(r.load[j:]) >> uint(r.pos-j<<3)
-	return uint32(w) & (uint32(1)<<uint(n) - 1)
+	w := binary.LittleEndian.Uint64(r.load[j:]) >> (uint(r.pos-j<<3) & 63)
+	return uint32(w & (uint64(1)<<uint(n&63) - 1))
 }
 
 // Bits reads n bits (0 to 32), least significant first (wire.md 1.1). Zero
