@@ -28,9 +28,6 @@ as the capture is read. Press ? for the keys.`,
 		Example: "  usmnscope open capture.pcapng\n  tcpdump -U -w - port 27016 | usmnscope open -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !isTerminal(s.out) {
-				return errors.New("open: standard output is not a terminal; use `usmnscope dump` for text output")
-			}
 			p, err := loadProfile(cmd)
 			if err != nil {
 				return err
@@ -38,6 +35,10 @@ as the capture is read. Press ? for the keys.`,
 			src, err := openSource(s, args[0], p)
 			if err != nil {
 				return err
+			}
+			if !isTerminal(s.out) {
+				src.Close()
+				return errors.New("open: standard output is not a terminal; use `usmnscope dump` for text output")
 			}
 			keys := s.in
 			if args[0] == "-" {

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/usmnscope/usmnscope/decode"
+)
+
+func TestOpenNotATerminal(t *testing.T) {
+	code, out, errw := run(t, nil, "open", filepath.Join(capturesDir, "usmn-basic.pcapng"))
+	if code != exitInput || out != "" || !strings.Contains(errw, "standard output is not a terminal") {
+		t.Errorf("open with a buffer for stdout: exit %d, stdout %q, stderr %q; want exit 1 and a clear message", code, out, errw)
+	}
+}
+
+func TestOpenAndLiveUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"open"}, exitUsage, "accepts 1 arg"},
+		{[]string{"open", "a", "b"}, exitUsage, "accepts 1 arg"},
+		{[]string{"open", "/nonexistent.pcapng"}, exitInput, "nonexistent.pcapng"},
+		{[]string{"live"}, exitUsage, "-i IFACE is required"},
+		{[]string{"live", "-i", "lo", "--snaplen", "-1"}, exitUsage, "--snaplen -1"},
+		{[]string{"live", "-i", "lo", "extra"}, exitUsage, "unknown command"},
+		{[]string{"live", "-i", "lo"}, exitInput, "standard output is not a terminal"},
+	} {
+		code, _, errw := run(t, nil, tc.args...)
+		if code != tc.code || !strings.Contains(errw, tc.msg) {
+			t.Errorf("usmnscope %v: exit %d, stderr %q; want exit %d with %q", tc.args, code, errw, tc.code, tc.msg)
+		}
+	}
+}
+
+func TestParseFilterAdapter(t *testing.T) {
+	match, _, err := parseFilter("c2s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !match(&decode.Message{Dir: decode.C2S}) || match(&decode.Message{Dir: decode.S2C}) {
+		t.Error("c2s filter does not select by direction")
+	}
+	if match, _, err := parseFilter("   "); err != nil || !match(&decode.Message{}) {
+		t.Errorf("empty filter: %v; want one that matches all", err)
+	}
+	_, pos, err := parseFilter("msg==Ping && lisener~x")
+	if err == nil || pos != 13 || strings.Contains(err.Error(), "\n") {
+		t.Errorf("bad field: pos %d err %v; want a one-line error at byte 13", pos, err)
+	}
+}
