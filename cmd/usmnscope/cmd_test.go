@@ -457,3 +457,57 @@ func TestBitsFromStdin(t *testing.T) {
 		t.Errorf("bits - = exit %d, stderr %q,\n%s\nwant the output of bits HEX:\n%s", code, errOut, fromStdin, fromArgs)
 	}
 }
+
+// TestBitsCuts: every shorter cut of a valid message decodes to an error
+// finding, never a crash or a clean result (style.md).
+func TestBitsCuts(t *testing.T) {
+	for _, full := range []string{"8c0000627965", "6a7000332e32362e332e34", "8960402" + "0e0300d"} {
+		for n := 1; n < len(full)/2; n++ {
+			code, out, errOut := run(t, nil, "bits", "--dir", "s2c", "--json", full[:2*n])
+			var rec struct {
+				Expert []struct{ Severity string }
+			}
+			if code != exitOK || errOut != "" || json.Unmarshal([]byte(out), &rec) != nil {
+				t.Errorf("bits %s: exit %d, stderr %q, output %q", full[:2*n], code, errOut, out)
+				continue
+			}
+			hasError := false
+			for _, e := range rec.Expert {
+				hasError = hasError || e.Severity == "error"
+			}
+			if !hasError {
+				t.Errorf("bits %s (a cut of %s): no error finding in %s", full[:2*n], full, out)
+			}
+		}
+	}
+}
+
+// TestTablesAt: usmn-basic after message 10 (TellClientListenerId for
+// client 4002 → server 1, fixtures/scenarios/usmn-basic.toml) knows server
+// IDs 0 and 1, and client 4002 mapped to 1; 1 and 4002 changed at 10.
+func TestTablesAt(t *testing.T) {
+	_, out, _ := run(t, nil, "tables", "--json", "--at", "10", fixture(t, "usmn-basic.pcapng"))
+	var doc struct {
+		Connections []struct {
+			Server []struct{ ID int } `json:"server_listeners"`
+			Client []struct {
+				ID       int
+				ServerID *int `json:"server_id"`
+			} `json:"client_listeners"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Connections) != 1 {
+		t.Fatalf("tables --json --at 10: %v, %d connections", err, len(doc.Connections))
+	}
+	c := doc.Connections[0]
+	if len(c.Server) != 2 || c.Server[0].ID != 0 || c.Server[1].ID != 1 {
+		t.Errorf("server table at 10 = %+v; want IDs 0 and 1", c.Server)
+	}
+	if len(c.Client) != 1 || c.Client[0].ID != 4002 || c.Client[0].ServerID == nil || *c.Client[0].ServerID != 1 {
+		t.Errorf("client table at 10 = %+v; want 4002 → 1", c.Client)
+	}
+	_, text, _ := run(t, nil, "tables", "--at", "10", fixture(t, "usmn-basic.pcapng"))
+	if !strings.Contains(text, "as of message 10") || !strings.Contains(text, "   * 1 ") || !strings.Contains(text, "   * 4002 ") {
+		t.Errorf("tables --at 10 text lacks the as-of line or the changed marks:\n%s", text)
+	}
+}
