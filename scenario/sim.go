@@ -29,7 +29,8 @@ type Sim struct {
 	Speed     float64 // time factor for the scenario's gaps: 2 plays twice as fast; 0 means 1
 	FullSpeed bool    // no waiting at all
 	Rate      float64 // load messages per second at most (0: no limit)
-	Count     int     // load mix messages played on one more connection after the scenario
+	Count     int     // load mix messages played after the scenario
+	Conns     int     // connections the load is spread over, played at once (default 1)
 	Nagle     bool    // leave Nagle's algorithm on; by default every write is sent at once (TCP_NODELAY)
 	Seed      uint64  // of the load mix
 	Log       io.Writer
@@ -148,7 +149,8 @@ func (s *Sim) logf(format string, args ...any) {
 
 // Run listens on s.Addr, plays every connection of sc (nil: none) one
 // after the other in real time (scaled by Speed), then Count messages of
-// the load mix on one more connection, and checks that every byte arrived.
+// the load mix over Conns more connections, and checks that every byte
+// arrived.
 func (s *Sim) Run(ctx context.Context, sc *Scenario) (SimResult, error) {
 	var res SimResult
 	var scripts []Script
@@ -184,16 +186,17 @@ func (s *Sim) Run(ctx context.Context, sc *Scenario) (SimResult, error) {
 		s.logf("connection %d: %d messages, c2s %d bytes, s2c %d bytes, all received", i+1, n, bytes[0], bytes[1])
 	}
 	if s.Count > 0 {
-		n, bytes, err := s.playLoad(ctx, ln, sc)
-		res.Conns++
+		loadStart := time.Now()
+		n, bytes, conns, err := s.load(ctx, ln, sc)
+		res.Conns += conns
 		res.Messages += n
 		res.Bytes[0] += bytes[0]
 		res.Bytes[1] += bytes[1]
 		if err != nil {
 			return res, fmt.Errorf("simulate: load: %w", err)
 		}
-		el := time.Since(start)
-		s.logf("load: %d messages, c2s %d bytes, s2c %d bytes, all received (%.0f messages/s)", n, bytes[0], bytes[1], float64(n)/el.Seconds())
+		el := time.Since(loadStart)
+		s.logf("load: %d messages over %d connections, c2s %d bytes, s2c %d bytes, all received (%.0f messages/s)", n, conns, bytes[0], bytes[1], float64(n)/el.Seconds())
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
@@ -226,57 +229,125 @@ func (s *Sim) playScript(ctx context.Context, ln *net.TCPListener, sc *Script) (
 	return sc.Messages, p.n, p.finish(ctx)
 }
 
-// playLoad plays the load mix of Scale on one connection, Count messages,
-// at most Rate per second.
-func (s *Sim) playLoad(ctx context.Context, ln *net.TCPListener, sc *Scenario) (int, [2]int64, error) {
+// load opens Conns connections and plays Count messages of the load mix
+// spread over them, all at once.
+func (s *Sim) load(ctx context.Context, ln *net.TCPListener, sc *Scenario) (int, [2]int64, int, error) {
 	prof := decode.Default()
 	if sc != nil {
 		prof = sc.P
 	}
-	p, err := s.open(ctx, ln)
-	if err != nil {
-		return 0, [2]int64{}, err
+	k := max(s.Conns, 1)
+	pairs := make([]*pair, 0, k)
+	for range k {
+		p, err := s.open(ctx, ln)
+		if err != nil {
+			for _, p := range pairs {
+				p.end[0].Close()
+				p.end[1].Close()
+			}
+			return 0, [2]int64{}, 0, err
+		}
+		pairs = append(pairs, p)
 	}
-	pl := newPlayer(prof, loadConnection(0, prof))
-	r := rand.New(rand.NewPCG(s.Seed, 0x73696d))
+	type result struct {
+		n     int
+		bytes [2]int64
+		err   error
+	}
+	res := make([]result, k)
+	var wg sync.WaitGroup
+	for i, p := range pairs {
+		count := s.Count / k
+		if i < s.Count%k {
+			count++
+		}
+		wg.Go(func() {
+			n, b, err := s.playLoad(ctx, p, prof, i, count)
+			res[i] = result{n, b, err}
+		})
+	}
+	wg.Wait()
+	var n int
+	var bytes [2]int64
+	var errs []error
+	for _, r := range res {
+		n += r.n
+		bytes[0] += r.bytes[0]
+		bytes[1] += r.bytes[1]
+		errs = append(errs, r.err)
+	}
+	return n, bytes, k, errors.Join(errs...)
+}
+
+// playLoad plays count messages of the load mix of Scale on one
+// connection, at most Rate/Conns per second. After the handshake each side
+// writes from its own goroutine, as a real client and server do, so that
+// both directions keep loopback busy at once.
+func (s *Sim) playLoad(ctx context.Context, p *pair, prof *decode.Profile, i, count int) (int, [2]int64, error) {
+	pl := newPlayer(prof, loadConnection(i, prof))
+	r := rand.New(rand.NewPCG(s.Seed, 0x73696d+uint64(i)))
 	payload := []byte("0123456789abcdef0123456789abcdef")
 	a := Action{Do: "handshake"}
-	start := time.Now()
-	sent := 0
-	var once sync.Once
-	fail := func(err error) (int, [2]int64, error) {
-		once.Do(func() { p.end[0].Close(); p.end[1].Close() })
-		return sent, p.n, err
+	if err := actions[a.Do](pl, &a); err != nil {
+		return 0, p.n, err
 	}
-	for sent < s.Count {
-		if err := ctx.Err(); err != nil {
-			return fail(err)
+	// The handshake in order: the client's GetWorkshopFiles, then the
+	// server's answer, before either side writes widened enums.
+	for _, w := range pl.writes {
+		if err := p.write(w.Dir, w.Data); err != nil {
+			p.end[0].Close()
+			p.end[1].Close()
+			return 0, p.n, err
 		}
+	}
+	sent := pl.msgs
+	pl.msgs, pl.writes = 0, pl.writes[:0]
+
+	var ch [2]chan []byte
+	var werr [2]error
+	var wg sync.WaitGroup
+	for d := range ch {
+		ch[d] = make(chan []byte, 1024)
+		wg.Go(func() {
+			for b := range ch[d] {
+				if werr[d] == nil {
+					werr[d] = p.write(decode.Dir(d), b)
+				}
+			}
+		})
+	}
+	start := time.Now()
+	base := sent
+	rate := s.Rate / float64(max(s.Conns, 1))
+	for sent < count && ctx.Err() == nil && werr[0] == nil && werr[1] == nil {
+		mix(r, &a, payload)
 		if err := actions[a.Do](pl, &a); err != nil {
-			return fail(err)
+			werr[0] = err
+			break
 		}
 		for _, w := range pl.writes {
-			if err := p.write(w.Dir, w.Data); err != nil {
-				return fail(err)
-			}
+			ch[w.Dir] <- w.Data
 		}
 		sent += pl.msgs
 		pl.msgs, pl.writes = 0, pl.writes[:0]
-		if s.Rate > 0 {
-			ahead := time.Duration(float64(sent)/s.Rate*float64(time.Second)) - time.Since(start)
+		if rate > 0 {
+			ahead := time.Duration(float64(sent-base)/rate*float64(time.Second)) - time.Since(start)
 			if ahead > time.Millisecond {
 				select {
 				case <-time.After(ahead):
 				case <-ctx.Done():
-					return fail(ctx.Err())
 				}
 			}
 		}
-		mix(r, &a, payload)
 	}
-	err = p.finish(ctx)
-	if errors.Is(err, net.ErrClosed) {
-		err = ctx.Err()
+	close(ch[0])
+	close(ch[1])
+	wg.Wait()
+	err := errors.Join(ctx.Err(), werr[0], werr[1])
+	if err != nil {
+		p.end[0].Close()
+		p.end[1].Close()
+		return sent, p.n, err
 	}
-	return sent, p.n, err
+	return sent, p.n, p.finish(ctx)
 }

@@ -27,13 +27,13 @@ func newSimulateCmd(s *streams) *cobra.Command {
 to it, and plays the scenario's connections one after the other in real time
 (--speed scales the scenario's gaps; --full-speed drops them), so that live
 capture and the TUI can be tried without the game. --count N then plays N
-messages of the load mix of 'gen --scale' on one more connection, at most
---rate messages per second. Each write is sent at once (TCP_NODELAY), so
+messages of the load mix of 'gen --scale' over --conns more connections
+played at once, at most --rate messages per second in all. Each write is sent at once (TCP_NODELAY), so
 packets are close to messages; --nagle turns that off. At the end every byte
 is checked to have arrived.`,
 		Example: `  usmnscope simulate --scenario fixtures/scenarios/usmn-basic.toml --speed 0.05
   usmnscope live -i lo        # in another terminal
-  usmnscope simulate --full-speed --count 2000000`,
+  usmnscope simulate --full-speed --count 2000000 --conns 8`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runSimulate(cmd, s, o) },
 	}
@@ -43,6 +43,7 @@ is checked to have arrived.`,
 	f.Float64Var(&o.sim.Speed, "speed", 1, "time factor: 2 plays twice as fast, 0.1 ten times slower")
 	f.BoolVar(&o.sim.FullSpeed, "full-speed", false, "send everything as fast as possible")
 	f.IntVar(&o.sim.Count, "count", 0, "load mix messages to play after the scenario")
+	f.IntVar(&o.sim.Conns, "conns", 1, "connections the load messages are spread over, played at once")
 	f.Float64Var(&o.sim.Rate, "rate", 0, "at most this many load messages per second (0: no limit)")
 	f.BoolVar(&o.sim.Nagle, "nagle", false, "leave Nagle's algorithm on (writes may share segments)")
 	f.Uint64Var(&o.sim.Seed, "seed", 1, "seed of the load mix")
@@ -59,8 +60,8 @@ func runSimulate(cmd *cobra.Command, s *streams, o simulateOptions) error {
 	if o.sim.Speed <= 0 {
 		return usageError{fmt.Errorf("simulate: --speed must be above 0, not %g", o.sim.Speed)}
 	}
-	if o.sim.Count < 0 || o.sim.Rate < 0 {
-		return usageError{fmt.Errorf("simulate: --count and --rate cannot be negative")}
+	if o.sim.Count < 0 || o.sim.Rate < 0 || o.sim.Conns < 1 || o.sim.Conns > 10000 {
+		return usageError{fmt.Errorf("simulate: --count and --rate cannot be negative, --conns must be 1 to 10000")}
 	}
 	var sc *scenario.Scenario
 	if o.scenario != "" {
