@@ -446,6 +446,14 @@ func (c *Capture) decide(cn *connection, dir Dir) {
 	cn.undecided[dir] = false
 	cn.widened[dir] = in.widened
 	cn.info.Widened[dir] = in.widened || cn.info.Widened[dir]
+	// A widened direction means both sides run USMN (wire.md 4.2). If the
+	// other direction's handshake was captured with its marker, that side
+	// widens too: it must have seen this side's marker in the part of the
+	// stream the capture missed.
+	if other := 1 - dir; in.widened && !cn.undecided[other] && cn.marker[other] && !cn.widened[other] {
+		cn.widened[other] = true
+		cn.info.Widened[other] = true
+	}
 	cn.info.Inferred = true
 	f := in.finding(dir)
 	c.connFinding(cn, f)

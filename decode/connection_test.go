@@ -368,3 +368,29 @@ func TestMalformedInvokeChangesNothing(t *testing.T) {
 		t.Errorf("Tables = %+v; want nothing from a malformed message", tb)
 	}
 }
+
+// TestInferOneSideCaptured: the client's handshake with its marker was
+// captured but the server's direction was joined mid-stream. Once the S→C
+// direction is inferred widened, the server runs USMN too, so the client's
+// later messages are read widened as well.
+func TestInferOneSideCaptured(t *testing.T) {
+	f := newCVFeeder()
+	f.send(C2S, cvEnc.GetWorkshopFiles(true, nil))
+	f.send(S2C, cvS2C(true, 0, 2, cvChat, 1, 0x10)) // DownloadWorkshopFiles was not captured
+	for i := 0; i < 4; i++ {
+		f.send(S2C, cvS2C(false, 0, 2, "", 0, byte(i)))
+		f.send(C2S, cvBySID(0, 2, byte(i)))
+	}
+	f.c.Finish()
+	if m := f.c.Message(1); m.Name != "GetWorkshopFiles" || m.Enum.Widened {
+		t.Errorf("Message(1) = %s %+v; want the vanilla GetWorkshopFiles", m.Name, m.Enum)
+	}
+	for n := 2; n <= f.c.Len(); n++ {
+		if m := f.c.Message(n); m.Name != "InvokeMessageListener" || !m.Enum.Widened {
+			t.Errorf("Message(%d) = %s %s %+v; want a widened invoke", n, m.Dir, m.Name, m.Enum)
+		}
+	}
+	if tb := f.c.Tables(cvConn, 0); len(tb.Server) != 1 || tb.Server[0].Invokes != 5 {
+		t.Errorf("Tables = %+v; want srv#0 with 5 invokes", tb)
+	}
+}
