@@ -365,3 +365,48 @@ func TestTsharkCatches(t *testing.T) {
 		t.Errorf("tshark did not report the broken checksum:\n%s", out)
 	}
 }
+
+// TestCoalesce: with coalesce, consecutive messages of one side share a
+// write and so a segment; without it each has its own.
+func TestCoalesce(t *testing.T) {
+	src := `
+[transport]
+coalesce = %v
+tcp_handshake = false
+close = false
+[[connection]]
+[[connection.action]]
+do = "kick"
+reason = "a"
+count = 3
+[[connection.action]]
+do = "ping"
+from = "client"
+`
+	for _, tt := range []struct {
+		coalesce bool
+		want     []int // data segment lengths
+	}{
+		{false, []int{6, 6, 6, 3, 3}}, // Kicked("a") framed: 2 + 4 bytes each; pings 2 + 1
+		{true, []int{18, 3, 3}},
+	} {
+		s, err := Parse("coalesce", []byte(fmt.Sprintf(src, tt.coalesce)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, _, err := s.Packets()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, p := range ps {
+			g := gopacket.NewPacket(p.Data, layers.LinkTypeEthernet, gopacket.Default)
+			if n := len(g.Layer(layers.LayerTypeTCP).(*layers.TCP).Payload); n > 0 {
+				got = append(got, n)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("coalesce = %v: segments %v; want %v", tt.coalesce, got, tt.want)
+		}
+	}
+}

@@ -289,6 +289,8 @@ func (s *Sim) playLoad(ctx context.Context, p *pair, prof *decode.Profile, i, co
 	payload := []byte("0123456789abcdef0123456789abcdef")
 	a := Action{Do: "handshake"}
 	if err := actions[a.Do](pl, &a); err != nil {
+		p.end[0].Close()
+		p.end[1].Close()
 		return 0, p.n, err
 	}
 	// The handshake in order: the client's GetWorkshopFiles, then the
