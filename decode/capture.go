@@ -520,7 +520,7 @@ func (c *Capture) commit(cn *connection, i int32) {
 	if r.worst > 0 && (!cn.info.HasFinding || Severity(r.worst-1) > cn.info.Worst) {
 		cn.info.Worst, cn.info.HasFinding = Severity(r.worst-1), true
 	}
-	cn.learn(c.profile, dir, d)
+	cn.learn(dir, d)
 }
 
 // listenerInfo records in the index what the tables know of the listener a
@@ -594,19 +594,16 @@ func (c *Capture) listenerInfo(cn *connection, i int32, o *op, d *Decoded, resol
 		// Not applied (the message did not decode cleanly): show what the
 		// message itself says.
 		r.flags &^= recResolved
-		fromDecoded(r, d, c)
+		fromDecoded(r, d)
 	}
 }
 
-// fromDecoded fills the listener part of r from the message alone.
-func fromDecoded(r *record, d *Decoded, c *Capture) {
-	if d.Kind == KindInvokeMessageListener {
-		iv := &d.Invoke
-		if iv.IsClientID {
-			r.cid, r.flags = iv.ClientID, r.flags|recCID
-		} else if d.Clean() || iv.HasDefinition {
-			r.sid, r.flags = iv.ServerID, r.flags|recSID
-		}
+// fromDecoded fills the listener part of r from a message the tables did
+// not take: only a client ID, read right after the one-bit flags, is shown;
+// a server ID read before the error may already be garbage.
+func fromDecoded(r *record, d *Decoded) {
+	if d.Kind == KindInvokeMessageListener && d.Invoke.IsClientID {
+		r.cid, r.flags = d.Invoke.ClientID, r.flags|recCID
 	}
 }
 

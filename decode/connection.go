@@ -64,7 +64,7 @@ func (cn *connection) holding() bool {
 // message on (the detection messages themselves are always vanilla width).
 // The server's marker and every S→C definition set the ID bit count in
 // force.
-func (cn *connection) learn(p *Profile, dir Dir, d *Decoded) {
+func (cn *connection) learn(dir Dir, d *Decoded) {
 	detection := (dir == C2S && d.Kind == KindGetWorkshopFiles) || (dir == S2C && d.Kind == KindDownloadWorkshopFiles)
 	if detection && d.HasMarker {
 		cn.marker[dir] = true
