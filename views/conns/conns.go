@@ -1,7 +1,3 @@
-// Package conns is the connections pane: one line per TCP connection with
-// the USMN state of each side (wire.md 4.1 marker, 4.2 widening), counts,
-// the worst finding and a sparkline of messages per second. Row 0 stands
-// for all connections.
 package conns
 
 import (

@@ -1,8 +1,3 @@
-// Package detail is the field-tree pane: the selected message's header,
-// every decoded field with its bit offset and length (outputs.md "fields"),
-// the listener resolution (wire.md 4.5) and the findings with severity and
-// group. Groups expand and collapse; the expansion state lives here, keyed
-// by node path, so it survives moving between messages.
 package detail
 
 import (

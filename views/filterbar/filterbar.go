@@ -1,7 +1,3 @@
-// Package filterbar is the one-line prompt at the bottom: "/" edits a
-// display filter in the CLI's filter language, validated as you type (an
-// error turns the line red and points at its position); ":" reads a
-// message number to go to.
 package filterbar
 
 import (

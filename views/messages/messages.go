@@ -1,7 +1,3 @@
-// Package messages is the message-list pane: one line per decoded message
-// of the selected connection (or of all), virtualised so that only the
-// visible rows are ever fetched, with a display filter applied lazily in
-// bounded steps so a million-row capture stays responsive.
 package messages
 
 import (

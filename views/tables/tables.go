@@ -1,8 +1,3 @@
-// Package tables is the listener-ID tables pane: the server table, the
-// client table with its mapping, the missing lists, unresolved references
-// and version warnings of one connection as of the selected message
-// (wire.md 4.5). Entries that changed at that message are marked with *.
-// Enter on an entry asks the root to filter the messages to that listener.
 package tables
 
 import (

@@ -1,0 +1,38 @@
+package detail
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/netpak"
+)
+
+// FuzzView puts arbitrary wire strings in every place the tree shows one
+// (name, field names and values, listener type, findings): the view must
+// never carry a raw control character.
+func FuzzView(f *testing.F) {
+	f.Add("Sample.ChatListener, Sample", "marker.magic")
+	f.Add("\x1b[2J\x1b]0;pwned\x07\u202e\x9b", "a.\x1b.b")
+	f.Add("\xff\xfe", "")
+	f.Fuzz(func(t *testing.T, s, name string) {
+		m := New()
+		m.SetSize(60, 30)
+		m.SetMessage(&decode.Message{
+			N: 1, Name: s, Data: []byte(s), Mode: s,
+			Fields:   []netpak.Span{{Name: name, Bit: 0, Bits: 8, Value: s}, {Name: name + ".x", Bit: 8, Bits: 1, Value: []byte(s)}},
+			Listener: &decode.Listener{Type: &s},
+			Findings: []decode.Finding{{Text: s, Bit: -1}},
+		})
+		for _, l := range m.Lines() {
+			if strings.ContainsAny(l, "\x1b\x07\r\n\u202e\u009b") {
+				t.Fatalf("raw control character in %q", l)
+			}
+		}
+		if v := ansi.Strip(m.View()); strings.ContainsAny(v, "\x1b\x07\r\u202e\u009b") {
+			t.Fatalf("raw control character in view %q", v)
+		}
+	})
+}

@@ -1,0 +1,33 @@
+// Package views is usmnscope's terminal UI: a root model that lays out and
+// routes between panes over a Source (a *decode.Capture being fed by
+// another goroutine, or a synthetic source in tests).
+//
+// # Layout
+//
+// Wireshark-like: connections and the message list on top, the field tree
+// (package detail) and the bit-level hexdump (package bits) below, or the
+// listener-ID tables (package tables, wire.md 4.5) in place of the bits;
+// then the filter bar, the status bar and a help line. It works from 80×24
+// up.
+//
+// # Keys
+//
+// Global keys are matched first (tab, /, :N, ?, t, f, space, esc, n/N, q),
+// then the focused pane's KeyMap. The mouse focuses and selects by click and
+// scrolls the pane under it by wheel.
+//
+// # Data flow
+//
+// IO reaches the UI only as messages: the feeding goroutine sends
+// ProgressMsg (throttled) and LiveMsg through Program.Send. Work that grows
+// with the capture (indexing messages by connection, testing a filter) is
+// done in bounded steps across updates, and only visible rows are fetched,
+// so the first frame and each key press stay fast on a million messages.
+//
+// # Terminal safety
+//
+// Every string from the wire is shown through decode.Escape (wire.md 1.3
+// strings are arbitrary UTF-8, and captures can be hostile). Colours come
+// from lipgloss.LightDark after the terminal's background is queried;
+// NO_COLOR is honoured by the renderer, and no meaning rests on colour alone.
+package views
