@@ -210,6 +210,14 @@ func (r *Reader) rewind(bit int) {
 	}
 }
 
+// masks[n] has the low n bits set.
+var masks = func() (m [33]uint64) {
+	for n := range m {
+		m[n] = 1<<uint(n) - 1
+	}
+	return m
+}()
+
 // peek returns the n (0..32) bits at r.pos without moving. The caller has
 // checked that they exist.
 func (r *Reader) peek(n int) uint32 {
@@ -231,10 +239,11 @@ func (r *Reader) Bits(n int) uint32 {
 		j := min(r.pos>>3, r.last)
 		// The shift is at most 64, and 64 only for a 0-bit read at the very
 		// end, where the mask is 0 anyway: "& 63" spares the compiler's
-		// oversized-shift guard, and the 64-bit mask of n <= 32 needs none.
-		w := binary.LittleEndian.Uint64(r.load[j:]) >> (uint(r.pos-j<<3) & 63)
+		// oversized-shift guard. Slicing [j:j+8] leaves one bounds check,
+		// and the mask table (n <= 32 is known here) saves a variable shift.
+		w := binary.LittleEndian.Uint64(r.load[j:j+8]) >> (uint(r.pos-j<<3) & 63)
 		r.pos += n
-		return uint32(w & (uint64(1)<<uint(n) - 1))
+		return uint32(w & masks[n])
 	}
 	if r.lim >= 0 {
 		r.lim = ^int(uint32(n))
