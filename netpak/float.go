@@ -37,6 +37,10 @@ func offset(n int) int64 {
 	return int64(1) << (n - 1)
 }
 
+// inverse returns 2^−n exactly for n in 0..32, built from its exponent
+// bits: cheaper than math.Ldexp on the ClampedVector3 path.
+func inverse(n int) float64 { return math.Float64frombits(uint64(1023-n) << 52) }
+
 // mask returns 2^n − 1 for n in 0..32.
 func mask(n int) uint32 { return uint32(1)<<uint(n) - 1 }
 
@@ -53,7 +57,7 @@ func (r *Reader) ClampedFloat(intBits, fracBits int) float32 {
 func (r *Reader) clamped(intBits, fracBits int) float32 {
 	i := r.Bits(intBits)
 	f := r.Bits(fracBits)
-	return float32(float64(int64(i)-offset(intBits)) + math.Ldexp(float64(f), -fracBits))
+	return float32(float64(int64(i)-offset(intBits)) + float64(f)*inverse(fracBits))
 }
 
 // UnsignedClampedFloat is ClampedFloat without the offset: the integer part
@@ -64,7 +68,7 @@ func (r *Reader) UnsignedClampedFloat(intBits, fracBits int) float32 {
 	}
 	i := r.Bits(intBits)
 	f := r.Bits(fracBits)
-	return float32(float64(i) + math.Ldexp(float64(f), -fracBits))
+	return float32(float64(i) + float64(f)*inverse(fracBits))
 }
 
 // ClampedVector3 reads three ClampedFloats, x then y then z. The game's
