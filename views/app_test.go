@@ -1,6 +1,7 @@
 package views
 
 import (
+	"image/color"
 	"strings"
 	"testing"
 
@@ -357,5 +358,17 @@ func BenchmarkKey(b *testing.B) {
 	for b.Loop() {
 		m, _ = m.Update(j)
 		_ = m.View()
+	}
+}
+
+func TestBackgroundStyles(t *testing.T) {
+	m := loaded(t, fake.Capture(), 80, 24)
+	dark := m.View().Content
+	light := send(m, tea.BackgroundColorMsg{Color: color.White}).View().Content
+	if dark == light {
+		t.Error("a light background renders the same colours as a dark one")
+	}
+	if ansi.Strip(dark) != ansi.Strip(light) {
+		t.Error("the background changes the text, not only the colours")
 	}
 }
