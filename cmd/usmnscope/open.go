@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -66,27 +67,47 @@ const refreshInterval = 50 * time.Millisecond
 // reading, live counters, and a final message when the input ends.
 func runTUI(s *streams, keys io.Reader, src capture.Source, dc *decode.Capture, cfg views.Config) error {
 	prog := tea.NewProgram(views.New(dc, cfg), tea.WithInput(keys), tea.WithOutput(s.out))
+	var (
+		mu     sync.Mutex
+		latest capture.Stats // the feeder's last statistics, for the live ticker
+	)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		var last, rateAt time.Time
-		var rateFrom int64
+		var last time.Time
 		err := feed(src, dc, func(st capture.Stats) {
-			now := time.Now()
-			if now.Sub(last) < refreshInterval {
-				return
-			}
-			last = now
-			prog.Send(views.ProgressMsg{Fraction: fraction(st)})
-			if st.Live {
-				if d := now.Sub(rateAt); d >= time.Second {
-					prog.Send(views.LiveMsg{PacketsPerS: float64(st.Packets-rateFrom) / d.Seconds(), Drops: st.KernelDrops})
-					rateAt, rateFrom = now, st.Packets
-				}
+			mu.Lock()
+			latest = st
+			mu.Unlock()
+			if now := time.Now(); now.Sub(last) >= refreshInterval {
+				last = now
+				prog.Send(views.ProgressMsg{Fraction: fraction(st)})
 			}
 		})
 		prog.Send(views.ProgressMsg{Fraction: 1, Done: true, Err: err})
 	}()
+	if cfg.Live {
+		// Packets per second come from a ticker, not from packets, so the
+		// rate falls to zero when the traffic stops.
+		go func() {
+			tick := time.NewTicker(time.Second)
+			defer tick.Stop()
+			var prev int64
+			at := time.Now()
+			for {
+				select {
+				case <-done:
+					return
+				case now := <-tick.C:
+					mu.Lock()
+					st := latest
+					mu.Unlock()
+					prog.Send(views.LiveMsg{PacketsPerS: float64(st.Packets-prev) / now.Sub(at).Seconds(), Drops: st.KernelDrops})
+					prev, at = st.Packets, now
+				}
+			}
+		}()
+	}
 	_, err := prog.Run()
 	src.Close() // stops a live capture; the feeder then returns
 	select {
