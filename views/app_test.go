@@ -1,11 +1,13 @@
 package views
 
 import (
+	"bytes"
 	"image/color"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/usmnscope/usmnscope/decode"
@@ -370,5 +372,28 @@ func TestBackgroundStyles(t *testing.T) {
 	}
 	if ansi.Strip(dark) != ansi.Strip(light) {
 		t.Error("the background changes the text, not only the colours")
+	}
+}
+
+// TestNoColor renders through the colour profile that NO_COLOR selects
+// (the renderer does this for the program): colours go, the reversed
+// selection stays.
+func TestNoColor(t *testing.T) {
+	m := loaded(t, fake.Capture(), 80, 24)
+	var buf bytes.Buffer
+	p := colorprofile.Env([]string{"NO_COLOR=1", "TERM=xterm-256color", "COLORTERM=truecolor"})
+	if p != colorprofile.Ascii {
+		t.Fatalf("NO_COLOR profile = %v; want Ascii", p)
+	}
+	w := &colorprofile.Writer{Forward: &buf, Profile: p}
+	if _, err := w.Write([]byte(m.View().Content)); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Contains(out, "38;") || strings.Contains(out, "48;") {
+		t.Error("colours left under NO_COLOR")
+	}
+	if !strings.Contains(out, "\x1b[7m") && !strings.Contains(out, ";7m") {
+		t.Error("the selection is not reversed under NO_COLOR")
 	}
 }
