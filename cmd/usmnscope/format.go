@@ -157,9 +157,9 @@ func summary(m *decode.Message) string {
 	if m.Summary != "" {
 		s := m.Summary
 		if rest, ok := strings.CutPrefix(s, m.Name); ok && (rest == "" || rest[0] == ' ') {
-			s = strings.TrimSpace(rest)
+			s = rest
 		}
-		return safe(s)
+		return safe(strings.TrimSpace(s))
 	}
 	var parts []string
 	if m.Mode != "" {
