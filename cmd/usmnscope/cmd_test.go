@@ -34,12 +34,19 @@ func TestExitCodes(t *testing.T) {
 	os.WriteFile(notCapture, []byte("this is not a capture file\n"), 0o644)
 	badProfile := filepath.Join(t.TempDir(), "bad.toml")
 	os.WriteFile(badProfile, []byte("no_such_key = 1\n"), 0o644)
+	whole, _ := os.ReadFile(basic)
+	cut := filepath.Join(t.TempDir(), "cut.pcapng") // breaks off in message 12's packet
+	os.WriteFile(cut, whole[:3000], 0o644)
+	headerOnly := filepath.Join(t.TempDir(), "header.pcapng") // not even a section header
+	os.WriteFile(headerOnly, whole[:10], 0o644)
 	tests := []struct {
 		args []string
 		code int
 		err  string // substring of stderr; "" = stderr must be empty
 	}{
 		{[]string{"dump", basic}, exitOK, ""},
+		{[]string{"dump", cut}, exitOK, ""}, // what was read is shown; the cut is a finding
+		{[]string{"dump", headerOnly}, exitInput, "pcapng header"},
 		{[]string{"dump", fixture(t, "usmn-midstream.pcapng")}, exitOK, ""}, // findings still exit 0
 		{[]string{"dump", "/nonexistent/x.pcapng"}, exitInput, "no such file"},
 		{[]string{"dump", notCapture}, exitInput, "not a pcap or pcapng"},
@@ -509,5 +516,20 @@ func TestTablesAt(t *testing.T) {
 	_, text, _ := run(t, nil, "tables", "--at", "10", fixture(t, "usmn-basic.pcapng"))
 	if !strings.Contains(text, "as of message 10") || !strings.Contains(text, "   * 1 ") || !strings.Contains(text, "   * 4002 ") {
 		t.Errorf("tables --at 10 text lacks the as-of line or the changed marks:\n%s", text)
+	}
+}
+
+// TestTruncatedCapture: a capture that breaks off keeps the messages read
+// before the cut and says where it broke (outputs.md: still exit 0).
+func TestTruncatedCapture(t *testing.T) {
+	whole, err := os.ReadFile(fixture(t, "usmn-basic.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := run(t, whole[:3000], "dump", "-")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	last := lines[len(lines)-1]
+	if code != exitOK || len(lines) < 10 || !strings.HasPrefix(last, "# capture: ") || !strings.Contains(last, "truncated") {
+		t.Errorf("dump of a cut capture: exit %d, %d lines, last %q; want the messages before the cut and a truncation note", code, len(lines), last)
 	}
 }
