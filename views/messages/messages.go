@@ -193,6 +193,11 @@ func (m *Model) Scan(budget int) bool {
 			m.want = 0
 		}
 	}
+	if m.want != 0 && m.hide && m.scanned >= n {
+		// No match at or after the selection: the nearest is the last.
+		m.cursor = len(m.matches) - 1
+		m.want = 0
+	}
 	if m.follow {
 		m.cursor = m.Len() - 1
 	}
@@ -233,6 +238,7 @@ func (m Model) Cursor() int { return m.cursor }
 // Select moves to message n, or the first listed message after it.
 func (m *Model) Select(n int) {
 	m.follow = false
+	m.want = 0
 	m.selectNumber(n)
 	m.clamp()
 }
@@ -264,6 +270,7 @@ func (m Model) rows() int { return max(m.h-1, 1) }
 // Move moves the cursor by d rows; the user moving stops following.
 func (m *Model) Move(d int) {
 	m.follow = false
+	m.want = 0 // the user's move wins over a pending re-selection
 	m.cursor += d
 	m.clamp()
 }

@@ -103,6 +103,34 @@ func TestFilterHide(t *testing.T) {
 	}
 }
 
+// TestFilterNearest: when nothing at or after the selection matches, the
+// filtered list selects the last match (the nearest); a move made while
+// the filter is still scanning is not undone when the scan ends.
+func TestFilterNearest(t *testing.T) {
+	isPing := func(msg *decode.Message) bool { return msg.Name == "PingRequest" } // n % 3 == 1
+	m := New(fake.Big(100), All(100))
+	m.SetSize(80, 11)
+	m.Select(80)
+	m.SetFilter(func(msg *decode.Message) bool { return msg.N <= 60 }, true)
+	for m.Scan(30) {
+	}
+	if m.Selected() != 60 {
+		t.Errorf("filter after the last match: Selected() = %d; want 60", m.Selected())
+	}
+
+	m = New(fake.Big(100), All(100))
+	m.SetSize(80, 11)
+	m.Select(50)
+	m.SetFilter(isPing, true)
+	m.Scan(10) // matches 1,4,7,10 so far; 52 not reached
+	m, _ = m.Update(press("j"))
+	for m.Scan(30) {
+	}
+	if m.Selected() != 4 {
+		t.Errorf("j during the scan, then the scan ends: Selected() = %d; want 4", m.Selected())
+	}
+}
+
 func TestNextMatch(t *testing.T) {
 	m := New(fake.Big(100), All(100))
 	m.SetSize(80, 11)
