@@ -1,0 +1,98 @@
+package main
+
+import (
+	"io"
+	"os"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/views"
+)
+
+// scaleCapture is the large capture of the scale benchmarks (issue 7), named
+// by USMNSCOPE_SCALE_CAPTURE; bench/report.sh generates a 1-million-message
+// one with `gen --scale`. Without it the benchmarks skip, so `make test` and
+// `make bench` stay fast.
+func scaleCapture(b *testing.B) string {
+	path := os.Getenv("USMNSCOPE_SCALE_CAPTURE")
+	if path == "" {
+		b.Skip("USMNSCOPE_SCALE_CAPTURE not set (see bench/README.md)")
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skip(err)
+	}
+	return path
+}
+
+// BenchmarkScaleTablesJSON runs `tables --json` over the scale capture
+// through the cobra entry point: one op is one whole capture.
+func BenchmarkScaleTablesJSON(b *testing.B) {
+	b.ReportAllocs()
+	path := scaleCapture(b)
+	for b.Loop() {
+		if code := Execute([]string{"tables", "--json", path}, nil, io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
+// BenchmarkScaleDumpJSON runs `dump --json` over the scale capture.
+func BenchmarkScaleDumpJSON(b *testing.B) {
+	b.ReportAllocs()
+	path := scaleCapture(b)
+	for b.Loop() {
+		if code := Execute([]string{"dump", "--json", path}, nil, io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
+// loadScale decodes the scale capture into a real decode.Capture through the
+// same feed the TUI uses, so the TUI benchmarks run on a million decoded
+// messages, not on a synthetic source.
+func loadScale(b *testing.B) *decode.Capture {
+	path := scaleCapture(b)
+	p := decode.Default()
+	src, err := capture.Open(path, captureOptions(p))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	dc := decode.NewCapture(p)
+	if err := feed(src, dc, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(dc.Len()), "messages")
+	return dc
+}
+
+// BenchmarkScaleTUIOpen measures the TUI's first frame over the decoded
+// scale capture (issue 7 target: ≤ 100 ms).
+func BenchmarkScaleTUIOpen(b *testing.B) {
+	b.ReportAllocs()
+	dc := loadScale(b)
+	for b.Loop() {
+		var m tea.Model = views.New(dc, views.Config{Name: "scale"})
+		m, _ = m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+		m, _ = m.Update(views.ProgressMsg{Fraction: 1, Done: true})
+		_ = m.View()
+	}
+}
+
+// BenchmarkScaleTUIKey measures one selection move with the frame it
+// renders over the decoded scale capture (issue 7 target: ≤ 16 ms).
+func BenchmarkScaleTUIKey(b *testing.B) {
+	b.ReportAllocs()
+	dc := loadScale(b)
+	var m tea.Model = views.New(dc, views.Config{Name: "scale"})
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	m, _ = m.Update(views.ProgressMsg{Fraction: 1, Done: true})
+	j := tea.KeyPressMsg{Code: 'j', Text: "j"}
+	for b.Loop() {
+		m, _ = m.Update(j)
+		_ = m.View()
+	}
+}
