@@ -3,7 +3,7 @@ GO      ?= go
 FUZZTIME ?= 30s
 export CGO_ENABLED = 0
 
-.PHONY: build test bench fuzz demo lint fixtures golden
+.PHONY: build test bench bench-report fuzz demo lint fixtures golden
 build:
 	$(GO) build -o bin/usmnscope ./cmd/usmnscope
 
@@ -13,6 +13,11 @@ test:
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+# Regenerates the issue-7 scale figures (1M-message capture vs tshark, TUI
+# memory and benchmarks, live on lo); see bench/README.md. Not part of test.
+bench-report:
+	./bench/report.sh
 
 # Each fuzz target runs for FUZZTIME (go test allows one -fuzz target per run).
 fuzz:
