@@ -34,6 +34,11 @@ lint:
 	$(GO) vet ./...
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt -l:"; echo "$$out"; exit 1; fi
 
-# Regenerate fixture captures and golden outputs.
+# Regenerate fixture captures and golden outputs. scenario writes the
+# captures the other packages' goldens are made from, so it runs first
+# (go test runs packages in parallel). Only packages with golden files
+# define -update; a test binary without it rejects the flag.
+GOLDEN_PKGS ?= ./decode ./capture ./cmd/usmnscope ./views
 fixtures golden:
-	$(GO) test ./... -run 'Golden' -update
+	$(GO) test -count=1 ./scenario -run 'Golden' -update
+	$(GO) test -count=1 $(GOLDEN_PKGS) -run 'Golden' -update

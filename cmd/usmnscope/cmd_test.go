@@ -514,6 +514,11 @@ func TestTablesAt(t *testing.T) {
 		t.Errorf("client table at 10 = %+v; want 4002 → 1", c.Client)
 	}
 	_, text, _ := run(t, nil, "tables", "--at", "10", fixture(t, "usmn-basic.pcapng"))
+	// The connection line counts messages as of --at, like "messages" in
+	// the JSON (outputs.md); the capture has 22.
+	if !strings.Contains(text, ": 10 messages, ") {
+		t.Errorf("tables --at 10 text does not count 10 messages:\n%s", text)
+	}
 	if !strings.Contains(text, "as of message 10") || !strings.Contains(text, "   * 1 ") || !strings.Contains(text, "   * 4002 ") {
 		t.Errorf("tables --at 10 text lacks the as-of line or the changed marks:\n%s", text)
 	}
@@ -531,5 +536,33 @@ func TestTruncatedCapture(t *testing.T) {
 	last := lines[len(lines)-1]
 	if code != exitOK || len(lines) < 10 || !strings.HasPrefix(last, "# capture: ") || !strings.Contains(last, "truncated") {
 		t.Errorf("dump of a cut capture: exit %d, %d lines, last %q; want the messages before the cut and a truncation note", code, len(lines), last)
+	}
+}
+
+// TestCobraFlagGroupErrorsAreUsage: cobra's flag-group checks return untyped
+// errors that skip the flag error func; Execute must still exit 2 for them
+// (outputs.md).
+func TestCobraFlagGroupErrorsAreUsage(t *testing.T) {
+	mark := []func(c *cobra.Command){
+		func(c *cobra.Command) { c.MarkFlagsMutuallyExclusive("a", "b") },
+		func(c *cobra.Command) { c.MarkFlagsRequiredTogether("a", "b") },
+		func(c *cobra.Command) { c.MarkFlagsOneRequired("a", "b") },
+		func(c *cobra.Command) { c.MarkFlagRequired("a") },
+	}
+	args := [][]string{{"--a", "--b"}, {"--a"}, {}, {"--b"}}
+	for i, m := range mark {
+		c := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }, SilenceErrors: true, SilenceUsage: true}
+		c.Flags().Bool("a", false, "")
+		c.Flags().Bool("b", false, "")
+		m(c)
+		c.SetArgs(args[i])
+		c.SetOut(io.Discard)
+		err := c.Execute()
+		if err == nil || !isCobraUsage(err) {
+			t.Errorf("case %d: isCobraUsage(%v) = false; want true", i, err)
+		}
+	}
+	if isCobraUsage(errors.New("pcapng: bad block")) {
+		t.Error("isCobraUsage(pcapng: bad block) = true; want false")
 	}
 }

@@ -89,10 +89,15 @@ func Execute(args []string, in io.Reader, out, errw io.Writer) int {
 	return exitInput
 }
 
-// isCobraUsage recognises cobra's own argument errors, which are not typed.
+// isCobraUsage recognises cobra's own argument and flag errors, which are
+// not typed: unknown commands and flags, argument counts, and the flag-group
+// checks (MarkFlagsMutuallyExclusive, MarkFlagsRequiredTogether,
+// MarkFlagsOneRequired, MarkFlagRequired), whose errors bypass the flag
+// error func.
 func isCobraUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument"} {
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument",
+		"if any flags in the group", "at least one of the flags in the group", "required flag(s)"} {
 		if strings.Contains(msg, p) {
 			return true
 		}

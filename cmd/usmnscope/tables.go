@@ -74,8 +74,13 @@ func writeTables(out *bufio.Writer, dc *decode.Capture, at int) {
 	fmt.Fprintf(out, "profile %s, as of %s\n", decode.Escape(dc.Profile().Name), asOf)
 	for _, ci := range dc.Connections() {
 		t := dc.Tables(ci.Conn, at)
+		// The count follows --at, as "messages" does in tables --json.
+		n := ci.Messages
+		if t != nil {
+			n = t.Messages
+		}
 		fmt.Fprintf(out, "\nconnection %s: %d messages, USMN client %s server %s%s\n",
-			ci.Conn, ci.Messages, yesNo(ci.USMNClient), yesNo(ci.USMNServer), widenedText(ci))
+			ci.Conn, n, yesNo(ci.USMNClient), yesNo(ci.USMNServer), widenedText(ci))
 		if t == nil {
 			fmt.Fprintln(out, "  no listener tables")
 			continue
