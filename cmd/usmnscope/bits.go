@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -106,6 +107,12 @@ func runBits(cmd *cobra.Command, s *streams, args []string, o bitsOptions) error
 	m := decode.DecodeOne(p, dir, o.widened, o.idBits, data)
 	out := newOutput(s.out)
 	if o.json {
+		// A pasted message has no capture around it. The record still
+		// follows outputs.md: it is message 1, and its connection is the
+		// unspecified address pair, which parses like any other "conn"
+		// (a zero Conn would print "invalid AddrPort").
+		m.N = 1
+		m.Conn = pastedConn
 		if err := m.WriteJSON(out); err != nil {
 			return err
 		}
@@ -113,6 +120,12 @@ func runBits(cmd *cobra.Command, s *streams, args []string, o bitsOptions) error
 	}
 	writeBits(out, m, o.idBits)
 	return out.Flush()
+}
+
+// pastedConn is the "conn" of a bits --json record: 0.0.0.0:0-0.0.0.0:0.
+var pastedConn = decode.Conn{
+	Client: netip.AddrPortFrom(netip.IPv4Unspecified(), 0),
+	Server: netip.AddrPortFrom(netip.IPv4Unspecified(), 0),
 }
 
 // fieldKeys are the letters that tie a field to its bits in the hexdump.

@@ -566,3 +566,24 @@ func TestCobraFlagGroupErrorsAreUsage(t *testing.T) {
 		t.Error("isCobraUsage(pcapng: bad block) = true; want false")
 	}
 }
+
+// TestBitsJSONRecord: bits --json is one dump --json record (outputs.md)
+// whose keys hold usable values even without a capture: message 1, a
+// "conn" of the CLIENT:PORT-SERVER:PORT form. 0x8c: the low 5 bits are
+// 01100, Kicked (12), vanilla width for s2c.
+func TestBitsJSONRecord(t *testing.T) {
+	code, out, errOut := run(t, nil, "bits", "--json", "--dir", "s2c", "8c 00 00 62 79 65")
+	var rec struct {
+		N    int
+		Conn string
+		Dir  string
+		Msg  string
+		Enum struct{ Value, Bits int }
+	}
+	if err := json.Unmarshal([]byte(out), &rec); code != exitOK || err != nil {
+		t.Fatalf("bits --json: exit %d, %v, stderr %q", code, err, errOut)
+	}
+	if rec.N != 1 || rec.Conn != "0.0.0.0:0-0.0.0.0:0" || rec.Dir != "s2c" || rec.Msg != "Kicked" || rec.Enum.Value != 12 || rec.Enum.Bits != 5 {
+		t.Errorf("bits --json = %+v; want n 1, conn 0.0.0.0:0-0.0.0.0:0, s2c Kicked, enum 12 in 5 bits", rec)
+	}
+}
