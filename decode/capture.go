@@ -158,13 +158,31 @@ func (c *Capture) conn(conn Conn, rule string) *connection {
 	return cn
 }
 
-// Open announces a connection; rule says how its server side was chosen.
+// RuleSYN is the Open rule saying the connection's handshake was captured,
+// so both streams start at a message boundary.
+const RuleSYN = "syn"
+
+// Open announces a connection; rule says how its server side was chosen
+// (capture.ServerRule's names: "syn", "port", "lower-port"). Under any rule
+// but RuleSYN or "" (unknown: treated as Data without Open is) the flow was
+// joined mid-connection and its framers resynchronise from the first byte.
 func (c *Capture) Open(conn Conn, rule string, t time.Time, frame int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cn := c.conn(conn, rule)
 	if cn.info.Rule == "" {
 		cn.info.Rule = rule
+	}
+	// Only a captured SYN proves both streams start at a message boundary
+	// (wire.md 2); a flow first seen mid-connection may start inside a
+	// message or its length header, so its framers resynchronise. A
+	// direction that already has bytes keeps the framing it has.
+	if rule != RuleSYN && rule != "" {
+		for _, d := range [...]Dir{C2S, S2C} {
+			if !cn.fed[d] {
+				cn.framer[d].StartUnsynced()
+			}
+		}
 	}
 	if cn.info.First.IsZero() {
 		cn.info.First = t
@@ -180,9 +198,24 @@ func (c *Capture) Data(conn Conn, dir Dir, data []byte, t time.Time, frame int) 
 	defer c.mu.Unlock()
 	cn := c.conn(conn, "")
 	c.seen(cn, t)
-	cn.framer[dir].Feed(data, func(msg []byte, info FrameInfo) {
-		c.message(cn, dir, msg, info, t, frame)
+	cn.fed[dir], cn.lastTime[dir], cn.lastFrame[dir] = true, t, frame
+	fr := cn.framer[dir]
+	if !fr.Synced() {
+		cn.unsynced[dir] = append(cn.unsynced[dir], chunkMark{end: fr.Offset() + int64(len(data)), time: t, frame: frame})
+	}
+	fr.Feed(data, func(msg []byte, info FrameInfo) {
+		mt, mf := t, frame
+		if len(cn.unsynced[dir]) > 0 {
+			mt, mf = cn.stamp(dir, info.Offset+2+int64(len(msg)), t, frame)
+		}
+		c.message(cn, dir, msg, info, mt, mf)
 	})
+	if fr.Synced() {
+		cn.unsynced[dir] = cn.unsynced[dir][:0]
+	} else {
+		// Marks of chunks whose bytes were all skipped can go.
+		cn.stamp(dir, fr.Offset()-fr.Stats().Buffered+1, t, frame)
+	}
 	c.connFindings(cn, cn.framer[dir].Findings())
 }
 
@@ -239,7 +272,13 @@ func (c *Capture) Close(conn Conn, t time.Time, frame int) {
 // end flushes the framers and settles the connection.
 func (c *Capture) end(cn *connection) {
 	for _, d := range [...]Dir{C2S, S2C} {
-		c.connFindings(cn, cn.framer[d].Flush())
+		// End, not Flush: bytes still awaiting resynchronisation (a late
+		// resync near the end of the stream) get a last chance to frame.
+		c.connFindings(cn, cn.framer[d].End(func(msg []byte, info FrameInfo) {
+			t, frame := cn.stamp(d, info.Offset+2+int64(len(msg)), cn.lastTime[d], cn.lastFrame[d])
+			c.message(cn, d, msg, info, t, frame)
+		}))
+		cn.unsynced[d] = cn.unsynced[d][:0]
 		if cn.undecided[d] {
 			c.decide(cn, d)
 		}

@@ -3,6 +3,7 @@ package decode
 import (
 	"fmt"
 	"sort"
+	"time"
 )
 
 // connection is the per-connection state machine: framing per direction,
@@ -14,7 +15,14 @@ type connection struct {
 	info   ConnInfo
 	framer [2]*Framer
 
-	started   [2]bool // the direction's first message arrived
+	started   [2]bool      // the direction's first message arrived
+	fed       [2]bool      // the direction's framer has been given bytes
+	lastTime  [2]time.Time // capture time of the direction's last chunk
+	lastFrame [2]int       // its frame number: messages End recovers carry these
+	// unsynced are the chunks fed while the direction's framer was
+	// resynchronising, so that a message it yields late still carries the
+	// time and frame of the chunk that held its last byte.
+	unsynced  [2][]chunkMark
 	undecided [2]bool // its enum width is being inferred
 	heldIn    [2]int  // messages of an undecided direction held so far
 	marker    [2]bool // the direction's detection message carried the USMN marker
@@ -31,6 +39,29 @@ type connection struct {
 	tables      *tableState
 	ops         []op
 	checkpoints []checkpoint
+}
+
+// chunkMark is where a chunk ended in its direction's stream, and when and
+// in which frame it was captured.
+type chunkMark struct {
+	end   int64
+	time  time.Time
+	frame int
+}
+
+// stamp returns the time and frame of the chunk holding stream offset end-1
+// among those fed while resynchronising, or t and frame when none is
+// recorded; marks before that chunk are dropped (messages come in order).
+func (cn *connection) stamp(dir Dir, end int64, t time.Time, frame int) (time.Time, int) {
+	m := cn.unsynced[dir]
+	for len(m) > 0 && m[0].end < end {
+		m = m[1:]
+	}
+	cn.unsynced[dir] = m
+	if len(m) == 0 {
+		return t, frame
+	}
+	return m[0].time, m[0].frame
 }
 
 // checkpoint is the table state after the first ops operations.
