@@ -73,3 +73,28 @@ func TestOpenWithSYN(t *testing.T) {
 		}
 	}
 }
+
+// TestReadingScoreWidenedAtVanilla: the message author's case. A widened
+// S→C invoke read at vanilla width can come out as a legacy
+// UPDATE_RELIABLE_BUFFER whose pad bits are not zero: only a warning, so
+// Decoded.Clean alone would not reject it; the inference's readingScore
+// gives any warn-or-worse reading 0, so the widened reading (score 2) wins.
+func TestReadingScoreWidenedAtVanilla(t *testing.T) {
+	p := Default()
+	for _, msg := range [][]byte{
+		cvS2C(false, 0, 0, "", 0, 0x0a),
+		cvS2C(false, 1, 2, "", 0, 0x0e),
+		cvS2C(true, 1, 2, cvMap, 1, 0x0b),
+	} {
+		var v, w Decoded
+		DecodeMessage(p, S2C, State{IDBits: 2, IDKnown: true}, msg, nil, &v)
+		DecodeMessage(p, S2C, State{Widened: true, IDBits: 2, IDKnown: true}, msg, nil, &w)
+		if w.Kind != KindInvokeMessageListener || readingScore(&w) != 2 {
+			t.Errorf("widened reading of % x = %v score %d; want InvokeMessageListener score 2", msg, w.Kind, readingScore(&w))
+		}
+		t.Logf("vanilla reading of % x: %v, %d findings, score %d", msg, v.Kind, len(v.Findings), readingScore(&v))
+		if sv := readingScore(&v); sv >= readingScore(&w) {
+			t.Errorf("vanilla reading of % x = %v (findings %+v) score %d; want below the widened reading's", msg, v.Kind, v.Findings, sv)
+		}
+	}
+}
