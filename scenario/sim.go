@@ -34,6 +34,9 @@ type Sim struct {
 	Nagle     bool    // leave Nagle's algorithm on; by default every write is sent at once (TCP_NODELAY)
 	Seed      uint64  // of the load mix
 	Log       io.Writer
+	// P is the profile of the load mix; nil: the scenario's, else the
+	// default of wire.md 6.
+	P *decode.Profile
 }
 
 // SimResult says what a simulation sent and whether every byte arrived.
@@ -233,7 +236,10 @@ func (s *Sim) playScript(ctx context.Context, ln *net.TCPListener, sc *Script) (
 // spread over them, all at once.
 func (s *Sim) load(ctx context.Context, ln *net.TCPListener, sc *Scenario) (int, [2]int64, int, error) {
 	prof := decode.Default()
-	if sc != nil {
+	switch {
+	case s.P != nil:
+		prof = s.P
+	case sc != nil:
 		prof = sc.P
 	}
 	k := max(s.Conns, 1)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/scenario"
 )
 
@@ -42,7 +43,7 @@ same file.`,
   usmnscope gen fixtures/scenarios/vanilla.toml --pcap -o vanilla.pcap
   usmnscope gen --scale 1000000 --conns 64 -o load.pcapng`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runGen(s, args, o) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runGen(cmd, s, args, o) },
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.out, "output", "o", "", "capture file to write (- for standard output)")
@@ -54,7 +55,7 @@ same file.`,
 	return cmd
 }
 
-func runGen(s *streams, args []string, o genOptions) error {
+func runGen(cmd *cobra.Command, s *streams, args []string, o genOptions) error {
 	if o.out == "" {
 		return usageError{fmt.Errorf("gen: -o OUT is required")}
 	}
@@ -72,6 +73,17 @@ func runGen(s *streams, args []string, o genOptions) error {
 			return err
 		}
 	}
+	if err := applyProfile(cmd, sc); err != nil {
+		return err
+	}
+	var scaleProfile *decode.Profile
+	if sc == nil {
+		p, err := loadProfile(cmd)
+		if err != nil {
+			return err
+		}
+		scaleProfile = p
+	}
 	w, closeOut, created, err := create(s, o.out)
 	if err != nil {
 		return err
@@ -80,7 +92,7 @@ func runGen(s *streams, args []string, o genOptions) error {
 	if sc != nil {
 		st, err = sc.Generate(w, format)
 	} else {
-		st, err = scenario.Scale{Messages: o.scale, Conns: o.conns, Seed: o.seed, Link: o.link}.Generate(w, format)
+		st, err = scenario.Scale{Messages: o.scale, Conns: o.conns, Seed: o.seed, Link: o.link, P: scaleProfile}.Generate(w, format)
 	}
 	if cerr := closeOut(); err == nil {
 		err = cerr
@@ -116,4 +128,27 @@ func create(s *streams, path string) (w io.Writer, closeOut func() error, create
 		created = true
 	}
 	return f, f.Close, created, nil
+}
+
+// applyProfile lets --profile, which every command takes, replace the
+// profile a scenario file names for the messages it encodes (wire.md 6.1);
+// addresses the scenario left to the profile's default port keep the
+// scenario's own profile. Without --profile, or without a scenario, it does
+// nothing.
+func applyProfile(cmd *cobra.Command, sc *scenario.Scenario) error {
+	if sc == nil || !profileSet(cmd) {
+		return nil
+	}
+	p, err := loadProfile(cmd)
+	if err != nil {
+		return err
+	}
+	sc.P = p
+	return nil
+}
+
+// profileSet says whether --profile was given.
+func profileSet(cmd *cobra.Command) bool {
+	f := cmd.Flag(profileFlag)
+	return f != nil && f.Changed
 }

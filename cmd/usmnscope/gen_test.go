@@ -84,3 +84,38 @@ func TestGenHelp(t *testing.T) {
 		t.Errorf("gen --help = %d:\n%s", code, stdout)
 	}
 }
+
+// TestGenProfile: --profile reaches gen like every other command. With
+// extra_bits = 2 instead of 1 (wire.md 4.2, 6.1: the bits USMN adds to a
+// widened enum) the first ChatListener invoke of usmn-basic, enum 32 in 6
+// bits under the default profile (usmn-basic.dump-V.txt), is written 7
+// bits wide; dump reads a --scale capture cleanly only under the same
+// profile.
+func TestGenProfile(t *testing.T) {
+	dir := t.TempDir()
+	_, show, _ := runArgs("profile", "show")
+	if !strings.Contains(show, "\nextra_bits = 1\n") {
+		t.Fatalf("profile show lacks extra_bits = 1:\n%s", show)
+	}
+	prof := filepath.Join(dir, "wide.toml")
+	os.WriteFile(prof, []byte(strings.Replace(show, "\nextra_bits = 1\n", "\nextra_bits = 2\n", 1)), 0o644)
+	out := filepath.Join(dir, "wide.pcapng")
+	if code, _, stderr := runArgs("--profile", prof, "gen", "../../fixtures/scenarios/usmn-basic.toml", "-o", out); code != 0 {
+		t.Fatalf("gen --profile exit %d: %s", code, stderr)
+	}
+	if _, v, _ := runArgs("--profile", prof, "dump", "-V", out); !strings.Contains(v, "frame 11, 38 bytes, enum 32 in 7 bits (widened)") {
+		t.Errorf("dump -V --profile of gen --profile lacks the 7-bit widened enum 32:\n%s", v)
+	}
+	scale := filepath.Join(dir, "scale.pcapng")
+	if code, _, stderr := runArgs("--profile", prof, "gen", "--scale", "100", "--conns", "2", "-o", scale); code != 0 {
+		t.Fatalf("gen --scale --profile exit %d: %s", code, stderr)
+	}
+	_, same, _ := runArgs("--profile", prof, "dump", "--filter", "severity>=warn", scale)
+	_, other, _ := runArgs("dump", "--filter", "severity>=warn", scale)
+	if same != "" || other == "" {
+		t.Errorf("gen --scale --profile: warnings under the same profile %q (want none), under the default %d bytes (want some)", same, len(other))
+	}
+	if code, _, stderr := runArgs("--profile", filepath.Join(dir, "none.toml"), "gen", "--scale", "10", "-o", filepath.Join(dir, "x.pcapng")); code != exitInput || !strings.Contains(stderr, "no such file") {
+		t.Errorf("gen with a missing --profile: exit %d, %q; want 1 and the file's error", code, stderr)
+	}
+}

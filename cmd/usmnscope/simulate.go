@@ -70,6 +70,18 @@ func runSimulate(cmd *cobra.Command, s *streams, o simulateOptions) error {
 			return err
 		}
 	}
+	if err := applyProfile(cmd, sc); err != nil {
+		return err
+	}
+	if sc != nil {
+		o.sim.P = sc.P
+	} else if profileSet(cmd) {
+		p, err := loadProfile(cmd)
+		if err != nil {
+			return err
+		}
+		o.sim.P = p
+	}
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
