@@ -146,7 +146,7 @@ func marshal(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return escapeTerminalJSON(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }
 
 // WriteJSON writes the message as one NDJSON line (outputs.md `dump --json`).
@@ -290,7 +290,7 @@ func (c *Capture) TablesJSONAt(asOf int) ([]byte, error) {
 	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return escapeTerminalJSON(buf.Bytes()), nil
 }
 
 // sortedIDs returns the keys of a set, sorted (outputs.md: lists are sorted
