@@ -45,17 +45,12 @@ type Styles struct {
 
 // DefaultStyles returns styles for a dark or light background.
 func DefaultStyles(dark bool) Styles {
-	ld := lipgloss.LightDark(dark)
 	return Styles{
 		Title:        lipgloss.NewStyle().Bold(true),
 		TitleFocused: lipgloss.NewStyle().Bold(true).Reverse(true),
 		Selected:     lipgloss.NewStyle().Reverse(true),
 		Offset:       lipgloss.NewStyle().Faint(true),
-		Severity: [3]lipgloss.Style{
-			decode.Note:  lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#005fd7"), lipgloss.Color("#5fafff"))),
-			decode.Warn:  lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#af5f00"), lipgloss.Color("#ffd75f"))),
-			decode.Error: lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#d70000"), lipgloss.Color("#ff5f5f"))),
-		},
+		Severity:     frame.SeverityStyles(dark),
 	}
 }
 
@@ -209,17 +204,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		case key.Matches(msg, m.KeyMap.Collapse):
 			m.setOpen(false)
 		}
-	case tea.MouseClickMsg:
-		if msg.Y >= 1 {
-			m.cursor = m.offset + msg.Y - 1
-		}
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			m.cursor -= 3
-		case tea.MouseWheelDown:
-			m.cursor += 3
-		}
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		m.cursor = frame.ListMouse(msg, m.cursor, m.offset)
 	}
 	m.clamp()
 	return m, nil

@@ -69,18 +69,13 @@ type Styles struct {
 
 // DefaultStyles returns styles for a dark or light background.
 func DefaultStyles(dark bool) Styles {
-	ld := lipgloss.LightDark(dark)
 	return Styles{
 		Title:        lipgloss.NewStyle().Bold(true),
 		TitleFocused: lipgloss.NewStyle().Bold(true).Reverse(true),
 		Selected:     lipgloss.NewStyle().Reverse(true),
 		Match:        lipgloss.NewStyle().Bold(true),
 		Dim:          lipgloss.NewStyle().Faint(true),
-		Severity: [3]lipgloss.Style{
-			decode.Note:  lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#005fd7"), lipgloss.Color("#5fafff"))),
-			decode.Warn:  lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#af5f00"), lipgloss.Color("#ffd75f"))),
-			decode.Error: lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#d70000"), lipgloss.Color("#ff5f5f"))),
-		},
+		Severity:     frame.SeverityStyles(dark),
 	}
 }
 

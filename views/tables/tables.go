@@ -130,17 +130,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 				cmd = func() tea.Msg { return e }
 			}
 		}
-	case tea.MouseClickMsg:
-		if msg.Y >= 1 {
-			m.cursor = m.offset + msg.Y - 1
-		}
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			m.cursor -= 3
-		case tea.MouseWheelDown:
-			m.cursor += 3
-		}
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		m.cursor = frame.ListMouse(msg, m.cursor, m.offset)
 	}
 	m.clamp()
 	return m, cmd

@@ -1,0 +1,43 @@
+package frame
+
+import (
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/usmnscope/usmnscope/decode"
+)
+
+// SeverityStyles returns the colours for note, warn and error findings on a
+// dark or light background, indexed by decode.Severity, so every pane shows
+// a severity in the same colour.
+func SeverityStyles(dark bool) [3]lipgloss.Style {
+	ld := lipgloss.LightDark(dark)
+	return [3]lipgloss.Style{
+		decode.Note:  lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#005fd7"), lipgloss.Color("#5fafff"))),
+		decode.Warn:  lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#af5f00"), lipgloss.Color("#ffd75f"))),
+		decode.Error: lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#d70000"), lipgloss.Color("#ff5f5f"))),
+	}
+}
+
+// WheelStep is how many rows one mouse-wheel notch moves a list.
+const WheelStep = 3
+
+// ListMouse applies a click or wheel message to a list pane whose first
+// line is its title: a click on row y selects offset+y−1, a wheel notch
+// moves the cursor by WheelStep. Other messages leave cursor as it is.
+func ListMouse(msg tea.Msg, cursor, offset int) int {
+	switch msg := msg.(type) {
+	case tea.MouseClickMsg:
+		if msg.Y >= 1 {
+			return offset + msg.Y - 1
+		}
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			return cursor - WheelStep
+		case tea.MouseWheelDown:
+			return cursor + WheelStep
+		}
+	}
+	return cursor
+}
