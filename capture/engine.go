@@ -22,6 +22,8 @@ type engine struct {
 
 	frame int
 	ci    gopacket.CaptureInfo
+	data  []byte // the current frame
+	off   int64  // file offset of data[0], -1 when unknown
 	actx  asmContext
 
 	link  linkDecoder
@@ -54,7 +56,14 @@ func (e *engine) reset() {
 	e.arena = e.arena[:0]
 }
 
+// emit queues an event that is not a run of the input file.
 func (e *engine) emit(ev Event) {
+	ev.Offset = -1
+	e.push(ev)
+}
+
+// push queues an event whose Offset is already set.
+func (e *engine) push(ev Event) {
 	ev.Time = e.ci.Timestamp
 	ev.Frame = e.frame
 	e.queue = append(e.queue, ev)
@@ -73,8 +82,10 @@ func (e *engine) note(key string, f Flow, lvl Level, format string, args ...any)
 
 // packet processes one frame. A panic inside a gopacket layer or in our own
 // code becomes a note: bad input never ends the capture.
-func (e *engine) packet(data []byte, ci gopacket.CaptureInfo, link layers.LinkType) {
+// off is the file offset of data[0], -1 when the input is not a file.
+func (e *engine) packet(data []byte, off int64, ci gopacket.CaptureInfo, link layers.LinkType) {
 	e.frame++
+	e.data, e.off = data, off
 	e.ci = ci
 	e.actx.ci = ci
 	e.stats.Packets++
@@ -107,6 +118,20 @@ func (e *engine) packet(data []byte, ci gopacket.CaptureInfo, link layers.LinkTy
 	default:
 		e.stats.Other++
 	}
+}
+
+// offset returns the file offset of p, a subslice of the current frame, or
+// -1. The capacity difference locates p in the frame; the element address
+// check makes sure p really is that part of the frame and not a copy.
+func (e *engine) offset(p []byte) int64 {
+	if e.off < 0 || len(p) == 0 {
+		return -1
+	}
+	i := cap(e.data) - cap(p)
+	if i < 0 || i+len(p) > len(e.data) || &e.data[i] != &p[0] {
+		return -1
+	}
+	return e.off + int64(i)
 }
 
 // finish ends the input: buffered out-of-order data is pushed out with its

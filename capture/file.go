@@ -27,6 +27,12 @@ type source struct {
 	pos    func() int64 // offset reached in the (decompressed) capture
 	// recStart is the offset where the current record began.
 	recStart int64
+	// offsets says the input is a plain regular file, whose offsets the
+	// Data events may carry; dataOff is where the current frame's data
+	// begins in it, set by read, -1 otherwise.
+	offsets bool
+	gz      bool
+	dataOff int64
 	size     int64
 	name     string
 	done     bool
@@ -45,12 +51,13 @@ func (s *source) Next() (Event, error) {
 			return Event{}, io.EOF
 		}
 		s.e.reset()
+		s.dataOff = -1
 		data, ci, link, err := s.read()
 		if err != nil {
 			s.end(err)
 			continue
 		}
-		s.e.packet(data, ci, link)
+		s.e.packet(data, s.dataOff, ci, link)
 	}
 }
 
@@ -123,6 +130,7 @@ func Open(path string, opt Options) (Source, error) {
 	}
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		src.size = fi.Size()
+		src.offsets = !src.gz
 	}
 	src.closer = f.Close
 	return src, nil
@@ -150,6 +158,7 @@ func newReader(r io.Reader, name string, opt Options) (*source, error) {
 	// pcap reader reached, for notes. Both pcapgo readers use br as it is
 	// (bufio.NewReader returns a large enough *bufio.Reader unchanged).
 	raw := &counter{r: r}
+	gz := false
 	br := bufio.NewReaderSize(raw, 1<<16)
 	pos := func() int64 { return raw.n - int64(br.Buffered()) }
 	head, err := br.Peek(4)
@@ -163,11 +172,12 @@ func newReader(r io.Reader, name string, opt Options) (*source, error) {
 		pos = func() int64 { return dec.n - int64(zbr.Buffered()) }
 		br = zbr
 		head, err = br.Peek(4)
+		gz = true
 	}
 	if err != nil || len(head) < 4 {
 		return nil, fmt.Errorf("capture: %s: not a pcap or pcapng file (only %d bytes)", name, len(head))
 	}
-	s := &source{e: newEngine(opt), name: name, size: -1, count: raw, pos: pos}
+	s := &source{e: newEngine(opt), name: name, size: -1, count: raw, pos: pos, gz: gz}
 	le, be := binary.LittleEndian.Uint32(head), binary.BigEndian.Uint32(head)
 	switch {
 	case le == magicPcapMicro || le == magicPcapNano || be == magicPcapMicro || be == magicPcapNano:
@@ -178,6 +188,9 @@ func newReader(r io.Reader, name string, opt Options) (*source, error) {
 		s.read = func() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 			data, ci, err := pr.next()
 			s.recStart = pr.start
+			if s.offsets {
+				s.dataOff = pr.start + 16 // after the record header
+			}
 			return data, ci, pr.link, err
 		}
 	case le == magicPcapng:

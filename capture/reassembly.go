@@ -229,7 +229,7 @@ func (t *tcpState) fast(c *conn, tcp *layers.TCP, fromServer bool) bool {
 		}
 	}
 	if len(payload) > 0 {
-		t.e.emit(Event{Kind: EventData, Flow: c.flow, FromServer: fromServer, Data: payload})
+		t.e.push(Event{Kind: EventData, Flow: c.flow, FromServer: fromServer, Data: payload, Offset: t.e.offset(payload)})
 		h.next += uint32(len(payload))
 	}
 	if tcp.RST {

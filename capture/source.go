@@ -78,6 +78,12 @@ type Event struct {
 	Frame      int       // frame number (from 1) of that packet
 	Level      Level     // EventNote
 	Text       string    // EventNote: terminal-safe text
+	// Offset is, for EventData, the byte offset in the input file of
+	// Data[0] when Data is one contiguous run of the file (an in-order
+	// segment's payload delivered as is), so that a consumer can drop the
+	// bytes and read them back later; -1 otherwise (reassembled from
+	// several segments, gzip, standard input, memory, live, other kinds).
+	Offset int64
 }
 
 // Stats counts what a Source has read so far.
