@@ -33,9 +33,9 @@ type source struct {
 	offsets bool
 	gz      bool
 	dataOff int64
-	size     int64
-	name     string
-	done     bool
+	size    int64
+	name    string
+	done    bool
 	// stats, when set, adds live counters to Stats.
 	stats func(*Stats)
 }
