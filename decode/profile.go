@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/bits"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -37,6 +38,150 @@ type Profile struct {
 	ModeRequestServerListenerID   uint32 `toml:"mode_request_server_listener_id"`
 
 	MarkerMagic uint32 `toml:"marker_magic"`
+
+	// Bounds is the [limits] table: resource bounds rather than protocol
+	// constants, kept in the profile so that one file fixes both.
+	Bounds Bounds `toml:"limits"`
+}
+
+// Bounds are the resource bounds of a decode (SECURITY.md "Bounds"): what
+// the capture layer buffers and tracks, and what the decoder holds per
+// connection. A hostile or broken capture that reaches one gets a finding
+// that names it, never unbounded memory. The CLI's --max-* flags override
+// them.
+type Bounds struct {
+	MaxFlowBuffer   Size `toml:"max_flow_buffer"`   // bytes of out-of-order TCP data buffered per flow
+	MaxTotalBuffer  Size `toml:"max_total_buffer"`  // bytes of out-of-order TCP data buffered in all flows
+	MaxFlows        int  `toml:"max_flows"`         // TCP flows tracked at once
+	MaxMessage      Size `toml:"max_message"`       // largest SystemSockets message accepted, at most 65535 (wire.md 2)
+	MaxTableEntries int  `toml:"max_table_entries"` // entries per listener table (and missing list) per connection
+	MaxUnresolved   int  `toml:"max_unresolved"`    // unresolved listener references held per connection
+}
+
+// DefaultBounds returns the documented defaults (SECURITY.md "Bounds").
+// The buffer and flow defaults are capture.Options'; the others are
+// DefaultLimits'.
+func DefaultBounds() Bounds {
+	d := DefaultLimits()
+	return Bounds{
+		MaxFlowBuffer:   1 << 20,
+		MaxTotalBuffer:  64 << 20,
+		MaxFlows:        10000,
+		MaxMessage:      Size(d.MaxMessage),
+		MaxTableEntries: d.MaxEntries,
+		MaxUnresolved:   d.MaxUnresolved,
+	}
+}
+
+// Limits returns the decoder's share of the bounds, the other Limits
+// fields at their defaults.
+func (b Bounds) Limits() Limits {
+	l := DefaultLimits()
+	l.MaxMessage = int(b.MaxMessage)
+	l.MaxEntries = b.MaxTableEntries
+	l.MaxUnresolved = b.MaxUnresolved
+	return l.withDefaults()
+}
+
+// fields lists the bounds by profile key with their allowed range, for
+// Validate and for callers that set them by name (the CLI flags).
+func (b *Bounds) fields() []boundField {
+	return []boundField{
+		{"max_flow_buffer", (*int)(&b.MaxFlowBuffer), maxBound},
+		{"max_total_buffer", (*int)(&b.MaxTotalBuffer), maxBound},
+		{"max_flows", &b.MaxFlows, maxBound},
+		{"max_message", (*int)(&b.MaxMessage), MaxFrameLen},
+		{"max_table_entries", &b.MaxTableEntries, maxBound},
+		{"max_unresolved", &b.MaxUnresolved, maxBound},
+	}
+}
+
+// maxBound keeps every bound far from int overflow when it is turned into
+// pages or multiplied: 1 TiB, or a trillion entries, is no bound at all.
+const maxBound = 1 << 40
+
+type boundField struct {
+	key string
+	v   *int
+	hi  int
+}
+
+// Validate checks every bound is in 1..its maximum; the error names the
+// key and the value.
+func (b *Bounds) Validate() error {
+	for _, f := range b.fields() {
+		if *f.v < 1 || *f.v > f.hi {
+			return fmt.Errorf("limits.%s: %d is outside 1..%d", f.key, *f.v, f.hi)
+		}
+	}
+	return nil
+}
+
+// Set sets the bound named by its profile key ("max_flows") to v,
+// checking the range like Validate.
+func (b *Bounds) Set(key string, v int) error {
+	for _, f := range b.fields() {
+		if f.key != key {
+			continue
+		}
+		if v < 1 || v > f.hi {
+			return fmt.Errorf("limits.%s: %d is outside 1..%d", key, v, f.hi)
+		}
+		*f.v = v
+		return nil
+	}
+	return fmt.Errorf("limits: unknown key %s", key)
+}
+
+// Size is a byte count in a profile: a TOML integer, or a string with a
+// binary suffix ("64KiB", "1MiB"; see ParseSize).
+type Size int
+
+// UnmarshalTOML accepts an integer or a size string.
+func (s *Size) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case int64:
+		if v < 0 || v > maxBound {
+			return fmt.Errorf("size %d is outside 0..%d", v, int64(maxBound))
+		}
+		*s = Size(v)
+		return nil
+	case string:
+		n, err := ParseSize(v)
+		if err != nil {
+			return err
+		}
+		*s = Size(n)
+		return nil
+	}
+	return fmt.Errorf("size: %v is not an integer or a string like \"64KiB\"", v)
+}
+
+// sizeUnits are the suffixes ParseSize accepts, longest first so that
+// "KiB" is not read as "B".
+var sizeUnits = []struct {
+	suffix string
+	mult   int
+}{
+	{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1},
+}
+
+// ParseSize reads a byte count: digits, optionally followed by B, KiB,
+// MiB or GiB ("4096", "64KiB", "1MiB"). It rejects anything else, and
+// values above 1 TiB.
+func ParseSize(s string) (int, error) {
+	num, mult := s, 1
+	for _, u := range sizeUnits {
+		if strings.HasSuffix(s, u.suffix) {
+			num, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(num), 10, 64)
+	if err != nil || num == "" || n > maxBound/uint64(mult) {
+		return 0, fmt.Errorf("size %q: want a byte count up to 1TiB like 4096, 64KiB or 1MiB", s)
+	}
+	return int(n) * mult, nil
 }
 
 // Default returns the default profile of wire.md section 6.
@@ -61,6 +206,7 @@ func Default() *Profile {
 		ModeTellServerMissingListener: 2,
 		ModeRequestServerListenerID:   3,
 		MarkerMagic:                   0x4E4D5355,
+		Bounds:                        DefaultBounds(),
 	}
 }
 
@@ -160,7 +306,7 @@ func (p *Profile) Validate() error {
 	if p.ClientInvokeListener == p.ClientNegotiate {
 		return fmt.Errorf("client_negotiate: %d equals client_invoke_listener", p.ClientNegotiate)
 	}
-	return nil
+	return p.Bounds.Validate()
 }
 
 // ClientMessageCount is the number of EClientMessage values in the profile's
@@ -208,6 +354,8 @@ func (p *Profile) HolidayBits() int {
 func (p *Profile) TOML() string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# usmnscope profile: %s\n", p.Name)
-	_ = toml.NewEncoder(&b).Encode(p)
+	enc := toml.NewEncoder(&b)
+	enc.Indent = ""
+	_ = enc.Encode(p)
 	return b.String()
 }
