@@ -27,9 +27,17 @@ const pollTimeout = 100 * time.Millisecond
 // libpcap or cgo.
 type live struct {
 	*source
-	mu     sync.Mutex // held while reading the ring, so Close never unmaps under a read
+	mu     sync.Mutex // held while reading the ring and writing the file, so Close never unmaps or flushes under them
 	h      *afpacket.TPacket
 	closed atomic.Bool
+	iface  string // the interface asked for, "" for all
+	// inUse (under mu) says the engine still holds the last packet read,
+	// which lives in the ring: a Close from another goroutine must leave
+	// the unmapping to the reader's next read (Ctrl-C under load).
+	inUse    bool
+	finished bool  // under mu: the Write file is flushed and closed
+	closeErr error // under mu: what Close returns, every time
+	rerr     error // the read error that ended the capture, for Next
 
 	// Kernel counters, refreshed by the reading goroutine at most every
 	// statsEvery so that new drops become a note.
@@ -77,7 +85,7 @@ func OpenLive(opt LiveOptions) (Source, error) {
 		}
 		return nil, fmt.Errorf("capture: live capture on %q: %w", opt.Interface, err)
 	}
-	l := &live{h: h}
+	l := &live{h: h, iface: iface}
 	fail := func(err error) (Source, error) {
 		h.Close()
 		if l.file != nil {
@@ -143,26 +151,62 @@ func loopbackIndex() int {
 // what a later event shows is on disk before the event exists.
 func (l *live) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 	for {
-		if l.closed.Load() {
-			return nil, gopacket.CaptureInfo{}, 0, io.EOF
-		}
 		l.mu.Lock()
+		l.inUse = false // the engine is done with the previous packet
 		if l.closed.Load() {
+			l.h.Close() // a no-op unless Close left it to us
 			l.mu.Unlock()
 			return nil, gopacket.CaptureInfo{}, 0, io.EOF
 		}
 		data, ci, err := l.h.ZeroCopyReadPacketData()
-		l.mu.Unlock()
 		if errors.Is(err, afpacket.ErrTimeout) || errors.Is(err, unix.EINTR) {
+			l.mu.Unlock()
 			continue
 		}
 		if err != nil {
-			return nil, ci, 0, fmt.Errorf("capture: live read: %w", err)
+			l.mu.Unlock()
+			// The source ends cleanly (no "unreadable record" note);
+			// Next returns the reason instead of io.EOF.
+			l.rerr = l.readError(err)
+			return nil, ci, 0, io.EOF
 		}
+		l.inUse = true
 		l.save(ci, data)
+		l.mu.Unlock()
 		l.checkDrops(ci.Timestamp)
 		return data, ci, layers.LinkTypeRaw, nil
 	}
+}
+
+// Next is the source's Next, except that a capture stopped by a failed
+// read (a deleted or downed interface) ends with that error, not io.EOF:
+// the command then exits with a message naming the interface.
+func (l *live) Next() (Event, error) {
+	ev, err := l.source.Next()
+	if errors.Is(err, io.EOF) && l.rerr != nil {
+		return ev, l.rerr
+	}
+	return ev, err
+}
+
+// readError explains a failed ring read. The kernel reports a deleted or
+// downed interface by setting ENETDOWN on the socket, which poll shows as
+// POLLERR and afpacket returns as ErrPoll; the interface's state says which.
+func (l *live) readError(err error) error {
+	if l.iface != "" {
+		ifc, ierr := net.InterfaceByName(l.iface)
+		switch {
+		case ierr != nil:
+			return fmt.Errorf("capture: interface %q went away (%v): capture stopped", l.iface, err)
+		case ifc.Flags&net.FlagUp == 0:
+			return fmt.Errorf("capture: interface %q went down (%v): capture stopped", l.iface, err)
+		}
+	}
+	name := l.iface
+	if name == "" {
+		name = "any"
+	}
+	return fmt.Errorf("capture: live read on %q: %w: capture stopped", name, err)
 }
 
 func (l *live) save(ci gopacket.CaptureInfo, data []byte) {
@@ -228,14 +272,22 @@ func (l *live) kernelStats(st *Stats) {
 }
 
 // Close stops the capture (a Next blocked in another goroutine returns
-// io.EOF within pollTimeout) and flushes and closes the Write file.
+// io.EOF within pollTimeout) and flushes and closes the Write file. It may
+// be called from any goroutine (a signal handler's) and more than once;
+// every call returns once the file is closed, with the same error. While
+// the reader still holds a packet, the ring is unmapped by its next read
+// instead, so that Ctrl-C under load never faults.
 func (l *live) Close() error {
-	if l.closed.Swap(true) {
-		return nil
-	}
+	l.closed.Store(true)
 	l.mu.Lock()
-	l.h.Close()
-	l.mu.Unlock()
+	defer l.mu.Unlock()
+	if !l.inUse {
+		l.h.Close()
+	}
+	if l.finished {
+		return l.closeErr
+	}
+	l.finished = true
 	var err error
 	if l.file != nil {
 		err = l.ng.Flush()
@@ -245,9 +297,14 @@ func (l *live) Close() error {
 		if e := l.file.Close(); err == nil {
 			err = e
 		}
+		l.ng = nil // a packet read after this is not saved
 	}
 	if err == nil {
 		err = l.werr
 	}
+	if err != nil {
+		err = fmt.Errorf("capture: --write: %w (the packets before it are saved)", err)
+	}
+	l.closeErr = err
 	return err
 }
