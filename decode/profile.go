@@ -133,6 +133,17 @@ func (b *Bounds) Set(key string, v int) error {
 	return fmt.Errorf("limits: unknown key %s", key)
 }
 
+// Get returns the bound named by its profile key, and whether the key is
+// one.
+func (b Bounds) Get(key string) (int, bool) {
+	for _, f := range b.fields() {
+		if f.key == key {
+			return *f.v, true
+		}
+	}
+	return 0, false
+}
+
 // Size is a byte count in a profile: a TOML integer, or a string with a
 // binary suffix ("64KiB", "1MiB"; see ParseSize).
 type Size int

@@ -52,7 +52,7 @@ as the capture is read. Press ? for the keys.`,
 				defer tty.Close()
 				keys = tty
 			}
-			return runTUI(s, keys, src, decode.NewCapture(p), views.Config{Name: args[0], Parse: parseFilter})
+			return runTUI(s, keys, src, newDecoder(p), views.Config{Name: args[0], Parse: parseFilter})
 		},
 	}
 }

@@ -13,13 +13,13 @@ import (
 )
 
 // captureOptions derives the capture options from the profile: the TCP
-// port of SystemSockets traffic (wire.md 6 "transport_port") and the A2S
-// query port (wire.md 2).
+// port of SystemSockets traffic (wire.md 6 "transport_port"), the A2S
+// query port (wire.md 2) and the reassembly bounds of [limits] (limits.go).
 func captureOptions(p *decode.Profile) capture.Options {
 	if p == nil {
 		p = decode.Default()
 	}
-	return capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}
+	return boundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
 }
 
 // levelSeverity maps a capture note's level to a finding severity.
@@ -151,7 +151,7 @@ func readCapture(cmd *cobra.Command, s *streams, path string, each func(*decode.
 		return nil, err
 	}
 	defer src.Close()
-	dc := decode.NewCapture(p)
+	dc := newDecoder(p)
 	// A dump streaming to the same terminal shows its own progress; a
 	// progress line would only tangle with its lines.
 	var bar *progressLine

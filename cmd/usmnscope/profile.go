@@ -16,19 +16,26 @@ func init() { subcommands = append(subcommands, newProfileCmd) }
 const profileFlag = "profile"
 
 // loadProfile returns the profile named by --profile, or the default
-// profile of wire.md 6 when the flag is not set. A file that cannot be read
-// or parsed is an input error (exit 1) that names the file and the key.
+// profile of wire.md 6 when the flag is not set, with the --max-* flags
+// given on the command line over its [limits] (limits.go). A file that
+// cannot be read or parsed is an input error (exit 1) that names the file
+// and the key.
 func loadProfile(cmd *cobra.Command) (*decode.Profile, error) {
-	f := cmd.Flag(profileFlag)
-	if f == nil || f.Value.String() == "" {
-		return decode.Default(), nil
+	p := decode.Default()
+	if f := cmd.Flag(profileFlag); f != nil && f.Value.String() != "" {
+		path := f.Value.String()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("profile: %w", err)
+		}
+		if p, err = decode.ParseProfile(path, data); err != nil {
+			return nil, err
+		}
 	}
-	path := f.Value.String()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("profile: %w", err)
+	if err := applyLimitFlags(cmd, p); err != nil {
+		return nil, err
 	}
-	return decode.ParseProfile(path, data)
+	return p, nil
 }
 
 func newProfileCmd(s *streams) *cobra.Command {
@@ -37,7 +44,13 @@ func newProfileCmd(s *streams) *cobra.Command {
 		Short: "Show the protocol profile in effect",
 		Long: `The profile fixes the protocol constants the USMN seed leaves open (wire.md
 section 6): enum widths, internal message numbers, ID and type-name widths,
-the marker. --profile FILE (on every command) overrides them from a TOML file.`,
+the marker. --profile FILE (on every command) overrides them from a TOML file.
+
+Its [limits] table holds the resource bounds (SECURITY.md "Bounds"):
+max_flow_buffer, max_total_buffer, max_flows, max_message,
+max_table_entries, max_unresolved. Sizes are integers or strings like
+"64KiB". The --max-* flags (on every command) override them; profile show
+prints the bounds in effect.`,
 		Example: "  usmnscope profile show\n  usmnscope --profile server.toml profile show",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -47,7 +60,7 @@ the marker. --profile FILE (on every command) overrides them from a TOML file.`,
 	cmd.AddCommand(&cobra.Command{
 		Use:     "show",
 		Short:   "Print the effective profile as TOML",
-		Example: "  usmnscope profile show > my.toml\n  usmnscope --profile my.toml profile show",
+		Example: "  usmnscope profile show > my.toml\n  usmnscope --profile my.toml profile show\n  usmnscope --max-flows 500 profile show",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := loadProfile(cmd)

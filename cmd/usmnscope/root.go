@@ -49,6 +49,7 @@ func newRoot(s *streams) *cobra.Command {
   usmnscope bits --dir s2c 8c 00 00 62 79 65
   tcpdump -U -w - port 27016 | usmnscope dump -`
 	root.PersistentFlags().String(profileFlag, "", "TOML `FILE` overriding the protocol constants (wire.md 6.1; see `usmnscope profile show`)")
+	addLimitFlags(root)
 	for _, add := range subcommands {
 		root.AddCommand(add(s))
 	}

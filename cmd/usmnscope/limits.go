@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/decode"
+)
+
+// limitFlags are the persistent root flags that override the profile's
+// [limits] table (SECURITY.md "Bounds"), one per bound, named after its
+// profile key. size says the value is a byte count that takes the
+// KiB/MiB/GiB suffixes of decode.ParseSize.
+var limitFlags = []struct {
+	name, key string
+	size      bool
+	usage     string
+}{
+	{"max-flow-buffer", "max_flow_buffer", true, "out-of-order TCP bytes buffered per flow (`SIZE`, e.g. 64KiB)"},
+	{"max-total-buffer", "max_total_buffer", true, "out-of-order TCP bytes buffered in all flows (`SIZE`)"},
+	{"max-flows", "max_flows", false, "TCP flows tracked at once (`N`)"},
+	{"max-message", "max_message", true, "largest SystemSockets message accepted (`SIZE`, at most 65535)"},
+	{"max-table-entries", "max_table_entries", false, "listener table entries per connection (`N`)"},
+	{"max-unresolved", "max_unresolved", false, "unresolved listener references held per connection (`N`)"},
+}
+
+// boundValue is a --max-* flag: a bound checked against its profile key's
+// range as it is parsed, so a bad value is a usage error that names the
+// flag, the key and the value.
+type boundValue struct {
+	key  string
+	size bool
+	v    int
+}
+
+func (b *boundValue) String() string {
+	if b.size {
+		return formatSize(b.v)
+	}
+	return strconv.Itoa(b.v)
+}
+
+func (b *boundValue) Set(s string) error {
+	var (
+		n   int
+		err error
+	)
+	if b.size {
+		n, err = decode.ParseSize(s)
+	} else {
+		n, err = strconv.Atoi(s)
+	}
+	if err != nil {
+		return err
+	}
+	probe := decode.DefaultBounds()
+	if err := probe.Set(b.key, n); err != nil {
+		return err
+	}
+	b.v = n
+	return nil
+}
+
+func (b *boundValue) Type() string {
+	if b.size {
+		return "size"
+	}
+	return "int"
+}
+
+// formatSize writes n with the largest binary suffix that divides it
+// exactly, as ParseSize reads it back.
+func formatSize(n int) string {
+	for _, u := range []struct {
+		suffix string
+		mult   int
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n > 0 && n%u.mult == 0 {
+			return strconv.Itoa(n/u.mult) + u.suffix
+		}
+	}
+	return strconv.Itoa(n)
+}
+
+// addLimitFlags registers the --max-* flags on root, persistent so that
+// every command takes them, each showing its built-in default.
+func addLimitFlags(root *cobra.Command) {
+	fs := root.PersistentFlags()
+	def := decode.DefaultBounds()
+	for _, f := range limitFlags {
+		v := &boundValue{key: f.key, size: f.size}
+		n, _ := def.Get(f.key)
+		if err := v.Set(strconv.Itoa(n)); err != nil {
+			panic(fmt.Sprintf("limits: default of %s: %v", f.key, err)) // a bug in DefaultBounds, caught by every test
+		}
+		fs.Var(v, f.name, f.usage+"; overrides the profile's [limits]")
+	}
+}
+
+// applyLimitFlags writes the --max-* flags given on the command line over
+// p's bounds: a flag wins over the profile file, which wins over the
+// defaults.
+func applyLimitFlags(cmd *cobra.Command, p *decode.Profile) error {
+	for _, lf := range limitFlags {
+		f := cmd.Flag(lf.name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		v, ok := f.Value.(*boundValue)
+		if !ok {
+			continue
+		}
+		if err := p.Bounds.Set(lf.key, v.v); err != nil {
+			return usageError{fmt.Errorf("--%s: %w", lf.name, err)}
+		}
+	}
+	return nil
+}
+
+// boundOptions adds the reassembly bounds b to capture options o.
+func boundOptions(o capture.Options, b decode.Bounds) capture.Options {
+	o.MaxBufferedPerFlow = int(b.MaxFlowBuffer)
+	o.MaxBufferedTotal = int(b.MaxTotalBuffer)
+	o.MaxFlows = b.MaxFlows
+	return o
+}
+
+// newDecoder returns the decoder for a capture read under p, bounded by
+// p's [limits] (with the --max-* flags already applied by loadProfile).
+func newDecoder(p *decode.Profile) *decode.Capture {
+	if p == nil {
+		p = decode.Default()
+	}
+	return decode.NewCaptureLimits(p, p.Bounds.Limits())
+}
