@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/views"
 )
 
@@ -55,7 +54,7 @@ pcapng file.`,
 			if err != nil {
 				return err
 			}
-			return runTUI(s, s.in, src, decode.NewCapture(p), views.Config{Name: "live " + iface, Parse: parseFilter, Live: true})
+			return runTUI(s, s.in, src, newDecoder(p), views.Config{Name: "live " + iface, Parse: parseFilter, Live: true})
 		},
 	}
 	cmd.Flags().StringVarP(&iface, "interface", "i", "", "network interface to capture on (\"any\" for all)")
