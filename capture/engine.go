@@ -21,9 +21,10 @@ type engine struct {
 	arena []byte // copies of reassembled bytes, reused once queue drains
 
 	frame int
-	ci    gopacket.CaptureInfo
-	data  []byte // the current frame
-	off   int64  // file offset of data[0], -1 when unknown
+	ts    time.Time // capture time of the current frame
+	iface int       // its interface (pcapng)
+	data  []byte    // the current frame
+	off   int64     // file offset of data[0], -1 when unknown
 	actx  asmContext
 
 	link  linkDecoder
@@ -64,7 +65,7 @@ func (e *engine) emit(ev Event) {
 
 // push queues an event whose Offset is already set.
 func (e *engine) push(ev Event) {
-	ev.Time = e.ci.Timestamp
+	ev.Time = e.ts
 	ev.Frame = e.frame
 	e.queue = append(e.queue, ev)
 }
@@ -83,11 +84,10 @@ func (e *engine) note(key string, f Flow, lvl Level, format string, args ...any)
 // packet processes one frame. A panic inside a gopacket layer or in our own
 // code becomes a note: bad input never ends the capture.
 // off is the file offset of data[0], -1 when the input is not a file.
-func (e *engine) packet(data []byte, off int64, ci gopacket.CaptureInfo, link layers.LinkType) {
+func (e *engine) packet(data []byte, off int64, ts time.Time, iface int, link layers.LinkType) {
 	e.frame++
 	e.data, e.off = data, off
-	e.ci = ci
-	e.actx.ci = ci
+	e.ts, e.iface = ts, iface
 	e.stats.Packets++
 	e.stats.Bytes += int64(len(data))
 	defer func() {
@@ -100,8 +100,8 @@ func (e *engine) packet(data []byte, off int64, ci gopacket.CaptureInfo, link la
 	switch d.decode(data, link) {
 	case linkUnsupported:
 		e.stats.Other++
-		e.note(fmt.Sprintf("link %d/%d", link, ci.InterfaceIndex), Flow{}, LevelWarn,
-			"unsupported link type %d (%s) on interface %d: its frames are skipped", int(link), link, ci.InterfaceIndex)
+		e.note(fmt.Sprintf("link %d/%d", link, iface), Flow{}, LevelWarn,
+			"unsupported link type %d (%s) on interface %d: its frames are skipped", int(link), link, iface)
 		return
 	case linkBad:
 		e.stats.Undecodable++
@@ -150,6 +150,13 @@ func (e *engine) finish() {
 // value serves every call: events carry the frame that completed them.
 type asmContext struct{ ci gopacket.CaptureInfo }
 
+// asmCtx fills the assembler's context from the current frame; only the
+// slow path needs it, so the fast path does not build a CaptureInfo.
+func (e *engine) asmCtx() *asmContext {
+	e.actx.ci = gopacket.CaptureInfo{Timestamp: e.ts, CaptureLength: len(e.data), Length: len(e.data), InterfaceIndex: e.iface}
+	return &e.actx
+}
+
 func (a *asmContext) GetCaptureInfo() gopacket.CaptureInfo { return a.ci }
 
 var _ reassembly.AssemblerContext = (*asmContext)(nil)
@@ -160,4 +167,4 @@ func addrPort(ip []byte, port uint16) netip.AddrPort {
 }
 
 // age returns how long ago, in capture time, t was.
-func (e *engine) age(t time.Time) time.Duration { return e.ci.Timestamp.Sub(t) }
+func (e *engine) age(t time.Time) time.Duration { return e.ts.Sub(t) }

@@ -1,7 +1,7 @@
 package capture
 
 import (
-	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -11,28 +11,25 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // readFunc yields the next frame; its data is valid until the next call.
 type readFunc func() ([]byte, gopacket.CaptureInfo, layers.LinkType, error)
 
-// source is the Source of files, stdin and memory: frames from read, fed to
-// an engine.
+// source is the Source of files, stdin, memory and live interfaces: frames
+// from a recordReader (files) or from read, fed to an engine.
 type source struct {
 	e      *engine
-	read   readFunc
+	rd     *recordReader // files and stdin: called directly, no closure
+	read   readFunc      // memory and live
 	closer func() error
 	count  *counter
-	pos    func() int64 // offset reached in the (decompressed) capture
 	// recStart is the offset where the current record began.
 	recStart int64
 	// offsets says the input is a plain regular file, whose offsets the
-	// Data events may carry; dataOff is where the current frame's data
-	// begins in it, set by read, -1 otherwise.
+	// Data events may carry.
 	offsets bool
 	gz      bool
-	dataOff int64
 	size    int64
 	name    string
 	done    bool
@@ -51,13 +48,26 @@ func (s *source) Next() (Event, error) {
 			return Event{}, io.EOF
 		}
 		s.e.reset()
-		s.dataOff = -1
+		if r := s.rd; r != nil {
+			data, err := r.next()
+			if err != nil {
+				s.recStart = r.start
+				s.end(err)
+				continue
+			}
+			off := int64(-1)
+			if s.offsets {
+				off = r.dataOff
+			}
+			s.e.packet(data, off, r.ts, r.iface, r.link)
+			continue
+		}
 		data, ci, link, err := s.read()
 		if err != nil {
 			s.end(err)
 			continue
 		}
-		s.e.packet(data, s.dataOff, ci, link)
+		s.e.packet(data, -1, ci.Timestamp, ci.InterfaceIndex, link)
 	}
 }
 
@@ -154,62 +164,43 @@ const (
 )
 
 func newReader(r io.Reader, name string, opt Options) (*source, error) {
-	// raw counts input bytes for progress; pos gives the exact offset the
-	// pcap reader reached, for notes. Both pcapgo readers use br as it is
-	// (bufio.NewReader returns a large enough *bufio.Reader unchanged).
+	// raw counts input bytes for progress; the recordReader's slab knows
+	// the exact offset reached, for notes.
 	raw := &counter{r: r}
+	sl := newSlab(raw)
 	gz := false
-	br := bufio.NewReaderSize(raw, 1<<16)
-	pos := func() int64 { return raw.n - int64(br.Buffered()) }
-	head, err := br.Peek(4)
+	sl.fill(4)
+	head := sl.buf[sl.lo:sl.hi]
 	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
+		zr, err := gzip.NewReader(io.MultiReader(bytes.NewReader(head), raw))
 		if err != nil {
 			return nil, fmt.Errorf("capture: %s: gzip: %w", name, err)
 		}
-		dec := &counter{r: zr}
-		zbr := bufio.NewReaderSize(dec, 1<<16)
-		pos = func() int64 { return dec.n - int64(zbr.Buffered()) }
-		br = zbr
-		head, err = br.Peek(4)
-		gz = true
+		sl, gz = newSlab(zr), true
+		sl.fill(4)
+		head = sl.buf[sl.lo:sl.hi]
 	}
-	if err != nil || len(head) < 4 {
+	if len(head) < 4 {
+		if sl.err != nil && sl.err != io.EOF {
+			return nil, fmt.Errorf("capture: %s: %w", name, sl.err)
+		}
 		return nil, fmt.Errorf("capture: %s: not a pcap or pcapng file (only %d bytes)", name, len(head))
 	}
-	s := &source{e: newEngine(opt), name: name, size: -1, count: raw, pos: pos, gz: gz}
+	s := &source{e: newEngine(opt), name: name, size: -1, count: raw, gz: gz}
 	le, be := binary.LittleEndian.Uint32(head), binary.BigEndian.Uint32(head)
 	switch {
 	case le == magicPcapMicro || le == magicPcapNano || be == magicPcapMicro || be == magicPcapNano:
-		pr, err := newPcapReader(br)
+		pr, err := newPcapReader(sl)
 		if err != nil {
 			return nil, fmt.Errorf("capture: %s: pcap %w", name, err)
 		}
-		s.read = func() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
-			data, ci, err := pr.next()
-			s.recStart = pr.start
-			if s.offsets {
-				s.dataOff = pr.start + 16 // after the record header
-			}
-			return data, ci, pr.link, err
-		}
+		s.rd = pr
 	case le == magicPcapng:
-		nr, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{SkipUnknownVersion: true, WantMixedLinkType: true})
+		nr, err := newPcapngReader(sl)
 		if err != nil {
 			return nil, fmt.Errorf("capture: %s: pcapng header: %w", name, err)
 		}
-		s.read = func() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
-			s.recStart = pos()
-			data, ci, err := nr.ZeroCopyReadPacketData()
-			if err != nil {
-				return nil, ci, 0, err
-			}
-			link := layers.LinkType(0xffff) // no such interface: reported as unsupported
-			if intf, err := nr.Interface(ci.InterfaceIndex); err == nil {
-				link = intf.LinkType
-			}
-			return data, ci, link, nil
-		}
+		s.rd = nr
 	default:
 		return nil, fmt.Errorf("capture: %s: not a pcap or pcapng file (magic 0x%08x)", name, be)
 	}

@@ -7,16 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
 )
-
-// pcapngOffsets says whether pcapng input carries offsets yet (it needs
-// the record positions, which gopacket's pcapng reader does not give).
-const pcapngOffsets = false
 
 // offsetCount is what checkOffsets saw.
 type offsetCount struct{ data, located int }
@@ -133,12 +128,8 @@ func TestOffsetGenerated(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := checkOffsets(t, p)
-		want := inOrder
-		if strings.HasSuffix(name, ".pcapng") && !pcapngOffsets {
-			want = 0
-		}
-		if n.located != want {
-			t.Errorf("%s: %d of %d data events located; want %d", name, n.located, n.data, want)
+		if n.located != inOrder {
+			t.Errorf("%s: %d of %d data events located; want %d", name, n.located, n.data, inOrder)
 		}
 	}
 

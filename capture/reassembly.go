@@ -297,14 +297,14 @@ func (t *tcpState) toSlow(c *conn, d *linkDecoder, fromServer bool) {
 			continue
 		}
 		t.fromServer = fs
-		asm.AssembleWithContext(nf, &t.prime, &t.e.actx)
+		asm.AssembleWithContext(nf, &t.prime, t.e.asmCtx())
 	}
 }
 
 func (t *tcpState) assemble(c *conn, d *linkDecoder, fromServer bool) {
 	t.fromServer = fromServer
 	rst := d.tcp.RST
-	t.assembler().AssembleWithContext(d.netFlow, &d.tcp, &t.e.actx)
+	t.assembler().AssembleWithContext(d.netFlow, &d.tcp, t.e.asmCtx())
 	if rst {
 		t.close(c)
 	}
@@ -315,9 +315,9 @@ func (t *tcpState) flush() {
 	if t.slow == 0 || t.e.age(t.lastFlush) < flushAge/2 {
 		return
 	}
-	t.lastFlush = t.e.ci.Timestamp
+	t.lastFlush = t.e.ts
 	t.flushing = true
-	t.asm.FlushWithOptions(reassembly.FlushOptions{T: t.e.ci.Timestamp.Add(-flushAge)})
+	t.asm.FlushWithOptions(reassembly.FlushOptions{T: t.e.ts.Add(-flushAge)})
 	t.flushing = false
 }
 
