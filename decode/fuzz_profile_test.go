@@ -12,6 +12,7 @@ func FuzzParseProfile(f *testing.F) {
 	f.Add([]byte("game = \"Unturned\"\ntransport_port = 27015\nextra_bits = 2\n"))
 	f.Add([]byte("type_name_bit_count = 99\nmarker_magic = 0x4E4D5355\n"))
 	f.Add([]byte("bogus = 1\n[extra]\nk = \"\\u001b[31m\"\n"))
+	f.Add([]byte("[limits]\nmax_flow_buffer = \"64KiB\"\nmax_flows = 3\nmax_message = 65536\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseProfile("fuzz", data)
 		if err != nil {
@@ -22,6 +23,11 @@ func FuzzParseProfile(f *testing.F) {
 		}
 		if _, err := ParseProfile("fuzz", data); err != nil {
 			t.Fatalf("ParseProfile(%q) accepted once, then failed: %v", data, err)
+		}
+		// profile show prints TOML(); what it prints must read back as
+		// the same profile, [limits] included.
+		if back, err := ParseProfile("fuzz", []byte(p.TOML())); err != nil || *back != *p {
+			t.Fatalf("ParseProfile(%q).TOML() reads back as %+v, %v; want %+v", data, back, err, p)
 		}
 	})
 }
