@@ -2,12 +2,11 @@ package decode
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"math"
 	"sort"
-	"time"
+	"strconv"
 )
 
 // The JSON encodings of outputs.md. Key names are the contract ("Keys named
@@ -17,71 +16,14 @@ import (
 // timeLayout is RFC 3339 with all nine nanosecond digits (outputs.md "time").
 const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
-type jsonEnum struct {
-	Value   uint32 `json:"value"`
-	Bits    int    `json:"bits"`
-	Widened bool   `json:"widened"`
-}
-
-type jsonField struct {
-	Name  string `json:"name"`
-	Bit   int    `json:"bit"`
-	Bits  int    `json:"bits"`
-	Value any    `json:"value"`
-}
-
-type jsonListener struct {
-	Type     *string `json:"type"`
-	Version  *uint32 `json:"version"`
-	ClientID *uint32 `json:"client_id"`
-	ServerID *uint32 `json:"server_id"`
-	Resolved bool    `json:"resolved"`
-}
-
 type jsonFinding struct {
 	Severity string `json:"severity"`
 	Group    string `json:"group"`
 	Text     string `json:"text"`
 }
 
-type jsonMessage struct {
-	N           int           `json:"n"`
-	Frame       int           `json:"frame"`
-	Time        string        `json:"time"`
-	Conn        string        `json:"conn"`
-	Dir         string        `json:"dir"`
-	Len         int           `json:"len"`
-	Enum        jsonEnum      `json:"enum"`
-	Msg         string        `json:"msg"`
-	Summary     string        `json:"summary,omitempty"`
-	Fields      []jsonField   `json:"fields"`
-	Mode        string        `json:"mode,omitempty"`
-	Listener    *jsonListener `json:"listener,omitempty"`
-	PayloadBits *int          `json:"payload_bits,omitempty"`
-	Expert      []jsonFinding `json:"expert"`
-}
-
-// jsonValue maps a span value to what outputs.md expects: numbers as JSON
-// numbers, strings exactly as decoded, byte blocks as lower-case hex (raw
-// bytes are not text), and non-finite floats, which JSON cannot hold, as
-// their Go spelling.
-func jsonValue(v any) any {
-	switch x := v.(type) {
-	case []byte:
-		return hex.EncodeToString(x)
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return formatFloat(x)
-		}
-	case float32:
-		f := float64(x)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return formatFloat(f)
-		}
-	}
-	return v
-}
-
+// formatFloat spells a non-finite float, which JSON cannot hold, as Go does
+// (a field value: outputs.md "value": any).
 func formatFloat(f float64) string {
 	switch {
 	case math.IsNaN(f):
@@ -101,44 +43,127 @@ func jsonFindings(fs []Finding) []jsonFinding {
 	return out
 }
 
-// formatTime formats t as outputs.md "time".
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-// MarshalJSON encodes the message as one outputs.md `dump --json` record.
-// "mode" appears for NegotiateListenerDetails, "listener" for the two USMN
+// AppendJSON appends the message as one outputs.md `dump --json` record
+// (without a newline) to dst and returns the extended buffer. "mode"
+// appears for NegotiateListenerDetails, "listener" for the two USMN
 // messages and "payload_bits" for Invoke Message Listener. Fields are empty
 // unless the message came with spans (Capture.Detail, DecodeOne).
-func (m *Message) MarshalJSON() ([]byte, error) {
-	j := jsonMessage{
-		N:       m.N,
-		Frame:   m.Frame,
-		Time:    formatTime(m.Time),
-		Conn:    m.Conn.String(),
-		Dir:     m.Dir.String(),
-		Len:     len(m.Data),
-		Enum:    jsonEnum{Value: m.Enum.Value, Bits: m.Enum.Bits, Widened: m.Enum.Widened},
-		Msg:     m.Name,
-		Summary: m.Summary,
-		Fields:  make([]jsonField, len(m.Fields)),
-		Mode:    m.Mode,
-		Expert:  jsonFindings(m.Findings),
+//
+// The record is written by hand, key by key, in the order and with the
+// number and string spellings encoding/json gave it (without HTML
+// escaping, plus the terminal escapes of escapeTerminalJSON), so that
+// `dump --json` of a large capture spends its time decoding, not
+// reflecting. A field value of a type the decoders never produce is
+// handed to encoding/json; one it cannot encode is written as null
+// (MarshalJSON and WriteJSON report it as an error instead).
+func (m *Message) AppendJSON(dst []byte) []byte {
+	dst, _ = m.appendJSON(dst)
+	return dst
+}
+
+// appendJSON is AppendJSON reporting a field value JSON cannot hold.
+func (m *Message) appendJSON(dst []byte) ([]byte, error) {
+	var err error
+	dst = append(dst, `{"n":`...)
+	dst = strconv.AppendInt(dst, int64(m.N), 10)
+	dst = append(dst, `,"frame":`...)
+	dst = strconv.AppendInt(dst, int64(m.Frame), 10)
+	dst = append(dst, `,"time":"`...)
+	dst = m.Time.UTC().AppendFormat(dst, timeLayout)
+	dst = append(dst, `","conn":`...)
+	dst = appendConn(dst, m.Conn)
+	dst = append(dst, `,"dir":`...)
+	dst = appendString(dst, m.Dir.String())
+	dst = append(dst, `,"len":`...)
+	dst = strconv.AppendInt(dst, int64(len(m.Data)), 10)
+	dst = append(dst, `,"enum":{"value":`...)
+	dst = strconv.AppendUint(dst, uint64(m.Enum.Value), 10)
+	dst = append(dst, `,"bits":`...)
+	dst = strconv.AppendInt(dst, int64(m.Enum.Bits), 10)
+	dst = append(dst, `,"widened":`...)
+	dst = strconv.AppendBool(dst, m.Enum.Widened)
+	dst = append(dst, `},"msg":`...)
+	dst = appendString(dst, m.Name)
+	if m.Summary != "" {
+		dst = append(dst, `,"summary":`...)
+		dst = appendString(dst, m.Summary)
 	}
-	for i, s := range m.Fields {
-		j.Fields[i] = jsonField{Name: s.Name, Bit: s.Bit, Bits: s.Bits, Value: jsonValue(s.Value)}
+	dst = append(dst, `,"fields":[`...)
+	for i := range m.Fields {
+		s := &m.Fields[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"name":`...)
+		dst = appendString(dst, s.Name)
+		dst = append(dst, `,"bit":`...)
+		dst = strconv.AppendInt(dst, int64(s.Bit), 10)
+		dst = append(dst, `,"bits":`...)
+		dst = strconv.AppendInt(dst, int64(s.Bits), 10)
+		dst = append(dst, `,"value":`...)
+		var verr error
+		if dst, verr = appendValue(dst, s.Value); verr != nil && err == nil {
+			err = verr
+		}
+		dst = append(dst, '}')
 	}
-	if m.Listener != nil {
-		l := m.Listener
-		j.Listener = &jsonListener{Type: l.Type, Version: l.Version, ClientID: l.ClientID, ServerID: l.ServerID, Resolved: l.Resolved}
+	dst = append(dst, ']')
+	if m.Mode != "" {
+		dst = append(dst, `,"mode":`...)
+		dst = appendString(dst, m.Mode)
+	}
+	if l := m.Listener; l != nil {
+		dst = append(dst, `,"listener":{"type":`...)
+		if l.Type != nil {
+			dst = appendString(dst, *l.Type)
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = append(dst, `,"version":`...)
+		dst = appendOptUint(dst, l.Version)
+		dst = append(dst, `,"client_id":`...)
+		dst = appendOptUint(dst, l.ClientID)
+		dst = append(dst, `,"server_id":`...)
+		dst = appendOptUint(dst, l.ServerID)
+		dst = append(dst, `,"resolved":`...)
+		dst = strconv.AppendBool(dst, l.Resolved)
+		dst = append(dst, '}')
 	}
 	if m.Name == KindInvokeMessageListener.String() {
-		pb := m.PayloadBits
-		j.PayloadBits = &pb
+		dst = append(dst, `,"payload_bits":`...)
+		dst = strconv.AppendInt(dst, int64(m.PayloadBits), 10)
 	}
-	return marshal(j)
+	dst = append(dst, `,"expert":[`...)
+	for i := range m.Findings {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendFinding(dst, &m.Findings[i])
+	}
+	dst = append(dst, "]}"...)
+	return dst, err
+}
+
+// MarshalJSON encodes the message as one outputs.md `dump --json` record
+// (see AppendJSON).
+func (m *Message) MarshalJSON() ([]byte, error) {
+	return m.appendJSON(nil)
+}
+
+// WriteJSON writes the message as one NDJSON line (outputs.md `dump --json`).
+func (m *Message) WriteJSON(w io.Writer) error {
+	b, err := m.appendJSON(make([]byte, 0, 1024))
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
 }
 
 // marshal encodes v without HTML escaping (wire strings stay readable) and
-// without the encoder's trailing newline.
+// without the encoder's trailing newline: a field value of a type
+// appendValue does not spell itself.
 func marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -147,17 +172,6 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return escapeTerminalJSON(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
-}
-
-// WriteJSON writes the message as one NDJSON line (outputs.md `dump --json`).
-func (m *Message) WriteJSON(w io.Writer) error {
-	b, err := m.MarshalJSON()
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
-	return err
 }
 
 type jsonUSMN struct {

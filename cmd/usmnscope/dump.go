@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -54,11 +55,15 @@ type dumper struct {
 	f      *decode.Filter
 	out    *bufio.Writer
 	format lineFormat
-	next   int // next message number to print
+	next   int    // next message number to print
+	rec    []byte // --json: the record being written, reused
 }
 
 // upTo prints messages next..n. A write error (a closed pipe) stops it.
 func (d *dumper) upTo(dc *decode.Capture, n int) error {
+	if d.o.json {
+		return d.jsonUpTo(dc, n)
+	}
 	for ; d.next <= n; d.next++ {
 		m := dc.Message(d.next)
 		if m == nil {
@@ -79,15 +84,87 @@ func (d *dumper) upTo(dc *decode.Capture, n int) error {
 	return nil
 }
 
+// jsonUpTo is upTo for --json (issue 7: a million records in seconds):
+// each message is decoded once, with its spans, and the filter sees that
+// decoding (filters read no field spans); the record is appended to one
+// reused buffer and written through the big output buffer.
+func (d *dumper) jsonUpTo(dc *decode.Capture, n int) error {
+	for ; d.next <= n; d.next++ {
+		m := dc.Detail(d.next)
+		if m == nil || !d.f.Match(m) {
+			continue
+		}
+		d.rec = append(m.AppendJSON(d.rec[:0]), '\n')
+		if _, err := d.out.Write(d.rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonPipe runs a --json dumper on its own goroutine, so that on two cores
+// re-decoding and encoding the settled messages overlaps with reading and
+// decoding the capture (issue 7). The feed only wakes it; it prints as
+// many settled messages as there are at each wake-up, in order, so the
+// output is the same as printing from the feed (settled messages are final:
+// Capture.Settled). Its write error stops the feed at the next event.
+type jsonPipe struct {
+	d    *dumper
+	wake chan struct{} // one pending wake-up at most
+	done chan struct{} // closed when the goroutine has stopped
+	once sync.Once
+
+	mu  sync.Mutex
+	err error
+}
+
+func newJSONPipe(d *dumper) *jsonPipe {
+	return &jsonPipe{d: d, wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// kick is readCapture's per-event hook: it starts the goroutine on the
+// first event and wakes it, and returns the goroutine's write error, if any.
+func (p *jsonPipe) kick(dc *decode.Capture) error {
+	p.once.Do(func() { go p.run(dc) })
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+func (p *jsonPipe) run(dc *decode.Capture) {
+	defer close(p.done)
+	for range p.wake {
+		if err := p.d.upTo(dc, dc.Settled()); err != nil {
+			p.mu.Lock()
+			p.err = err
+			p.mu.Unlock()
+			return
+		}
+	}
+}
+
+// stop waits for the goroutine to print what it was woken for and returns
+// its write error; the dumper is then the caller's again.
+func (p *jsonPipe) stop() error {
+	p.once.Do(func() { close(p.done) })
+	close(p.wake)
+	<-p.done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
 func (d *dumper) print(dc *decode.Capture, m *decode.Message) error {
-	if d.o.json || d.o.verbose {
+	if d.o.verbose {
 		if full := dc.Detail(m.N); full != nil {
 			m = full
 		}
 	}
 	switch {
-	case d.o.json:
-		return m.WriteJSON(d.out)
 	case d.o.verbose:
 		_, err := d.out.WriteString(d.format.tree(m))
 		return err
@@ -125,7 +202,18 @@ func runDump(cmd *cobra.Command, s *streams, path string, o dumpOptions) error {
 		return usageError{err}
 	}
 	d := &dumper{o: o, f: flt, out: newOutput(s.out), next: 1}
-	dc, err := readCapture(cmd, s, path, func(dc *decode.Capture) error { return d.upTo(dc, dc.Settled()) })
+	each := func(dc *decode.Capture) error { return d.upTo(dc, dc.Settled()) }
+	var pipe *jsonPipe
+	if o.json {
+		pipe = newJSONPipe(d)
+		each = pipe.kick
+	}
+	dc, err := readCapture(cmd, s, path, each)
+	if pipe != nil {
+		if perr := pipe.stop(); err == nil {
+			err = perr
+		}
+	}
 	if err == nil {
 		err = d.upTo(dc, dc.Len())
 	}

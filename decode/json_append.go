@@ -1,0 +1,193 @@
+package decode
+
+import (
+	"encoding/hex"
+	"math"
+	"net/netip"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The appenders below spell JSON values exactly as encoding/json does with
+// SetEscapeHTML(false), followed by escapeTerminalJSON: they are what
+// Message.AppendJSON is made of, and json_test.go holds them to the
+// reflection encoding they replace.
+
+const lowerHex = "0123456789abcdef"
+
+// asciiSafe[b] is true for the ASCII bytes encoding/json copies into a
+// string unchanged when HTML escaping is off: all but the C0 controls, '"'
+// and '\\'.
+var asciiSafe = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
+// appendString appends s as a JSON string: encoding/json's escapes
+// (\", \\, \b, \f, \n, \r, \t, \u00XX for other C0 controls, \ufffd for each
+// byte of invalid UTF-8, \u2028 and \u2029), and the terminal escapes of
+// escapeTerminalJSON (C1 controls and bidi marks as \uXXXX, issue 8).
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if asciiSafe[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', lowerHex[b>>4], lowerHex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029' || terminalRune(r):
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', lowerHex[r>>12&0xF], lowerHex[r>>8&0xF], lowerHex[r>>4&0xF], lowerHex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendConn appends c as a JSON string, as Conn.String spells it. The
+// address text is ASCII but for an IPv6 zone, which is escaped like any
+// string when it needs to be.
+func appendConn(dst []byte, c Conn) []byte {
+	dst = append(dst, '"')
+	start := len(dst)
+	dst = appendAddrPort(dst, c.Client)
+	dst = append(dst, '-')
+	dst = appendAddrPort(dst, c.Server)
+	for _, b := range dst[start:] {
+		if b >= utf8.RuneSelf || !asciiSafe[b] {
+			return appendString(dst[:start-1], string(dst[start:]))
+		}
+	}
+	return append(dst, '"')
+}
+
+// appendAddrPort appends an address and port as netip.AddrPort.String
+// spells it: AppendTo, except for the zero address, which String calls
+// "invalid AddrPort" and AppendTo leaves empty.
+func appendAddrPort(dst []byte, p netip.AddrPort) []byte {
+	if !p.Addr().IsValid() {
+		return append(dst, "invalid AddrPort"...)
+	}
+	return p.AppendTo(dst)
+}
+
+// appendOptUint appends *p, or null when p is nil.
+func appendOptUint(dst []byte, p *uint32) []byte {
+	if p == nil {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendUint(dst, uint64(*p), 10)
+}
+
+// appendFinding appends an outputs.md "expert" entry.
+func appendFinding(dst []byte, f *Finding) []byte {
+	dst = append(dst, `{"severity":`...)
+	dst = appendString(dst, f.Severity.String())
+	dst = append(dst, `,"group":`...)
+	dst = appendString(dst, f.Group.String())
+	dst = append(dst, `,"text":`...)
+	dst = appendString(dst, f.Text)
+	return append(dst, '}')
+}
+
+// appendFloat appends a finite float as encoding/json does: like %g, but
+// with ES6's exponent cut-offs (below 1e-6 and from 1e21) and an exponent
+// without a leading zero; bits is 32 or 64, the float's own precision.
+func appendFloat(dst []byte, f float64, bits int) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		// e-09 → e-9, as encoding/json does.
+		n := len(dst)
+		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+// appendValue appends a span value as outputs.md's field "value": numbers
+// as JSON numbers, strings exactly as decoded, byte blocks as lower-case
+// hex (raw bytes are not text), non-finite floats, which JSON cannot hold,
+// as their Go spelling, and nil as null. A type the decoders do not
+// produce goes through encoding/json; if that fails, null is appended and
+// the error returned.
+func appendValue(dst []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case bool:
+		return strconv.AppendBool(dst, x), nil
+	case uint64:
+		return strconv.AppendUint(dst, x, 10), nil
+	case int64:
+		return strconv.AppendInt(dst, x, 10), nil
+	case uint32:
+		return strconv.AppendUint(dst, uint64(x), 10), nil
+	case int:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case string:
+		return appendString(dst, x), nil
+	case []byte:
+		dst = append(dst, '"')
+		dst = hex.AppendEncode(dst, x)
+		return append(dst, '"'), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return appendString(dst, formatFloat(x)), nil
+		}
+		return appendFloat(dst, x, 64), nil
+	case float32:
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return appendString(dst, formatFloat(f)), nil
+		}
+		return appendFloat(dst, f, 32), nil
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return append(dst, "null"...), err
+	}
+	return append(dst, b...), nil
+}
