@@ -2,6 +2,8 @@ package decode
 
 import (
 	"fmt"
+	"io"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -29,26 +31,26 @@ type ConnInfo struct {
 	Findings   []Finding // connection-level findings (gaps, resync, inference, UDP notes)
 }
 
-// record is the compact index entry of one message (at most 64 bytes): where
-// its bytes are in the arena, when and where it came from, and the State it
-// was decoded in, so that Message and Detail decode it again on demand.
+// record is the compact index entry of one message (48 bytes; a test keeps
+// it there): where its bytes are (a capture file offset or an arena
+// offset), when and where it came from, and the State it was decoded in, so
+// that Message and Detail decode it again on demand. Fields a new decoding
+// gives back (the enum value, its width) are not kept.
 type record struct {
-	off      int64 // arena offset of the message bytes
-	time     int64 // UnixNano
-	frame    int32
-	length   uint16
-	conn     uint32
-	dir      Dir
-	kind     Kind
-	enumBits uint8
-	idBits   uint8
-	flags    recFlags
-	worst    uint8 // highest severity + 1, 0 for none
-	enum     uint32
-	cid      uint32
-	sid      uint32
-	version  uint32
-	typ      uint32 // index+1 into Capture.types, 0 for none
+	off     int64 // capture file offset (recFile) or arena offset of the message bytes
+	time    int64 // UnixNano
+	frame   int32
+	conn    uint32
+	cid     uint32
+	sid     uint32
+	version uint32
+	typ     uint32 // index+1 into Capture.types, 0 for none
+	length  uint16
+	flags   recFlags
+	dir     Dir
+	kind    Kind
+	idBits  uint8
+	worst   uint8 // highest severity + 1, 0 for none
 }
 
 type recFlags uint16
@@ -63,12 +65,28 @@ const (
 	recSID                           // sid valid
 	recVersion                       // version valid
 	recExtra                         // Capture.extra has findings for it
+	recFile                          // off is an offset in the Store, not in the arena
 )
+
+// recChunk is how many records one block of the index holds. The index
+// grows a block at a time, so a million messages never copy a giant slice
+// (and never hold the old and the new copy at once).
+const recChunk = 4096
 
 // arenaChunk is the largest arena block. A message never straddles two
 // blocks (a message is at most 65535 bytes), and blocks never move, so a
 // message's bytes can be handed out without copying.
 const arenaChunk = 1 << 20
+
+// Store gives back the bytes of the capture file, by offset, when a message
+// is shown again (io.ReaderAt's contract). The decoder does no IO itself:
+// the caller that reads the capture from a file supplies it (SetStore), and
+// messages that lie wholly inside one contiguous run of that file
+// (DataAt's offset) are recorded by where they are instead of being copied.
+// ReadAt may be called by several readers at once.
+type Store interface {
+	ReadAt(p []byte, off int64) (int, error)
+}
 
 // Capture holds the decoded messages and listener tables of one capture. It
 // is fed by one goroutine (the capture → decode wiring) and may be read by
@@ -79,10 +97,18 @@ const arenaChunk = 1 << 20
 //
 // # Storage
 //
-// Each message keeps its bytes in an append-only arena and a compact index
-// record (≤ 64 bytes) with the State it was decoded in; Message and Detail
-// decode it again from those on demand, so fields and spans are never
-// stored. Message.Data aliases the arena and must not be modified.
+// Each message keeps a compact index record (48 bytes, in fixed blocks)
+// with the State it was decoded in; Message and Detail decode it again on
+// demand, so fields and spans are never stored. A message that lies wholly
+// inside one contiguous run of the capture file (DataAt with an offset, and
+// a Store set) is recorded by its file offset and read back through the
+// Store; any other message (split across segments, reassembled during a
+// resynchronisation, or from a source without a file: stdin, live) keeps
+// its bytes in an append-only arena. Message.Data is the caller's own copy.
+//
+// Listener tables keep no per-message operations: Tables(conn, n) decodes
+// the connection's USMN messages after the nearest checkpoint again and
+// replays them (wire.md 4.5).
 //
 // # Widening and inference
 //
@@ -112,8 +138,12 @@ type Capture struct {
 	profile *Profile
 	limits  Limits
 
+	store    Store
 	arena    [][]byte
-	recs     []record
+	recs     [][]record // blocks of recChunk records
+	nrec     int
+	inFile   int                 // records with recFile
+	scratch  []byte              // the feeder's buffer for bytes read back from the store
 	extra    map[int32][]Finding // findings the capture adds to message n (tables, inference)
 	conns    []*connection
 	byConn   map[Conn]uint32
@@ -189,8 +219,25 @@ func (c *Capture) Open(conn Conn, rule string, t time.Time, frame int) {
 	}
 }
 
-// Data feeds reassembled bytes of one direction of a connection.
+// SetStore tells the capture where DataAt's offsets point: the capture file
+// the data is read from. Set it before the first DataAt.
+func (c *Capture) SetStore(s Store) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.store = s
+}
+
+// Data feeds reassembled bytes of one direction of a connection; their
+// messages keep their bytes in memory.
 func (c *Capture) Data(conn Conn, dir Dir, data []byte, t time.Time, frame int) {
+	c.DataAt(conn, dir, data, t, frame, -1)
+}
+
+// DataAt is Data for bytes that are one contiguous run of the capture file
+// starting at offset (capture.Event.Offset), or -1 when they are not. With a
+// Store set, a message lying wholly inside data is recorded by its file
+// offset instead of being copied.
+func (c *Capture) DataAt(conn Conn, dir Dir, data []byte, t time.Time, frame int, offset int64) {
 	if dir > S2C {
 		return
 	}
@@ -203,12 +250,23 @@ func (c *Capture) Data(conn Conn, dir Dir, data []byte, t time.Time, frame int) 
 	if !fr.Synced() {
 		cn.unsynced[dir] = append(cn.unsynced[dir], chunkMark{end: fr.Offset() + int64(len(data)), time: t, frame: frame})
 	}
+	if c.store == nil {
+		offset = -1
+	}
+	start := fr.Offset() // stream offset of data[0]
 	fr.Feed(data, func(msg []byte, info FrameInfo) {
 		mt, mf := t, frame
 		if len(cn.unsynced[dir]) > 0 {
 			mt, mf = cn.stamp(dir, info.Offset+2+int64(len(msg)), t, frame)
 		}
-		c.message(cn, dir, msg, info, mt, mf)
+		at := int64(-1)
+		// The framer hands out a message in place when it lies wholly in
+		// the chunk; one it assembled in its own buffer is not in the file
+		// as one run.
+		if k := info.Offset + 2 - start; offset >= 0 && len(msg) > 0 && k >= 0 && k+int64(len(msg)) <= int64(len(data)) && &data[k] == &msg[0] {
+			at = offset + k
+		}
+		c.message(cn, dir, msg, info, mt, mf, at)
 	})
 	if fr.Synced() {
 		cn.unsynced[dir] = cn.unsynced[dir][:0]
@@ -276,7 +334,7 @@ func (c *Capture) end(cn *connection) {
 		// resync near the end of the stream) get a last chance to frame.
 		c.connFindings(cn, cn.framer[d].End(func(msg []byte, info FrameInfo) {
 			t, frame := cn.stamp(d, info.Offset+2+int64(len(msg)), cn.lastTime[d], cn.lastFrame[d])
-			c.message(cn, d, msg, info, t, frame)
+			c.message(cn, d, msg, info, t, frame, -1)
 		}))
 		cn.unsynced[d] = cn.unsynced[d][:0]
 		if cn.undecided[d] {
@@ -312,7 +370,15 @@ func (c *Capture) Finish() {
 func (c *Capture) Len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return len(c.recs)
+	return c.nrec
+}
+
+// Placement returns how many messages are recorded by their offset in the
+// Store and how many keep their bytes in memory (see Storage).
+func (c *Capture) Placement() (file, memory int) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.inFile, c.nrec - c.inFile
 }
 
 // Settled returns how many messages (1..Settled) are final: later input
@@ -322,7 +388,7 @@ func (c *Capture) Len() int {
 func (c *Capture) Settled() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	settled := len(c.recs)
+	settled := c.nrec
 	for _, cn := range c.conns {
 		if len(cn.held) > 0 && int(cn.held[0]) < settled {
 			settled = int(cn.held[0])
@@ -331,10 +397,10 @@ func (c *Capture) Settled() int {
 	return settled
 }
 
-// store copies msg into the arena and returns its offset: the block index
+// keep copies msg into the arena and returns its offset: the block index
 // times arenaChunk plus the offset in the block. Blocks start small and
 // double up to arenaChunk, so a small capture stays small.
-func (c *Capture) store(msg []byte) int64 {
+func (c *Capture) keep(msg []byte) int64 {
 	last := len(c.arena) - 1
 	if last < 0 || len(c.arena[last])+len(msg) > cap(c.arena[last]) {
 		size := 4096
@@ -350,28 +416,85 @@ func (c *Capture) store(msg []byte) int64 {
 	return off
 }
 
-// bytes returns the stored bytes of r (read-only: they alias the arena).
-func (c *Capture) bytes(r *record) []byte {
-	b := c.arena[r.off/arenaChunk]
-	o := int(r.off % arenaChunk)
-	return b[o : o+int(r.length) : o+int(r.length)]
+// rec returns record i (from 0).
+func (c *Capture) rec(i int32) *record {
+	return &c.recs[i/recChunk][i%recChunk]
 }
 
-// message numbers and stores one framed message, then decodes it now or
-// holds it for an inference.
-func (c *Capture) message(cn *connection, dir Dir, msg []byte, info FrameInfo, t time.Time, frame int) {
+// add appends r to the index and returns its index.
+func (c *Capture) add(r record) int32 {
+	if c.nrec%recChunk == 0 {
+		// The first block starts small, so a small capture stays small.
+		size := recChunk
+		if c.nrec == 0 {
+			size = 64
+		}
+		c.recs = append(c.recs, make([]record, 0, size))
+	}
+	b := &c.recs[len(c.recs)-1]
+	if len(*b) == cap(*b) {
+		*b = append(make([]record, 0, recChunk), *b...)
+	}
+	*b = append(*b, r)
+	c.nrec++
+	return int32(c.nrec - 1)
+}
+
+// load returns the bytes of r: aliasing the arena (read-only), or read from
+// the store into buf (grown as needed). A short read is an error; the bytes
+// read before it are returned.
+func (c *Capture) load(r *record, buf []byte) ([]byte, error) {
+	if r.flags&recFile == 0 {
+		b := c.arena[r.off/arenaChunk]
+		o := int(r.off % arenaChunk)
+		return b[o : o+int(r.length) : o+int(r.length)], nil
+	}
+	if cap(buf) < int(r.length) {
+		buf = make([]byte, r.length)
+	}
+	buf = buf[:r.length]
+	n, err := c.store.ReadAt(buf, r.off)
+	if n == len(buf) {
+		return buf, nil
+	}
+	if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	return buf[:n], fmt.Errorf("capture file: message bytes at offset %d: read %d of %d bytes: %w", r.off, n, len(buf), err)
+}
+
+// feederBytes loads r for the feeder (under the write lock) into its
+// scratch buffer. A read error leaves the bytes read: the decoding then
+// reports the message as cut short.
+func (c *Capture) feederBytes(r *record) []byte {
+	b, _ := c.load(r, c.scratch)
+	if r.flags&recFile != 0 {
+		c.scratch = b[:0]
+	}
+	return b
+}
+
+// message numbers and records one framed message (at file offset at, or -1
+// to keep its bytes in the arena), then decodes it now or holds it for an
+// inference.
+func (c *Capture) message(cn *connection, dir Dir, msg []byte, info FrameInfo, t time.Time, frame int, at int64) {
 	if len(msg) > 0xFFFF {
 		msg = msg[:0xFFFF]
 	}
-	i := int32(len(c.recs))
-	c.recs = append(c.recs, record{
-		off:    c.store(msg),
+	r := record{
 		time:   t.UnixNano(),
 		frame:  int32(frame),
 		length: uint16(len(msg)),
 		conn:   cn.idx,
 		dir:    dir,
-	})
+	}
+	if at >= 0 {
+		r.off, r.flags = at, recFile
+		c.inFile++
+	} else {
+		r.off = c.keep(msg)
+	}
+	i := c.add(r)
 	cn.info.Messages++
 	cn.msgs = append(cn.msgs, i)
 	cn.info.Bytes[dir] += int64(len(msg)) + 2
@@ -387,12 +510,12 @@ func (c *Capture) message(cn *connection, dir Dir, msg []byte, info FrameInfo, t
 		}
 	}
 	if !cn.holding() {
-		c.commit(cn, i)
+		c.commit(cn, i, msg)
 		return
 	}
 	cn.held = append(cn.held, i)
-	c.recs[i].flags |= recHeld
-	c.tentative(cn, i)
+	c.rec(i).flags |= recHeld
+	c.tentative(cn, i, msg)
 	if cn.undecided[dir] {
 		cn.heldIn[dir]++
 		if cn.heldIn[dir] >= c.limits.InferWindow {
@@ -413,18 +536,21 @@ func (c *Capture) message(cn *connection, dir Dir, msg []byte, info FrameInfo, t
 	}
 }
 
-// decodeRec decodes record i in state st into c.dec.
-func (c *Capture) decodeRec(i int32, dir Dir, st State, spans *netpak.Spans) *Decoded {
-	r := &c.recs[i]
+// decodeRec decodes record i in state st into c.dec, from msg when the
+// caller has its bytes at hand, else from where the record says they are.
+func (c *Capture) decodeRec(i int32, dir Dir, st State, msg []byte) *Decoded {
+	if msg == nil {
+		msg = c.feederBytes(c.rec(i))
+	}
 	c.dec = Decoded{Findings: c.dec.Findings[:0]}
-	DecodeMessage(c.profile, dir, st, c.bytes(r), spans, &c.dec)
+	DecodeMessage(c.profile, dir, st, msg, nil, &c.dec)
 	return &c.dec
 }
 
 // setDecoded records what decoding showed in the index entry.
 func (c *Capture) setDecoded(i int32, st State, d *Decoded) {
-	r := &c.recs[i]
-	r.kind, r.enum, r.enumBits, r.idBits = d.Kind, d.Enum.Value, uint8(d.Enum.Bits), uint8(st.IDBits)
+	r := c.rec(i)
+	r.kind, r.idBits = d.Kind, uint8(st.IDBits)
 	r.flags &^= recWidened | recIDKnown
 	if st.Widened {
 		r.flags |= recWidened
@@ -442,10 +568,10 @@ func (c *Capture) setDecoded(i int32, st State, d *Decoded) {
 
 // tentative decodes a held message in the connection's current state, so
 // that it can be shown before the inference settles.
-func (c *Capture) tentative(cn *connection, i int32) {
-	dir := c.recs[i].dir
+func (c *Capture) tentative(cn *connection, i int32, msg []byte) {
+	dir := c.rec(i).dir
 	st := cn.state(dir)
-	c.setDecoded(i, st, c.decodeRec(i, dir, st, nil))
+	c.setDecoded(i, st, c.decodeRec(i, dir, st, msg))
 }
 
 // decide infers the enum width of an undecided direction from its held
@@ -458,7 +584,7 @@ func (c *Capture) decide(cn *connection, dir Dir) {
 	var bitsV, bitsW = cn.idBits, cn.idBits
 	knownV, knownW := cn.idKnown, cn.idKnown
 	for _, i := range cn.held {
-		if c.recs[i].dir != dir {
+		if c.rec(i).dir != dir {
 			continue
 		}
 		if in.firstHeldIndex < 0 {
@@ -509,8 +635,8 @@ func (c *Capture) commitHeld(cn *connection) {
 	held := cn.held
 	cn.held = nil
 	for _, i := range held {
-		c.recs[i].flags &^= recHeld
-		c.commit(cn, i)
+		c.rec(i).flags &^= recHeld
+		c.commit(cn, i, nil)
 	}
 }
 
@@ -519,10 +645,11 @@ func (c *Capture) addExtra(i int32, fs ...Finding) {
 		return
 	}
 	c.extra[i] = append(c.extra[i], fs...)
-	c.recs[i].flags |= recExtra
+	r := c.rec(i)
+	r.flags |= recExtra
 	for _, f := range fs {
-		if uint8(f.Severity)+1 > c.recs[i].worst {
-			c.recs[i].worst = uint8(f.Severity) + 1
+		if uint8(f.Severity)+1 > r.worst {
+			r.worst = uint8(f.Severity) + 1
 		}
 	}
 }
@@ -538,21 +665,33 @@ func (c *Capture) intern(b []byte) string {
 	return s
 }
 
-// commit decodes message i in the connection's state, applies it to the
+// lookupType is intern for readers: every type name a committed message
+// carries was interned when it was committed, so a replay finds it.
+func (c *Capture) lookupType(b []byte) string {
+	if i, ok := c.typeIdx[string(b)]; ok {
+		return c.types[i]
+	}
+	return string(b)
+}
+
+// commit decodes message i (from msg, or from where its record says its
+// bytes are when msg is nil) in the connection's state, applies it to the
 // handshake state and the tables, and records the result.
-func (c *Capture) commit(cn *connection, i int32) {
-	r := &c.recs[i]
+func (c *Capture) commit(cn *connection, i int32, msg []byte) {
+	r := c.rec(i)
 	dir := r.dir
 	n := int(i) + 1
 	st := cn.state(dir)
-	d := c.decodeRec(i, dir, st, nil)
+	d := c.decodeRec(i, dir, st, msg)
 	c.setDecoded(i, st, d)
+	pos := cn.committed
+	cn.committed++
 	if d.Enum.Widened && cn.info.WidenedAt[dir] == 0 {
 		cn.info.WidenedAt[dir] = n
 	}
 	if d.Kind == KindInvokeMessageListener || d.Kind == KindNegotiateListenerDetails {
 		o := opFor(dir, n, st, d, c.intern)
-		res := cn.applyOp(o, &c.limits)
+		res := cn.applyOp(o, &c.limits, pos)
 		c.listenerInfo(cn, i, &o, d, res.resolved)
 		c.addExtra(i, res.findings...)
 	}
@@ -565,7 +704,7 @@ func (c *Capture) commit(cn *connection, i int32) {
 // listenerInfo records in the index what the tables know of the listener a
 // USMN message names, as of its decoding (outputs.md "listener").
 func (c *Capture) listenerInfo(cn *connection, i int32, o *op, d *Decoded, resolved bool) {
-	r := &c.recs[i]
+	r := c.rec(i)
 	r.flags |= recListener
 	if resolved {
 		r.flags |= recResolved
@@ -663,20 +802,26 @@ func (c *Capture) Detail(n int) *Message {
 // build decodes message n again from its stored bytes and State. Readers
 // share the read lock, so it decodes into its own Decoded.
 func (c *Capture) build(n int, withSpans bool) *Message {
-	if n < 1 || n > len(c.recs) {
+	if n < 1 || n > c.nrec {
 		return nil
 	}
-	r := &c.recs[n-1]
+	r := c.rec(int32(n - 1))
 	cn := c.conns[r.conn]
-	st := State{Widened: r.flags&recWidened != 0, IDBits: int(r.idBits), IDKnown: r.flags&recIDKnown != 0}
+	st := r.state()
 	var spans *netpak.Spans
 	if withSpans {
 		spans = &netpak.Spans{}
 	}
 	var d Decoded
-	data := c.bytes(r)
+	data, err := c.load(r, nil)
+	if r.flags&recFile == 0 {
+		data = append([]byte(nil), data...)
+	}
 	DecodeMessage(c.profile, r.dir, st, data, spans, &d)
 	m := newMessage(&d, r.dir, data, spans)
+	if err != nil {
+		m.Findings = append(m.Findings, Finding{Severity: Error, Group: Malformed, Text: Escape(err.Error()), Bit: -1})
+	}
 	m.N, m.Frame, m.Time, m.Conn = n, int(r.frame), time.Unix(0, r.time).UTC(), cn.info.Conn
 	if r.flags&recListener != 0 {
 		l := &Listener{Resolved: r.flags&recResolved != 0}
@@ -706,6 +851,11 @@ func (c *Capture) build(n int, withSpans bool) *Message {
 	}
 	m.Summary = summarize(m, &d)
 	return m
+}
+
+// state is the State r was decoded in.
+func (r *record) state() State {
+	return State{Widened: r.flags&recWidened != 0, IDBits: int(r.idBits), IDKnown: r.flags&recIDKnown != 0}
 }
 
 // newMessage builds a Message from a decoding, without capture context.
@@ -836,10 +986,48 @@ func (c *Capture) Tables(conn Conn, asOf int) *Tables {
 	if !ok {
 		return nil
 	}
-	if asOf <= 0 || asOf > len(c.recs) {
-		asOf = len(c.recs)
+	if asOf <= 0 || asOf > c.nrec {
+		asOf = c.nrec
 	}
-	return c.conns[i].tablesAsOf(asOf, &c.limits)
+	return c.tablesAsOf(c.conns[i], asOf)
+}
+
+// tablesAsOf returns the tables of cn after every message ≤ asOf: the live
+// tables when every committed message of cn is ≤ asOf, else the nearest
+// checkpoint at or before it, cloned, and the USMN messages after it
+// decoded again (in the State their records hold) and applied.
+func (c *Capture) tablesAsOf(cn *connection, asOf int) *Tables {
+	// k: the connection's messages numbered ≤ asOf (record index < asOf).
+	k := sort.Search(len(cn.msgs), func(i int) bool { return int(cn.msgs[i]) >= asOf })
+	var t *Tables
+	if k >= cn.committed {
+		t = cn.tables.snapshot(cn.info.Conn, asOf)
+	} else {
+		cp := cn.checkpoints[sort.Search(len(cn.checkpoints), func(i int) bool { return cn.checkpoints[i].pos > k })-1]
+		st := cp.state.clone()
+		var (
+			d   Decoded
+			buf []byte
+		)
+		for p := cp.pos; p < k; p++ {
+			i := cn.msgs[p]
+			r := c.rec(i)
+			if r.flags&recListener == 0 {
+				continue
+			}
+			msg, _ := c.load(r, buf)
+			if r.flags&recFile != 0 {
+				buf = msg[:0]
+			}
+			d = Decoded{Findings: d.Findings[:0]}
+			DecodeMessage(c.profile, r.dir, r.state(), msg, nil, &d)
+			o := opFor(r.dir, int(i)+1, r.state(), &d, c.lookupType)
+			st.apply(&o, &c.limits)
+		}
+		t = st.snapshot(cn.info.Conn, asOf)
+	}
+	t.Messages = k
+	return t
 }
 
 // Findings returns the capture-wide findings.

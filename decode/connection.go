@@ -2,7 +2,6 @@ package decode
 
 import (
 	"fmt"
-	"sort"
 	"time"
 )
 
@@ -35,9 +34,12 @@ type connection struct {
 	// held, so that the tables see the messages in order.
 	held []int32
 
-	msgs        []int32 // record indices of the connection's messages, ascending
-	tables      *tableState
-	ops         []op
+	msgs      []int32 // record indices of the connection's messages, ascending
+	committed int     // how many of msgs are committed (always a prefix: commits go in order)
+	tables    *tableState
+	nops      int // table operations applied so far
+	// checkpoints are table states at points of msgs; the operations after
+	// one are not kept but taken again from their messages (Capture.tablesAsOf).
 	checkpoints []checkpoint
 }
 
@@ -64,8 +66,10 @@ func (cn *connection) stamp(dir Dir, end int64, t time.Time, frame int) (time.Ti
 	return m[0].time, m[0].frame
 }
 
-// checkpoint is the table state after the first ops operations.
+// checkpoint is the table state after the connection's first pos messages,
+// which held its first ops operations.
 type checkpoint struct {
+	pos   int
 	ops   int
 	state *tableState
 }
@@ -168,39 +172,19 @@ func opTypeBytes(s string, b []byte) []byte {
 	return b
 }
 
-// applyOp applies o to the live tables, records it for as-of queries and
-// takes a checkpoint when enough operations passed since the last one. The
-// interval grows with the tables, so that checkpoints never cost more
-// memory than the replays they save.
-func (cn *connection) applyOp(o op, lim *Limits) result {
+// applyOp applies o, the operation of the connection's message at position
+// pos of msgs, to the live tables and takes a checkpoint when enough
+// operations passed since the last one. The interval grows with the tables,
+// so that checkpoints never cost more memory than the replays they save.
+func (cn *connection) applyOp(o op, lim *Limits, pos int) result {
 	res := cn.tables.apply(&o, lim)
-	cn.ops = append(cn.ops, o)
+	cn.nops++
 	last := cn.checkpoints[len(cn.checkpoints)-1]
 	size := len(cn.tables.server) + len(cn.tables.client) + len(cn.tables.queue)
-	if since := len(cn.ops) - last.ops; since >= lim.CheckpointEvery && since >= size/4 {
-		cn.checkpoints = append(cn.checkpoints, checkpoint{ops: len(cn.ops), state: cn.tables.clone()})
+	if since := cn.nops - last.ops; since >= lim.CheckpointEvery && since >= size/4 {
+		cn.checkpoints = append(cn.checkpoints, checkpoint{pos: pos + 1, ops: cn.nops, state: cn.tables.clone()})
 	}
 	return res
-}
-
-// tablesAsOf returns the tables after every operation of messages ≤ asOf:
-// the nearest checkpoint at or before it, cloned, plus a replay of the
-// operations after the checkpoint.
-func (cn *connection) tablesAsOf(asOf int, lim *Limits) *Tables {
-	var t *Tables
-	k := sort.Search(len(cn.ops), func(i int) bool { return cn.ops[i].n > asOf })
-	if k == len(cn.ops) {
-		t = cn.tables.snapshot(cn.info.Conn, asOf)
-	} else {
-		c := sort.Search(len(cn.checkpoints), func(i int) bool { return cn.checkpoints[i].ops > k }) - 1
-		st := cn.checkpoints[c].state.clone()
-		for i := cn.checkpoints[c].ops; i < k; i++ {
-			st.apply(&cn.ops[i], lim)
-		}
-		t = st.snapshot(cn.info.Conn, asOf)
-	}
-	t.Messages = sort.Search(len(cn.msgs), func(i int) bool { return int(cn.msgs[i]) >= asOf })
-	return t
 }
 
 // inference is the outcome of trying both enum widths on an undecided

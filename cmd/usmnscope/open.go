@@ -52,7 +52,9 @@ as the capture is read. Press ? for the keys.`,
 				defer tty.Close()
 				keys = tty
 			}
-			return runTUI(s, keys, src, newDecoder(p), views.Config{Name: args[0], Parse: parseFilter})
+			dc := newDecoder(p)
+			attachStore(dc, args[0])
+			return runTUI(s, keys, src, dc, views.Config{Name: args[0], Parse: parseFilter})
 		},
 	}
 }

@@ -98,7 +98,9 @@ func apply(dc *decode.Capture, ev capture.Event) {
 	case capture.EventOpen:
 		dc.Open(c, ev.Rule.String(), ev.Time, ev.Frame)
 	case capture.EventData:
-		dc.Data(c, dirOf(ev.FromServer), ev.Data, ev.Time, ev.Frame)
+		// Offset ≥ 0: Data is one run of the capture file, so its whole
+		// messages are recorded by where they are (attachStore).
+		dc.DataAt(c, dirOf(ev.FromServer), ev.Data, ev.Time, ev.Frame, ev.Offset)
 	case capture.EventGap:
 		dc.Gap(c, dirOf(ev.FromServer), ev.Lost, ev.Time, ev.Frame)
 	case capture.EventClose:
@@ -152,6 +154,7 @@ func readCapture(cmd *cobra.Command, s *streams, path string, each func(*decode.
 	}
 	defer src.Close()
 	dc := newDecoder(p)
+	attachStore(dc, path)
 	// A dump streaming to the same terminal shows its own progress; a
 	// progress line would only tangle with its lines.
 	var bar *progressLine
@@ -159,12 +162,17 @@ func readCapture(cmd *cobra.Command, s *streams, path string, each func(*decode.
 		bar = newProgress(s.err)
 	}
 	var stop error
-	ferr := feed(src, dc, func(st capture.Stats) {
+	progress := func(st capture.Stats) {
 		bar.update(st)
 		if each != nil && stop == nil {
 			stop = each(dc)
 		}
-	})
+	}
+	if bar == nil && each == nil {
+		// Nothing to draw or run: do not gather statistics per event.
+		progress = nil
+	}
+	ferr := feed(src, dc, progress)
 	bar.done()
 	if stop != nil {
 		return dc, stop

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"io"
+	"os"
+	"runtime"
+	"sync"
+
+	"github.com/usmnscope/usmnscope/decode"
+)
+
+// Block cache of fileStore: messages are read back in runs (the TUI's index
+// walks them in order, a table replay walks one connection's messages of a
+// stretch of the file), so whole blocks are read and a few are kept.
+const (
+	storeBlock  = 64 << 10
+	storeBlocks = 32 // 2 MiB
+)
+
+// fileStore is the decode.Store of a capture read from a file: the message
+// bytes stay in the file and are read back with pread (ReadAt) when a
+// message is shown, never memory-mapped, since mapped pages would count in
+// the resident set that issue 7 bounds. A small LRU of blocks serves runs of
+// nearby messages with one read. It is safe for concurrent use.
+type fileStore struct {
+	f *os.File
+
+	mu     sync.Mutex
+	blocks [storeBlocks]storeEntry
+	tick   uint64
+}
+
+type storeEntry struct {
+	idx  int64 // block index, -1 when empty
+	used uint64
+	n    int // valid bytes (short at the end of the file)
+	data []byte
+}
+
+// attachStore opens path again as the store of dc, so that messages lying
+// whole in the file are recorded by offset instead of copied. "-" (stdin)
+// has no file: its messages stay in memory. The file closes when dc is
+// garbage.
+func attachStore(dc *decode.Capture, path string) {
+	if path == "-" {
+		return
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		// Not fatal: without a store every message keeps its bytes.
+		return
+	}
+	s := &fileStore{f: f}
+	for i := range s.blocks {
+		s.blocks[i].idx = -1
+	}
+	dc.SetStore(s)
+	runtime.AddCleanup(dc, func(f *os.File) { f.Close() }, f)
+}
+
+// ReadAt fills p from the file at off through the block cache.
+func (s *fileStore) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, os.ErrInvalid
+	}
+	if len(p) > storeBlock {
+		return s.f.ReadAt(p, off)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for n < len(p) {
+		b, err := s.block((off + int64(n)) / storeBlock)
+		o := int((off + int64(n)) % storeBlock)
+		if o >= b.n {
+			if err == nil {
+				err = io.EOF
+			}
+			return n, err
+		}
+		n += copy(p[n:], b.data[o:b.n])
+	}
+	return n, nil
+}
+
+// block returns cached block idx, reading it into the least recently used
+// slot when missing.
+func (s *fileStore) block(idx int64) (*storeEntry, error) {
+	s.tick++
+	lru := &s.blocks[0]
+	for i := range s.blocks {
+		e := &s.blocks[i]
+		if e.idx == idx {
+			e.used = s.tick
+			return e, nil
+		}
+		if e.used < lru.used {
+			lru = e
+		}
+	}
+	if lru.data == nil {
+		lru.data = make([]byte, storeBlock)
+	}
+	n, err := s.f.ReadAt(lru.data, idx*storeBlock)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	lru.idx, lru.used, lru.n = idx, s.tick, n
+	if err != nil {
+		// Do not keep a block that failed to read.
+		lru.idx = -1
+	}
+	return lru, err
+}
