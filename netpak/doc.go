@@ -57,8 +57,12 @@
 //
 // # Performance
 //
-// Bits is the hot path. It inlines into its caller and costs one range
-// check, one 64-bit little-endian load and two shifts; near the end of the
-// input the load starts at the last 8 bytes instead of reading past them.
-// BenchmarkBits measures mixed 1 to 32 bit reads over 1 MiB.
+// Bits is the hot path. It inlines into its caller: one comparison checks
+// the width, one the end and the sticky error together (a pending error is
+// a negative limit), and one that an 8-byte load at pos/8 stays inside the
+// input; then one little-endian load, a shift and a mask give the value.
+// The last 7 bytes are read from a word cached at Reset, rotated so that a
+// single rotate by pos lines the next bit up, so no byte past the input is
+// ever loaded (a guard-page test checks this). BenchmarkBits measures mixed
+// 1 to 32 bit reads over 1 MiB.
 package netpak

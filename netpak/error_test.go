@@ -102,9 +102,11 @@ func TestSub(t *testing.T) {
 }
 
 // TestBitsEverywhere reads every width at every offset of a buffer and
-// compares with a bit-by-bit reference, to cover the loads near the end.
+// compares with a bit-by-bit reference, to cover the loads near the end:
+// below bit (size−7)·8 Bits loads 8 bytes, from there on it rotates the
+// cached tail word, and inputs under 8 bytes use only the tail.
 func TestBitsEverywhere(t *testing.T) {
-	for _, size := range []int{0, 1, 3, 7, 8, 9, 16, 23} {
+	for _, size := range []int{0, 1, 3, 7, 8, 9, 15, 16, 17, 23, 24, 40} {
 		buf := make([]byte, size)
 		for i := range buf {
 			buf[i] = byte(i*151 + 7)
@@ -126,6 +128,77 @@ func TestBitsEverywhere(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSubEverywhere reads every width at every offset of sub-readers
+// cut at arbitrary bits of a buffer, against the bit-by-bit reference: a
+// read that would cross the sub-reader's end fails even though the buffer
+// has the bits, and one inside it sees the parent's bytes, whether they
+// come from an 8-byte load or from the tail word.
+func TestSubEverywhere(t *testing.T) {
+	buf := make([]byte, 21)
+	for i := range buf {
+		buf[i] = byte(i*97 + 13)
+	}
+	parent := NewReader(buf)
+	for from := 0; from <= 8*len(buf); from += 7 {
+		for end := from; end <= 8*len(buf); end += 5 {
+			for n := 0; n <= 32; n++ {
+				for at := from; at <= end; at++ {
+					s := parent.Sub(from, end-from)
+					s.Seek(at)
+					got := s.Bits(n)
+					if at+n > end {
+						var se *ShortError
+						if !errors.As(s.Err(), &se) || se.Bit != at || se.Want != n || se.Have != end-at || got != 0 || s.Pos() != at {
+							t.Fatalf("Sub(%d,%d): Bits(%d) at bit %d = %#x, %v, pos %d; want need %d bits at bit %d, have %d", from, end-from, n, at, got, s.Err(), s.Pos(), n, at, end-at)
+						}
+						continue
+					}
+					if want := refBits(buf, at, n); got != want || s.Err() != nil || s.Pos() != at+n {
+						t.Fatalf("Sub(%d,%d): Bits(%d) at bit %d = %#x, %v, pos %d; want %#x", from, end-from, n, at, got, s.Err(), s.Pos(), want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAlignEverywhere checks AlignToByte's padding check at every offset,
+// including the last bytes, where the padding comes from the tail word.
+func TestAlignEverywhere(t *testing.T) {
+	for _, size := range []int{1, 7, 8, 9, 16} {
+		for at := 0; at <= 8*size; at++ {
+			for _, fill := range []byte{0x00, 0xff} {
+				buf := make([]byte, size)
+				for i := range buf {
+					buf[i] = fill
+				}
+				r := NewReader(buf)
+				r.Skip(at)
+				r.AlignToByte()
+				pad := (8 - at%8) % 8
+				wantPos := at + pad
+				wantErr := fill != 0 && pad > 0
+				if r.Pos() != wantPos || errors.Is(r.Err(), ErrPadding) != wantErr || (!wantErr && r.Err() != nil) {
+					t.Errorf("size %d fill %#x: AlignToByte at bit %d: pos %d, err %v; want pos %d, padding error %v", size, fill, at, r.Pos(), r.Err(), wantPos, wantErr)
+				}
+			}
+		}
+	}
+}
+
+// TestReaderCopy checks that a Reader copied by value reads like the
+// original: its loads point at the caller's input, not into the Reader.
+func TestReaderCopy(t *testing.T) {
+	buf := []byte{0x1d, 0x7f, 0x01}
+	r := NewReader(buf)
+	r.Bits(3)
+	c := *r
+	r.Reset(nil)
+	if got := c.Bits(13); got != refBits(buf, 3, 13) || c.Err() != nil {
+		t.Errorf("copy: Bits(13) at bit 3 = %#x, %v; want %#x", got, c.Err(), refBits(buf, 3, 13))
 	}
 }
 

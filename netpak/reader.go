@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Sentinel errors that callers branch on with errors.Is. The detailed errors
@@ -70,25 +71,30 @@ func (e *BitError) Unwrap() error { return e.Err }
 // A read that fails for another reason (ErrPadding, ErrUTF8, ErrRange) leaves
 // Pos after the bits it consumed, so a decoder can show what follows.
 //
-// A Reader must not be copied by value; use Sub for a second view.
+// A Reader may be copied, but a copy shares nothing with the original
+// afterwards; use Sub for a second view of the same input.
 type Reader struct {
-	buf []byte // the caller's input
-	pos int    // absolute stream bit of the next read
+	// The fields Bits touches come first, so that they share a cache line.
+	pos int // absolute stream bit of the next read
 	// lim is end while no error is pending and negative once one is, so
 	// that Bits checks the sticky error and the end with one comparison.
 	// When Bits itself fails it stores ^width in lim and builds the error
 	// only when Err is called, which keeps Bits free of calls and inlinable.
 	lim int
-	// load is what Bits loads 8 bytes at a time from: buf itself, or for an
-	// input shorter than 8 bytes the zero-padded copy in tail. last is the
-	// last byte index an 8-byte load may start at; a read near the end loads
-	// the last 8 bytes and shifts further instead of reading past them.
-	load  []byte
-	last  int
-	start int // first bit of this reader's range (for sub-readers)
-	end   int // one past the last readable bit
+	// A read starting below bit fast may load the 8 bytes at ptr+pos/8:
+	// fast is (len(buf)−7)·8, or 0 for an input shorter than 8 bytes.
+	// Reads from fast on take their bits from tail instead, so no byte past
+	// the input is ever touched.
+	fast int
+	ptr  unsafe.Pointer // the first byte of buf, for the 8-byte loads
+	// tail is the last 8 bytes of buf (all of a shorter buf, zero-padded)
+	// as a little-endian word, rotated so that stream bit k is word bit
+	// k mod 64: rotating right by pos then puts the next bit at bit 0.
+	tail  uint64
+	buf   []byte // the caller's input
+	start int    // first bit of this reader's range (for sub-readers)
+	end   int    // one past the last readable bit
 	err   error
-	tail  [8]byte
 }
 
 // NewReader returns a Reader over all of b.
@@ -105,16 +111,17 @@ func (r *Reader) Reset(b []byte) {
 	r.setLoad()
 }
 
-// setLoad points load at buf, or at a zero-padded copy of a buf shorter
-// than one 8-byte load.
+// setLoad derives ptr, fast and tail from buf (see Reader).
 func (r *Reader) setLoad() {
-	r.load = r.buf
-	if len(r.buf) < 8 {
-		r.tail = [8]byte{}
-		copy(r.tail[:], r.buf)
-		r.load = r.tail[:]
+	r.ptr = unsafe.Pointer(unsafe.SliceData(r.buf))
+	var last [8]byte
+	at := max(len(r.buf)-8, 0)
+	copy(last[:], r.buf[at:])
+	r.tail = bits.RotateLeft64(binary.LittleEndian.Uint64(last[:]), at*8)
+	r.fast = 0
+	if at > 0 || len(r.buf) == 8 {
+		r.fast = (len(r.buf) - 7) * 8
 	}
-	r.last = len(r.load) - 8
 }
 
 // Pos returns the stream bit of the next read, counted from bit 0 of the
@@ -221,29 +228,34 @@ var masks = func() (m [33]uint64) {
 // peek returns the n (0..32) bits at r.pos without moving. The caller has
 // checked that they exist.
 func (r *Reader) peek(n int) uint32 {
-	j := min(r.pos>>3, r.last)
-	w := binary.LittleEndian.Uint64(r.load[j:]) >> (uint(r.pos-j<<3) & 63)
-	return uint32(w & (uint64(1)<<uint(n&63) - 1))
+	return uint32(r.word(r.pos) & masks[n&63])
+}
+
+// word returns the stream bits from bit p on, bit p first: at least 57 of
+// them (an 8-byte load shifted by p mod 8) below fast, and every bit up to
+// the end of the input from fast on. p must not be past the input's end.
+func (r *Reader) word(p int) uint64 {
+	if p < r.fast {
+		// p < fast = (len(buf)−7)·8 means p/8+8 ≤ len(buf): the 8 bytes
+		// are inside the input.
+		return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(r.ptr, p>>3))[:]) >> (p & 7)
+	}
+	return bits.RotateLeft64(r.tail, -p)
 }
 
 // Bits reads n bits (0 to 32), least significant first (wire.md 1.1). Zero
 // bits read the value 0 and always succeed unless an error is pending.
 //
 // Bits is the hot path of every decoder. It inlines: one comparison checks
-// the width, the end and the sticky error, then one 64-bit little-endian
-// load and a shift give the value. Near the end of the input the load
-// starts at the last 8 bytes and the shift grows, so no byte past the input
-// is touched.
+// the width, one the end and the sticky error together, and one whether an
+// 8-byte little-endian load at pos/8 stays inside the input; then a load
+// and a shift give the value. Reads in the last 7 bytes rotate the cached
+// tail word instead, so no byte past the input is touched.
 func (r *Reader) Bits(n int) uint32 {
-	if uint(n) <= 32 && n <= r.lim-r.pos {
-		j := min(r.pos>>3, r.last)
-		// The shift is at most 64, and 64 only for a 0-bit read at the very
-		// end, where the mask is 0 anyway: "& 63" spares the compiler's
-		// oversized-shift guard. Slicing [j:j+8] leaves one bounds check,
-		// and the mask table (n <= 32 is known here) saves a variable shift.
-		w := binary.LittleEndian.Uint64(r.load[j:j+8]) >> (uint(r.pos-j<<3) & 63)
-		r.pos += n
-		return uint32(w & masks[n])
+	p := r.pos
+	if uint(n) <= 32 && p+n <= r.lim {
+		r.pos = p + n
+		return uint32(r.word(p) & masks[n])
 	}
 	if r.lim >= 0 {
 		r.lim = ^int(uint32(n))
