@@ -19,34 +19,56 @@ import (
 
 const benchPackets = 1_000_000
 
-var (
-	benchOnce sync.Once
-	benchFile string
-	benchErr  error
-)
+// benchFiles are the generated benchmark captures, pcap and pcapng.
+var benchFiles [2]struct {
+	once sync.Once
+	path string
+	err  error
+}
 
-// benchCapture writes, once, a pcap of benchPackets Ethernet/IPv4/TCP frames
+// benchCapture writes, once, a pcap (or, with ng, a pcapng) of benchPackets Ethernet/IPv4/TCP frames
 // of game-sized segments (96–223 byte payloads, wire.md §2 framing sizes of
 // ordinary NetMessages) over 8 concurrent established flows, in order, both
 // directions. Frames come from one serialised template per flow and
 // direction with the sequence number patched (checksums are not checked).
-func benchCapture(b *testing.B) string {
-	benchOnce.Do(func() {
+func benchCapture(b *testing.B, ng bool) string {
+	bf := &benchFiles[0]
+	name := "1m.pcap"
+	if ng {
+		bf, name = &benchFiles[1], "1m.pcapng"
+	}
+	bf.once.Do(func() {
 		dir, err := os.MkdirTemp("", "capture-bench")
 		if err != nil {
-			benchErr = err
+			bf.err = err
 			return
 		}
-		benchFile = filepath.Join(dir, "1m.pcap")
-		f, err := os.Create(benchFile)
+		bf.path = filepath.Join(dir, name)
+		f, err := os.Create(bf.path)
 		if err != nil {
-			benchErr = err
+			bf.err = err
 			return
 		}
 		defer f.Close()
 		bw := bufio.NewWriterSize(f, 1<<20)
-		w := pcapgo.NewWriter(bw)
-		w.WriteFileHeader(65535, layers.LinkTypeEthernet)
+		var write func(gopacket.CaptureInfo, []byte) error
+		if ng {
+			w, err := pcapgo.NewNgWriter(bw, layers.LinkTypeEthernet)
+			if err != nil {
+				bf.err = err
+				return
+			}
+			defer func() {
+				if err := w.Flush(); err != nil && bf.err == nil {
+					bf.err = err
+				}
+			}()
+			write = w.WritePacket
+		} else {
+			w := pcapgo.NewWriter(bw)
+			w.WriteFileHeader(65535, layers.LinkTypeEthernet)
+			write = w.WritePacket
+		}
 		const flows = 8
 		type tmpl struct {
 			frame []byte
@@ -71,17 +93,21 @@ func benchCapture(b *testing.B) string {
 			binary.BigEndian.PutUint32(fr[14+20+4:], tp.seq)
 			tp.seq += uint32(size)
 			t = t.Add(50 * time.Microsecond)
-			if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: t, CaptureLength: len(fr), Length: len(fr)}, fr); err != nil {
-				benchErr = err
+			if err := write(gopacket.CaptureInfo{Timestamp: t, CaptureLength: len(fr), Length: len(fr)}, fr); err != nil {
+				bf.err = err
 				return
 			}
 		}
-		benchErr = bw.Flush()
+		defer func() {
+			if err := bw.Flush(); err != nil && bf.err == nil {
+				bf.err = err
+			}
+		}()
 	})
-	if benchErr != nil {
-		b.Fatal(benchErr)
+	if bf.err != nil {
+		b.Fatal(bf.err)
 	}
-	return benchFile
+	return bf.path
 }
 
 func itoa(n int) string {
@@ -98,8 +124,13 @@ func itoa(n int) string {
 // BenchmarkReadReassemble reads the 1M-packet capture from disk through
 // Open: pcap parsing, link decoding and reassembly. One op is one packet;
 // the file is reopened when it ends.
-func BenchmarkReadReassemble(b *testing.B) {
-	path := benchCapture(b)
+func BenchmarkReadReassemble(b *testing.B) { benchReadReassemble(b, benchCapture(b, false)) }
+
+// BenchmarkReadReassemblePcapng is BenchmarkReadReassemble on the same
+// packets in a pcapng file (Enhanced Packet Blocks).
+func BenchmarkReadReassemblePcapng(b *testing.B) { benchReadReassemble(b, benchCapture(b, true)) }
+
+func benchReadReassemble(b *testing.B, path string) {
 	b.ReportAllocs()
 	var peak uint64
 	var ms runtime.MemStats

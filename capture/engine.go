@@ -51,7 +51,9 @@ func (e *engine) pop() Event {
 }
 
 func (e *engine) reset() {
-	clear(e.queue) // drop references to old packet buffers
+	// The queue is not cleared: the buffers its old events point into (the
+	// read slab, the arena, the caller's frames, the live ring) live on
+	// anyway, and clearing cost more than a tenth of the fast path.
 	e.queue = e.queue[:0]
 	e.qi = 0
 	e.arena = e.arena[:0]

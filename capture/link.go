@@ -45,8 +45,53 @@ type linkDecoder struct {
 
 	hasTCP, hasUDP, isIP6 bool
 	src, dst              []byte // IP addresses
-	netFlow               gopacket.Flow
 	body                  []byte // TCP or UDP payload
+
+	// tcpRaw, when set, holds the TCP header and payload of a segment that
+	// the fast path decoded only partly (ports, sequence number, flags,
+	// payload): fullTCP completes d.tcp for the assembler.
+	tcpRaw []byte
+}
+
+// netFlow is the IP flow of the frame, for the assembler.
+func (d *linkDecoder) netFlow() gopacket.Flow {
+	if d.isIP6 {
+		return gopacket.NewFlow(layers.EndpointIPv6, d.src, d.dst)
+	}
+	return gopacket.NewFlow(layers.EndpointIPv4, d.src, d.dst)
+}
+
+// fullTCP returns the segment's TCP layer with every field decoded.
+func (d *linkDecoder) fullTCP() *layers.TCP {
+	if d.tcpRaw != nil {
+		// The fast path checked what DecodeFromBytes checks: no error.
+		d.tcp.DecodeFromBytes(d.tcpRaw, gopacket.NilDecodeFeedback)
+		d.tcpRaw = nil
+	}
+	return &d.tcp
+}
+
+// tcpFast decodes the fields of a TCP segment that the fast path needs,
+// accepting exactly what layers.TCP.DecodeFromBytes accepts (a 20-byte
+// header, a data offset from 5 to the segment's length; its options never
+// fail): the rest waits for fullTCP.
+func (d *linkDecoder) tcpFast(b []byte) bool {
+	if len(b) < 20 {
+		return false
+	}
+	off := int(b[12]>>4) * 4
+	if off < 20 || off > len(b) {
+		return false
+	}
+	t := &d.tcp
+	t.SrcPort = layers.TCPPort(binary.BigEndian.Uint16(b[0:]))
+	t.DstPort = layers.TCPPort(binary.BigEndian.Uint16(b[2:]))
+	t.Seq = binary.BigEndian.Uint32(b[4:])
+	f := b[13]
+	t.FIN, t.SYN, t.RST, t.ACK = f&0x01 != 0, f&0x02 != 0, f&0x04 != 0, f&0x10 != 0
+	t.Payload = b[off:]
+	d.tcpRaw = b
+	return true
 }
 
 // firstLayer maps a link type to the layer its frames start with. Raw IP is
@@ -99,6 +144,7 @@ func (d *linkDecoder) decode(data []byte, link layers.LinkType) linkResult {
 		return linkIP
 	}
 	d.hasTCP, d.hasUDP, d.isIP6 = false, false, false
+	d.tcpRaw = nil
 	first, ok := d.lastLayer, d.lastOK
 	if link != d.lastLink || d.parsers == nil || len(d.parsers) == 0 {
 		first, ok = firstLayer[link]
@@ -128,12 +174,10 @@ func (d *linkDecoder) decode(data []byte, link layers.LinkType) linkResult {
 			ip = true
 			d.isIP6 = false
 			d.src, d.dst = d.ip4.SrcIP, d.ip4.DstIP
-			d.netFlow = d.ip4.NetworkFlow()
 		case layers.LayerTypeIPv6:
 			ip = true
 			d.isIP6 = true
 			d.src, d.dst = d.ip6.SrcIP, d.ip6.DstIP
-			d.netFlow = d.ip6.NetworkFlow()
 		case layers.LayerTypeTCP:
 			d.hasTCP = true
 			d.body = d.tcp.Payload
@@ -218,7 +262,6 @@ func (d *linkDecoder) fast(b []byte, link layers.LinkType) bool {
 		proto = b[9]
 		d.src, d.dst = b[12:16], b[16:20]
 		d.isIP6 = false
-		d.netFlow = gopacket.NewFlow(layers.EndpointIPv4, d.src, d.dst)
 		if total < len(b) {
 			b = b[:total] // Ethernet padding
 		}
@@ -234,7 +277,6 @@ func (d *linkDecoder) fast(b []byte, link layers.LinkType) bool {
 		}
 		d.src, d.dst = b[8:24], b[24:40]
 		d.isIP6 = true
-		d.netFlow = gopacket.NewFlow(layers.EndpointIPv6, d.src, d.dst)
 		if 40+plen < len(b) {
 			b = b[:40+plen]
 		}
@@ -244,7 +286,7 @@ func (d *linkDecoder) fast(b []byte, link layers.LinkType) bool {
 	}
 	switch proto {
 	case 6:
-		if d.tcp.DecodeFromBytes(b, gopacket.NilDecodeFeedback) != nil {
+		if !d.tcpFast(b) {
 			return false
 		}
 		d.hasTCP, d.body = true, d.tcp.Payload

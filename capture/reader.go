@@ -39,6 +39,11 @@ func (s *slab) buffered() int { return s.hi - s.lo }
 // failed first (s.err says which). It reads only while bytes are missing,
 // so that a pipe is decoded as it arrives.
 func (s *slab) fill(n int) bool {
+	return s.hi-s.lo >= n || s.more(n)
+}
+
+// more is fill's slow half, out of line so that fill inlines.
+func (s *slab) more(n int) bool {
 	for zero := 0; s.hi-s.lo < n; {
 		if s.err != nil {
 			return false

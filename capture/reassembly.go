@@ -281,7 +281,7 @@ func (t *tcpState) toSlow(c *conn, d *linkDecoder, fromServer bool) {
 		if !h.known {
 			continue
 		}
-		nf := d.netFlow
+		nf := d.netFlow()
 		sp, dp := d.tcp.SrcPort, d.tcp.DstPort
 		if i == 1 {
 			nf = nf.Reverse()
@@ -304,7 +304,7 @@ func (t *tcpState) toSlow(c *conn, d *linkDecoder, fromServer bool) {
 func (t *tcpState) assemble(c *conn, d *linkDecoder, fromServer bool) {
 	t.fromServer = fromServer
 	rst := d.tcp.RST
-	t.assembler().AssembleWithContext(d.netFlow, &d.tcp, t.e.asmCtx())
+	t.assembler().AssembleWithContext(d.netFlow(), d.fullTCP(), t.e.asmCtx())
 	if rst {
 		t.close(c)
 	}

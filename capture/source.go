@@ -68,16 +68,19 @@ func enumName(names []string, i int) string {
 // Event is one step of a capture: a flow opening, bytes of one direction,
 // a gap, a close or a note.
 type Event struct {
+	// The one-byte fields come first, together, so that the event (copied
+	// at every Next) is 16 bytes smaller than in declaration-by-topic order.
 	Kind       EventKind
-	Flow       Flow // zero for capture-wide notes
 	Rule       ServerRule
-	FromServer bool      // direction of Data and Gap
-	Data       []byte    // EventData: valid until the next Next call
-	Lost       int       // EventGap: bytes missing
-	Time       time.Time // capture time of the packet that produced the event
-	Frame      int       // frame number (from 1) of that packet
-	Level      Level     // EventNote
-	Text       string    // EventNote: terminal-safe text
+	FromServer bool  // direction of Data and Gap
+	Level      Level // EventNote
+
+	Flow  Flow      // zero for capture-wide notes
+	Data  []byte    // EventData: valid until the next Next call
+	Lost  int       // EventGap: bytes missing
+	Time  time.Time // capture time of the packet that produced the event
+	Frame int       // frame number (from 1) of that packet
+	Text  string    // EventNote: terminal-safe text
 	// Offset is, for EventData, the byte offset in the input file of
 	// Data[0] when Data is one contiguous run of the file (an in-order
 	// segment's payload delivered as is), so that a consumer can drop the
