@@ -99,17 +99,19 @@ func TestParseProfileLimits(t *testing.T) {
 		{"[limits]\nmax_table_entries = 1", func(b *Bounds) { b.MaxTableEntries = 1 }, ""},
 		{"[limits]\nmax_unresolved = 1", func(b *Bounds) { b.MaxUnresolved = 1 }, ""},
 		{"game = \"3.24\"\n[limits]\nmax_flows = 2\nmax_unresolved = 9", func(b *Bounds) { b.MaxFlows, b.MaxUnresolved = 2, 9 }, ""},
-		{"[limits]\nmax_flows = 0", nil, "limits.max_flows: 0 is outside 1.."},
-		{"[limits]\nmax_flows = -5", nil, "limits.max_flows: -5 is outside 1.."},
-		{"[limits]\nmax_message = 65536", nil, "limits.max_message: 65536 is outside 1..65535"},
-		{"[limits]\nmax_message = \"64KiB\"", nil, "limits.max_message: 65536 is outside 1..65535"},
-		{"[limits]\nmax_flow_buffer = 0", nil, "limits.max_flow_buffer: 0 is outside"},
+		{"[limits]\nmax_flows = 0", nil, "limits.max_flows: 0 is below 1"},
+		{"[limits]\nmax_flows = -5", nil, "limits.max_flows: -5 is below 1"},
+		{"[limits]\nmax_message = 65536", nil, "limits.max_message: 65536 is above 65535"},
+		{"[limits]\nmax_message = \"64KiB\"", nil, "limits.max_message: 65536 is above 65535"},
+		{"[limits]\nmax_flow_buffer = 0", nil, "limits.max_flow_buffer: 0 is below 1"},
+		{"[limits]\nmax_flow_buffer = -4096", nil, "limits.max_flow_buffer: -4096 is below 1"},
 		{"[limits]\nmax_total_buffer = \"2048GiB\"", nil, `max_total_buffer`},
 		{"[limits]\nmax_total_buffer = 1099511627777", nil, "max_total_buffer"},
+		{"[limits]\nmax_flows = 1099511627777", nil, "limits.max_flows: 1099511627777 is above 1099511627776"},
 		{"[limits]\nmax_flow_buffer = \"big\"", nil, `max_flow_buffer`},
 		{"[limits]\nmax_flow_buffer = true", nil, "max_flow_buffer"},
-		{"[limits]\nmax_table_entries = 0", nil, "limits.max_table_entries: 0 is outside"},
-		{"[limits]\nmax_unresolved = 0", nil, "limits.max_unresolved: 0 is outside"},
+		{"[limits]\nmax_table_entries = 0", nil, "limits.max_table_entries: 0 is below 1"},
+		{"[limits]\nmax_unresolved = 0", nil, "limits.max_unresolved: 0 is below 1"},
 		{"[limits]\nmax_flows = \"3\"", nil, "max_flows"},
 		{"[limits]\nmax_buffers = 1", nil, "unknown key limits.max_buffers"},
 		{"limits = 3", nil, "limits"},
@@ -258,5 +260,5 @@ func ExampleBounds() {
 	fmt.Println(err)
 	// Output:
 	// 500 262144 65535
-	// profile bad.toml: limits.max_message: 70000 is outside 1..65535
+	// profile bad.toml: limits.max_message: 70000 is above 65535
 }

@@ -106,13 +106,25 @@ type boundField struct {
 	hi  int
 }
 
-// Validate checks every bound is in 1..its maximum; the error names the
-// key and the value.
+// Validate checks every bound is in 1..its maximum (65535 for
+// max_message, 2^40 for the others); the error names the key and the
+// value.
 func (b *Bounds) Validate() error {
 	for _, f := range b.fields() {
-		if *f.v < 1 || *f.v > f.hi {
-			return fmt.Errorf("limits.%s: %d is outside 1..%d", f.key, *f.v, f.hi)
+		if err := f.check(*f.v); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// check says whether v is in range for the bound, naming key and value.
+func (f boundField) check(v int) error {
+	switch {
+	case v < 1:
+		return fmt.Errorf("limits.%s: %d is below 1", f.key, v)
+	case v > f.hi:
+		return fmt.Errorf("limits.%s: %d is above %d", f.key, v, f.hi)
 	}
 	return nil
 }
@@ -124,8 +136,8 @@ func (b *Bounds) Set(key string, v int) error {
 		if f.key != key {
 			continue
 		}
-		if v < 1 || v > f.hi {
-			return fmt.Errorf("limits.%s: %d is outside 1..%d", key, v, f.hi)
+		if err := f.check(v); err != nil {
+			return err
 		}
 		*f.v = v
 		return nil
@@ -152,8 +164,10 @@ type Size int
 func (s *Size) UnmarshalTOML(v any) error {
 	switch v := v.(type) {
 	case int64:
-		if v < 0 || v > maxBound {
-			return fmt.Errorf("size %d is outside 0..%d", v, int64(maxBound))
+		// Validate names the key of an out-of-range size; only a value
+		// that would not survive the conversion to int is refused here.
+		if v < -maxBound || v > maxBound {
+			return fmt.Errorf("size %d is above %d (1TiB)", v, int64(maxBound))
 		}
 		*s = Size(v)
 		return nil

@@ -19,12 +19,12 @@ var limitFlags = []struct {
 	size      bool
 	usage     string
 }{
-	{"max-flow-buffer", "max_flow_buffer", true, "out-of-order TCP bytes buffered per flow (`SIZE`, e.g. 64KiB)"},
-	{"max-total-buffer", "max_total_buffer", true, "out-of-order TCP bytes buffered in all flows (`SIZE`)"},
-	{"max-flows", "max_flows", false, "TCP flows tracked at once (`N`)"},
-	{"max-message", "max_message", true, "largest SystemSockets message accepted (`SIZE`, at most 65535)"},
-	{"max-table-entries", "max_table_entries", false, "listener table entries per connection (`N`)"},
-	{"max-unresolved", "max_unresolved", false, "unresolved listener references held per connection (`N`)"},
+	{"max-flow-buffer", "max_flow_buffer", true, "out-of-order TCP data buffered per flow, in bytes or with a KiB/MiB/GiB suffix"},
+	{"max-total-buffer", "max_total_buffer", true, "out-of-order TCP data buffered in all flows together"},
+	{"max-flows", "max_flows", false, "TCP flows tracked at once; later ones are ignored until some close"},
+	{"max-message", "max_message", true, "largest SystemSockets message accepted, at most 65535"},
+	{"max-table-entries", "max_table_entries", false, "entries per listener table of a connection"},
+	{"max-unresolved", "max_unresolved", false, "unresolved listener references held per connection"},
 }
 
 // boundValue is a --max-* flag: a bound checked against its profile key's
@@ -96,7 +96,7 @@ func addLimitFlags(root *cobra.Command) {
 		if err := v.Set(strconv.Itoa(n)); err != nil {
 			panic(fmt.Sprintf("limits: default of %s: %v", f.key, err)) // a bug in DefaultBounds, caught by every test
 		}
-		fs.Var(v, f.name, f.usage+"; overrides the profile's [limits]")
+		fs.Var(v, f.name, f.usage+" (profile: [limits] "+f.key+")")
 	}
 }
 

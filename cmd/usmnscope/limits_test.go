@@ -277,11 +277,11 @@ func TestLimitsBadValues(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--max-flows", "0", "profile", "show"}, exitUsage, "limits.max_flows: 0 is outside"},
-		{[]string{"--max-message", "70000", "profile", "show"}, exitUsage, "limits.max_message: 70000 is outside 1..65535"},
+		{[]string{"--max-flows", "0", "profile", "show"}, exitUsage, "limits.max_flows: 0 is below 1"},
+		{[]string{"--max-message", "70000", "profile", "show"}, exitUsage, "limits.max_message: 70000 is above 65535"},
 		{[]string{"--max-flow-buffer", "1MB", "profile", "show"}, exitUsage, `size "1MB"`},
 		{[]string{"--max-unresolved", "many", "profile", "show"}, exitUsage, "--max-unresolved"},
-		{[]string{"--profile", prof, "profile", "show"}, exitInput, "limits.max_table_entries: 0 is outside"},
+		{[]string{"--profile", prof, "profile", "show"}, exitInput, "limits.max_table_entries: 0 is below 1"},
 	}
 	for _, tt := range tests {
 		code, _, errs := run(t, nil, tt.args...)
