@@ -18,6 +18,7 @@ func newLiveCmd(s *streams) *cobra.Command {
 		write   string
 		snaplen int
 		promisc bool
+		hl      headless
 	)
 	cmd := &cobra.Command{
 		Use:   "live -i IFACE",
@@ -36,7 +37,10 @@ pcapng file.`,
 			if snaplen < 0 {
 				return usageError{fmt.Errorf("live: --snaplen %d: must be positive", snaplen)}
 			}
-			if !isTerminal(s.out) {
+			if hl.count < 0 || hl.duration < 0 {
+				return usageError{errors.New("live: --count and --duration cannot be negative")}
+			}
+			if !hl.on() && !isTerminal(s.out) {
 				return errors.New("live: standard output is not a terminal; use `tcpdump -U -w - | usmnscope dump -` for text output")
 			}
 			p, err := loadProfile(cmd)
@@ -54,6 +58,9 @@ pcapng file.`,
 			if err != nil {
 				return err
 			}
+			if hl.on() {
+				return hl.run(cmd.Context(), s, iface, src, newDecoder(p))
+			}
 			return runTUI(s, s.in, src, newDecoder(p), views.Config{Name: "live " + iface, Parse: parseFilter, Live: true})
 		},
 	}
@@ -61,5 +68,8 @@ pcapng file.`,
 	cmd.Flags().StringVar(&write, "write", "", "also save every captured packet to this pcapng `FILE`")
 	cmd.Flags().IntVar(&snaplen, "snaplen", 0, "bytes kept per packet (default 262144)")
 	cmd.Flags().BoolVar(&promisc, "promisc", false, "put the interface in promiscuous mode")
+	cmd.Flags().BoolVar(&hl.stats, "stats", false, "no TUI: capture and decode until Ctrl-C (or --count/--duration), then print one line of totals")
+	cmd.Flags().Int64Var(&hl.count, "count", 0, "no TUI: stop after `N` packets (implies --stats)")
+	cmd.Flags().DurationVar(&hl.duration, "duration", 0, "no TUI: stop after `D`, e.g. 10s (implies --stats)")
 	return cmd
 }

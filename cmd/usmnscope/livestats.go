@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/decode"
+)
+
+// headless is live without the TUI (--stats, --count, --duration): the
+// capture is decoded exactly as the TUI would decode it, and one line of
+// totals is printed at the end, so that throughput can be measured without
+// scraping a terminal (bench/report.sh).
+type headless struct {
+	stats    bool
+	count    int64         // stop after this many packets read (0: no limit)
+	duration time.Duration // stop after this long (0: no limit)
+}
+
+func (h headless) on() bool { return h.stats || h.count > 0 || h.duration > 0 }
+
+// run feeds src into dc until Ctrl-C (SIGINT or SIGTERM), --count packets or
+// --duration, then closes src (flushing a --write file) and prints the
+// totals. Rates are over the time from the first packet to the last, so a
+// capture started before its traffic does not dilute them.
+func (h headless) run(ctx context.Context, s *streams, iface string, src capture.Source, dc *decode.Capture) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if h.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.duration)
+		defer cancel()
+	}
+	// Close from another goroutine: a Next blocked on an idle interface
+	// returns io.EOF within the poll timeout.
+	unwatch := context.AfterFunc(ctx, func() { src.Close() })
+	defer unwatch()
+	var (
+		first, last time.Time
+		seen        int64
+		counted     bool
+	)
+	ferr := feed(src, dc, func(st capture.Stats) {
+		if st.Packets == seen {
+			return
+		}
+		seen = st.Packets
+		last = time.Now()
+		if first.IsZero() {
+			first = last
+		}
+		if h.count > 0 && st.Packets >= h.count && !counted {
+			counted = true
+			src.Close()
+		}
+	})
+	st := src.Stats()
+	cerr := src.Close()
+	fmt.Fprintln(s.out, statsLine(iface, st, dc.Len(), last.Sub(first)))
+	if ferr != nil {
+		return ferr
+	}
+	return cerr
+}
+
+// statsLine is the final line of a headless live capture. Its words are
+// stable: bench/report.sh reads them.
+func statsLine(iface string, st capture.Stats, msgs int, active time.Duration) string {
+	secs := active.Seconds()
+	rate := func(n float64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return n / secs
+	}
+	return fmt.Sprintf("live %s: %d packets, %d messages in %.3f s: %.0f pkt/s, %.0f msg/s; kernel %d packets, %d drops",
+		decode.Escape(iface), st.Packets, msgs, secs, rate(float64(st.Packets)), rate(float64(msgs)), st.KernelPackets, st.KernelDrops)
+}
