@@ -23,6 +23,22 @@ import (
 // pollTimeout bounds how long Close waits for a blocked read.
 const pollTimeout = 100 * time.Millisecond
 
+// The ring is TPACKET_V3: the kernel packs packets of any size back to back
+// into blocks and hands user space a whole block at once, so a burst of
+// small segments (simulate --full-speed on lo: a few hundred thousand a
+// second) costs one poll per block, not one per packet. 64 blocks of 1 MiB
+// buffer a burst of about 200,000 small packets (each takes its cooked
+// header plus bytes, ~100-300 bytes on lo) while the decoder catches up: the
+// ring is what keeps the kernel from dropping when the reader is briefly
+// descheduled on a loaded machine. The memory is the kernel's, locked for
+// the life of the capture.
+const (
+	ringBlockSize    = 1 << 20
+	ringFrameSize    = 1 << 16 // V3 only uses it to check the block size; frames are packed
+	ringBlocks       = 64
+	ringBlockTimeout = 100 * time.Millisecond // a block is handed over at most this late
+)
+
 // live is the Source of OpenLive: an AF_PACKET TPACKET_V3 ring read without
 // libpcap or cgo.
 type live struct {
@@ -44,12 +60,25 @@ type live struct {
 	lastStats        time.Time
 	kPackets, kDrops atomic.Uint64
 	notedDrops       uint64
+	statsAt          atomic.Int64 // UnixNano of the last refresh, for Stats
+	lastFlush        time.Time    // of the Write file
 
-	file *os.File
-	bw   *bufio.Writer
-	ng   *pcapgo.NgWriter
-	werr error
+	file  *os.File
+	fw    *sizeWriter // between bw and file: the bytes the file holds
+	saved int64       // file size after the last packet saved whole
+	bw    *bufio.Writer
+	ng    *pcapgo.NgWriter
+	werr  error
 }
+
+// The --write file goes through a large buffer flushed at most flushEvery
+// after a packet was saved (checked on every packet and on every idle poll
+// timeout) and on Close. Flushing every packet cost a write system call per
+// packet and was the live reader's slowest step under load.
+const (
+	writeBuffer = 4 << 20
+	flushEvery  = 100 * time.Millisecond
+)
 
 // OpenLive captures on a network interface. The socket is cooked
 // (SOCK_DGRAM): frames start at the IP header on every interface, "any"
@@ -73,7 +102,11 @@ func OpenLive(opt LiveOptions) (Source, error) {
 	args := []any{
 		afpacket.SocketDgram,
 		afpacket.OptPollTimeout(pollTimeout),
-		afpacket.OptNumBlocks(32),
+		afpacket.OptTPacketVersion(afpacket.TPacketVersion3),
+		afpacket.OptBlockSize(ringBlockSize),
+		afpacket.OptFrameSize(ringFrameSize),
+		afpacket.OptNumBlocks(ringBlocks),
+		afpacket.OptBlockTimeout(ringBlockTimeout),
 	}
 	if iface != "" {
 		args = append(args, afpacket.OptInterface(iface))
@@ -112,7 +145,8 @@ func OpenLive(opt LiveOptions) (Source, error) {
 			return fail(fmt.Errorf("capture: --write: %w", err))
 		}
 		l.file = f
-		l.bw = bufio.NewWriter(f)
+		l.fw = &sizeWriter{w: f}
+		l.bw = bufio.NewWriterSize(l.fw, writeBuffer)
 		name := opt.Interface
 		if name == "" {
 			name = "any"
@@ -128,6 +162,7 @@ func OpenLive(opt LiveOptions) (Source, error) {
 			return fail(fmt.Errorf("capture: --write %s: %w", opt.Write, err))
 		}
 		l.ng = ng
+		l.saved = l.fw.n
 	}
 	l.source = &source{e: newEngine(o), name: opt.Interface, size: -1, read: l.read, stats: l.kernelStats}
 	return l, nil
@@ -160,6 +195,7 @@ func (l *live) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 		}
 		data, ci, err := l.h.ZeroCopyReadPacketData()
 		if errors.Is(err, afpacket.ErrTimeout) || errors.Is(err, unix.EINTR) {
+			l.flush(time.Now())
 			l.mu.Unlock()
 			continue
 		}
@@ -214,17 +250,57 @@ func (l *live) save(ci gopacket.CaptureInfo, data []byte) {
 		return
 	}
 	ci.InterfaceIndex = 0
-	err := l.ng.WritePacket(ci, data)
-	if err == nil {
-		err = l.ng.Flush()
+	if err := l.ng.WritePacket(ci, data); err != nil {
+		l.writeFailed(err)
+		return
 	}
+	l.flush(ci.Timestamp)
+}
+
+// flush writes the buffered packets out when the last flush is flushEvery
+// old (under mu). now is a packet's capture time or the clock on an idle
+// poll; either advances, so saved packets reach the disk within about
+// flushEvery.
+func (l *live) flush(now time.Time) {
+	if l.ng == nil || l.werr != nil || now.Sub(l.lastFlush) < flushEvery {
+		return
+	}
+	l.lastFlush = now
+	err := l.ng.Flush()
 	if err == nil {
 		err = l.bw.Flush()
 	}
 	if err != nil {
-		l.werr = err
-		l.e.note("", Flow{}, LevelError, "--write: %v: later packets are not saved", err)
+		l.writeFailed(err)
+		return
 	}
+	l.saved = l.fw.n // a flush ends at a packet boundary
+}
+
+// writeFailed stops saving after a failed write. The file is cut back to
+// the last flush, so that it stays a valid capture; the packets buffered
+// since (at most flushEvery of them) are lost with the later ones.
+func (l *live) writeFailed(err error) {
+	l.werr = err
+	// A full disk (or RLIMIT_FSIZE) takes part of the packet's block:
+	// cut it off so that the file stays a valid capture of every
+	// packet before it (tshark reads it without "cut short").
+	if terr := l.file.Truncate(l.saved); terr != nil {
+		err = fmt.Errorf("%w (and cutting the partial packet off: %v)", err, terr)
+	}
+	l.e.note("", Flow{}, LevelError, "--write: %v: later packets are not saved", err)
+}
+
+// sizeWriter counts the bytes written through it.
+type sizeWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (s *sizeWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	s.n += int64(n)
+	return n, err
 }
 
 // statsEvery is how often the kernel counters are read while capturing.
@@ -239,7 +315,13 @@ func (l *live) refresh() {
 	}
 	l.kPackets.Store(uint64(s2.Packets()) + uint64(s3.Packets()))
 	l.kDrops.Store(uint64(s2.Drops()) + uint64(s3.Drops()))
+	l.statsAt.Store(time.Now().UnixNano())
 }
+
+// statsFresh is how old the kernel counters Stats reports may be. Stats is
+// called after every event (feed's progress); reading the counters is a
+// system call, so it happens at most this often.
+const statsFresh = 100 * time.Millisecond
 
 // checkDrops notes packets the kernel dropped since the last note: the
 // reassembly will show gaps there.
@@ -261,7 +343,7 @@ func (l *live) checkDrops(now time.Time) {
 
 func (l *live) kernelStats(st *Stats) {
 	st.Live = true
-	if l.mu.TryLock() {
+	if time.Now().UnixNano()-l.statsAt.Load() >= int64(statsFresh) && l.mu.TryLock() {
 		if !l.closed.Load() {
 			l.refresh()
 		}
@@ -281,6 +363,9 @@ func (l *live) Close() error {
 	l.closed.Store(true)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if !l.finished {
+		l.refresh() // the final counters, for a Stats after Close
+	}
 	if !l.inUse {
 		l.h.Close()
 	}
