@@ -19,10 +19,14 @@ func readerSeeds(t testing.TB) [][]byte {
 	eth := frameOpts{link: layers.LinkTypeEthernet}
 	hs := handshake()
 	rs := recs(t, eth, plain, hs[0], hs[1], hs[5], hs[3], hs[4])
+	// Every pcapng block kind the reader knows, in both byte orders.
+	richLE, _ := richPcapng(false)
+	richBE, _ := richPcapng(true)
 	return [][]byte{
 		writePcap(t, false, layers.LinkTypeEthernet, rs),
 		swapPcap(writePcap(t, true, layers.LinkTypeEthernet, rs)),
 		writePcapng(t, append(rs, recs(t, frameOpts{link: layers.LinkTypeLinuxSLL2}, conv{cli6, srv6}, hs[3:6]...)...)),
+		richLE, richBE,
 	}
 }
 
