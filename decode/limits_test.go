@@ -262,3 +262,36 @@ func ExampleBounds() {
 	// 500 262144 65535
 	// profile bad.toml: limits.max_message: 70000 is above 65535
 }
+
+// FuzzParseSize: ParseSize never panics, accepts only 0..1TiB, and an
+// accepted size reads back the same as plain digits.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"0", "4096", "64KiB", "1 MiB", "1024GiB", "1025GiB", "1MB", "-1", "99999999999999999999GiB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseSize(s)
+		if err != nil {
+			if n != 0 {
+				t.Fatalf("ParseSize(%q) = %d, %v; want 0 with the error", s, n, err)
+			}
+			return
+		}
+		if n < 0 || n > 1<<40 {
+			t.Fatalf("ParseSize(%q) = %d; want 0..1TiB", s, n)
+		}
+		if back, err := ParseSize(fmt.Sprint(n)); err != nil || back != n {
+			t.Fatalf("ParseSize(%q) = %d, but ParseSize(%d) = %d, %v", s, n, n, back, err)
+		}
+	})
+}
+
+func BenchmarkParseProfileLimits(b *testing.B) {
+	data := []byte("game = \"3.26\"\n[limits]\nmax_flow_buffer = \"256KiB\"\nmax_total_buffer = \"16MiB\"\nmax_flows = 500\nmax_message = 4096\nmax_table_entries = 1024\nmax_unresolved = 256\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseProfile("bench.toml", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
