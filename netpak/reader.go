@@ -71,8 +71,8 @@ func (e *BitError) Unwrap() error { return e.Err }
 // A read that fails for another reason (ErrPadding, ErrUTF8, ErrRange) leaves
 // Pos after the bits it consumed, so a decoder can show what follows.
 //
-// A Reader may be copied, but a copy shares nothing with the original
-// afterwards; use Sub for a second view of the same input.
+// A Reader holds no pointer into itself, so a copy by value reads on from
+// the same bit independently; Sub gives a view bounded to a bit range.
 type Reader struct {
 	// The fields Bits touches come first, so that they share a cache line.
 	pos int // absolute stream bit of the next read
@@ -118,10 +118,7 @@ func (r *Reader) setLoad() {
 	at := max(len(r.buf)-8, 0)
 	copy(last[:], r.buf[at:])
 	r.tail = bits.RotateLeft64(binary.LittleEndian.Uint64(last[:]), at*8)
-	r.fast = 0
-	if at > 0 || len(r.buf) == 8 {
-		r.fast = (len(r.buf) - 7) * 8
-	}
+	r.fast = max(len(r.buf)-7, 0) * 8
 }
 
 // Pos returns the stream bit of the next read, counted from bit 0 of the
