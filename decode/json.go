@@ -69,7 +69,7 @@ func (m *Message) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `,"frame":`...)
 	dst = strconv.AppendInt(dst, int64(m.Frame), 10)
 	dst = append(dst, `,"time":"`...)
-	dst = m.Time.UTC().AppendFormat(dst, timeLayout)
+	dst = appendTime(dst, m.Time)
 	dst = append(dst, `","conn":`...)
 	dst = appendConn(dst, m.Conn)
 	dst = append(dst, `,"dir":`...)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/netip"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -103,6 +104,42 @@ func appendAddrPort(dst []byte, p netip.AddrPort) []byte {
 		return append(dst, "invalid AddrPort"...)
 	}
 	return p.AppendTo(dst)
+}
+
+// appendTime appends t as outputs.md "time", as t.UTC().Format(timeLayout)
+// spells it, digit by digit for the years Format writes with four digits.
+func appendTime(dst []byte, t time.Time) []byte {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(dst, timeLayout)
+	}
+	hour, minute, sec := t.Clock()
+	dst = appendDigits(dst, year, 4)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, int(month), 2)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, day, 2)
+	dst = append(dst, 'T')
+	dst = appendDigits(dst, hour, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, minute, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, sec, 2)
+	dst = append(dst, '.')
+	dst = appendDigits(dst, t.Nanosecond(), 9)
+	return append(dst, 'Z')
+}
+
+// appendDigits appends the width low decimal digits of v ≥ 0, zero-padded.
+func appendDigits(dst []byte, v, width int) []byte {
+	n := len(dst) + width
+	dst = append(dst, "000000000"[:width]...)
+	for i := n - 1; i >= n-width; i-- {
+		dst[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return dst
 }
 
 // appendOptUint appends *p, or null when p is nil.

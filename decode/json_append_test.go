@@ -243,6 +243,13 @@ func TestAppendJSONValues(t *testing.T) {
 		m := &Message{N: i, Fields: []netpak.Span{{Name: "v", Bit: i, Bits: 3, Value: v}}}
 		sameJSON(t, "value "+itoa(i), m)
 	}
+	for _, tm := range []time.Time{
+		{}, time.Unix(0, 0), time.Unix(0, -1), time.Unix(1<<40, 999999999), time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 12, 31, 23, 59, 59, 1, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 6, 1, 0, 30, 0, 5, time.FixedZone("", -90*60)),
+	} {
+		sameJSON(t, "time "+tm.String(), &Message{Time: tm})
+	}
 	bad := &Message{Fields: []netpak.Span{{Name: "ch", Value: ch}}}
 	if _, err := bad.MarshalJSON(); err == nil {
 		t.Error("MarshalJSON of a channel field value = nil error; want the encoding error")
