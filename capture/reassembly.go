@@ -50,12 +50,35 @@ type conn struct {
 
 type flowKey struct{ a, b netip.AddrPort }
 
-// cacheSlot remembers the flow of one directed 4-tuple; a closed flow in
-// the cache is looked up again (its tuple may have a new flow).
+// tuple is a directed 4-tuple in raw form (an IPv4 pair fills a alone):
+// cheaper to build from the frame's bytes and to compare than two
+// netip.AddrPorts.
+type tuple struct {
+	a, b, c, d uint64
+	ports      uint32
+	v6         bool
+}
+
+func rawTuple(d *linkDecoder) tuple {
+	t := tuple{ports: uint32(d.tcp.SrcPort)<<16 | uint32(d.tcp.DstPort), v6: d.isIP6}
+	if len(d.src) == 4 && len(d.dst) == 4 {
+		t.a = uint64(binary.BigEndian.Uint32(d.src))<<32 | uint64(binary.BigEndian.Uint32(d.dst))
+	} else if len(d.src) == 16 && len(d.dst) == 16 {
+		t.a, t.b = binary.BigEndian.Uint64(d.src), binary.BigEndian.Uint64(d.src[8:])
+		t.c, t.d = binary.BigEndian.Uint64(d.dst), binary.BigEndian.Uint64(d.dst[8:])
+	} else {
+		t.v6, t.a = true, ^uint64(0) // no such address: never matches a real tuple
+	}
+	return t
+}
+
+// cacheSlot remembers the flow and direction of one directed 4-tuple; a
+// closed flow in the cache is looked up again (its tuple may have a new
+// flow).
 type cacheSlot struct {
-	src, dst netip.AddrPort
-	k        flowKey
-	c        *conn
+	t          tuple
+	c          *conn
+	fromServer bool
 }
 
 type tcpState struct {
@@ -112,34 +135,30 @@ func (t *tcpState) segment(d *linkDecoder) {
 	tcp := &d.tcp
 	e.stats.TCPGame++
 	t.flush()
-	src, dst := addrPort(d.src, uint16(tcp.SrcPort)), addrPort(d.dst, uint16(tcp.DstPort))
-	// A direct-mapped cache of directed 4-tuples saves the ordered key and
-	// the map lookup for most segments (BenchmarkReadReassemble).
+	// A direct-mapped cache of directed 4-tuples saves building the
+	// addresses, the ordered key and the map lookup for most segments
+	// (BenchmarkReadReassemble).
+	tp := rawTuple(d)
 	slot := &t.cache[(uint(tcp.SrcPort)*31+uint(tcp.DstPort))%uint(len(t.cache))]
-	var c *conn
-	var k flowKey
-	if slot.c != nil && !slot.c.closed && slot.src == src && slot.dst == dst {
-		c, k = slot.c, slot.k
-	} else {
-		k = key(src, dst)
+	c, fromServer := slot.c, slot.fromServer
+	if c == nil || c.closed || slot.t != tp {
+		src, dst := addrPort(d.src, uint16(tcp.SrcPort)), addrPort(d.dst, uint16(tcp.DstPort))
+		k := key(src, dst)
 		c = t.flows[k]
-		if c != nil {
-			*slot = cacheSlot{src, dst, k, c}
+		if c == nil || c.closed && tcp.SYN && !tcp.ACK {
+			// A new flow, or a new connection on the 4-tuple of a closed one.
+			if c = t.open(k, src, dst, tcp); c == nil {
+				return
+			}
 		}
-	}
-	if c == nil || c.closed && tcp.SYN && !tcp.ACK {
-		// A new flow, or a new connection on the 4-tuple of a closed one.
-		if c = t.open(k, src, dst, tcp); c == nil {
-			return
-		}
-		*slot = cacheSlot{src, dst, k, c}
+		fromServer = src == c.flow.Server
+		*slot = cacheSlot{tp, c, fromServer}
 	}
 	t.last = c // the stream New hands the assembler
 	if c.closed {
 		// The last ACKs and retransmissions after FIN or RST.
 		return
 	}
-	fromServer := src == c.flow.Server
 	if c.slow {
 		t.assemble(c, d, fromServer)
 		return
