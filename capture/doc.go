@@ -16,6 +16,22 @@
 // make a Source panic: a recover around each frame turns a decoder bug into
 // a note.
 //
+// # Reading files
+//
+// Classic pcap and pcapng are read by hand out of one read buffer: a record
+// or block is parsed in place and its frame handed on as a slice of the
+// buffer, with no copy, no allocation and no bufio or pcapgo call per frame
+// (BenchmarkReadReassemble, BenchmarkReadReassemblePcapng). pcapng
+// sections of either byte order are read with their Interface Description
+// Blocks (link type, snap length, if_tsresol, if_tsoffset per interface);
+// Enhanced, Simple and the obsolete Packet Blocks carry frames; other blocks
+// are skipped as they stream by, as is a section of an unknown major
+// version. A block whose lengths lie (under 12 bytes, a trailing length
+// that differs, a captured length beyond the block, more than 16 MiB) ends
+// the capture with a note naming its offset. The buffer grows only as bytes
+// arrive, so a lying length cannot make it allocate more than the input
+// holds.
+//
 // # Link types
 //
 // Ethernet (with 802.1Q tags), Linux cooked SLL and SLL2 (what `tcpdump -i
@@ -27,7 +43,11 @@
 //
 // EventOpen announces a TCP flow and the rule that chose its server side.
 // EventData carries bytes of one direction in stream order; its Data is only
-// valid until the next Next call. EventGap says Lost bytes of a direction
+// valid until the next Next call. When Data is one in-order segment's
+// payload, as is, read from a plain pcap or pcapng file, Offset is where
+// those bytes lie in the file, so that a consumer may drop them and read
+// them back later; it is -1 for reassembled data, gzip, standard input,
+// memory and live sources. EventGap says Lost bytes of a direction
 // are missing (a lost segment, or data given up on when the out-of-order
 // buffer cap was hit), so that framing resynchronises (wire.md §2: "a
 // capture may start mid-connection or lose segments"). EventClose follows a
