@@ -32,8 +32,14 @@ type Sim struct {
 	Count     int     // load mix messages played after the scenario
 	Conns     int     // connections the load is spread over, played at once (default 1)
 	Nagle     bool    // leave Nagle's algorithm on; by default every write is sent at once (TCP_NODELAY)
-	Seed      uint64  // of the load mix
-	Log       io.Writer
+	// Congestion names the TCP congestion control of the simulated
+	// connections (Linux TCP_CONGESTION, e.g. "cubic"); empty: the
+	// system's. BBR, a common default, paces and keeps a small window of
+	// packets, so that on lo small writes wait in the send queue and leave
+	// merged into a few large segments; cubic sends nearer one per write.
+	Congestion string
+	Seed       uint64 // of the load mix
+	Log        io.Writer
 	// P is the profile of the load mix; nil: the scenario's, else the
 	// default of wire.md 6.
 	P *decode.Profile
@@ -78,6 +84,13 @@ func (s *Sim) open(ctx context.Context, ln *net.TCPListener) (*pair, error) {
 	p := &pair{end: [2]*net.TCPConn{decode.C2S: cc.(*net.TCPConn), decode.S2C: sc}}
 	for d := range p.end {
 		p.end[d].SetNoDelay(!s.Nagle)
+		if s.Congestion != "" {
+			if err := setCongestion(p.end[d], s.Congestion); err != nil {
+				cc.Close()
+				sc.Close()
+				return nil, fmt.Errorf("congestion control %q: %w", s.Congestion, err)
+			}
+		}
 		p.sent[d] = fnv.New64a()
 		p.got[d] = make(chan readResult, 1)
 		// What side d writes, its peer reads.

@@ -28,8 +28,12 @@ to it, and plays the scenario's connections one after the other in real time
 (--speed scales the scenario's gaps; --full-speed drops them), so that live
 capture and the TUI can be tried without the game. --count N then plays N
 messages of the load mix of 'gen --scale' over --conns more connections
-played at once, at most --rate messages per second in all. Each write is sent at once (TCP_NODELAY), so
-packets are close to messages; --nagle turns that off. At the end every byte
+played at once, at most --rate messages per second in all. Each message is
+its own write, sent at once (TCP_NODELAY; --nagle turns that off), but the
+kernel still merges writes that wait in the send queue: with BBR congestion
+control (a common default) or net.ipv4.tcp_autocorking=1, lo carries far
+fewer packets than messages. --congestion cubic (Linux) brings packets nearer
+messages; 'usmnscope live -i lo --stats' counts both. At the end every byte
 is checked to have arrived.`,
 		Example: `  usmnscope simulate --scenario fixtures/scenarios/usmn-basic.toml --speed 0.05
   usmnscope live -i lo        # in another terminal
@@ -46,6 +50,7 @@ is checked to have arrived.`,
 	f.IntVar(&o.sim.Conns, "conns", 1, "connections the load messages are spread over, played at once")
 	f.Float64Var(&o.sim.Rate, "rate", 0, "at most this many load messages per second (0: no limit)")
 	f.BoolVar(&o.sim.Nagle, "nagle", false, "leave Nagle's algorithm on (writes may share segments)")
+	f.StringVar(&o.sim.Congestion, "congestion", "", "TCP congestion control `ALG` of the connections, e.g. cubic (Linux; default: the system's)")
 	f.Uint64Var(&o.sim.Seed, "seed", 1, "seed of the load mix")
 	return cmd
 }
