@@ -76,7 +76,7 @@ func (s *slab) more(n int) bool {
 // skip discards n bytes without buffering them; false means the input
 // ended or failed first.
 func (s *slab) skip(n int64) bool {
-	for {
+	for zero := 0; ; {
 		if avail := int64(s.hi - s.lo); n <= avail {
 			s.lo += int(n)
 			return true
@@ -90,8 +90,13 @@ func (s *slab) skip(n int64) bool {
 		}
 		m, err := s.r.Read(s.buf)
 		s.hi = m
-		if err != nil {
+		switch {
+		case err != nil:
 			s.err = err
+		case m == 0:
+			if zero++; zero > 100 {
+				s.err = io.ErrNoProgress
+			}
 		}
 	}
 }

@@ -357,6 +357,10 @@ func TestSlabNoProgress(t *testing.T) {
 	if s.fill(4) || !errors.Is(s.err, io.ErrNoProgress) {
 		t.Errorf("fill on a stuck reader = true or error %v; want false, io.ErrNoProgress", s.err)
 	}
+	s = newSlab(stuckReader{})
+	if s.skip(4) || !errors.Is(s.err, io.ErrNoProgress) {
+		t.Errorf("skip on a stuck reader = true or error %v; want false, io.ErrNoProgress", s.err)
+	}
 }
 
 // TestReaderMatchesPcapgo reads every capture of the shared corpus and the
