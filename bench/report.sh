@@ -3,12 +3,17 @@
 # prints each against its target as a ratio. See bench/README.md.
 #
 # Environment: N (messages, default 1000000), CONNS (default 64),
-# LIVE_COUNT (live load messages, default 2000000), WORK (scratch dir).
+# LIVE_COUNT (live load messages, default 2000000), LIVE_PORT (default
+# 27116, away from the game port other runs may use), WORK (scratch dir),
+# SECTIONS (which parts to run, default "e2e tui-memory tui-bench live"),
+# e.g. SECTIONS=live ./bench/report.sh.
 set -u
 cd "$(dirname "$0")/.."
 N=${N:-1000000}
 CONNS=${CONNS:-64}
 LIVE_COUNT=${LIVE_COUNT:-2000000}
+LIVE_PORT=${LIVE_PORT:-27116}
+SECTIONS=${SECTIONS:-e2e tui-memory tui-bench live}
 WORK=${WORK:-$(mktemp -d /tmp/usmnscope-bench.XXXXXX)}
 BIN=$WORK/usmnscope
 CAP=$WORK/scale.pcapng
@@ -29,17 +34,21 @@ measure() {
 	CPU=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$WORK/$name.time")
 	say "$(printf '%-28s %8.2f s wall %8.2f s CPU  peak RSS %8d KiB' "$name" "$WALL" "$CPU" "$RSS")"
 }
+want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 verdict() { awk -v r="$1" -v t="$2" 'BEGIN { if (r == "n/a") print "n/a"; else if (r + 0 >= t + 0) print "HOLDS"; else print "DOES NOT HOLD" }'; }
 
 if [ ! -x "$TIMEV" ]; then
 	say "bench-report: $TIMEV missing (apt-get install -y time)"
 	exit 1
 fi
-say "== usmnscope scale report ($(date -u +%FT%TZ), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), N=$N messages, $CONNS connections)"
+say "== usmnscope scale report ($(date -u +%FT%TZ), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), N=$N messages, $CONNS connections, sections: $SECTIONS)"
 CGO_ENABLED=0 go build -o "$BIN" ./cmd/usmnscope || exit 1
-"$BIN" gen --scale "$N" --conns "$CONNS" -o "$CAP" || exit 1
-say "capture: $CAP ($(stat -c %s "$CAP") bytes)"
+if want e2e || want tui-memory || want tui-bench; then
+	"$BIN" gen --scale "$N" --conns "$CONNS" -o "$CAP" || exit 1
+	say "capture: $CAP ($(stat -c %s "$CAP") bytes)"
+fi
 
+section_e2e() {
 say ""
 say "== end to end (stdout to a file)"
 measure "usmnscope tables --json" "$BIN" tables --json "$CAP"
@@ -56,7 +65,9 @@ if command -v tshark >/dev/null 2>&1; then
 else
 	say "tshark not installed: tshark ratios skipped"
 fi
+}
 
+section_tui_memory() {
 say ""
 say "== TUI resident memory (usmnscope open in a detached tmux, VmHWM after loading)"
 # tui_hwm CAPTURE: opens CAPTURE in the TUI, waits until the capture has
@@ -89,52 +100,72 @@ if command -v tmux >/dev/null 2>&1; then
 else
 	say "tmux not installed: TUI memory skipped"
 fi
+}
 
+section_tui_bench() {
 say ""
 say "== TUI benchmarks on the decoded $N-message capture"
 USMNSCOPE_SCALE_CAPTURE=$CAP go test -run '^$' -bench 'ScaleTUI' -benchtime 50x ./cmd/usmnscope | grep '^Benchmark' | tee "$WORK/tui.bench"
 awk '/ScaleTUIOpen/ { printf "first frame %.1f ms (target <= 100 ms): ratio %.1fx: %s\n", $3 / 1e6, 100e6 / $3, ($3 <= 100e6 ? "HOLDS" : "DOES NOT HOLD") }
      /ScaleTUIKey/  { printf "selection move %.1f ms (target <= 16 ms): ratio %.1fx: %s\n", $3 / 1e6, 16e6 / $3, ($3 <= 16e6 ? "HOLDS" : "DOES NOT HOLD") }' "$WORK/tui.bench"
-
-say ""
-say "== live on lo: simulate --full-speed against live -i lo"
-if [ "$(id -u)" != 0 ] || ! command -v tmux >/dev/null 2>&1; then
-	say "needs root and tmux: live skipped"
-	exit 0
-fi
-# live_run AUTOCORK: runs live in tmux, plays LIVE_COUNT load messages and
-# samples live's status bar (pkt/s, drops) every half second.
-live_run() {
-	local s=usmnscope-live-$$ start end max=0 drops=0 line p d
-	sysctl -q -w net.ipv4.tcp_autocorking="$1"
-	tmux new-session -d -s "$s" -x 200 -y 50 "exec $BIN live -i lo"
-	sleep 2
-	start=$(date +%s.%N)
-	"$BIN" simulate --full-speed --conns 4 --count "$LIVE_COUNT" >"$WORK/sim.out" 2>&1 &
-	local sim=$!
-	while kill -0 "$sim" 2>/dev/null; do
-		sleep 0.5
-		line=$(tmux capture-pane -p -t "$s" | grep -o '[0-9]* pkt/s.*[0-9]* drops' | tail -1)
-		p=$(printf '%s' "$line" | awk '{ print $1 + 0 }')
-		d=$(printf '%s' "$line" | grep -o '[0-9]* drops' | awk '{ print $1 + 0 }')
-		[ "${p:-0}" -gt "$max" ] && max=$p
-		[ "${d:-0}" -gt "$drops" ] && drops=$d
-	done
-	wait "$sim"
-	end=$(date +%s.%N)
-	sleep 1.5
-	line=$(tmux capture-pane -p -t "$s" | grep -o '[0-9]* drops' | tail -1)
-	d=$(printf '%s' "$line" | awk '{ print $1 + 0 }')
-	[ "${d:-0}" -gt "$drops" ] && drops=$d
-	tmux send-keys -t "$s" q
-	sleep 0.5
-	tmux kill-session -t "$s" 2>/dev/null
-	local secs
-	secs=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
-	say "$(printf 'autocorking=%s: %d messages in %.2f s = %.0f msg/s; peak %d pkt/s (live status bar); %d kernel drops' "$1" "$LIVE_COUNT" "$secs" "$(awk -v n="$LIVE_COUNT" -v s="$secs" 'BEGIN { print n / s }')" "$max" "$drops")"
-	say "  pkt/s ratio to the 200000 target = $(ratio "$max" 200000)x: $(verdict "$(ratio "$max" 200000)" 1)$([ "$drops" -gt 0 ] && echo ' (with drops)')"
 }
-OLD_CORK=$(sysctl -n net.ipv4.tcp_autocorking 2>/dev/null || echo 1)
-live_run 1
-live_run 0
-sysctl -q -w net.ipv4.tcp_autocorking="$OLD_CORK"
+
+
+# section_live: usmnscope live -i lo --stats (no TUI) captures while
+# usmnscope simulate --full-speed plays LIVE_COUNT load messages on
+# LIVE_PORT; live's final line gives packets, messages, their rates (over
+# first to last packet) and the kernel's drops.
+section_live() {
+	say ""
+	say "== live on lo: simulate --full-speed --conns 4 against live -i lo --stats (no TUI)"
+	if [ "$(id -u)" != 0 ]; then
+		say "needs root (CAP_NET_RAW, sysctl): live skipped"
+		return
+	fi
+	printf 'transport_port = %s\n' "$LIVE_PORT" >"$WORK/live.toml"
+	local old_cork
+	old_cork=$(sysctl -n net.ipv4.tcp_autocorking 2>/dev/null || echo 1)
+	say "system: congestion control $(sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null), tcp_autocorking $old_cork"
+	live_run 1 ""
+	live_run 0 ""
+	live_run 0 cubic
+	sysctl -q -w net.ipv4.tcp_autocorking="$old_cork"
+}
+
+# live_run AUTOCORK CONGESTION: one live capture of one simulate run.
+live_run() {
+	local cork=$1 cc=$2 lpid tck cpu hwm line
+	sysctl -q -w net.ipv4.tcp_autocorking="$cork"
+	"$BIN" --profile "$WORK/live.toml" live -i lo --stats >"$WORK/live.out" 2>"$WORK/live.err" &
+	lpid=$!
+	sleep 1 # the ring is open and the filter attached
+	local load
+	load=$(cut -d' ' -f1-3 /proc/loadavg)
+	measure "simulate (sender)" "$BIN" simulate --full-speed --conns 4 --count "$LIVE_COUNT" --addr "127.0.0.1:$LIVE_PORT" ${cc:+--congestion "$cc"}
+	sleep 1 # the reader drains the ring
+	tck=$(getconf CLK_TCK)
+	cpu=$(awk -v t="$tck" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$lpid/stat" 2>/dev/null)
+	hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$lpid/status" 2>/dev/null)
+	kill -INT "$lpid"
+	wait "$lpid"
+	line=$(tail -1 "$WORK/live.out")
+	say "autocorking=$cork congestion=${cc:-system} (load average $load): $line"
+	say "  live (reader) CPU ${cpu:-?} s, peak RSS ${hwm:-?} KiB; simulate (sender, and the kernel's loopback and ring work done in its system calls) CPU $CPU s over $WALL s wall"
+	if [ -z "$line" ]; then
+		say "  live printed no totals: $(head -c 300 "$WORK/live.err")"
+		return
+	fi
+	local pps msgs drops
+	pps=$(printf '%s\n' "$line" | sed -n 's/.*: \([0-9]*\) pkt\/s.*/\1/p')
+	msgs=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9]*\) msg\/s.*/\1/p')
+	drops=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9]*\) drops.*/\1/p')
+	local ok="DOES NOT HOLD"
+	awk -v p="${pps:-0}" -v d="${drops:-1}" 'BEGIN { exit !(p >= 200000 && d == 0) }' && ok=HOLDS
+	say "  ${pps:-?} pkt/s, ${msgs:-?} msg/s, ${drops:-?} kernel drops: pkt/s ratio to the 200000 target = $(ratio "${pps:-0}" 200000)x, zero drops $([ "${drops:-1}" = 0 ] && echo yes || echo no): $ok"
+}
+
+want e2e && section_e2e
+want tui-memory && section_tui_memory
+want tui-bench && section_tui_bench
+want live && section_live
+exit 0
