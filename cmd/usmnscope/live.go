@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/capture"
@@ -27,8 +28,16 @@ func newLiveCmd(s *streams) *cobra.Command {
 and show it in the terminal UI as it arrives. The message list follows the
 tail until you move; f resumes following, space pauses. The status bar shows
 packets per second and kernel drops. --write also saves every packet to a
-pcapng file.`,
-		Example: "  sudo usmnscope live -i lo\n  sudo usmnscope live -i eth0 --write session.pcapng",
+pcapng file (buffered, flushed every 100 ms and on exit).
+
+--stats, --count N or --duration D capture without the TUI: the traffic is
+decoded the same way until Ctrl-C, N packets or D, and one line of totals
+is printed (packets, messages, pkt/s, msg/s, kernel packets and drops).
+
+Memory: every decoded message stays in memory (an index record of at most
+64 bytes plus its bytes) for as long as live runs; use --write and open
+the file later for long sessions.`,
+		Example: "  sudo usmnscope live -i lo\n  sudo usmnscope live -i eth0 --write session.pcapng\n  sudo usmnscope live -i lo --duration 30s",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if iface == "" {
@@ -61,7 +70,19 @@ pcapng file.`,
 			if hl.on() {
 				return hl.run(cmd.Context(), s, iface, src, newDecoder(p))
 			}
-			return runTUI(s, s.in, src, newDecoder(p), views.Config{Name: "live " + iface, Parse: parseFilter, Live: true})
+			err = runTUI(s, s.in, src, newDecoder(p), views.Config{Name: "live " + iface, Parse: parseFilter, Live: true})
+			// q, Ctrl-C (a key on the terminal), SIGTERM and a SIGINT
+			// sent from elsewhere (bubbletea's ErrInterrupted) are all a
+			// normal stop. runTUI has closed src, which flushed --write;
+			// Close returns its error again, so that a failed --write is
+			// reported after the screen is gone.
+			if errors.Is(err, tea.ErrInterrupted) {
+				err = nil
+			}
+			if cerr := src.Close(); err == nil {
+				err = cerr
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVarP(&iface, "interface", "i", "", "network interface to capture on (\"any\" for all)")
