@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,7 +141,11 @@ func sameJSON(t *testing.T, what string, m *Message) {
 
 // readFixture decodes a capture file as cmd/usmnscope's feed does (the same
 // event-to-Capture mapping), for comparing every message of it.
-func readFixture(t testing.TB, path string) *Capture {
+func readFixture(t testing.TB, path string) *Capture { return readFixtureStore(t, path, false) }
+
+// readFixtureStore is readFixture; with store, the capture keeps messages
+// that lie whole in the file by their offset (Capture.SetStore, DataAt).
+func readFixtureStore(t testing.TB, path string, store bool) *Capture {
 	t.Helper()
 	p := Default()
 	src, err := capture.Open(path, capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort})
@@ -149,6 +154,14 @@ func readFixture(t testing.TB, path string) *Capture {
 	}
 	defer src.Close()
 	c := NewCapture(p)
+	if store {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		c.SetStore(f)
+	}
 	for {
 		ev, err := src.Next()
 		if err != nil {
@@ -166,7 +179,7 @@ func readFixture(t testing.TB, path string) *Capture {
 		case capture.EventOpen:
 			c.Open(cn, ev.Rule.String(), ev.Time, ev.Frame)
 		case capture.EventData:
-			c.Data(cn, dir, ev.Data, ev.Time, ev.Frame)
+			c.DataAt(cn, dir, ev.Data, ev.Time, ev.Frame, ev.Offset)
 		case capture.EventGap:
 			c.Gap(cn, dir, ev.Lost, ev.Time, ev.Frame)
 		case capture.EventClose:
@@ -201,6 +214,52 @@ func TestAppendJSONFixtures(t *testing.T) {
 	}
 	if !sawHostile {
 		t.Error("fixtures/captures/hostile.pcapng not compared")
+	}
+}
+
+// TestAppendJSONRange compares Capture.AppendJSONRange, which reuses one
+// message's buffers for the next, with Detail(n).AppendJSON over every
+// fixture capture, kept in memory and in its file, for whole and partial
+// ranges and with filters.
+func TestAppendJSONRange(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "fixtures", "captures", "*.pcapng"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixture captures: %v", err)
+	}
+	inFile := 0
+	for _, path := range paths {
+		for _, store := range []bool{false, true} {
+			c := readFixtureStore(t, path, store)
+			if store {
+				n, _ := c.Placement()
+				inFile += n
+			}
+			for _, expr := range []string{"", "dir==s2c", "severity>=warn", "msg==InvokeMessageListener || mode~Tell", "listener~Chat"} {
+				f, err := ParseFilter(expr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []byte
+				for n := 1; n <= c.Len(); n++ {
+					if m := c.Detail(n); f.Match(m) {
+						want = append(m.AppendJSON(want), '\n')
+					}
+				}
+				if got := c.AppendJSONRange(nil, -3, c.Len()+5, f); !bytes.Equal(got, want) {
+					t.Fatalf("%s (store %v): AppendJSONRange(all, %q) =\n%s\nwant\n%s", path, store, expr, got, want)
+				}
+				var parts []byte
+				for from := 1; from <= c.Len(); from += 3 {
+					parts = c.AppendJSONRange(parts, from, from+2, f)
+				}
+				if !bytes.Equal(parts, want) {
+					t.Fatalf("%s (store %v): AppendJSONRange in threes, %q =\n%s\nwant\n%s", path, store, expr, parts, want)
+				}
+			}
+		}
+	}
+	if inFile == 0 {
+		t.Error("no fixture message was kept in its file: the Store path is not compared")
 	}
 }
 

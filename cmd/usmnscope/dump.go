@@ -89,8 +89,8 @@ func (d *dumper) upTo(dc *decode.Capture, n int) error {
 // jsonUpTo is upTo for --json (issue 7: a million records in seconds).
 // Each message is decoded once, with its spans, and the filter sees that
 // decoding (filters read no field spans). A long run of settled messages
-// is cut into contiguous slices that jsonSlice encodes on all cores at once
-// (Detail only takes the read lock) into reused buffers, which are then
+// is cut into contiguous slices that AppendJSONRange encodes on all cores
+// at once (it only takes the read lock) into reused buffers, which are then
 // written in order through the big output buffer, so the output is the
 // same as encoding one message after the other.
 func (d *dumper) jsonUpTo(dc *decode.Capture, n int) error {
@@ -99,10 +99,13 @@ func (d *dumper) jsonUpTo(dc *decode.Capture, n int) error {
 		todo := n - d.next + 1
 		w := min(workers, todo/jsonSliceMin)
 		if w < 2 {
-			d.rec = jsonSlice(dc, d.f, d.next, n, d.rec[:0])
-			d.next = n + 1
-			_, err := d.out.Write(d.rec)
-			return err
+			to := min(n, d.next+jsonSliceMax-1)
+			d.rec = dc.AppendJSONRange(d.rec[:0], d.next, to, d.f)
+			d.next = to + 1
+			if _, err := d.out.Write(d.rec); err != nil {
+				return err
+			}
+			continue
 		}
 		for len(d.slices) < w {
 			d.slices = append(d.slices, nil)
@@ -111,7 +114,7 @@ func (d *dumper) jsonUpTo(dc *decode.Capture, n int) error {
 		var wg sync.WaitGroup
 		for i := range w {
 			from := d.next + i*per
-			wg.Go(func() { d.slices[i] = jsonSlice(dc, d.f, from, from+per-1, d.slices[i][:0]) })
+			wg.Go(func() { d.slices[i] = dc.AppendJSONRange(d.slices[i][:0], from, from+per-1, d.f) })
 		}
 		wg.Wait()
 		d.next += w * per
@@ -124,24 +127,14 @@ func (d *dumper) jsonUpTo(dc *decode.Capture, n int) error {
 	return nil
 }
 
-// The messages one jsonSlice call encodes: at least jsonSliceMin, so that
-// a trickle of messages (a live pipe) is not spread over goroutines, and at
-// most jsonSliceMax, so that a long run is written out as it goes.
+// The messages one Capture.AppendJSONRange call encodes: at least
+// jsonSliceMin, so that a trickle of messages (a live pipe) is not spread
+// over goroutines, and at most jsonSliceMax, so that a long run is written
+// out as it goes.
 const (
 	jsonSliceMin = 256
 	jsonSliceMax = 4096
 )
-
-// jsonSlice appends the NDJSON records of the messages from..to that f
-// matches to buf.
-func jsonSlice(dc *decode.Capture, f *decode.Filter, from, to int, buf []byte) []byte {
-	for n := from; n <= to; n++ {
-		if m := dc.Detail(n); m != nil && f.Match(m) {
-			buf = append(m.AppendJSON(buf), '\n')
-		}
-	}
-	return buf
-}
 
 // jsonPipe runs a --json dumper on its own goroutine, so that on two cores
 // re-decoding and encoding the settled messages overlaps with reading and

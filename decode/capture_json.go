@@ -1,0 +1,110 @@
+package decode
+
+import (
+	"time"
+
+	"github.com/usmnscope/usmnscope/netpak"
+)
+
+// AppendJSONRange appends to dst the outputs.md `dump --json` lines (each
+// record followed by a newline) of messages from..to that f matches (nil
+// matches all), in order, and returns the extended buffer. The bytes are
+// those of Detail(n).AppendJSON for each message, but the decoding, spans,
+// findings and listener of one message are kept in buffers the next one
+// reuses, so a long range allocates little more than the summaries
+// (issue 7: a million records in seconds). Messages past Len are not
+// there; the read lock is taken per message, so a feed is not held up.
+// Several goroutines may encode ranges of one Capture at once.
+func (c *Capture) AppendJSONRange(dst []byte, from, to int, f *Filter) []byte {
+	var sc detailScratch
+	for n := max(from, 1); n <= to; n++ {
+		m := c.detailInto(n, &sc)
+		if m == nil {
+			break
+		}
+		if f.Match(m) {
+			dst = append(m.AppendJSON(dst), '\n')
+		}
+	}
+	return dst
+}
+
+// detailScratch is the storage detailInto reuses from message to message.
+type detailScratch struct {
+	m        Message
+	l        Listener
+	ids      [3]uint32 // client ID, server ID, version
+	typ      string
+	spans    netpak.Spans
+	d        Decoded
+	data     []byte // bytes read back from the Store
+	findings []Finding
+}
+
+// detailInto is build(n, true) into sc: the same Message, valid until the
+// next call with sc, or nil when there is no message n.
+func (c *Capture) detailInto(n int, sc *detailScratch) *Message {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if n < 1 || n > c.nrec {
+		return nil
+	}
+	r := c.rec(int32(n - 1))
+	cn := c.conns[r.conn]
+	data, err := c.load(r, sc.data[:0])
+	if r.flags&recFile != 0 {
+		sc.data = data[:0]
+	}
+	sc.spans.Reset()
+	sc.d = Decoded{Findings: sc.d.Findings[:0]}
+	d := &sc.d
+	DecodeMessage(c.profile, r.dir, r.state(), data, &sc.spans, d)
+
+	m := &sc.m
+	*m = Message{
+		N: n, Frame: int(r.frame), Time: time.Unix(0, r.time).UTC(), Conn: cn.info.Conn,
+		Dir: r.dir, Data: data, Enum: d.Enum, Name: d.Kind.String(), Fields: sc.spans.List,
+	}
+	if m.Fields == nil {
+		m.Fields = []netpak.Span{}
+	}
+	if d.Kind == KindNegotiateListenerDetails {
+		m.Mode = d.Negotiate.Mode.String()
+	}
+	if d.Kind == KindInvokeMessageListener {
+		m.PayloadBit, m.PayloadBits = d.PayloadBit, d.PayloadBits
+	}
+	fs := append(sc.findings[:0], d.Findings...)
+	if err != nil {
+		fs = append(fs, Finding{Severity: Error, Group: Malformed, Text: Escape(err.Error()), Bit: -1})
+	}
+	if r.flags&recListener != 0 {
+		sc.l = Listener{Resolved: r.flags&recResolved != 0}
+		if r.flags&recCID != 0 {
+			sc.ids[0] = r.cid
+			sc.l.ClientID = &sc.ids[0]
+		}
+		if r.flags&recSID != 0 {
+			sc.ids[1] = r.sid
+			sc.l.ServerID = &sc.ids[1]
+		}
+		if r.typ > 0 {
+			sc.typ = c.types[r.typ-1]
+			sc.l.Type = &sc.typ
+		}
+		if r.flags&recVersion != 0 {
+			sc.ids[2] = r.version
+			sc.l.Version = &sc.ids[2]
+		}
+		m.Listener = &sc.l
+	}
+	if r.flags&recHeld != 0 {
+		fs = append(fs, Finding{Severity: Note, Group: Inference, Text: "enum width not settled yet: decoded tentatively while the handshake is being inferred", Bit: -1})
+	}
+	if r.flags&recExtra != 0 {
+		fs = append(fs, c.extra[int32(n-1)]...)
+	}
+	sc.findings, m.Findings = fs, fs
+	m.Summary = summarize(m, d)
+	return m
+}
