@@ -85,13 +85,13 @@ type Limits struct {
 	MaxEntries      int // entries per table (server, client, each missing list); default 65536
 	MaxUnresolved   int // unresolved references held per connection; default 4096
 	InferWindow     int // messages of an undecided direction held before inferring its width; default 32
-	CheckpointEvery int // table operations between as-of checkpoints; default 256
+	CheckpointEvery int // table operations between as-of checkpoints; default 1024
 	MaxMessage      int // largest message the framing accepts; default 65535 (wire.md 2)
 }
 
 // DefaultLimits returns the documented defaults.
 func DefaultLimits() Limits {
-	return Limits{MaxEntries: 65536, MaxUnresolved: 4096, InferWindow: 32, CheckpointEvery: 256, MaxMessage: 65535}
+	return Limits{MaxEntries: 65536, MaxUnresolved: 4096, InferWindow: 32, CheckpointEvery: 1024, MaxMessage: 65535}
 }
 
 // withDefaults fills zero fields from DefaultLimits.
