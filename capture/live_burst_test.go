@@ -121,3 +121,88 @@ func gamePorts(t *testing.T) (*net.TCPListener, *net.UDPConn) {
 	t.Fatal("no port free for both TCP and UDP on 127.0.0.1")
 	return nil, nil
 }
+
+// BenchmarkLiveRead reads b.N UDP datagrams sent to the game port on lo
+// through the live source (ring, filter, engine), the sender running in
+// another goroutine: ns/op is per packet, sender included, so on a
+// loaded machine compare allocs/op and the reader's share in a profile.
+func BenchmarkLiveRead(b *testing.B) {
+	b.ReportAllocs()
+	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
+	if err != nil {
+		b.Skipf("UDP port %d taken: %v", port, err)
+	}
+	defer udp.Close()
+	opt := DefaultLiveOptions("lo")
+	opt.TransportPort, opt.QueryPort = uint16(port), uint16(port)
+	src, err := OpenLive(opt)
+	if errors.Is(err, ErrPermission) {
+		b.Skipf("no CAP_NET_RAW, skipping the live benchmark: %v", err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			if _, err := udp.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	out, err := net.DialUDP("udp4", nil, udp.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer out.Close()
+	done := make(chan Stats, 1)
+	b.ResetTimer()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	go func() {
+		for {
+			ev, err := src.Next()
+			if err != nil || ev.Kind == EventClose {
+				done <- src.Stats()
+				return
+			}
+		}
+	}()
+	msg := []byte("0123456789abcdef")
+	for range b.N {
+		out.Write(msg)
+	}
+	// A TCP connection after the datagrams marks their end (see
+	// TestLiveBurst).
+	c, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.Close()
+	var st Stats
+	select {
+	case st = <-done:
+	case <-time.After(10 * time.Second):
+		src.Close()
+		st = <-done
+	}
+	b.StopTimer()
+	if st.UDPGame != int64(b.N) {
+		b.Errorf("read %d of %d datagrams (%d kernel drops)", st.UDPGame, b.N, st.KernelDrops)
+	}
+	b.ReportMetric(float64(st.KernelDrops), "drops")
+}
