@@ -3,6 +3,7 @@ package decode
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -31,14 +32,16 @@ type ConnInfo struct {
 	Findings   []Finding // connection-level findings (gaps, resync, inference, UDP notes)
 }
 
-// record is the compact index entry of one message (48 bytes; a test keeps
+// record is the compact index entry of one message (40 bytes; a test keeps
 // it there): where its bytes are (a capture file offset or an arena
 // offset), when and where it came from, and the State it was decoded in, so
 // that Message and Detail decode it again on demand. Fields a new decoding
-// gives back (the enum value, its width) are not kept.
+// gives back (the enum value, its width) are not kept. Offset and time are
+// 32-bit deltas from their block's bases (recBlock); the rare record whose
+// delta does not fit keeps both in full in Capture.big.
 type record struct {
-	off     int64 // capture file offset (recFile) or arena offset of the message bytes
-	time    int64 // UnixNano
+	off     uint32 // capture file offset (recFile) or arena offset of the message bytes, from the block's base
+	time    uint32 // UnixNano from the block's base, in µs with recTimeUS
 	frame   int32
 	conn    uint32
 	cid     uint32
@@ -66,7 +69,18 @@ const (
 	recVersion                       // version valid
 	recExtra                         // Capture.extra has findings for it
 	recFile                          // off is an offset in the Store, not in the arena
+	recTimeUS                        // time counts microseconds
+	recBig                           // off and time are in Capture.big
 )
+
+// recBlock is one block of the index with the bases its records' offsets
+// and times count from: the first file offset, arena offset and time of the
+// block.
+type recBlock struct {
+	recs                 []record
+	file0, arena0, time0 int64
+	hasFile, hasArena    bool
+}
 
 // recChunk is how many records one block of the index holds. The index
 // grows a block at a time, so a million messages never copy a giant slice
@@ -140,7 +154,8 @@ type Capture struct {
 
 	store    Store
 	arena    [][]byte
-	recs     [][]record // blocks of recChunk records
+	recs     []recBlock         // blocks of recChunk records
+	big      map[int32][2]int64 // file or arena offset and time of records with recBig
 	nrec     int
 	inFile   int                 // records with recFile
 	scratch  []byte              // the feeder's buffer for bytes read back from the store
@@ -418,57 +433,119 @@ func (c *Capture) keep(msg []byte) int64 {
 
 // rec returns record i (from 0).
 func (c *Capture) rec(i int32) *record {
-	return &c.recs[i/recChunk][i%recChunk]
+	return &c.recs[i/recChunk].recs[i%recChunk]
 }
 
-// add appends r to the index and returns its index.
-func (c *Capture) add(r record) int32 {
+// add appends r, whose bytes are at off (in the file with recFile, else in
+// the arena) and whose time is t (UnixNano), to the index and returns its
+// index.
+func (c *Capture) add(r record, off, t int64) int32 {
 	if c.nrec%recChunk == 0 {
 		// The first block starts small, so a small capture stays small.
 		size := recChunk
 		if c.nrec == 0 {
 			size = 64
 		}
-		c.recs = append(c.recs, make([]record, 0, size))
+		c.recs = append(c.recs, recBlock{recs: make([]record, 0, size), time0: t})
 	}
 	b := &c.recs[len(c.recs)-1]
-	if len(*b) == cap(*b) {
-		*b = append(make([]record, 0, recChunk), *b...)
+	if len(b.recs) == cap(b.recs) {
+		b.recs = append(make([]record, 0, recChunk), b.recs...)
 	}
-	*b = append(*b, r)
+	i := int32(c.nrec)
+	fits := true
+	base := &b.arena0
+	if r.flags&recFile != 0 {
+		if !b.hasFile {
+			b.file0, b.hasFile = off, true
+		}
+		base = &b.file0
+	} else if !b.hasArena {
+		b.arena0, b.hasArena = off, true
+	}
+	if d := off - *base; d >= 0 && d <= math.MaxUint32 {
+		r.off = uint32(d)
+	} else {
+		fits = false
+	}
+	switch d := t - b.time0; {
+	case d >= 0 && d <= math.MaxUint32:
+		r.time = uint32(d)
+	case d >= 0 && d%1000 == 0 && d/1000 <= math.MaxUint32:
+		// Microsecond timestamps (classic pcap) reach 71 minutes.
+		r.time, r.flags = uint32(d/1000), r.flags|recTimeUS
+	default:
+		fits = false
+	}
+	if !fits {
+		if c.big == nil {
+			c.big = map[int32][2]int64{}
+		}
+		c.big[i] = [2]int64{off, t}
+		r.flags |= recBig
+	}
+	b.recs = append(b.recs, r)
 	c.nrec++
-	return int32(c.nrec - 1)
+	return i
 }
 
-// load returns the bytes of r: aliasing the arena (read-only), or read from
-// the store into buf (grown as needed). A short read is an error; the bytes
-// read before it are returned.
-func (c *Capture) load(r *record, buf []byte) ([]byte, error) {
+// where returns the offset of record i's bytes (in the file with recFile,
+// else in the arena) and its time (UnixNano).
+func (c *Capture) where(i int32) (off, t int64) {
+	r := c.rec(i)
+	if r.flags&recBig != 0 {
+		v := c.big[i]
+		return v[0], v[1]
+	}
+	b := &c.recs[i/recChunk]
+	off = b.arena0 + int64(r.off)
+	if r.flags&recFile != 0 {
+		off = b.file0 + int64(r.off)
+	}
+	t = int64(r.time)
+	if r.flags&recTimeUS != 0 {
+		t *= 1000
+	}
+	return off, b.time0 + t
+}
+
+// timeOf returns the time of record i (UnixNano).
+func (c *Capture) timeOf(i int32) int64 {
+	_, t := c.where(i)
+	return t
+}
+
+// load returns the bytes of record i: aliasing the arena (read-only), or
+// read from the store into buf (grown as needed). A short read is an error;
+// the bytes read before it are returned.
+func (c *Capture) load(i int32, buf []byte) ([]byte, error) {
+	r := c.rec(i)
+	off, _ := c.where(i)
 	if r.flags&recFile == 0 {
-		b := c.arena[r.off/arenaChunk]
-		o := int(r.off % arenaChunk)
+		b := c.arena[off/arenaChunk]
+		o := int(off % arenaChunk)
 		return b[o : o+int(r.length) : o+int(r.length)], nil
 	}
 	if cap(buf) < int(r.length) {
 		buf = make([]byte, r.length)
 	}
 	buf = buf[:r.length]
-	n, err := c.store.ReadAt(buf, r.off)
+	n, err := c.store.ReadAt(buf, off)
 	if n == len(buf) {
 		return buf, nil
 	}
 	if err == nil {
 		err = io.ErrUnexpectedEOF
 	}
-	return buf[:n], fmt.Errorf("capture file: message bytes at offset %d: read %d of %d bytes: %w", r.off, n, len(buf), err)
+	return buf[:n], fmt.Errorf("capture file: message bytes at offset %d: read %d of %d bytes: %w", off, n, len(buf), err)
 }
 
-// feederBytes loads r for the feeder (under the write lock) into its
+// feederBytes loads record i for the feeder (under the write lock) into its
 // scratch buffer. A read error leaves the bytes read: the decoding then
 // reports the message as cut short.
-func (c *Capture) feederBytes(r *record) []byte {
-	b, _ := c.load(r, c.scratch)
-	if r.flags&recFile != 0 {
+func (c *Capture) feederBytes(i int32) []byte {
+	b, _ := c.load(i, c.scratch)
+	if c.rec(i).flags&recFile != 0 {
 		c.scratch = b[:0]
 	}
 	return b
@@ -482,19 +559,18 @@ func (c *Capture) message(cn *connection, dir Dir, msg []byte, info FrameInfo, t
 		msg = msg[:0xFFFF]
 	}
 	r := record{
-		time:   t.UnixNano(),
 		frame:  int32(frame),
 		length: uint16(len(msg)),
 		conn:   cn.idx,
 		dir:    dir,
 	}
 	if at >= 0 {
-		r.off, r.flags = at, recFile
+		r.flags = recFile
 		c.inFile++
 	} else {
-		r.off = c.keep(msg)
+		at = c.keep(msg)
 	}
-	i := c.add(r)
+	i := c.add(r, at, t.UnixNano())
 	cn.info.Messages++
 	cn.msgs = append(cn.msgs, i)
 	cn.info.Bytes[dir] += int64(len(msg)) + 2
@@ -540,7 +616,7 @@ func (c *Capture) message(cn *connection, dir Dir, msg []byte, info FrameInfo, t
 // caller has its bytes at hand, else from where the record says they are.
 func (c *Capture) decodeRec(i int32, dir Dir, st State, msg []byte) *Decoded {
 	if msg == nil {
-		msg = c.feederBytes(c.rec(i))
+		msg = c.feederBytes(i)
 	}
 	c.dec = Decoded{Findings: c.dec.Findings[:0]}
 	DecodeMessage(c.profile, dir, st, msg, nil, &c.dec)
@@ -813,7 +889,7 @@ func (c *Capture) build(n int, withSpans bool) *Message {
 		spans = &netpak.Spans{}
 	}
 	var d Decoded
-	data, err := c.load(r, nil)
+	data, err := c.load(int32(n-1), nil)
 	if r.flags&recFile == 0 {
 		data = append([]byte(nil), data...)
 	}
@@ -822,7 +898,8 @@ func (c *Capture) build(n int, withSpans bool) *Message {
 	if err != nil {
 		m.Findings = append(m.Findings, Finding{Severity: Error, Group: Malformed, Text: Escape(err.Error()), Bit: -1})
 	}
-	m.N, m.Frame, m.Time, m.Conn = n, int(r.frame), time.Unix(0, r.time).UTC(), cn.info.Conn
+	_, t := c.where(int32(n - 1))
+	m.N, m.Frame, m.Time, m.Conn = n, int(r.frame), time.Unix(0, t).UTC(), cn.info.Conn
 	if r.flags&recListener != 0 {
 		l := &Listener{Resolved: r.flags&recResolved != 0}
 		if r.flags&recCID != 0 {
@@ -1015,7 +1092,7 @@ func (c *Capture) tablesAsOf(cn *connection, asOf int) *Tables {
 			if r.flags&recListener == 0 {
 				continue
 			}
-			msg, _ := c.load(r, buf)
+			msg, _ := c.load(i, buf)
 			if r.flags&recFile != 0 {
 				buf = msg[:0]
 			}

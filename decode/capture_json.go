@@ -51,7 +51,7 @@ func (c *Capture) detailInto(n int, sc *detailScratch) *Message {
 	}
 	r := c.rec(int32(n - 1))
 	cn := c.conns[r.conn]
-	data, err := c.load(r, sc.data[:0])
+	data, err := c.load(int32(n-1), sc.data[:0])
 	if r.flags&recFile != 0 {
 		sc.data = data[:0]
 	}
@@ -62,7 +62,7 @@ func (c *Capture) detailInto(n int, sc *detailScratch) *Message {
 
 	m := &sc.m
 	*m = Message{
-		N: n, Frame: int(r.frame), Time: time.Unix(0, r.time).UTC(), Conn: cn.info.Conn,
+		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: cn.info.Conn,
 		Dir: r.dir, Data: data, Enum: d.Enum, Name: d.Kind.String(), Fields: sc.spans.List,
 	}
 	if m.Fields == nil {
