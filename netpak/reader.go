@@ -113,12 +113,19 @@ func (r *Reader) Reset(b []byte) {
 
 // setLoad derives ptr, fast and tail from buf (see Reader).
 func (r *Reader) setLoad() {
-	r.ptr = unsafe.Pointer(unsafe.SliceData(r.buf))
-	var last [8]byte
-	at := max(len(r.buf)-8, 0)
-	copy(last[:], r.buf[at:])
-	r.tail = bits.RotateLeft64(binary.LittleEndian.Uint64(last[:]), at*8)
-	r.fast = max(len(r.buf)-7, 0) * 8
+	b := r.buf
+	r.ptr = unsafe.Pointer(unsafe.SliceData(b))
+	if at := len(b) - 8; at >= 0 {
+		r.fast = (at + 1) * 8
+		r.tail = bits.RotateLeft64(binary.LittleEndian.Uint64(b[at:]), at*8)
+		return
+	}
+	// A short input starts at stream bit 0, so its word needs no rotation.
+	r.fast = 0
+	r.tail = 0
+	for i, c := range b {
+		r.tail |= uint64(c) << (8 * i)
+	}
 }
 
 // Pos returns the stream bit of the next read, counted from bit 0 of the
