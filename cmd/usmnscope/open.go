@@ -121,6 +121,10 @@ func runTUI(s *streams, keys io.Reader, src capture.Source, dc *decode.Capture, 
 					st := latest
 					mu.Unlock()
 					prog.Send(views.LiveMsg{PacketsPerS: float64(st.Packets-prev) / now.Sub(at).Seconds(), Drops: st.KernelDrops})
+					// The feeder's progress is throttled on its leading
+					// edge: the last events of a burst send none, so the
+					// view would not show them until more traffic came.
+					prog.Send(views.ProgressMsg{Fraction: -1})
 					prev, at = st.Packets, now
 				}
 			}
