@@ -142,7 +142,15 @@ live_run() {
 	local load
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
 	measure "simulate (sender)" "$BIN" simulate --full-speed --conns 4 --count "$LIVE_COUNT" --addr "127.0.0.1:$LIVE_PORT" ${cc:+--congestion "$cc"}
-	sleep 1 # the reader drains the ring
+	# The reader may lag the sender on a loaded machine: wait until it has
+	# drained the ring (its CPU time stops growing), at most 60 s.
+	local prev=-1 cur i
+	for i in $(seq 1 120); do
+		sleep 0.5
+		cur=$(awk '{ print $14 + $15 }' "/proc/$lpid/stat" 2>/dev/null) || break
+		[ "$cur" = "$prev" ] && break
+		prev=$cur
+	done
 	tck=$(getconf CLK_TCK)
 	cpu=$(awk -v t="$tck" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$lpid/stat" 2>/dev/null)
 	hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$lpid/status" 2>/dev/null)

@@ -25,17 +25,21 @@ const pollTimeout = 100 * time.Millisecond
 
 // The ring is TPACKET_V3: the kernel packs packets of any size back to back
 // into blocks and hands user space a whole block at once, so a burst of
-// small segments (simulate --full-speed on lo: a few hundred thousand a
-// second) costs one poll per block, not one per packet. 64 blocks of 1 MiB
-// buffer a burst of about 200,000 small packets (each takes its cooked
-// header plus bytes, ~100-300 bytes on lo) while the decoder catches up: the
-// ring is what keeps the kernel from dropping when the reader is briefly
-// descheduled on a loaded machine. The memory is the kernel's, locked for
-// the life of the capture.
+// small segments (simulate --full-speed on lo: tens to hundreds of
+// thousands a second) costs one poll per block, not one per packet. 64 MiB
+// buffer some 500,000 small packets (each takes its 48-byte V3 header, the
+// address and its bytes: ~130 bytes for a small segment on lo) while the
+// decoder catches up: the ring is what keeps the kernel from dropping when
+// the reader is descheduled on a loaded machine. A block is handed over
+// when full or ringBlockTimeout after its first packet, so a slow trickle
+// leaves blocks part empty: 256 KiB blocks waste less of the ring at
+// moderate rates than 1 MiB ones and still hold the largest packet lo
+// delivers (its MTU, 64 KiB). The memory is the kernel's, locked for the
+// life of the capture.
 const (
-	ringBlockSize    = 1 << 20
-	ringFrameSize    = 1 << 16 // V3 only uses it to check the block size; frames are packed
-	ringBlocks       = 64
+	ringBlockSize    = 256 << 10
+	ringFrameSize    = 1 << 16 // V3 only checks that it divides the block size; packets are packed
+	ringBlocks       = 256
 	ringBlockTimeout = 100 * time.Millisecond // a block is handed over at most this late
 )
 
