@@ -219,32 +219,50 @@ func (p *proc) fullStdout(t *testing.T) {
 	}
 }
 
-// fullFS is a directory on a filesystem that fills up after a few dozen
-// kilobytes: a 64 kB tmpfs when mounting works (root), else nothing.
-// limit, when not "", is the shell prefix that caps file sizes instead
-// (RLIMIT_FSIZE; Go ignores SIGXFSZ, so a write past it fails with EFBIG),
-// and cause the error text either gives.
-func fullFS(t *testing.T) (dir, limit, cause string) {
-	dir = filepath.Join(t.TempDir(), "full")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=64k")
-	if err == nil {
+// fillUps are the two ways a file stops growing: a filesystem that fills
+// up (a 64 kB tmpfs, when mounting works: root) and RLIMIT_FSIZE (ulimit -f
+// in sh; Go ignores SIGXFSZ, so a write past it fails with EFBIG). setup
+// returns a directory to write in, the shell command line prefix that
+// applies the limit ("" for none), and the cause the error message gives;
+// it skips when the way is not available.
+var fillUps = []struct {
+	name  string
+	setup func(t *testing.T, dir string) (limit, cause string)
+}{
+	{"tmpfs", func(t *testing.T, dir string) (string, string) {
+		if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=64k"); err != nil {
+			t.Skipf("mount tmpfs: %v (needs root): the ulimit -f way still runs", err)
+		}
 		t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
-		return dir, "", "no space left on device"
-	}
-	t.Logf("mount tmpfs: %v; capping file sizes with ulimit -f instead", err)
-	if _, lerr := exec.LookPath("sh"); lerr != nil {
-		t.Skipf("neither a tmpfs (%v) nor sh for ulimit -f: skipping the full-disk test", err)
-	}
-	// 128 blocks: 64 kB (512-byte blocks) or 128 kB (1 kB blocks).
-	return dir, `ulimit -f 128 && exec "$0" "$@"`, "file too large"
+		return "", "no space left on device"
+	}},
+	{"ulimit", func(t *testing.T, dir string) (string, string) {
+		if _, err := exec.LookPath("sh"); err != nil {
+			t.Skipf("no sh for ulimit -f: %v", err)
+		}
+		// 128 blocks: 64 kB (dash's 512-byte blocks) or 128 kB (bash's 1 kB).
+		return `ulimit -f 128 && exec "$0" "$@"`, "file too large"
+	}},
 }
 
-// fullDisk: gen -o and live --write onto a filesystem that fills up.
+// fullDisk: gen -o and live --write onto a file that cannot grow, either
+// way.
 func (p *proc) fullDisk(t *testing.T) {
-	dir, limit, cause := fullFS(t)
+	for _, f := range fillUps {
+		t.Run(f.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "full")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			limit, cause := f.setup(t, dir)
+			p.fillUp(t, dir, limit, cause)
+		})
+	}
+}
+
+// fillUp runs gen and live writing into dir, under limit, and checks the
+// messages name the file and cause, and what live saved stays readable.
+func (p *proc) fillUp(t *testing.T, dir, limit, cause string) {
 	cmd := func(args ...string) []string {
 		if limit == "" {
 			return args
@@ -374,7 +392,7 @@ func freePort(t *testing.T) int {
 // startLive starts `live -i iface --stats --write write` with a profile on
 // a free port and returns once the capture is open (its --write file has
 // its header: OpenLive writes it after the socket and filter are set up).
-// limit is fullFS's shell prefix, "" for none.
+// limit is a fillUps shell prefix, "" for none.
 func (p *proc) startLive(t *testing.T, iface, write, limit string) *liveProc {
 	t.Helper()
 	l := &liveProc{write: write, port: freePort(t), done: make(chan error, 1)}
