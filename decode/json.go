@@ -10,8 +10,10 @@ import (
 )
 
 // The JSON encodings of outputs.md. Key names are the contract ("Keys named
-// here keep their names and meaning"), so they are spelled out in struct
-// tags here and nowhere else; lists are always arrays, never null.
+// here keep their names and meaning"), so they are spelled out here and
+// nowhere else: the `dump --json` record key by key in appendJSON (written
+// by hand: a million of them must take seconds, issue 7), the `tables
+// --json` document in struct tags. Lists are always arrays, never null.
 
 // timeLayout is RFC 3339 with all nine nanosecond digits (outputs.md "time").
 const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"

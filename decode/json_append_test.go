@@ -425,6 +425,58 @@ func BenchmarkAppendJSON(b *testing.B) {
 	b.SetBytes(int64(total / max(b.N, 1)))
 }
 
+// BenchmarkAppendJSONRange encodes every message of the fixture captures
+// from the Capture, decoding included, as dump --json does; ns/op and
+// allocs/op are per message.
+func BenchmarkAppendJSONRange(b *testing.B) {
+	var caps []*Capture
+	msgs := 0
+	paths, _ := filepath.Glob(filepath.Join("..", "fixtures", "captures", "*.pcapng"))
+	for _, path := range paths {
+		c := readFixture(b, path)
+		caps = append(caps, c)
+		msgs += c.Len()
+	}
+	if msgs == 0 {
+		b.Fatal("no fixture messages")
+	}
+	b.ReportAllocs()
+	var buf []byte
+	b.ResetTimer()
+	for i := 0; i < b.N; i += msgs {
+		for _, c := range caps {
+			buf = c.AppendJSONRange(buf[:0], 1, c.Len(), nil)
+		}
+	}
+}
+
+// BenchmarkDetailAppendJSON is BenchmarkAppendJSONRange through Detail, one
+// new Message per message, for comparison.
+func BenchmarkDetailAppendJSON(b *testing.B) {
+	var caps []*Capture
+	msgs := 0
+	paths, _ := filepath.Glob(filepath.Join("..", "fixtures", "captures", "*.pcapng"))
+	for _, path := range paths {
+		c := readFixture(b, path)
+		caps = append(caps, c)
+		msgs += c.Len()
+	}
+	if msgs == 0 {
+		b.Fatal("no fixture messages")
+	}
+	b.ReportAllocs()
+	var buf []byte
+	b.ResetTimer()
+	for i := 0; i < b.N; i += msgs {
+		for _, c := range caps {
+			buf = buf[:0]
+			for n := 1; n <= c.Len(); n++ {
+				buf = append(c.Detail(n).AppendJSON(buf), '\n')
+			}
+		}
+	}
+}
+
 // BenchmarkMarshalJSONReflect is the reflection encoding AppendJSON
 // replaced, on the same records, for comparison.
 func BenchmarkMarshalJSONReflect(b *testing.B) {
