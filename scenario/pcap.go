@@ -120,6 +120,9 @@ func (s *Scenario) Packets() ([]Packet, Stats, error) {
 
 // Generate writes the scenario's capture to w.
 func (s *Scenario) Generate(w io.Writer, f Format) (Stats, error) {
+	if s.hostile() {
+		return s.generateHostile(w, f)
+	}
 	ps, st, err := s.Packets()
 	if err != nil {
 		return st, err

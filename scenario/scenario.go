@@ -26,6 +26,8 @@ type Scenario struct {
 	Link      string       `toml:"link"`  // ethernet | vlan-ethernet | sll | sll2 | raw | null
 	Transport Transport    `toml:"transport"`
 	Conns     []Connection `toml:"connection"`
+	Floods    []Flood      `toml:"flood"` // hostile traffic at scale (flood.go)
+	Lies      []Lie        `toml:"lie"`   // record-length lies in the file (lie.go)
 
 	// P is the protocol profile the messages are written with (wire.md 6).
 	P *decode.Profile `toml:"-"`
@@ -193,8 +195,14 @@ func (s *Scenario) check() error {
 	if !links[s.Link] {
 		return fmt.Errorf("link: %q is not one of ethernet, vlan-ethernet, sll, sll2, raw, null", s.Link)
 	}
-	if len(s.Conns) == 0 {
+	if len(s.Conns) == 0 && len(s.Floods) == 0 {
 		return fmt.Errorf("no [[connection]]")
+	}
+	if err := s.checkFloods(); err != nil {
+		return err
+	}
+	if err := s.checkLies(); err != nil {
+		return err
 	}
 	for i := range s.Conns {
 		c := &s.Conns[i]
