@@ -32,7 +32,7 @@ type ConnInfo struct {
 	Findings   []Finding // connection-level findings (gaps, resync, inference, UDP notes)
 }
 
-// record is the compact index entry of one message (40 bytes; a test keeps
+// record is the compact index entry of one message (36 bytes; a test keeps
 // it there): where its bytes are (a capture file offset or an arena
 // offset), when and where it came from, and the State it was decoded in, so
 // that Message and Detail decode it again on demand. Fields a new decoding
@@ -40,20 +40,19 @@ type ConnInfo struct {
 // 32-bit deltas from their block's bases (recBlock); the rare record whose
 // delta does not fit keeps both in full in Capture.big.
 type record struct {
-	off     uint32 // capture file offset (recFile) or arena offset of the message bytes, from the block's base
-	time    uint32 // UnixNano from the block's base, in µs with recTimeUS
-	frame   int32
-	conn    uint32
-	cid     uint32
-	sid     uint32
-	version uint32
-	typ     uint32 // index+1 into Capture.types, 0 for none
-	length  uint16
-	flags   recFlags
-	dir     Dir
-	kind    Kind
-	idBits  uint8
-	worst   uint8 // highest severity + 1, 0 for none
+	off    uint32 // capture file offset (recFile) or arena offset of the message bytes, from the block's base
+	time   uint32 // UnixNano from the block's base, in µs with recTimeUS
+	frame  int32
+	conn   uint32
+	cid    uint32
+	sid    uint32
+	tv     uint32 // index+1 into Capture.typeVers (listener type and version), 0 for none
+	length uint16
+	flags  recFlags
+	dir    Dir
+	kind   Kind
+	idBits uint8
+	worst  uint8 // highest severity + 1, 0 for none
 }
 
 type recFlags uint16
@@ -111,7 +110,7 @@ type Store interface {
 //
 // # Storage
 //
-// Each message keeps a compact index record (48 bytes, in fixed blocks)
+// Each message keeps a compact index record (36 bytes, in fixed blocks)
 // with the State it was decoded in; Message and Detail decode it again on
 // demand, so fields and spans are never stored. A message that lies wholly
 // inside one contiguous run of the capture file (DataAt with an offset, and
@@ -165,6 +164,10 @@ type Capture struct {
 	findings []Finding
 	types    []string
 	typeIdx  map[string]uint32
+	// typeVers are the distinct (type, version) pairs records name, so a
+	// record holds one index for both.
+	typeVers []typeVer
+	tvIdx    map[typeVer]uint32
 
 	dec Decoded // the feeder's scratch
 }
@@ -186,6 +189,7 @@ func NewCaptureLimits(p *Profile, lim Limits) *Capture {
 		extra:   map[int32][]Finding{},
 		byConn:  map[Conn]uint32{},
 		typeIdx: map[string]uint32{},
+		tvIdx:   map[typeVer]uint32{},
 	}
 }
 
@@ -741,6 +745,18 @@ func (c *Capture) intern(b []byte) string {
 	return s
 }
 
+// typeVer is a listener type (an index into Capture.types) and version.
+type typeVer struct{ typ, version uint32 }
+
+// listenerType returns the listener type and version r records, if any.
+func (c *Capture) listenerType(r *record) (typ string, version uint32, ok bool) {
+	if r.tv == 0 {
+		return "", 0, false
+	}
+	tv := c.typeVers[r.tv-1]
+	return c.types[tv.typ], tv.version, true
+}
+
 // lookupType is intern for readers: every type name a committed message
 // carries was interned when it was committed, so a replay finds it.
 func (c *Capture) lookupType(b []byte) string {
@@ -789,7 +805,14 @@ func (c *Capture) listenerInfo(cn *connection, i int32, o *op, d *Decoded, resol
 	setCID := func(id uint32) { r.cid, r.flags = id, r.flags|recCID }
 	setSID := func(id uint32) { r.sid, r.flags = id, r.flags|recSID }
 	setType := func(typ string, version uint32) {
-		r.typ, r.version, r.flags = c.typeIdx[typ]+1, version, r.flags|recVersion
+		tv := typeVer{typ: c.typeIdx[typ], version: version}
+		k, ok := c.tvIdx[tv]
+		if !ok {
+			k = uint32(len(c.typeVers))
+			c.tvIdx[tv] = k
+			c.typeVers = append(c.typeVers, tv)
+		}
+		r.tv, r.flags = k+1, r.flags|recVersion
 	}
 	switch o.kind {
 	case opServerDef, opServerInvoke:
@@ -910,13 +933,8 @@ func (c *Capture) build(n int, withSpans bool) *Message {
 			v := r.sid
 			l.ServerID = &v
 		}
-		if r.typ > 0 {
-			s := c.types[r.typ-1]
-			l.Type = &s
-		}
-		if r.flags&recVersion != 0 {
-			v := r.version
-			l.Version = &v
+		if typ, version, ok := c.listenerType(r); ok {
+			l.Type, l.Version = &typ, &version
 		}
 		m.Listener = l
 	}

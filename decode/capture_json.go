@@ -88,13 +88,9 @@ func (c *Capture) detailInto(n int, sc *detailScratch) *Message {
 			sc.ids[1] = r.sid
 			sc.l.ServerID = &sc.ids[1]
 		}
-		if r.typ > 0 {
-			sc.typ = c.types[r.typ-1]
-			sc.l.Type = &sc.typ
-		}
-		if r.flags&recVersion != 0 {
-			sc.ids[2] = r.version
-			sc.l.Version = &sc.ids[2]
+		if typ, version, ok := c.listenerType(r); ok {
+			sc.typ, sc.ids[2] = typ, version
+			sc.l.Type, sc.l.Version = &sc.typ, &sc.ids[2]
 		}
 		m.Listener = &sc.l
 	}

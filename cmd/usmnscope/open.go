@@ -66,7 +66,7 @@ as the capture is read. Press ? for the keys.`,
 // short-lived garbage; at the default 100 the heap may grow to twice the
 // index before a collection, which doubles the resident set for nothing
 // (issue 7: ≤ 64 bytes per message).
-const tuiGCPercent = 10
+const tuiGCPercent = 5
 
 // lowGC sets tuiGCPercent unless the user chose a GOGC.
 func lowGC() {
