@@ -24,15 +24,16 @@ type headless struct {
 
 func (h headless) on() bool { return h.stats || h.count > 0 || h.duration > 0 }
 
-// run feeds src into dc until Ctrl-C (SIGINT or SIGTERM), --count packets or
-// --duration, then closes src (flushing a --write file) and prints the
-// totals. Rates are over the time from the first packet to the last, so a
+// run feeds src into dc until Ctrl-C (SIGINT, SIGTERM, or SIGHUP when its
+// terminal goes away: the --write buffer must reach the disk), --count
+// packets or --duration, then closes src (flushing a --write file) and
+// prints the totals. Rates are over the time from the first packet to the last, so a
 // capture started before its traffic does not dilute them.
 func (h headless) run(ctx context.Context, s *streams, iface string, src capture.Source, dc *decode.Capture) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if h.duration > 0 {
 		var cancel context.CancelFunc

@@ -494,9 +494,9 @@ func (p *proc) simulate(t *testing.T, port int, args ...string) {
 // liveTotals is the last line of live --stats (livestats.go).
 var liveTotals = regexp.MustCompile(`(?m)^live (\S+): (\d+) packets, (\d+) messages in `)
 
-// liveInterrupt: Ctrl-C (SIGINT) or SIGTERM stops live at once with exit
-// 0 and its totals line; the --write file holds every simulated message
-// and opens cleanly in usmnscope and tshark.
+// liveInterrupt: Ctrl-C (SIGINT), SIGTERM or SIGHUP (the terminal closed)
+// stops live at once with exit 0 and its totals line; the --write file
+// holds every simulated message and opens cleanly in usmnscope and tshark.
 func (p *proc) liveInterrupt(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("not root: live capture needs CAP_NET_RAW")
@@ -505,7 +505,7 @@ func (p *proc) liveInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			write := filepath.Join(t.TempDir(), "live.pcapng")
 			l := p.startLive(t, "lo", write, "")
