@@ -311,10 +311,13 @@ func (t *tableState) setServer(id uint32, typ string, version uint32, idBits int
 			return false
 		}
 		e = ServerEntry{ID: id, Learned: how, First: n}
-	} else {
+		t.countType(0, typ, version, 1)
+	} else if e.Type != typ || e.Version != version {
+		// A definition repeated unchanged (the common case) leaves the
+		// counts as they are.
 		t.countType(0, e.Type, e.Version, -1)
+		t.countType(0, typ, version, 1)
 	}
-	t.countType(0, typ, version, 1)
 	e.Type, e.Version, e.IDBits, e.touched = typ, version, idBits, n
 	t.server[id] = e
 	return true
@@ -329,10 +332,11 @@ func (t *tableState) setClient(id uint32, typ string, version uint32, sid uint32
 			return false
 		}
 		e = ClientEntry{ID: id, Learned: how, First: n}
-	} else {
+		t.countType(1, typ, version, 1)
+	} else if e.Type != typ || e.Version != version {
 		t.countType(1, e.Type, e.Version, -1)
+		t.countType(1, typ, version, 1)
 	}
-	t.countType(1, typ, version, 1)
 	e.Type, e.Version, e.touched = typ, version, n
 	if mapped {
 		if e.Mapped && e.ServerID != sid && t.mappedBy[e.ServerID] == id {
