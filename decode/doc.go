@@ -46,7 +46,19 @@
 // the client table with its client→server mapping, the missing listeners,
 // per-listener invoke and payload counts and the queue of unresolved
 // references, replayed in order when an ID gets defined. Tables(conn, n)
-// gives that state as of message n.
+// gives that state as of message n: the nearest checkpoint, with the USMN
+// messages after it decoded again and applied.
+//
+// # Storage
+//
+// A Capture keeps per message only a compact index record (36 bytes, in
+// fixed blocks: outputs.md's fields and spans are decoded again when a
+// message is shown), so a million messages cost tens of megabytes. Message
+// bytes stay in the capture file when the caller supplies it as a Store and
+// passes each chunk's file offset (DataAt); only messages split across
+// segments, or from a source without a file (stdin, live capture), are
+// copied into an in-memory arena. The decoder itself still does no IO: the
+// Store is the caller's.
 //
 // # Profiles
 //
