@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
@@ -70,6 +73,7 @@ the file later for long sessions.`,
 			if hl.on() {
 				return hl.run(cmd.Context(), s, iface, src, newDecoder(p))
 			}
+			defer saveOnHangup(src)()
 			err = runTUI(s, s.in, src, newDecoder(p), views.Config{Name: "live " + iface, Parse: parseFilter, Live: true})
 			// q, Ctrl-C (a key on the terminal), SIGTERM and a SIGINT
 			// sent from elsewhere (bubbletea's ErrInterrupted) are all a
@@ -93,4 +97,26 @@ the file later for long sessions.`,
 	cmd.Flags().Int64Var(&hl.count, "count", 0, "no TUI: stop after `N` packets (implies --stats)")
 	cmd.Flags().DurationVar(&hl.duration, "duration", 0, "no TUI: stop after `D`, e.g. 10s (implies --stats)")
 	return cmd
+}
+
+// saveOnHangup makes SIGHUP (the terminal closed under the TUI, which
+// bubbletea leaves to its default: death) close src first, which flushes
+// and closes the --write file, then exit 0 as q would: the terminal is
+// gone, there is no screen to restore. The returned func stops it.
+func saveOnHangup(src capture.Source) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		select {
+		case <-hup:
+			src.Close()
+			os.Exit(exitOK)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
+	}
 }

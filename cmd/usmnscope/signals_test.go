@@ -529,7 +529,9 @@ func (p *proc) liveInterrupt(t *testing.T) {
 
 // liveTUICtrlC: Ctrl-C typed in the live TUI (a key: the terminal is in
 // raw mode, so no signal) quits with exit 0 after the --write file is
-// flushed and closed; it holds every simulated message.
+// flushed and closed; so does SIGHUP (the terminal closed), which bubbletea
+// leaves to the default (death) and live.go handles. The file holds every
+// simulated message.
 func (p *proc) liveTUICtrlC(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("not root: live capture needs CAP_NET_RAW")
@@ -537,6 +539,68 @@ func (p *proc) liveTUICtrlC(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed (.ci/run installs it): skipping Ctrl-C in the live TUI")
 	}
+	t.Run("ctrl-c", func(t *testing.T) {
+		p.liveTUI(t, func(s *tmuxSession, status string) {
+			s.keys("C-c")
+			s.retry("live to exit", contains("usmnscope-exited-0"), []string{"C-c"})
+		})
+	})
+	t.Run("hangup", func(t *testing.T) {
+		p.liveTUI(t, func(s *tmuxSession, status string) {
+			pane, err := s.tmux("list-panes", "-t", "e2e", "-F", "#{pane_pid}")
+			if err != nil {
+				t.Fatalf("list-panes: %v %s", err, pane)
+			}
+			pid := childOf(t, strings.TrimSpace(pane))
+			if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
+				t.Fatal(err)
+			}
+			// The screen is not restored (the terminal is taken to be
+			// gone), so the exit status is read from a file.
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				if b, err := os.ReadFile(status); err == nil && strings.HasSuffix(string(b), "\n") {
+					if got := strings.TrimSpace(string(b)); got != "0" {
+						t.Errorf("live after SIGHUP: exit %s; want 0", got)
+					}
+					return
+				}
+				if time.Now().After(deadline) {
+					sc, _ := s.screen()
+					t.Fatalf("live did not exit within 10 s of SIGHUP; screen:\n%s", sc)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	})
+}
+
+// childOf returns the one child process of ppid (the pane's shell runs
+// usmnscope as its child), from /proc.
+func childOf(t *testing.T, ppid string) int {
+	t.Helper()
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, st := range stats {
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) > 1 && f[1] == ppid {
+			var pid int
+			fmt.Sscan(string(b), &pid)
+			return pid
+		}
+	}
+	t.Fatalf("no child process of the pane's shell %s", ppid)
+	return 0
+}
+
+// liveTUI runs live in the TUI on lo in tmux with --write, plays the
+// scenario, waits for its 22 messages on screen, stops it with stop and
+// checks the file.
+func (p *proc) liveTUI(t *testing.T, stop func(s *tmuxSession, status string)) {
 	scen, err := filepath.Abs("../../fixtures/scenarios/usmn-basic.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -547,10 +611,11 @@ func (p *proc) liveTUICtrlC(t *testing.T) {
 		t.Fatal(err)
 	}
 	write := filepath.Join(t.TempDir(), "tui.pcapng")
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("usmnscope-live-%d", os.Getpid())}
+	status := filepath.Join(t.TempDir(), "status")
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("usmnscope-live-%d-%s", os.Getpid(), filepath.Base(t.Name()))}
 	t.Cleanup(func() { _, _ = s.tmux("kill-server") })
 	if out, err := s.tmux("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40",
-		fmt.Sprintf("TERM=xterm-256color %q --profile %q live -i lo --write %q; echo usmnscope-exited-$?; sleep 30", p.bin, prof, write)); err != nil {
+		fmt.Sprintf("TERM=xterm-256color %q --profile %q live -i lo --write %q; echo $? > %q; echo usmnscope-exited-$?; sleep 30", p.bin, prof, write, status)); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
 	deadline := time.Now().Add(15 * time.Second)
@@ -569,10 +634,9 @@ func (p *proc) liveTUICtrlC(t *testing.T) {
 	}
 	p.simulate(t, port, "--scenario", scen, "--full-speed")
 	s.waitFor("the simulated messages", contains("22 msgs"))
-	s.keys("C-c")
-	s.retry("live to exit", contains("usmnscope-exited-0"), []string{"C-c"})
+	stop(s, status)
 	if n := p.readable(t, write); n != 22 {
-		t.Errorf("--write file after Ctrl-C holds %d messages; want the scenario's 22", n)
+		t.Errorf("--write file after the stop holds %d messages; want the scenario's 22", n)
 	}
 }
 
