@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -19,28 +20,29 @@ import (
 
 // Peak RSS caps (KiB, as Linux reports ru_maxrss) of one usmnscope
 // process on the hostile scale captures of fixtures/scenarios/scale
-// (issue 8). Each is the bound that keeps memory finite plus what was
+// (issue 8), measured through TestRSSLauncher so that they are the
+// process's own. Each is the bound that keeps memory finite plus what was
 // measured for that case on top of it, with about 2× margin, so that a
 // regression that buffers per byte, per frame or per flow shows.
 const (
 	// A million one-byte frames become a million messages; decode.Capture
 	// keeps a compact record per message (tables, the TUI and --at need
-	// them), so this grows with messages: measured 95 MiB for dump --json,
-	// 57 MiB for tables --json.
+	// them), so this grows with messages: measured 81–95 MiB for dump
+	// --json, 55–57 MiB for tables --json.
 	rssOneFrames = 192 << 10
 	// 100,000 connections: capture.Options.MaxFlows (10,000) flows are
 	// tracked and the other 90,000 cost nothing after one note (since the
 	// fix in capture/reassembly.go open: no table scan per ignored
-	// packet); measured 53–57 MiB.
+	// packet); measured 53–59 MiB.
 	rssConns = 128 << 10
 	// Out-of-order data: capture.Options.MaxBufferedTotal, 64 MiB of
 	// 1900-byte pages, is the bound; with the garbage collector's headroom
-	// and 76,000 messages measured 116–156 MiB.
-	rssOutOfOrder = 320 << 10
+	// and 76,000 messages measured 116–177 MiB.
+	rssOutOfOrder = 352 << 10
 	// Lying record lengths: a 4 GiB caplen is refused before anything is
-	// allocated for it; measured 10 MiB run first, 21 MiB after the other
-	// cases (the floor generate explains), so 2× the higher.
-	rssLyingLengths = 48 << 10
+	// allocated for it; measured 9–10 MiB, the Go runtime's floor, which
+	// 2× would put too close to noise.
+	rssLyingLengths = 32 << 10
 )
 
 const scaleScenarios = "../../fixtures/scenarios/scale"
@@ -52,6 +54,7 @@ type binRun struct {
 	head   []string // the first headLines lines of stdout
 	tail   []string // lines starting "# " (dump's trailer of findings)
 	last   string   // the last stdout line
+	all    []string // every line, when runBinary is asked to keep them
 	stderr string
 	rssKiB int64
 }
@@ -70,12 +73,19 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
-// runBinary runs the binary and reads its stdout line by line as it comes,
-// so that a million-line dump is checked without being held: every line
-// (and stderr) must be free of raw controls (rawControl).
-func runBinary(t *testing.T, bin string, args ...string) binRun {
+// runBinary runs the binary through rssLauncher and reads its stdout line
+// by line as it comes, so that a big dump is checked without being held:
+// every line (and stderr) must be free of raw controls (rawControl). keep
+// keeps all lines in all.
+func runBinary(t *testing.T, bin string, keep bool, args ...string) binRun {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	spec, err := json.Marshal(append([]string{bin}, args...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	result := filepath.Join(t.TempDir(), "rusage")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRSSLauncher$")
+	cmd.Env = append(os.Environ(), "USMNSCOPE_RSS_LAUNCH="+string(spec), "USMNSCOPE_RSS_OUT="+result)
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedBuffer{b: &stderr, n: 1 << 20}
 	out, err := cmd.StdoutPipe()
@@ -95,6 +105,9 @@ func runBinary(t *testing.T, bin string, args ...string) binRun {
 		if len(r.head) < headLines {
 			r.head = append(r.head, line)
 		}
+		if keep {
+			r.all = append(r.all, line)
+		}
 		if strings.HasPrefix(line, "# ") {
 			r.tail = append(r.tail, line)
 		}
@@ -108,16 +121,18 @@ func runBinary(t *testing.T, bin string, args ...string) binRun {
 		t.Errorf("%v: reading stdout: %v", args, err)
 	}
 	io.Copy(io.Discard, out)
-	err = cmd.Wait()
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
-		t.Fatalf("%v: %v", args, err)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v: launcher: %v (%s)", args, err, stderr.String())
 	}
-	r.code = cmd.ProcessState.ExitCode()
+	b, err := os.ReadFile(result)
+	if err != nil {
+		t.Fatalf("%v: launcher wrote no result: %v (%s)", args, err, stderr.String())
+	}
+	var cpu time.Duration
+	if _, err := fmt.Sscan(string(b), &r.code, &r.rssKiB, &cpu); err != nil {
+		t.Fatalf("%v: launcher result %q: %v", args, b, err)
+	}
 	r.stderr = stderr.String()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.rssKiB = ru.Maxrss
-	}
-	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	if i, c, ok := rawControl(r.stderr); ok {
 		t.Errorf("%v: stderr has raw control %U at byte %d: %q", args, c, i, r.stderr)
 	}
@@ -126,6 +141,48 @@ func runBinary(t *testing.T, bin string, args ...string) binRun {
 	}
 	t.Logf("%v: exit %d, %d lines, peak RSS %d MiB, CPU %v", args[:len(args)-1], r.code, r.lines, r.rssKiB>>10, cpu.Round(time.Millisecond))
 	return r
+}
+
+// TestRSSLauncher is not a test but the middle process of runBinary's
+// measurement. Linux carries a parent's peak RSS (its mm's high-water
+// mark) into a child started with CLONE_VM|CLONE_VFORK, as os/exec starts
+// them, through the child's exec: a child of this test process would
+// report at least the test process's own peak, which other tests of the
+// package (the corpus run, the TUI benchmarks' captures) push to hundreds
+// of MiB. This launcher is a fresh process whose peak is the test binary's
+// start-up, ~10 MiB: its child's ru_maxrss is the child's own above that
+// floor, which the caps include. It runs the command in
+// USMNSCOPE_RSS_LAUNCH (a JSON array) with the launcher's stdout and
+// stderr, writes "exit-code maxrss-KiB cpu-ns" to USMNSCOPE_RSS_OUT and
+// exits without the test framework's output.
+func TestRSSLauncher(t *testing.T) {
+	spec := os.Getenv("USMNSCOPE_RSS_LAUNCH")
+	if spec == "" {
+		t.Skip("only the launcher of runBinary's memory measurement")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(spec), &args); err != nil || len(args) == 0 {
+		t.Fatalf("USMNSCOPE_RSS_LAUNCH %q: %v", spec, err)
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatal(err)
+		}
+	}
+	ps := cmd.ProcessState
+	var rss int64
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss
+	}
+	res := fmt.Sprintf("%d %d %d", ps.ExitCode(), rss, int64(ps.UserTime()+ps.SystemTime()))
+	if err := os.WriteFile(os.Getenv("USMNSCOPE_RSS_OUT"), []byte(res), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Not os.Exit: the testing package reports an exit during a test, and
+	// returning would print PASS into the child's stdout stream.
+	syscall.Exit(0)
 }
 
 // limitedBuffer keeps the first n bytes written to it.
@@ -142,12 +199,8 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 // generate writes a scale scenario's capture into dir with the binary's
-// gen command, not in this process: Linux carries the parent's peak RSS
-// (its mm's high-water mark) into a child started with CLONE_VM|CLONE_VFORK
-// (as os/exec does) through its exec, so a child's ru_maxrss is at least
-// this test process's own peak so far. Generating here would put the
-// generator's memory into every later measurement; as it is, the floor is
-// the test binary's own ~20 MiB, which the caps include.
+// gen command, not in this process, which would otherwise hold the
+// generator's memory (100,000 flows) for the rest of the run.
 // edit, when not empty, is a "old|new" replacement of one line
 // of the scenario file, for the variants of a case.
 func generate(t *testing.T, bin, dir, name string, f scenario.Format, edit string) string {
@@ -209,28 +262,17 @@ type tablesDoc struct {
 	} `json:"connections"`
 }
 
-// scaleTables runs tables --json, which prints one document: its lines are
-// joined again to parse it.
-func scaleTables(t *testing.T, bin, path string, cap int64) tablesDoc {
+// scaleTables runs tables --json, which prints one document, checks its
+// peak RSS against rssCap and parses it.
+func scaleTables(t *testing.T, bin, path string, rssCap int64) tablesDoc {
 	t.Helper()
-	cmd := exec.Command(bin, "tables", "--json", path)
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedBuffer{b: &stderr, n: 1 << 20}
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("tables --json %s: %v (%s)", path, err, stderr.String())
-	}
-	if i, c, ok := rawControl(string(out)); ok {
-		t.Errorf("tables --json: raw control %U at byte %d", c, i)
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		t.Logf("tables --json %s: peak RSS %d MiB", filepath.Base(path), ru.Maxrss>>10)
-		if ru.Maxrss > cap {
-			t.Errorf("tables --json %s: peak RSS %d MiB; cap %d MiB", filepath.Base(path), ru.Maxrss>>10, cap>>10)
-		}
+	r := runBinary(t, bin, true, "tables", "--json", path)
+	checkRSS(t, "tables --json", r, rssCap)
+	if r.code != 0 {
+		t.Fatalf("tables --json %s: exit %d (%s)", path, r.code, r.stderr)
 	}
 	var doc tablesDoc
-	if err := json.Unmarshal(out, &doc); err != nil {
+	if err := json.Unmarshal([]byte(strings.Join(r.all, "\n")), &doc); err != nil {
 		t.Fatalf("tables --json: %v", err)
 	}
 	return doc
@@ -292,7 +334,7 @@ func TestHostileScale(t *testing.T) {
 			{"pcapng, caplen past the end", generate(t, bin, dir, "hostile-lyinglengths", scenario.PCAPNG, pastEnd),
 				"unreadable record at byte 2312: packet block at byte 2312: captured length 5000, more than its 92-byte block holds; read up to it"},
 		} {
-			r := runBinary(t, bin, "dump", tc.path)
+			r := runBinary(t, bin, false, "dump", tc.path)
 			checkRSS(t, tc.name, r, rssLyingLengths)
 			// Records 1–13 (snap length 200 with longer records, orig_len
 			// 10 at record 6) read as they are: the 7 messages they hold
@@ -300,7 +342,7 @@ func TestHostileScale(t *testing.T) {
 			if r.code != 0 || r.lines != 8 || len(r.tail) != 1 || !strings.Contains(r.tail[0], tc.note) {
 				t.Errorf("%s: exit %d, %d lines, trailer %q; want 0, 7 messages and %q", tc.name, r.code, r.lines, r.tail, tc.note)
 			}
-			j := runBinary(t, bin, "dump", "--json", tc.path)
+			j := runBinary(t, bin, false, "dump", "--json", tc.path)
 			checkRSS(t, tc.name, j, rssLyingLengths)
 			if j.code != 0 || j.lines != 7 {
 				t.Errorf("%s: dump --json: exit %d, %d records; want 0 and 7", tc.name, j.code, j.lines)
@@ -317,7 +359,7 @@ func TestHostileScale(t *testing.T) {
 		// All million records go through dump --json's encoder only in
 		// fuzz and bench runs (24 s on a loaded machine); here the filter
 		// keeps the output small while every frame is still decoded.
-		r := runBinary(t, bin, "dump", "--json", "--filter", "n<=40 || n>=999990", path)
+		r := runBinary(t, bin, false, "dump", "--json", "--filter", "n<=40 || n>=999990", path)
 		checkRSS(t, "dump --json", r, rssOneFrames)
 		if r.code != 0 || r.lines != 40+14 {
 			t.Fatalf("dump --json: exit %d, %d records; want 0 and 54 (n 1–40 and 999,990–1,000,003; stderr %q)", r.code, r.lines, r.stderr)
@@ -341,7 +383,7 @@ func TestHostileScale(t *testing.T) {
 
 	t.Run("conns", func(t *testing.T) {
 		path := generate(t, bin, dir, "hostile-conns", scenario.PCAPNG, "")
-		r := runBinary(t, bin, "dump", path)
+		r := runBinary(t, bin, false, "dump", path)
 		checkRSS(t, "dump", r, rssConns)
 		// The USMN connection closed before the flood, so all 10,000
 		// tracked flows are flood flows: the first 10,000 of the SYN group,
@@ -354,7 +396,7 @@ func TestHostileScale(t *testing.T) {
 		if got := r.lines - len(r.tail); got != 3+tracked {
 			t.Errorf("dump: %d message lines; want 3 + %d", got, tracked)
 		}
-		j := runBinary(t, bin, "dump", "--json", path)
+		j := runBinary(t, bin, false, "dump", "--json", path)
 		checkRSS(t, "dump --json", j, rssConns)
 		if j.code != 0 || j.lines != 3+tracked {
 			t.Fatalf("dump --json: exit %d, %d records; want 0 and %d", j.code, j.lines, 3+tracked)
@@ -367,7 +409,7 @@ func TestHostileScale(t *testing.T) {
 
 	t.Run("outoforder", func(t *testing.T) {
 		path := generate(t, bin, dir, "hostile-outoforder", scenario.PCAPNG, "")
-		r := runBinary(t, bin, "dump", path)
+		r := runBinary(t, bin, false, "dump", path)
 		checkRSS(t, "dump", r, rssOutOfOrder)
 		if r.code != 0 {
 			t.Fatalf("dump: exit %d (%s)", r.code, r.stderr)
@@ -390,7 +432,7 @@ func TestHostileScale(t *testing.T) {
 		if perFlow != 6 || total == 0 || total > 130 {
 			t.Errorf("cap notes: %d per-flow on the first flood, %d on the second; want 6 and 1–130", perFlow, total)
 		}
-		j := runBinary(t, bin, "dump", "--json", path)
+		j := runBinary(t, bin, false, "dump", "--json", path)
 		checkRSS(t, "dump --json", j, rssOutOfOrder)
 		if j.code != 0 || j.lines != r.lines-len(r.tail) {
 			t.Errorf("dump --json: exit %d, %d records; want 0 and the %d of dump", j.code, j.lines, r.lines-len(r.tail))
