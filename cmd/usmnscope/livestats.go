@@ -27,8 +27,10 @@ func (h headless) on() bool { return h.stats || h.count > 0 || h.duration > 0 }
 // run feeds src into dc until Ctrl-C (SIGINT, SIGTERM, or SIGHUP when its
 // terminal goes away: the --write buffer must reach the disk), --count
 // packets or --duration, then closes src (flushing a --write file) and
-// prints the totals. Rates are over the time from the first packet to the last, so a
-// capture started before its traffic does not dilute them.
+// prints the totals. Rates are over the capture times of the first and
+// the last event, so a capture started before its traffic does not dilute
+// them; those times come with the packets (the kernel stamps them), where
+// reading the clock per packet would cost the reader.
 func (h headless) run(ctx context.Context, s *streams, iface string, src capture.Source, dc *decode.Capture) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -44,20 +46,9 @@ func (h headless) run(ctx context.Context, s *streams, iface string, src capture
 	// returns io.EOF within the poll timeout.
 	unwatch := context.AfterFunc(ctx, func() { src.Close() })
 	defer unwatch()
-	var (
-		first, last time.Time
-		seen        int64
-		counted     bool
-	)
-	ferr := feed(src, dc, func(st capture.Stats) {
-		if st.Packets == seen {
-			return
-		}
-		seen = st.Packets
-		last = time.Now()
-		if first.IsZero() {
-			first = last
-		}
+	ts := &timed{Source: src}
+	counted := false
+	ferr := feed(ts, dc, func(st capture.Stats) {
 		if h.count > 0 && st.Packets >= h.count && !counted {
 			counted = true
 			src.Close()
@@ -65,7 +56,7 @@ func (h headless) run(ctx context.Context, s *streams, iface string, src capture
 	})
 	st := src.Stats()
 	cerr := src.Close()
-	fmt.Fprintln(s.out, statsLine(iface, st, dc.Len(), last.Sub(first)))
+	fmt.Fprintln(s.out, statsLine(iface, st, dc.Len(), ts.last.Sub(ts.first)))
 	if ferr != nil {
 		return ferr
 	}
@@ -84,4 +75,22 @@ func statsLine(iface string, st capture.Stats, msgs int, active time.Duration) s
 	}
 	return fmt.Sprintf("live %s: %d packets, %d messages in %.3f s: %.0f pkt/s, %.0f msg/s; kernel %d packets, %d drops",
 		decode.Escape(iface), st.Packets, msgs, secs, rate(float64(st.Packets)), rate(float64(msgs)), st.KernelPackets, st.KernelDrops)
+}
+
+// timed is a Source that keeps the capture times of its first and last
+// events.
+type timed struct {
+	capture.Source
+	first, last time.Time
+}
+
+func (t *timed) Next() (capture.Event, error) {
+	ev, err := t.Source.Next()
+	if err == nil && !ev.Time.IsZero() {
+		if t.first.IsZero() {
+			t.first = ev.Time
+		}
+		t.last = ev.Time
+	}
+	return ev, err
 }
