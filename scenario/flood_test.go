@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -290,6 +291,36 @@ func TestGoldenScaleCaptures(t *testing.T) {
 		if !bytes.Equal(old, buf.Bytes()) {
 			os.WriteFile(path+".got", buf.Bytes(), 0o644)
 			t.Errorf("%s is stale (wrote %s.got)", path, path)
+		}
+	}
+}
+
+// BenchmarkFloodOneFrames streams 100,000 one-byte frames, 1000 to a
+// segment, as hostile-oneframes does with ten times as many: allocations
+// must not grow with frames (the writer reuses its buffers).
+func BenchmarkFloodOneFrames(b *testing.B) {
+	s, err := Parse("bench", []byte("[[flood]]\nframes = 100000\nmessage = \"04\"\nper_segment = 1000\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Generate(io.Discard, PCAPNG); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFloodConns opens 10,000 connections with one frame each.
+func BenchmarkFloodConns(b *testing.B) {
+	s, err := Parse("bench", []byte("[[flood]]\nconns = 10000\nframes = 1\nmessage = \"04\"\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Generate(io.Discard, PCAPNG); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
