@@ -39,10 +39,16 @@ type storeEntry struct {
 
 // attachStore opens path again as the store of dc, so that messages lying
 // whole in the file are recorded by offset instead of copied. "-" (stdin)
-// has no file: its messages stay in memory. The file closes when dc is
-// garbage.
+// and anything but a regular file (a pipe) have no file to read again:
+// their messages stay in memory. The file closes when dc is garbage.
 func attachStore(dc *decode.Capture, path string) {
 	if path == "-" {
+		return
+	}
+	// Only a regular file can be read again by offset: opening a named pipe
+	// (bash's <(…), /dev/stdin) a second time would block or steal the
+	// capture's own bytes.
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
 		return
 	}
 	f, err := os.Open(path)
