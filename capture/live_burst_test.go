@@ -212,3 +212,88 @@ func BenchmarkLiveRead(b *testing.B) {
 	}
 	b.ReportMetric(float64(st.KernelDrops), "drops")
 }
+
+// TestLiveFilterFromStart checks that no packet captured before the kernel
+// filter was attached leaks through: the socket sees every packet of the
+// interface from its creation until SetBPF, and the ring keeps them.
+// Unrelated UDP traffic flows on lo while the capture opens; only the game
+// port's marker connection may come out.
+func TestLiveFilterFromStart(t *testing.T) {
+	ln, udp := gamePorts(t)
+	defer ln.Close()
+	defer udp.Close()
+	other, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			if _, err := other.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		out, err := net.DialUDP("udp4", nil, other.LocalAddr().(*net.UDPAddr))
+		if err != nil {
+			return
+		}
+		defer out.Close()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				out.Write([]byte("not game traffic"))
+			}
+		}
+	}()
+	time.Sleep(20 * time.Millisecond) // the noise is flowing
+	port := uint16(ln.Addr().(*net.TCPAddr).Port)
+	opt := DefaultLiveOptions("lo")
+	opt.TransportPort, opt.QueryPort = port, port
+	src, err := OpenLive(opt)
+	if errors.Is(err, ErrPermission) {
+		t.Skipf("no CAP_NET_RAW, skipping the live filter test: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("OpenLive: %v", err)
+	}
+	defer src.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Read(make([]byte, 1))
+			c.Close()
+		}
+	}()
+	done := make(chan Stats, 1)
+	go func() {
+		for {
+			ev, err := src.Next()
+			if err != nil || ev.Kind == EventClose {
+				done <- src.Stats()
+				return
+			}
+		}
+	}()
+	time.Sleep(50 * time.Millisecond)
+	c, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	var st Stats
+	select {
+	case st = <-done:
+	case <-time.After(10 * time.Second):
+		src.Close()
+		st = <-done
+	}
+	if st.UDPNonGame != 0 || st.Other != 0 || st.Flows != 1 {
+		t.Errorf("live with the port filter: %d non-game UDP datagrams, %d other frames, %d flows; want 0, 0, 1 (only the marker connection)", st.UDPNonGame, st.Other, st.Flows)
+	}
+}

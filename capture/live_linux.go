@@ -65,6 +65,7 @@ type live struct {
 	kPackets, kDrops atomic.Uint64
 	notedDrops       uint64
 	lastNote         time.Time // of kernel drops
+	filterAt         time.Time // when the kernel filter took effect
 	lastFlush        time.Time // of the Write file
 
 	file  *os.File
@@ -138,6 +139,11 @@ func OpenLive(opt LiveOptions) (Source, error) {
 	} else if err := h.SetBPF(acceptAll(snap, lo)); err != nil {
 		return fail(fmt.Errorf("capture: kernel snap length: %w", err))
 	}
+	// From socket() to SetBPF the kernel queued every packet of the
+	// interface, unfiltered and uncut, and the ring keeps them: read drops
+	// those stamped before now, as libpcap drains its socket after setting
+	// a filter.
+	l.filterAt = time.Now()
 	if opt.Promiscuous && iface != "" {
 		if err := h.SetPromiscuous(true); err != nil {
 			return fail(fmt.Errorf("capture: promiscuous mode on %q: %w", iface, err))
@@ -211,6 +217,10 @@ func (l *live) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 			// Next returns the reason instead of io.EOF.
 			l.rerr = l.readError(err)
 			return nil, ci, 0, io.EOF
+		}
+		if ci.Timestamp.Before(l.filterAt) {
+			l.mu.Unlock()
+			continue
 		}
 		l.inUse = true
 		l.save(ci, data)
