@@ -4,6 +4,7 @@ import (
 	"io"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -184,5 +185,39 @@ func TestRecordDeltas(t *testing.T) {
 		if got, want := file.Detail(n), mem.Detail(n); !reflect.DeepEqual(got, want) {
 			t.Errorf("Detail(%d) from the store = %+v; want %+v", n, got, want)
 		}
+	}
+}
+
+// TestStoreReadError: when the file no longer holds a message's bytes (cut
+// or changed after reading), Message and Detail still answer, with what was
+// read and an error finding naming the offset, and the tables as of an
+// earlier message are still built.
+func TestStoreReadError(t *testing.T) {
+	c := NewCapture(nil)
+	store := segStore{}
+	c.SetStore(store)
+	seg := []byte{0, 3, 0x11, 0x22, 0x33, 0, 2, 0x44, 0x55}
+	c.DataAt(cvConn, C2S, seg, cvT0, 1, 1000)
+	c.Finish()
+	store[1000] = seg[:4] // the second message and the first's last byte are gone
+	for _, m := range []*Message{c.Message(1), c.Detail(1), c.Message(2)} {
+		if m == nil {
+			t.Fatal("nil message")
+		}
+		found := false
+		for _, f := range m.Findings {
+			if f.Severity == Error && strings.Contains(f.Text, "capture file: message bytes at offset") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("Message(%d).Findings = %+v; want an error naming the file offset", m.N, m.Findings)
+		}
+	}
+	if got := c.Message(1).Data; !reflect.DeepEqual(got, []byte{0x11, 0x22}) {
+		t.Errorf("Message(1).Data = % x; want the 2 bytes still there", got)
+	}
+	if c.Tables(cvConn, 1) == nil {
+		t.Error("Tables(conn, 1) = nil")
 	}
 }
