@@ -23,7 +23,8 @@ func (c *Capture) AppendJSONRange(dst []byte, from, to int, f *Filter) []byte {
 			break
 		}
 		if f.Match(m) {
-			dst = append(m.AppendJSON(dst), '\n')
+			dst, _ = m.appendJSON(dst, sc.conn(m.Conn))
+			dst = append(dst, '\n')
 		}
 	}
 	return dst
@@ -39,6 +40,20 @@ type detailScratch struct {
 	d        Decoded
 	data     []byte // bytes read back from the Store
 	findings []Finding
+	conns    map[Conn][]byte // each connection's "conn" value, encoded once
+}
+
+// conn returns c encoded as a JSON string (appendConn), from the cache.
+func (sc *detailScratch) conn(c Conn) []byte {
+	if b, ok := sc.conns[c]; ok {
+		return b
+	}
+	if sc.conns == nil {
+		sc.conns = make(map[Conn][]byte)
+	}
+	b := appendConn(nil, c)
+	sc.conns[c] = b
+	return b
 }
 
 // detailInto is build(n, true) into sc: the same Message, valid until the

@@ -59,12 +59,14 @@ func jsonFindings(fs []Finding) []jsonFinding {
 // handed to encoding/json; one it cannot encode is written as null
 // (MarshalJSON and WriteJSON report it as an error instead).
 func (m *Message) AppendJSON(dst []byte) []byte {
-	dst, _ = m.appendJSON(dst)
+	dst, _ = m.appendJSON(dst, nil)
 	return dst
 }
 
-// appendJSON is AppendJSON reporting a field value JSON cannot hold.
-func (m *Message) appendJSON(dst []byte) ([]byte, error) {
+// appendJSON is AppendJSON reporting a field value JSON cannot hold. conn,
+// when not nil, is m.Conn already encoded (appendConn), which a caller
+// encoding many messages of few connections keeps.
+func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 	var err error
 	dst = append(dst, `{"n":`...)
 	dst = strconv.AppendInt(dst, int64(m.N), 10)
@@ -73,7 +75,11 @@ func (m *Message) appendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `,"time":"`...)
 	dst = appendTime(dst, m.Time)
 	dst = append(dst, `","conn":`...)
-	dst = appendConn(dst, m.Conn)
+	if conn != nil {
+		dst = append(dst, conn...)
+	} else {
+		dst = appendConn(dst, m.Conn)
+	}
 	dst = append(dst, `,"dir":`...)
 	dst = appendString(dst, m.Dir.String())
 	dst = append(dst, `,"len":`...)
@@ -149,12 +155,12 @@ func (m *Message) appendJSON(dst []byte) ([]byte, error) {
 // MarshalJSON encodes the message as one outputs.md `dump --json` record
 // (see AppendJSON).
 func (m *Message) MarshalJSON() ([]byte, error) {
-	return m.appendJSON(nil)
+	return m.appendJSON(nil, nil)
 }
 
 // WriteJSON writes the message as one NDJSON line (outputs.md `dump --json`).
 func (m *Message) WriteJSON(w io.Writer) error {
-	b, err := m.appendJSON(make([]byte, 0, 1024))
+	b, err := m.appendJSON(make([]byte, 0, 1024), nil)
 	if err != nil {
 		return err
 	}
