@@ -51,7 +51,7 @@ func (s *tmuxSession) waitFor(what string, ok func(string) bool) string {
 func (s *tmuxSession) retry(what string, ok func(string) bool, again []string) string {
 	s.t.Helper()
 	start := time.Now()
-	deadline, resend := start.Add(15*time.Second), start.Add(2*time.Second)
+	deadline, resend := start.Add(40*time.Second), start.Add(2*time.Second)
 	var last string
 	for {
 		sc, captured := s.screen()
