@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -988,39 +987,8 @@ func newMessage(d *Decoded, dir Dir, data []byte, spans *netpak.Spans) *Message 
 // messages the listener as the tables knew it, as in
 // `srv#2 Sample.ChatListener v1 +def 88 payload bits`.
 func summarize(m *Message, d *Decoded) string {
-	l := m.Listener
-	if l == nil || (d.Kind == KindNegotiateListenerDetails && d.Negotiate.Mode == ModeUnknown) {
-		return d.Summary()
-	}
-	var b strings.Builder
-	if d.Kind == KindNegotiateListenerDetails {
-		b.WriteString(m.Mode)
-		b.WriteByte(' ')
-	}
-	switch {
-	case l.ServerID != nil && l.ClientID != nil:
-		fmt.Fprintf(&b, "cli#%d srv#%d", *l.ClientID, *l.ServerID)
-	case l.ServerID != nil:
-		fmt.Fprintf(&b, "srv#%d", *l.ServerID)
-	case l.ClientID != nil:
-		fmt.Fprintf(&b, "cli#%d", *l.ClientID)
-	}
-	if l.Type != nil {
-		b.WriteString(" " + Escape(*l.Type))
-	}
-	if l.Version != nil {
-		fmt.Fprintf(&b, " v%d", *l.Version)
-	}
-	if d.Kind == KindInvokeMessageListener {
-		if d.Invoke.HasDefinition {
-			b.WriteString(" +def")
-		}
-		fmt.Fprintf(&b, " %d payload bits", d.PayloadBits)
-	}
-	if !l.Resolved {
-		b.WriteString(" (unresolved)")
-	}
-	return b.String()
+	var buf [160]byte
+	return string(appendSummarize(buf[:0], m, d))
 }
 
 // DecodeOne decodes one message on its own, with its field spans, in the

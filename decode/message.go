@@ -1,9 +1,7 @@
 package decode
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/usmnscope/usmnscope/netpak"
 )
@@ -227,86 +225,3 @@ func longBody(m *decoder) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// Summary returns a one-line summary of the decoded message for lists, such
-// as `srv#2 Sample.ChatListener v1 +def 88 payload bits` for a USMN invoke
-// or `Kicked "bye"`. Strings from the wire are escaped (Escape), so the line
-// is safe to print on a terminal.
-func (d *Decoded) Summary() string {
-	var b strings.Builder
-	switch d.Kind {
-	case KindUnknown:
-		fmt.Fprintf(&b, "Unknown message %d (%d bits)", d.Enum.Value, d.Enum.Bits)
-	case KindInvokeMessageListener:
-		h := &d.Invoke
-		if h.IsClientID || h.HasClientID {
-			fmt.Fprintf(&b, "cli#%d", h.ClientID)
-		} else {
-			fmt.Fprintf(&b, "srv#%d", h.ServerID)
-		}
-		if h.HasDefinition {
-			fmt.Fprintf(&b, " %s v%d +def", Escape(h.TypeName()), h.Version)
-		}
-		fmt.Fprintf(&b, " %d payload bits", d.PayloadBits)
-	case KindNegotiateListenerDetails:
-		n := &d.Negotiate
-		if n.Mode == ModeUnknown {
-			fmt.Fprintf(&b, "Negotiate mode %d (unknown)", n.Raw)
-			break
-		}
-		b.WriteString(n.Mode.String())
-		switch n.Mode {
-		case TellClientMissingListener:
-			fmt.Fprintf(&b, " cli#%d", n.ClientID)
-		case TellClientListenerID:
-			fmt.Fprintf(&b, " cli#%d → srv#%d %s v%d", n.ClientID, n.ServerID, Escape(n.TypeName()), n.Version)
-		case TellServerMissingListener:
-			fmt.Fprintf(&b, " srv#%d", n.ServerID)
-		case RequestServerListenerID:
-			fmt.Fprintf(&b, " cli#%d %s v%d", n.ClientID, Escape(n.TypeName()), n.Version)
-		}
-	default:
-		b.WriteString(d.Kind.String())
-		d.vanillaSummary(&b)
-	}
-	return b.String()
-}
-
-func (d *Decoded) vanillaSummary(b *strings.Builder) {
-	v := &d.Vanilla
-	quote := func(t []byte) { fmt.Fprintf(b, " \"%s\"", Escape(string(t))) }
-	switch d.Kind {
-	case KindKicked, KindShutdown:
-		quote(v.Text)
-	case KindRejected:
-		fmt.Fprintf(b, " %s", v.Rejection)
-		quote(v.Text)
-	case KindBanned:
-		quote(v.Text)
-		fmt.Fprintf(b, " %d s", v.Value)
-	case KindAccepted:
-		fmt.Fprintf(b, " %d.%d.%d.%d query %d", v.Value>>24, v.Value>>16&0xff, v.Value>>8&0xff, v.Value&0xff, v.Port)
-	case KindAdmined, KindUnadmined:
-		fmt.Fprintf(b, " player %d", v.Value)
-	case KindQueuePositionChanged:
-		fmt.Fprintf(b, " %d", v.Value)
-	case KindPlayerDisconnected:
-		fmt.Fprintf(b, " net %d", v.Value)
-	case KindServerInvokeMethod, KindClientInvokeMethod:
-		fmt.Fprintf(b, " #%d", v.Value)
-	case KindUpdateReliableBuffer, KindUpdateUnreliableBuffer:
-		fmt.Fprintf(b, " call %d channel %d", v.Value, v.Port)
-	case KindDownloadWorkshopFiles:
-		quote(v.Text)
-		fmt.Fprintf(b, " %d files", v.Files)
-	}
-	if d.HasMarker {
-		fmt.Fprintf(b, " +USMN v%d", d.Marker.Version)
-		if d.Marker.HasIDBits {
-			fmt.Fprintf(b, " ids %d bits", d.Marker.IDBits)
-		}
-	}
-	if d.TrailerBits > 0 {
-		fmt.Fprintf(b, " +trailer %d bits", d.TrailerBits)
-	}
-}
