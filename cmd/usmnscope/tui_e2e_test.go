@@ -47,25 +47,32 @@ func (s *tmuxSession) waitFor(what string, ok func(string) bool) string {
 
 // retry is waitFor that sends keys again every two seconds while ok does
 // not hold: a lone Escape or a q can be swallowed on a loaded machine (an
-// Escape still waiting for its timeout joins the next key as alt+key).
+// Escape still waiting for the input reader's 50 ms timeout joins the next
+// key as alt+key). ok must hold on three captures in a row, 50 ms apart, so
+// a screen caught mid-redraw cannot pass a check.
 func (s *tmuxSession) retry(what string, ok func(string) bool, again []string) string {
 	s.t.Helper()
 	start := time.Now()
 	deadline, resend := start.Add(40*time.Second), start.Add(2*time.Second)
 	var last string
+	held := 0
 	for {
 		sc, captured := s.screen()
 		if captured {
 			last = sc
 			if ok(sc) {
-				return sc
+				if held++; held == 3 {
+					return sc
+				}
+			} else {
+				held = 0
 			}
 		}
 		now := time.Now()
 		if now.After(deadline) {
 			s.t.Fatalf("timed out waiting for %s; screen:\n%s", what, last)
 		}
-		if len(again) > 0 && now.After(resend) {
+		if len(again) > 0 && held == 0 && now.After(resend) {
 			s.keys(again...)
 			resend = now.Add(2 * time.Second)
 		}
@@ -153,6 +160,8 @@ func TestTUIEndToEnd(t *testing.T) {
 	s.retry("the filter bar to close", func(sc string) bool {
 		return !strings.Contains(sc, "/msg==Bogus") && strings.Contains(sc, "q quit")
 	}, []string{"Escape"})
+	// Past the reader's Escape timeout, so q is a key of its own.
+	time.Sleep(200 * time.Millisecond)
 	s.keys("q")
 	s.retry("the program to exit", contains("usmnscope-exited-0"), []string{"q"})
 }
