@@ -34,7 +34,7 @@ type source struct {
 	name    string
 	done    bool
 	// stats, when set, adds live counters to Stats.
-	stats func(*Stats)
+	stats func(Stats) Stats
 }
 
 var _ Source = (*source)(nil)
@@ -97,7 +97,7 @@ func (s *source) Stats() Stats {
 	st.Size = s.size
 	st.Read = s.offset()
 	if s.stats != nil {
-		s.stats(&st)
+		st = s.stats(st)
 	}
 	return st
 }

@@ -360,10 +360,11 @@ func (l *live) checkDrops(now time.Time) {
 	}
 }
 
-func (l *live) kernelStats(st *Stats) {
+func (l *live) kernelStats(st Stats) Stats {
 	st.Live = true
 	st.KernelPackets = l.kPackets.Load()
 	st.KernelDrops = l.kDrops.Load()
+	return st
 }
 
 // Close stops the capture (a Next blocked in another goroutine returns
