@@ -32,7 +32,7 @@ func (x *index) step(src Source, n, budget int) bool {
 		if msg == nil {
 			continue
 		}
-		x.byConn[msg.Conn] = append(x.byConn[msg.Conn], x.scanned)
+		x.byConn[msg.Conn] = append(x.byConn[msg.Conn], int32(x.scanned))
 		sec := msg.Time.Unix()
 		f, ok := x.first[msg.Conn]
 		if !ok {

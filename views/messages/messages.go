@@ -31,10 +31,12 @@ type All int
 func (a All) Len() int         { return int(a) }
 func (a All) At(i int) int     { return i + 1 }
 func (n Numbers) Len() int     { return len(n) }
-func (n Numbers) At(i int) int { return n[i] }
+func (n Numbers) At(i int) int { return int(n[i]) }
 
-// Numbers is an explicit list of message numbers (one connection's).
-type Numbers []int
+// Numbers is an explicit list of message numbers (one connection's),
+// 32-bit as the capture's index is: the TUI keeps one per message (issue 7
+// counts its bytes per message).
+type Numbers []int32
 
 // KeyMap holds the pane's bindings.
 type KeyMap struct {
