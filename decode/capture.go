@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -118,6 +119,15 @@ type Store interface {
 // resynchronisation, or from a source without a file: stdin, live) keeps
 // its bytes in an append-only arena. Message.Data is the caller's own copy.
 //
+// Limits.MaxArena bounds the arena (live capture, which never ends, sets
+// it): once its blocks hold more, the oldest blocks are dropped whole, a
+// ring of fixed-size blocks with no copying. A message whose bytes were
+// dropped keeps its index record, so it still lists (kind, listener,
+// severity, time); Message and Detail return it without bytes or fields
+// and with one error finding saying so. Blocks holding messages still
+// held for an inference are never dropped, as the inference decodes them
+// again. With the bytes in a Store (live --write) nothing needs the arena.
+//
 // Listener tables keep no per-message operations: Tables(conn, n) decodes
 // the connection's USMN messages after the nearest checkpoint again and
 // replays them (wire.md 4.5).
@@ -150,20 +160,25 @@ type Capture struct {
 	profile *Profile
 	limits  Limits
 
-	store    Store
-	arena    [][]byte
-	recs     []recBlock         // blocks of recChunk records
-	big      map[int32][2]int64 // file or arena offset and time of records with recBig
-	nrec     int
-	inFile   int                 // records with recFile
-	scratch  []byte              // the feeder's buffer for bytes read back from the store
-	extra    map[int32][]Finding // findings the capture adds to message n (tables, inference)
-	conns    []*connection
-	byConn   map[Conn]uint32
-	recent   [connCacheSize]*connection // see conn
-	findings []Finding
-	types    []string
-	typeIdx  map[string]uint32
+	store Store
+	// arena holds the bytes of messages not in the store, in blocks that
+	// never move; with Limits.MaxArena the oldest are dropped (set to nil)
+	// so that at most arenaHeld ≤ MaxArena bytes stay.
+	arena      [][]byte
+	arenaHeld  int64              // capacity of the blocks not dropped
+	arenaFirst int                // index of the oldest block not dropped
+	recs       []recBlock         // blocks of recChunk records
+	big        map[int32][2]int64 // file or arena offset and time of records with recBig
+	nrec       int
+	inFile     int                 // records with recFile
+	scratch    []byte              // the feeder's buffer for bytes read back from the store
+	extra      map[int32][]Finding // findings the capture adds to message n (tables, inference)
+	conns      []*connection
+	byConn     map[Conn]uint32
+	recent     [connCacheSize]*connection // see conn
+	findings   []Finding
+	types      []string
+	typeIdx    map[string]uint32
 	// typeVers are the distinct (type, version) pairs records name, so a
 	// record holds one index for both.
 	typeVers []typeVer
@@ -429,21 +444,80 @@ func (c *Capture) Settled() int {
 
 // keep copies msg into the arena and returns its offset: the block index
 // times arenaChunk plus the offset in the block. Blocks start small and
-// double up to arenaChunk, so a small capture stays small.
+// double up to arenaChunk (or a quarter of Limits.MaxArena), so a small
+// capture stays small.
 func (c *Capture) keep(msg []byte) int64 {
 	last := len(c.arena) - 1
-	if last < 0 || len(c.arena[last])+len(msg) > cap(c.arena[last]) {
-		size := 4096
+	if last < 0 || c.arena[last] == nil || len(c.arena[last])+len(msg) > cap(c.arena[last]) {
+		size, largest := 4096, int64(arenaChunk)
+		if m := c.limits.MaxArena; m > 0 {
+			largest = max(min(largest, m/4), 4096)
+		}
 		if last >= 0 {
-			size = min(2*cap(c.arena[last]), arenaChunk)
+			size = int(min(2*int64(cap(c.arena[last])), largest))
 		}
 		size = max(size, len(msg))
+		c.dropArena(int64(size))
 		c.arena = append(c.arena, make([]byte, 0, size))
+		c.arenaHeld += int64(size)
 		last++
 	}
 	off := int64(last)*arenaChunk + int64(len(c.arena[last]))
 	c.arena[last] = append(c.arena[last], msg...)
 	return off
+}
+
+// dropArena drops the oldest arena blocks until a new block of size bytes
+// fits under Limits.MaxArena, stopping at the first block that holds a
+// message still held for an inference.
+func (c *Capture) dropArena(size int64) {
+	m := c.limits.MaxArena
+	if m <= 0 || c.arenaHeld+size <= m {
+		return
+	}
+	pin := c.pinnedBlock()
+	for c.arenaFirst < len(c.arena) && c.arenaFirst < pin && c.arenaHeld+size > m {
+		c.arenaHeld -= int64(cap(c.arena[c.arenaFirst]))
+		c.arena[c.arenaFirst] = nil
+		c.arenaFirst++
+	}
+}
+
+// pinnedBlock returns the oldest arena block holding a held message (one
+// an inference will decode again), or len(c.arena) when there is none.
+// Held messages are in record order, so the first in the arena of each
+// connection is its oldest.
+func (c *Capture) pinnedBlock() int {
+	pin := len(c.arena)
+	for _, cn := range c.conns {
+		for _, i := range cn.held {
+			if c.rec(i).flags&recFile == 0 {
+				off, _ := c.where(i)
+				pin = min(pin, int(off/arenaChunk))
+				break
+			}
+		}
+	}
+	return pin
+}
+
+// droppedError says that the arena bytes of a message were dropped
+// (Limits.MaxArena).
+type droppedError struct {
+	n     int // message number
+	limit int64
+}
+
+func (e *droppedError) Error() string {
+	return fmt.Sprintf("bytes of message %d are no longer in memory: only the last %s of live traffic is kept; use --write to keep all", e.n, sizeText(e.limit))
+}
+
+// sizeText writes a byte count in MiB when it is whole MiB.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // rec returns record i (from 0).
@@ -538,6 +612,9 @@ func (c *Capture) load(i int32, buf []byte) ([]byte, error) {
 	off, _ := c.where(i)
 	if r.flags&recFile == 0 {
 		b := c.arena[off/arenaChunk]
+		if b == nil {
+			return nil, &droppedError{n: int(i) + 1, limit: c.limits.MaxArena}
+		}
 		o := int(off % arenaChunk)
 		return b[o : o+int(r.length) : o+int(r.length)], nil
 	}
@@ -924,13 +1001,23 @@ func (c *Capture) build(n int, withSpans bool) *Message {
 	}
 	var d Decoded
 	data, err := c.load(int32(n-1), nil)
+	var dropped *droppedError
 	if r.flags&recFile == 0 {
 		data = append([]byte(nil), data...)
 	}
-	DecodeMessage(c.profile, r.dir, st, data, spans, &d)
-	m := newMessage(&d, r.dir, data, spans)
-	if err != nil {
-		m.Findings = append(m.Findings, Finding{Severity: Error, Group: Malformed, Text: Escape(err.Error()), Bit: -1})
+	var m *Message
+	if errors.As(err, &dropped) {
+		// Nothing to decode again: what the index record kept is shown,
+		// with the one finding that says why the rest is missing.
+		d.Kind = r.kind
+		m = newMessage(&d, r.dir, []byte{}, spans)
+		m.Findings = append(m.Findings, Finding{Severity: Error, Group: Malformed, Text: err.Error(), Bit: -1})
+	} else {
+		DecodeMessage(c.profile, r.dir, st, data, spans, &d)
+		m = newMessage(&d, r.dir, data, spans)
+		if err != nil {
+			m.Findings = append(m.Findings, Finding{Severity: Error, Group: Malformed, Text: Escape(err.Error()), Bit: -1})
+		}
 	}
 	_, t := c.where(int32(n - 1))
 	m.N, m.Frame, m.Time, m.Conn = n, int(r.frame), time.Unix(0, t).UTC(), cn.info.Conn
@@ -955,7 +1042,11 @@ func (c *Capture) build(n int, withSpans bool) *Message {
 	if r.flags&recExtra != 0 {
 		m.Findings = append(m.Findings, c.extra[int32(n-1)]...)
 	}
-	m.Summary = summarize(m, &d)
+	if dropped != nil {
+		m.Summary = "(bytes no longer in memory)"
+	} else {
+		m.Summary = summarize(m, &d)
+	}
 	return m
 }
 
@@ -1090,7 +1181,16 @@ func (c *Capture) tablesAsOf(cn *connection, asOf int) *Tables {
 			if r.flags&recListener == 0 {
 				continue
 			}
-			msg, _ := c.load(i, buf)
+			msg, err := c.load(i, buf)
+			var dropped *droppedError
+			if errors.As(err, &dropped) {
+				// Replaying past it would give wrong tables: give those
+				// as of the message before it, and say why.
+				t = st.snapshot(cn.info.Conn, int(i))
+				t.Messages = p
+				t.Warnings = append(t.Warnings, Finding{Severity: Warn, Group: Malformed, Bit: -1, Text: fmt.Sprintf("tables as of message %d cannot be replayed: %v; shown as of message %d", asOf, err, i)})
+				return t
+			}
 			if r.flags&recFile != 0 {
 				buf = msg[:0]
 			}

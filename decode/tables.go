@@ -87,6 +87,12 @@ type Limits struct {
 	InferWindow     int // messages of an undecided direction held before inferring its width; default 32
 	CheckpointEvery int // table operations between as-of checkpoints; default 1024
 	MaxMessage      int // largest message the framing accepts; default 65535 (wire.md 2)
+	// MaxArena bounds the bytes of messages kept in memory (those not in
+	// a Store); past it the oldest arena blocks are dropped and their
+	// messages list without bytes (see Capture's Storage). 0, the default,
+	// keeps all: a file or stdin is read to show it whole, and only live
+	// capture, which runs without end, sets a bound.
+	MaxArena int64
 }
 
 // DefaultLimits returns the documented defaults.
@@ -108,6 +114,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.CheckpointEvery <= 0 {
 		l.CheckpointEvery = d.CheckpointEvery
+	}
+	if l.MaxArena < 0 {
+		l.MaxArena = 0
 	}
 	if l.MaxMessage <= 0 || l.MaxMessage > d.MaxMessage {
 		l.MaxMessage = d.MaxMessage
