@@ -60,6 +60,17 @@
 // copied into an in-memory arena. The decoder itself still does no IO: the
 // Store is the caller's.
 //
+// Limits.MaxArena bounds the arena (0, the default, keeps everything: a
+// file or stdin is read to be shown whole; live capture sets 64 MiB). Past
+// it the oldest arena blocks are dropped whole, a ring with no copying: their
+// messages keep their index records and still list, while Message and
+// Detail give them without bytes or fields and with one error finding
+// ("bytes of message n are no longer in memory …"), and Tables as of a
+// message whose replay would need dropped bytes returns the state as of the
+// message before them with a warning, never wrong tables. Blocks of messages
+// held for an inference are kept until it settles. Live capture with
+// --write passes the file as the Store, so its messages need no arena.
+//
 // # Profiles
 //
 // wire.md section 6: the protocol constants the seeds leave open live in a
