@@ -68,12 +68,39 @@ type live struct {
 	filterAt         time.Time // when the kernel filter took effect
 	lastFlush        time.Time // of the Write file
 
+	// The Write file. wmu guards it (taken under mu by the reader, alone
+	// by Sync), so that a decoder reading the file back flushes it without
+	// waiting out a blocked ring poll.
+	wmu   sync.Mutex
 	file  *os.File
 	fw    *sizeWriter // between bw and file: the bytes the file holds
 	saved int64       // file size after the last packet saved whole
 	bw    *bufio.Writer
 	ng    *pcapgo.NgWriter
 	werr  error
+	// pos is the file offset of the next packet block, counting what the
+	// writers still buffer; a flush checks it against the file's size.
+	pos int64
+	// failNote is a write error Sync met, for the reader to note (the
+	// engine is the reader's).
+	failNote error
+
+	// The last packet read (reader only): its bytes, and the file offset
+	// of its first byte in the Write file, -1 when it is not saved. Next
+	// gives a Data event that is a run of those bytes its file offset.
+	pktData []byte
+	pktOff  int64
+}
+
+// epbHeader is the size of a pcapng Enhanced Packet Block before the
+// packet bytes (type, length, interface, two timestamp words, captured and
+// original length); the block ends with the bytes padded to 4 and the
+// length again (pcapng EPB, no options: what pcapgo's WritePacket writes).
+const epbHeader = 28
+
+// epbSize is the size of the block pcapgo writes for a packet of n bytes.
+func epbSize(n int) int64 {
+	return int64(epbHeader + n + (4-n&3)&3 + 4)
 }
 
 // The --write file goes through a large buffer flushed at most flushEvery
@@ -123,7 +150,7 @@ func OpenLive(opt LiveOptions) (Source, error) {
 		}
 		return nil, fmt.Errorf("capture: live capture on %q: %w", opt.Interface, err)
 	}
-	l := &live{h: h, iface: iface}
+	l := &live{h: h, iface: iface, pktOff: -1}
 	fail := func(err error) (Source, error) {
 		h.Close()
 		if l.file != nil {
@@ -173,6 +200,7 @@ func OpenLive(opt LiveOptions) (Source, error) {
 		}
 		l.ng = ng
 		l.saved = l.fw.n
+		l.pos = l.fw.n
 	}
 	l.source = &source{e: newEngine(o), name: opt.Interface, size: -1, read: l.read, stats: l.kernelStats}
 	return l, nil
@@ -206,7 +234,9 @@ func (l *live) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 		data, ci, err := l.h.ZeroCopyReadPacketData()
 		if errors.Is(err, afpacket.ErrTimeout) || errors.Is(err, unix.EINTR) {
 			now := time.Now()
+			l.wmu.Lock()
 			l.flush(now)
+			l.wmu.Unlock()
 			l.mu.Unlock()
 			l.checkDrops(now)
 			continue
@@ -223,7 +253,7 @@ func (l *live) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 			continue
 		}
 		l.inUse = true
-		l.save(ci, data)
+		l.pktData, l.pktOff = data, l.save(ci, data)
 		l.mu.Unlock()
 		l.checkDrops(ci.Timestamp)
 		return data, ci, layers.LinkTypeRaw, nil
@@ -233,12 +263,43 @@ func (l *live) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 // Next is the source's Next, except that a capture stopped by a failed
 // read (a deleted or downed interface) ends with that error, not io.EOF:
 // the command then exits with a message naming the interface.
+//
+// With Write, a Data event that is a run of the last packet's bytes (an
+// in-order segment's payload as it is, the case file sources give an
+// offset for) carries the file offset of Data[0] in the Write file, so that
+// a decoder given the file as its store (Sync before reading) need not
+// keep the bytes.
 func (l *live) Next() (Event, error) {
 	ev, err := l.source.Next()
 	if errors.Is(err, io.EOF) && l.rerr != nil {
 		return ev, l.rerr
 	}
+	if ev.Kind == EventData && l.pktOff >= 0 && len(ev.Data) > 0 {
+		// As engine.offset: the capacity difference locates the run in
+		// the packet, the address check proves it is not a copy.
+		d := l.pktData
+		if i := cap(d) - cap(ev.Data); i >= 0 && i+len(ev.Data) <= len(d) && &d[i] == &ev.Data[0] {
+			ev.Offset = l.pktOff + int64(i)
+		}
+	}
 	return ev, err
+}
+
+// Sync writes the packets the Write file buffers out to it, so that every
+// offset Next gave is readable from the file. It is safe to call from any
+// goroutine while the capture runs, and a no-op without Write or after
+// Close.
+func (l *live) Sync() error {
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	if l.ng == nil || l.werr != nil {
+		return l.werr
+	}
+	if err := l.flushNow(); err != nil {
+		l.failNote = err
+		return err
+	}
+	return nil
 }
 
 // readError explains a failed ring read. The kernel reports a deleted or
@@ -261,20 +322,35 @@ func (l *live) readError(err error) error {
 	return fmt.Errorf("capture: live read on %q: %w: capture stopped", name, err)
 }
 
-func (l *live) save(ci gopacket.CaptureInfo, data []byte) {
+// save writes the packet to the Write file and returns the file offset of
+// its first byte, -1 when it is not saved.
+func (l *live) save(ci gopacket.CaptureInfo, data []byte) int64 {
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	if err := l.failNote; err != nil {
+		l.failNote = nil
+		l.e.note("", Flow{}, LevelError, "--write: %v: later packets are not saved", err)
+	}
 	if l.ng == nil || l.werr != nil {
-		return
+		return -1
 	}
 	ci.InterfaceIndex = 0
 	if err := l.ng.WritePacket(ci, data); err != nil {
 		l.writeFailed(err)
-		return
+		l.e.note("", Flow{}, LevelError, "--write: %v: later packets are not saved", l.werr)
+		return -1
 	}
+	at := l.pos + epbHeader
+	l.pos += epbSize(len(data))
 	l.flush(ci.Timestamp)
+	if l.werr != nil {
+		return -1
+	}
+	return at
 }
 
 // flush writes the buffered packets out when the last flush is flushEvery
-// old (under mu). now is a packet's capture time or the clock on an idle
+// old (under wmu). now is a packet's capture time or the clock on an idle
 // poll; either advances, so saved packets reach the disk within about
 // flushEvery.
 func (l *live) flush(now time.Time) {
@@ -282,15 +358,29 @@ func (l *live) flush(now time.Time) {
 		return
 	}
 	l.lastFlush = now
+	if err := l.flushNow(); err != nil {
+		l.e.note("", Flow{}, LevelError, "--write: %v: later packets are not saved", err)
+	}
+}
+
+// flushNow writes the buffers out (under wmu); a failure stops saving
+// (writeFailed) and is returned for the caller to note.
+func (l *live) flushNow() error {
 	err := l.ng.Flush()
 	if err == nil {
 		err = l.bw.Flush()
 	}
+	if err == nil && l.fw.n != l.pos {
+		// The offsets Next gives assume pcapgo's block layout; should
+		// it ever differ, they must stop rather than point wrong.
+		err = fmt.Errorf("file holds %d bytes, %d expected: packet offsets lost", l.fw.n, l.pos)
+	}
 	if err != nil {
 		l.writeFailed(err)
-		return
+		return l.werr
 	}
 	l.saved = l.fw.n // a flush ends at a packet boundary
+	return nil
 }
 
 // writeFailed stops saving after a failed write. The file is cut back to
@@ -302,9 +392,8 @@ func (l *live) writeFailed(err error) {
 	// cut it off so that the file stays a valid capture of every
 	// packet before it (tshark reads it without "cut short").
 	if terr := l.file.Truncate(l.saved); terr != nil {
-		err = fmt.Errorf("%w (and cutting the partial packet off: %v)", err, terr)
+		l.werr = fmt.Errorf("%w (and cutting the partial packet off: %v)", err, terr)
 	}
-	l.e.note("", Flow{}, LevelError, "--write: %v: later packets are not saved", err)
 }
 
 // sizeWriter counts the bytes written through it.
@@ -388,6 +477,8 @@ func (l *live) Close() error {
 	}
 	l.finished = true
 	var err error
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
 	if l.file != nil {
 		err = l.ng.Flush()
 		if e := l.bw.Flush(); err == nil {
