@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -24,6 +25,9 @@ const (
 // nearby messages with one read. It is safe for concurrent use.
 type fileStore struct {
 	f *os.File
+	// sync, when set, writes out what the file's writer still buffers
+	// (live --write): a read that comes back short syncs and tries again.
+	sync func() error
 
 	mu     sync.Mutex
 	blocks [storeBlocks]storeEntry
@@ -45,6 +49,11 @@ func attachStore(dc *decode.Capture, path string) {
 	if path == "-" {
 		return
 	}
+	attach(dc, path, nil)
+}
+
+// attach opens path again as the store of dc (attachStore, attachLive).
+func attach(dc *decode.Capture, path string, sync func() error) {
 	// Only a regular file can be read again by offset: opening a named pipe
 	// (bash's <(…), /dev/stdin) a second time would block or steal the
 	// capture's own bytes.
@@ -56,7 +65,7 @@ func attachStore(dc *decode.Capture, path string) {
 		// Not fatal: without a store every message keeps its bytes.
 		return
 	}
-	s := &fileStore{f: f}
+	s := &fileStore{f: f, sync: sync}
 	for i := range s.blocks {
 		s.blocks[i].idx = -1
 	}
@@ -64,8 +73,31 @@ func attachStore(dc *decode.Capture, path string) {
 	runtime.AddCleanup(dc, func(f *os.File) { f.Close() }, f)
 }
 
-// ReadAt fills p from the file at off through the block cache.
+// attachLive makes the --write file of a live capture the store of dc, so
+// that messages whose bytes are in it need no memory (decode's Storage;
+// capture's live Next gives their offsets). src flushes the file before a
+// read that needs what it still buffers.
+func attachLive(dc *decode.Capture, path string, src any) {
+	if s, ok := src.(interface{ Sync() error }); ok && path != "" {
+		attach(dc, path, s.Sync)
+	}
+}
+
+// ReadAt fills p from the file at off through the block cache. A read
+// that comes back short on a growing file (sync set) syncs its writer and
+// reads again.
 func (s *fileStore) ReadAt(p []byte, off int64) (int, error) {
+	n, err := s.readAt(p, off)
+	if n < len(p) && s.sync != nil {
+		if serr := s.sync(); serr != nil {
+			return n, fmt.Errorf("%w (flushing the file: %v)", err, serr)
+		}
+		n, err = s.readAt(p, off)
+	}
+	return n, err
+}
+
+func (s *fileStore) readAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, os.ErrInvalid
 	}
@@ -76,8 +108,8 @@ func (s *fileStore) ReadAt(p []byte, off int64) (int, error) {
 	defer s.mu.Unlock()
 	n := 0
 	for n < len(p) {
-		b, err := s.block((off + int64(n)) / storeBlock)
 		o := int((off + int64(n)) % storeBlock)
+		b, err := s.block((off+int64(n))/storeBlock, o+len(p)-n)
 		if o >= b.n {
 			if err == nil {
 				err = io.EOF
@@ -90,14 +122,20 @@ func (s *fileStore) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // block returns cached block idx, reading it into the least recently used
-// slot when missing.
-func (s *fileStore) block(idx int64) (*storeEntry, error) {
+// slot when missing. A cached block cut short by the end of the file, but
+// not holding end bytes, is read again: the file may have grown (live
+// --write).
+func (s *fileStore) block(idx int64, end int) (*storeEntry, error) {
 	s.tick++
 	lru := &s.blocks[0]
 	for i := range s.blocks {
 		e := &s.blocks[i]
 		if e.idx == idx {
 			e.used = s.tick
+			if e.n < end && e.n < storeBlock {
+				lru = e
+				break
+			}
 			return e, nil
 		}
 		if e.used < lru.used {

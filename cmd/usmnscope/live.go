@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/views"
 )
 
@@ -22,6 +23,7 @@ func newLiveCmd(s *streams) *cobra.Command {
 		write   string
 		snaplen int
 		promisc bool
+		arena   int64
 		hl      headless
 	)
 	cmd := &cobra.Command{
@@ -37,9 +39,13 @@ pcapng file (buffered, flushed every 100 ms and on exit).
 decoded the same way until Ctrl-C, N packets or D, and one line of totals
 is printed (packets, messages, pkt/s, msg/s, kernel packets and drops).
 
-Memory: every decoded message stays in memory (an index record of at most
-64 bytes plus its bytes) for as long as live runs; use --write and open
-the file later for long sessions.`,
+Memory: every decoded message keeps an index record (36 bytes) for as long
+as live runs, so it always lists. Its bytes are kept in memory only up to
+--max-arena MiB (default 64) of the most recent traffic: an older message
+still lists but shows "bytes of message N are no longer in memory", and the
+tables as of it may be shown as of an earlier message. With --write the
+bytes are read back from the file instead, so nothing is lost and little
+memory is used; open the file later for the whole session.`,
 		Example: "  sudo usmnscope live -i lo\n  sudo usmnscope live -i eth0 --write session.pcapng\n  sudo usmnscope live -i lo --duration 30s",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -48,6 +54,9 @@ the file later for long sessions.`,
 			}
 			if snaplen < 0 {
 				return usageError{fmt.Errorf("live: --snaplen %d: must be positive", snaplen)}
+			}
+			if arena < 0 {
+				return usageError{fmt.Errorf("live: --max-arena %d: cannot be negative", arena)}
 			}
 			if hl.count < 0 || hl.duration < 0 {
 				return usageError{errors.New("live: --count and --duration cannot be negative")}
@@ -70,11 +79,13 @@ the file later for long sessions.`,
 			if err != nil {
 				return err
 			}
+			dc := newLiveDecoder(p, arena<<20)
+			attachLive(dc, write, src)
 			if hl.on() {
-				return hl.run(cmd.Context(), s, iface, src, newDecoder(p))
+				return hl.run(cmd.Context(), s, iface, src, dc)
 			}
 			defer saveOnHangup(src)()
-			err = runTUI(s, s.in, src, newDecoder(p), views.Config{Name: "live " + iface, Parse: parseFilter, Live: true})
+			err = runTUI(s, s.in, src, dc, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true})
 			// q, Ctrl-C (a key on the terminal), SIGTERM and a SIGINT
 			// sent from elsewhere (bubbletea's ErrInterrupted) are all a
 			// normal stop. runTUI has closed src, which flushed --write;
@@ -93,10 +104,27 @@ the file later for long sessions.`,
 	cmd.Flags().StringVar(&write, "write", "", "also save every captured packet to this pcapng `FILE`")
 	cmd.Flags().IntVar(&snaplen, "snaplen", 0, "bytes kept per packet (default 262144)")
 	cmd.Flags().BoolVar(&promisc, "promisc", false, "put the interface in promiscuous mode")
+	cmd.Flags().Int64Var(&arena, "max-arena", liveArenaMiB, "keep the bytes of at most `MiB` of recent messages in memory (0: all); older ones are read back from --write or shown without bytes")
 	cmd.Flags().BoolVar(&hl.stats, "stats", false, "no TUI: capture and decode until Ctrl-C (or --count/--duration), then print one line of totals")
 	cmd.Flags().Int64Var(&hl.count, "count", 0, "no TUI: stop after `N` packets (implies --stats)")
 	cmd.Flags().DurationVar(&hl.duration, "duration", 0, "no TUI: stop after `D`, e.g. 10s (implies --stats)")
 	return cmd
+}
+
+// liveArenaMiB is live's default bound on message bytes in memory
+// (decode.Limits.MaxArena): live runs without end, so without --write the
+// oldest messages' bytes go (their index records stay); 64 MiB is about
+// half a million typical messages.
+const liveArenaMiB = 64
+
+// newLiveDecoder is newDecoder with the arena bounded to arena bytes.
+func newLiveDecoder(p *decode.Profile, arena int64) *decode.Capture {
+	if p == nil {
+		p = decode.Default()
+	}
+	lim := p.Bounds.Limits()
+	lim.MaxArena = arena
+	return decode.NewCaptureLimits(p, lim)
 }
 
 // saveOnHangup makes SIGHUP (the terminal closed under the TUI, which
