@@ -122,3 +122,27 @@ func TestArenaBound(t *testing.T) {
 		t.Fatalf("Tables at the end = %+v; want %+v", got, want)
 	}
 }
+
+// BenchmarkArenaBound feeds a conversation through a capture whose arena is
+// bounded to 64 KiB, so that blocks are dropped all along (the live
+// default's steady state, scaled down).
+func BenchmarkArenaBound(b *testing.B) {
+	rng := rand.New(rand.NewSource(5))
+	dirs, msgs := genConversation(rng, 20000)
+	frames := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		frames[i] = cvFrame(m)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c := NewCaptureLimits(nil, Limits{MaxArena: 64 << 10})
+		for k := range frames {
+			c.Data(cvConn, dirs[k], frames[k], cvT0, k+1)
+		}
+		if held := arenaHeldBytes(c); held > 64<<10 {
+			b.Fatalf("arena holds %d bytes", held)
+		}
+	}
+	b.ReportMetric(float64(len(msgs)), "msgs/op")
+}

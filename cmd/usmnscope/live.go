@@ -55,8 +55,8 @@ memory is used; open the file later for the whole session.`,
 			if snaplen < 0 {
 				return usageError{fmt.Errorf("live: --snaplen %d: must be positive", snaplen)}
 			}
-			if arena < 0 {
-				return usageError{fmt.Errorf("live: --max-arena %d: cannot be negative", arena)}
+			if arena < 0 || arena > 1<<30 {
+				return usageError{fmt.Errorf("live: --max-arena %d: cannot be negative or above 1073741824 MiB", arena)}
 			}
 			if hl.count < 0 || hl.duration < 0 {
 				return usageError{errors.New("live: --count and --duration cannot be negative")}

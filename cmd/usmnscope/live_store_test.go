@@ -102,11 +102,20 @@ func TestLiveWriteStore(t *testing.T) {
 	}
 }
 
-// TestLiveArenaUsage: a negative --max-arena is a usage error.
+// TestLiveArenaUsage: a negative or absurd --max-arena is a usage error,
+// and live --help documents the bound and its default.
 func TestLiveArenaUsage(t *testing.T) {
-	code, out, errw := run(t, nil, "live", "-i", "lo", "--max-arena", "-1", "--stats")
-	if code != exitUsage || out != "" || !strings.Contains(errw, "--max-arena -1: cannot be negative") {
-		t.Errorf("live --max-arena -1: exit %d, stdout %q, stderr %q; want exit %d and the reason", code, out, errw, exitUsage)
+	for _, v := range []string{"-1", "9999999999999"} {
+		code, out, errw := run(t, nil, "live", "-i", "lo", "--max-arena", v, "--stats")
+		if code != exitUsage || out != "" || !strings.Contains(errw, "--max-arena "+v+": cannot be negative or above") {
+			t.Errorf("live --max-arena %s: exit %d, stdout %q, stderr %q; want exit %d and the reason", v, code, out, errw, exitUsage)
+		}
+	}
+	_, help, _ := run(t, nil, "live", "--help")
+	for _, want := range []string{"--max-arena MiB", "(default 64)", "no longer in memory", "With --write the\nbytes are read back from the file"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("live --help lacks %q:\n%s", want, help)
+		}
 	}
 }
 
