@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 
 	"github.com/spf13/cobra"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/scenario"
 )
 
@@ -16,12 +18,14 @@ func init() { subcommands = append(subcommands, newSimulateCmd) }
 type simulateOptions struct {
 	scenario string
 	sim      scenario.Sim
+	inject   bool
+	iface    string
 }
 
 func newSimulateCmd(s *streams) *cobra.Command {
 	var o simulateOptions
 	cmd := &cobra.Command{
-		Use:   "simulate [--scenario F] [--addr A] [--speed X | --full-speed] [--count N] [--rate R]",
+		Use:   "simulate [--scenario F] [--addr A] [--speed X | --full-speed] [--count N] [--rate R] | --inject [-i IF] [--rate PPS]",
 		Short: "Play a scenario between a real server and client over TCP",
 		Long: `Starts a server on --addr (default 127.0.0.1:27016) and a client that connects
 to it, and plays the scenario's connections one after the other in real time
@@ -34,10 +38,20 @@ kernel still merges writes that wait in the send queue: with BBR congestion
 control (a common default) or net.ipv4.tcp_autocorking=1, lo carries far
 fewer packets than messages. --congestion cubic (Linux) brings packets nearer
 messages; 'usmnscope live -i lo --stats' counts both. At the end every byte
-is checked to have arrived.`,
+is checked to have arrived.
+
+--inject replays instead, like tcpreplay: the frames 'gen' would write for
+the scenario and --count messages of the load mix over --conns connections
+(Ethernet, IPv4, TCP with consistent sequence numbers, the profile's
+transport port) go straight onto the interface -i (default lo) through a
+packet socket, --rate then counting packets per second (0: as fast as
+possible). No TCP stack sends or receives them: on lo, 'usmnscope live -i
+lo' reads them as real traffic, so the reader can be measured at rates a
+TCP sender on the same machine cannot reach. It needs CAP_NET_RAW.`,
 		Example: `  usmnscope simulate --scenario fixtures/scenarios/usmn-basic.toml --speed 0.05
   usmnscope live -i lo        # in another terminal
-  usmnscope simulate --full-speed --count 2000000 --conns 8`,
+  usmnscope simulate --full-speed --count 2000000 --conns 8
+  usmnscope simulate --inject --rate 200000 --count 2000000 --conns 4 -i lo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runSimulate(cmd, s, o) },
 	}
@@ -48,10 +62,12 @@ is checked to have arrived.`,
 	f.BoolVar(&o.sim.FullSpeed, "full-speed", false, "send everything as fast as possible")
 	f.IntVar(&o.sim.Count, "count", 0, "load mix messages to play after the scenario")
 	f.IntVar(&o.sim.Conns, "conns", 1, "connections the load messages are spread over, played at once")
-	f.Float64Var(&o.sim.Rate, "rate", 0, "at most this many load messages per second (0: no limit)")
+	f.Float64Var(&o.sim.Rate, "rate", 0, "at most this many load messages per second, packets with --inject (0: no limit)")
 	f.BoolVar(&o.sim.Nagle, "nagle", false, "leave Nagle's algorithm on (writes may share segments)")
 	f.StringVar(&o.sim.Congestion, "congestion", "", "TCP congestion control `ALG` of the connections, e.g. cubic (Linux; default: the system's)")
 	f.Uint64Var(&o.sim.Seed, "seed", 1, "seed of the load mix")
+	f.BoolVar(&o.inject, "inject", false, "send generated frames through a packet socket instead of TCP connections (needs CAP_NET_RAW)")
+	f.StringVarP(&o.iface, "interface", "i", "lo", "interface --inject sends on")
 	return cmd
 }
 
@@ -93,6 +109,12 @@ func runSimulate(cmd *cobra.Command, s *streams, o simulateOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
+	if o.inject {
+		return runInject(ctx, cmd, s, o, sc)
+	}
+	if cmd.Flags().Changed("interface") {
+		return usageError{fmt.Errorf("simulate: -i goes with --inject")}
+	}
 	o.sim.Log = s.out
 	fmt.Fprintf(s.out, "simulating on %s\n", o.sim.Addr)
 	res, err := o.sim.Run(ctx, sc)
@@ -101,5 +123,34 @@ func runSimulate(cmd *cobra.Command, s *streams, o simulateOptions) error {
 	}
 	fmt.Fprintf(s.out, "done: %d connections, %d messages, c2s %d bytes, s2c %d bytes in %v\n",
 		res.Conns, res.Messages, res.Bytes[0], res.Bytes[1], res.Elapsed.Round(1e6))
+	return nil
+}
+
+// runInject is simulate --inject: the TCP-only flags are refused rather
+// than ignored.
+func runInject(ctx context.Context, cmd *cobra.Command, s *streams, o simulateOptions, sc *scenario.Scenario) error {
+	for _, name := range []string{"addr", "speed", "full-speed", "nagle", "congestion"} {
+		if cmd.Flags().Changed(name) {
+			return usageError{fmt.Errorf("simulate: --%s is for TCP connections, not --inject", name)}
+		}
+	}
+	in := scenario.Inject{Iface: o.iface, Rate: o.sim.Rate, Count: o.sim.Count, Conns: o.sim.Conns, Seed: o.sim.Seed, P: o.sim.P}
+	fmt.Fprintf(s.out, "injecting on %s\n", decode.Escape(o.iface))
+	res, err := in.Run(ctx, sc)
+	if errors.Is(err, scenario.ErrInjectPermission) {
+		return fmt.Errorf("simulate --inject: sending raw frames on %s needs CAP_NET_RAW: run as root or setcap cap_net_raw+ep the binary", decode.Escape(o.iface))
+	}
+	if err != nil {
+		return fmt.Errorf("simulate: %w", err)
+	}
+	secs := res.Elapsed.Seconds()
+	rate := func(n int) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	fmt.Fprintf(s.out, "injected %d packets, %d messages in %.3f s: %.0f pkt/s, %.0f msg/s\n",
+		res.Packets, res.Messages, secs, rate(res.Packets), rate(res.Messages))
 	return nil
 }
