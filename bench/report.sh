@@ -130,18 +130,30 @@ section_live() {
 	live_run 0 ""
 	live_run 0 cubic
 	sysctl -q -w net.ipv4.tcp_autocorking="$old_cork"
+	say ""
+	say "== live on lo: simulate --inject --conns 4 (frames through a packet socket, no TCP stack) against live -i lo --stats (no TUI)"
+	live_run inject 200000
+	live_run inject 300000
+	live_run inject 0
 }
 
-# live_run AUTOCORK CONGESTION: one live capture of one simulate run.
+# live_run AUTOCORK CONGESTION: one live capture of one simulate run over
+# TCP; live_run inject RATE: one of simulate --inject at RATE packets per
+# second (0: unpaced).
 live_run() {
 	local cork=$1 cc=$2 lpid tck cpu hwm line
-	sysctl -q -w net.ipv4.tcp_autocorking="$cork"
+	[ "$cork" = inject ] || sysctl -q -w net.ipv4.tcp_autocorking="$cork"
 	"$BIN" --profile "$WORK/live.toml" live -i lo --stats >"$WORK/live.out" 2>"$WORK/live.err" &
 	lpid=$!
 	sleep 1 # the ring is open and the filter attached
 	local load
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
-	measure "simulate (sender)" "$BIN" simulate --full-speed --conns 4 --count "$LIVE_COUNT" --addr "127.0.0.1:$LIVE_PORT" ${cc:+--congestion "$cc"}
+	if [ "$cork" = inject ]; then
+		measure "simulate --inject (sender)" "$BIN" --profile "$WORK/live.toml" simulate --inject -i lo --rate "$cc" --conns 4 --count "$LIVE_COUNT"
+		say "  sender: $(tail -1 "$OUT")"
+	else
+		measure "simulate (sender)" "$BIN" simulate --full-speed --conns 4 --count "$LIVE_COUNT" --addr "127.0.0.1:$LIVE_PORT" ${cc:+--congestion "$cc"}
+	fi
 	# The reader may lag the sender on a loaded machine: wait until it has
 	# drained the ring (its CPU time stops growing), at most 60 s.
 	local prev=-1 cur i
@@ -157,7 +169,11 @@ live_run() {
 	kill -INT "$lpid"
 	wait "$lpid"
 	line=$(tail -1 "$WORK/live.out")
-	say "autocorking=$cork congestion=${cc:-system} (load average $load): $line"
+	if [ "$cork" = inject ]; then
+		say "inject rate=$([ "$cc" = 0 ] && echo unpaced || echo "$cc pkt/s") (load average $load): $line"
+	else
+		say "autocorking=$cork congestion=${cc:-system} (load average $load): $line"
+	fi
 	say "  live (reader) CPU ${cpu:-?} s, peak RSS ${hwm:-?} KiB; simulate (sender, and the kernel's loopback and ring work done in its system calls) CPU $CPU s over $WALL s wall"
 	if [ -z "$line" ]; then
 		say "  live printed no totals: $(head -c 300 "$WORK/live.err")"
