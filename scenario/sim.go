@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/usmnscope/usmnscope/decode"
@@ -325,25 +326,30 @@ func (s *Sim) playLoad(ctx context.Context, p *pair, prof *decode.Profile, i, co
 	pl.msgs, pl.writes = 0, pl.writes[:0]
 
 	var ch [2]chan []byte
+	// werr[d] is written only by direction d's writer and read after
+	// wg.Wait; the loop learns of a failure through failed.
 	var werr [2]error
+	var failed atomic.Bool
 	var wg sync.WaitGroup
 	for d := range ch {
 		ch[d] = make(chan []byte, 1024)
 		wg.Go(func() {
 			for b := range ch[d] {
 				if werr[d] == nil {
-					werr[d] = p.write(decode.Dir(d), b)
+					if werr[d] = p.write(decode.Dir(d), b); werr[d] != nil {
+						failed.Store(true)
+					}
 				}
 			}
 		})
 	}
+	var aerr error
 	start := time.Now()
 	base := sent
 	rate := s.Rate / float64(max(s.Conns, 1))
-	for sent < count && ctx.Err() == nil && werr[0] == nil && werr[1] == nil {
+	for sent < count && ctx.Err() == nil && !failed.Load() {
 		mix(r, &a, payload)
-		if err := actions[a.Do](pl, &a); err != nil {
-			werr[0] = err
+		if aerr = actions[a.Do](pl, &a); aerr != nil {
 			break
 		}
 		for _, w := range pl.writes {
@@ -364,7 +370,7 @@ func (s *Sim) playLoad(ctx context.Context, p *pair, prof *decode.Profile, i, co
 	close(ch[0])
 	close(ch[1])
 	wg.Wait()
-	err := errors.Join(ctx.Err(), werr[0], werr[1])
+	err := errors.Join(ctx.Err(), aerr, werr[0], werr[1])
 	if err != nil {
 		p.end[0].Close()
 		p.end[1].Close()
