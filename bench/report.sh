@@ -17,18 +17,23 @@ SECTIONS=${SECTIONS:-e2e tui-memory tui-bench live}
 WORK=${WORK:-$(mktemp -d /tmp/usmnscope-bench.XXXXXX)}
 BIN=$WORK/usmnscope
 CAP=$WORK/scale.pcapng
-OUT=$WORK/out.txt # command output goes here (never /dev/null as an output file)
+OUT=$WORK/out.txt # command output goes here, unless SINK says otherwise
+# The end-to-end figures are defined with stdout on /dev/null (issue 7:
+# "dump --json > /dev/null", "tshark -r FILE > /dev/null"): a shell
+# redirection, never a -o argument, so nothing can delete /dev/null.
+SINK=${SINK:-/dev/null}
 TIMEV=/usr/bin/time
 
 say() { printf '%s\n' "$*"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'; }
-# measure NAME CMD...: runs CMD under /usr/bin/time -v with stdout to $OUT and
+# measure NAME CMD...: runs CMD under /usr/bin/time -v with stdout to $OUT
+# (or to $TO when set) and
 # sets WALL and CPU (user + system seconds) and RSS (KiB). CPU time is
 # printed too because wall time is only meaningful on an idle machine.
 measure() {
 	local name=$1
 	shift
-	"$TIMEV" -v "$@" >"$OUT" 2>"$WORK/$name.time"
+	"$TIMEV" -v "$@" >"${TO:-$OUT}" 2>"$WORK/$name.time"
 	WALL=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$WORK/$name.time")
 	RSS=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/$name.time")
 	CPU=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$WORK/$name.time")
@@ -50,13 +55,13 @@ fi
 
 section_e2e() {
 say ""
-say "== end to end (stdout to a file)"
-measure "usmnscope tables --json" "$BIN" tables --json "$CAP"
+say "== end to end (stdout to $SINK, as issue 7 defines the figures)"
+TO=$SINK measure "usmnscope tables --json" "$BIN" tables --json "$CAP"
 T_TABLES=$WALL C_TABLES=$CPU
-measure "usmnscope dump --json" "$BIN" dump --json "$CAP"
+TO=$SINK measure "usmnscope dump --json" "$BIN" dump --json "$CAP"
 T_DUMP=$WALL C_DUMP=$CPU
 if command -v tshark >/dev/null 2>&1; then
-	measure "tshark -r" tshark -r "$CAP"
+	TO=$SINK measure "tshark -r" tshark -r "$CAP"
 	T_TSHARK=$WALL C_TSHARK=$CPU
 	R=$(ratio "$T_TSHARK" "$T_TABLES")
 	say "ratio tshark / tables --json = ${R}x wall, $(ratio "$C_TSHARK" "$C_TABLES")x CPU (target >= 20x): $(verdict "$R" 20)"
