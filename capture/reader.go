@@ -59,18 +59,24 @@ func (s *slab) more(n int) bool {
 			copy(nb, s.buf[:s.hi])
 			s.buf = nb
 		}
-		m, err := s.r.Read(s.buf[s.hi:])
-		s.hi += m
-		switch {
-		case err != nil:
-			s.err = err
-		case m == 0:
-			if zero++; zero > 100 {
-				s.err = io.ErrNoProgress
-			}
-		}
+		s.hi += s.read(s.buf[s.hi:], &zero)
 	}
 	return true
+}
+
+// read reads once into p, recording an error, or io.ErrNoProgress after
+// more than 100 empty reads in a row (counted in *zero), in s.err.
+func (s *slab) read(p []byte, zero *int) int {
+	m, err := s.r.Read(p)
+	switch {
+	case err != nil:
+		s.err = err
+	case m == 0:
+		if *zero++; *zero > 100 {
+			s.err = io.ErrNoProgress
+		}
+	}
+	return m
 }
 
 // skip discards n bytes without buffering them; false means the input
@@ -88,16 +94,7 @@ func (s *slab) skip(n int64) bool {
 		if s.err != nil {
 			return false
 		}
-		m, err := s.r.Read(s.buf)
-		s.hi = m
-		switch {
-		case err != nil:
-			s.err = err
-		case m == 0:
-			if zero++; zero > 100 {
-				s.err = io.ErrNoProgress
-			}
-		}
+		s.hi = s.read(s.buf, &zero)
 	}
 }
 

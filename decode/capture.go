@@ -1064,14 +1064,20 @@ func newMessage(d *Decoded, dir Dir, data []byte, spans *netpak.Spans) *Message 
 			m.Fields = []netpak.Span{}
 		}
 	}
+	m.setKind(d)
+	m.Findings = append([]Finding(nil), d.Findings...)
+	return m
+}
+
+// setKind copies what only some kinds carry: the negotiate mode's name and
+// an invoke's payload range.
+func (m *Message) setKind(d *Decoded) {
 	if d.Kind == KindNegotiateListenerDetails {
 		m.Mode = d.Negotiate.Mode.String()
 	}
 	if d.Kind == KindInvokeMessageListener {
 		m.PayloadBit, m.PayloadBits = d.PayloadBit, d.PayloadBits
 	}
-	m.Findings = append([]Finding(nil), d.Findings...)
-	return m
 }
 
 // summarize is the one-line summary: the decoder's, and for the two USMN

@@ -83,12 +83,7 @@ func (c *Capture) detailInto(n int, sc *detailScratch) *Message {
 	if m.Fields == nil {
 		m.Fields = []netpak.Span{}
 	}
-	if d.Kind == KindNegotiateListenerDetails {
-		m.Mode = d.Negotiate.Mode.String()
-	}
-	if d.Kind == KindInvokeMessageListener {
-		m.PayloadBit, m.PayloadBits = d.PayloadBit, d.PayloadBits
-	}
+	m.setKind(d)
 	fs := append(sc.findings[:0], d.Findings...)
 	if err != nil {
 		fs = append(fs, Finding{Severity: Error, Group: Malformed, Text: Escape(err.Error()), Bit: -1})
