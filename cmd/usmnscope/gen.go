@@ -98,8 +98,17 @@ func runGen(cmd *cobra.Command, s *streams, args []string, o genOptions) error {
 		err = cerr
 	}
 	if err != nil {
-		if created {
-			os.Remove(o.out) // only a new regular file of ours, never a device or an old file
+		var written int64
+		if fi, serr := os.Stat(o.out); serr == nil && o.out != "-" {
+			written = fi.Size()
+		}
+		switch {
+		case created && written == 0:
+			os.Remove(o.out) // only a new empty regular file of ours, never a device or an old file
+		case written > 0:
+			// A full disk keeps what was written (issue 8): a capture cut
+			// mid-record, which reads up to the cut with a finding.
+			err = fmt.Errorf("%w (the %d bytes written before it are kept in %s)", err, written, decode.Escape(o.out))
 		}
 		return err
 	}
@@ -114,7 +123,7 @@ func runGen(cmd *cobra.Command, s *streams, args []string, o genOptions) error {
 
 // create opens the output file, or standard output for "-". created says
 // whether the file is a new regular file, the only kind gen removes when it
-// fails half-way.
+// fails before writing anything.
 func create(s *streams, path string) (w io.Writer, closeOut func() error, created bool, err error) {
 	if path == "-" {
 		return s.out, func() error { return nil }, false, nil

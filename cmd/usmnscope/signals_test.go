@@ -282,13 +282,18 @@ func (p *proc) fillUp(t *testing.T, dir, limit, cause string) {
 		return exitCode(t, c.Run(), args), errw.String()
 	}
 
-	// gen: the message names the file; a half-written new file is removed
-	// (gen.go: it is made again from the same input).
+	// gen: the message names the file and says what is kept; the cut
+	// capture reads up to the cut, with the truncation as a finding. It is
+	// removed afterwards so that live below has the room it had before.
 	out := filepath.Join(dir, "gen.pcapng")
 	code, errOut := runIn("gen", "--scale", "5000", "-o", out)
-	oneLine(t, "gen -o onto a full filesystem", code, errOut, out, cause)
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("gen onto a full filesystem left %s behind (stat: %v); want it removed", out, err)
+	oneLine(t, "gen -o onto a full filesystem", code, errOut, out, cause, "written before it are kept")
+	var kept bytes.Buffer
+	if code, _ := p.run(t, &kept, "dump", out); code != 0 || !strings.Contains(kept.String(), "truncated record") || !strings.Contains(kept.String(), "PingRequest") {
+		t.Errorf("dump of gen's cut %s: exit %d; want 0, its first messages and a truncated-record finding:\n%.2000s", out, code, kept.String())
+	}
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
 	}
 
 	// live --write: a scenario is saved (and flushed: live flushes its
