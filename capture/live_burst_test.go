@@ -58,16 +58,7 @@ func TestLiveBurst(t *testing.T) {
 		}
 	}()
 
-	done := make(chan Stats, 1)
-	go func() {
-		for {
-			ev, err := src.Next()
-			if err != nil || ev.Kind == EventClose {
-				done <- src.Stats()
-				return
-			}
-		}
-	}()
+	done := statsAtClose(src)
 
 	out, err := net.DialUDP("udp4", nil, udp.LocalAddr().(*net.UDPAddr))
 	if err != nil {
@@ -270,16 +261,7 @@ func TestLiveFilterFromStart(t *testing.T) {
 			c.Close()
 		}
 	}()
-	done := make(chan Stats, 1)
-	go func() {
-		for {
-			ev, err := src.Next()
-			if err != nil || ev.Kind == EventClose {
-				done <- src.Stats()
-				return
-			}
-		}
-	}()
+	done := statsAtClose(src)
 	time.Sleep(50 * time.Millisecond)
 	c, err := net.Dial("tcp4", ln.Addr().String())
 	if err != nil {
@@ -296,4 +278,20 @@ func TestLiveFilterFromStart(t *testing.T) {
 	if st.UDPNonGame != 0 || st.Other != 0 || st.Flows != 1 {
 		t.Errorf("live with the port filter: %d non-game UDP datagrams, %d other frames, %d flows; want 0, 0, 1 (only the marker connection)", st.UDPNonGame, st.Other, st.Flows)
 	}
+}
+
+// statsAtClose reads src until its first Close event or error and then
+// sends its Stats.
+func statsAtClose(src Source) <-chan Stats {
+	done := make(chan Stats, 1)
+	go func() {
+		for {
+			ev, err := src.Next()
+			if err != nil || ev.Kind == EventClose {
+				done <- src.Stats()
+				return
+			}
+		}
+	}()
+	return done
 }
