@@ -979,6 +979,20 @@ func (c *Capture) Message(n int) *Message {
 	return c.build(n, false)
 }
 
+// Stamp returns message n's connection and capture time from its index
+// record alone, without decoding it again: for per-message indexes such as
+// the TUI's, which need nothing else. ok is false when there is no n.
+func (c *Capture) Stamp(n int) (conn Conn, t time.Time, ok bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if n < 1 || n > c.nrec {
+		return Conn{}, time.Time{}, false
+	}
+	r := c.rec(int32(n - 1))
+	_, ns := c.where(int32(n - 1))
+	return c.conns[r.conn].info.Conn, time.Unix(0, ns).UTC(), true
+}
+
 // Detail returns message n decoded again with its field spans, or nil.
 func (c *Capture) Detail(n int) *Message {
 	c.mu.RLock()

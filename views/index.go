@@ -28,23 +28,23 @@ func newIndex() *index {
 func (x *index) step(src Source, n, budget int) bool {
 	for ; x.scanned < n && budget > 0; budget-- {
 		x.scanned++
-		msg := src.Message(x.scanned)
-		if msg == nil {
+		conn, t, ok := src.Stamp(x.scanned)
+		if !ok {
 			continue
 		}
-		x.byConn[msg.Conn] = append(x.byConn[msg.Conn], int32(x.scanned))
-		sec := msg.Time.Unix()
-		f, ok := x.first[msg.Conn]
+		x.byConn[conn] = append(x.byConn[conn], int32(x.scanned))
+		sec := t.Unix()
+		f, ok := x.first[conn]
 		if !ok {
-			x.first[msg.Conn], f = sec, sec
+			x.first[conn], f = sec, sec
 		}
 		b := int(min(max(sec-f, 0), maxSeconds-1))
-		s := x.spark[msg.Conn]
+		s := x.spark[conn]
 		for len(s) <= b {
 			s = append(s, 0)
 		}
 		s[b]++
-		x.spark[msg.Conn] = s
+		x.spark[conn] = s
 	}
 	return x.scanned < n
 }

@@ -1,12 +1,18 @@
 package views
 
-import "github.com/usmnscope/usmnscope/decode"
+import (
+	"time"
+
+	"github.com/usmnscope/usmnscope/decode"
+)
 
 // Source is what the views read: the methods of *decode.Capture they use.
 // Tests pass synthetic sources; the program passes the capture being fed.
 type Source interface {
 	Len() int
 	Message(n int) *decode.Message
+	// Stamp is message n's connection and time without decoding it.
+	Stamp(n int) (decode.Conn, time.Time, bool)
 	Detail(n int) *decode.Message
 	Connections() []decode.ConnInfo
 	Tables(c decode.Conn, asOf int) *decode.Tables

@@ -38,6 +38,14 @@ func (s *Source) Message(n int) *decode.Message {
 
 func (s *Source) Detail(n int) *decode.Message { return s.Message(n) }
 
+func (s *Source) Stamp(n int) (decode.Conn, time.Time, bool) {
+	m := s.Message(n)
+	if m == nil {
+		return decode.Conn{}, time.Time{}, false
+	}
+	return m.Conn, m.Time, true
+}
+
 func (s *Source) Connections() []decode.ConnInfo { return s.Conns }
 
 func (s *Source) Tables(c decode.Conn, asOf int) *decode.Tables {
