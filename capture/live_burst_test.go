@@ -26,38 +26,11 @@ func TestLiveBurst(t *testing.T) {
 	ln, udp := gamePorts(t)
 	defer ln.Close()
 	defer udp.Close()
-	port := uint16(ln.Addr().(*net.TCPAddr).Port)
-	opt := DefaultLiveOptions("lo")
-	opt.TransportPort = port
-	opt.QueryPort = port // nothing else in the burst: every datagram is game traffic
-	src, err := OpenLive(opt)
-	if errors.Is(err, ErrPermission) {
-		t.Skipf("no CAP_NET_RAW, skipping the live burst test: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("OpenLive: %v", err)
-	}
-	defer src.Close()
-
-	go func() { // the receiving end, so that no port-unreachable is sent back
-		buf := make([]byte, 64)
-		for {
-			if _, err := udp.Read(buf); err != nil {
-				return
-			}
-		}
-	}()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Read(make([]byte, 1))
-			c.Close()
-		}
-	}()
-
+	// Both ports are the game's: nothing else is in the burst, so every
+	// datagram is game traffic.
+	src := openGameLive(t, ln)
+	go discard(udp)
+	go serveMarker(ln, false)
 	done := statsAtClose(src)
 
 	out, err := net.DialUDP("udp4", nil, udp.LocalAddr().(*net.UDPAddr))
@@ -73,18 +46,8 @@ func TestLiveBurst(t *testing.T) {
 		}
 	}
 	sent := time.Since(start)
-	c, err := net.Dial("tcp4", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Close()
-
-	var st Stats
-	select {
-	case st = <-done:
-	case <-time.After(10 * time.Second):
-		src.Close()
-		st = <-done
+	markEnd(t, ln)
+	if _, ok := awaitStats(src, done); !ok {
 		t.Errorf("no close of the marker connection within 10 s of the burst")
 	}
 	// Close reads the kernel's counters a last time: Stats before it may
@@ -92,7 +55,7 @@ func TestLiveBurst(t *testing.T) {
 	if err := src.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	st = src.Stats()
+	st := src.Stats()
 	t.Logf("burst of %d datagrams sent in %v (%.0f pkt/s); read %d packets, %d UDP game datagrams; kernel %d packets, %d drops",
 		burstPackets, sent.Round(time.Millisecond), burstPackets/sent.Seconds(), st.Packets, st.UDPGame, st.KernelPackets, st.KernelDrops)
 	if st.UDPGame != burstPackets || st.KernelDrops != 0 {
@@ -102,7 +65,7 @@ func TestLiveBurst(t *testing.T) {
 
 // gamePorts listens on a TCP and a UDP port of the same number on
 // 127.0.0.1 (the game port is both, wire.md §2).
-func gamePorts(t *testing.T) (*net.TCPListener, *net.UDPConn) {
+func gamePorts(t testing.TB) (*net.TCPListener, *net.UDPConn) {
 	t.Helper()
 	for range 20 {
 		ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
@@ -119,84 +82,107 @@ func gamePorts(t *testing.T) (*net.TCPListener, *net.UDPConn) {
 	return nil, nil
 }
 
+// openGameLive opens a live source on lo whose transport and query ports
+// are ln's (see openLive).
+func openGameLive(t testing.TB, ln net.Listener) Source {
+	t.Helper()
+	port := uint16(ln.Addr().(*net.TCPAddr).Port)
+	opt := DefaultLiveOptions("lo")
+	opt.TransportPort, opt.QueryPort = port, port
+	return openLive(t, opt)
+}
+
+// openLive opens a live source, skipping t without CAP_NET_RAW. The source
+// closes when t ends.
+func openLive(t testing.TB, opt LiveOptions) Source {
+	t.Helper()
+	src, err := OpenLive(opt)
+	if errors.Is(err, ErrPermission) {
+		t.Skipf("no CAP_NET_RAW, skipping %s: %v", t.Name(), err)
+	}
+	if err != nil {
+		t.Fatalf("OpenLive: %v", err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
+// discard reads c until it fails: a receiving end for datagrams sent to
+// it, so that no port-unreachable goes back.
+func discard(c net.Conn) {
+	buf := make([]byte, 64)
+	for {
+		if _, err := c.Read(buf); err != nil {
+			return
+		}
+	}
+}
+
+// serveMarker accepts connections on ln (only the first if once) and
+// closes each after the client's close, so that both ends' FINs are
+// captured.
+func serveMarker(ln net.Listener, once bool) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		c.Read(make([]byte, 1))
+		c.Close()
+		if once {
+			return
+		}
+	}
+}
+
+// markEnd opens and closes a connection to ln: once a live source has
+// read its close, it has read every packet sent before it.
+func markEnd(t testing.TB, ln net.Listener) {
+	t.Helper()
+	c, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+}
+
+// awaitStats waits at most 10 s for done (from statsAtClose); on time out
+// it closes src to end the reader and reports false.
+func awaitStats(src Source, done <-chan Stats) (Stats, bool) {
+	select {
+	case st := <-done:
+		return st, true
+	case <-time.After(10 * time.Second):
+		src.Close()
+		return <-done, false
+	}
+}
+
 // BenchmarkLiveRead reads b.N UDP datagrams sent to the game port on lo
 // through the live source (ring, filter, engine), the sender running in
 // another goroutine: ns/op is per packet, sender included, so on a
 // loaded machine compare allocs/op and the reader's share in a profile.
 func BenchmarkLiveRead(b *testing.B) {
 	b.ReportAllocs()
-	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		b.Fatal(err)
-	}
+	ln, udp := gamePorts(b)
 	defer ln.Close()
-	port := ln.Addr().(*net.TCPAddr).Port
-	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
-	if err != nil {
-		b.Skipf("UDP port %d taken: %v", port, err)
-	}
 	defer udp.Close()
-	opt := DefaultLiveOptions("lo")
-	opt.TransportPort, opt.QueryPort = uint16(port), uint16(port)
-	src, err := OpenLive(opt)
-	if errors.Is(err, ErrPermission) {
-		b.Skipf("no CAP_NET_RAW, skipping the live benchmark: %v", err)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer src.Close()
-	go func() {
-		buf := make([]byte, 64)
-		for {
-			if _, err := udp.Read(buf); err != nil {
-				return
-			}
-		}
-	}()
+	src := openGameLive(b, ln)
+	go discard(udp)
 	out, err := net.DialUDP("udp4", nil, udp.LocalAddr().(*net.UDPAddr))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer out.Close()
-	done := make(chan Stats, 1)
 	b.ResetTimer()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	go func() {
-		for {
-			ev, err := src.Next()
-			if err != nil || ev.Kind == EventClose {
-				done <- src.Stats()
-				return
-			}
-		}
-	}()
+	go serveMarker(ln, false)
+	done := statsAtClose(src)
 	msg := []byte("0123456789abcdef")
 	for range b.N {
 		out.Write(msg)
 	}
-	// A TCP connection after the datagrams marks their end (see
-	// TestLiveBurst).
-	c, err := net.Dial("tcp4", ln.Addr().String())
-	if err != nil {
-		b.Fatal(err)
-	}
-	c.Close()
-	var st Stats
-	select {
-	case st = <-done:
-	case <-time.After(10 * time.Second):
-		src.Close()
-		st = <-done
-	}
+	markEnd(b, ln) // the datagrams' end (see TestLiveBurst)
+	st, _ := awaitStats(src, done)
 	b.StopTimer()
 	if st.UDPGame != int64(b.N) {
 		b.Errorf("read %d of %d datagrams (%d kernel drops)", st.UDPGame, b.N, st.KernelDrops)
@@ -220,14 +206,7 @@ func TestLiveFilterFromStart(t *testing.T) {
 	defer other.Close()
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
-		buf := make([]byte, 64)
-		for {
-			if _, err := other.Read(buf); err != nil {
-				return
-			}
-		}
-	}()
+	go discard(other)
 	go func() {
 		out, err := net.DialUDP("udp4", nil, other.LocalAddr().(*net.UDPAddr))
 		if err != nil {
@@ -244,37 +223,12 @@ func TestLiveFilterFromStart(t *testing.T) {
 		}
 	}()
 	time.Sleep(20 * time.Millisecond) // the noise is flowing
-	port := uint16(ln.Addr().(*net.TCPAddr).Port)
-	opt := DefaultLiveOptions("lo")
-	opt.TransportPort, opt.QueryPort = port, port
-	src, err := OpenLive(opt)
-	if errors.Is(err, ErrPermission) {
-		t.Skipf("no CAP_NET_RAW, skipping the live filter test: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("OpenLive: %v", err)
-	}
-	defer src.Close()
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			c.Read(make([]byte, 1))
-			c.Close()
-		}
-	}()
+	src := openGameLive(t, ln)
+	go serveMarker(ln, true)
 	done := statsAtClose(src)
 	time.Sleep(50 * time.Millisecond)
-	c, err := net.Dial("tcp4", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Close()
-	var st Stats
-	select {
-	case st = <-done:
-	case <-time.After(10 * time.Second):
-		src.Close()
-		st = <-done
-	}
+	markEnd(t, ln)
+	st, _ := awaitStats(src, done)
 	if st.UDPNonGame != 0 || st.Other != 0 || st.Flows != 1 {
 		t.Errorf("live with the port filter: %d non-game UDP datagrams, %d other frames, %d flows; want 0, 0, 1 (only the marker connection)", st.UDPNonGame, st.Other, st.Flows)
 	}

@@ -47,14 +47,7 @@ func liveLoopback(t *testing.T, iface string) {
 	opt := DefaultLiveOptions(iface)
 	opt.TransportPort = port
 	opt.Write = out
-	src, err := OpenLive(opt)
-	if errors.Is(err, ErrPermission) {
-		t.Skipf("no CAP_NET_RAW, skipping the live test: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("OpenLive: %v", err)
-	}
-	defer src.Close()
+	src := openLive(t, opt)
 
 	toServer := framed("hello", "from client")
 	toClient := framed("welcome")

@@ -4,7 +4,6 @@ package capture
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"net"
 	"os"
@@ -34,14 +33,7 @@ func TestLiveWriteOffsets(t *testing.T) {
 	opt := DefaultLiveOptions("lo")
 	opt.TransportPort = port
 	opt.Write = out
-	src, err := OpenLive(opt)
-	if errors.Is(err, ErrPermission) {
-		t.Skipf("no CAP_NET_RAW, skipping the live test: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("OpenLive: %v", err)
-	}
-	defer src.Close()
+	src := openLive(t, opt)
 	syncer, ok := src.(interface{ Sync() error })
 	if !ok {
 		t.Fatalf("live source %T has no Sync", src)

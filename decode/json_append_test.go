@@ -429,17 +429,7 @@ func BenchmarkAppendJSON(b *testing.B) {
 // from the Capture, decoding included, as dump --json does; ns/op and
 // allocs/op are per message.
 func BenchmarkAppendJSONRange(b *testing.B) {
-	var caps []*Capture
-	msgs := 0
-	paths, _ := filepath.Glob(filepath.Join("..", "fixtures", "captures", "*.pcapng"))
-	for _, path := range paths {
-		c := readFixture(b, path)
-		caps = append(caps, c)
-		msgs += c.Len()
-	}
-	if msgs == 0 {
-		b.Fatal("no fixture messages")
-	}
+	caps, msgs := fixtureCaptures(b)
 	b.ReportAllocs()
 	var buf []byte
 	b.ResetTimer()
@@ -450,11 +440,9 @@ func BenchmarkAppendJSONRange(b *testing.B) {
 	}
 }
 
-// BenchmarkDetailAppendJSON is BenchmarkAppendJSONRange through Detail, one
-// new Message per message, for comparison.
-func BenchmarkDetailAppendJSON(b *testing.B) {
-	var caps []*Capture
-	msgs := 0
+// fixtureCaptures reads every fixture capture, and counts their messages.
+func fixtureCaptures(b *testing.B) (caps []*Capture, msgs int) {
+	b.Helper()
 	paths, _ := filepath.Glob(filepath.Join("..", "fixtures", "captures", "*.pcapng"))
 	for _, path := range paths {
 		c := readFixture(b, path)
@@ -464,6 +452,13 @@ func BenchmarkDetailAppendJSON(b *testing.B) {
 	if msgs == 0 {
 		b.Fatal("no fixture messages")
 	}
+	return caps, msgs
+}
+
+// BenchmarkDetailAppendJSON is BenchmarkAppendJSONRange through Detail, one
+// new Message per message, for comparison.
+func BenchmarkDetailAppendJSON(b *testing.B) {
+	caps, msgs := fixtureCaptures(b)
 	b.ReportAllocs()
 	var buf []byte
 	b.ResetTimer()

@@ -3,7 +3,6 @@ package scenario
 import (
 	"bytes"
 	"encoding/binary"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,32 +294,22 @@ func TestGoldenScaleCaptures(t *testing.T) {
 	}
 }
 
-// BenchmarkFloodOneFrames streams 100,000 one-byte frames, 1000 to a
-// segment, as hostile-oneframes does with ten times as many: allocations
-// must not grow with frames (the writer reuses its buffers).
-func BenchmarkFloodOneFrames(b *testing.B) {
-	s, err := Parse("bench", []byte("[[flood]]\nframes = 100000\nmessage = \"04\"\nper_segment = 1000\n"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := s.Generate(io.Discard, PCAPNG); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkFloodConns opens 10,000 connections with one frame each.
-func BenchmarkFloodConns(b *testing.B) {
-	s, err := Parse("bench", []byte("[[flood]]\nconns = 10000\nframes = 1\nmessage = \"04\"\n"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := s.Generate(io.Discard, PCAPNG); err != nil {
-			b.Fatal(err)
-		}
+// BenchmarkFlood generates flood scenarios into io.Discard: oneframes
+// streams 100,000 one-byte frames, 1000 to a segment, as hostile-oneframes
+// does with ten times as many, and conns opens 10,000 connections with one
+// frame each. Allocations must not grow with frames or connections (the
+// writer reuses its buffers).
+func BenchmarkFlood(b *testing.B) {
+	for _, bc := range []struct{ name, toml string }{
+		{"oneframes", "[[flood]]\nframes = 100000\nmessage = \"04\"\nper_segment = 1000\n"},
+		{"conns", "[[flood]]\nconns = 10000\nframes = 1\nmessage = \"04\"\n"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			s, err := Parse("bench", []byte(bc.toml))
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchGenerate(b, s)
+		})
 	}
 }

@@ -123,6 +123,11 @@ func BenchmarkGenerate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchGenerate(b, s)
+}
+
+// benchGenerate generates s into io.Discard, b.N times.
+func benchGenerate(b *testing.B, s *Scenario) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := s.Generate(io.Discard, PCAPNG); err != nil {
