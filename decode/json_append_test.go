@@ -403,17 +403,7 @@ func FuzzAppendJSON(f *testing.F) {
 // spans, as dump --json does) into one reused buffer; ns/op and allocs/op
 // are per message.
 func BenchmarkAppendJSON(b *testing.B) {
-	var msgs []*Message
-	paths, _ := filepath.Glob(filepath.Join("..", "fixtures", "captures", "*.pcapng"))
-	for _, path := range paths {
-		c := readFixture(b, path)
-		for n := 1; n <= c.Len(); n++ {
-			msgs = append(msgs, c.Detail(n))
-		}
-	}
-	if len(msgs) == 0 {
-		b.Fatal("no fixture messages")
-	}
+	msgs := fixtureMessages(b)
 	b.ReportAllocs()
 	var buf []byte
 	total := 0
@@ -455,6 +445,19 @@ func fixtureCaptures(b *testing.B) (caps []*Capture, msgs int) {
 	return caps, msgs
 }
 
+// fixtureMessages decodes every message of the fixture captures, with
+// spans.
+func fixtureMessages(b *testing.B) []*Message {
+	caps, total := fixtureCaptures(b)
+	msgs := make([]*Message, 0, total)
+	for _, c := range caps {
+		for n := 1; n <= c.Len(); n++ {
+			msgs = append(msgs, c.Detail(n))
+		}
+	}
+	return msgs
+}
+
 // BenchmarkDetailAppendJSON is BenchmarkAppendJSONRange through Detail, one
 // new Message per message, for comparison.
 func BenchmarkDetailAppendJSON(b *testing.B) {
@@ -475,17 +478,7 @@ func BenchmarkDetailAppendJSON(b *testing.B) {
 // BenchmarkMarshalJSONReflect is the reflection encoding AppendJSON
 // replaced, on the same records, for comparison.
 func BenchmarkMarshalJSONReflect(b *testing.B) {
-	var msgs []*Message
-	paths, _ := filepath.Glob(filepath.Join("..", "fixtures", "captures", "*.pcapng"))
-	for _, path := range paths {
-		c := readFixture(b, path)
-		for n := 1; n <= c.Len(); n++ {
-			msgs = append(msgs, c.Detail(n))
-		}
-	}
-	if len(msgs) == 0 {
-		b.Fatal("no fixture messages")
-	}
+	msgs := fixtureMessages(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

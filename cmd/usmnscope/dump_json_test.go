@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/decode"
 )
 
@@ -20,16 +19,7 @@ func scaleJSON(t *testing.T) (string, *decode.Capture) {
 	if code, _, errOut := run(t, nil, "gen", "--scale", "5000", "--conns", "5", "-o", path); code != exitOK {
 		t.Fatalf("gen --scale: exit %d: %s", code, errOut)
 	}
-	p := decode.Default()
-	src, err := capture.Open(path, captureOptions(p))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dc := decode.NewCapture(p)
-	if err := feed(src, dc, nil); err != nil {
-		t.Fatal(err)
-	}
+	dc := decodeFile(t, path, false)
 	if dc.Len() < 4*jsonSliceMin {
 		t.Fatalf("scale capture has %d messages; want at least %d", dc.Len(), 4*jsonSliceMin)
 	}
