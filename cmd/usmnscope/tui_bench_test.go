@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/scenario"
 	"github.com/usmnscope/usmnscope/views"
@@ -69,20 +72,39 @@ func benchFirstFrame(b *testing.B, in func() *streams, path string) {
 			b.Fatal(err)
 		}
 		dc := decode.NewCapture(p)
+		s := &stoppable{Source: src}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			_ = feed(src, dc, nil)
+			_ = feed(s, dc, nil)
 		}()
 		var m tea.Model = views.New(dc, views.Config{Name: "million.pcapng", Parse: parseFilter})
 		m, _ = m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 		m, _ = m.Update(views.ProgressMsg{Fraction: -1})
 		_ = m.View()
 		b.StopTimer()
-		src.Close()
+		// Stop the feeder rather than wait for it to decode the rest of
+		// the million messages: that wait, untimed, made each iteration
+		// cost a whole decode and the benchmark run for minutes.
+		s.stop.Store(true)
 		<-done
+		src.Close()
 		b.StartTimer()
 	}
+}
+
+// stoppable ends its source at the first Next after stop is set, as the
+// end of the input would.
+type stoppable struct {
+	capture.Source
+	stop atomic.Bool
+}
+
+func (s *stoppable) Next() (capture.Event, error) {
+	if s.stop.Load() {
+		return capture.Event{}, io.EOF
+	}
+	return s.Source.Next()
 }
 
 // BenchmarkTUIKey measures one key press that moves the selection, with
