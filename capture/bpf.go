@@ -1,11 +1,16 @@
 package capture
 
-import "golang.org/x/net/bpf"
+import (
+	"fmt"
+
+	"golang.org/x/net/bpf"
+)
 
 // The kernel filter runs on cooked (SOCK_DGRAM) packets, which start at the
 // IP header. It is `tcp port P or udp port P or udp port Q` for IPv4 (first
-// fragments only) and IPv6 (transport header right after the fixed header;
-// extension headers are not followed), keeping snap bytes of what matches.
+// fragments only) and IPv6 (after up to maxIP6Ext extension headers, first
+// fragments only, as ip6Ext in link.go follows them), keeping snap bytes of
+// what matches.
 
 // prog assembles classic BPF with symbolic jump targets.
 type prog struct {
@@ -16,6 +21,7 @@ type prog struct {
 
 type jump struct {
 	at      int
+	always  bool // an unconditional jump to yes
 	cond    bpf.JumpTest
 	val     uint32
 	yes, no string // "" falls through
@@ -26,7 +32,13 @@ func (p *prog) op(i bpf.Instruction) { p.ins = append(p.ins, i) }
 func (p *prog) label(name string) { p.labels[name] = len(p.ins) }
 
 func (p *prog) jif(cond bpf.JumpTest, val uint32, yes, no string) {
-	p.jumps = append(p.jumps, jump{len(p.ins), cond, val, yes, no})
+	p.jumps = append(p.jumps, jump{at: len(p.ins), cond: cond, val: val, yes: yes, no: no})
+	p.ins = append(p.ins, nil)
+}
+
+// jmp jumps to a label unconditionally.
+func (p *prog) jmp(to string) {
+	p.jumps = append(p.jumps, jump{at: len(p.ins), always: true, yes: to})
 	p.ins = append(p.ins, nil)
 }
 
@@ -35,9 +47,23 @@ func (p *prog) assemble() []bpf.RawInstruction {
 		if to == "" {
 			return 0
 		}
-		return uint8(p.labels[to] - from - 1)
+		n, ok := p.labels[to]
+		if !ok || n <= from || n-from-1 > 255 {
+			// Conditional jumps are forward and reach 255 instructions:
+			// the program is fixed, so this is a bug in this file.
+			panic(fmt.Sprintf("capture: bpf: jump from %d to %q (%d) out of reach", from, to, n))
+		}
+		return uint8(n - from - 1)
 	}
 	for _, j := range p.jumps {
+		if j.always {
+			n, ok := p.labels[j.yes]
+			if !ok || n <= j.at {
+				panic(fmt.Sprintf("capture: bpf: jump from %d to %q (%d) out of reach", j.at, j.yes, n))
+			}
+			p.ins[j.at] = bpf.Jump{Skip: uint32(n - j.at - 1)}
+			continue
+		}
 		p.ins[j.at] = bpf.JumpIf{Cond: j.cond, Val: j.val, SkipTrue: skip(j.at, j.yes), SkipFalse: skip(j.at, j.no)}
 	}
 	raw, err := bpf.Assemble(p.ins)
@@ -96,20 +122,57 @@ func portFilter(game, query uint16, snap, lo int) []bpf.RawInstruction {
 	p.jif(bpf.JumpEqual, g, "keep", "")
 	p.jif(bpf.JumpEqual, q, "keep", "drop")
 
+	// IPv6: X is the offset of the header whose type A holds. Classic BPF
+	// has no loops, so the extension headers are unrolled.
 	p.label("ip6")
+	p.op(bpf.LoadConstant{Dst: bpf.RegX, Val: 40})
 	p.op(bpf.LoadAbsolute{Off: 6, Size: 1}) // next header
-	p.jif(bpf.JumpEqual, 6, "tcp6", "")
-	p.jif(bpf.JumpEqual, 17, "udp6", "drop")
+	for i := 0; i <= maxIP6Ext; i++ {
+		ext, frag, next := fmt.Sprint("ext", i), fmt.Sprint("frag", i), fmt.Sprint("hdr", i+1)
+		p.label(fmt.Sprint("hdr", i))
+		p.jif(bpf.JumpEqual, 6, "tcp6", "")
+		if i == maxIP6Ext {
+			p.jif(bpf.JumpEqual, 17, "udp6", "drop")
+			break
+		}
+		p.jif(bpf.JumpEqual, 17, "udp6", "")
+		p.jif(bpf.JumpEqual, 44, frag, "")
+		p.jif(bpf.JumpEqual, 0, ext, "")
+		p.jif(bpf.JumpEqual, 43, ext, "")
+		p.jif(bpf.JumpEqual, 60, ext, "drop")
+		// routing, destination options, hop-by-hop: (length+1)·8 bytes
+		p.label(ext)
+		p.op(bpf.LoadIndirect{Off: 0, Size: 1})
+		p.op(bpf.StoreScratch{Src: bpf.RegA, N: 0})
+		p.op(bpf.LoadIndirect{Off: 1, Size: 1})
+		p.op(bpf.ALUOpConstant{Op: bpf.ALUOpAdd, Val: 1})
+		p.op(bpf.ALUOpConstant{Op: bpf.ALUOpShiftLeft, Val: 3})
+		p.op(bpf.ALUOpX{Op: bpf.ALUOpAdd})
+		p.op(bpf.TAX{})
+		p.op(bpf.LoadScratch{Dst: bpf.RegA, N: 0})
+		p.jmp(next)
+		// fragment: 8 bytes; a later fragment has no transport header
+		p.label(frag)
+		p.op(bpf.LoadIndirect{Off: 2, Size: 2})
+		p.jif(bpf.JumpBitsSet, 0xfff8, "drop", "")
+		p.op(bpf.LoadIndirect{Off: 0, Size: 1})
+		p.op(bpf.StoreScratch{Src: bpf.RegA, N: 0})
+		p.op(bpf.TXA{})
+		p.op(bpf.ALUOpConstant{Op: bpf.ALUOpAdd, Val: 8})
+		p.op(bpf.TAX{})
+		p.op(bpf.LoadScratch{Dst: bpf.RegA, N: 0})
+		p.jmp(next)
+	}
 	p.label("tcp6")
-	p.op(bpf.LoadAbsolute{Off: 40, Size: 2})
+	p.op(bpf.LoadIndirect{Off: 0, Size: 2})
 	p.jif(bpf.JumpEqual, g, "keep", "")
-	p.op(bpf.LoadAbsolute{Off: 42, Size: 2})
+	p.op(bpf.LoadIndirect{Off: 2, Size: 2})
 	p.jif(bpf.JumpEqual, g, "keep", "drop")
 	p.label("udp6")
-	p.op(bpf.LoadAbsolute{Off: 40, Size: 2})
+	p.op(bpf.LoadIndirect{Off: 0, Size: 2})
 	p.jif(bpf.JumpEqual, g, "keep", "")
 	p.jif(bpf.JumpEqual, q, "keep", "")
-	p.op(bpf.LoadAbsolute{Off: 42, Size: 2})
+	p.op(bpf.LoadIndirect{Off: 2, Size: 2})
 	p.jif(bpf.JumpEqual, g, "keep", "")
 	p.jif(bpf.JumpEqual, q, "keep", "drop")
 

@@ -37,7 +37,12 @@
 // Ethernet (with 802.1Q tags), Linux cooked SLL and SLL2 (what `tcpdump -i
 // any` writes), raw IPv4/IPv6 (LINKTYPE_RAW, 228, 229) and BSD
 // loopback/null, each per pcapng interface, carrying IPv4 or IPv6. Other
-// link types are skipped with one note per interface.
+// link types are skipped with one note per interface. IPv6 extension
+// headers (hop-by-hop, routing, destination options, the fragment header
+// of an unfragmented packet) are followed to the TCP or UDP header, in
+// files without limit and in the live kernel filter up to four of them.
+// Fragmented IPv4 and IPv6 packets are not reassembled: their TCP or UDP
+// data is not read.
 //
 // # Events
 //

@@ -31,6 +31,8 @@ type linkDecoder struct {
 	lo      layers.Loopback
 	ip4     layers.IPv4
 	ip6     layers.IPv6
+	ip6ext  layers.IPv6ExtensionSkipper // routing, destination options, a later hop-by-hop
+	ip6frag layers.IPv6Fragment         // overrides ip6ext for fragment headers
 	tcp     layers.TCP
 	udp     layers.UDP
 	payload gopacket.Payload
@@ -122,14 +124,16 @@ func (d *linkDecoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerPa
 	defer func() { d.lastFirst, d.lastParser = first, d.parsers[first] }()
 	p := d.parsers[first]
 	if p == nil {
-		p = gopacket.NewDecodingLayerParser(first,
-			&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.lo, &d.ip4, &d.ip6, &d.tcp, &d.udp, &d.payload)
+		p = gopacket.NewDecodingLayerParser(first)
 		// Layers we do not decode (ARP, ICMP, DNS…) end the walk without an
 		// error; what decoded so far is in d.decoded.
 		p.IgnoreUnsupported = true
 		// Layer types are small integers: a slice beats the default map.
 		dlc := gopacket.DecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
-		for _, l := range []gopacket.DecodingLayer{&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.lo, &d.ip4, &d.ip6, &d.tcp, &d.udp, &d.payload} {
+		// ip6frag comes after ip6ext, which claims every extension type:
+		// a fragment header needs its own layer, whose next layer is a
+		// Fragment unless the fragment is the whole packet.
+		for _, l := range []gopacket.DecodingLayer{&d.eth, &d.dot1q, &d.sll, &d.sll2, &d.lo, &d.ip4, &d.ip6, &d.ip6ext, &d.ip6frag, &d.tcp, &d.udp, &d.payload} {
 			dlc = dlc.Put(l)
 		}
 		p.SetDecodingLayerContainer(dlc)
@@ -143,6 +147,12 @@ func (d *linkDecoder) decode(data []byte, link layers.LinkType) linkResult {
 	if d.fast(data, link) {
 		return linkIP
 	}
+	return d.parse(data, link)
+}
+
+// parse decodes a frame through gopacket's DecodingLayerParser: every
+// frame the fast path declines.
+func (d *linkDecoder) parse(data []byte, link layers.LinkType) linkResult {
 	d.hasTCP, d.hasUDP, d.isIP6 = false, false, false
 	d.tcpRaw = nil
 	first, ok := d.lastLayer, d.lastOK
@@ -202,8 +212,9 @@ func (d *linkDecoder) decode(data []byte, link layers.LinkType) linkResult {
 
 // fast decodes the common frame shapes by hand: a link header of a fixed
 // size (Ethernet with up to two VLAN tags, SLL, SLL2, null/loop, raw), an
-// unfragmented IPv4 header or an IPv6 header whose next header is TCP or
-// UDP, then the transport header through the preallocated gopacket layer.
+// unfragmented IPv4 header or an IPv6 header with the extension headers
+// ip6Ext skips, then the transport header through the preallocated
+// gopacket layer.
 // Anything else (and every malformed frame) returns false and goes through
 // the DecodingLayerParser. The benchmark shows why: the parser's
 // per-layer dispatch costs more than the rest of the pipeline.
@@ -280,7 +291,10 @@ func (d *linkDecoder) fast(b []byte, link layers.LinkType) bool {
 		if 40+plen < len(b) {
 			b = b[:40+plen]
 		}
-		b = b[40:]
+		var ok bool
+		if proto, b, ok = ip6Ext(proto, b[40:]); !ok {
+			return false
+		}
 	default:
 		return false
 	}
@@ -299,6 +313,53 @@ func (d *linkDecoder) fast(b []byte, link layers.LinkType) bool {
 		return false
 	}
 	return true
+}
+
+// maxIP6Ext is how many IPv6 extension headers the fast path and the
+// kernel filter (bpf.go) follow: real traffic has one or two (RFC 8200 4.1
+// recommends at most one of each kind).
+const maxIP6Ext = 4
+
+// ip6Ext skips the IPv6 extension headers before the transport header (RFC
+// 8200 4): routing (43), destination options (60), a hop-by-hop header (0)
+// after the first position, and a fragment header (44) of an unfragmented
+// packet (an atomic fragment, RFC 6946). It returns the transport protocol
+// and its bytes, or false for what the parser should judge: a hop-by-hop
+// header right after the fixed header (layers.IPv6 checks its options and
+// jumbogram length), a real fragment, a header cut short, or more than
+// maxIP6Ext headers. The parser skips the same headers (ip6ext, ip6frag),
+// so both paths agree.
+func ip6Ext(proto byte, b []byte) (byte, []byte, bool) {
+	if proto == 0 {
+		return 0, nil, false
+	}
+	for range maxIP6Ext {
+		switch proto {
+		case 0, 43, 60:
+			if len(b) < 2 {
+				return 0, nil, false
+			}
+			n := (int(b[1]) + 1) * 8
+			if len(b) < n {
+				return 0, nil, false
+			}
+			proto, b = b[0], b[n:]
+		case 44:
+			// offset (13 bits), 2 reserved bits, M: a packet of its own
+			// only with offset 0 and no more fragments.
+			if len(b) < 8 || binary.BigEndian.Uint16(b[2:])&0xfff9 != 0 {
+				return 0, nil, false
+			}
+			proto, b = b[0], b[8:]
+		default:
+			return proto, b, true
+		}
+	}
+	switch proto {
+	case 0, 43, 44, 60:
+		return 0, nil, false
+	}
+	return proto, b, true
 }
 
 // escape makes text terminal-safe: control and invalid bytes become \xNN
