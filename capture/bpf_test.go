@@ -8,7 +8,10 @@ import (
 	"golang.org/x/net/bpf"
 )
 
-func TestPortFilter(t *testing.T) {
+// filterVM runs the kernel filter for game port 27016 and query port
+// 27015, with a snap length of 1000, in x/net/bpf's VM.
+func filterVM(t *testing.T) *bpf.VM {
+	t.Helper()
 	raw := portFilter(27016, 27015, 1000, 0)
 	ins := make([]bpf.Instruction, len(raw))
 	for i, r := range raw {
@@ -18,6 +21,11 @@ func TestPortFilter(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewVM: %v", err)
 	}
+	return vm
+}
+
+func TestPortFilter(t *testing.T) {
+	vm := filterVM(t)
 	rawIP := frameOpts{link: layers.LinkTypeRaw}
 	udp := func(src, dst string) []byte {
 		s, d := mustAP(src), mustAP(dst)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"golang.org/x/net/bpf"
 )
 
 // ext is an IPv6 extension header for withExt: its type and its bytes,
@@ -167,15 +166,7 @@ func udp6(t *testing.T, src, dst netip.AddrPort) []byte {
 // ip6Ext follows, and drops later fragments and chains longer than
 // maxIP6Ext, which it cannot follow.
 func TestPortFilterIPv6Extensions(t *testing.T) {
-	raw := portFilter(27016, 27015, 1000, 0)
-	ins := make([]bpf.Instruction, len(raw))
-	for i, r := range raw {
-		ins[i] = r.Disassemble()
-	}
-	vm, err := bpf.NewVM(ins)
-	if err != nil {
-		t.Fatalf("NewVM: %v", err)
-	}
+	vm := filterVM(t)
 	rawIP := frameOpts{link: layers.LinkTypeRaw}
 	for _, tc := range ip6Cases {
 		keep := tc.name != "later fragment" && len(tc.hs) <= maxIP6Ext

@@ -5,6 +5,7 @@ package capture
 import (
 	"errors"
 	"net"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -90,6 +91,16 @@ func openGameLive(t testing.TB, ln net.Listener) Source {
 	opt := DefaultLiveOptions("lo")
 	opt.TransportPort, opt.QueryPort = port, port
 	return openLive(t, opt)
+}
+
+// openWriting opens a live source on iface for ln's port that also writes
+// a pcapng file in a temporary directory, and returns the file's path.
+func openWriting(t testing.TB, iface string, ln net.Listener) (Source, string) {
+	t.Helper()
+	opt := DefaultLiveOptions(iface)
+	opt.TransportPort = uint16(ln.Addr().(*net.TCPAddr).Port)
+	opt.Write = filepath.Join(t.TempDir(), "live.pcapng")
+	return openLive(t, opt), opt.Write
 }
 
 // openLive opens a live source, skipping t without CAP_NET_RAW. The source

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -44,12 +43,7 @@ func TestLiveIPv6Extensions(t *testing.T) {
 		t.Skipf("no IPv6 on lo, or IPV6_DSTOPTS refused: %v", err)
 	}
 	defer ln.Close()
-	port := uint16(ln.Addr().(*net.TCPAddr).Port)
-	out := filepath.Join(t.TempDir(), "live.pcapng")
-	opt := DefaultLiveOptions("lo")
-	opt.TransportPort = port
-	opt.Write = out
-	src := openLive(t, opt)
+	src, out := openWriting(t, "lo", ln)
 
 	toServer, toClient := framed("hello", "over ipv6"), framed("with options")
 	go func() {

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -43,11 +42,7 @@ func liveLoopback(t *testing.T, iface string) {
 	}
 	defer ln.Close()
 	port := uint16(ln.Addr().(*net.TCPAddr).Port)
-	out := filepath.Join(t.TempDir(), "live.pcapng")
-	opt := DefaultLiveOptions(iface)
-	opt.TransportPort = port
-	opt.Write = out
-	src := openLive(t, opt)
+	src, out := openWriting(t, iface, ln)
 
 	toServer := framed("hello", "from client")
 	toClient := framed("welcome")

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -29,11 +28,7 @@ func TestLiveWriteOffsets(t *testing.T) {
 	}
 	defer ln.Close()
 	port := uint16(ln.Addr().(*net.TCPAddr).Port)
-	out := filepath.Join(t.TempDir(), "live.pcapng")
-	opt := DefaultLiveOptions("lo")
-	opt.TransportPort = port
-	opt.Write = out
-	src := openLive(t, opt)
+	src, out := openWriting(t, "lo", ln)
 	syncer, ok := src.(interface{ Sync() error })
 	if !ok {
 		t.Fatalf("live source %T has no Sync", src)
