@@ -2,7 +2,9 @@ package capture
 
 import (
 	"fmt"
+	"math"
 
+	"github.com/gopacket/gopacket/layers"
 	"golang.org/x/net/bpf"
 )
 
@@ -43,28 +45,25 @@ func (p *prog) jmp(to string) {
 }
 
 func (p *prog) assemble() []bpf.RawInstruction {
-	skip := func(from int, to string) uint8 {
+	// Jumps go forward, a conditional one by at most 255 instructions: the
+	// program is fixed, so a jump out of reach is a bug in this file.
+	skip := func(from int, to string, most int) int {
 		if to == "" {
 			return 0
 		}
 		n, ok := p.labels[to]
-		if !ok || n <= from || n-from-1 > 255 {
-			// Conditional jumps are forward and reach 255 instructions:
-			// the program is fixed, so this is a bug in this file.
+		if !ok || n <= from || n-from-1 > most {
 			panic(fmt.Sprintf("capture: bpf: jump from %d to %q (%d) out of reach", from, to, n))
 		}
-		return uint8(n - from - 1)
+		return n - from - 1
 	}
+	cond := func(from int, to string) uint8 { return uint8(skip(from, to, 255)) }
 	for _, j := range p.jumps {
 		if j.always {
-			n, ok := p.labels[j.yes]
-			if !ok || n <= j.at {
-				panic(fmt.Sprintf("capture: bpf: jump from %d to %q (%d) out of reach", j.at, j.yes, n))
-			}
-			p.ins[j.at] = bpf.Jump{Skip: uint32(n - j.at - 1)}
+			p.ins[j.at] = bpf.Jump{Skip: uint32(skip(j.at, j.yes, math.MaxInt32))}
 			continue
 		}
-		p.ins[j.at] = bpf.JumpIf{Cond: j.cond, Val: j.val, SkipTrue: skip(j.at, j.yes), SkipFalse: skip(j.at, j.no)}
+		p.ins[j.at] = bpf.JumpIf{Cond: j.cond, Val: j.val, SkipTrue: cond(j.at, j.yes), SkipFalse: cond(j.at, j.no)}
 	}
 	raw, err := bpf.Assemble(p.ins)
 	if err != nil {
@@ -136,10 +135,10 @@ func portFilter(game, query uint16, snap, lo int) []bpf.RawInstruction {
 			break
 		}
 		p.jif(bpf.JumpEqual, 17, "udp6", "")
-		p.jif(bpf.JumpEqual, 44, frag, "")
-		p.jif(bpf.JumpEqual, 0, ext, "")
-		p.jif(bpf.JumpEqual, 43, ext, "")
-		p.jif(bpf.JumpEqual, 60, ext, "drop")
+		p.jif(bpf.JumpEqual, uint32(layers.IPProtocolIPv6Fragment), frag, "")
+		p.jif(bpf.JumpEqual, uint32(layers.IPProtocolIPv6HopByHop), ext, "")
+		p.jif(bpf.JumpEqual, uint32(layers.IPProtocolIPv6Routing), ext, "")
+		p.jif(bpf.JumpEqual, uint32(layers.IPProtocolIPv6Destination), ext, "drop")
 		// routing, destination options, hop-by-hop: (length+1)·8 bytes
 		p.label(ext)
 		p.op(bpf.LoadIndirect{Off: 0, Size: 1})

@@ -330,36 +330,38 @@ const maxIP6Ext = 4
 // maxIP6Ext headers. The parser skips the same headers (ip6ext, ip6frag),
 // so both paths agree.
 func ip6Ext(proto byte, b []byte) (byte, []byte, bool) {
-	if proto == 0 {
+	if proto == byte(layers.IPProtocolIPv6HopByHop) {
 		return 0, nil, false
 	}
-	for range maxIP6Ext {
-		switch proto {
-		case 0, 43, 60:
-			if len(b) < 2 {
-				return 0, nil, false
-			}
-			n := (int(b[1]) + 1) * 8
-			if len(b) < n {
-				return 0, nil, false
-			}
-			proto, b = b[0], b[n:]
-		case 44:
+	for n := 0; isIP6Ext(proto); n++ {
+		if n == maxIP6Ext || len(b) < 8 { // every extension header has 8 bytes or more
+			return 0, nil, false
+		}
+		size := (int(b[1]) + 1) * 8
+		if proto == byte(layers.IPProtocolIPv6Fragment) {
 			// offset (13 bits), 2 reserved bits, M: a packet of its own
 			// only with offset 0 and no more fragments.
-			if len(b) < 8 || binary.BigEndian.Uint16(b[2:])&0xfff9 != 0 {
+			if binary.BigEndian.Uint16(b[2:])&0xfff9 != 0 {
 				return 0, nil, false
 			}
-			proto, b = b[0], b[8:]
-		default:
-			return proto, b, true
+			size = 8 // its second byte is reserved, not a length
 		}
-	}
-	switch proto {
-	case 0, 43, 44, 60:
-		return 0, nil, false
+		if len(b) < size {
+			return 0, nil, false
+		}
+		proto, b = b[0], b[size:]
 	}
 	return proto, b, true
+}
+
+// isIP6Ext reports the IPv6 extension headers ip6Ext and the kernel filter
+// follow.
+func isIP6Ext(proto byte) bool {
+	switch layers.IPProtocol(proto) {
+	case layers.IPProtocolIPv6HopByHop, layers.IPProtocolIPv6Routing, layers.IPProtocolIPv6Fragment, layers.IPProtocolIPv6Destination:
+		return true
+	}
+	return false
 }
 
 // escape makes text terminal-safe: control and invalid bytes become \xNN
