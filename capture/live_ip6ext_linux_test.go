@@ -83,9 +83,11 @@ func TestLiveIPv6Extensions(t *testing.T) {
 			if err != nil || ev.Kind == EventClose {
 				return
 			}
-			if ev.Kind == EventData && ev.FromServer {
+			switch {
+			case ev.Kind != EventData:
+			case ev.FromServer:
 				ss.Write(ev.Data)
-			} else if ev.Kind == EventData {
+			default:
 				cs.Write(ev.Data)
 			}
 		}
