@@ -1,0 +1,81 @@
+package dissect
+
+import (
+	"net/netip"
+	"strconv"
+
+	"github.com/usmnscope/usmnscope/netpak"
+)
+
+// Field is one decoded field: its name, its first bit, its bit length and
+// its typed value (bool, uint64, int64, float64, string, []byte or nil).
+// It is netpak.Span itself, so a NetPak decoder records fields with no
+// conversion.
+type Field = netpak.Span
+
+// Dir is the direction of a message on a connection.
+type Dir uint8
+
+const (
+	C2S Dir = iota // client to server: the server reads EServerMessage
+	S2C            // server to client: the client reads EClientMessage
+)
+
+var dirNames = [...]string{C2S: "c2s", S2C: "s2c"}
+
+func (d Dir) String() string { return name(dirNames[:], uint8(d)) }
+
+// Severity of a finding (outputs.md: note, warn, error).
+type Severity uint8
+
+const (
+	Note Severity = iota
+	Warn
+	Error
+)
+
+var severityNames = [...]string{Note: "note", Warn: "warn", Error: "error"}
+
+func (s Severity) String() string { return name(severityNames[:], uint8(s)) }
+
+// Group says what kind of finding it is.
+type Group uint8
+
+const (
+	Malformed Group = iota // the bits do not parse
+	Sequence               // out of order, gaps, resynchronisation
+	Undecoded              // bits shown but not decoded
+	Protocol               // well-formed but against the protocol (version mismatch, unknown trailer)
+	Inference              // a guess usmnscope made (widened enums without a handshake)
+)
+
+var groupNames = [...]string{Malformed: "malformed", Sequence: "sequence", Undecoded: "undecoded", Protocol: "protocol", Inference: "inference"}
+
+func (g Group) String() string { return name(groupNames[:], uint8(g)) }
+
+// name is the one String rule of the enums here: the table's name, or
+// Unknown(v) for a value past it, never a failure.
+func name(names []string, v uint8) string {
+	if int(v) < len(names) && names[v] != "" {
+		return names[v]
+	}
+	return "Unknown(" + strconv.Itoa(int(v)) + ")"
+}
+
+// Finding is one piece of expert info about a message or a connection.
+type Finding struct {
+	Severity Severity
+	Group    Group
+	Text     string
+	Bit      int // message bit the finding points at, or -1
+}
+
+// Conn identifies a connection by its two ends. It is comparable, so it
+// serves as a map key.
+type Conn struct {
+	Client netip.AddrPort
+	Server netip.AddrPort
+}
+
+// String formats the connection as outputs.md's "CLIENT_IP:PORT-SERVER_IP:PORT".
+func (c Conn) String() string { return c.Client.String() + "-" + c.Server.String() }
