@@ -79,3 +79,7 @@ type Conn struct {
 
 // String formats the connection as outputs.md's "CLIENT_IP:PORT-SERVER_IP:PORT".
 func (c Conn) String() string { return c.Client.String() + "-" + c.Server.String() }
+
+// GroupNames lists the names of every Group in order, for completions and
+// the filter's choices.
+func GroupNames() []string { return append([]string(nil), groupNames[:]...) }

@@ -8,7 +8,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
 )
 
 // Flood is one [[flood]] table of a scenario: hostile traffic at a scale
@@ -121,7 +121,7 @@ func (s *Scenario) writeFlood(fl *Flood, now time.Time, st *Stats, out func(Pack
 		n := binary.BigEndian.Uint32(base[:]) + uint32(i)
 		var a [4]byte
 		binary.BigEndian.PutUint32(a[:], n)
-		c := decode.Conn{Client: netip.AddrPortFrom(netip.AddrFrom4(a), 50000), Server: server}
+		c := dissect.Conn{Client: netip.AddrPortFrom(netip.AddrFrom4(a), 50000), Server: server}
 		conns[i].f = newFlow(s.Seed, c, l, t, now, out)
 		conns[i].f.capture = true
 	}

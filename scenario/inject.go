@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Inject replays generated traffic onto a network interface, like
@@ -27,7 +27,7 @@ type Inject struct {
 	Seed  uint64  // of the load mix
 	// P is the profile of the load mix; nil: the scenario's, else the
 	// default of wire.md 6.
-	P *decode.Profile
+	P *unturned.Profile
 }
 
 // InjectResult says what an injection sent.

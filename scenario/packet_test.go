@@ -15,8 +15,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
-
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
 )
 
 var update = flag.Bool("update", false, "rewrite fixtures/captures from fixtures/scenarios")
@@ -110,9 +109,9 @@ func reassemble(t *testing.T, ps []gopacket.Packet, server uint16) [2][]byte {
 	var out [2][]byte
 	for _, p := range ps {
 		tcp := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
-		d := decode.C2S
+		d := dissect.C2S
 		if uint16(tcp.SrcPort) == server {
-			d = decode.S2C
+			d = dissect.S2C
 		}
 		if tcp.SYN {
 			base[d] = tcp.Seq + 1
@@ -157,7 +156,7 @@ func TestStreams(t *testing.T) {
 		got := reassemble(t, ps, 27016)
 		for d := range got {
 			if !bytes.Equal(got[d], want[d]) {
-				t.Errorf("%s %s stream: %d bytes; want the %d the script wrote", f, decode.Dir(d), len(got[d]), len(want[d]))
+				t.Errorf("%s %s stream: %d bytes; want the %d the script wrote", f, dissect.Dir(d), len(got[d]), len(want[d]))
 			}
 		}
 		for _, p := range ps {

@@ -7,7 +7,8 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Scale describes a load capture: Messages messages over Conns connections
@@ -21,7 +22,7 @@ type Scale struct {
 	Seed     uint64
 	Link     string    // default "ethernet"
 	Start    time.Time // default the scenario default
-	P        *decode.Profile
+	P        *unturned.Profile
 }
 
 // scaleListeners is how many listeners each side of a load connection
@@ -58,13 +59,13 @@ func (sc Scale) defaults() (Scale, error) {
 		sc.Start = defaultStart
 	}
 	if sc.P == nil {
-		sc.P = decode.Default()
+		sc.P = unturned.Default()
 	}
 	return sc, nil
 }
 
 // loadConnection is the USMN setup every load connection shares.
-func loadConnection(i int, p *decode.Profile) *Connection {
+func loadConnection(i int, p *unturned.Profile) *Connection {
 	c := &Connection{
 		ClientAddr:  netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, byte(1 + i>>16), byte(i >> 8), byte(i)}), uint16(40000+i%20000)),
 		ServerAddr:  netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, 1}), p.TransportPort),
@@ -167,7 +168,7 @@ func (sc Scale) Generate(w io.Writer, f Format) (Stats, error) {
 		if lc == nil {
 			c := loadConnection(i, sc.P)
 			lc = &loadConn{pl: newPlayer(sc.P, c)}
-			lc.f = newFlow(sc.Seed, decode.Conn{Client: c.ClientAddr, Server: c.ServerAddr}, l, c.Transport, now, out)
+			lc.f = newFlow(sc.Seed, dissect.Conn{Client: c.ClientAddr, Server: c.ServerAddr}, l, c.Transport, now, out)
 			lc.f.capture = true
 			lc.f.handshake()
 			conns[i] = lc

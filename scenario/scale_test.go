@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
-
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // TestScale generates a load capture, reassembles every connection and
@@ -48,22 +48,22 @@ func TestScale(t *testing.T) {
 		t.Errorf("%d connections in the capture; want 7", len(byConn))
 	}
 	msgs := 0
-	kinds := map[decode.Kind]int{}
+	kinds := map[unturned.Kind]int{}
 	for _, idx := range byConn {
 		streams := reassemble(t, pick(ps, idx), 27016)
-		var st [2]decode.State
+		var st [2]unturned.State
 		for d, s := range streams {
 			for len(s) >= 2 {
 				n := int(binary.BigEndian.Uint16(s))
 				if len(s) < 2+n {
-					t.Fatalf("%s stream ends inside a frame", decode.Dir(d))
+					t.Fatalf("%s stream ends inside a frame", dissect.Dir(d))
 				}
-				var m decode.Decoded
-				decode.DecodeMessage(nil, decode.Dir(d), st[d], s[2:2+n], nil, &m)
+				var m unturned.Decoded
+				unturned.DecodeMessage(nil, dissect.Dir(d), st[d], s[2:2+n], nil, &m)
 				if !m.Clean() {
 					t.Fatalf("load message does not decode cleanly: %+v", m.Findings)
 				}
-				if m.Kind == decode.KindDownloadWorkshopFiles || m.Kind == decode.KindGetWorkshopFiles {
+				if m.Kind == unturned.KindDownloadWorkshopFiles || m.Kind == unturned.KindGetWorkshopFiles {
 					st[d].Widened, st[d].IDBits = true, 3
 				}
 				kinds[m.Kind]++
@@ -75,7 +75,7 @@ func TestScale(t *testing.T) {
 	if msgs != st.Messages {
 		t.Errorf("%d messages in the streams; Stats says %d", msgs, st.Messages)
 	}
-	for _, k := range []decode.Kind{decode.KindInvokeMessageListener, decode.KindNegotiateListenerDetails, decode.KindServerPingRequest, decode.KindClientPingResponse, decode.KindAccepted} {
+	for _, k := range []unturned.Kind{unturned.KindInvokeMessageListener, unturned.KindNegotiateListenerDetails, unturned.KindServerPingRequest, unturned.KindClientPingResponse, unturned.KindAccepted} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s in the load mix: %v", k, kinds)
 		}

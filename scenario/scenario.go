@@ -11,8 +11,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Scenario is a parsed scenario file: connections, the listeners each side
@@ -30,7 +29,7 @@ type Scenario struct {
 	Lies      []Lie        `toml:"lie"`   // record-length lies in the file (lie.go)
 
 	// P is the protocol profile the messages are written with (wire.md 6).
-	P *decode.Profile `toml:"-"`
+	P *unturned.Profile `toml:"-"`
 }
 
 // Transport holds the options that shape packets rather than messages. The
@@ -170,13 +169,13 @@ func parse(name string, data []byte, readProfile func(string) ([]byte, error)) (
 		}
 		return nil, fmt.Errorf("scenario %s: unknown key %s", name, strings.Join(keys, ", "))
 	}
-	s.P = decode.Default()
+	s.P = unturned.Default()
 	if s.Profile != "" {
 		b, err := readProfile(s.Profile)
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s: profile: %w", name, err)
 		}
-		if s.P, err = decode.ParseProfile(s.Profile, b); err != nil {
+		if s.P, err = unturned.ParseProfile(s.Profile, b); err != nil {
 			return nil, fmt.Errorf("scenario %s: %w", name, err)
 		}
 	}
@@ -289,11 +288,11 @@ func (a *Action) check() error {
 	return nil
 }
 
-var modeByName = map[string]decode.NegotiateMode{
-	"TellClientMissingListener": decode.TellClientMissingListener,
-	"TellClientListenerId":      decode.TellClientListenerID,
-	"TellServerMissingListener": decode.TellServerMissingListener,
-	"RequestServerListenerId":   decode.RequestServerListenerID,
+var modeByName = map[string]unturned.NegotiateMode{
+	"TellClientMissingListener": unturned.TellClientMissingListener,
+	"TellClientListenerId":      unturned.TellClientListenerID,
+	"TellServerMissingListener": unturned.TellServerMissingListener,
+	"RequestServerListenerId":   unturned.RequestServerListenerID,
 }
 
 var spaces = strings.NewReplacer(" ", "", "\n", "", "\t", "")

@@ -6,13 +6,14 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Write is one send call on one side of a connection: the stream bytes of
 // one or more framed messages (wire.md 2).
 type Write struct {
-	Dir     decode.Dir
+	Dir     dissect.Dir
 	Data    []byte        // frame headers and messages
 	Frames  []int         // offsets in Data where a frame header starts
 	Gap     time.Duration // time since the previous write
@@ -23,7 +24,7 @@ type Write struct {
 // Script is the sequence of writes of one connection, as the USMN rules
 // make them out of the scenario's actions.
 type Script struct {
-	Conn      decode.Conn
+	Conn      dissect.Conn
 	Transport Transport
 	Writes    []Write
 	Messages  int
@@ -45,7 +46,7 @@ func (s *Scenario) Scripts() ([]Script, error) {
 			}
 		}
 		out[i] = Script{
-			Conn:      decode.Conn{Client: c.ClientAddr, Server: c.ServerAddr},
+			Conn:      dissect.Conn{Client: c.ClientAddr, Server: c.ServerAddr},
 			Transport: c.Transport,
 			Writes:    pl.writes,
 			Messages:  pl.msgs,
@@ -63,9 +64,9 @@ type clientListener struct {
 
 // player holds one connection's USMN state while its actions are played.
 type player struct {
-	p *decode.Profile
+	p *unturned.Profile
 	c *Connection
-	e decode.Encoder
+	e unturned.Encoder
 
 	widened    bool // both sides run USMN and the handshake is over (wire.md 4.2)
 	handshaken bool
@@ -83,9 +84,9 @@ type player struct {
 	cut     int
 }
 
-func newPlayer(p *decode.Profile, c *Connection) *player {
+func newPlayer(p *unturned.Profile, c *Connection) *player {
 	pl := &player{
-		p: p, c: c, e: decode.Encoder{P: p, MarkerVersion: c.USMNVersion},
+		p: p, c: c, e: unturned.Encoder{P: p, MarkerVersion: c.USMNVersion},
 		serverDefined:   make([]bool, len(c.ServerLs)),
 		missingOnServer: map[string]bool{},
 		missingOnClient: map[string]bool{},
@@ -110,7 +111,7 @@ func hasCapture(as []Action) bool {
 }
 
 // emit frames msg and queues it as a write from side d.
-func (pl *player) emit(d decode.Dir, msg []byte) error {
+func (pl *player) emit(d dissect.Dir, msg []byte) error {
 	if len(msg) > 0xffff {
 		return fmt.Errorf("message of %d bytes does not fit a 2-byte frame header (wire.md 2)", len(msg))
 	}
@@ -123,17 +124,17 @@ func (pl *player) emit(d decode.Dir, msg []byte) error {
 }
 
 // stream queues raw stream bytes as a write.
-func (pl *player) stream(d decode.Dir, data []byte, frames []int) {
+func (pl *player) stream(d dissect.Dir, data []byte, frames []int) {
 	pl.writes = append(pl.writes, Write{Dir: d, Data: data, Frames: frames, Gap: pl.gap, Capture: pl.capture, Cut: pl.cut})
 	pl.cut = 0
 	pl.gap = replyGap
 }
 
-func dirOf(from string) decode.Dir {
+func dirOf(from string) dissect.Dir {
 	if from == "server" {
-		return decode.S2C
+		return dissect.S2C
 	}
-	return decode.C2S
+	return dissect.C2S
 }
 
 // widenedFor says whether side d writes widened enums now, unless the
@@ -184,21 +185,21 @@ var actions = map[string]func(*player, *Action) error{
 // everything after is widened when both sides run USMN (wire.md 4.2).
 func (pl *player) handshake(a *Action) error {
 	c := pl.c
-	if err := pl.emit(decode.C2S, pl.e.GetWorkshopFiles(c.ClientUSMN, nil)); err != nil {
+	if err := pl.emit(dissect.C2S, pl.e.GetWorkshopFiles(c.ClientUSMN, nil)); err != nil {
 		return err
 	}
-	info := decode.WorkshopInfo{
+	info := unturned.WorkshopInfo{
 		ServerName: "usmnscope", Map: "PEI", PvP: true, GameMode: 1, CameraMode: 1, MaxPlayers: 24,
 		Description: "usmnscope generated server",
 	}
 	if a.Reason != "" {
 		info.ServerName = a.Reason
 	}
-	var m *decode.Marker
+	var m *unturned.Marker
 	if c.ServerUSMN {
-		m = &decode.Marker{Version: c.USMNVersion, IDBits: pl.idBits, HasIDBits: true}
+		m = &unturned.Marker{Version: c.USMNVersion, IDBits: pl.idBits, HasIDBits: true}
 	}
-	if err := pl.emit(decode.S2C, pl.e.DownloadWorkshopFiles(info, m, nil)); err != nil {
+	if err := pl.emit(dissect.S2C, pl.e.DownloadWorkshopFiles(info, m, nil)); err != nil {
 		return err
 	}
 	pl.handshaken = true
@@ -255,12 +256,12 @@ func (pl *player) invokeS2C(a *Action, payload []byte) error {
 	if a.ServerID != nil {
 		// An ID chosen by the scenario, with no state: for references the
 		// capture cannot resolve (wire.md 4.5 "unresolved").
-		h := decode.Invoke{ServerID: *a.ServerID, IDBits: pl.idBits}
+		h := unturned.Invoke{ServerID: *a.ServerID, IDBits: pl.idBits}
 		if a.Define != nil && *a.Define {
 			h.HasDefinition, h.Type, h.Version = true, stringOr(a.Type, a.Listener), uintOr(a.Version, 0)
 			typeBytes(a, &h)
 		}
-		return pl.emit(decode.S2C, pl.e.InvokeS2C(w, h, payload))
+		return pl.emit(dissect.S2C, pl.e.InvokeS2C(w, h, payload))
 	}
 	si := pl.serverIndex(a.Listener)
 	if si < 0 {
@@ -274,12 +275,12 @@ func (pl *player) invokeS2C(a *Action, payload []byte) error {
 	if a.Define != nil {
 		def = *a.Define
 	}
-	h := decode.Invoke{HasDefinition: def, IDBits: pl.idBits, ServerID: uint32(si), Type: sl.Type, Version: sl.Version}
+	h := unturned.Invoke{HasDefinition: def, IDBits: pl.idBits, ServerID: uint32(si), Type: sl.Type, Version: sl.Version}
 	if a.Type != nil {
 		h.Type = *a.Type
 	}
 	typeBytes(a, &h)
-	if err := pl.emit(decode.S2C, pl.e.InvokeS2C(w, h, payload)); err != nil {
+	if err := pl.emit(dissect.S2C, pl.e.InvokeS2C(w, h, payload)); err != nil {
 		return err
 	}
 	if !def {
@@ -296,14 +297,14 @@ func (pl *player) invokeS2C(a *Action, payload []byte) error {
 		return nil
 	}
 	pl.missingOnClient[h.Type] = true
-	return pl.emit(decode.C2S, pl.e.Negotiate(decode.C2S, w, decode.Negotiate{Mode: decode.TellServerMissingListener, ServerID: uint32(si), IDBits: pl.idBits}))
+	return pl.emit(dissect.C2S, pl.e.Negotiate(dissect.C2S, w, unturned.Negotiate{Mode: unturned.TellServerMissingListener, ServerID: uint32(si), IDBits: pl.idBits}))
 }
 
 func (pl *player) invokeC2S(a *Action, payload []byte) error {
 	w := pl.widenedFor(a)
 	if a.ServerID != nil {
-		h := decode.Invoke{ServerID: *a.ServerID, IDBits: pl.idBits}
-		return pl.emit(decode.C2S, pl.e.InvokeC2S(w, h, payload))
+		h := unturned.Invoke{ServerID: *a.ServerID, IDBits: pl.idBits}
+		return pl.emit(dissect.C2S, pl.e.InvokeC2S(w, h, payload))
 	}
 	ci := pl.clientIndex(a.Listener)
 	if ci < 0 {
@@ -314,19 +315,19 @@ func (pl *player) invokeC2S(a *Action, payload []byte) error {
 	}
 	cl := &pl.clients[ci]
 	if cl.serverID >= 0 {
-		h := decode.Invoke{ServerID: uint32(cl.serverID), IDBits: pl.idBits}
-		return pl.emit(decode.C2S, pl.e.InvokeC2S(w, h, payload))
+		h := unturned.Invoke{ServerID: uint32(cl.serverID), IDBits: pl.idBits}
+		return pl.emit(dissect.C2S, pl.e.InvokeC2S(w, h, payload))
 	}
 	def := !cl.sentDef
 	if a.Define != nil {
 		def = *a.Define
 	}
-	h := decode.Invoke{IsClientID: true, HasClientID: true, HasDefinition: def, ClientID: *cl.ID, Type: cl.Type, Version: cl.Version}
+	h := unturned.Invoke{IsClientID: true, HasClientID: true, HasDefinition: def, ClientID: *cl.ID, Type: cl.Type, Version: cl.Version}
 	if a.Type != nil {
 		h.Type = *a.Type
 	}
 	typeBytes(a, &h)
-	if err := pl.emit(decode.C2S, pl.e.InvokeC2S(w, h, payload)); err != nil {
+	if err := pl.emit(dissect.C2S, pl.e.InvokeC2S(w, h, payload)); err != nil {
 		return err
 	}
 	if !def {
@@ -345,12 +346,12 @@ func (pl *player) answer(cl *clientListener, w bool) error {
 	si := pl.serverIndex(cl.Type)
 	if si < 0 {
 		pl.missingOnServer[cl.Type] = true
-		return pl.emit(decode.S2C, pl.e.Negotiate(decode.S2C, w, decode.Negotiate{Mode: decode.TellClientMissingListener, ClientID: *cl.ID}))
+		return pl.emit(dissect.S2C, pl.e.Negotiate(dissect.S2C, w, unturned.Negotiate{Mode: unturned.TellClientMissingListener, ClientID: *cl.ID}))
 	}
 	sl := pl.c.ServerLs[si]
 	cl.serverID = si
-	return pl.emit(decode.S2C, pl.e.Negotiate(decode.S2C, w, decode.Negotiate{
-		Mode: decode.TellClientListenerID, ClientID: *cl.ID, ServerID: uint32(si), Version: sl.Version, Type: sl.Type, IDBits: pl.idBits,
+	return pl.emit(dissect.S2C, pl.e.Negotiate(dissect.S2C, w, unturned.Negotiate{
+		Mode: unturned.TellClientListenerID, ClientID: *cl.ID, ServerID: uint32(si), Version: sl.Version, Type: sl.Type, IDBits: pl.idBits,
 	}))
 }
 
@@ -366,8 +367,8 @@ func (pl *player) request(a *Action) error {
 	}
 	cl := &pl.clients[ci]
 	w := pl.widenedFor(a)
-	n := decode.Negotiate{Mode: decode.RequestServerListenerID, ClientID: *cl.ID, Version: cl.Version, Type: cl.Type}
-	if err := pl.emit(decode.C2S, pl.e.Negotiate(decode.C2S, w, n)); err != nil {
+	n := unturned.Negotiate{Mode: unturned.RequestServerListenerID, ClientID: *cl.ID, Version: cl.Version, Type: cl.Type}
+	if err := pl.emit(dissect.C2S, pl.e.Negotiate(dissect.C2S, w, n)); err != nil {
 		return err
 	}
 	cl.sentDef = true
@@ -382,14 +383,14 @@ func (pl *player) request(a *Action) error {
 // the message has the effect USMN gives it.
 func (pl *player) negotiate(a *Action) error {
 	mode := modeByName[a.Mode]
-	n := decode.Negotiate{Mode: mode, IDBits: pl.idBits}
+	n := unturned.Negotiate{Mode: mode, IDBits: pl.idBits}
 	ci, si := pl.clientIndex(a.Listener), pl.serverIndex(a.Listener)
 	if ci >= 0 {
 		n.ClientID, n.Version, n.Type = *pl.clients[ci].ID, pl.clients[ci].Version, pl.clients[ci].Type
 	}
 	if si >= 0 {
 		n.ServerID = uint32(si)
-		if mode == decode.TellClientListenerID {
+		if mode == unturned.TellClientListenerID {
 			n.Version, n.Type = pl.c.ServerLs[si].Version, pl.c.ServerLs[si].Type
 		}
 	}
@@ -401,15 +402,15 @@ func (pl *player) negotiate(a *Action) error {
 		n.Type = a.Listener
 	}
 	switch mode {
-	case decode.TellClientMissingListener:
+	case unturned.TellClientMissingListener:
 		pl.missingOnServer[a.Listener] = true
-	case decode.TellClientListenerID:
+	case unturned.TellClientListenerID:
 		if ci >= 0 {
 			pl.clients[ci].serverID = int(n.ServerID)
 		}
-	case decode.TellServerMissingListener:
+	case unturned.TellServerMissingListener:
 		pl.missingOnClient[a.Listener] = true
-	case decode.RequestServerListenerID:
+	case unturned.RequestServerListenerID:
 		if ci >= 0 {
 			pl.clients[ci].sentDef = true
 		}
@@ -423,11 +424,11 @@ func (pl *player) negotiate(a *Action) error {
 }
 
 func (pl *player) kick(a *Action) error {
-	return pl.emit(decode.S2C, pl.e.Kicked(pl.widenedFor(a), a.Reason))
+	return pl.emit(dissect.S2C, pl.e.Kicked(pl.widenedFor(a), a.Reason))
 }
 
 func (pl *player) reject(a *Action) error {
-	return pl.emit(decode.S2C, pl.e.Rejected(pl.widenedFor(a), decode.Rejection(a.Code), a.Reason))
+	return pl.emit(dissect.S2C, pl.e.Rejected(pl.widenedFor(a), unturned.Rejection(a.Code), a.Reason))
 }
 
 // accept sends Accepted with the server's IPv4 address (0 for IPv6) and
@@ -438,11 +439,11 @@ func (pl *player) accept(a *Action) error {
 		b := s.As4()
 		ip = binary.BigEndian.Uint32(b[:])
 	}
-	return pl.emit(decode.S2C, pl.e.Accepted(pl.widenedFor(a), ip, pl.c.ServerAddr.Port()-1, nil))
+	return pl.emit(dissect.S2C, pl.e.Accepted(pl.widenedFor(a), ip, pl.c.ServerAddr.Port()-1, nil))
 }
 
 func (pl *player) disconnect(a *Action) error {
-	return pl.emit(decode.C2S, pl.e.GracefullyDisconnect(pl.widenedFor(a)))
+	return pl.emit(dissect.C2S, pl.e.GracefullyDisconnect(pl.widenedFor(a)))
 }
 
 // raw writes bytes the scenario gives: a message (framed here) or stream
@@ -481,16 +482,16 @@ func stringOr(p *string, v string) string {
 }
 
 // negotiateDir is the direction a negotiate mode travels in (wire.md 4.4).
-func negotiateDir(m decode.NegotiateMode) decode.Dir {
-	if m == decode.TellServerMissingListener || m == decode.RequestServerListenerID {
-		return decode.C2S
+func negotiateDir(m unturned.NegotiateMode) dissect.Dir {
+	if m == unturned.TellServerMissingListener || m == unturned.RequestServerListenerID {
+		return dissect.C2S
 	}
-	return decode.S2C
+	return dissect.S2C
 }
 
 // typeBytes puts type_hex, when given, in the header as raw type-name
 // bytes, which need not be UTF-8 (hostile input).
-func typeBytes(a *Action, h *decode.Invoke) {
+func typeBytes(a *Action, h *unturned.Invoke) {
 	if a.TypeHex != "" {
 		h.TypeBytes, _ = unhex(a.TypeHex)
 		h.Type = ""
@@ -510,8 +511,8 @@ func (pl *player) message(a *Action) error {
 }
 
 // kindByName finds the message kind sent in direction d with that name.
-func kindByName(p *decode.Profile, d decode.Dir, name string) (decode.Kind, bool) {
-	for k := decode.KindUnknown + 1; k < decode.KindInvokeMessageListener; k++ {
+func kindByName(p *unturned.Profile, d dissect.Dir, name string) (unturned.Kind, bool) {
+	for k := unturned.KindUnknown + 1; k < unturned.KindInvokeMessageListener; k++ {
 		if k.String() == name {
 			if _, ok := p.MessageValue(d, k); ok {
 				return k, true

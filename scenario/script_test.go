@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // describe decodes the messages of a script and prints one line each with
@@ -19,7 +20,7 @@ import (
 func describe(t *testing.T, s *Scenario, sc Script) []string {
 	t.Helper()
 	var out []string
-	var st [2]decode.State
+	var st [2]unturned.State
 	markers := 0
 	for _, w := range sc.Writes {
 		for i, o := range w.Frames {
@@ -28,14 +29,14 @@ func describe(t *testing.T, s *Scenario, sc Script) []string {
 				end = w.Frames[i+1]
 			}
 			msg := w.Data[o+2 : end]
-			var d decode.Decoded
-			decode.DecodeMessage(s.P, w.Dir, st[w.Dir], msg, nil, &d)
+			var d unturned.Decoded
+			unturned.DecodeMessage(s.P, w.Dir, st[w.Dir], msg, nil, &d)
 			if !d.Clean() {
 				t.Errorf("message %d (%s) does not decode cleanly: %+v", len(out)+1, w.Dir, d.Findings)
 			}
 			line := w.Dir.String() + " " + d.Kind.String()
 			switch d.Kind {
-			case decode.KindGetWorkshopFiles, decode.KindDownloadWorkshopFiles:
+			case unturned.KindGetWorkshopFiles, unturned.KindDownloadWorkshopFiles:
 				if d.HasMarker {
 					markers++
 					line += " marker"
@@ -44,16 +45,16 @@ func describe(t *testing.T, s *Scenario, sc Script) []string {
 						st[0].IDBits, st[1].IDBits = d.Marker.IDBits, d.Marker.IDBits
 					}
 				}
-				if w.Dir == decode.S2C && markers == 2 {
+				if w.Dir == dissect.S2C && markers == 2 {
 					st[0].Widened, st[1].Widened = true, true
 				}
-			case decode.KindInvokeMessageListener:
+			case unturned.KindInvokeMessageListener:
 				h := d.Invoke
 				switch {
-				case w.Dir == decode.S2C && h.HasDefinition:
+				case w.Dir == dissect.S2C && h.HasDefinition:
 					line += fmt.Sprintf(" def idbits=%d id=%d %q v%d", h.IDBits, h.ServerID, h.TypeName(), h.Version)
 					st[0].IDBits, st[1].IDBits = h.IDBits, h.IDBits
-				case w.Dir == decode.S2C:
+				case w.Dir == dissect.S2C:
 					line += fmt.Sprintf(" id=%d", h.ServerID)
 				case h.IsClientID && h.HasDefinition:
 					line += fmt.Sprintf(" client=%d def %q v%d", h.ClientID, h.TypeName(), h.Version)
@@ -63,17 +64,17 @@ func describe(t *testing.T, s *Scenario, sc Script) []string {
 					line += fmt.Sprintf(" server=%d", h.ServerID)
 				}
 				line += fmt.Sprintf(" payload=%d", d.PayloadBits)
-			case decode.KindNegotiateListenerDetails:
+			case unturned.KindNegotiateListenerDetails:
 				n := d.Negotiate
 				line += " " + n.Mode.String()
 				switch n.Mode {
-				case decode.TellClientMissingListener:
+				case unturned.TellClientMissingListener:
 					line += fmt.Sprintf(" client=%d", n.ClientID)
-				case decode.TellClientListenerID:
+				case unturned.TellClientListenerID:
 					line += fmt.Sprintf(" client=%d server=%d v%d %q", n.ClientID, n.ServerID, n.Version, n.TypeName())
-				case decode.TellServerMissingListener:
+				case unturned.TellServerMissingListener:
 					line += fmt.Sprintf(" server=%d", n.ServerID)
-				case decode.RequestServerListenerID:
+				case unturned.RequestServerListenerID:
 					line += fmt.Sprintf(" client=%d v%d %q", n.ClientID, n.Version, n.TypeName())
 				}
 			}

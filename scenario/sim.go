@@ -13,7 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // DefaultAddr is where the simulated server listens: loopback, the
@@ -43,7 +44,7 @@ type Sim struct {
 	Log        io.Writer
 	// P is the profile of the load mix; nil: the scenario's, else the
 	// default of wire.md 6.
-	P *decode.Profile
+	P *unturned.Profile
 }
 
 // SimResult says what a simulation sent and whether every byte arrived.
@@ -82,7 +83,7 @@ func (s *Sim) open(ctx context.Context, ln *net.TCPListener) (*pair, error) {
 		cc.Close()
 		return nil, err
 	}
-	p := &pair{end: [2]*net.TCPConn{decode.C2S: cc.(*net.TCPConn), decode.S2C: sc}}
+	p := &pair{end: [2]*net.TCPConn{dissect.C2S: cc.(*net.TCPConn), dissect.S2C: sc}}
 	for d := range p.end {
 		p.end[d].SetNoDelay(!s.Nagle)
 		if s.Congestion != "" {
@@ -107,7 +108,7 @@ func drain(c *net.TCPConn, out chan<- readResult) {
 	out <- readResult{h.Sum64(), n, err}
 }
 
-func (p *pair) write(d decode.Dir, b []byte) error {
+func (p *pair) write(d dissect.Dir, b []byte) error {
 	if _, err := p.end[d].Write(b); err != nil {
 		return fmt.Errorf("%s write: %w", d, err)
 	}
@@ -128,10 +129,10 @@ func (p *pair) finish(ctx context.Context) error {
 		select {
 		case r := <-p.got[d]:
 			if r.err != nil {
-				return fmt.Errorf("%s read: %w", decode.Dir(d), r.err)
+				return fmt.Errorf("%s read: %w", dissect.Dir(d), r.err)
 			}
 			if r.n != p.n[d] || r.sum != p.sent[d].Sum64() {
-				return fmt.Errorf("%s: received %d bytes that differ from the %d sent", decode.Dir(d), r.n, p.n[d])
+				return fmt.Errorf("%s: received %d bytes that differ from the %d sent", dissect.Dir(d), r.n, p.n[d])
 			}
 		case <-ctx.Done():
 			return ctx.Err()
@@ -249,7 +250,7 @@ func (s *Sim) playScript(ctx context.Context, ln *net.TCPListener, sc *Script) (
 // load opens Conns connections and plays Count messages of the load mix
 // spread over them, all at once.
 func (s *Sim) load(ctx context.Context, ln *net.TCPListener, sc *Scenario) (int, [2]int64, int, error) {
-	prof := decode.Default()
+	prof := unturned.Default()
 	switch {
 	case s.P != nil:
 		prof = s.P
@@ -303,7 +304,7 @@ func (s *Sim) load(ctx context.Context, ln *net.TCPListener, sc *Scenario) (int,
 // connection, at most Rate/Conns per second. After the handshake each side
 // writes from its own goroutine, as a real client and server do, so that
 // both directions keep loopback busy at once.
-func (s *Sim) playLoad(ctx context.Context, p *pair, prof *decode.Profile, i, count int) (int, [2]int64, error) {
+func (s *Sim) playLoad(ctx context.Context, p *pair, prof *unturned.Profile, i, count int) (int, [2]int64, error) {
 	pl := newPlayer(prof, loadConnection(i, prof))
 	r := rand.New(rand.NewPCG(s.Seed, 0x73696d+uint64(i)))
 	payload := []byte("0123456789abcdef0123456789abcdef")
@@ -336,7 +337,7 @@ func (s *Sim) playLoad(ctx context.Context, p *pair, prof *decode.Profile, i, co
 		wg.Go(func() {
 			for b := range ch[d] {
 				if werr[d] == nil {
-					if werr[d] = p.write(decode.Dir(d), b); werr[d] != nil {
+					if werr[d] = p.write(dissect.Dir(d), b); werr[d] != nil {
 						failed.Store(true)
 					}
 				}

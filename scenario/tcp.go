@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
 )
 
 // Packet is one captured packet: its time and its bytes from the link
@@ -22,7 +22,7 @@ const packetGap = 10 * time.Microsecond
 // acknowledgement numbers, flags, and the transport options that mangle
 // what the capture sees.
 type flow struct {
-	conn decode.Conn
+	conn dissect.Conn
 	l    link
 	t    Transport
 	seq  [2]uint32 // next sequence number each side sends, by Dir
@@ -40,7 +40,7 @@ type flow struct {
 
 // isn derives a side's initial sequence number from the seed and the
 // connection, so captures are reproducible.
-func isn(seed uint64, c decode.Conn, d decode.Dir) uint32 {
+func isn(seed uint64, c dissect.Conn, d dissect.Dir) uint32 {
 	h := fnv.New32a()
 	var b [8]byte
 	for i := range b {
@@ -52,10 +52,10 @@ func isn(seed uint64, c decode.Conn, d decode.Dir) uint32 {
 	return h.Sum32()
 }
 
-func newFlow(seed uint64, c decode.Conn, l link, t Transport, start time.Time, out func(Packet)) *flow {
+func newFlow(seed uint64, c dissect.Conn, l link, t Transport, start time.Time, out func(Packet)) *flow {
 	f := &flow{conn: c, l: l, t: t, now: start, out: out}
-	f.seq[decode.C2S] = isn(seed, c, decode.C2S)
-	f.seq[decode.S2C] = isn(seed, c, decode.S2C)
+	f.seq[dissect.C2S] = isn(seed, c, dissect.C2S)
+	f.seq[dissect.S2C] = isn(seed, c, dissect.S2C)
 	f.ipID = [2]uint16{uint16(f.seq[0]), uint16(f.seq[1])}
 	return f
 }
@@ -63,13 +63,13 @@ func newFlow(seed uint64, c decode.Conn, l link, t Transport, start time.Time, o
 // packet builds a segment from side d at the current time and advances
 // the clock. The packet's bytes alias the flow's buffer until the next
 // packet: whoever keeps one clones it.
-func (f *flow) packet(d decode.Dir, flags uint8, seq uint32, payload []byte) Packet {
-	s := segment{seq: seq, ack: f.seq[1-d], flags: flags, ipID: f.ipID[d], payload: payload, fromClient: d == decode.C2S}
+func (f *flow) packet(d dissect.Dir, flags uint8, seq uint32, payload []byte) Packet {
+	s := segment{seq: seq, ack: f.seq[1-d], flags: flags, ipID: f.ipID[d], payload: payload, fromClient: d == dissect.C2S}
 	if flags&flagSYN != 0 && flags&flagACK == 0 {
 		s.ack = 0
 	}
 	s.src, s.dst = f.conn.Client, f.conn.Server
-	if d == decode.S2C {
+	if d == dissect.S2C {
 		s.src, s.dst = s.dst, s.src
 	}
 	f.ipID[d]++
@@ -88,7 +88,7 @@ func (f *flow) emit(p Packet) {
 }
 
 // control sends a segment without data (SYN, FIN, pure ACK).
-func (f *flow) control(d decode.Dir, flags uint8) {
+func (f *flow) control(d dissect.Dir, flags uint8) {
 	f.emit(f.packet(d, flags, f.seq[d], nil))
 	if flags&(flagSYN|flagFIN) != 0 {
 		f.seq[d]++
@@ -97,17 +97,17 @@ func (f *flow) control(d decode.Dir, flags uint8) {
 
 // handshake is the TCP three-way handshake.
 func (f *flow) handshake() {
-	f.control(decode.C2S, flagSYN)
-	f.control(decode.S2C, flagSYN|flagACK)
-	f.control(decode.C2S, flagACK)
+	f.control(dissect.C2S, flagSYN)
+	f.control(dissect.S2C, flagSYN|flagACK)
+	f.control(dissect.C2S, flagACK)
 }
 
 // close is the FIN exchange: client FIN, server FIN, client ACK.
 func (f *flow) close() {
 	f.flush()
-	f.control(decode.C2S, flagFIN|flagACK)
-	f.control(decode.S2C, flagFIN|flagACK)
-	f.control(decode.C2S, flagACK)
+	f.control(dissect.C2S, flagFIN|flagACK)
+	f.control(dissect.S2C, flagFIN|flagACK)
+	f.control(dissect.C2S, flagACK)
 }
 
 // cuts returns where w's data is cut into segments: at most Segment bytes

@@ -7,7 +7,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/bits"
 	"github.com/usmnscope/usmnscope/views/conns"
 	"github.com/usmnscope/usmnscope/views/detail"
@@ -96,11 +98,11 @@ type Model struct {
 	n        int // messages shown (frozen while paused)
 	idx      *index
 	scanning bool
-	conn     decode.Conn
+	conn     dissect.Conn
 	allConns bool
 	selected int
 	listener *tables.ListenerMsg
-	filter   func(*decode.Message) bool
+	filter   func(*session.Message) bool
 
 	loading  bool
 	progress float64
@@ -205,7 +207,7 @@ func (m *Model) sync() {
 		return
 	}
 	m.selected = n
-	var d *decode.Message
+	var d *session.Message
 	if n > 0 {
 		d = m.src.Detail(n)
 	}
@@ -268,19 +270,19 @@ func (m *Model) applyFilter() {
 	case f == nil:
 		m.msgs.SetFilter(l.Match, true)
 	default:
-		m.msgs.SetFilter(func(msg *decode.Message) bool { return l.Match(msg) && f(msg) }, true)
+		m.msgs.SetFilter(func(msg *session.Message) bool { return l.Match(msg) && f(msg) }, true)
 	}
 }
 
 // selectConn shows the messages of conn (all when !ok).
-func (m *Model) selectConn(c decode.Conn, ok bool) {
+func (m *Model) selectConn(c dissect.Conn, ok bool) {
 	if ok == !m.allConns && c == m.conn {
 		return
 	}
 	m.conn, m.allConns = c, !ok
 	m.msgs.Title = "all"
 	if ok {
-		m.msgs.Title = decode.Escape(c.String())
+		m.msgs.Title = termsafe.Escape(c.String())
 	}
 	m.msgs.SetRows(m.rows(), true)
 }
@@ -320,8 +322,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.allConns || m.filter != nil || m.listener != nil {
 			// The number may be hidden in this view: show everything.
 			m.filter, m.listener = nil, nil
-			m.conns.Select(decode.Conn{})
-			m.selectConn(decode.Conn{}, false)
+			m.conns.Select(dissect.Conn{})
+			m.selectConn(dissect.Conn{}, false)
 			m.applyFilter()
 		}
 		m.msgs.Select(msg.N)
@@ -539,7 +541,7 @@ func (m Model) View() tea.View {
 	v := tea.NewView(b.String())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = "usmnscope " + decode.Escape(m.cfg.Name)
+	v.WindowTitle = "usmnscope " + termsafe.Escape(m.cfg.Name)
 	return v
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/fake"
 )
 
@@ -92,17 +92,17 @@ func loaded(t testing.TB, src Source, w, h int) Model {
 // testParse is a stand-in for the CLI's filter language: "msg == NAME",
 // "sev" (has findings) or "dir == c2s"; anything else fails at offset 0,
 // a bad operator at its offset.
-func testParse(expr string) (func(*decode.Message) bool, int, error) {
+func testParse(expr string) (func(*session.Message) bool, int, error) {
 	f := strings.Fields(expr)
 	switch {
 	case len(f) == 1 && f[0] == "sev":
-		return func(m *decode.Message) bool { return len(m.Findings) > 0 }, 0, nil
+		return func(m *session.Message) bool { return len(m.Findings) > 0 }, 0, nil
 	case len(f) == 3 && f[1] != "==":
 		return nil, strings.Index(expr, f[1]), errTest("expected ==")
 	case len(f) == 3 && f[0] == "msg":
-		return func(m *decode.Message) bool { return m.Name == f[2] }, 0, nil
+		return func(m *session.Message) bool { return m.Name == f[2] }, 0, nil
 	case len(f) == 3 && f[0] == "dir":
-		return func(m *decode.Message) bool { return m.Dir.String() == f[2] }, 0, nil
+		return func(m *session.Message) bool { return m.Dir.String() == f[2] }, 0, nil
 	}
 	return nil, 0, errTest("unknown field")
 }

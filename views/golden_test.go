@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views"
 	"github.com/usmnscope/usmnscope/views/fake"
 )
@@ -75,7 +75,7 @@ func TestGoldenSynthetic(t *testing.T) {
 		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
 			name := sc.name + "-" + map[int]string{80: "80x24", 160: "160x48"}[sz[0]]
 			t.Run(name, func(t *testing.T) {
-				m := views.New(fake.Capture(), views.Config{Name: "synthetic", Parse: func(string) (func(*decode.Message) bool, int, error) { return nil, 0, nil }})
+				m := views.New(fake.Capture(), views.Config{Name: "synthetic", Parse: func(string) (func(*session.Message) bool, int, error) { return nil, 0, nil }})
 				tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(sz[0], sz[1]))
 				tm.Send(views.ProgressMsg{Fraction: 1, Done: true})
 				for _, k := range sc.keys {

@@ -11,8 +11,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/scenario"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // styling matches the TUI's own escapes: SGR (CSI … m), the only sequence
@@ -63,32 +66,32 @@ func TestFrameControl(t *testing.T) {
 	}
 }
 
-// decodeFile runs a capture through capture.NewReader and decode.Capture
+// decodeFile runs a capture through capture.NewReader and session.Capture
 // with the event mapping of cmd/usmnscope/pipeline.go (which package views
 // cannot import), keeping what was decoded before a read error.
-func decodeFile(t testing.TB, data []byte) *decode.Capture {
+func decodeFile(t testing.TB, data []byte) *session.Capture {
 	t.Helper()
 	src, err := capture.NewReader(bytes.NewReader(data), "test", capture.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	dc := decode.NewCapture(decode.Default())
-	dir := func(fromServer bool) decode.Dir {
+	dc := session.NewCapture(unturned.Default())
+	dir := func(fromServer bool) dissect.Dir {
 		if fromServer {
-			return decode.S2C
+			return dissect.S2C
 		}
-		return decode.C2S
+		return dissect.C2S
 	}
 	for {
 		ev, err := src.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				dc.Note(decode.Conn{}, decode.Finding{Severity: decode.Error, Group: decode.Malformed, Bit: -1, Text: decode.Escape(err.Error())})
+				dc.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Bit: -1, Text: termsafe.Escape(err.Error())})
 			}
 			break
 		}
-		c := decode.Conn{Client: ev.Flow.Client, Server: ev.Flow.Server}
+		c := dissect.Conn{Client: ev.Flow.Client, Server: ev.Flow.Server}
 		switch ev.Kind {
 		case capture.EventOpen:
 			dc.Open(c, ev.Rule.String(), ev.Time, ev.Frame)
@@ -99,7 +102,7 @@ func decodeFile(t testing.TB, data []byte) *decode.Capture {
 		case capture.EventClose:
 			dc.Close(c, ev.Time, ev.Frame)
 		case capture.EventNote:
-			dc.Note(c, decode.Finding{Severity: decode.Warn, Group: decode.Sequence, Bit: -1, Text: ev.Text})
+			dc.Note(c, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Bit: -1, Text: ev.Text})
 		}
 	}
 	dc.Finish()

@@ -1,7 +1,7 @@
 package views
 
 import (
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/views/messages"
 )
 
@@ -14,13 +14,13 @@ const maxSeconds = 1 << 16
 // messages, so opening a huge capture never waits for a full pass.
 type index struct {
 	scanned int
-	byConn  map[decode.Conn]messages.Numbers
-	spark   map[decode.Conn][]int
-	first   map[decode.Conn]int64 // unix second of the connection's first message
+	byConn  map[dissect.Conn]messages.Numbers
+	spark   map[dissect.Conn][]int
+	first   map[dissect.Conn]int64 // unix second of the connection's first message
 }
 
 func newIndex() *index {
-	return &index{byConn: map[decode.Conn]messages.Numbers{}, spark: map[decode.Conn][]int{}, first: map[decode.Conn]int64{}}
+	return &index{byConn: map[dissect.Conn]messages.Numbers{}, spark: map[dissect.Conn][]int{}, first: map[dissect.Conn]int64{}}
 }
 
 // step indexes up to budget messages of the n known and reports whether

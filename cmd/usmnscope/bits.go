@@ -10,8 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/session"
 )
 
 func init() { subcommands = append(subcommands, newBitsCmd) }
@@ -77,12 +79,12 @@ func parseHex(args []string) ([]byte, error) {
 }
 
 func runBits(cmd *cobra.Command, s *streams, args []string, o bitsOptions) error {
-	var dir decode.Dir
+	var dir dissect.Dir
 	switch o.dir {
 	case "c2s":
-		dir = decode.C2S
+		dir = dissect.C2S
 	case "s2c":
-		dir = decode.S2C
+		dir = dissect.S2C
 	default:
 		return usageError{fmt.Errorf("bits: --dir %q: want c2s or s2c", o.dir)}
 	}
@@ -104,7 +106,7 @@ func runBits(cmd *cobra.Command, s *streams, args []string, o bitsOptions) error
 	if err != nil {
 		return err
 	}
-	m := decode.DecodeOne(p, dir, o.widened, o.idBits, data)
+	m := session.DecodeOne(p, dir, o.widened, o.idBits, data)
 	out := newOutput(s.out)
 	if o.json {
 		// A pasted message has no capture around it. The record still
@@ -123,7 +125,7 @@ func runBits(cmd *cobra.Command, s *streams, args []string, o bitsOptions) error
 }
 
 // pastedConn is the "conn" of a bits --json record: 0.0.0.0:0-0.0.0.0:0.
-var pastedConn = decode.Conn{
+var pastedConn = dissect.Conn{
 	Client: netip.AddrPortFrom(netip.IPv4Unspecified(), 0),
 	Server: netip.AddrPortFrom(netip.IPv4Unspecified(), 0),
 }
@@ -137,7 +139,7 @@ func fieldKey(i int) byte { return fieldKeys[i%len(fieldKeys)] }
 const maxValueBits = 32
 
 // writeBits prints the field list and the bit-level hexdump of one message.
-func writeBits(out *bufio.Writer, m *decode.Message, idBits int) {
+func writeBits(out *bufio.Writer, m *session.Message, idBits int) {
 	widened := "vanilla"
 	if m.Enum.Widened {
 		widened = "widened"
@@ -154,7 +156,7 @@ func writeBits(out *bufio.Writer, m *decode.Message, idBits int) {
 		if f.Bits > maxValueBits {
 			vb = "…"
 		}
-		fmt.Fprintf(out, "  %c  %5d %5d  %-*s  %s%s\n", fieldKey(i), f.Bit, f.Bits, maxValueBits, vb, decode.Escape(f.Name), strings.Replace(fieldValue(f.Value), ": ", " = ", 1))
+		fmt.Fprintf(out, "  %c  %5d %5d  %-*s  %s%s\n", fieldKey(i), f.Bit, f.Bits, maxValueBits, vb, termsafe.Escape(f.Name), strings.Replace(fieldValue(f.Value), ": ", " = ", 1))
 	}
 	for _, fd := range m.Findings {
 		fmt.Fprintf(out, "%s %s: %s", fd.Severity, fd.Group, safe(fd.Text))

@@ -16,7 +16,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 func fixture(t *testing.T, name string) string {
@@ -248,12 +250,12 @@ func TestCompletion(t *testing.T) {
 
 func TestProfileShow(t *testing.T) {
 	_, out, _ := run(t, nil, "profile", "show")
-	p, err := decode.ParseProfile("shown", []byte(out))
+	p, err := unturned.ParseProfile("shown", []byte(out))
 	if err != nil {
 		t.Fatalf("profile show output does not parse back: %v\n%s", err, out)
 	}
 	p.Name = "default"
-	if *p != *decode.Default() {
+	if *p != *unturned.Default() {
 		t.Errorf("profile show round trip = %+v; want the default profile", p)
 	}
 	// wire.md 6.1 example profile, applied to every command via --profile.
@@ -307,7 +309,7 @@ func TestBitsValues(t *testing.T) {
 // key, drawn like bitString (bit k at column 7−k). Kicked("bye"): enum A
 // in bits 0..4, the string B from bit 5.
 func TestHexdumpKeys(t *testing.T) {
-	m := decode.DecodeOne(nil, decode.S2C, false, 0, []byte{0x8c, 0x00, 0x00, 0x62, 0x79, 0x65})
+	m := session.DecodeOne(nil, dissect.S2C, false, 0, []byte{0x8c, 0x00, 0x00, 0x62, 0x79, 0x65})
 	var b bytes.Buffer
 	w := bufio.NewWriter(&b)
 	writeHexdump(w, m.Data, m.Fields)
@@ -350,23 +352,23 @@ func (s *failSource) Stats() capture.Stats { return capture.Stats{Packets: int64
 func (s *failSource) Close() error         { return nil }
 
 func TestFeedRecoversAndReports(t *testing.T) {
-	dc := decode.NewCapture(nil)
+	dc := session.NewCapture(nil)
 	err := feed(&panicSource{}, dc, nil)
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("feed(panicking source) = %v; want an error naming the panic", err)
 	}
 	fs := dc.Findings()
-	if len(fs) != 2 || fs[0].Severity != decode.Warn || fs[0].Group != decode.Protocol || fs[1].Severity != decode.Error || !strings.Contains(fs[1].Text, "boom") {
+	if len(fs) != 2 || fs[0].Severity != dissect.Warn || fs[0].Group != dissect.Protocol || fs[1].Severity != dissect.Error || !strings.Contains(fs[1].Text, "boom") {
 		t.Errorf("capture findings after a panic = %+v; want the first note (warn, protocol) and an error naming the panic", fs)
 	}
 
-	dc = decode.NewCapture(nil)
+	dc = session.NewCapture(nil)
 	calls := 0
 	err = feed(&failSource{}, dc, func(capture.Stats) { calls++ })
 	if err == nil || err.Error() != "capture: truncated" || calls != 1 {
 		t.Errorf("feed(failing source) = %v after %d progress calls; want the read error after 1", err, calls)
 	}
-	if fs := dc.Findings(); len(fs) != 1 || fs[0].Severity != decode.Error {
+	if fs := dc.Findings(); len(fs) != 1 || fs[0].Severity != dissect.Error {
 		t.Errorf("findings = %+v; want the one error note", fs)
 	}
 }

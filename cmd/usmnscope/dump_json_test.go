@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/session"
 )
 
 // scaleJSON generates a capture long enough for dump --json to encode it in
 // parallel slices, and returns its path and the decoded capture.
-func scaleJSON(t *testing.T) (string, *decode.Capture) {
+func scaleJSON(t *testing.T) (string, *session.Capture) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "scale.pcapng")
 	if code, _, errOut := run(t, nil, "gen", "--scale", "5000", "--conns", "5", "-o", path); code != exitOK {
@@ -27,9 +28,9 @@ func scaleJSON(t *testing.T) (string, *decode.Capture) {
 }
 
 // serialJSON is dump --json encoded one message after the other.
-func serialJSON(t *testing.T, dc *decode.Capture, filter string) string {
+func serialJSON(t *testing.T, dc *session.Capture, expr string) string {
 	t.Helper()
-	f, err := decode.ParseFilter(filter)
+	f, err := filter.ParseFilter(expr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,21 +54,21 @@ func serialJSON(t *testing.T, dc *decode.Capture, filter string) string {
 func TestDumpJSONParallel(t *testing.T) {
 	path, dc := scaleJSON(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, filter := range []string{"", "dir==s2c", "msg==InvokeMessageListener && n>1000"} {
-		want := serialJSON(t, dc, filter)
+	for _, expr := range []string{"", "dir==s2c", "msg==InvokeMessageListener && n>1000"} {
+		want := serialJSON(t, dc, expr)
 		if want == "" {
-			t.Fatalf("filter %q matches nothing", filter)
+			t.Fatalf("filter %q matches nothing", expr)
 		}
 		for _, procs := range []int{1, 2, 3, 8} {
 			runtime.GOMAXPROCS(procs)
 			args := []string{"dump", "--json", path}
-			if filter != "" {
-				args = append(args, "--filter", filter)
+			if expr != "" {
+				args = append(args, "--filter", expr)
 			}
 			code, got, errOut := run(t, nil, args...)
 			if code != exitOK || errOut != "" || got != want {
 				t.Fatalf("GOMAXPROCS %d: dump --json --filter %q = exit %d, stderr %q, %d bytes (%d lines); want exit 0 and the serial encoding, %d bytes (%d lines)",
-					procs, filter, code, errOut, len(got), strings.Count(got, "\n"), len(want), strings.Count(want, "\n"))
+					procs, expr, code, errOut, len(got), strings.Count(got, "\n"), len(want), strings.Count(want, "\n"))
 			}
 		}
 	}

@@ -9,20 +9,21 @@ import (
 	"testing"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // decodeFile decodes path through feed, with the file as the store when
 // withStore is set.
-func decodeFile(t *testing.T, path string, withStore bool) *decode.Capture {
+func decodeFile(t *testing.T, path string, withStore bool) *session.Capture {
 	t.Helper()
-	p := decode.Default()
+	p := unturned.Default()
 	src, err := capture.Open(path, captureOptions(p))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	dc := decode.NewCapture(p)
+	dc := session.NewCapture(p)
 	if withStore {
 		attachStore(dc, path)
 	}
@@ -80,7 +81,7 @@ func TestFileStoreSameDecoding(t *testing.T) {
 }
 
 // compareCaptures fails on any difference between what a and b return.
-func compareCaptures(t *testing.T, a, b *decode.Capture) {
+func compareCaptures(t *testing.T, a, b *session.Capture) {
 	t.Helper()
 	if a.Len() != b.Len() {
 		t.Fatalf("Len() = %d in memory, %d from the file", a.Len(), b.Len())

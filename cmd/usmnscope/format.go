@@ -8,18 +8,20 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/session"
 )
 
 // Text output. Every string that came from the wire goes through
-// decode.Escape before it is printed, so a hostile listener type name can
+// termsafe.Escape before it is printed, so a hostile listener type name can
 // never move the cursor, retitle the window or clear the screen; JSON keeps
 // the exact strings (outputs.md).
 
 // safe makes text that should already be terminal-safe certainly so:
 // decoder summaries and finding texts carry wire strings escaped by
-// decode.Escape, so escaping them again would double their backslashes;
+// termsafe.Escape, so escaping them again would double their backslashes;
 // safe escapes only the runes that Escape would (controls, C1, bidi
 // overrides, invalid UTF-8) and keeps backslashes as they are.
 func safe(s string) string {
@@ -36,7 +38,7 @@ func safe(s string) string {
 		if chunk := s[i : i+n]; r == '\\' {
 			b.WriteString(chunk)
 		} else {
-			b.WriteString(decode.Escape(chunk))
+			b.WriteString(termsafe.Escape(chunk))
 		}
 		i += n
 	}
@@ -118,7 +120,7 @@ func formatValue(v any) string {
 	case bool:
 		return strconv.FormatBool(x)
 	case string:
-		return `"` + decode.Escape(x) + `"`
+		return `"` + termsafe.Escape(x) + `"`
 	case []byte:
 		const show = 32
 		if len(x) > show {
@@ -134,16 +136,16 @@ func formatValue(v any) string {
 	case float32:
 		return strconv.FormatFloat(float64(x), 'g', -1, 32)
 	case fmt.Stringer:
-		return decode.Escape(x.String())
+		return termsafe.Escape(x.String())
 	default:
-		return decode.Escape(fmt.Sprint(x))
+		return termsafe.Escape(fmt.Sprint(x))
 	}
 }
 
 // messageName is the message name with the widened mark: a "*" when its
 // enum was read widened (wire.md 4.2).
-func messageName(m *decode.Message) string {
-	name := decode.Escape(m.Name)
+func messageName(m *session.Message) string {
+	name := termsafe.Escape(m.Name)
 	if m.Enum.Widened {
 		name += "*"
 	}
@@ -153,7 +155,7 @@ func messageName(m *decode.Message) string {
 // summary is the one-line description of a message: the decoder's summary
 // (without the message name, which the line shows already), or one built
 // from the listener for USMN messages.
-func summary(m *decode.Message) string {
+func summary(m *session.Message) string {
 	if m.Summary != "" {
 		s := m.Summary
 		if rest, ok := strings.CutPrefix(s, m.Name); ok && (rest == "" || rest[0] == ' ') {
@@ -163,7 +165,7 @@ func summary(m *decode.Message) string {
 	}
 	var parts []string
 	if m.Mode != "" {
-		parts = append(parts, decode.Escape(m.Mode))
+		parts = append(parts, termsafe.Escape(m.Mode))
 	}
 	if l := m.Listener; l != nil {
 		if l.ServerID != nil {
@@ -173,7 +175,7 @@ func summary(m *decode.Message) string {
 			parts = append(parts, fmt.Sprintf("cli#%d", *l.ClientID))
 		}
 		if l.Type != nil {
-			parts = append(parts, decode.Escape(*l.Type))
+			parts = append(parts, termsafe.Escape(*l.Type))
 		}
 		if l.Version != nil {
 			parts = append(parts, fmt.Sprintf("v%d", *l.Version))
@@ -206,14 +208,14 @@ type lineFormat struct {
 
 // line is the default `dump` line of a message: number, time, connection,
 // direction, name with the widened mark, summary, and the worst finding.
-func (f lineFormat) line(m *decode.Message) string {
+func (f lineFormat) line(m *session.Message) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%5d %10s %s %s %s", m.N, relTime(m.Time, f.start), m.Conn, m.Dir, messageName(m))
 	if s := summary(m); s != "" {
 		b.WriteString(" " + s)
 	}
 	if w, ok := m.Worst(); ok {
-		var first decode.Finding
+		var first dissect.Finding
 		count := 0
 		for _, fd := range m.Findings {
 			if fd.Severity == w {
@@ -235,7 +237,7 @@ func (f lineFormat) line(m *decode.Message) string {
 // tree is the -V field tree of a message: its line, every field with its
 // bit offset and length and, for fields of at most maxDrawBytes bytes, the
 // Wireshark-style bit string; then the findings.
-func (f lineFormat) tree(m *decode.Message) string {
+func (f lineFormat) tree(m *session.Message) string {
 	var b strings.Builder
 	b.WriteString(f.line(m))
 	b.WriteByte('\n')
@@ -263,7 +265,7 @@ const bitColumn = maxDrawBytes*10 - 1
 
 func writeFields(b *strings.Builder, data []byte, fields []netpak.Span) {
 	for _, s := range fields {
-		fmt.Fprintf(b, "    %5d+%-4d %-*s = %s%s\n", s.Bit, s.Bits, bitColumn, bitString(data, s.Bit, s.Bits), decode.Escape(s.Name), fieldValue(s.Value))
+		fmt.Fprintf(b, "    %5d+%-4d %-*s = %s%s\n", s.Bit, s.Bits, bitColumn, bitString(data, s.Bit, s.Bits), termsafe.Escape(s.Name), fieldValue(s.Value))
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // The bit strings are computed by hand from wire.md 1.1 (stream bit k is
@@ -90,9 +92,9 @@ func TestFormatValueEscapes(t *testing.T) {
 
 func TestLineEscapesWireStrings(t *testing.T) {
 	typ := "Evil\x1b[2J\u009b31m"
-	m := &decode.Message{N: 1, Name: "InvokeMessageListener", Enum: decode.Enum{Widened: true},
-		Listener: &decode.Listener{Type: &typ, Resolved: true},
-		Findings: []decode.Finding{{Severity: decode.Warn, Text: "bad \x1b[H", Bit: -1}}}
+	m := &session.Message{N: 1, Name: "InvokeMessageListener", Enum: unturned.Enum{Widened: true},
+		Listener: &unturned.Listener{Type: &typ, Resolved: true},
+		Findings: []dissect.Finding{{Severity: dissect.Warn, Text: "bad \x1b[H", Bit: -1}}}
 	got := lineFormat{}.line(m) + lineFormat{}.tree(m)
 	if strings.ContainsAny(got, "\x1b\u009b") {
 		t.Errorf("line/tree output %q carries raw control characters", got)
@@ -114,8 +116,8 @@ func BenchmarkLine(b *testing.B) {
 	b.ReportAllocs()
 	typ := "Sample.ChatListener, Sample"
 	id, v := uint32(2), uint32(1)
-	m := &decode.Message{N: 7, Name: "InvokeMessageListener", Enum: decode.Enum{Value: 32, Bits: 6, Widened: true},
-		Listener: &decode.Listener{Type: &typ, ServerID: &id, Version: &v, Resolved: true}, PayloadBits: 88}
+	m := &session.Message{N: 7, Name: "InvokeMessageListener", Enum: unturned.Enum{Value: 32, Bits: 6, Widened: true},
+		Listener: &unturned.Listener{Type: &typ, ServerID: &id, Version: &v, Resolved: true}, PayloadBits: 88}
 	for b.Loop() {
 		lineFormat{}.line(m)
 	}

@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // FuzzPipeline runs arbitrary capture-file bytes through the whole ingest
-// path the way readCapture does (capture.NewReader → feed → decode.Capture),
+// path the way readCapture does (capture.NewReader → feed → session.Capture),
 // so a crash anywhere between the pcap/pcapng parser and the listener tables
 // is found (issue 8). feed turns a panic into an "internal error" return;
 // here that is a failure, not a recovery.
@@ -24,13 +25,13 @@ func FuzzPipeline(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := decode.Default()
+		p := unturned.Default()
 		src, err := capture.NewReader(bytes.NewReader(data), "fuzz", captureOptions(p))
 		if err != nil {
 			return
 		}
 		defer src.Close()
-		dc := decode.NewCapture(p)
+		dc := session.NewCapture(p)
 		if err := feed(src, dc, nil); err != nil && strings.HasPrefix(err.Error(), "internal error") {
 			t.Fatalf("feed panicked: %v", err)
 		}

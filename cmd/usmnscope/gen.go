@@ -9,8 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/scenario"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 func init() { subcommands = append(subcommands, newGenCmd) }
@@ -76,7 +77,7 @@ func runGen(cmd *cobra.Command, s *streams, args []string, o genOptions) error {
 	if err := applyProfile(cmd, sc); err != nil {
 		return err
 	}
-	var scaleProfile *decode.Profile
+	var scaleProfile *unturned.Profile
 	if sc == nil {
 		p, err := loadProfile(cmd)
 		if err != nil {
@@ -108,7 +109,7 @@ func runGen(cmd *cobra.Command, s *streams, args []string, o genOptions) error {
 		case written > 0:
 			// A full disk keeps what was written (issue 8): a capture cut
 			// mid-record, which reads up to the cut with a finding.
-			err = fmt.Errorf("%w (the %d bytes written before it are kept in %s)", err, written, decode.Escape(o.out))
+			err = fmt.Errorf("%w (the %d bytes written before it are kept in %s)", err, written, termsafe.Escape(o.out))
 		}
 		return err
 	}

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/scenario"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // TestInjectLive sends 20,000 load messages with simulate --inject on lo
@@ -31,7 +31,7 @@ func TestInjectLive(t *testing.T) {
 	if err := os.WriteFile(prof, []byte(fmt.Sprintf("transport_port = %d\n", port)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := decode.Default()
+	p := unturned.Default()
 	p.TransportPort = port
 	want, err := scenario.Scale{Messages: 20000, Conns: 4, Seed: 1, P: p}.Generate(io.Discard, scenario.PCAP)
 	if err != nil {

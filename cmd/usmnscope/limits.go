@@ -7,13 +7,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // limitFlags are the persistent root flags that override the profile's
 // [limits] table (SECURITY.md "Bounds"), one per bound, named after its
 // profile key. size says the value is a byte count that takes the
-// KiB/MiB/GiB suffixes of decode.ParseSize.
+// KiB/MiB/GiB suffixes of unturned.ParseSize.
 var limitFlags = []struct {
 	name, key string
 	size      bool
@@ -49,14 +50,14 @@ func (b *boundValue) Set(s string) error {
 		err error
 	)
 	if b.size {
-		n, err = decode.ParseSize(s)
+		n, err = unturned.ParseSize(s)
 	} else {
 		n, err = strconv.Atoi(s)
 	}
 	if err != nil {
 		return err
 	}
-	probe := decode.DefaultBounds()
+	probe := unturned.DefaultBounds()
 	if err := probe.Set(b.key, n); err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func formatSize(n int) string {
 // every command takes them, each showing its built-in default.
 func addLimitFlags(root *cobra.Command) {
 	fs := root.PersistentFlags()
-	def := decode.DefaultBounds()
+	def := unturned.DefaultBounds()
 	for _, f := range limitFlags {
 		v := &boundValue{key: f.key, size: f.size}
 		n, _ := def.Get(f.key)
@@ -103,7 +104,7 @@ func addLimitFlags(root *cobra.Command) {
 // applyLimitFlags writes the --max-* flags given on the command line over
 // p's bounds: a flag wins over the profile file, which wins over the
 // defaults.
-func applyLimitFlags(cmd *cobra.Command, p *decode.Profile) error {
+func applyLimitFlags(cmd *cobra.Command, p *unturned.Profile) error {
 	for _, lf := range limitFlags {
 		f := cmd.Flag(lf.name)
 		if f == nil || !f.Changed {
@@ -121,7 +122,7 @@ func applyLimitFlags(cmd *cobra.Command, p *decode.Profile) error {
 }
 
 // boundOptions adds the reassembly bounds b to capture options o.
-func boundOptions(o capture.Options, b decode.Bounds) capture.Options {
+func boundOptions(o capture.Options, b unturned.Bounds) capture.Options {
 	o.MaxBufferedPerFlow = int(b.MaxFlowBuffer)
 	o.MaxBufferedTotal = int(b.MaxTotalBuffer)
 	o.MaxFlows = b.MaxFlows
@@ -130,9 +131,9 @@ func boundOptions(o capture.Options, b decode.Bounds) capture.Options {
 
 // newDecoder returns the decoder for a capture read under p, bounded by
 // p's [limits] (with the --max-* flags already applied by loadProfile).
-func newDecoder(p *decode.Profile) *decode.Capture {
+func newDecoder(p *unturned.Profile) *session.Capture {
 	if p == nil {
-		p = decode.Default()
+		p = unturned.Default()
 	}
-	return decode.NewCaptureLimits(p, p.Bounds.Limits())
+	return session.NewCaptureLimits(p, p.Bounds.Limits())
 }

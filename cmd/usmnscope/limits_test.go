@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/scenario"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // genCapture writes the scenario src (fixtures/README.md format) as a
@@ -259,7 +259,7 @@ func TestLimitsProfileAndFlag(t *testing.T) {
 				t.Errorf("usmnscope %s lacks %q:\n%s", strings.Join(tt.args, " "), w, out)
 			}
 		}
-		if _, err := decode.ParseProfile("shown", []byte(out)); err != nil {
+		if _, err := unturned.ParseProfile("shown", []byte(out)); err != nil {
 			t.Errorf("usmnscope %s does not parse back: %v", strings.Join(tt.args, " "), err)
 		}
 	}
@@ -293,7 +293,7 @@ func TestLimitsBadValues(t *testing.T) {
 
 // TestLimitsDocumented parses the bounds table of SECURITY.md: every bound
 // with a profile key is listed with its flag, and its documented default
-// is the code's (decode.DefaultBounds, capture's defaults, the flag's
+// is the code's (unturned.DefaultBounds, capture's defaults, the flag's
 // shown default), so the docs cannot drift.
 func TestLimitsDocumented(t *testing.T) {
 	data, err := os.ReadFile("../../SECURITY.md")
@@ -301,7 +301,7 @@ func TestLimitsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	row := regexp.MustCompile("(?m)^\\|[^|]*\\| `--([a-z-]+)` \\| `([a-z_]+)` \\| ([^|]+) \\|")
-	def := decode.DefaultBounds()
+	def := unturned.DefaultBounds()
 	seen := map[string]bool{}
 	for _, m := range row.FindAllStringSubmatch(string(data), -1) {
 		flagName, key, doc := m[1], m[2], strings.TrimSpace(m[3])
@@ -340,7 +340,7 @@ func TestLimitsDocumented(t *testing.T) {
 		{"max_flows", capture.DefaultMaxFlows},
 	} {
 		if v, _ := def.Get(c.key); v != c.code {
-			t.Errorf("decode.DefaultBounds %s = %d; capture's default is %d", c.key, v, c.code)
+			t.Errorf("unturned.DefaultBounds %s = %d; capture's default is %d", c.key, v, c.code)
 		}
 	}
 }
@@ -352,5 +352,5 @@ func docValue(s string) (int, error) {
 	if n, err := strconv.Atoi(s); err == nil {
 		return n, nil
 	}
-	return decode.ParseSize(strings.ReplaceAll(s, " ", ""))
+	return unturned.ParseSize(strings.ReplaceAll(s, " ", ""))
 }

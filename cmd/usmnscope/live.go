@@ -11,7 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
 )
 
@@ -112,19 +113,19 @@ memory is used; open the file later for the whole session.`,
 }
 
 // liveArenaMiB is live's default bound on message bytes in memory
-// (decode.Limits.MaxArena): live runs without end, so without --write the
+// (unturned.Limits.MaxArena): live runs without end, so without --write the
 // oldest messages' bytes go (their index records stay); 64 MiB is about
 // half a million typical messages.
 const liveArenaMiB = 64
 
 // newLiveDecoder is newDecoder with the arena bounded to arena bytes.
-func newLiveDecoder(p *decode.Profile, arena int64) *decode.Capture {
+func newLiveDecoder(p *unturned.Profile, arena int64) *session.Capture {
 	if p == nil {
-		p = decode.Default()
+		p = unturned.Default()
 	}
 	lim := p.Bounds.Limits()
 	lim.MaxArena = arena
-	return decode.NewCaptureLimits(p, lim)
+	return session.NewCaptureLimits(p, lim)
 }
 
 // saveOnHangup makes SIGHUP (the terminal closed under the TUI, which

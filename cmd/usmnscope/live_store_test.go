@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // TestLiveWriteStore captures simulate's traffic live on lo with --write F,
@@ -30,7 +30,7 @@ func TestLiveWriteStore(t *testing.T) {
 	}
 	port := uint16(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	p := decode.Default()
+	p := unturned.Default()
 	p.TransportPort = port
 	out := filepath.Join(t.TempDir(), "live.pcapng")
 

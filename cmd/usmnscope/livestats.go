@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/session"
 )
 
 // headless is live without the TUI (--stats, --count, --duration): the
@@ -31,7 +32,7 @@ func (h headless) on() bool { return h.stats || h.count > 0 || h.duration > 0 }
 // the last event, so a capture started before its traffic does not dilute
 // them; those times come with the packets (the kernel stamps them), where
 // reading the clock per packet would cost the reader.
-func (h headless) run(ctx context.Context, s *streams, iface string, src capture.Source, dc *decode.Capture) error {
+func (h headless) run(ctx context.Context, s *streams, iface string, src capture.Source, dc *session.Capture) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -74,7 +75,7 @@ func statsLine(iface string, st capture.Stats, msgs int, active time.Duration) s
 		return n / secs
 	}
 	return fmt.Sprintf("live %s: %d packets, %d messages in %.3f s: %.0f pkt/s, %.0f msg/s; kernel %d packets, %d drops",
-		decode.Escape(iface), st.Packets, msgs, secs, rate(float64(st.Packets)), rate(float64(msgs)), st.KernelPackets, st.KernelDrops)
+		termsafe.Escape(iface), st.Packets, msgs, secs, rate(float64(st.Packets)), rate(float64(msgs)), st.KernelPackets, st.KernelDrops)
 }
 
 // timed is a Source that keeps the capture times of its first and last

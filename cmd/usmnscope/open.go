@@ -13,7 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views"
 )
 
@@ -83,7 +84,7 @@ const refreshInterval = 50 * time.Millisecond
 // runTUI runs the terminal UI over dc while a goroutine feeds src into it.
 // IO reaches the UI only as messages (Program.Send): progress while
 // reading, live counters, and a final message when the input ends.
-func runTUI(s *streams, keys io.Reader, src capture.Source, dc *decode.Capture, cfg views.Config) error {
+func runTUI(s *streams, keys io.Reader, src capture.Source, dc *session.Capture, cfg views.Config) error {
 	prog := tea.NewProgram(views.New(dc, cfg), tea.WithInput(keys), tea.WithOutput(s.out))
 	var (
 		mu     sync.Mutex
@@ -146,19 +147,19 @@ func fraction(st capture.Stats) float64 {
 	return float64(st.Read) / float64(st.Size)
 }
 
-// parseFilter adapts the CLI's filter language (decode.ParseFilter) to the
+// parseFilter adapts the CLI's filter language (filter.ParseFilter) to the
 // views: the filter bar needs the error's position to point at it.
-func parseFilter(expr string) (func(*decode.Message) bool, int, error) {
-	f, err := decode.ParseFilter(expr)
+func parseFilter(expr string) (func(*session.Message) bool, int, error) {
+	f, err := filter.ParseFilter(expr)
 	if err != nil {
-		var fe *decode.FilterError
+		var fe *filter.FilterError
 		if errors.As(err, &fe) {
 			return nil, fe.Pos, errors.New(fe.Msg)
 		}
 		return nil, 0, err
 	}
 	if f == nil {
-		return func(*decode.Message) bool { return true }, 0, nil
+		return func(*session.Message) bool { return true }, 0, nil
 	}
 	return f.Match, 0, nil
 }

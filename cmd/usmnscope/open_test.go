@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/session"
 )
 
 func TestOpenNotATerminal(t *testing.T) {
@@ -41,10 +42,10 @@ func TestParseFilterAdapter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !match(&decode.Message{Dir: decode.C2S}) || match(&decode.Message{Dir: decode.S2C}) {
+	if !match(&session.Message{Dir: dissect.C2S}) || match(&session.Message{Dir: dissect.S2C}) {
 		t.Error("c2s filter does not select by direction")
 	}
-	if match, _, err := parseFilter("   "); err != nil || !match(&decode.Message{}) {
+	if match, _, err := parseFilter("   "); err != nil || !match(&session.Message{}) {
 		t.Errorf("empty filter: %v; want one that matches all", err)
 	}
 	_, pos, err := parseFilter("msg==Ping && lisener~x")

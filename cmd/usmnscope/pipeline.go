@@ -9,41 +9,44 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // captureOptions derives the capture options from the profile: the TCP
 // port of SystemSockets traffic (wire.md 6 "transport_port"), the A2S
 // query port (wire.md 2) and the reassembly bounds of [limits] (limits.go).
-func captureOptions(p *decode.Profile) capture.Options {
+func captureOptions(p *unturned.Profile) capture.Options {
 	if p == nil {
-		p = decode.Default()
+		p = unturned.Default()
 	}
 	return boundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
 }
 
 // levelSeverity maps a capture note's level to a finding severity.
-var levelSeverity = [...]decode.Severity{
-	capture.LevelNote:  decode.Note,
-	capture.LevelWarn:  decode.Warn,
-	capture.LevelError: decode.Error,
+var levelSeverity = [...]dissect.Severity{
+	capture.LevelNote:  dissect.Note,
+	capture.LevelWarn:  dissect.Warn,
+	capture.LevelError: dissect.Error,
 }
 
-func severityOf(l capture.Level) decode.Severity {
+func severityOf(l capture.Level) dissect.Severity {
 	if int(l) < len(levelSeverity) {
 		return levelSeverity[l]
 	}
-	return decode.Error
+	return dissect.Error
 }
 
 // conn converts a capture flow to the decoder's connection key.
-func conn(f capture.Flow) decode.Conn { return decode.Conn{Client: f.Client, Server: f.Server} }
+func conn(f capture.Flow) dissect.Conn { return dissect.Conn{Client: f.Client, Server: f.Server} }
 
-func dirOf(fromServer bool) decode.Dir {
+func dirOf(fromServer bool) dissect.Dir {
 	if fromServer {
-		return decode.S2C
+		return dissect.S2C
 	}
-	return decode.C2S
+	return dissect.C2S
 }
 
 // feed reads every event of src into dc and then calls dc.Finish. It is the
@@ -57,12 +60,12 @@ func dirOf(fromServer bool) decode.Dir {
 // capture code, which is a bug, does not crash the terminal: it becomes an
 // error finding on the capture and an error return (style.md "one recover
 // at the top of the pipeline").
-func feed(src capture.Source, dc *decode.Capture, progress func(capture.Stats)) (err error) {
+func feed(src capture.Source, dc *session.Capture, progress func(capture.Stats)) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error: %v", r)
-			dc.Note(decode.Conn{}, decode.Finding{
-				Severity: decode.Error, Group: decode.Malformed, Bit: -1,
+			dc.Note(dissect.Conn{}, dissect.Finding{
+				Severity: dissect.Error, Group: dissect.Malformed, Bit: -1,
 				Text: fmt.Sprintf("usmnscope bug: %v; decoding stopped here (please report it with the capture)", r),
 			})
 			finishSafely(dc)
@@ -86,13 +89,13 @@ func feed(src capture.Source, dc *decode.Capture, progress func(capture.Stats)) 
 
 // finishSafely finishes dc after a panic, ignoring a second panic from the
 // same broken state.
-func finishSafely(dc *decode.Capture) {
+func finishSafely(dc *session.Capture) {
 	defer func() { _ = recover() }()
 	dc.Finish()
 }
 
 // apply hands one capture event to the decoder.
-func apply(dc *decode.Capture, ev capture.Event) {
+func apply(dc *session.Capture, ev capture.Event) {
 	c := conn(ev.Flow)
 	switch ev.Kind {
 	case capture.EventOpen:
@@ -108,7 +111,7 @@ func apply(dc *decode.Capture, ev capture.Event) {
 	case capture.EventNote:
 		dc.Note(c, noteFinding(ev))
 	default:
-		dc.Note(c, decode.Finding{Severity: decode.Warn, Group: decode.Protocol, Bit: -1,
+		dc.Note(c, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Bit: -1,
 			Text: fmt.Sprintf("capture: unexpected event %v", ev.Kind)})
 	}
 }
@@ -116,12 +119,12 @@ func apply(dc *decode.Capture, ev capture.Event) {
 // noteFinding turns a capture note into a finding. Notes about a flow
 // (gaps, retransmissions, buffer caps) are about sequence; capture-wide
 // notes (link types, non-game traffic) are about the protocol.
-func noteFinding(ev capture.Event) decode.Finding {
-	g := decode.Protocol
+func noteFinding(ev capture.Event) dissect.Finding {
+	g := dissect.Protocol
 	if ev.Flow != (capture.Flow{}) {
-		g = decode.Sequence
+		g = dissect.Sequence
 	}
-	return decode.Finding{Severity: severityOf(ev.Level), Group: g, Text: ev.Text, Bit: -1}
+	return dissect.Finding{Severity: severityOf(ev.Level), Group: g, Text: ev.Text, Bit: -1}
 }
 
 // progressInterval is the least time between two progress redraws (at most
@@ -130,7 +133,7 @@ const progressInterval = 100 * time.Millisecond
 
 // openSource opens the capture named on the command line: a file, or "-"
 // for the command's standard input (injected in tests).
-func openSource(s *streams, path string, p *decode.Profile) (capture.Source, error) {
+func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, error) {
 	if path == "-" {
 		return capture.NewReader(s.in, "stdin", captureOptions(p))
 	}
@@ -143,7 +146,7 @@ func openSource(s *streams, path string, p *decode.Profile) (capture.Source, err
 // its error stops the read. A capture that cannot be opened is an error;
 // one that breaks off part-way keeps what was decoded and reports the break
 // as a capture finding and a one-line warning on stderr.
-func readCapture(cmd *cobra.Command, s *streams, path string, each func(*decode.Capture) error) (*decode.Capture, error) {
+func readCapture(cmd *cobra.Command, s *streams, path string, each func(*session.Capture) error) (*session.Capture, error) {
 	p, err := loadProfile(cmd)
 	if err != nil {
 		return nil, err
@@ -181,8 +184,8 @@ func readCapture(cmd *cobra.Command, s *streams, path string, each func(*decode.
 		if dc.Len() == 0 && len(dc.Connections()) == 0 {
 			return nil, ferr
 		}
-		dc.Note(decode.Conn{}, decode.Finding{Severity: decode.Error, Group: decode.Malformed, Bit: -1, Text: decode.Escape(ferr.Error())})
-		fmt.Fprintf(s.err, "usmnscope: warning: %s: %v (showing what was read before)\n", decode.Escape(path), ferr)
+		dc.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Bit: -1, Text: termsafe.Escape(ferr.Error())})
+		fmt.Fprintf(s.err, "usmnscope: warning: %s: %v (showing what was read before)\n", termsafe.Escape(path), ferr)
 	}
 	return dc, nil
 }

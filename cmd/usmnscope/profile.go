@@ -5,8 +5,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 func init() { subcommands = append(subcommands, newProfileCmd) }
@@ -20,15 +19,15 @@ const profileFlag = "profile"
 // given on the command line over its [limits] (limits.go). A file that
 // cannot be read or parsed is an input error (exit 1) that names the file
 // and the key.
-func loadProfile(cmd *cobra.Command) (*decode.Profile, error) {
-	p := decode.Default()
+func loadProfile(cmd *cobra.Command) (*unturned.Profile, error) {
+	p := unturned.Default()
 	if f := cmd.Flag(profileFlag); f != nil && f.Value.String() != "" {
 		path := f.Value.String()
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("profile: %w", err)
 		}
-		if p, err = decode.ParseProfile(path, data); err != nil {
+		if p, err = unturned.ParseProfile(path, data); err != nil {
 			return nil, err
 		}
 	}

@@ -8,7 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
 )
 
@@ -50,18 +51,18 @@ func BenchmarkScaleDumpJSON(b *testing.B) {
 	}
 }
 
-// loadScale decodes the scale capture into a real decode.Capture through the
+// loadScale decodes the scale capture into a real session.Capture through the
 // same feed the TUI uses, so the TUI benchmarks run on a million decoded
 // messages, not on a synthetic source.
-func loadScale(b *testing.B) *decode.Capture {
+func loadScale(b *testing.B) *session.Capture {
 	path := scaleCapture(b)
-	p := decode.Default()
+	p := unturned.Default()
 	src, err := capture.Open(path, captureOptions(p))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer src.Close()
-	dc := decode.NewCapture(p)
+	dc := session.NewCapture(p)
 	if err := feed(src, dc, nil); err != nil {
 		b.Fatal(err)
 	}

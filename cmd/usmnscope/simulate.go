@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/scenario"
 )
 
@@ -135,10 +135,10 @@ func runInject(ctx context.Context, cmd *cobra.Command, s *streams, o simulateOp
 		}
 	}
 	in := scenario.Inject{Iface: o.iface, Rate: o.sim.Rate, Count: o.sim.Count, Conns: o.sim.Conns, Seed: o.sim.Seed, P: o.sim.P}
-	fmt.Fprintf(s.out, "injecting on %s\n", decode.Escape(o.iface))
+	fmt.Fprintf(s.out, "injecting on %s\n", termsafe.Escape(o.iface))
 	res, err := in.Run(ctx, sc)
 	if errors.Is(err, scenario.ErrInjectPermission) {
-		return fmt.Errorf("simulate --inject: sending raw frames on %s needs CAP_NET_RAW: run as root or setcap cap_net_raw+ep the binary", decode.Escape(o.iface))
+		return fmt.Errorf("simulate --inject: sending raw frames on %s needs CAP_NET_RAW: run as root or setcap cap_net_raw+ep the binary", termsafe.Escape(o.iface))
 	}
 	if err != nil {
 		return fmt.Errorf("simulate: %w", err)

@@ -8,8 +8,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/session"
 )
 
 func init() { subcommands = append(subcommands, newTablesCmd) }
@@ -66,12 +67,12 @@ func runTables(cmd *cobra.Command, s *streams, path string, o tablesOptions) err
 
 // writeTables prints every connection's tables as aligned text. Type names
 // come from the wire and are escaped.
-func writeTables(out *bufio.Writer, dc *decode.Capture, at int) {
+func writeTables(out *bufio.Writer, dc *session.Capture, at int) {
 	asOf := "end of capture"
 	if at > 0 {
 		asOf = "message " + strconv.Itoa(at)
 	}
-	fmt.Fprintf(out, "profile %s, as of %s\n", decode.Escape(dc.Profile().Name), asOf)
+	fmt.Fprintf(out, "profile %s, as of %s\n", termsafe.Escape(dc.Profile().Name), asOf)
 	for _, ci := range dc.Connections() {
 		t := dc.Tables(ci.Conn, at)
 		// The count follows --at, as "messages" does in tables --json.
@@ -106,7 +107,7 @@ func writeTables(out *bufio.Writer, dc *decode.Capture, at int) {
 	}
 }
 
-func writeServerTable(out *bufio.Writer, es []decode.ServerEntry) {
+func writeServerTable(out *bufio.Writer, es []session.ServerEntry) {
 	if len(es) == 0 {
 		fmt.Fprintln(out, "  server table: empty")
 		return
@@ -115,12 +116,12 @@ func writeServerTable(out *bufio.Writer, es []decode.ServerEntry) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "     ID\tTYPE\tVERSION\tID BITS\tLEARNED\tFIRST\tINVOKES\tPAYLOAD BITS")
 	for _, e := range es {
-		fmt.Fprintf(tw, "   %s %d\t%s\t%d\t%d\t%s\t%d\t%d\t%d\n", changed(e.Changed), e.ID, decode.Escape(e.Type), e.Version, e.IDBits, e.Learned, e.First, e.Invokes, e.PayloadBits)
+		fmt.Fprintf(tw, "   %s %d\t%s\t%d\t%d\t%s\t%d\t%d\t%d\n", changed(e.Changed), e.ID, termsafe.Escape(e.Type), e.Version, e.IDBits, e.Learned, e.First, e.Invokes, e.PayloadBits)
 	}
 	tw.Flush()
 }
 
-func writeClientTable(out *bufio.Writer, es []decode.ClientEntry) {
+func writeClientTable(out *bufio.Writer, es []session.ClientEntry) {
 	if len(es) == 0 {
 		fmt.Fprintln(out, "  client table: empty")
 		return
@@ -133,7 +134,7 @@ func writeClientTable(out *bufio.Writer, es []decode.ClientEntry) {
 		if e.Mapped {
 			sid = strconv.FormatUint(uint64(e.ServerID), 10)
 		}
-		fmt.Fprintf(tw, "   %s %d\t%s\t%d\t%s\t%s\t%d\t%d\t%d\n", changed(e.Changed), e.ID, decode.Escape(e.Type), e.Version, sid, e.Learned, e.First, e.Invokes, e.PayloadBits)
+		fmt.Fprintf(tw, "   %s %d\t%s\t%d\t%s\t%s\t%d\t%d\t%d\n", changed(e.Changed), e.ID, termsafe.Escape(e.Type), e.Version, sid, e.Learned, e.First, e.Invokes, e.PayloadBits)
 	}
 	tw.Flush()
 }
@@ -154,9 +155,9 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func widenedText(ci decode.ConnInfo) string {
+func widenedText(ci session.ConnInfo) string {
 	var parts []string
-	for _, d := range []decode.Dir{decode.C2S, decode.S2C} {
+	for _, d := range []dissect.Dir{dissect.C2S, dissect.S2C} {
 		if ci.Widened[d] {
 			parts = append(parts, fmt.Sprintf("%s from #%d", d, ci.WidenedAt[d]))
 		}

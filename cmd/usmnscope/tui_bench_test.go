@@ -12,8 +12,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/scenario"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
 )
 
@@ -65,13 +66,13 @@ func BenchmarkTUIOpenFirstFrame(b *testing.B) {
 
 func benchFirstFrame(b *testing.B, in func() *streams, path string) {
 	b.ReportAllocs()
-	p := decode.Default()
+	p := unturned.Default()
 	for b.Loop() {
 		src, err := openSource(in(), path, p)
 		if err != nil {
 			b.Fatal(err)
 		}
-		dc := decode.NewCapture(p)
+		dc := session.NewCapture(p)
 		s := &stoppable{Source: src}
 		done := make(chan struct{})
 		go func() {
@@ -112,12 +113,12 @@ func (s *stoppable) Next() (capture.Event, error) {
 // and indexed (issue 6 target: ≤ 16 ms).
 func BenchmarkTUIKey(b *testing.B) {
 	b.ReportAllocs()
-	p := decode.Default()
+	p := unturned.Default()
 	src, err := openSource(&streams{in: bytes.NewReader(millionCapture(b))}, "-", p)
 	if err != nil {
 		b.Fatal(err)
 	}
-	dc := decode.NewCapture(p)
+	dc := session.NewCapture(p)
 	if err := feed(src, dc, nil); err != nil {
 		b.Fatal(err)
 	}

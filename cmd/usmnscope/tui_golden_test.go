@@ -11,7 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
 )
 
@@ -19,19 +20,19 @@ const tuiGoldenDir = "testdata/tui"
 
 // loadFixture decodes a fixture capture through the same capture → decode
 // wiring as `usmnscope open`.
-func loadFixture(t *testing.T, name string) *decode.Capture {
+func loadFixture(t *testing.T, name string) *session.Capture {
 	t.Helper()
 	path := filepath.Join(capturesDir, name+".pcapng")
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("fixture %s missing: %v", path, err)
 	}
-	p := decode.Default()
+	p := unturned.Default()
 	src, err := openSource(&streams{}, path, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	dc := decode.NewCapture(p)
+	dc := session.NewCapture(p)
 	if err := feed(src, dc, nil); err != nil {
 		t.Fatalf("feed %s: %v", name, err)
 	}

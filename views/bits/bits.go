@@ -8,8 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
 
@@ -86,7 +87,7 @@ func (m *Model) Blur()            { m.focus = false }
 func (m Model) Focused() bool     { return m.focus }
 
 // SetMessage shows msg's bytes and fields; nil clears the pane.
-func (m *Model) SetMessage(msg *decode.Message) {
+func (m *Model) SetMessage(msg *session.Message) {
 	m.data, m.fields, m.sel, m.cursor, m.offset = nil, nil, -1, 0, 0
 	if msg != nil {
 		m.data, m.fields = msg.Data, msg.Fields
@@ -243,7 +244,7 @@ func (m Model) View() string {
 		title += fmt.Sprintf("  bit %d", m.cursor)
 		if m.sel >= 0 {
 			f := m.fields[m.sel]
-			title += fmt.Sprintf("  %s @%d+%d", decode.Escape(f.Name), f.Bit, f.Bits)
+			title += fmt.Sprintf("  %s @%d+%d", termsafe.Escape(f.Name), f.Bit, f.Bits)
 		}
 	}
 	lines := []string{ts.Render(frame.Line(title, m.w))}

@@ -8,8 +8,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/fake"
 )
 
@@ -33,7 +33,7 @@ func marking() Styles {
 // The definition message of fake.InvokeDefinition: enum 32 in 6 bits,
 // Has_Listener_Definition at bit 6, Serverside_ID_Bit_Count 7..11,
 // Listener_ID 12..13, then the string from bit 14 (wire.md 4.3).
-func defMsg() *decode.Message { return fake.InvokeDefinition(2, 1, "AB") }
+func defMsg() *session.Message { return fake.InvokeDefinition(2, 1, "AB") }
 
 func TestOwners(t *testing.T) {
 	fields := []netpak.Span{{Name: "a", Bit: 0, Bits: 3}, {Name: "b", Bit: 3, Bits: 0}, {Name: "c", Bit: 5, Bits: 4}, {Name: "bad", Bit: 14, Bits: 10}}
@@ -147,7 +147,7 @@ func TestEmptyAndShort(t *testing.T) {
 	m, _ = m.Update(press("l"))
 	_ = m.View()
 	// A field claiming bits past the data must not panic.
-	m.SetMessage(&decode.Message{Data: []byte{1}, Fields: []netpak.Span{{Name: "x", Bit: 4, Bits: 100}, {Name: "neg", Bit: -3, Bits: 2}}})
+	m.SetMessage(&session.Message{Data: []byte{1}, Fields: []netpak.Span{{Name: "x", Bit: 4, Bits: 100}, {Name: "neg", Bit: -3, Bits: 2}}})
 	m.SelectField(0)
 	m.SetCursor(1000)
 	if m.Cursor() != 7 {

@@ -6,8 +6,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/session"
 )
 
 // FuzzView renders arbitrary bytes with arbitrary (even nonsensical) spans
@@ -24,7 +24,7 @@ func FuzzView(f *testing.F) {
 		}
 		m := New()
 		m.SetSize(int(w), int(h))
-		m.SetMessage(&decode.Message{Data: data, Fields: fields})
+		m.SetMessage(&session.Message{Data: data, Fields: fields})
 		for i := range fields {
 			m.SelectField(i)
 		}

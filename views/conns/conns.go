@@ -8,7 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
 
@@ -51,8 +52,8 @@ type Model struct {
 	KeyMap KeyMap
 	Styles Styles
 
-	list   []decode.ConnInfo
-	spark  map[decode.Conn][]int
+	list   []session.ConnInfo
+	spark  map[dissect.Conn][]int
 	total  int
 	cursor int // 0 = all connections, i = list[i-1]
 	offset int
@@ -71,7 +72,7 @@ func (m *Model) Blur()        { m.focus = false }
 func (m Model) Focused() bool { return m.focus }
 
 // SetConnections replaces the list, keeping the selected connection.
-func (m *Model) SetConnections(list []decode.ConnInfo, total int) {
+func (m *Model) SetConnections(list []session.ConnInfo, total int) {
 	sel, ok := m.Selected()
 	m.list, m.total = list, total
 	if ok {
@@ -85,26 +86,26 @@ func (m *Model) SetConnections(list []decode.ConnInfo, total int) {
 }
 
 // SetSpark sets per-connection message counts per second, oldest first.
-func (m *Model) SetSpark(s map[decode.Conn][]int) { m.spark = s }
+func (m *Model) SetSpark(s map[dissect.Conn][]int) { m.spark = s }
 
 // Selected returns the selected connection; false means all connections.
-func (m Model) Selected() (decode.Conn, bool) {
+func (m Model) Selected() (dissect.Conn, bool) {
 	if m.cursor <= 0 || m.cursor > len(m.list) {
-		return decode.Conn{}, false
+		return dissect.Conn{}, false
 	}
 	return m.list[m.cursor-1].Conn, true
 }
 
 // Info returns the selected connection's summary.
-func (m Model) Info() (decode.ConnInfo, bool) {
+func (m Model) Info() (session.ConnInfo, bool) {
 	if m.cursor <= 0 || m.cursor > len(m.list) {
-		return decode.ConnInfo{}, false
+		return session.ConnInfo{}, false
 	}
 	return m.list[m.cursor-1], true
 }
 
 // Select selects connection c (the zero Conn selects all).
-func (m *Model) Select(c decode.Conn) {
+func (m *Model) Select(c dissect.Conn) {
 	m.cursor = 0
 	for i, ci := range m.list {
 		if ci.Conn == c {
@@ -158,7 +159,7 @@ func (m Model) View() string {
 	lines := []string{ts.Render(frame.Line(fmt.Sprintf(" Connections  %d", len(m.list)), m.w))}
 	for i := m.offset; i <= len(m.list) && len(lines) < m.h; i++ {
 		var s string
-		sev, any := decode.Note, false
+		sev, any := dissect.Note, false
 		if i == 0 {
 			s = fmt.Sprintf("  all connections  %d msgs", m.total)
 		} else {
@@ -181,14 +182,14 @@ func (m Model) View() string {
 // line formats one connection. The USMN column reads client/server: U a
 // marker was seen, - none; then the widened directions, and "?" when the
 // widening was inferred rather than seen in a handshake (wire.md 4.2).
-func (m Model) line(c decode.ConnInfo) string {
+func (m Model) line(c session.ConnInfo) string {
 	worst := "ok"
 	if c.HasFinding {
 		worst = c.Worst.String()
 	}
 	return fmt.Sprintf("  %s ↔ %s  usmn %s/%s %s  %d msgs %d/%dB  %s  %s",
 		c.Conn.Client, c.Conn.Server, flag(c.USMNClient, "C"), flag(c.USMNServer, "S"), widened(c),
-		c.Messages, c.Bytes[decode.C2S], c.Bytes[decode.S2C], worst, Sparkline(m.spark[c.Conn], 12))
+		c.Messages, c.Bytes[dissect.C2S], c.Bytes[dissect.S2C], worst, Sparkline(m.spark[c.Conn], 12))
 }
 
 func flag(on bool, s string) string {
@@ -198,11 +199,11 @@ func flag(on bool, s string) string {
 	return "-"
 }
 
-func widened(c decode.ConnInfo) string {
+func widened(c session.ConnInfo) string {
 	var w []string
 	for d, on := range c.Widened {
 		if on {
-			w = append(w, decode.Dir(d).String())
+			w = append(w, dissect.Dir(d).String())
 		}
 	}
 	if len(w) == 0 {

@@ -10,7 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
 
@@ -71,7 +72,7 @@ type Model struct {
 	KeyMap KeyMap
 	Styles Styles
 
-	msg    *decode.Message
+	msg    *session.Message
 	root   []*node
 	lines  []*node // visible nodes, flattened
 	closed map[string]bool
@@ -93,7 +94,7 @@ func (m Model) Focused() bool     { return m.focus }
 
 // SetMessage shows msg (decoded with spans); nil clears the pane. The
 // cursor returns to the top.
-func (m *Model) SetMessage(msg *decode.Message) {
+func (m *Model) SetMessage(msg *session.Message) {
 	m.msg = msg
 	m.root = build(msg)
 	m.cursor, m.offset = 0, 0
@@ -101,7 +102,7 @@ func (m *Model) SetMessage(msg *decode.Message) {
 }
 
 // Message returns the message shown.
-func (m Model) Message() *decode.Message { return m.msg }
+func (m Model) Message() *session.Message { return m.msg }
 
 // SelectedField returns the index in Message.Fields of the field under the
 // cursor, or -1.
@@ -257,18 +258,18 @@ func (m Model) View() string {
 
 // build turns a message into the tree. Dotted field names (outputs.md:
 // "marker.magic") nest under a group named by their prefix.
-func build(msg *decode.Message) []*node {
+func build(msg *session.Message) []*node {
 	if msg == nil {
 		return nil
 	}
 	head := &node{path: "msg", field: -1, text: fmt.Sprintf("#%d frame %d %s %s %d bytes", msg.N, msg.Frame, msg.Dir, msg.Conn, len(msg.Data))}
-	enum := &node{path: "enum", field: -1, text: fmt.Sprintf("%s: enum %d (%d bits%s)", decode.Escape(msg.Name), msg.Enum.Value, msg.Enum.Bits, widenedText(msg.Enum.Widened))}
+	enum := &node{path: "enum", field: -1, text: fmt.Sprintf("%s: enum %d (%d bits%s)", termsafe.Escape(msg.Name), msg.Enum.Value, msg.Enum.Bits, widenedText(msg.Enum.Widened))}
 	out := []*node{head, enum}
 
 	fields := &node{path: "fields", field: -1, group: true, text: fmt.Sprintf("Fields (%d)", len(msg.Fields))}
 	groups := map[string]*node{}
 	for i, sp := range msg.Fields {
-		name := decode.Escape(sp.Name)
+		name := termsafe.Escape(sp.Name)
 		parent := fields
 		if dot := strings.IndexByte(name, '.'); dot > 0 {
 			pfx := name[:dot]
@@ -288,7 +289,7 @@ func build(msg *decode.Message) []*node {
 	}
 	out = append(out, fields)
 	if msg.Mode != "" {
-		out = append(out, &node{path: "mode", field: -1, text: "mode: " + decode.Escape(msg.Mode)})
+		out = append(out, &node{path: "mode", field: -1, text: "mode: " + termsafe.Escape(msg.Mode)})
 	}
 	if l := msg.Listener; l != nil {
 		g := &node{path: "listener", field: -1, group: true, text: "Listener " + resolved(l.Resolved)}
@@ -337,7 +338,7 @@ func strOr(s *string) string {
 	if s == nil {
 		return "unknown"
 	}
-	return `"` + decode.Escape(*s) + `"`
+	return `"` + termsafe.Escape(*s) + `"`
 }
 
 func u32Or(v *uint32) string {
@@ -362,13 +363,13 @@ func Value(v any) string {
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	case string:
-		return `"` + decode.Escape(v) + `"`
+		return `"` + termsafe.Escape(v) + `"`
 	case []byte:
 		if len(v) > 32 {
 			return hex.EncodeToString(v[:32]) + fmt.Sprintf("… (%d bytes)", len(v))
 		}
 		return hex.EncodeToString(v)
 	default:
-		return decode.Escape(fmt.Sprint(v))
+		return termsafe.Escape(fmt.Sprint(v))
 	}
 }

@@ -6,8 +6,10 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // FuzzView puts arbitrary wire strings in every place the tree shows one
@@ -20,11 +22,11 @@ func FuzzView(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s, name string) {
 		m := New()
 		m.SetSize(60, 30)
-		m.SetMessage(&decode.Message{
+		m.SetMessage(&session.Message{
 			N: 1, Name: s, Data: []byte(s), Mode: s,
 			Fields:   []netpak.Span{{Name: name, Bit: 0, Bits: 8, Value: s}, {Name: name + ".x", Bit: 8, Bits: 1, Value: []byte(s)}},
-			Listener: &decode.Listener{Type: &s},
-			Findings: []decode.Finding{{Text: s, Bit: -1}},
+			Listener: &unturned.Listener{Type: &s},
+			Findings: []dissect.Finding{{Text: s, Bit: -1}},
 		})
 		for _, l := range m.Lines() {
 			if strings.ContainsAny(l, "\x1b\x07\r\n\u202e\u009b") {

@@ -4,19 +4,21 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Source is a synthetic views.Source.
 type Source struct {
-	Msgs  []*decode.Message // messages 1..len, when Gen is nil
-	N     int               // message count when Gen is set
-	Gen   func(n int) *decode.Message
-	Conns []decode.ConnInfo
-	Table func(c decode.Conn, asOf int) *decode.Tables
-	Finds []decode.Finding
-	Prof  *decode.Profile
+	Msgs  []*session.Message // messages 1..len, when Gen is nil
+	N     int                // message count when Gen is set
+	Gen   func(n int) *session.Message
+	Conns []session.ConnInfo
+	Table func(c dissect.Conn, asOf int) *session.Tables
+	Finds []dissect.Finding
+	Prof  *unturned.Profile
 }
 
 func (s *Source) Len() int {
@@ -26,7 +28,7 @@ func (s *Source) Len() int {
 	return len(s.Msgs)
 }
 
-func (s *Source) Message(n int) *decode.Message {
+func (s *Source) Message(n int) *session.Message {
 	if n < 1 || n > s.Len() {
 		return nil
 	}
@@ -36,38 +38,38 @@ func (s *Source) Message(n int) *decode.Message {
 	return s.Msgs[n-1]
 }
 
-func (s *Source) Detail(n int) *decode.Message { return s.Message(n) }
+func (s *Source) Detail(n int) *session.Message { return s.Message(n) }
 
-func (s *Source) Stamp(n int) (decode.Conn, time.Time, bool) {
+func (s *Source) Stamp(n int) (dissect.Conn, time.Time, bool) {
 	m := s.Message(n)
 	if m == nil {
-		return decode.Conn{}, time.Time{}, false
+		return dissect.Conn{}, time.Time{}, false
 	}
 	return m.Conn, m.Time, true
 }
 
-func (s *Source) Connections() []decode.ConnInfo { return s.Conns }
+func (s *Source) Connections() []session.ConnInfo { return s.Conns }
 
-func (s *Source) Tables(c decode.Conn, asOf int) *decode.Tables {
+func (s *Source) Tables(c dissect.Conn, asOf int) *session.Tables {
 	if s.Table == nil {
 		return nil
 	}
 	return s.Table(c, asOf)
 }
 
-func (s *Source) Findings() []decode.Finding { return s.Finds }
+func (s *Source) Findings() []dissect.Finding { return s.Finds }
 
-func (s *Source) Profile() *decode.Profile {
+func (s *Source) Profile() *unturned.Profile {
 	if s.Prof == nil {
-		return decode.Default()
+		return unturned.Default()
 	}
 	return s.Prof
 }
 
 // The two connections of Capture.
 var (
-	Vanilla = decode.Conn{Client: netip.MustParseAddrPort("10.0.0.2:50000"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
-	USMN    = decode.Conn{Client: netip.MustParseAddrPort("10.0.0.3:50001"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
+	Vanilla = dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.2:50000"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
+	USMN    = dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:50001"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
 )
 
 // T0 is the time of the first message.
@@ -99,7 +101,7 @@ func (b *builder) str(name, s string, lenBits int) {
 	b.fields = append(b.fields, netpak.Span{Name: name, Bit: at, Bits: b.w.Len() - at, Value: s})
 }
 
-func (b *builder) done(m *decode.Message) *decode.Message {
+func (b *builder) done(m *session.Message) *session.Message {
 	m.Data = append([]byte(nil), b.w.Bytes()...)
 	m.Fields = b.fields
 	return m
@@ -117,7 +119,7 @@ const Hostile = "Evil\x1b[2J\x1b]0;pwned\x07\u202eltr\x9b"
 // InvokeDefinition builds an S→C Invoke Message Listener with a definition
 // (wire.md 4.3): widened 6-bit enum 32, Has_Listener_Definition, a 2-bit
 // Serverside_ID_Bit_Count, the ID, the type name and version, then payload.
-func InvokeDefinition(n int, id uint32, typ string) *decode.Message {
+func InvokeDefinition(n int, id uint32, typ string) *session.Message {
 	b := &builder{w: netpak.NewWriter()}
 	b.bits("enum", 32, 6)
 	b.bit("Has_Listener_Definition", true)
@@ -127,47 +129,47 @@ func InvokeDefinition(n int, id uint32, typ string) *decode.Message {
 	b.bits("Listener_Version", 1, 32)
 	pay := b.w.Len()
 	b.w.Bits(0xabcd, 16)
-	m := &decode.Message{
-		N: n, Frame: n, Time: T0.Add(time.Duration(n) * 100 * time.Millisecond), Conn: USMN, Dir: decode.S2C,
-		Enum: decode.Enum{Value: 32, Bits: 6, Widened: true}, Name: "InvokeMessageListener",
-		Listener:   &decode.Listener{Type: str(typ), Version: u32(1), ServerID: u32(id), Resolved: true},
+	m := &session.Message{
+		N: n, Frame: n, Time: T0.Add(time.Duration(n) * 100 * time.Millisecond), Conn: USMN, Dir: dissect.S2C,
+		Enum: unturned.Enum{Value: 32, Bits: 6, Widened: true}, Name: "InvokeMessageListener",
+		Listener:   &unturned.Listener{Type: str(typ), Version: u32(1), ServerID: u32(id), Resolved: true},
 		PayloadBit: pay, PayloadBits: 16, Summary: "def server " + itoa(id),
 	}
 	return b.done(m)
 }
 
 // InvokeClient builds a C→S invoke addressing server ID id (no client ID).
-func InvokeClient(n int, id uint32) *decode.Message {
+func InvokeClient(n int, id uint32) *session.Message {
 	b := &builder{w: netpak.NewWriter()}
 	b.bits("enum", 17, 5)
 	b.bit("Has_Client_ID", false)
 	b.bits("Serverside_Listener_ID", id, 2)
 	pay := b.w.Len()
 	b.w.Bits(0x5, 8)
-	m := &decode.Message{
-		N: n, Frame: n, Time: T0.Add(time.Duration(n) * 100 * time.Millisecond), Conn: USMN, Dir: decode.C2S,
-		Enum: decode.Enum{Value: 17, Bits: 5, Widened: true}, Name: "InvokeMessageListener",
-		Listener:   &decode.Listener{ServerID: u32(id), Resolved: true},
+	m := &session.Message{
+		N: n, Frame: n, Time: T0.Add(time.Duration(n) * 100 * time.Millisecond), Conn: USMN, Dir: dissect.C2S,
+		Enum: unturned.Enum{Value: 17, Bits: 5, Widened: true}, Name: "InvokeMessageListener",
+		Listener:   &unturned.Listener{ServerID: u32(id), Resolved: true},
 		PayloadBit: pay, PayloadBits: 8, Summary: "server " + itoa(id),
 	}
 	return b.done(m)
 }
 
 // Ping builds a vanilla message on conn with one finding when sev ≥ 0.
-func Ping(n int, c decode.Conn, d decode.Dir, sev int) *decode.Message {
+func Ping(n int, c dissect.Conn, d dissect.Dir, sev int) *session.Message {
 	b := &builder{w: netpak.NewWriter()}
 	v := uint32(4)
 	bitsN := 4
-	if d == decode.S2C {
+	if d == dissect.S2C {
 		v, bitsN = 2, 5
 	}
 	b.bits("enum", v, bitsN)
-	m := &decode.Message{
+	m := &session.Message{
 		N: n, Frame: n, Time: T0.Add(time.Duration(n) * 100 * time.Millisecond), Conn: c, Dir: d,
-		Enum: decode.Enum{Value: v, Bits: bitsN}, Name: "PingRequest", Summary: "ping",
+		Enum: unturned.Enum{Value: v, Bits: bitsN}, Name: "PingRequest", Summary: "ping",
 	}
 	if sev >= 0 {
-		m.Findings = []decode.Finding{{Severity: decode.Severity(sev), Group: decode.Malformed, Text: "trailing \x1b[31mjunk", Bit: 4}}
+		m.Findings = []dissect.Finding{{Severity: dissect.Severity(sev), Group: dissect.Malformed, Text: "trailing \x1b[31mjunk", Bit: 4}}
 	}
 	return b.done(m)
 }
@@ -188,29 +190,29 @@ func itoa(v uint32) string {
 // definition of listener 1 with a hostile type name, 5 a vanilla ping with
 // an error finding, 6 a client invoke of 1.
 func Capture() *Source {
-	msgs := []*decode.Message{
-		Ping(1, Vanilla, decode.C2S, -1),
+	msgs := []*session.Message{
+		Ping(1, Vanilla, dissect.C2S, -1),
 		InvokeDefinition(2, 0, ChatType),
 		InvokeClient(3, 0),
 		InvokeDefinition(4, 1, Hostile),
-		Ping(5, Vanilla, decode.S2C, int(decode.Error)),
+		Ping(5, Vanilla, dissect.S2C, int(dissect.Error)),
 		InvokeClient(6, 1),
 	}
 	s := &Source{Msgs: msgs}
-	s.Conns = []decode.ConnInfo{
-		{Conn: Vanilla, First: T0, Last: T0.Add(time.Second), Messages: 2, Bytes: [2]int64{1, 1}, Worst: decode.Error, HasFinding: true},
+	s.Conns = []session.ConnInfo{
+		{Conn: Vanilla, First: T0, Last: T0.Add(time.Second), Messages: 2, Bytes: [2]int64{1, 1}, Worst: dissect.Error, HasFinding: true},
 		{Conn: USMN, First: T0, Last: T0.Add(time.Second), Messages: 4, Bytes: [2]int64{4, 26}, USMNClient: true, USMNServer: true, Widened: [2]bool{true, true}, WidenedAt: [2]int{2, 2}},
 	}
-	s.Table = func(c decode.Conn, asOf int) *decode.Tables {
+	s.Table = func(c dissect.Conn, asOf int) *session.Tables {
 		if c != USMN {
-			return &decode.Tables{Conn: c, AsOf: asOf}
+			return &session.Tables{Conn: c, AsOf: asOf}
 		}
-		t := &decode.Tables{Conn: c, AsOf: asOf}
+		t := &session.Tables{Conn: c, AsOf: asOf}
 		if asOf >= 2 {
-			t.Server = append(t.Server, decode.ServerEntry{ID: 0, Type: ChatType, Version: 1, IDBits: 2, First: 2, Changed: asOf == 2})
+			t.Server = append(t.Server, session.ServerEntry{ID: 0, Type: ChatType, Version: 1, IDBits: 2, First: 2, Changed: asOf == 2})
 		}
 		if asOf >= 4 {
-			t.Server = append(t.Server, decode.ServerEntry{ID: 1, Type: Hostile, Version: 1, IDBits: 2, First: 4, Changed: asOf == 4})
+			t.Server = append(t.Server, session.ServerEntry{ID: 1, Type: Hostile, Version: 1, IDBits: 2, First: 4, Changed: asOf == 4})
 		}
 		return t
 	}
@@ -221,14 +223,14 @@ func Capture() *Source {
 // builds each message when asked, so it costs nothing per message held.
 func Big(n int) *Source {
 	s := &Source{N: n}
-	s.Gen = func(i int) *decode.Message {
+	s.Gen = func(i int) *session.Message {
 		switch i % 3 {
 		case 0:
 			m := InvokeClient(i, 0)
 			m.Time = T0.Add(time.Duration(i) * time.Millisecond)
 			return m
 		case 1:
-			m := Ping(i, Vanilla, decode.C2S, -1)
+			m := Ping(i, Vanilla, dissect.C2S, -1)
 			m.Time = T0.Add(time.Duration(i) * time.Millisecond)
 			return m
 		}
@@ -236,6 +238,6 @@ func Big(n int) *Source {
 		m.Time = T0.Add(time.Duration(i) * time.Millisecond)
 		return m
 	}
-	s.Conns = []decode.ConnInfo{{Conn: Vanilla, Messages: n / 3}, {Conn: USMN, Messages: n - n/3}}
+	s.Conns = []session.ConnInfo{{Conn: Vanilla, Messages: n / 3}, {Conn: USMN, Messages: n - n/3}}
 	return s
 }

@@ -9,13 +9,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
 
 // ParseFunc compiles a filter expression; errPos is the byte offset of the
 // error in expr.
-type ParseFunc func(expr string) (match func(*decode.Message) bool, errPos int, err error)
+type ParseFunc func(expr string) (match func(*session.Message) bool, errPos int, err error)
 
 // Mode says what the bar is reading.
 type Mode uint8
@@ -29,7 +30,7 @@ const (
 // FilterMsg reports an accepted filter; Match is nil for an empty one.
 type FilterMsg struct {
 	Expr  string
-	Match func(*decode.Message) bool
+	Match func(*session.Message) bool
 }
 
 // GotoMsg asks to select message N.
@@ -170,7 +171,7 @@ func (m Model) accept() (Model, tea.Cmd) {
 // View renders the bar's one line; extra describes other filters in force
 // (a listener chosen in the tables pane).
 func (m Model) View(extra string) string {
-	v := decode.Escape(m.value)
+	v := termsafe.Escape(m.value)
 	switch m.mode {
 	case Filter, Goto:
 		p := "/"
@@ -179,16 +180,16 @@ func (m Model) View(extra string) string {
 		}
 		s := p + v + "█"
 		if m.err != nil {
-			// 1-based, as the CLI's filter errors count (decode.FilterError).
+			// 1-based, as the CLI's filter errors count (filter.FilterError).
 			col := min(m.errPos, len(m.value)) + 1
-			s = fmt.Sprintf("%s%s  ← %s at %d", p, v, decode.Escape(m.err.Error()), col)
+			s = fmt.Sprintf("%s%s  ← %s at %d", p, v, termsafe.Escape(m.err.Error()), col)
 			return m.Styles.Error.Render(frame.Line(s, m.w))
 		}
 		return m.Styles.Normal.Render(frame.Line(s, m.w))
 	}
 	var parts []string
 	if m.applied != "" {
-		parts = append(parts, "filter: "+decode.Escape(m.applied))
+		parts = append(parts, "filter: "+termsafe.Escape(m.applied))
 	}
 	if extra != "" {
 		parts = append(parts, extra)

@@ -7,16 +7,15 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/session"
 )
 
 // parse accepts "a" and "a b"; "x" is wrong at its own offset.
-func parse(expr string) (func(*decode.Message) bool, int, error) {
+func parse(expr string) (func(*session.Message) bool, int, error) {
 	if i := strings.Index(expr, "x"); i >= 0 {
 		return nil, i, errors.New("unexpected x")
 	}
-	return func(*decode.Message) bool { return true }, 0, nil
+	return func(*session.Message) bool { return true }, 0, nil
 }
 
 func typeText(m Model, s string) Model {

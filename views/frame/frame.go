@@ -4,8 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 )
 
 // Line cuts s (which may hold styling) to w display cells and pads it with
@@ -63,9 +62,9 @@ func Scroll(offset, cursor, h, n int) int {
 }
 
 // Safe makes text that the decoder has already escaped (message summaries,
-// finding texts: decode.Escape was applied to the wire strings inside them)
+// finding texts: termsafe.Escape was applied to the wire strings inside them)
 // safe to print without escaping it twice: every control or unsafe
 // character left is escaped, backslashes are kept as they are.
 func Safe(s string) string {
-	return strings.ReplaceAll(decode.Escape(s), `\\`, `\`)
+	return strings.ReplaceAll(termsafe.Escape(s), `\\`, `\`)
 }

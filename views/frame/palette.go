@@ -3,19 +3,18 @@ package frame
 import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
 )
 
 // SeverityStyles returns the colours for note, warn and error findings on a
-// dark or light background, indexed by decode.Severity, so every pane shows
+// dark or light background, indexed by dissect.Severity, so every pane shows
 // a severity in the same colour.
 func SeverityStyles(dark bool) [3]lipgloss.Style {
 	ld := lipgloss.LightDark(dark)
 	return [3]lipgloss.Style{
-		decode.Note:  lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#005fd7"), lipgloss.Color("#5fafff"))),
-		decode.Warn:  lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#af5f00"), lipgloss.Color("#ffd75f"))),
-		decode.Error: lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#d70000"), lipgloss.Color("#ff5f5f"))),
+		dissect.Note:  lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#005fd7"), lipgloss.Color("#5fafff"))),
+		dissect.Warn:  lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#af5f00"), lipgloss.Color("#ffd75f"))),
+		dissect.Error: lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#d70000"), lipgloss.Color("#ff5f5f"))),
 	}
 }
 

@@ -10,13 +10,15 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
 
 // Source fetches messages by number.
 type Source interface {
-	Message(n int) *decode.Message
+	Message(n int) *session.Message
 }
 
 // Rows lists the message numbers a list shows, in ascending order.
@@ -96,7 +98,7 @@ type Model struct {
 	focus  bool
 	follow bool
 
-	pred    func(*decode.Message) bool
+	pred    func(*session.Message) bool
 	hide    bool
 	matches []int // indices into base that match pred, for base rows < scanned
 	scanned int
@@ -153,7 +155,7 @@ func (m *Model) SetRows(rows Rows, restart bool) {
 
 // SetFilter sets the display filter (nil for none). With hide, only matching
 // rows are listed; without, all are and n/N jump between matches.
-func (m *Model) SetFilter(pred func(*decode.Message) bool, hide bool) {
+func (m *Model) SetFilter(pred func(*session.Message) bool, hide bool) {
 	sel := m.Selected()
 	m.pred, m.hide = pred, hide
 	m.matches, m.scanned = nil, 0
@@ -333,7 +335,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-var arrows = [...]string{decode.C2S: "→", decode.S2C: "←"}
+var arrows = [...]string{dissect.C2S: "→", dissect.S2C: "←"}
 
 // View renders the pane at its size.
 func (m Model) View() string {
@@ -375,7 +377,7 @@ func (m Model) row(i int) string {
 	if int(msg.Dir) < len(arrows) {
 		arrow = arrows[msg.Dir]
 	}
-	name := decode.Escape(msg.Name)
+	name := termsafe.Escape(msg.Name)
 	if msg.Enum.Widened {
 		name += "⁺" // read with the widened enum width (wire.md 4.2)
 	}

@@ -5,7 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/fake"
 )
 
@@ -15,7 +15,7 @@ type counting struct {
 	calls int
 }
 
-func (c *counting) Message(n int) *decode.Message { c.calls++; return c.src.Message(n) }
+func (c *counting) Message(n int) *session.Message { c.calls++; return c.src.Message(n) }
 
 func press(k string) tea.KeyPressMsg {
 	switch k {
@@ -75,7 +75,7 @@ func TestFilterHide(t *testing.T) {
 	m := New(c, All(100))
 	m.SetSize(80, 11)
 	m.Select(50)
-	isPing := func(msg *decode.Message) bool { return msg.Name == "PingRequest" } // n % 3 == 1
+	isPing := func(msg *session.Message) bool { return msg.Name == "PingRequest" } // n % 3 == 1
 	m.SetFilter(isPing, true)
 	c.calls = 0
 	more := m.Scan(30)
@@ -107,11 +107,11 @@ func TestFilterHide(t *testing.T) {
 // filtered list selects the last match (the nearest); a move made while
 // the filter is still scanning is not undone when the scan ends.
 func TestFilterNearest(t *testing.T) {
-	isPing := func(msg *decode.Message) bool { return msg.Name == "PingRequest" } // n % 3 == 1
+	isPing := func(msg *session.Message) bool { return msg.Name == "PingRequest" } // n % 3 == 1
 	m := New(fake.Big(100), All(100))
 	m.SetSize(80, 11)
 	m.Select(80)
-	m.SetFilter(func(msg *decode.Message) bool { return msg.N <= 60 }, true)
+	m.SetFilter(func(msg *session.Message) bool { return msg.N <= 60 }, true)
 	for m.Scan(30) {
 	}
 	if m.Selected() != 60 {
@@ -134,7 +134,7 @@ func TestFilterNearest(t *testing.T) {
 func TestNextMatch(t *testing.T) {
 	m := New(fake.Big(100), All(100))
 	m.SetSize(80, 11)
-	m.SetFilter(func(msg *decode.Message) bool { return msg.N%10 == 0 }, false)
+	m.SetFilter(func(msg *session.Message) bool { return msg.N%10 == 0 }, false)
 	for m.Scan(1000) {
 	}
 	if m.Len() != 100 {

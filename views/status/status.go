@@ -6,7 +6,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
 
@@ -16,7 +17,7 @@ type Info struct {
 	Profile     string
 	Messages    int
 	Conns       int
-	Worst       decode.Severity
+	Worst       dissect.Severity
 	HasFinding  bool
 	Loading     bool
 	Progress    float64 // 0..1, or < 0 when unknown
@@ -39,7 +40,7 @@ func DefaultStyles(dark bool) Styles {
 // View renders the bar at width w.
 func View(s Styles, in Info, w int) string {
 	// Live counters come first: at 80 columns the tail is what gets cut.
-	parts := []string{decode.Escape(in.Name)}
+	parts := []string{termsafe.Escape(in.Name)}
 	if in.Live {
 		parts = append(parts, fmt.Sprintf("%.0f pkt/s", in.PacketsPerS), fmt.Sprintf("%d drops", in.Drops))
 		switch {
@@ -49,7 +50,7 @@ func View(s Styles, in Info, w int) string {
 			parts = append(parts, "following")
 		}
 	}
-	parts = append(parts, "profile "+decode.Escape(in.Profile), fmt.Sprintf("%d msgs", in.Messages), fmt.Sprintf("%d conns", in.Conns))
+	parts = append(parts, "profile "+termsafe.Escape(in.Profile), fmt.Sprintf("%d msgs", in.Messages), fmt.Sprintf("%d conns", in.Conns))
 	if in.HasFinding {
 		parts = append(parts, "worst "+in.Worst.String())
 	} else {
@@ -63,7 +64,7 @@ func View(s Styles, in Info, w int) string {
 		}
 	}
 	if in.Err != "" {
-		parts = append(parts, "error: "+decode.Escape(in.Err))
+		parts = append(parts, "error: "+termsafe.Escape(in.Err))
 	}
 	return s.Bar.Render(frame.Line(" "+strings.Join(parts, " │ "), w))
 }

@@ -7,14 +7,16 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
 
 // ListenerMsg asks to show only the messages of one listener: a server ID,
 // or a client ID (with the server ID it maps to, when Mapped).
 type ListenerMsg struct {
-	Conn     decode.Conn
+	Conn     dissect.Conn
 	Server   bool // ID is a server ID
 	ID       uint32
 	Mapped   bool
@@ -67,7 +69,7 @@ type Model struct {
 	KeyMap KeyMap
 	Styles Styles
 
-	t      *decode.Tables
+	t      *session.Tables
 	lines  []line
 	cursor int
 	offset int
@@ -84,14 +86,14 @@ func (m *Model) Blur()            { m.focus = false }
 func (m Model) Focused() bool     { return m.focus }
 
 // SetTables shows t (nil: no connection selected), keeping the cursor row.
-func (m *Model) SetTables(t *decode.Tables) {
+func (m *Model) SetTables(t *session.Tables) {
 	m.t = t
 	m.lines = render(t)
 	m.clamp()
 }
 
 // Tables returns the tables shown.
-func (m Model) Tables() *decode.Tables { return m.t }
+func (m Model) Tables() *session.Tables { return m.t }
 
 // Lines returns the pane's lines without styling (for tests).
 func (m Model) Lines() []string {
@@ -172,14 +174,14 @@ func changed(c bool) string {
 	return " "
 }
 
-func render(t *decode.Tables) []line {
+func render(t *session.Tables) []line {
 	if t == nil {
 		return []line{{text: "  select a connection to see its listener tables"}}
 	}
 	ls := []line{{text: fmt.Sprintf("Server table (%d)", len(t.Server)), style: 1}}
 	for _, e := range t.Server {
 		ls = append(ls, line{
-			text:  fmt.Sprintf("%s s%-4d %s v%d  %s #%d  %d inv %db", changed(e.Changed), e.ID, decode.Escape(e.Type), e.Version, e.Learned, e.First, e.Invokes, e.PayloadBits),
+			text:  fmt.Sprintf("%s s%-4d %s v%d  %s #%d  %d inv %db", changed(e.Changed), e.ID, termsafe.Escape(e.Type), e.Version, e.Learned, e.First, e.Invokes, e.PayloadBits),
 			entry: &ListenerMsg{Conn: t.Conn, Server: true, ID: e.ID, Label: fmt.Sprintf("server %d", e.ID)},
 		})
 	}
@@ -190,7 +192,7 @@ func render(t *decode.Tables) []line {
 			mapped = fmt.Sprintf("→ s%d", e.ServerID)
 		}
 		ls = append(ls, line{
-			text:  fmt.Sprintf("%s c%-4d %s %s v%d  %s #%d  %d inv %db", changed(e.Changed), e.ID, mapped, decode.Escape(e.Type), e.Version, e.Learned, e.First, e.Invokes, e.PayloadBits),
+			text:  fmt.Sprintf("%s c%-4d %s %s v%d  %s #%d  %d inv %db", changed(e.Changed), e.ID, mapped, termsafe.Escape(e.Type), e.Version, e.Learned, e.First, e.Invokes, e.PayloadBits),
 			entry: &ListenerMsg{Conn: t.Conn, ID: e.ID, Mapped: e.Mapped, ServerID: e.ServerID, Label: fmt.Sprintf("client %d", e.ID)},
 		})
 	}
@@ -216,7 +218,7 @@ func render(t *decode.Tables) []line {
 // messages naming that server ID; a client ID matches those naming it, or
 // naming its mapped server ID (wire.md 4.3: the client switches to the
 // server's ID once it learns it).
-func (l ListenerMsg) Match(msg *decode.Message) bool {
+func (l ListenerMsg) Match(msg *session.Message) bool {
 	if msg.Conn != l.Conn || msg.Listener == nil {
 		return false
 	}

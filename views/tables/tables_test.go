@@ -6,7 +6,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/fake"
 )
 
@@ -24,10 +25,10 @@ func TestLinesAndChanged(t *testing.T) {
 	if !strings.Contains(got, "  s0 ") || !strings.Contains(got, `* s1    Evil\x1b[2J\x1b]0;pwned\x07\u202eltr\x9b v1`) {
 		t.Errorf("as of 4: entry 0 unchanged, 1 changed and escaped; got:\n%s", got)
 	}
-	m.SetTables(&decode.Tables{Conn: fake.USMN, AsOf: 9,
-		Client:          []decode.ClientEntry{{ID: 4001, Type: "T", Mapped: true, ServerID: 0}, {ID: 4002, Type: "U"}},
-		MissingOnServer: []uint32{4002}, Unresolved: []decode.Ref{{N: 8, Dir: decode.S2C, ID: 5}},
-		Warnings: []decode.Finding{{Severity: decode.Warn, Group: decode.Protocol, Text: "version 2 ≠ 1"}}})
+	m.SetTables(&session.Tables{Conn: fake.USMN, AsOf: 9,
+		Client:          []session.ClientEntry{{ID: 4001, Type: "T", Mapped: true, ServerID: 0}, {ID: 4002, Type: "U"}},
+		MissingOnServer: []uint32{4002}, Unresolved: []session.Ref{{N: 8, Dir: dissect.S2C, ID: 5}},
+		Warnings: []dissect.Finding{{Severity: dissect.Warn, Group: dissect.Protocol, Text: "version 2 ≠ 1"}}})
 	got = strings.Join(m.Lines(), "\n")
 	for _, want := range []string{"c4001 → s0 T", "c4002 → ? U", "Missing on server: [4002]", "#8 s2c id 5", "warn/protocol: version 2 ≠ 1"} {
 		if !strings.Contains(got, want) {
@@ -53,7 +54,7 @@ func TestSelectEmitsListener(t *testing.T) {
 		t.Fatalf("enter on s1: %+v", l)
 	}
 	for _, tc := range []struct {
-		msg  *decode.Message
+		msg  *session.Message
 		want bool
 	}{
 		{src.Message(4), true}, {src.Message(6), true}, {src.Message(2), false}, {src.Message(1), false},

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# samebytes.sh: proves that two usmnscope binaries print the same bytes.
+#
+#   bench/samebytes.sh record BIN > manifest     one line per (capture, command): sha256 of
+#                                                stdout, stderr and the exit code
+#   bench/samebytes.sh compare OLD_BIN NEW_BIN   records both and prints the differences and a
+#                                                summary line; exits 1 when any output differs
+#
+# It runs dump, dump -V, dump --json, tables, tables --json and tables --at N (N = 3 and 40)
+# on every fixture capture and every file of ../shared/corpus/tcpdump. The architecture issue
+# (12) requires all of them byte-identical across the reorganisation.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+corpus=${CORPUS:-$root/../shared/corpus/tcpdump}
+
+captures() {
+  ls "$root"/fixtures/captures/*.pcap* "$root"/fixtures/captures/*/*.pcap* 2>/dev/null
+  [ -d "$corpus" ] && ls "$corpus"/* 2>/dev/null
+  true
+}
+
+one() { # BIN FILE
+  local bin=$1 f=$2 name
+  name=${f#"$root"/}
+  name=${name#../shared/}
+  case "$f" in "$corpus"/*) name=corpus/${f##*/} ;; esac
+  for args in "dump" "dump -V" "dump --json" "tables" "tables --json" "tables --at 3" "tables --at 40"; do
+    # shellcheck disable=SC2086
+    h=$( { timeout 60 "$bin" $args "$f" 2>&1; echo "exit=$?"; } | sha256sum | cut -c1-16)
+    printf '%s\t%s\t%s\n' "$name" "$args" "$h"
+  done
+}
+export -f one
+export root corpus
+
+record() {
+  captures | xargs -P "${JOBS:-2}" -I{} bash -c 'one "$0" "$1"' "$1" {} | sort
+}
+
+case "${1:-}" in
+record) record "$2" ;;
+compare)
+  a=$(mktemp) b=$(mktemp)
+  record "$2" >"$a"
+  record "$3" >"$b"
+  n=$(wc -l <"$a")
+  files=$(cut -f1 "$a" | sort -u | wc -l)
+  if diff "$a" "$b" >/dev/null; then
+    echo "samebytes: $n outputs over $files captures: all identical"
+    rm -f "$a" "$b"
+  else
+    diff "$a" "$b" | grep '^[<>]' | head -50
+    d=$(diff "$a" "$b" | grep -c '^>' || true)
+    echo "samebytes: $n outputs over $files captures: $d differ"
+    rm -f "$a" "$b"
+    exit 1
+  fi
+  ;;
+*) echo "usage: $0 record BIN | compare OLD_BIN NEW_BIN" >&2; exit 2 ;;
+esac

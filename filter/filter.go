@@ -1,0 +1,591 @@
+package filter
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/session"
+)
+
+// Filter is a compiled message filter: the small expression language that
+// `usmnscope dump --filter` and the TUI's filter box share. A nil *Filter
+// (the result of an empty expression) matches every message.
+//
+// Grammar (precedence from loose to tight):
+//
+//	expr    = and { "||" and }
+//	and     = unary { "&&" unary }
+//	unary   = "!" unary | "(" expr ")" | test
+//	test    = FIELD OP VALUE | WORD
+//	OP      = "==" | "!=" | "~" | "<" | "<=" | ">" | ">="
+//
+// A VALUE is a bare word or a quoted string ("…" or '…', with Go escapes).
+// A bare WORD on its own is c2s/s2c (the direction), widened, or else a
+// case-insensitive substring of the message name, so `InvokeMessageListener`
+// and `Negotiate` work as filters. String comparisons are case-insensitive;
+// `~` is a substring test. Numbers are decimal or 0x hex.
+type Filter struct {
+	expr string
+	root filterNode
+}
+
+// FilterError is a syntax or meaning error in a filter expression. Pos is
+// the byte offset of the bad part in the expression and Len its length in
+// bytes (at least 1), so an editor can underline it.
+type FilterError struct {
+	Expr string
+	Pos  int
+	Len  int
+	Msg  string
+}
+
+// Error shows the expression with a caret line under the bad part, e.g.
+//
+//	filter: unknown field "lisener" at 1
+//	  lisener~Chat
+//	  ^^^^^^^
+//
+// The position in the first line is 1-based; the expression is escaped so
+// that a pasted control character cannot disturb the terminal.
+func (e *FilterError) Error() string {
+	pos := min(max(e.Pos, 0), len(e.Expr))
+	n := max(e.Len, 1)
+	pre := termsafe.Escape(e.Expr[:pos])
+	bad := termsafe.Escape(e.Expr[pos:min(pos+n, len(e.Expr))])
+	width := max(utf8.RuneCountInString(bad), 1)
+	return fmt.Sprintf("filter: %s at %d\n  %s\n  %s%s", e.Msg, pos+1, termsafe.Escape(e.Expr),
+		strings.Repeat(" ", utf8.RuneCountInString(pre)), strings.Repeat("^", width))
+}
+
+// ParseFilter compiles expr. An expression of only spaces gives a nil
+// *Filter, which matches everything. Errors are *FilterError.
+func ParseFilter(expr string) (*Filter, error) {
+	p := &filterParser{expr: expr}
+	if err := p.lex(); err != nil {
+		return nil, err
+	}
+	if len(p.toks) == 1 { // only the end token
+		return nil, nil
+	}
+	n, err := p.or()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.kind != tokEnd {
+		return nil, p.errAt(t, "unexpected %s", t.describe())
+	}
+	return &Filter{expr: expr, root: n}, nil
+}
+
+// String returns the expression the filter was compiled from.
+func (f *Filter) String() string {
+	if f == nil {
+		return ""
+	}
+	return f.expr
+}
+
+// Match reports whether m passes the filter. A nil filter matches any
+// non-nil message.
+func (f *Filter) Match(m *session.Message) bool {
+	if m == nil {
+		return false
+	}
+	if f == nil {
+		return true
+	}
+	return f.root.match(m)
+}
+
+// filterNode is one node of a compiled filter.
+type filterNode interface{ match(*session.Message) bool }
+
+type (
+	orNode  struct{ a, b filterNode }
+	andNode struct{ a, b filterNode }
+	notNode struct{ a filterNode }
+	// testNode is a compiled FIELD OP VALUE.
+	testNode struct{ fn func(*session.Message) bool }
+)
+
+func (n orNode) match(m *session.Message) bool   { return n.a.match(m) || n.b.match(m) }
+func (n andNode) match(m *session.Message) bool  { return n.a.match(m) && n.b.match(m) }
+func (n notNode) match(m *session.Message) bool  { return !n.a.match(m) }
+func (n testNode) match(m *session.Message) bool { return n.fn(m) }
+
+// Tokens.
+
+type tokKind uint8
+
+const (
+	tokEnd tokKind = iota
+	tokWord
+	tokString // quoted
+	tokOp     // comparison operator
+	tokAnd
+	tokOr
+	tokNot
+	tokLParen
+	tokRParen
+)
+
+type token struct {
+	kind tokKind
+	text string // the word, the unquoted string or the operator
+	pos  int    // byte offset in the expression
+	len  int    // byte length in the expression
+}
+
+func (t token) describe() string {
+	switch t.kind {
+	case tokEnd:
+		return "end of expression"
+	case tokWord:
+		return fmt.Sprintf("word %q", t.text)
+	case tokString:
+		return fmt.Sprintf("string %q", t.text)
+	default:
+		return fmt.Sprintf("%q", t.text)
+	}
+}
+
+type filterParser struct {
+	expr string
+	toks []token
+	i    int
+}
+
+// operators in the order the lexer tries them: two-character ones first.
+var filterOps = []struct {
+	text string
+	kind tokKind
+}{
+	{"&&", tokAnd}, {"||", tokOr}, {"==", tokOp}, {"!=", tokOp}, {"<=", tokOp}, {">=", tokOp},
+	{"<", tokOp}, {">", tokOp}, {"~", tokOp}, {"!", tokNot}, {"(", tokLParen}, {")", tokRParen},
+}
+
+// isWordByte reports bytes that may appear in a bare word: anything but
+// space, quotes and the operator characters, so that connection strings
+// ("[::1]:27016"), dotted type names and negative numbers are bare words.
+func isWordByte(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '"', '\'', '&', '|', '=', '!', '<', '>', '~', '(', ')':
+		return false
+	}
+	return true
+}
+
+func (p *filterParser) lex() error {
+	s := p.expr
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			i++
+			continue
+		}
+		if c == '"' || c == '\'' {
+			j, text, err := p.lexString(i)
+			if err != nil {
+				return err
+			}
+			p.toks = append(p.toks, token{kind: tokString, text: text, pos: i, len: j - i})
+			i = j
+			continue
+		}
+		if isWordByte(c) {
+			j := i
+			for j < len(s) && isWordByte(s[j]) {
+				j++
+			}
+			p.toks = append(p.toks, token{kind: tokWord, text: s[i:j], pos: i, len: j - i})
+			i = j
+			continue
+		}
+		matched := false
+		for _, op := range filterOps {
+			if strings.HasPrefix(s[i:], op.text) {
+				p.toks = append(p.toks, token{kind: op.kind, text: op.text, pos: i, len: len(op.text)})
+				i += len(op.text)
+				matched = true
+				break
+			}
+		}
+		if !matched { // a lone '&', '|' or '='
+			hint := ""
+			switch c {
+			case '&':
+				hint = " (did you mean \"&&\"?)"
+			case '|':
+				hint = " (did you mean \"||\"?)"
+			case '=':
+				hint = " (did you mean \"==\"?)"
+			}
+			return &FilterError{Expr: s, Pos: i, Len: 1, Msg: fmt.Sprintf("unexpected %q%s", c, hint)}
+		}
+	}
+	p.toks = append(p.toks, token{kind: tokEnd, pos: len(s)})
+	return nil
+}
+
+// lexString reads a quoted string starting at i and returns the offset after
+// its closing quote and its unquoted text.
+func (p *filterParser) lexString(i int) (int, string, error) {
+	s := p.expr
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case q:
+			raw := s[i : j+1]
+			if q == '\'' {
+				raw = `"` + strings.ReplaceAll(raw[1:len(raw)-1], `"`, `\"`) + `"`
+			}
+			text, err := strconv.Unquote(raw)
+			if err != nil {
+				return 0, "", &FilterError{Expr: s, Pos: i, Len: j + 1 - i, Msg: "bad escape in string"}
+			}
+			return j + 1, text, nil
+		}
+	}
+	return 0, "", &FilterError{Expr: s, Pos: i, Len: len(s) - i, Msg: "unterminated string"}
+}
+
+func (p *filterParser) peek() token { return p.toks[p.i] }
+
+func (p *filterParser) next() token {
+	t := p.toks[p.i]
+	if t.kind != tokEnd {
+		p.i++
+	}
+	return t
+}
+
+func (p *filterParser) errAt(t token, format string, args ...any) error {
+	return &FilterError{Expr: p.expr, Pos: t.pos, Len: max(t.len, 1), Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *filterParser) or() (filterNode, error) {
+	a, err := p.and()
+	if err != nil {
+		return nil, err
+	}
+	for p.peek().kind == tokOr {
+		p.next()
+		b, err := p.and()
+		if err != nil {
+			return nil, err
+		}
+		a = orNode{a, b}
+	}
+	return a, nil
+}
+
+func (p *filterParser) and() (filterNode, error) {
+	a, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	for p.peek().kind == tokAnd {
+		p.next()
+		b, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		a = andNode{a, b}
+	}
+	return a, nil
+}
+
+func (p *filterParser) unary() (filterNode, error) {
+	t := p.next()
+	switch t.kind {
+	case tokNot:
+		a, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		return notNode{a}, nil
+	case tokLParen:
+		a, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		if c := p.next(); c.kind != tokRParen {
+			return nil, p.errAt(c, "expected \")\" to close \"(\" at %d, found %s", t.pos+1, c.describe())
+		}
+		return a, nil
+	case tokWord, tokString:
+		if op := p.peek(); op.kind == tokOp {
+			p.next()
+			v := p.next()
+			if v.kind != tokWord && v.kind != tokString {
+				return nil, p.errAt(v, "expected a value after %q, found %s", op.text, v.describe())
+			}
+			return p.test(t, op, v)
+		}
+		return p.bare(t)
+	default:
+		return nil, p.errAt(t, "expected a field or word, found %s", t.describe())
+	}
+}
+
+// bare compiles a lone word (see Filter).
+func (p *filterParser) bare(t token) (filterNode, error) {
+	w := strings.ToLower(t.text)
+	switch w {
+	case "c2s":
+		return testNode{func(m *session.Message) bool { return m.Dir == dissect.C2S }}, nil
+	case "s2c":
+		return testNode{func(m *session.Message) bool { return m.Dir == dissect.S2C }}, nil
+	case "widened":
+		return testNode{func(m *session.Message) bool { return m.Enum.Widened }}, nil
+	}
+	if _, ok := filterFields[w]; ok && t.kind == tokWord {
+		return nil, p.errAt(t, "field %q needs an operator and a value (e.g. %s)", t.text, filterFields[w].example)
+	}
+	return testNode{func(m *session.Message) bool { return containsFold(m.Name, w) }}, nil
+}
+
+// test compiles FIELD OP VALUE through the field table.
+func (p *filterParser) test(f, op, v token) (filterNode, error) {
+	if f.kind != tokWord {
+		return nil, p.errAt(f, "expected a field name before %q, found %s", op.text, f.describe())
+	}
+	def, ok := filterFields[strings.ToLower(f.text)]
+	if !ok {
+		return nil, p.errAt(f, "unknown field %q (fields: %s)", f.text, filterFieldList)
+	}
+	if !strings.Contains(def.kind.ops(), " "+op.text+" ") {
+		return nil, p.errAt(op, "operator %q does not apply to %s field %q (use %s)", op.text, def.kind, f.text, strings.TrimSpace(def.kind.ops()))
+	}
+	return def.compile(p, op, v)
+}
+
+// Field kinds and their operators.
+
+type fieldKind uint8
+
+const (
+	fieldString fieldKind = iota
+	fieldNumber
+	fieldChoice // a string with a fixed set of values (dir, group, …)
+	fieldOrdered
+	fieldBool
+)
+
+var fieldKindNames = [...]string{fieldString: "text", fieldNumber: "number", fieldChoice: "choice", fieldOrdered: "ordered", fieldBool: "boolean"}
+
+func (k fieldKind) String() string {
+	if int(k) < len(fieldKindNames) {
+		return fieldKindNames[k]
+	}
+	return fmt.Sprintf("Unknown(%d)", uint8(k))
+}
+
+// ops lists the operators a kind accepts, space-delimited on both ends.
+func (k fieldKind) ops() string {
+	switch k {
+	case fieldString:
+		return " == != ~ "
+	case fieldNumber, fieldOrdered:
+		return " == != < <= > >= "
+	case fieldChoice:
+		return " == != ~ "
+	default:
+		return " == != "
+	}
+}
+
+// filterField describes one filterable field: how to read it from a message
+// and the values it accepts.
+type filterField struct {
+	kind    fieldKind
+	example string
+	// str returns the field's string values (several for group: one per
+	// finding); num returns numbers (id: both IDs); ok false means absent.
+	str     func(*session.Message) []string
+	num     func(*session.Message) []int64
+	choices []string // fieldChoice, fieldOrdered (in order)
+}
+
+// compile turns an operator and a value into a test over the field.
+func (d filterField) compile(p *filterParser, op, v token) (filterNode, error) {
+	switch d.kind {
+	case fieldNumber:
+		want, err := strconv.ParseInt(v.text, 0, 64)
+		if err != nil {
+			return nil, p.errAt(v, "%q is not a number", v.text)
+		}
+		cmp := numCmp[op.text]
+		num := d.num
+		if op.text == "!=" { // "id != 5": no ID equals 5
+			return testNode{func(m *session.Message) bool { return !anyNum(num(m), want, numCmp["=="]) }}, nil
+		}
+		return testNode{func(m *session.Message) bool { return anyNum(num(m), want, cmp) }}, nil
+	case fieldBool:
+		var want bool
+		switch strings.ToLower(v.text) {
+		case "true", "1", "yes":
+			want = true
+		case "false", "0", "no":
+		default:
+			return nil, p.errAt(v, "%q is not true or false", v.text)
+		}
+		if op.text == "!=" {
+			want = !want
+		}
+		str := d.str
+		return testNode{func(m *session.Message) bool { return (len(str(m)) > 0) == want }}, nil
+	case fieldOrdered:
+		rank := -1
+		for i, c := range d.choices {
+			if strings.EqualFold(c, v.text) {
+				rank = i
+			}
+		}
+		if rank < 0 {
+			return nil, p.errAt(v, "%q is not one of %s", v.text, strings.Join(d.choices, ", "))
+		}
+		cmp := numCmp[op.text]
+		num := d.num
+		return testNode{func(m *session.Message) bool { return anyNum(num(m), int64(rank), cmp) }}, nil
+	}
+	want := strings.ToLower(v.text)
+	if d.kind == fieldChoice && op.text != "~" {
+		known := false
+		for _, c := range d.choices {
+			known = known || strings.EqualFold(c, want)
+		}
+		if !known {
+			return nil, p.errAt(v, "%q is not one of %s", v.text, strings.Join(d.choices, ", "))
+		}
+	}
+	str := d.str
+	switch op.text {
+	case "~":
+		return testNode{func(m *session.Message) bool {
+			for _, s := range str(m) {
+				if containsFold(s, want) {
+					return true
+				}
+			}
+			return false
+		}}, nil
+	case "!=":
+		return testNode{func(m *session.Message) bool { return !anyEqualFold(str(m), want) }}, nil
+	default:
+		return testNode{func(m *session.Message) bool { return anyEqualFold(str(m), want) }}, nil
+	}
+}
+
+var numCmp = map[string]func(a, b int64) bool{
+	"==": func(a, b int64) bool { return a == b },
+	"!=": func(a, b int64) bool { return a != b },
+	"<":  func(a, b int64) bool { return a < b },
+	"<=": func(a, b int64) bool { return a <= b },
+	">":  func(a, b int64) bool { return a > b },
+	">=": func(a, b int64) bool { return a >= b },
+}
+
+func anyNum(vs []int64, want int64, cmp func(a, b int64) bool) bool {
+	for _, v := range vs {
+		if cmp(v, want) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyEqualFold(vs []string, want string) bool {
+	for _, v := range vs {
+		if strings.EqualFold(v, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether sub (already lower-case) is in s, ignoring case.
+func containsFold(s, sub string) bool { return strings.Contains(strings.ToLower(s), sub) }
+
+func one(s string) []string { return []string{s} }
+
+func ids(m *session.Message, server, client bool) []int64 {
+	l := m.Listener
+	if l == nil {
+		return nil
+	}
+	var out []int64
+	if server && l.ServerID != nil {
+		out = append(out, int64(*l.ServerID))
+	}
+	if client && l.ClientID != nil {
+		out = append(out, int64(*l.ClientID))
+	}
+	return out
+}
+
+// severityChoices ranks severities for `severity>=warn`; "none" is a
+// message without findings.
+var severityChoices = []string{"none", dissect.Note.String(), dissect.Warn.String(), dissect.Error.String()}
+
+// filterFields is the field table of the language (the outputs.md key names).
+var filterFields = map[string]filterField{
+	"dir": {kind: fieldChoice, example: "dir==c2s", choices: []string{"c2s", "s2c"},
+		str: func(m *session.Message) []string { return one(m.Dir.String()) }},
+	"msg": {kind: fieldString, example: "msg==InvokeMessageListener",
+		str: func(m *session.Message) []string { return one(m.Name) }},
+	"listener": {kind: fieldString, example: "listener~Chat",
+		str: func(m *session.Message) []string {
+			if m.Listener == nil || m.Listener.Type == nil {
+				return nil
+			}
+			return one(*m.Listener.Type)
+		}},
+	"id":          {kind: fieldNumber, example: "id==3", num: func(m *session.Message) []int64 { return ids(m, true, true) }},
+	"listener.id": {kind: fieldNumber, example: "listener.id==3", num: func(m *session.Message) []int64 { return ids(m, true, true) }},
+	"server_id":   {kind: fieldNumber, example: "server_id==0", num: func(m *session.Message) []int64 { return ids(m, true, false) }},
+	"client_id":   {kind: fieldNumber, example: "client_id==4001", num: func(m *session.Message) []int64 { return ids(m, false, true) }},
+	"severity": {kind: fieldOrdered, example: "severity>=warn", choices: severityChoices,
+		num: func(m *session.Message) []int64 {
+			w, ok := m.Worst()
+			if !ok {
+				return []int64{0}
+			}
+			return []int64{int64(w) + 1}
+		}},
+	"conn": {kind: fieldString, example: "conn~50412",
+		str: func(m *session.Message) []string { return one(m.Conn.String()) }},
+	"n":   {kind: fieldNumber, example: "n>=10", num: func(m *session.Message) []int64 { return []int64{int64(m.N)} }},
+	"len": {kind: fieldNumber, example: "len>100", num: func(m *session.Message) []int64 { return []int64{int64(len(m.Data))} }},
+	"widened": {kind: fieldBool, example: "widened==true",
+		str: func(m *session.Message) []string {
+			if m.Enum.Widened {
+				return one("true")
+			}
+			return nil
+		}},
+	"mode": {kind: fieldString, example: "mode==TellClientListenerId",
+		str: func(m *session.Message) []string {
+			if m.Mode == "" {
+				return nil
+			}
+			return one(m.Mode)
+		}},
+	"group": {kind: fieldChoice, example: "group==malformed", choices: dissect.GroupNames(),
+		str: func(m *session.Message) []string {
+			out := make([]string, len(m.Findings))
+			for i, f := range m.Findings {
+				out[i] = f.Group.String()
+			}
+			return out
+		}},
+}
+
+// filterFieldList is the sorted field list shown in unknown-field errors.
+const filterFieldList = "dir, msg, listener, id, listener.id, server_id, client_id, severity, conn, n, len, widened, mode, group"

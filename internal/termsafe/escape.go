@@ -1,0 +1,70 @@
+package termsafe
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Escape returns s safe to print on a terminal: C0 and C1 controls, DEL,
+// bidi overrides and other format characters, and invalid UTF-8 bytes are
+// written as Go escapes (\x1b, \u009b, \u202e), and a backslash is doubled,
+// so a hostile string from the wire can never move the cursor, retitle the
+// window or reorder text. Printable text, including non-ASCII, is kept.
+// JSON output does not use this: it keeps the exact string (outputs.md).
+func Escape(s string) string {
+	if isPlain(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			b.WriteString(`\x`)
+			b.WriteString(hex2(s[i]))
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r < 0x20 || r == 0x7f:
+			b.WriteString(`\x`)
+			b.WriteString(hex2(byte(r)))
+		case unsafeRune(r):
+			q := strconv.QuoteRuneToASCII(r) // '\u009b'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// isPlain reports whether s is printable ASCII without backslashes, the
+// common case that needs no copy.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// unsafeRune reports runes that must not reach a terminal raw: C1 controls,
+// format characters (bidi overrides and isolates, zero-width joiners),
+// line and paragraph separators, and private or unassigned code points.
+func unsafeRune(r rune) bool {
+	if r >= 0x80 && r < 0xa0 {
+		return true
+	}
+	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r) ||
+		unicode.Is(unicode.Co, r) || !unicode.IsPrint(r) && !unicode.IsSpace(r) || r == utf8.RuneError
+}
+
+func hex2(c byte) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[c>>4], digits[c&15]})
+}

@@ -1,0 +1,137 @@
+package termsafe
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// The JSON string rule: strings are spelled exactly as encoding/json spells
+// them with SetEscapeHTML(false), and then the runes a terminal would act on
+// are written as \uXXXX, which is the same JSON string (outputs.md).
+
+const lowerHex = "0123456789abcdef"
+
+// asciiSafe[b] is true for the ASCII bytes encoding/json copies into a
+// string unchanged when HTML escaping is off: all but the C0 controls, '"'
+// and '\\'.
+var asciiSafe = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
+// AppendJSONString appends s as a JSON string: encoding/json's escapes
+// (\", \\, \b, \f, \n, \r, \t, \u00XX for other C0 controls, \ufffd for each
+// byte of invalid UTF-8, \u2028 and \u2029), and the terminal escapes of
+// EscapeJSON (C1 controls and bidi marks as \uXXXX, issue 8).
+func AppendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if asciiSafe[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', lowerHex[b>>4], lowerHex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029' || TerminalRune(r):
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', lowerHex[r>>12&0xF], lowerHex[r>>8&0xF], lowerHex[r>>4&0xF], lowerHex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+
+// EscapeJSON rewrites, in encoded JSON, the runes a terminal would
+// act on that encoding/json leaves raw: C1 controls (U+0080–U+009F; U+009B
+// is an 8-bit CSI) and the bidi marks, embeddings, overrides and isolates.
+// JSON's structure is ASCII, so these can only sit inside strings, where
+// \uXXXX is the same string (outputs.md: wire strings "escaped by the JSON
+// encoder, never altered"); `dump --json` on a terminal then shows no live
+// control (issue 8). b is returned unchanged when there is nothing to do.
+func EscapeJSON(b []byte) []byte {
+	first := -1
+	for i := 0; i < len(b); i++ {
+		if c := b[i]; c == 0xC2 || c == 0xD8 || c == 0xE2 {
+			if r, n := utf8.DecodeRune(b[i:]); TerminalRune(r) {
+				first = i
+				break
+			} else {
+				i += n - 1
+			}
+		}
+	}
+	if first < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	out = append(out, b[:first]...)
+	for i := first; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if TerminalRune(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
+}
+
+// TerminalRune reports the runes EscapeJSON escapes: C1 controls and the
+// bidi marks, embeddings, overrides and isolates.
+func TerminalRune(r rune) bool {
+	switch {
+	case r >= 0x80 && r <= 0x9f:
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// JSONPlain reports whether b is ASCII that a JSON string holds unchanged,
+// so a caller can copy it between quotes without AppendJSONString.
+func JSONPlain(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf || !asciiSafe[c] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,119 @@
+package session
+
+import (
+	"time"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// AppendJSONRange appends to dst the outputs.md `dump --json` lines (each
+// record followed by a newline) of messages from..to that match accepts (nil
+// accepts all), in order, and returns the extended buffer. The bytes are
+// those of Detail(n).AppendJSON for each message, but the decoding, spans,
+// findings and listener of one message are kept in buffers the next one
+// reuses, so a long range allocates little more than the summaries
+// (issue 7: a million records in seconds). Messages past Len are not
+// there; the read lock is taken per message, so a feed is not held up.
+// Several goroutines may encode ranges of one Capture at once.
+func (c *Capture) AppendJSONRange(dst []byte, from, to int, match func(*Message) bool) []byte {
+	var sc detailScratch
+	for n := max(from, 1); n <= to; n++ {
+		m := c.detailInto(n, &sc)
+		if m == nil {
+			break
+		}
+		if match == nil || match(m) {
+			dst, _ = m.appendJSON(dst, sc.conn(m.Conn))
+			dst = append(dst, '\n')
+		}
+	}
+	return dst
+}
+
+// detailScratch is the storage detailInto reuses from message to message.
+type detailScratch struct {
+	m        Message
+	l        unturned.Listener
+	ids      [3]uint32 // client ID, server ID, version
+	typ      string
+	spans    netpak.Spans
+	d        unturned.Decoded
+	data     []byte // bytes read back from the Store
+	findings []dissect.Finding
+	conns    map[dissect.Conn][]byte // each connection's "conn" value, encoded once
+}
+
+// conn returns c encoded as a JSON string (appendConn), from the cache.
+func (sc *detailScratch) conn(c dissect.Conn) []byte {
+	if b, ok := sc.conns[c]; ok {
+		return b
+	}
+	if sc.conns == nil {
+		sc.conns = make(map[dissect.Conn][]byte)
+	}
+	b := appendConn(nil, c)
+	sc.conns[c] = b
+	return b
+}
+
+// detailInto is build(n, true) into sc: the same Message, valid until the
+// next call with sc, or nil when there is no message n.
+func (c *Capture) detailInto(n int, sc *detailScratch) *Message {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if n < 1 || n > c.nrec {
+		return nil
+	}
+	r := c.rec(int32(n - 1))
+	cn := c.conns[r.conn]
+	data, err := c.load(int32(n-1), sc.data[:0])
+	if r.flags&recFile != 0 {
+		sc.data = data[:0]
+	}
+	sc.spans.Reset()
+	sc.d = unturned.Decoded{Findings: sc.d.Findings[:0]}
+	d := &sc.d
+	unturned.DecodeMessage(c.profile, r.dir, r.state(), data, &sc.spans, d)
+
+	m := &sc.m
+	*m = Message{
+		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: cn.info.Conn,
+		Dir: r.dir, Data: data, Enum: d.Enum, Name: d.Kind.String(), Fields: sc.spans.List,
+	}
+	if m.Fields == nil {
+		m.Fields = []netpak.Span{}
+	}
+	m.setKind(d)
+	fs := append(sc.findings[:0], d.Findings...)
+	if err != nil {
+		fs = append(fs, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Text: termsafe.Escape(err.Error()), Bit: -1})
+	}
+	if r.flags&recListener != 0 {
+		sc.l = unturned.Listener{Resolved: r.flags&recResolved != 0}
+		if r.flags&recCID != 0 {
+			sc.ids[0] = r.cid
+			sc.l.ClientID = &sc.ids[0]
+		}
+		if r.flags&recSID != 0 {
+			sc.ids[1] = r.sid
+			sc.l.ServerID = &sc.ids[1]
+		}
+		if typ, version, ok := c.listenerType(r); ok {
+			sc.typ, sc.ids[2] = typ, version
+			sc.l.Type, sc.l.Version = &sc.typ, &sc.ids[2]
+		}
+		m.Listener = &sc.l
+	}
+	if r.flags&recHeld != 0 {
+		fs = append(fs, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: "enum width not settled yet: decoded tentatively while the handshake is being inferred", Bit: -1})
+	}
+	if r.flags&recExtra != 0 {
+		fs = append(fs, c.extra[int32(n-1)]...)
+	}
+	sc.findings, m.Findings = fs, fs
+	m.Summary = summarize(m, d)
+	return m
+}

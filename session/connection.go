@@ -1,0 +1,252 @@
+package session
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// connection is the per-connection state machine: framing per direction,
+// the decoding State per direction (wire.md 4.2 widening, 4.3 ID bit
+// count), widened-enum inference when the handshake was not captured, and
+// the listener-ID tables with their as-of checkpoints (wire.md 4.5).
+type connection struct {
+	idx    uint32
+	info   ConnInfo
+	framer [2]*unturned.Framer
+
+	started   [2]bool      // the direction's first message arrived
+	fed       [2]bool      // the direction's framer has been given bytes
+	lastTime  [2]time.Time // capture time of the direction's last chunk
+	lastFrame [2]int       // its frame number: messages End recovers carry these
+	// unsynced are the chunks fed while the direction's framer was
+	// resynchronising, so that a message it yields late still carries the
+	// time and frame of the chunk that held its last byte.
+	unsynced  [2][]chunkMark
+	undecided [2]bool // its enum width is being inferred
+	heldIn    [2]int  // messages of an undecided direction held so far
+	marker    [2]bool // the direction's detection message carried the USMN marker
+	widened   [2]bool // later messages of the direction are read widened
+	idBits    int     // Serverside_ID_Bit_Count in force (wire.md 4.3)
+	idKnown   bool
+
+	// held are record indices waiting to be committed, in message order.
+	// While any direction is undecided every message of the connection is
+	// held, so that the tables see the messages in order.
+	held []int32
+
+	msgs      []int32 // record indices of the connection's messages, ascending
+	committed int     // how many of msgs are committed (always a prefix: commits go in order)
+	tables    *tableState
+	nops      int // table operations applied so far
+	// checkpoints are table states at points of msgs; the operations after
+	// one are not kept but taken again from their messages (Capture.tablesAsOf).
+	checkpoints []checkpoint
+}
+
+// chunkMark is where a chunk ended in its direction's stream, and when and
+// in which frame it was captured.
+type chunkMark struct {
+	end   int64
+	time  time.Time
+	frame int
+}
+
+// stamp returns the time and frame of the chunk holding stream offset end-1
+// among those fed while resynchronising, or t and frame when none is
+// recorded; marks before that chunk are dropped (messages come in order).
+func (cn *connection) stamp(dir dissect.Dir, end int64, t time.Time, frame int) (time.Time, int) {
+	m := cn.unsynced[dir]
+	for len(m) > 0 && m[0].end < end {
+		m = m[1:]
+	}
+	cn.unsynced[dir] = m
+	if len(m) == 0 {
+		return t, frame
+	}
+	return m[0].time, m[0].frame
+}
+
+// checkpoint is the table state after the connection's first pos messages,
+// which held its first ops operations.
+type checkpoint struct {
+	pos   int
+	ops   int
+	state *tableState
+}
+
+func newConnection(idx uint32, conn dissect.Conn, rule string, lim *unturned.Limits) *connection {
+	cn := &connection{idx: idx, tables: newTableState()}
+	cn.info.Conn, cn.info.Rule = conn, rule
+	cn.framer[dissect.C2S] = unturned.NewFramer(lim.MaxMessage)
+	cn.framer[dissect.S2C] = unturned.NewFramer(lim.MaxMessage)
+	cn.checkpoints = []checkpoint{{ops: 0, state: newTableState()}}
+	return cn
+}
+
+// state is the State a message of dir is decoded in now.
+func (cn *connection) state(dir dissect.Dir) unturned.State {
+	return unturned.State{Widened: cn.widened[dir], IDBits: cn.idBits, IDKnown: cn.idKnown}
+}
+
+// holding reports whether new messages must wait for an inference.
+func (cn *connection) holding() bool {
+	return cn.undecided[dissect.C2S] || cn.undecided[dissect.S2C] || len(cn.held) > 0
+}
+
+// learn updates the handshake state from a committed message (wire.md 4.2,
+// 4.3): a marker in a detection message records that the side runs USMN;
+// once both markers are seen both directions are widened from their next
+// message on (the detection messages themselves are always vanilla width).
+// The server's marker and every S→C definition set the ID bit count in
+// force.
+func (cn *connection) learn(dir dissect.Dir, d *unturned.Decoded) {
+	detection := (dir == dissect.C2S && d.Kind == unturned.KindGetWorkshopFiles) || (dir == dissect.S2C && d.Kind == unturned.KindDownloadWorkshopFiles)
+	if detection && d.HasMarker {
+		cn.marker[dir] = true
+		if dir == dissect.S2C {
+			cn.info.USMNServer = true
+			if d.Marker.HasIDBits {
+				cn.idBits, cn.idKnown = d.Marker.IDBits, true
+			}
+		} else {
+			cn.info.USMNClient = true
+		}
+		if cn.marker[dissect.C2S] && cn.marker[dissect.S2C] {
+			for _, x := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
+				if !cn.undecided[x] {
+					cn.widened[x] = true
+					cn.info.Widened[x] = true
+				}
+			}
+		}
+	}
+	if dir == dissect.S2C && d.Kind == unturned.KindInvokeMessageListener && d.Invoke.HasDefinition && d.Clean() {
+		cn.idBits, cn.idKnown = d.Invoke.IDBits, true
+	}
+}
+
+// opFor turns a decoded USMN message into its table operation. A message
+// that did not decode cleanly changes nothing: its IDs may be garbage.
+func opFor(dir dissect.Dir, n int, st unturned.State, d *unturned.Decoded, intern func([]byte) string) op {
+	o := op{dir: dir, n: n, idBits: uint8(st.IDBits)}
+	if !d.Clean() {
+		return o
+	}
+	switch d.Kind {
+	case unturned.KindInvokeMessageListener:
+		iv := &d.Invoke
+		o.payload = d.PayloadBits
+		switch {
+		case dir == dissect.S2C && iv.HasDefinition:
+			o.kind, o.sid, o.idBits, o.version, o.typ = opServerDef, iv.ServerID, uint8(iv.IDBits), iv.Version, intern(opTypeBytes(iv.Type, iv.TypeBytes))
+		case dir == dissect.S2C:
+			o.kind, o.sid = opServerInvoke, iv.ServerID
+		case iv.IsClientID && iv.HasDefinition:
+			o.kind, o.cid, o.version, o.typ = opClientDef, iv.ClientID, iv.Version, intern(opTypeBytes(iv.Type, iv.TypeBytes))
+		case iv.IsClientID:
+			o.kind, o.cid = opClientInvoke, iv.ClientID
+		default:
+			o.kind, o.sid = opServerIDInvoke, iv.ServerID
+		}
+	case unturned.KindNegotiateListenerDetails:
+		ng := &d.Negotiate
+		o.cid, o.sid, o.version = ng.ClientID, ng.ServerID, ng.Version
+		switch {
+		case dir == dissect.S2C && ng.Mode == unturned.TellClientMissingListener:
+			o.kind = opMissingClient
+		case dir == dissect.S2C && ng.Mode == unturned.TellClientListenerID:
+			o.kind, o.typ = opTellID, intern(opTypeBytes(ng.Type, ng.TypeBytes))
+		case dir == dissect.C2S && ng.Mode == unturned.TellServerMissingListener:
+			o.kind = opMissingServer
+		case dir == dissect.C2S && ng.Mode == unturned.RequestServerListenerID:
+			o.kind, o.typ = opRequestID, intern(opTypeBytes(ng.Type, ng.TypeBytes))
+		}
+	}
+	return o
+}
+
+func opTypeBytes(s string, b []byte) []byte {
+	if b == nil && s != "" {
+		return []byte(s)
+	}
+	return b
+}
+
+// applyOp applies o, the operation of the connection's message at position
+// pos of msgs, to the live tables and takes a checkpoint when enough
+// operations passed since the last one. The interval grows with the tables,
+// so that checkpoints never cost more memory than the replays they save.
+func (cn *connection) applyOp(o op, lim *unturned.Limits, pos int) result {
+	res := cn.tables.apply(&o, lim)
+	cn.nops++
+	last := cn.checkpoints[len(cn.checkpoints)-1]
+	size := len(cn.tables.server) + len(cn.tables.client) + len(cn.tables.queue)
+	if since := cn.nops - last.ops; since >= lim.CheckpointEvery && since >= size/4 {
+		cn.checkpoints = append(cn.checkpoints, checkpoint{pos: pos + 1, ops: cn.nops, state: cn.tables.clone()})
+	}
+	return res
+}
+
+// inference is the outcome of trying both enum widths on an undecided
+// direction's held messages (wire.md 4.2, issue 3 item 4).
+type inference struct {
+	widened        bool
+	score          [2]int // readingScore sums: [0] vanilla, [1] widened
+	total          int
+	confidence     float64
+	firstHeldIndex int
+}
+
+// readingScore rates how plausible a decoding is, in half points: 2 for a
+// known message that decoded fully without warnings, 1 for one whose bits
+// are only partly decoded (a long vanilla body shown as undecoded bits), 0
+// for an error, a warning or an unknown enum value. A widened message read
+// vanilla usually lands on a real but long-bodied message (ReadyToConnect
+// for 17 & 0xF), so full decodes must outweigh partial ones.
+func readingScore(d *unturned.Decoded) int {
+	if d.Kind == unturned.KindUnknown {
+		return 0
+	}
+	score := 2
+	for _, f := range d.Findings {
+		if f.Severity >= dissect.Warn {
+			return 0
+		}
+		if f.Group == dissect.Undecoded {
+			score = 1
+		}
+	}
+	return score
+}
+
+// finding describes the inference with its confidence.
+func (in inference) finding(dir dissect.Dir) dissect.Finding {
+	reading := "vanilla"
+	if in.widened {
+		reading = "widened"
+	}
+	return dissect.Finding{
+		Severity: dissect.Note,
+		Group:    dissect.Inference,
+		Text: fmt.Sprintf("%s enum width inferred %s (handshake not captured) from %d messages: plausibility %d widened, %d vanilla; confidence %.2f",
+			dir, reading, in.total, in.score[1], in.score[0], in.confidence),
+		Bit: -1,
+	}
+}
+
+// decideConfidence picks the reading with the higher score, vanilla on a
+// tie, and its confidence: its share of both scores (0.5 on a tie,
+// including when nothing decoded).
+func decideConfidence(vanilla, widened int) (bool, float64) {
+	total := vanilla + widened
+	if total == 0 {
+		return false, 0.5
+	}
+	if widened > vanilla {
+		return true, float64(widened) / float64(total)
+	}
+	return false, float64(vanilla) / float64(total)
+}

@@ -1,0 +1,331 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// The JSON encodings of outputs.md. Key names are the contract ("Keys named
+// here keep their names and meaning"), so they are spelled out here and
+// nowhere else: the `dump --json` record key by key in appendJSON (written
+// by hand: a million of them must take seconds, issue 7), the `tables
+// --json` document in struct tags. Lists are always arrays, never null.
+
+// timeLayout is RFC 3339 with all nine nanosecond digits (outputs.md "time").
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+type jsonFinding struct {
+	Severity string `json:"severity"`
+	Group    string `json:"group"`
+	Text     string `json:"text"`
+}
+
+// formatFloat spells a non-finite float, which JSON cannot hold, as Go does
+// (a field value: outputs.md "value": any).
+func formatFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "+Inf"
+	default:
+		return "-Inf"
+	}
+}
+
+func jsonFindings(fs []dissect.Finding) []jsonFinding {
+	out := make([]jsonFinding, len(fs))
+	for i, f := range fs {
+		out[i] = jsonFinding{Severity: f.Severity.String(), Group: f.Group.String(), Text: f.Text}
+	}
+	return out
+}
+
+// AppendJSON appends the message as one outputs.md `dump --json` record
+// (without a newline) to dst and returns the extended buffer. "mode"
+// appears for NegotiateListenerDetails, "listener" for the two USMN
+// messages and "payload_bits" for Invoke Message Listener. Fields are empty
+// unless the message came with spans (Capture.Detail, DecodeOne).
+//
+// The record is written by hand, key by key, in the order and with the
+// number and string spellings encoding/json gave it (without HTML
+// escaping, plus the terminal escapes of escapeTerminalJSON), so that
+// `dump --json` of a large capture spends its time decoding, not
+// reflecting. A field value of a type the decoders never produce is
+// handed to encoding/json; one it cannot encode is written as null
+// (MarshalJSON and WriteJSON report it as an error instead).
+func (m *Message) AppendJSON(dst []byte) []byte {
+	dst, _ = m.appendJSON(dst, nil)
+	return dst
+}
+
+// appendJSON is AppendJSON reporting a field value JSON cannot hold. conn,
+// when not nil, is m.Conn already encoded (appendConn), which a caller
+// encoding many messages of few connections keeps.
+func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
+	var err error
+	dst = append(dst, `{"n":`...)
+	dst = strconv.AppendInt(dst, int64(m.N), 10)
+	dst = append(dst, `,"frame":`...)
+	dst = strconv.AppendInt(dst, int64(m.Frame), 10)
+	dst = append(dst, `,"time":"`...)
+	dst = appendTime(dst, m.Time)
+	dst = append(dst, `","conn":`...)
+	if conn != nil {
+		dst = append(dst, conn...)
+	} else {
+		dst = appendConn(dst, m.Conn)
+	}
+	dst = append(dst, `,"dir":`...)
+	dst = termsafe.AppendJSONString(dst, m.Dir.String())
+	dst = append(dst, `,"len":`...)
+	dst = strconv.AppendInt(dst, int64(len(m.Data)), 10)
+	dst = append(dst, `,"enum":{"value":`...)
+	dst = strconv.AppendUint(dst, uint64(m.Enum.Value), 10)
+	dst = append(dst, `,"bits":`...)
+	dst = strconv.AppendInt(dst, int64(m.Enum.Bits), 10)
+	dst = append(dst, `,"widened":`...)
+	dst = strconv.AppendBool(dst, m.Enum.Widened)
+	dst = append(dst, `},"msg":`...)
+	dst = termsafe.AppendJSONString(dst, m.Name)
+	if m.Summary != "" {
+		dst = append(dst, `,"summary":`...)
+		dst = termsafe.AppendJSONString(dst, m.Summary)
+	}
+	dst = append(dst, `,"fields":[`...)
+	for i := range m.Fields {
+		s := &m.Fields[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"name":`...)
+		dst = termsafe.AppendJSONString(dst, s.Name)
+		dst = append(dst, `,"bit":`...)
+		dst = strconv.AppendInt(dst, int64(s.Bit), 10)
+		dst = append(dst, `,"bits":`...)
+		dst = strconv.AppendInt(dst, int64(s.Bits), 10)
+		dst = append(dst, `,"value":`...)
+		var verr error
+		if dst, verr = appendValue(dst, s.Value); verr != nil && err == nil {
+			err = verr
+		}
+		dst = append(dst, '}')
+	}
+	dst = append(dst, ']')
+	if m.Mode != "" {
+		dst = append(dst, `,"mode":`...)
+		dst = termsafe.AppendJSONString(dst, m.Mode)
+	}
+	if l := m.Listener; l != nil {
+		dst = append(dst, `,"listener":{"type":`...)
+		if l.Type != nil {
+			dst = termsafe.AppendJSONString(dst, *l.Type)
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = append(dst, `,"version":`...)
+		dst = appendOptUint(dst, l.Version)
+		dst = append(dst, `,"client_id":`...)
+		dst = appendOptUint(dst, l.ClientID)
+		dst = append(dst, `,"server_id":`...)
+		dst = appendOptUint(dst, l.ServerID)
+		dst = append(dst, `,"resolved":`...)
+		dst = strconv.AppendBool(dst, l.Resolved)
+		dst = append(dst, '}')
+	}
+	if m.Name == unturned.KindInvokeMessageListener.String() {
+		dst = append(dst, `,"payload_bits":`...)
+		dst = strconv.AppendInt(dst, int64(m.PayloadBits), 10)
+	}
+	dst = append(dst, `,"expert":[`...)
+	for i := range m.Findings {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendFinding(dst, &m.Findings[i])
+	}
+	dst = append(dst, "]}"...)
+	return dst, err
+}
+
+// MarshalJSON encodes the message as one outputs.md `dump --json` record
+// (see AppendJSON).
+func (m *Message) MarshalJSON() ([]byte, error) {
+	return m.appendJSON(nil, nil)
+}
+
+// WriteJSON writes the message as one NDJSON line (outputs.md `dump --json`).
+func (m *Message) WriteJSON(w io.Writer) error {
+	b, err := m.appendJSON(make([]byte, 0, 1024), nil)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// marshal encodes v without HTML escaping (wire strings stay readable) and
+// without the encoder's trailing newline: a field value of a type
+// appendValue does not spell itself.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return termsafe.EscapeJSON(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}
+
+type jsonUSMN struct {
+	Client  bool `json:"client"`
+	Server  bool `json:"server"`
+	Widened bool `json:"widened"`
+}
+
+type jsonServerEntry struct {
+	ID          uint32 `json:"id"`
+	Type        string `json:"type"`
+	Version     uint32 `json:"version"`
+	IDBits      int    `json:"id_bits"`
+	Learned     string `json:"learned"`
+	First       int    `json:"first"`
+	Invokes     int    `json:"invokes"`
+	PayloadBits int    `json:"payload_bits"`
+}
+
+type jsonClientEntry struct {
+	ID          uint32  `json:"id"`
+	Type        string  `json:"type"`
+	Version     uint32  `json:"version"`
+	ServerID    *uint32 `json:"server_id"`
+	Learned     string  `json:"learned"`
+	First       int     `json:"first"`
+	Invokes     int     `json:"invokes"`
+	PayloadBits int     `json:"payload_bits"`
+}
+
+type jsonRef struct {
+	N   int    `json:"n"`
+	Dir string `json:"dir"`
+	ID  uint32 `json:"id"`
+}
+
+type jsonConn struct {
+	Conn            string            `json:"conn"`
+	Client          string            `json:"client"`
+	Server          string            `json:"server"`
+	USMN            jsonUSMN          `json:"usmn"`
+	Messages        int               `json:"messages"`
+	ServerListeners []jsonServerEntry `json:"server_listeners"`
+	ClientListeners []jsonClientEntry `json:"client_listeners"`
+	MissingOnServer []uint32          `json:"missing_on_server"`
+	MissingOnClient []uint32          `json:"missing_on_client"`
+	Unresolved      []jsonRef         `json:"unresolved"`
+	Warnings        []jsonFinding     `json:"warnings"`
+}
+
+type jsonTables struct {
+	Profile     string     `json:"profile"`
+	Connections []jsonConn `json:"connections"`
+}
+
+// tablesJSON builds the outputs.md record of one connection. t may be nil
+// (a connection that carried no USMN messages).
+func tablesJSON(ci ConnInfo, t *Tables) jsonConn {
+	j := jsonConn{
+		Conn:            ci.Conn.String(),
+		Client:          ci.Conn.Client.String(),
+		Server:          ci.Conn.Server.String(),
+		USMN:            jsonUSMN{Client: ci.USMNClient, Server: ci.USMNServer, Widened: ci.Widened[dissect.C2S] || ci.Widened[dissect.S2C]},
+		Messages:        ci.Messages,
+		ServerListeners: []jsonServerEntry{},
+		ClientListeners: []jsonClientEntry{},
+		MissingOnServer: []uint32{},
+		MissingOnClient: []uint32{},
+		Unresolved:      []jsonRef{},
+		Warnings:        []jsonFinding{},
+	}
+	if t == nil {
+		return j
+	}
+	j.Messages = t.Messages
+	for _, e := range t.Server {
+		j.ServerListeners = append(j.ServerListeners, jsonServerEntry{
+			ID: e.ID, Type: e.Type, Version: e.Version, IDBits: e.IDBits,
+			Learned: e.Learned.String(), First: e.First, Invokes: e.Invokes, PayloadBits: e.PayloadBits,
+		})
+	}
+	for _, e := range t.Client {
+		je := jsonClientEntry{
+			ID: e.ID, Type: e.Type, Version: e.Version,
+			Learned: e.Learned.String(), First: e.First, Invokes: e.Invokes, PayloadBits: e.PayloadBits,
+		}
+		if e.Mapped {
+			sid := e.ServerID
+			je.ServerID = &sid
+		}
+		j.ClientListeners = append(j.ClientListeners, je)
+	}
+	j.MissingOnServer = append(j.MissingOnServer, t.MissingOnServer...)
+	j.MissingOnClient = append(j.MissingOnClient, t.MissingOnClient...)
+	for _, r := range t.Unresolved {
+		j.Unresolved = append(j.Unresolved, jsonRef{N: r.N, Dir: r.Dir.String(), ID: r.ID})
+	}
+	j.Warnings = jsonFindings(t.Warnings)
+	return j
+}
+
+// WriteTablesJSON writes outputs.md's `tables --json` document: the
+// listener-ID tables of every connection as of the end of what was read, in
+// the order the connections were first seen, with the profile that decoded
+// them.
+func (c *Capture) WriteTablesJSON(w io.Writer) error {
+	b, err := c.TablesJSON()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// TablesJSON returns the `tables --json` document (see WriteTablesJSON),
+// indented, ending in a newline.
+func (c *Capture) TablesJSON() ([]byte, error) { return c.TablesJSONAt(0) }
+
+// TablesJSONAt is TablesJSON with the tables as of message asOf (≤ 0: the
+// end of what was read), for `usmnscope tables --at N --json`.
+func (c *Capture) TablesJSONAt(asOf int) ([]byte, error) {
+	doc := jsonTables{Profile: c.Profile().Name, Connections: []jsonConn{}}
+	for _, ci := range c.Connections() {
+		doc.Connections = append(doc.Connections, tablesJSON(ci, c.Tables(ci.Conn, asOf)))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return termsafe.EscapeJSON(buf.Bytes()), nil
+}
+
+// sortedIDs returns the keys of a set, sorted (outputs.md: lists are sorted
+// by id).
+func sortedIDs(m map[uint32]struct{}) []uint32 {
+	out := make([]uint32, 0, len(m))
+	for id := range m {
+		out = append(out, id)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

@@ -1,0 +1,165 @@
+package session
+
+import (
+	"encoding/hex"
+	"math"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+)
+
+// The appenders below spell JSON values exactly as encoding/json does with
+// SetEscapeHTML(false), followed by termsafe.EscapeJSON: they are what
+// Message.AppendJSON is made of, and json_test.go holds them to the
+// reflection encoding they replace.
+
+// appendConn appends c as a JSON string, as Conn.String spells it. The
+// address text is ASCII but for an IPv6 zone, which is escaped like any
+// string when it needs to be.
+func appendConn(dst []byte, c dissect.Conn) []byte {
+	dst = append(dst, '"')
+	start := len(dst)
+	dst = appendAddrPort(dst, c.Client)
+	dst = append(dst, '-')
+	dst = appendAddrPort(dst, c.Server)
+	if !termsafe.JSONPlain(dst[start:]) {
+		return termsafe.AppendJSONString(dst[:start-1], string(dst[start:]))
+	}
+	return append(dst, '"')
+}
+
+// appendAddrPort appends an address and port as netip.AddrPort.String
+// spells it: AppendTo, except for the zero address, which String calls
+// "invalid AddrPort" and AppendTo leaves empty.
+func appendAddrPort(dst []byte, p netip.AddrPort) []byte {
+	if !p.Addr().IsValid() {
+		return append(dst, "invalid AddrPort"...)
+	}
+	return p.AppendTo(dst)
+}
+
+// appendTime appends t as outputs.md "time", as t.UTC().Format(timeLayout)
+// spells it, digit by digit for the years Format writes with four digits.
+func appendTime(dst []byte, t time.Time) []byte {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(dst, timeLayout)
+	}
+	hour, minute, sec := t.Clock()
+	dst = appendDigits(dst, year, 4)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, int(month), 2)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, day, 2)
+	dst = append(dst, 'T')
+	dst = appendDigits(dst, hour, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, minute, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, sec, 2)
+	dst = append(dst, '.')
+	dst = appendDigits(dst, t.Nanosecond(), 9)
+	return append(dst, 'Z')
+}
+
+// appendDigits appends the width low decimal digits of v ≥ 0, zero-padded.
+func appendDigits(dst []byte, v, width int) []byte {
+	n := len(dst) + width
+	dst = append(dst, "000000000"[:width]...)
+	for i := n - 1; i >= n-width; i-- {
+		dst[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return dst
+}
+
+// appendOptUint appends *p, or null when p is nil.
+func appendOptUint(dst []byte, p *uint32) []byte {
+	if p == nil {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendUint(dst, uint64(*p), 10)
+}
+
+// appendFinding appends an outputs.md "expert" entry.
+func appendFinding(dst []byte, f *dissect.Finding) []byte {
+	dst = append(dst, `{"severity":`...)
+	dst = termsafe.AppendJSONString(dst, f.Severity.String())
+	dst = append(dst, `,"group":`...)
+	dst = termsafe.AppendJSONString(dst, f.Group.String())
+	dst = append(dst, `,"text":`...)
+	dst = termsafe.AppendJSONString(dst, f.Text)
+	return append(dst, '}')
+}
+
+// appendFloat appends a finite float as encoding/json does: like %g, but
+// with ES6's exponent cut-offs (below 1e-6 and from 1e21) and an exponent
+// without a leading zero; bits is 32 or 64, the float's own precision.
+func appendFloat(dst []byte, f float64, bits int) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		// e-09 → e-9, as encoding/json does.
+		n := len(dst)
+		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+// appendValue appends a span value as outputs.md's field "value": numbers
+// as JSON numbers, strings exactly as decoded, byte blocks as lower-case
+// hex (raw bytes are not text), non-finite floats, which JSON cannot hold,
+// as their Go spelling, and nil as null. A type the decoders do not
+// produce goes through encoding/json; if that fails, null is appended and
+// the error returned.
+func appendValue(dst []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case bool:
+		return strconv.AppendBool(dst, x), nil
+	case uint64:
+		return strconv.AppendUint(dst, x, 10), nil
+	case int64:
+		return strconv.AppendInt(dst, x, 10), nil
+	case uint32:
+		return strconv.AppendUint(dst, uint64(x), 10), nil
+	case int:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case string:
+		return termsafe.AppendJSONString(dst, x), nil
+	case []byte:
+		dst = append(dst, '"')
+		dst = hex.AppendEncode(dst, x)
+		return append(dst, '"'), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return termsafe.AppendJSONString(dst, formatFloat(x)), nil
+		}
+		return appendFloat(dst, x, 64), nil
+	case float32:
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return termsafe.AppendJSONString(dst, formatFloat(f)), nil
+		}
+		return appendFloat(dst, f, 32), nil
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return append(dst, "null"...), err
+	}
+	return append(dst, b...), nil
+}
