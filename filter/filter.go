@@ -33,10 +33,10 @@ type Filter struct {
 	root filterNode
 }
 
-// FilterError is a syntax or meaning error in a filter expression. Pos is
+// Error is a syntax or meaning error in a filter expression. Pos is
 // the byte offset of the bad part in the expression and Len its length in
 // bytes (at least 1), so an editor can underline it.
-type FilterError struct {
+type Error struct {
 	Expr string
 	Pos  int
 	Len  int
@@ -51,7 +51,7 @@ type FilterError struct {
 //
 // The position in the first line is 1-based; the expression is escaped so
 // that a pasted control character cannot disturb the terminal.
-func (e *FilterError) Error() string {
+func (e *Error) Error() string {
 	pos := min(max(e.Pos, 0), len(e.Expr))
 	n := max(e.Len, 1)
 	pre := termsafe.Escape(e.Expr[:pos])
@@ -61,9 +61,9 @@ func (e *FilterError) Error() string {
 		strings.Repeat(" ", utf8.RuneCountInString(pre)), strings.Repeat("^", width))
 }
 
-// ParseFilter compiles expr. An expression of only spaces gives a nil
-// *Filter, which matches everything. Errors are *FilterError.
-func ParseFilter(expr string) (*Filter, error) {
+// Parse compiles expr. An expression of only spaces gives a nil
+// *Filter, which matches everything. Errors are *Error.
+func Parse(expr string) (*Filter, error) {
 	p := &filterParser{expr: expr}
 	if err := p.lex(); err != nil {
 		return nil, err
@@ -224,7 +224,7 @@ func (p *filterParser) lex() error {
 			case '=':
 				hint = " (did you mean \"==\"?)"
 			}
-			return &FilterError{Expr: s, Pos: i, Len: 1, Msg: fmt.Sprintf("unexpected %q%s", c, hint)}
+			return &Error{Expr: s, Pos: i, Len: 1, Msg: fmt.Sprintf("unexpected %q%s", c, hint)}
 		}
 	}
 	p.toks = append(p.toks, token{kind: tokEnd, pos: len(s)})
@@ -247,12 +247,12 @@ func (p *filterParser) lexString(i int) (int, string, error) {
 			}
 			text, err := strconv.Unquote(raw)
 			if err != nil {
-				return 0, "", &FilterError{Expr: s, Pos: i, Len: j + 1 - i, Msg: "bad escape in string"}
+				return 0, "", &Error{Expr: s, Pos: i, Len: j + 1 - i, Msg: "bad escape in string"}
 			}
 			return j + 1, text, nil
 		}
 	}
-	return 0, "", &FilterError{Expr: s, Pos: i, Len: len(s) - i, Msg: "unterminated string"}
+	return 0, "", &Error{Expr: s, Pos: i, Len: len(s) - i, Msg: "unterminated string"}
 }
 
 func (p *filterParser) peek() token { return p.toks[p.i] }
@@ -266,7 +266,7 @@ func (p *filterParser) next() token {
 }
 
 func (p *filterParser) errAt(t token, format string, args ...any) error {
-	return &FilterError{Expr: p.expr, Pos: t.pos, Len: max(t.len, 1), Msg: fmt.Sprintf(format, args...)}
+	return &Error{Expr: p.expr, Pos: t.pos, Len: max(t.len, 1), Msg: fmt.Sprintf(format, args...)}
 }
 
 func (p *filterParser) or() (filterNode, error) {

@@ -105,9 +105,9 @@ func TestFilterMatch(t *testing.T) {
 	}
 	names := []string{"invoke", "kicked", "negotiate"}
 	for _, tt := range tests {
-		f, err := ParseFilter(tt.expr)
+		f, err := Parse(tt.expr)
 		if err != nil {
-			t.Errorf("ParseFilter(%q) error %v", tt.expr, err)
+			t.Errorf("Parse(%q) error %v", tt.expr, err)
 			continue
 		}
 		var got []string
@@ -117,13 +117,13 @@ func TestFilterMatch(t *testing.T) {
 			}
 		}
 		if g := strings.Join(got, " "); g != tt.want {
-			t.Errorf("ParseFilter(%q) matches %q; want %q", tt.expr, g, tt.want)
+			t.Errorf("Parse(%q) matches %q; want %q", tt.expr, g, tt.want)
 		}
 	}
 }
 
 func TestFilterMatchNil(t *testing.T) {
-	f, _ := ParseFilter("n>0")
+	f, _ := Parse("n>0")
 	if f.Match(nil) {
 		t.Errorf("Match(nil) = true; want false")
 	}
@@ -140,7 +140,7 @@ func TestFilterErrors(t *testing.T) {
 	tests := []struct {
 		expr     string
 		pos, len int
-		msg      string // substring of FilterError.Msg
+		msg      string // substring of Error.Msg
 	}{
 		{"lisener~Chat", 0, 7, `unknown field "lisener"`},
 		{"msg==Kicked && lisener~Chat", 15, 7, `unknown field "lisener"`},
@@ -168,39 +168,39 @@ func TestFilterErrors(t *testing.T) {
 		{"()", 1, 1, `expected a field or word, found ")"`},
 	}
 	for _, tt := range tests {
-		f, err := ParseFilter(tt.expr)
-		var fe *FilterError
+		f, err := Parse(tt.expr)
+		var fe *Error
 		if !errors.As(err, &fe) {
-			t.Errorf("ParseFilter(%q) = %v, %v; want a *FilterError", tt.expr, f, err)
+			t.Errorf("Parse(%q) = %v, %v; want a *Error", tt.expr, f, err)
 			continue
 		}
 		if fe.Pos != tt.pos || fe.Len != tt.len || !strings.Contains(fe.Msg, tt.msg) {
-			t.Errorf("ParseFilter(%q) error at %d+%d %q; want at %d+%d containing %q", tt.expr, fe.Pos, fe.Len, fe.Msg, tt.pos, tt.len, tt.msg)
+			t.Errorf("Parse(%q) error at %d+%d %q; want at %d+%d containing %q", tt.expr, fe.Pos, fe.Len, fe.Msg, tt.pos, tt.len, tt.msg)
 		}
 	}
 }
 
 func TestFilterErrorCaret(t *testing.T) {
-	_, err := ParseFilter("lisener~Chat")
+	_, err := Parse("lisener~Chat")
 	want := "filter: unknown field \"lisener\" (fields: " + filterFieldList + ") at 1\n  lisener~Chat\n  ^^^^^^^"
 	if err == nil || err.Error() != want {
-		t.Errorf("ParseFilter(lisener~Chat) error\n%v\nwant\n%s", err, want)
+		t.Errorf("Parse(lisener~Chat) error\n%v\nwant\n%s", err, want)
 	}
 	// A control character in the expression is escaped, and the caret
 	// still sits under the bad part of the escaped text.
-	_, err = ParseFilter("msg==\x1b[2J && n==x")
+	_, err = Parse("msg==\x1b[2J && n==x")
 	want = "filter: \"x\" is not a number at 17\n  msg==\\x1b[2J && n==x\n                     ^"
 	if err == nil || err.Error() != want {
-		t.Errorf("ParseFilter(escape) error\n%v\nwant\n%s", err, want)
+		t.Errorf("Parse(escape) error\n%v\nwant\n%s", err, want)
 	}
 }
 
-func ExampleParseFilter() {
-	f, _ := ParseFilter("msg==InvokeMessageListener && listener~Chat")
+func ExampleParse() {
+	f, _ := Parse("msg==InvokeMessageListener && listener~Chat")
 	m := &session.Message{Name: "InvokeMessageListener", Listener: &unturned.Listener{Type: filterStr("Sample.ChatListener, Sample")}}
 	fmt.Println(f.Match(m))
-	_, err := ParseFilter("lisener~Chat")
-	fmt.Println(err.(*FilterError).Pos, err.(*FilterError).Len)
+	_, err := Parse("lisener~Chat")
+	fmt.Println(err.(*Error).Pos, err.(*Error).Len)
 	// Output:
 	// true
 	// 0 7
@@ -218,17 +218,17 @@ func FuzzFilter(f *testing.F) {
 		msgs = append(msgs, m)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
-		flt, err := ParseFilter(expr)
+		flt, err := Parse(expr)
 		if err != nil {
-			var fe *FilterError
+			var fe *Error
 			if !errors.As(err, &fe) {
-				t.Fatalf("ParseFilter(%q) error %T, want *FilterError", expr, err)
+				t.Fatalf("Parse(%q) error %T, want *Error", expr, err)
 			}
 			if fe.Pos < 0 || fe.Pos > len(expr) || fe.Len < 1 {
-				t.Fatalf("ParseFilter(%q) error at %d+%d outside the expression", expr, fe.Pos, fe.Len)
+				t.Fatalf("Parse(%q) error at %d+%d outside the expression", expr, fe.Pos, fe.Len)
 			}
 			if s := err.Error(); strings.ContainsAny(s, "\x1b\r\u009b") || !utf8.ValidString(s) {
-				t.Fatalf("ParseFilter(%q) error text %q carries raw control characters", expr, s)
+				t.Fatalf("Parse(%q) error text %q carries raw control characters", expr, s)
 			}
 			return
 		}
@@ -241,7 +241,7 @@ func FuzzFilter(f *testing.F) {
 
 func BenchmarkFilterMatch(b *testing.B) {
 	b.ReportAllocs()
-	f, err := ParseFilter("msg==InvokeMessageListener && listener~Chat || severity>=warn")
+	f, err := Parse("msg==InvokeMessageListener && listener~Chat || severity>=warn")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -28,7 +28,7 @@
 //
 // Reader and Writer have a method for every primitive of wire.md 1.3, each
 // the inverse of the other: Bits (0 to 32), Bit, the fixed-width integers,
-// Float, String with any length width, Bytes, NetId, SteamID, Guid,
+// Float, String with any length width, Bytes, NetID, SteamID, GUID,
 // DateTime, SignedInt, the clamped and normalized floats, Quaternion,
 // NormalVector3, Radians, Degrees, VectorAsYaw, Color32RGB/RGBA, Transform,
 // Enum and ListCount (CountBits(max) wide). The caller names every width;

@@ -26,7 +26,7 @@ func TestErrors(t *testing.T) {
 		// The string runs short in its bytes; Pos goes back to its first bit.
 		{"short string", "80 00 00 62", func(r *Reader) { r.Bits(5); r.String(11) }, ErrShort, "need 24 bits at bit 24, have 8", 5},
 		{"short UInt64", "ff ff ff ff ff", func(r *Reader) { r.Bit(); r.UInt64() }, ErrShort, "need 64 bits at bit 1, have 39", 1},
-		{"short Guid", "ff ff ff ff ff ff ff ff", func(r *Reader) { r.Guid() }, ErrShort, "need 128 bits at bit 0, have 64", 0},
+		{"short GUID", "ff ff ff ff ff ff ff ff", func(r *Reader) { r.GUID() }, ErrShort, "need 128 bits at bit 0, have 64", 0},
 		{"short ClampedVector3", "ff ff ff ff ff ff ff", func(r *Reader) { r.ClampedVector3(13, 7) }, ErrShort, "need 60 bits at bit 0, have 56", 0},
 		{"short Transform", "0b 00 00 00 00 00", func(r *Reader) { r.Transform() }, ErrShort, "need 8 bits at bit 48, have 0", 0},
 		{"huge Bytes", "00", func(r *Reader) { r.Bytes(math.MaxInt) }, ErrShort, "need 9223372036854775807 bits at bit 0, have 8", 0},

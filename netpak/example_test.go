@@ -66,11 +66,11 @@ func ExampleReader_Sub() {
 	// Output: 63 0 need 1 bits at bit 10, have 0
 }
 
-func ExampleGuid() {
+func ExampleGUID() {
 	w := netpak.NewWriter()
-	w.Guid(netpak.Guid{0x33, 0x22, 0x11, 0x00, 0x55, 0x44, 0x77, 0x66, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff})
+	w.GUID(netpak.GUID{0x33, 0x22, 0x11, 0x00, 0x55, 0x44, 0x77, 0x66, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff})
 	fmt.Printf("% x\n", w.Bytes())
-	fmt.Println(netpak.NewReader(w.Bytes()).Guid())
+	fmt.Println(netpak.NewReader(w.Bytes()).GUID())
 	// Output:
 	// 55 44 77 66 33 22 11 00 cc dd ee ff 88 99 aa bb
 	// 00112233-4455-6677-8899-aabbccddeeff

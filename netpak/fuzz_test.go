@@ -48,7 +48,7 @@ func FuzzReader(f *testing.F) {
 			case 5:
 				r.UInt64()
 			case 6:
-				r.Guid()
+				r.GUID()
 			case 7:
 				r.ClampedVector3(int(arg%34), int(arg/8))
 			case 8:
@@ -204,9 +204,9 @@ func genItem(s *script) item {
 		v := string(s.bytes(a % 20))
 		return exact("Bytes", v, func(w *Writer) { w.RawBytes([]byte(v)) }, func(r *Reader) string { return string(r.Bytes(len(v))) })
 	case 9:
-		var g Guid
+		var g GUID
 		copy(g[:], s.bytes(16))
-		return exact("Guid", g, func(w *Writer) { w.Guid(g) }, (*Reader).Guid)
+		return exact("GUID", g, func(w *Writer) { w.GUID(g) }, (*Reader).GUID)
 	case 10:
 		v := DateTime(s.u64())
 		return exact("DateTime", v, func(w *Writer) { w.DateTime(v) }, (*Reader).DateTime)
@@ -229,7 +229,7 @@ func genItem(s *script) item {
 	case 14:
 		t := Transform{Valid: a&1 == 1}
 		if t.Valid {
-			t.NetId, t.Path = s.u32(), strings.ToValidUTF8(string(s.bytes(a%30)), "?")
+			t.NetID, t.Path = s.u32(), strings.ToValidUTF8(string(s.bytes(a%30)), "?")
 		}
 		return exact("Transform", t, func(w *Writer) { w.Transform(t) }, (*Reader).Transform)
 	case 15:

@@ -17,7 +17,7 @@ func fx[T any](name string, write func(*Writer), read func(*Reader) T, want T) f
 
 var (
 	long2048 = strings.Repeat("a", 2048)
-	guid     = Guid{0x33, 0x22, 0x11, 0x00, 0x55, 0x44, 0x77, 0x66, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff}
+	guid     = GUID{0x33, 0x22, 0x11, 0x00, 0x55, 0x44, 0x77, 0x66, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff}
 	// 2024-01-01T00:00:00Z: 638396640000000000 ticks, UTC kind (bit 62).
 	newYear = DateTime(638396640000000000 | 1<<62)
 )
@@ -59,11 +59,11 @@ var primitives = []struct {
 	{fx("Bytes after a bit", func(w *Writer) { w.Bit(true); w.RawBytes([]byte{0xab}) },
 		func(r *Reader) []byte { r.Bit(); return r.Bytes(1) }, []byte{0xab}), "01 ab"},
 	{fx("Bytes(0)", func(w *Writer) { w.RawBytes(nil) }, func(r *Reader) []byte { return r.Bytes(0) }, []byte{}), ""},
-	{fx("NetId(0)", func(w *Writer) { w.NetId(0) }, (*Reader).NetId, uint32(0)), "00 00 00 00"},
+	{fx("NetID(0)", func(w *Writer) { w.NetID(0) }, (*Reader).NetID, uint32(0)), "00 00 00 00"},
 	{fx("SteamID", func(w *Writer) { w.SteamID(76561197960265728) }, (*Reader).SteamID, uint64(76561197960265728)),
 		"01 00 10 01 00 00 00 00"},
-	// Guid 00112233-4455-6677-8899-aabbccddeeff: wire g[4..7] g[0..3] g[12..15] g[8..11].
-	{fx("Guid", func(w *Writer) { w.Guid(guid) }, (*Reader).Guid, guid),
+	// GUID 00112233-4455-6677-8899-aabbccddeeff: wire g[4..7] g[0..3] g[12..15] g[8..11].
+	{fx("GUID", func(w *Writer) { w.GUID(guid) }, (*Reader).GUID, guid),
 		"55 44 77 66 33 22 11 00 cc dd ee ff 88 99 aa bb"},
 	{fx("DateTime", func(w *Writer) { w.DateTime(newYear) }, (*Reader).DateTime, newYear),
 		"5c 0a dc 48 00 c0 00 99"},
@@ -111,7 +111,7 @@ var primitives = []struct {
 	{fx("Color32RGB", func(w *Writer) { w.Color32RGB(Color32{1, 2, 3, 9}) }, (*Reader).Color32RGB, Color32{1, 2, 3, 255}), "01 02 03"},
 	{fx("Color32RGBA", func(w *Writer) { w.Color32RGBA(Color32{1, 2, 3, 4}) }, (*Reader).Color32RGBA, Color32{1, 2, 3, 4}), "01 02 03 04"},
 	{fx("Transform none", func(w *Writer) { w.Transform(Transform{}) }, (*Reader).Transform, Transform{}), "00"},
-	// has-value 1, NetId 5 in bits 1..32, empty bit 0, len−1 = 0 in 7 bits, align, "a".
+	// has-value 1, NetID 5 in bits 1..32, empty bit 0, len−1 = 0 in 7 bits, align, "a".
 	{fx("Transform", func(w *Writer) { w.Transform(Transform{true, 5, "a"}) }, (*Reader).Transform, Transform{true, 5, "a"}),
 		"0b 00 00 00 00 00 61"},
 	{fx("ListCount(3,255)", func(w *Writer) { w.ListCount(3, 255) }, func(r *Reader) int { return r.ListCount(255) }, 3), "03"},
@@ -189,9 +189,9 @@ func TestCountBits(t *testing.T) {
 	}
 }
 
-func TestGuidString(t *testing.T) {
+func TestGUIDString(t *testing.T) {
 	if got, want := guid.String(), "00112233-4455-6677-8899-aabbccddeeff"; got != want {
-		t.Errorf("Guid.String() = %s; want %s", got, want)
+		t.Errorf("GUID.String() = %s; want %s", got, want)
 	}
 }
 

@@ -66,7 +66,7 @@ func (e *BitError) Unwrap() error { return e.Err }
 // Err once.
 //
 // A read that runs short leaves Pos where that read started; for a composite
-// read (String, UInt64, Guid, ClampedVector3, …) that is the start of the
+// read (String, UInt64, GUID, ClampedVector3, …) that is the start of the
 // whole read, while the ShortError names the bit of the part that ran out.
 // A read that fails for another reason (ErrPadding, ErrUTF8, ErrRange) leaves
 // Pos after the bits it consumed, so a decoder can show what follows.
@@ -472,16 +472,16 @@ func (r *Reader) ListCount(maxCount int) int {
 	return n
 }
 
-// NetId reads a 32-bit network object id; 0 means none (wire.md 1.3).
-func (r *Reader) NetId() uint32 { return r.Bits(32) }
+// NetID reads a 32-bit network object id; 0 means none (wire.md 1.3).
+func (r *Reader) NetID() uint32 { return r.Bits(32) }
 
 // SteamID reads a 64-bit Steam id, a UInt64 (high dword first).
 func (r *Reader) SteamID() uint64 { return r.UInt64() }
 
-// Guid reads a .NET Guid: two UInt64s holding ToByteArray()'s bytes 0..7 and
+// GUID reads a .NET GUID: two UInt64s holding ToByteArray()'s bytes 0..7 and
 // 8..15 as little-endian numbers (wire.md 1.3).
-func (r *Reader) Guid() Guid {
-	var g Guid
+func (r *Reader) GUID() GUID {
+	var g GUID
 	if !r.need(128) {
 		return g
 	}
@@ -523,7 +523,7 @@ func (r *Reader) Color32RGBA() Color32 {
 const TransformPathBits = 7
 
 // Transform reads a reference to a scene transform: a has-value bit, then
-// if set a NetId and a String(7) path (wire.md 1.3).
+// if set a NetID and a String(7) path (wire.md 1.3).
 func (r *Reader) Transform() Transform {
 	if r.failed() {
 		return Transform{}
@@ -532,7 +532,7 @@ func (r *Reader) Transform() Transform {
 	if !r.Bit() {
 		return Transform{}
 	}
-	t := Transform{Valid: true, NetId: r.NetId(), Path: r.String(TransformPathBits)}
+	t := Transform{Valid: true, NetID: r.NetID(), Path: r.String(TransformPathBits)}
 	if r.failed() {
 		r.rewind(at)
 		if r.pos == at {

@@ -6,14 +6,14 @@ import (
 	"time"
 )
 
-// Guid is a .NET System.Guid in the byte order of Guid.ToByteArray(): the
+// GUID is a .NET System.Guid in the byte order of Guid.ToByteArray(): the
 // first three groups little-endian, the last eight bytes as written. On the
 // wire its bytes appear as g[4..7] g[0..3] g[12..15] g[8..11] (wire.md 1.3).
-type Guid [16]byte
+type GUID [16]byte
 
 // String formats g as .NET does ("D" format), so it matches what the game
 // and its asset files print.
-func (g Guid) String() string {
+func (g GUID) String() string {
 	return fmt.Sprintf("%08x-%04x-%04x-%x-%x",
 		binary.LittleEndian.Uint32(g[0:4]),
 		binary.LittleEndian.Uint16(g[4:6]),
@@ -94,9 +94,9 @@ type Quaternion struct{ X, Y, Z, W float32 }
 type Color32 struct{ R, G, B, A uint8 }
 
 // Transform is a reference to a scene transform: when Valid, the network
-// object NetId and the Path of the child transform under it (wire.md 1.3).
+// object NetID and the Path of the child transform under it (wire.md 1.3).
 type Transform struct {
 	Valid bool
-	NetId uint32
+	NetID uint32
 	Path  string
 }

@@ -136,14 +136,14 @@ func (w *Writer) ListCount(n, maxCount int) {
 	w.Bits(uint32(n), CountBits(uint32(min(max(maxCount, 0), math.MaxUint32))))
 }
 
-// NetId writes a 32-bit network object id.
-func (w *Writer) NetId(v uint32) { w.Bits(v, 32) }
+// NetID writes a 32-bit network object id.
+func (w *Writer) NetID(v uint32) { w.Bits(v, 32) }
 
 // SteamID writes a 64-bit Steam id as a UInt64.
 func (w *Writer) SteamID(v uint64) { w.UInt64(v) }
 
-// Guid writes g as two UInt64s of its little-endian halves (wire.md 1.3).
-func (w *Writer) Guid(g Guid) {
+// GUID writes g as two UInt64s of its little-endian halves (wire.md 1.3).
+func (w *Writer) GUID(g GUID) {
 	w.UInt64(binary.LittleEndian.Uint64(g[0:]))
 	w.UInt64(binary.LittleEndian.Uint64(g[8:]))
 }
@@ -175,12 +175,12 @@ func (w *Writer) Color32RGBA(c Color32) {
 	w.UInt8(c.A)
 }
 
-// Transform writes a has-value bit, then for a valid t its NetId and its
+// Transform writes a has-value bit, then for a valid t its NetID and its
 // path as a String(7) (wire.md 1.3).
 func (w *Writer) Transform(t Transform) {
 	w.Bit(t.Valid)
 	if t.Valid {
-		w.NetId(t.NetId)
+		w.NetID(t.NetID)
 		w.String(t.Path, TransformPathBits)
 	}
 }

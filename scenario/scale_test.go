@@ -59,7 +59,7 @@ func TestScale(t *testing.T) {
 					t.Fatalf("%s stream ends inside a frame", dissect.Dir(d))
 				}
 				var m unturned.Decoded
-				unturned.DecodeMessage(nil, dissect.Dir(d), st[d], s[2:2+n], nil, &m)
+				unturned.Decode(nil, dissect.Dir(d), st[d], s[2:2+n], nil, &m)
 				if !m.Clean() {
 					t.Fatalf("load message does not decode cleanly: %+v", m.Findings)
 				}

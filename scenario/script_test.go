@@ -30,7 +30,7 @@ func describe(t *testing.T, s *Scenario, sc Script) []string {
 			}
 			msg := w.Data[o+2 : end]
 			var d unturned.Decoded
-			unturned.DecodeMessage(s.P, w.Dir, st[w.Dir], msg, nil, &d)
+			unturned.Decode(s.P, w.Dir, st[w.Dir], msg, nil, &d)
 			if !d.Clean() {
 				t.Errorf("message %d (%s) does not decode cleanly: %+v", len(out)+1, w.Dir, d.Findings)
 			}

@@ -14,7 +14,7 @@ import (
 // arenaHeldBytes is what the arena blocks still in memory hold (their
 // capacity), counted from the blocks themselves rather than from the
 // capture's own tally.
-func arenaHeldBytes(c *Capture) int64 {
+func arenaHeldBytes(c *Index) int64 {
 	var n int64
 	for _, b := range c.arena {
 		n += int64(cap(b))
@@ -40,9 +40,9 @@ func TestArenaBound(t *testing.T) {
 		t.Fatalf("conversation holds %d bytes; the test wants ten times the bound %d", total, bound)
 	}
 	lim := unturned.Limits{CheckpointEvery: 64}
-	full := &cvFeeder{c: NewCaptureLimits(nil, lim), conn: cvConn}
+	full := &cvFeeder{c: NewIndexLimits(nil, lim), conn: cvConn}
 	lim.MaxArena = bound
-	ring := &cvFeeder{c: NewCaptureLimits(nil, lim), conn: cvConn}
+	ring := &cvFeeder{c: NewIndexLimits(nil, lim), conn: cvConn}
 	for i := range msgs {
 		full.send(dirs[i], msgs[i])
 		ring.send(dirs[i], msgs[i])
@@ -64,9 +64,9 @@ func TestArenaBound(t *testing.T) {
 	dropped := 0
 	for n := 1; n <= len(msgs); n++ {
 		for _, withSpans := range []bool{false, true} {
-			get := (*Capture).Message
+			get := (*Index).Message
 			if withSpans {
-				get = (*Capture).Detail
+				get = (*Index).Detail
 			}
 			got, want := get(ring.c, n), get(full.c, n)
 			if reflect.DeepEqual(got, want) {
@@ -140,7 +140,7 @@ func BenchmarkArenaBound(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c := NewCaptureLimits(nil, unturned.Limits{MaxArena: 64 << 10})
+		c := NewIndexLimits(nil, unturned.Limits{MaxArena: 64 << 10})
 		for k := range frames {
 			c.Data(cvConn, dirs[k], frames[k], cvT0, k+1)
 		}

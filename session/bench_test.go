@@ -22,7 +22,7 @@ func BenchmarkDecodeInvoke(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		d = unturned.Decoded{Findings: d.Findings[:0]}
-		unturned.DecodeMessage(p, dissect.S2C, st, data, nil, &d)
+		unturned.Decode(p, dissect.S2C, st, data, nil, &d)
 	}
 	if d.Kind != unturned.KindInvokeMessageListener || !d.Clean() {
 		b.Fatalf("decoded %v, findings %v", d.Kind, d.Findings)
@@ -38,7 +38,7 @@ func BenchmarkDecodeInvokeNoDefinition(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		d = unturned.Decoded{Findings: d.Findings[:0]}
-		unturned.DecodeMessage(p, dissect.S2C, st, data, nil, &d)
+		unturned.Decode(p, dissect.S2C, st, data, nil, &d)
 	}
 }
 
@@ -52,7 +52,7 @@ func BenchmarkDecodeInvokeSpans(b *testing.B) {
 	for b.Loop() {
 		d = unturned.Decoded{Findings: d.Findings[:0]}
 		sp.List = sp.List[:0]
-		unturned.DecodeMessage(p, dissect.S2C, st, data, &sp, &d)
+		unturned.Decode(p, dissect.S2C, st, data, &sp, &d)
 	}
 }
 
@@ -65,7 +65,7 @@ func BenchmarkDecodeBothWidths(b *testing.B) {
 	for b.Loop() {
 		for _, w := range []bool{false, true} {
 			d = unturned.Decoded{Findings: d.Findings[:0]}
-			unturned.DecodeMessage(p, dissect.S2C, unturned.State{Widened: w, IDBits: 3, IDKnown: true}, data, nil, &d)
+			unturned.Decode(p, dissect.S2C, unturned.State{Widened: w, IDBits: 3, IDKnown: true}, data, nil, &d)
 		}
 	}
 }
@@ -78,6 +78,6 @@ func BenchmarkDecodeGetWorkshopFiles(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		d = unturned.Decoded{Findings: d.Findings[:0]}
-		unturned.DecodeMessage(p, dissect.C2S, unturned.State{}, data, nil, &d)
+		unturned.Decode(p, dissect.C2S, unturned.State{}, data, nil, &d)
 	}
 }

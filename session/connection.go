@@ -42,7 +42,7 @@ type connection struct {
 	tables    *tableState
 	nops      int // table operations applied so far
 	// checkpoints are table states at points of msgs; the operations after
-	// one are not kept but taken again from their messages (Capture.tablesAsOf).
+	// one are not kept but taken again from their messages (Index.tablesAsOf).
 	checkpoints []checkpoint
 }
 

@@ -179,7 +179,7 @@ func TestInferVanillaMidStream(t *testing.T) {
 // TestInferWindow: an undecided direction is decided after InferWindow
 // messages without waiting for the end, and Settled never decreases.
 func TestInferWindow(t *testing.T) {
-	f := &cvFeeder{c: NewCaptureLimits(nil, unturned.Limits{InferWindow: 4}), conn: cvConn}
+	f := &cvFeeder{c: NewIndexLimits(nil, unturned.Limits{InferWindow: 4}), conn: cvConn}
 	prev := 0
 	for i := 0; i < 12; i++ {
 		f.send(dissect.S2C, cvS2C(false, 0, 0, "", 0, byte(i)))
@@ -244,7 +244,7 @@ func TestTablesAsOf(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	dirs, msgs := genConversation(rng, 300)
 	lim := unturned.Limits{CheckpointEvery: 8}
-	full := &cvFeeder{c: NewCaptureLimits(nil, lim), conn: cvConn}
+	full := &cvFeeder{c: NewIndexLimits(nil, lim), conn: cvConn}
 	for i := range msgs {
 		full.send(dirs[i], msgs[i])
 	}
@@ -252,7 +252,7 @@ func TestTablesAsOf(t *testing.T) {
 		t.Fatalf("only %d checkpoints; the test wants many", len(full.c.conns[0].checkpoints))
 	}
 	sawUnresolved := false
-	prefix := &cvFeeder{c: NewCaptureLimits(nil, lim), conn: cvConn}
+	prefix := &cvFeeder{c: NewIndexLimits(nil, lim), conn: cvConn}
 	for n := 1; n <= len(msgs); n++ {
 		prefix.send(dirs[n-1], msgs[n-1])
 		want := prefix.c.Tables(cvConn, 0)
@@ -272,7 +272,7 @@ func TestTablesAsOf(t *testing.T) {
 // TestLimits: the unresolved queue and the tables stop growing at their
 // limits, with a finding, and decoding carries on.
 func TestLimits(t *testing.T) {
-	f := &cvFeeder{c: NewCaptureLimits(nil, unturned.Limits{MaxUnresolved: 3, MaxEntries: 2}), conn: cvConn}
+	f := &cvFeeder{c: NewIndexLimits(nil, unturned.Limits{MaxUnresolved: 3, MaxEntries: 2}), conn: cvConn}
 	f.handshake(true, true, 4)
 	for i := 0; i < 5; i++ {
 		f.send(dissect.S2C, cvS2C(false, uint32(i+8), 4, "", 0))

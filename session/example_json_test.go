@@ -25,8 +25,8 @@ func ExampleMessage_AppendJSON() {
 // Print the `dump --json` lines of a capture's messages. The connection's
 // first S→C message is not the detection message, so its enum width is
 // inferred (wire.md 4.2) and the record says so in "expert".
-func ExampleCapture_AppendJSONRange() {
-	c := session.NewCapture(nil)
+func ExampleIndex_AppendJSONRange() {
+	c := session.NewIndex(nil)
 	conn := dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.2:50412"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	c.Open(conn, "", t0, 1)

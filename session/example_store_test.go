@@ -13,10 +13,10 @@ import (
 // A capture read from a file records whole messages by their file offset and
 // reads them back through the Store when they are shown; here the "file" is
 // a byte slice whose payload run starts at offset 40.
-func ExampleCapture_DataAt() {
+func ExampleIndex_DataAt() {
 	payload := []byte{0, 3, 0xA1, 0xB2, 0xC3, 0, 2, 0x0D, 0x0E}
 	file := append(make([]byte, 40), payload...)
-	c := session.NewCapture(nil)
+	c := session.NewIndex(nil)
 	c.SetStore(bytes.NewReader(file))
 	conn := dissect.Conn{
 		Client: netip.MustParseAddrPort("10.0.0.2:50000"),

@@ -53,7 +53,7 @@ func jsonFindings(fs []dissect.Finding) []jsonFinding {
 // (without a newline) to dst and returns the extended buffer. "mode"
 // appears for NegotiateListenerDetails, "listener" for the two USMN
 // messages and "payload_bits" for Invoke Message Listener. Fields are empty
-// unless the message came with spans (Capture.Detail, DecodeOne).
+// unless the message came with spans (Index.Detail, DecodeOne).
 //
 // The record is written by hand, key by key, in the order and with the
 // number and string spellings encoding/json gave it (without HTML
@@ -289,7 +289,7 @@ func tablesJSON(ci ConnInfo, t *Tables) jsonConn {
 // listener-ID tables of every connection as of the end of what was read, in
 // the order the connections were first seen, with the profile that decoded
 // them.
-func (c *Capture) WriteTablesJSON(w io.Writer) error {
+func (c *Index) WriteTablesJSON(w io.Writer) error {
 	b, err := c.TablesJSON()
 	if err != nil {
 		return err
@@ -300,11 +300,11 @@ func (c *Capture) WriteTablesJSON(w io.Writer) error {
 
 // TablesJSON returns the `tables --json` document (see WriteTablesJSON),
 // indented, ending in a newline.
-func (c *Capture) TablesJSON() ([]byte, error) { return c.TablesJSONAt(0) }
+func (c *Index) TablesJSON() ([]byte, error) { return c.TablesJSONAt(0) }
 
 // TablesJSONAt is TablesJSON with the tables as of message asOf (≤ 0: the
 // end of what was read), for `usmnscope tables --at N --json`.
-func (c *Capture) TablesJSONAt(asOf int) ([]byte, error) {
+func (c *Index) TablesJSONAt(asOf int) ([]byte, error) {
 	doc := jsonTables{Profile: c.Profile().Name, Connections: []jsonConn{}}
 	for _, ci := range c.Connections() {
 		doc.Connections = append(doc.Connections, tablesJSON(ci, c.Tables(ci.Conn, asOf)))

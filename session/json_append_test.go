@@ -144,12 +144,12 @@ func sameJSON(t *testing.T, what string, m *Message) {
 }
 
 // readFixture decodes a capture file as cmd/usmnscope's feed does (the same
-// event-to-Capture mapping), for comparing every message of it.
-func readFixture(t testing.TB, path string) *Capture { return readFixtureStore(t, path, false) }
+// event-to-Index mapping), for comparing every message of it.
+func readFixture(t testing.TB, path string) *Index { return readFixtureStore(t, path, false) }
 
 // readFixtureStore is readFixture; with store, the capture keeps messages
-// that lie whole in the file by their offset (Capture.SetStore, DataAt).
-func readFixtureStore(t testing.TB, path string, store bool) *Capture {
+// that lie whole in the file by their offset (Index.SetStore, DataAt).
+func readFixtureStore(t testing.TB, path string, store bool) *Index {
 	t.Helper()
 	p := unturned.Default()
 	src, err := capture.Open(path, capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort})
@@ -157,7 +157,7 @@ func readFixtureStore(t testing.TB, path string, store bool) *Capture {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	c := NewCapture(p)
+	c := NewIndex(p)
 	if store {
 		f, err := os.Open(path)
 		if err != nil {
@@ -221,7 +221,7 @@ func TestAppendJSONFixtures(t *testing.T) {
 	}
 }
 
-// TestAppendJSONRange compares Capture.AppendJSONRange, which reuses one
+// TestAppendJSONRange compares Index.AppendJSONRange, which reuses one
 // message's buffers for the next, with Detail(n).AppendJSON over every
 // fixture capture, kept in memory and in its file, for whole and partial
 // ranges and with filters.
@@ -437,7 +437,7 @@ func BenchmarkAppendJSON(b *testing.B) {
 }
 
 // BenchmarkAppendJSONRange encodes every message of the fixture captures
-// from the Capture, decoding included, as dump --json does; ns/op and
+// from the Index, decoding included, as dump --json does; ns/op and
 // allocs/op are per message.
 func BenchmarkAppendJSONRange(b *testing.B) {
 	caps, msgs := fixtureCaptures(b)
@@ -452,7 +452,7 @@ func BenchmarkAppendJSONRange(b *testing.B) {
 }
 
 // fixtureCaptures reads every fixture capture, and counts their messages.
-func fixtureCaptures(b *testing.B) (caps []*Capture, msgs int) {
+func fixtureCaptures(b *testing.B) (caps []*Index, msgs int) {
 	b.Helper()
 	paths, _ := filepath.Glob(filepath.Join("..", "fixtures", "captures", "*.pcapng"))
 	for _, path := range paths {

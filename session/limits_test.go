@@ -207,7 +207,7 @@ func TestProfileLimitsBind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &cvFeeder{c: NewCaptureLimits(p, p.Bounds.Limits()), conn: cvConn}
+	f := &cvFeeder{c: NewIndexLimits(p, p.Bounds.Limits()), conn: cvConn}
 	f.handshake(true, true, 4)
 	for i := 0; i < 5; i++ {
 		f.send(dissect.S2C, cvS2C(false, uint32(i+8), 4, "", 0))

@@ -32,7 +32,7 @@ func TestOpenWithoutSYN(t *testing.T) {
 		{"port", 2 + len(msgs[0]) - 1, 1},
 		{"lower-port", 2 + len(msgs[0]) - 1, 1},
 	} {
-		c := NewCapture(nil)
+		c := NewIndex(nil)
 		c.Open(cvConn, tc.rule, cvT0, 1)
 		at := func(i int) time.Time { return cvT0.Add(time.Duration(i+1) * time.Millisecond) }
 		for i, m := range msgs {
@@ -69,7 +69,7 @@ func TestOpenWithoutSYN(t *testing.T) {
 // at a message boundary and frames at once, with no resynchronisation.
 func TestOpenWithSYN(t *testing.T) {
 	for _, rule := range []string{RuleSYN, ""} {
-		c := NewCapture(nil)
+		c := NewIndex(nil)
 		c.Open(cvConn, rule, cvT0, 1)
 		c.Data(cvConn, dissect.S2C, cvFrame(cvS2C(true, 0, 0, cvChat, 1, 0x0a)), cvT0, 2)
 		if c.Len() != 1 {
@@ -91,8 +91,8 @@ func TestReadingScoreWidenedAtVanilla(t *testing.T) {
 		cvS2C(true, 1, 2, cvMap, 1, 0x0b),
 	} {
 		var v, w unturned.Decoded
-		unturned.DecodeMessage(p, dissect.S2C, unturned.State{IDBits: 2, IDKnown: true}, msg, nil, &v)
-		unturned.DecodeMessage(p, dissect.S2C, unturned.State{Widened: true, IDBits: 2, IDKnown: true}, msg, nil, &w)
+		unturned.Decode(p, dissect.S2C, unturned.State{IDBits: 2, IDKnown: true}, msg, nil, &v)
+		unturned.Decode(p, dissect.S2C, unturned.State{Widened: true, IDBits: 2, IDKnown: true}, msg, nil, &w)
 		if w.Kind != unturned.KindInvokeMessageListener || readingScore(&w) != 2 {
 			t.Errorf("widened reading of % x = %v score %d; want InvokeMessageListener score 2", msg, w.Kind, readingScore(&w))
 		}

@@ -158,7 +158,7 @@ func TestRecordDeltas(t *testing.T) {
 		{2 * time.Hour, 400},                  // µs past 71 minutes
 		{3 * time.Millisecond, 500},
 	}
-	mem, file := NewCapture(nil), NewCapture(nil)
+	mem, file := NewIndex(nil), NewIndex(nil)
 	store := segStore{}
 	file.SetStore(store)
 	for i, s := range steps {
@@ -176,7 +176,7 @@ func TestRecordDeltas(t *testing.T) {
 	}
 	for n := 1; n <= len(steps); n++ {
 		want := t0.Add(steps[n-1].d).UTC()
-		for name, c := range map[string]*Capture{"memory": mem, "file": file} {
+		for name, c := range map[string]*Index{"memory": mem, "file": file} {
 			m := c.Message(n)
 			if m == nil || !m.Time.Equal(want) {
 				t.Errorf("%s: Message(%d).Time = %v; want %v", name, n, m.Time, want)
@@ -196,7 +196,7 @@ func TestRecordDeltas(t *testing.T) {
 // read and an error finding naming the offset, and the tables as of an
 // earlier message are still built.
 func TestStoreReadError(t *testing.T) {
-	c := NewCapture(nil)
+	c := NewIndex(nil)
 	store := segStore{}
 	c.SetStore(store)
 	seg := []byte{0, 3, 0x11, 0x22, 0x33, 0, 2, 0x44, 0x55}

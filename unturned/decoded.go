@@ -93,7 +93,7 @@ func (k Kind) String() string {
 
 // State is the per-direction context a message is decoded in: whether its
 // enum is widened (wire.md 4.2) and the Serverside_ID_Bit_Count in force
-// (wire.md 4.3). The connection tracker owns it; DecodeMessage only reads it.
+// (wire.md 4.3). The connection tracker owns it; Decode only reads it.
 type State struct {
 	Widened bool
 	IDBits  int  // Serverside_ID_Bit_Count in force
@@ -116,8 +116,8 @@ type Invoke struct {
 	ServerID      uint32 // valid when !IsClientID
 	ClientID      uint32 // valid when IsClientID (C→S with Has_Client_ID)
 	IsClientID    bool
-	Type          string // valid when HasDefinition; set by DecodeMessage only when recording spans
-	TypeBytes     []byte // the type name's bytes, aliasing the message; always set by DecodeMessage
+	Type          string // valid when HasDefinition; set by Decode only when recording spans
+	TypeBytes     []byte // the type name's bytes, aliasing the message; always set by Decode
 	Version       uint32 // valid when HasDefinition
 }
 
@@ -164,9 +164,9 @@ type Negotiate struct {
 	ClientID uint32
 	ServerID uint32
 	Version  uint32
-	Type     string // set by DecodeMessage only when recording spans
+	Type     string // set by Decode only when recording spans
 	// TypeBytes is the type name aliasing the message; always set by
-	// DecodeMessage (the hot path does not allocate a string).
+	// Decode (the hot path does not allocate a string).
 	TypeBytes []byte
 	// IDBits is the width Serverside_Listener_ID was read (or is to be
 	// written) with: the Serverside_ID_Bit_Count in force (wire.md 4.3).
@@ -181,7 +181,7 @@ func (n *Negotiate) TypeName() string {
 	return string(n.TypeBytes)
 }
 
-// Decoded is what DecodeMessage learns from one message's bytes, before any
+// Decoded is what Decode learns from one message's bytes, before any
 // connection state is applied. It holds values, not pointers, so that a hot
 // loop can decode into one reused Decoded without allocating; the Has* flags
 // and Kind say which parts are valid.
@@ -204,7 +204,7 @@ type Decoded struct {
 
 	Findings []dissect.Finding // appended to; a caller reusing a Decoded may pass it with Findings[:0]
 
-	// scratch is DecodeMessage's working state. It lives here, in memory the
+	// scratch is Decode's working state. It lives here, in memory the
 	// caller owns, because the dispatch table's indirect calls would
 	// otherwise move it to the heap on every message.
 	scratch decoder

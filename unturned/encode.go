@@ -10,7 +10,7 @@ import (
 // numbers its protocol version on the wire; 1 is usmnscope's choice.
 const DefaultMarkerVersion = 1
 
-// Encoder writes every message form that DecodeMessage reads, as the game and
+// Encoder writes every message form that Decode reads, as the game and
 // USMN write them (wire.md 3, 4, 6). Tests, the fixture generator and
 // `usmnscope simulate` build their traffic with it. Each method returns the
 // message bytes without the 2-byte frame header; widened says whether the
@@ -294,7 +294,7 @@ func (e Encoder) Unadmined(widened bool, player uint8) []byte {
 	return e.byteMsg(widened, KindUnadmined, player)
 }
 
-// PlayerDisconnected writes PlayerDisconnected: NetId (3.24.7+).
+// PlayerDisconnected writes PlayerDisconnected: NetID (3.24.7+).
 func (e Encoder) PlayerDisconnected(widened bool, netID uint32) []byte {
 	w := e.begin(dissect.S2C, widened, KindPlayerDisconnected)
 	w.UInt32(netID)

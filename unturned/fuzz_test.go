@@ -27,10 +27,10 @@ func FuzzDecodeMessage(f *testing.F) {
 		st := State{Widened: widened, IDBits: int(idBits % 40), IDKnown: true}
 		var d Decoded
 		var sp netpak.Spans
-		DecodeMessage(p, dir, st, data, &sp, &d)
+		Decode(p, dir, st, data, &sp, &d)
 		checkInvariants(t, "fuzz", &d, sp.List, len(data))
 		var bare Decoded
-		DecodeMessage(p, dir, st, data, nil, &bare)
+		Decode(p, dir, st, data, nil, &bare)
 		if bare.Kind != d.Kind || bare.Enum != d.Enum || len(bare.Findings) != len(d.Findings) ||
 			bare.PayloadBit != d.PayloadBit || bare.PayloadBits != d.PayloadBits || bare.Clean() != d.Clean() {
 			t.Fatalf("with spans: %v %+v %v; without: %v %+v %v", d.Kind, d.Enum, d.Findings, bare.Kind, bare.Enum, bare.Findings)

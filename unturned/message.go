@@ -7,7 +7,7 @@ import (
 	"github.com/usmnscope/usmnscope/netpak"
 )
 
-// decoder is the working state of one DecodeMessage call.
+// decoder is the working state of one Decode call.
 type decoder struct {
 	p      *Profile
 	dir    dissect.Dir
@@ -49,7 +49,7 @@ func (m *decoder) check(name string, from int) bool {
 // defaultProfile serves callers that pass a nil profile.
 var defaultProfile = Default()
 
-// DecodeMessage decodes one SystemSockets message (without its 2-byte frame
+// Decode decodes one SystemSockets message (without its 2-byte frame
 // header) read in direction dir, in decoding context st (widened enum or not,
 // Serverside_ID_Bit_Count in force), into d (d.Findings is appended to; the
 // caller passes a reset Decoded). When spans is non-nil, every field read is
@@ -58,7 +58,7 @@ var defaultProfile = Default()
 //
 // It never panics: a read that fails records an error finding naming the
 // message part, field and bit, and what decoded before it is kept.
-func DecodeMessage(p *Profile, dir dissect.Dir, st State, data []byte, spans *netpak.Spans, d *Decoded) {
+func Decode(p *Profile, dir dissect.Dir, st State, data []byte, spans *netpak.Spans, d *Decoded) {
 	if p == nil {
 		p = defaultProfile
 	}

@@ -14,7 +14,7 @@ import (
 func decodeAll(p *Profile, dir dissect.Dir, st State, data []byte) (*Decoded, []netpak.Span) {
 	var d Decoded
 	var sp netpak.Spans
-	DecodeMessage(p, dir, st, data, &sp, &d)
+	Decode(p, dir, st, data, &sp, &d)
 	return &d, sp.List
 }
 

@@ -270,7 +270,7 @@ func TestEncodeDecode(t *testing.T) {
 				checkTiling(t, name, spans, len(c.data))
 				// Decoding without spans gives the same result.
 				var bare Decoded
-				DecodeMessage(p, c.dir, c.st, c.data, nil, &bare)
+				Decode(p, c.dir, c.st, c.data, nil, &bare)
 				if bare.Kind != d.Kind || bare.Enum != d.Enum || len(bare.Findings) != len(d.Findings) || bare.PayloadBits != d.PayloadBits {
 					t.Errorf("%s: without spans: %+v; with spans %+v", name, bare, d)
 				}

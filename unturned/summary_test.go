@@ -38,7 +38,7 @@ func TestSummary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var d Decoded
-		DecodeMessage(Default(), tt.dir, tt.st, tt.data, nil, &d)
+		Decode(Default(), tt.dir, tt.st, tt.data, nil, &d)
 		if got := d.Summary(); got != tt.want {
 			t.Errorf("Summary(% x) = %q; want %q", tt.data, got, tt.want)
 		}

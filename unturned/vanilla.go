@@ -82,7 +82,7 @@ type Vanilla struct {
 	Text      []byte
 	Rejection Rejection
 	// Value is Accepted's IPv4 address, Banned's seconds, the UInt8 of
-	// Admined, Unadmined and QueuePositionChanged, PlayerDisconnected's NetId,
+	// Admined, Unadmined and QueuePositionChanged, PlayerDisconnected's NetID,
 	// an InvokeMethod index or an UPDATE_*_BUFFER call index.
 	Value uint32
 	Port  uint16 // Accepted's query port; an UPDATE_*_BUFFER channel
@@ -205,7 +205,7 @@ func byteBody(m *decoder) {
 	m.end()
 }
 
-// playerDisconnected: NetId (wire.md 3, 3.24.7+).
+// playerDisconnected: NetID (wire.md 3, 3.24.7+).
 func playerDisconnected(m *decoder) {
 	m.d.Vanilla.Value = m.bits("net_id", 32)
 	m.end()
@@ -225,7 +225,7 @@ func accepted(m *decoder) {
 }
 
 // invokeMethod: the method index in CountBits(method count) bits; what
-// follows (a NetId for instance methods, then the method's parameters)
+// follows (a NetID for instance methods, then the method's parameters)
 // depends on the method, which a build-independent decoder cannot know
 // (wire.md 3), so it is one undecoded `parameters` field.
 func invokeMethod(m *decoder) {

@@ -66,17 +66,17 @@ func TestFrameControl(t *testing.T) {
 	}
 }
 
-// decodeFile runs a capture through capture.NewReader and session.Capture
+// decodeFile runs a capture through capture.NewReader and session.Index
 // with the event mapping of cmd/usmnscope/pipeline.go (which package views
 // cannot import), keeping what was decoded before a read error.
-func decodeFile(t testing.TB, data []byte) *session.Capture {
+func decodeFile(t testing.TB, data []byte) *session.Index {
 	t.Helper()
 	src, err := capture.NewReader(bytes.NewReader(data), "test", capture.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	dc := session.NewCapture(unturned.Default())
+	dc := session.NewIndex(unturned.Default())
 	dir := func(fromServer bool) dissect.Dir {
 		if fromServer {
 			return dissect.S2C

@@ -8,7 +8,7 @@ import (
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
-// Source is what the views read: the methods of *session.Capture they use.
+// Source is what the views read: the methods of *session.Index they use.
 // Tests pass synthetic sources; the program passes the capture being fed.
 type Source interface {
 	Len() int
@@ -22,7 +22,7 @@ type Source interface {
 	Profile() *unturned.Profile
 }
 
-var _ Source = (*session.Capture)(nil)
+var _ Source = (*session.Index)(nil)
 
 // ParseFunc compiles a display-filter expression in the CLI's filter
 // language. On error it returns the byte offset in expr where the error is,

@@ -352,7 +352,7 @@ func (s *failSource) Stats() capture.Stats { return capture.Stats{Packets: int64
 func (s *failSource) Close() error         { return nil }
 
 func TestFeedRecoversAndReports(t *testing.T) {
-	dc := session.NewCapture(nil)
+	dc := session.NewIndex(nil)
 	err := feed(&panicSource{}, dc, nil)
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("feed(panicking source) = %v; want an error naming the panic", err)
@@ -362,7 +362,7 @@ func TestFeedRecoversAndReports(t *testing.T) {
 		t.Errorf("capture findings after a panic = %+v; want the first note (warn, protocol) and an error naming the panic", fs)
 	}
 
-	dc = session.NewCapture(nil)
+	dc = session.NewIndex(nil)
 	calls := 0
 	err = feed(&failSource{}, dc, func(capture.Stats) { calls++ })
 	if err == nil || err.Error() != "capture: truncated" || calls != 1 {

@@ -62,7 +62,7 @@ type dumper struct {
 }
 
 // upTo prints messages next..n. A write error (a closed pipe) stops it.
-func (d *dumper) upTo(dc *session.Capture, n int) error {
+func (d *dumper) upTo(dc *session.Index, n int) error {
 	if d.o.json {
 		return d.jsonUpTo(dc, n)
 	}
@@ -93,7 +93,7 @@ func (d *dumper) upTo(dc *session.Capture, n int) error {
 // at once (it only takes the read lock) into reused buffers, which are then
 // written in order through the big output buffer, so the output is the
 // same as encoding one message after the other.
-func (d *dumper) jsonUpTo(dc *session.Capture, n int) error {
+func (d *dumper) jsonUpTo(dc *session.Index, n int) error {
 	workers := runtime.GOMAXPROCS(0)
 	for d.next <= n {
 		todo := n - d.next + 1
@@ -158,7 +158,7 @@ func newJSONPipe(d *dumper) *jsonPipe {
 
 // kick is readCapture's per-event hook: it starts the goroutine on the
 // first event and wakes it, and returns the goroutine's write error, if any.
-func (p *jsonPipe) kick(dc *session.Capture) error {
+func (p *jsonPipe) kick(dc *session.Index) error {
 	p.once.Do(func() { go p.run(dc) })
 	select {
 	case p.wake <- struct{}{}:
@@ -169,7 +169,7 @@ func (p *jsonPipe) kick(dc *session.Capture) error {
 	return p.err
 }
 
-func (p *jsonPipe) run(dc *session.Capture) {
+func (p *jsonPipe) run(dc *session.Index) {
 	defer close(p.done)
 	for range p.wake {
 		if err := p.d.upTo(dc, dc.Settled()); err != nil {
@@ -192,7 +192,7 @@ func (p *jsonPipe) stop() error {
 	return p.err
 }
 
-func (d *dumper) print(dc *session.Capture, m *session.Message) error {
+func (d *dumper) print(dc *session.Index, m *session.Message) error {
 	if d.o.verbose {
 		if full := dc.Detail(m.N); full != nil {
 			m = full
@@ -211,7 +211,7 @@ func (d *dumper) print(dc *session.Capture, m *session.Message) error {
 // trailer prints the connection and capture findings after the messages
 // of a text dump: what went wrong outside any one message (gaps, resync,
 // non-game traffic).
-func (d *dumper) trailer(dc *session.Capture) error {
+func (d *dumper) trailer(dc *session.Index) error {
 	for _, ci := range dc.Connections() {
 		for _, f := range ci.Findings {
 			if _, err := fmt.Fprintf(d.out, "# %s: %s %s: %s\n", ci.Conn, f.Severity, f.Group, safe(f.Text)); err != nil {
@@ -231,12 +231,12 @@ func runDump(cmd *cobra.Command, s *streams, path string, o dumpOptions) error {
 	if o.json && o.verbose {
 		return usageError{fmt.Errorf("dump: --json and -V exclude each other")}
 	}
-	flt, err := filter.ParseFilter(o.filter)
+	flt, err := filter.Parse(o.filter)
 	if err != nil {
 		return usageError{err}
 	}
 	d := &dumper{o: o, f: flt, out: newOutput(s.out), next: 1}
-	each := func(dc *session.Capture) error { return d.upTo(dc, dc.Settled()) }
+	each := func(dc *session.Index) error { return d.upTo(dc, dc.Settled()) }
 	var pipe *jsonPipe
 	if o.json {
 		pipe = newJSONPipe(d)

@@ -14,7 +14,7 @@ import (
 
 // scaleJSON generates a capture long enough for dump --json to encode it in
 // parallel slices, and returns its path and the decoded capture.
-func scaleJSON(t *testing.T) (string, *session.Capture) {
+func scaleJSON(t *testing.T) (string, *session.Index) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "scale.pcapng")
 	if code, _, errOut := run(t, nil, "gen", "--scale", "5000", "--conns", "5", "-o", path); code != exitOK {
@@ -28,9 +28,9 @@ func scaleJSON(t *testing.T) (string, *session.Capture) {
 }
 
 // serialJSON is dump --json encoded one message after the other.
-func serialJSON(t *testing.T, dc *session.Capture, expr string) string {
+func serialJSON(t *testing.T, dc *session.Index, expr string) string {
 	t.Helper()
-	f, err := filter.ParseFilter(expr)
+	f, err := filter.Parse(expr)
 	if err != nil {
 		t.Fatal(err)
 	}

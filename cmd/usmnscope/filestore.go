@@ -45,7 +45,7 @@ type storeEntry struct {
 // whole in the file are recorded by offset instead of copied. "-" (stdin)
 // and anything but a regular file (a pipe) have no file to read again:
 // their messages stay in memory. The file closes when dc is garbage.
-func attachStore(dc *session.Capture, path string) {
+func attachStore(dc *session.Index, path string) {
 	if path == "-" {
 		return
 	}
@@ -53,7 +53,7 @@ func attachStore(dc *session.Capture, path string) {
 }
 
 // attach opens path again as the store of dc (attachStore, attachLive).
-func attach(dc *session.Capture, path string, sync func() error) {
+func attach(dc *session.Index, path string, sync func() error) {
 	// Only a regular file can be read again by offset: opening a named pipe
 	// (bash's <(…), /dev/stdin) a second time would block or steal the
 	// capture's own bytes.
@@ -77,7 +77,7 @@ func attach(dc *session.Capture, path string, sync func() error) {
 // that messages whose bytes are in it need no memory (decode's Storage;
 // capture's live Next gives their offsets). src flushes the file before a
 // read that needs what it still buffers.
-func attachLive(dc *session.Capture, path string, src any) {
+func attachLive(dc *session.Index, path string, src any) {
 	if s, ok := src.(interface{ Sync() error }); ok && path != "" {
 		attach(dc, path, s.Sync)
 	}

@@ -15,7 +15,7 @@ import (
 
 // decodeFile decodes path through feed, with the file as the store when
 // withStore is set.
-func decodeFile(t *testing.T, path string, withStore bool) *session.Capture {
+func decodeFile(t *testing.T, path string, withStore bool) *session.Index {
 	t.Helper()
 	p := unturned.Default()
 	src, err := capture.Open(path, captureOptions(p))
@@ -23,7 +23,7 @@ func decodeFile(t *testing.T, path string, withStore bool) *session.Capture {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	dc := session.NewCapture(p)
+	dc := session.NewIndex(p)
 	if withStore {
 		attachStore(dc, path)
 	}
@@ -81,7 +81,7 @@ func TestFileStoreSameDecoding(t *testing.T) {
 }
 
 // compareCaptures fails on any difference between what a and b return.
-func compareCaptures(t *testing.T, a, b *session.Capture) {
+func compareCaptures(t *testing.T, a, b *session.Index) {
 	t.Helper()
 	if a.Len() != b.Len() {
 		t.Fatalf("Len() = %d in memory, %d from the file", a.Len(), b.Len())

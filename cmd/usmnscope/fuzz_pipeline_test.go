@@ -13,7 +13,7 @@ import (
 )
 
 // FuzzPipeline runs arbitrary capture-file bytes through the whole ingest
-// path the way readCapture does (capture.NewReader → feed → session.Capture),
+// path the way readCapture does (capture.NewReader → feed → session.Index),
 // so a crash anywhere between the pcap/pcapng parser and the listener tables
 // is found (issue 8). feed turns a panic into an "internal error" return;
 // here that is a failure, not a recovery.
@@ -31,7 +31,7 @@ func FuzzPipeline(f *testing.F) {
 			return
 		}
 		defer src.Close()
-		dc := session.NewCapture(p)
+		dc := session.NewIndex(p)
 		if err := feed(src, dc, nil); err != nil && strings.HasPrefix(err.Error(), "internal error") {
 			t.Fatalf("feed panicked: %v", err)
 		}

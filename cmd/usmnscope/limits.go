@@ -131,9 +131,9 @@ func boundOptions(o capture.Options, b unturned.Bounds) capture.Options {
 
 // newDecoder returns the decoder for a capture read under p, bounded by
 // p's [limits] (with the --max-* flags already applied by loadProfile).
-func newDecoder(p *unturned.Profile) *session.Capture {
+func newDecoder(p *unturned.Profile) *session.Index {
 	if p == nil {
 		p = unturned.Default()
 	}
-	return session.NewCaptureLimits(p, p.Bounds.Limits())
+	return session.NewIndexLimits(p, p.Bounds.Limits())
 }

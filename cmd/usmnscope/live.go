@@ -119,13 +119,13 @@ memory is used; open the file later for the whole session.`,
 const liveArenaMiB = 64
 
 // newLiveDecoder is newDecoder with the arena bounded to arena bytes.
-func newLiveDecoder(p *unturned.Profile, arena int64) *session.Capture {
+func newLiveDecoder(p *unturned.Profile, arena int64) *session.Index {
 	if p == nil {
 		p = unturned.Default()
 	}
 	lim := p.Bounds.Limits()
 	lim.MaxArena = arena
-	return session.NewCaptureLimits(p, lim)
+	return session.NewIndexLimits(p, lim)
 }
 
 // saveOnHangup makes SIGHUP (the terminal closed under the TUI, which

@@ -32,7 +32,7 @@ func (h headless) on() bool { return h.stats || h.count > 0 || h.duration > 0 }
 // the last event, so a capture started before its traffic does not dilute
 // them; those times come with the packets (the kernel stamps them), where
 // reading the clock per packet would cost the reader.
-func (h headless) run(ctx context.Context, s *streams, iface string, src capture.Source, dc *session.Capture) error {
+func (h headless) run(ctx context.Context, s *streams, iface string, src capture.Source, dc *session.Index) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}

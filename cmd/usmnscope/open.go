@@ -84,7 +84,7 @@ const refreshInterval = 50 * time.Millisecond
 // runTUI runs the terminal UI over dc while a goroutine feeds src into it.
 // IO reaches the UI only as messages (Program.Send): progress while
 // reading, live counters, and a final message when the input ends.
-func runTUI(s *streams, keys io.Reader, src capture.Source, dc *session.Capture, cfg views.Config) error {
+func runTUI(s *streams, keys io.Reader, src capture.Source, dc *session.Index, cfg views.Config) error {
 	prog := tea.NewProgram(views.New(dc, cfg), tea.WithInput(keys), tea.WithOutput(s.out))
 	var (
 		mu     sync.Mutex
@@ -147,12 +147,12 @@ func fraction(st capture.Stats) float64 {
 	return float64(st.Read) / float64(st.Size)
 }
 
-// parseFilter adapts the CLI's filter language (filter.ParseFilter) to the
+// parseFilter adapts the CLI's filter language (filter.Parse) to the
 // views: the filter bar needs the error's position to point at it.
 func parseFilter(expr string) (func(*session.Message) bool, int, error) {
-	f, err := filter.ParseFilter(expr)
+	f, err := filter.Parse(expr)
 	if err != nil {
-		var fe *filter.FilterError
+		var fe *filter.Error
 		if errors.As(err, &fe) {
 			return nil, fe.Pos, errors.New(fe.Msg)
 		}

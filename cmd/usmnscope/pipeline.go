@@ -60,7 +60,7 @@ func dirOf(fromServer bool) dissect.Dir {
 // capture code, which is a bug, does not crash the terminal: it becomes an
 // error finding on the capture and an error return (style.md "one recover
 // at the top of the pipeline").
-func feed(src capture.Source, dc *session.Capture, progress func(capture.Stats)) (err error) {
+func feed(src capture.Source, dc *session.Index, progress func(capture.Stats)) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error: %v", r)
@@ -89,13 +89,13 @@ func feed(src capture.Source, dc *session.Capture, progress func(capture.Stats))
 
 // finishSafely finishes dc after a panic, ignoring a second panic from the
 // same broken state.
-func finishSafely(dc *session.Capture) {
+func finishSafely(dc *session.Index) {
 	defer func() { _ = recover() }()
 	dc.Finish()
 }
 
 // apply hands one capture event to the decoder.
-func apply(dc *session.Capture, ev capture.Event) {
+func apply(dc *session.Index, ev capture.Event) {
 	c := conn(ev.Flow)
 	switch ev.Kind {
 	case capture.EventOpen:
@@ -146,7 +146,7 @@ func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, e
 // its error stops the read. A capture that cannot be opened is an error;
 // one that breaks off part-way keeps what was decoded and reports the break
 // as a capture finding and a one-line warning on stderr.
-func readCapture(cmd *cobra.Command, s *streams, path string, each func(*session.Capture) error) (*session.Capture, error) {
+func readCapture(cmd *cobra.Command, s *streams, path string, each func(*session.Index) error) (*session.Index, error) {
 	p, err := loadProfile(cmd)
 	if err != nil {
 		return nil, err

@@ -51,10 +51,10 @@ func BenchmarkScaleDumpJSON(b *testing.B) {
 	}
 }
 
-// loadScale decodes the scale capture into a real session.Capture through the
+// loadScale decodes the scale capture into a real session.Index through the
 // same feed the TUI uses, so the TUI benchmarks run on a million decoded
 // messages, not on a synthetic source.
-func loadScale(b *testing.B) *session.Capture {
+func loadScale(b *testing.B) *session.Index {
 	path := scaleCapture(b)
 	p := unturned.Default()
 	src, err := capture.Open(path, captureOptions(p))
@@ -62,7 +62,7 @@ func loadScale(b *testing.B) *session.Capture {
 		b.Fatal(err)
 	}
 	defer src.Close()
-	dc := session.NewCapture(p)
+	dc := session.NewIndex(p)
 	if err := feed(src, dc, nil); err != nil {
 		b.Fatal(err)
 	}

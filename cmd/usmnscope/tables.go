@@ -67,7 +67,7 @@ func runTables(cmd *cobra.Command, s *streams, path string, o tablesOptions) err
 
 // writeTables prints every connection's tables as aligned text. Type names
 // come from the wire and are escaped.
-func writeTables(out *bufio.Writer, dc *session.Capture, at int) {
+func writeTables(out *bufio.Writer, dc *session.Index, at int) {
 	asOf := "end of capture"
 	if at > 0 {
 		asOf = "message " + strconv.Itoa(at)

@@ -72,7 +72,7 @@ func benchFirstFrame(b *testing.B, in func() *streams, path string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		dc := session.NewCapture(p)
+		dc := session.NewIndex(p)
 		s := &stoppable{Source: src}
 		done := make(chan struct{})
 		go func() {
@@ -118,7 +118,7 @@ func BenchmarkTUIKey(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dc := session.NewCapture(p)
+	dc := session.NewIndex(p)
 	if err := feed(src, dc, nil); err != nil {
 		b.Fatal(err)
 	}

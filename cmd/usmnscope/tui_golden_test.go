@@ -20,7 +20,7 @@ const tuiGoldenDir = "testdata/tui"
 
 // loadFixture decodes a fixture capture through the same capture → decode
 // wiring as `usmnscope open`.
-func loadFixture(t *testing.T, name string) *session.Capture {
+func loadFixture(t *testing.T, name string) *session.Index {
 	t.Helper()
 	path := filepath.Join(capturesDir, name+".pcapng")
 	if _, err := os.Stat(path); err != nil {
@@ -32,7 +32,7 @@ func loadFixture(t *testing.T, name string) *session.Capture {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	dc := session.NewCapture(p)
+	dc := session.NewIndex(p)
 	if err := feed(src, dc, nil); err != nil {
 		t.Fatalf("feed %s: %v", name, err)
 	}

@@ -180,7 +180,7 @@ func (m Model) View(extra string) string {
 		}
 		s := p + v + "█"
 		if m.err != nil {
-			// 1-based, as the CLI's filter errors count (filter.FilterError).
+			// 1-based, as the CLI's filter errors count (filter.Error).
 			col := min(m.errPos, len(m.value)) + 1
 			s = fmt.Sprintf("%s%s  ← %s at %d", p, v, termsafe.Escape(m.err.Error()), col)
 			return m.Styles.Error.Render(frame.Line(s, m.w))

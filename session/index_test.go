@@ -34,14 +34,14 @@ func cvFrame(msgs ...[]byte) []byte {
 	return out
 }
 
-// cvFeeder sends messages to a Capture one packet each, numbering frames.
+// cvFeeder sends messages to a Index one packet each, numbering frames.
 type cvFeeder struct {
-	c     *Capture
+	c     *Index
 	conn  dissect.Conn
 	frame int
 }
 
-func newCVFeeder() *cvFeeder { return &cvFeeder{c: NewCapture(nil), conn: cvConn} }
+func newCVFeeder() *cvFeeder { return &cvFeeder{c: NewIndex(nil), conn: cvConn} }
 
 func (f *cvFeeder) send(dir dissect.Dir, msgs ...[]byte) {
 	f.frame++
@@ -345,7 +345,7 @@ func conversationInput(dirs []dissect.Dir, msgs [][]byte, cut int) []byte {
 }
 
 // FuzzConversation feeds a sequence of (dir, chunk) steps and gaps taken
-// from the fuzz bytes to a Capture: it must never panic, Settled must never
+// from the fuzz bytes to a Index: it must never panic, Settled must never
 // decrease, every message must be retrievable, and the tables must be
 // consistent (sorted lists, references before the state they are in, the
 // as-of state at the end equal to the live one).
@@ -356,7 +356,7 @@ func FuzzConversation(f *testing.F) {
 	f.Add(conversationInput(dirs[2:], msgs[2:], 7))
 	f.Add([]byte{0, 3, 0, 1, 0x40, 1, 2, 0xff, 0xff, 2, 10})
 	f.Fuzz(func(t *testing.T, in []byte) {
-		c := NewCaptureLimits(nil, unturned.Limits{InferWindow: 4, CheckpointEvery: 4, MaxUnresolved: 16, MaxEntries: 16})
+		c := NewIndexLimits(nil, unturned.Limits{InferWindow: 4, CheckpointEvery: 4, MaxUnresolved: 16, MaxEntries: 16})
 		prev := 0
 		for frame := 1; len(in) >= 2; frame++ {
 			ctl, n := in[0], int(in[1])
@@ -433,12 +433,12 @@ func BenchmarkCaptureData(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	var c *Capture
+	var c *Index
 	for i := 0; i < b.N; i++ {
 		k := i % len(msgs)
 		if k == 0 {
 			b.StopTimer()
-			c = NewCapture(nil)
+			c = NewIndex(nil)
 			b.StartTimer()
 		}
 		c.Data(cvConn, dirs[k], frames[k], cvT0, i+1)
@@ -448,13 +448,13 @@ func BenchmarkCaptureData(b *testing.B) {
 // ExampleCapture feeds a USMN handshake and two invokes, the first naming a
 // listener the capture has not seen defined yet, and reads the messages and
 // tables back.
-func ExampleCapture() {
+func ExampleIndex() {
 	var e unturned.Encoder
 	conn := dissect.Conn{
 		Client: netip.MustParseAddrPort("127.0.0.1:50412"),
 		Server: netip.MustParseAddrPort("127.0.0.1:27016"),
 	}
-	c := NewCapture(nil)
+	c := NewIndex(nil)
 	feed := func(dir dissect.Dir, msg []byte, frame int) {
 		c.Data(conn, dir, binary.BigEndian.AppendUint16(nil, uint16(len(msg))), time.Unix(0, 0), frame)
 		c.Data(conn, dir, msg, time.Unix(0, 0), frame)

@@ -17,8 +17,8 @@ import (
 // reuses, so a long range allocates little more than the summaries
 // (issue 7: a million records in seconds). Messages past Len are not
 // there; the read lock is taken per message, so a feed is not held up.
-// Several goroutines may encode ranges of one Capture at once.
-func (c *Capture) AppendJSONRange(dst []byte, from, to int, match func(*Message) bool) []byte {
+// Several goroutines may encode ranges of one Index at once.
+func (c *Index) AppendJSONRange(dst []byte, from, to int, match func(*Message) bool) []byte {
 	var sc detailScratch
 	for n := max(from, 1); n <= to; n++ {
 		m := c.detailInto(n, &sc)
@@ -61,7 +61,7 @@ func (sc *detailScratch) conn(c dissect.Conn) []byte {
 
 // detailInto is build(n, true) into sc: the same Message, valid until the
 // next call with sc, or nil when there is no message n.
-func (c *Capture) detailInto(n int, sc *detailScratch) *Message {
+func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if n < 1 || n > c.nrec {
@@ -76,7 +76,7 @@ func (c *Capture) detailInto(n int, sc *detailScratch) *Message {
 	sc.spans.Reset()
 	sc.d = unturned.Decoded{Findings: sc.d.Findings[:0]}
 	d := &sc.d
-	unturned.DecodeMessage(c.profile, r.dir, r.state(), data, &sc.spans, d)
+	unturned.Decode(c.profile, r.dir, r.state(), data, &sc.spans, d)
 
 	m := &sc.m
 	*m = Message{

@@ -41,7 +41,7 @@ type ConnInfo struct {
 // that Message and Detail decode it again on demand. Fields a new decoding
 // gives back (the enum value, its width) are not kept. Offset and time are
 // 32-bit deltas from their block's bases (recBlock); the rare record whose
-// delta does not fit keeps both in full in Capture.big.
+// delta does not fit keeps both in full in Index.big.
 type record struct {
 	off    uint32 // capture file offset (recFile) or arena offset of the message bytes, from the block's base
 	time   uint32 // UnixNano from the block's base, in µs with recTimeUS
@@ -49,7 +49,7 @@ type record struct {
 	conn   uint32
 	cid    uint32
 	sid    uint32
-	tv     uint32 // index+1 into Capture.typeVers (listener type and version), 0 for none
+	tv     uint32 // index+1 into Index.typeVers (listener type and version), 0 for none
 	length uint16
 	flags  recFlags
 	dir    dissect.Dir
@@ -69,10 +69,10 @@ const (
 	recCID                           // cid valid
 	recSID                           // sid valid
 	recVersion                       // version valid
-	recExtra                         // Capture.extra has findings for it
+	recExtra                         // Index.extra has findings for it
 	recFile                          // off is an offset in the Store, not in the arena
 	recTimeUS                        // time counts microseconds
-	recBig                           // off and time are in Capture.big
+	recBig                           // off and time are in Index.big
 )
 
 // recBlock is one block of the index with the bases its records' offsets
@@ -104,7 +104,7 @@ type Store interface {
 	ReadAt(p []byte, off int64) (int, error)
 }
 
-// Capture holds the decoded messages and listener tables of one capture. It
+// Index holds the decoded messages and listener tables of one capture. It
 // is fed by one goroutine (the capture → decode wiring) and may be read by
 // others at the same time (the TUI), so every method locks.
 //
@@ -137,7 +137,7 @@ type Store interface {
 //
 // # Widening and inference
 //
-// Per connection and direction the Capture tracks the State of wire.md 4.2
+// Per connection and direction the Index tracks the State of wire.md 4.2
 // and 4.3: the markers of the two detection messages (both seen ⇒ both
 // directions widened from their next message on) and the
 // Serverside_ID_Bit_Count in force (the server's marker, then each S→C
@@ -158,7 +158,7 @@ type Store interface {
 // while the tables are large). Listener.Resolved says whether the listener
 // was known when the message was decoded; a reference resolved later by
 // replay keeps false in its own record and counts in its listener.
-type Capture struct {
+type Index struct {
 	mu      sync.RWMutex
 	profile *unturned.Profile
 	limits  unturned.Limits
@@ -190,18 +190,18 @@ type Capture struct {
 	dec unturned.Decoded // the feeder's scratch
 }
 
-// NewCapture returns an empty Capture decoding with profile p.
-func NewCapture(p *unturned.Profile) *Capture {
-	return NewCaptureLimits(p, unturned.Limits{})
+// NewIndex returns an empty Index decoding with profile p.
+func NewIndex(p *unturned.Profile) *Index {
+	return NewIndexLimits(p, unturned.Limits{})
 }
 
-// NewCaptureLimits returns an empty Capture with the given limits; zero
+// NewIndexLimits returns an empty Index with the given limits; zero
 // fields take DefaultLimits.
-func NewCaptureLimits(p *unturned.Profile, lim unturned.Limits) *Capture {
+func NewIndexLimits(p *unturned.Profile, lim unturned.Limits) *Index {
 	if p == nil {
 		p = unturned.Default()
 	}
-	return &Capture{
+	return &Index{
 		profile: p,
 		limits:  lim.WithDefaults(),
 		extra:   map[int32][]dissect.Finding{},
@@ -212,15 +212,15 @@ func NewCaptureLimits(p *unturned.Profile, lim unturned.Limits) *Capture {
 }
 
 // Profile returns the profile the capture is decoded with.
-func (c *Capture) Profile() *unturned.Profile { return c.profile }
+func (c *Index) Profile() *unturned.Profile { return c.profile }
 
-// connCacheSize is the number of slots of Capture.recent.
+// connCacheSize is the number of slots of Index.recent.
 const connCacheSize = 256
 
 // conn returns the state of conn, creating it on first sight. A small
 // direct-mapped cache by port pair spares most lookups of the 56-byte key
 // in byConn (one per Data event).
-func (c *Capture) conn(conn dissect.Conn, rule string) *connection {
+func (c *Index) conn(conn dissect.Conn, rule string) *connection {
 	slot := &c.recent[(uint(conn.Client.Port())*31^uint(conn.Server.Port()))%connCacheSize]
 	if *slot != nil && (*slot).info.Conn == conn {
 		return *slot
@@ -244,7 +244,7 @@ const RuleSYN = "syn"
 // (capture.ServerRule's names: "syn", "port", "lower-port"). Under any rule
 // but RuleSYN or "" (unknown: treated as Data without Open is) the flow was
 // joined mid-connection and its framers resynchronise from the first byte.
-func (c *Capture) Open(conn dissect.Conn, rule string, t time.Time, frame int) {
+func (c *Index) Open(conn dissect.Conn, rule string, t time.Time, frame int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cn := c.conn(conn, rule)
@@ -269,7 +269,7 @@ func (c *Capture) Open(conn dissect.Conn, rule string, t time.Time, frame int) {
 
 // SetStore tells the capture where DataAt's offsets point: the capture file
 // the data is read from. Set it before the first DataAt.
-func (c *Capture) SetStore(s Store) {
+func (c *Index) SetStore(s Store) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.store = s
@@ -277,7 +277,7 @@ func (c *Capture) SetStore(s Store) {
 
 // Data feeds reassembled bytes of one direction of a connection; their
 // messages keep their bytes in memory.
-func (c *Capture) Data(conn dissect.Conn, dir dissect.Dir, data []byte, t time.Time, frame int) {
+func (c *Index) Data(conn dissect.Conn, dir dissect.Dir, data []byte, t time.Time, frame int) {
 	c.DataAt(conn, dir, data, t, frame, -1)
 }
 
@@ -285,7 +285,7 @@ func (c *Capture) Data(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 // starting at offset (capture.Event.Offset), or -1 when they are not. With a
 // Store set, a message lying wholly inside data is recorded by its file
 // offset instead of being copied.
-func (c *Capture) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.Time, frame int, offset int64) {
+func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.Time, frame int, offset int64) {
 	if dir > dissect.S2C {
 		return
 	}
@@ -325,7 +325,7 @@ func (c *Capture) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time
 	c.connFindings(cn, cn.framer[dir].Findings())
 }
 
-func (c *Capture) seen(cn *connection, t time.Time) {
+func (c *Index) seen(cn *connection, t time.Time) {
 	if cn.info.First.IsZero() {
 		cn.info.First = t
 	}
@@ -334,13 +334,13 @@ func (c *Capture) seen(cn *connection, t time.Time) {
 	}
 }
 
-func (c *Capture) connFindings(cn *connection, fs []dissect.Finding) {
+func (c *Index) connFindings(cn *connection, fs []dissect.Finding) {
 	for _, f := range fs {
 		c.connFinding(cn, f)
 	}
 }
 
-func (c *Capture) connFinding(cn *connection, f dissect.Finding) {
+func (c *Index) connFinding(cn *connection, f dissect.Finding) {
 	cn.info.Findings = append(cn.info.Findings, f)
 	if !cn.info.HasFinding || f.Severity > cn.info.Worst {
 		cn.info.Worst, cn.info.HasFinding = f.Severity, true
@@ -348,7 +348,7 @@ func (c *Capture) connFinding(cn *connection, f dissect.Finding) {
 }
 
 // Gap reports lost bytes in one direction; framing resynchronises after it.
-func (c *Capture) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time, frame int) {
+func (c *Index) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time, frame int) {
 	if dir > dissect.S2C {
 		return
 	}
@@ -363,7 +363,7 @@ func (c *Capture) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time,
 
 // Close reports the end of a connection (FIN or RST): its framers end and
 // a pending inference settles.
-func (c *Capture) Close(conn dissect.Conn, t time.Time, frame int) {
+func (c *Index) Close(conn dissect.Conn, t time.Time, frame int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	i, ok := c.byConn[conn]
@@ -376,7 +376,7 @@ func (c *Capture) Close(conn dissect.Conn, t time.Time, frame int) {
 }
 
 // end flushes the framers and settles the connection.
-func (c *Capture) end(cn *connection) {
+func (c *Index) end(cn *connection) {
 	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
 		// End, not Flush: bytes still awaiting resynchronisation (a late
 		// resync near the end of the stream) get a last chance to frame.
@@ -394,7 +394,7 @@ func (c *Capture) end(cn *connection) {
 
 // Note attaches a finding to a connection, or to the capture when conn is
 // the zero Conn.
-func (c *Capture) Note(conn dissect.Conn, f dissect.Finding) {
+func (c *Index) Note(conn dissect.Conn, f dissect.Finding) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if conn == (dissect.Conn{}) {
@@ -406,7 +406,7 @@ func (c *Capture) Note(conn dissect.Conn, f dissect.Finding) {
 
 // Finish ends the input: pending inferences settle and partial messages
 // become findings.
-func (c *Capture) Finish() {
+func (c *Index) Finish() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, cn := range c.conns {
@@ -415,7 +415,7 @@ func (c *Capture) Finish() {
 }
 
 // Len returns the number of messages decoded so far.
-func (c *Capture) Len() int {
+func (c *Index) Len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.nrec
@@ -423,7 +423,7 @@ func (c *Capture) Len() int {
 
 // Placement returns how many messages are recorded by their offset in the
 // Store and how many keep their bytes in memory (see Storage).
-func (c *Capture) Placement() (file, memory int) {
+func (c *Index) Placement() (file, memory int) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.inFile, c.nrec - c.inFile
@@ -433,7 +433,7 @@ func (c *Capture) Placement() (file, memory int) {
 // cannot change how they decode. Only messages held for a widened-enum
 // inference are not final, and a held message is always later than every
 // settled one, so Settled never decreases.
-func (c *Capture) Settled() int {
+func (c *Index) Settled() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	settled := c.nrec
@@ -449,7 +449,7 @@ func (c *Capture) Settled() int {
 // times arenaChunk plus the offset in the block. Blocks start small and
 // double up to arenaChunk (or a quarter of Limits.MaxArena), so a small
 // capture stays small.
-func (c *Capture) keep(msg []byte) int64 {
+func (c *Index) keep(msg []byte) int64 {
 	last := len(c.arena) - 1
 	if last < 0 || c.arena[last] == nil || len(c.arena[last])+len(msg) > cap(c.arena[last]) {
 		size, largest := 4096, int64(arenaChunk)
@@ -473,7 +473,7 @@ func (c *Capture) keep(msg []byte) int64 {
 // dropArena drops the oldest arena blocks until a new block of size bytes
 // fits under Limits.MaxArena, stopping at the first block that holds a
 // message still held for an inference.
-func (c *Capture) dropArena(size int64) {
+func (c *Index) dropArena(size int64) {
 	m := c.limits.MaxArena
 	if m <= 0 || c.arenaHeld+size <= m {
 		return
@@ -490,7 +490,7 @@ func (c *Capture) dropArena(size int64) {
 // an inference will decode again), or len(c.arena) when there is none.
 // Held messages are in record order, so the first in the arena of each
 // connection is its oldest.
-func (c *Capture) pinnedBlock() int {
+func (c *Index) pinnedBlock() int {
 	pin := len(c.arena)
 	for _, cn := range c.conns {
 		for _, i := range cn.held {
@@ -524,14 +524,14 @@ func sizeText(n int64) string {
 }
 
 // rec returns record i (from 0).
-func (c *Capture) rec(i int32) *record {
+func (c *Index) rec(i int32) *record {
 	return &c.recs[i/recChunk].recs[i%recChunk]
 }
 
 // add appends r, whose bytes are at off (in the file with recFile, else in
 // the arena) and whose time is t (UnixNano), to the index and returns its
 // index.
-func (c *Capture) add(r record, off, t int64) int32 {
+func (c *Index) add(r record, off, t int64) int32 {
 	if c.nrec%recChunk == 0 {
 		// The first block starts small, so a small capture stays small.
 		size := recChunk
@@ -583,7 +583,7 @@ func (c *Capture) add(r record, off, t int64) int32 {
 
 // where returns the offset of record i's bytes (in the file with recFile,
 // else in the arena) and its time (UnixNano).
-func (c *Capture) where(i int32) (off, t int64) {
+func (c *Index) where(i int32) (off, t int64) {
 	r := c.rec(i)
 	if r.flags&recBig != 0 {
 		v := c.big[i]
@@ -602,7 +602,7 @@ func (c *Capture) where(i int32) (off, t int64) {
 }
 
 // timeOf returns the time of record i (UnixNano).
-func (c *Capture) timeOf(i int32) int64 {
+func (c *Index) timeOf(i int32) int64 {
 	_, t := c.where(i)
 	return t
 }
@@ -610,7 +610,7 @@ func (c *Capture) timeOf(i int32) int64 {
 // load returns the bytes of record i: aliasing the arena (read-only), or
 // read from the store into buf (grown as needed). A short read is an error;
 // the bytes read before it are returned.
-func (c *Capture) load(i int32, buf []byte) ([]byte, error) {
+func (c *Index) load(i int32, buf []byte) ([]byte, error) {
 	r := c.rec(i)
 	off, _ := c.where(i)
 	if r.flags&recFile == 0 {
@@ -638,7 +638,7 @@ func (c *Capture) load(i int32, buf []byte) ([]byte, error) {
 // feederBytes loads record i for the feeder (under the write lock) into its
 // scratch buffer. A read error leaves the bytes read: the decoding then
 // reports the message as cut short.
-func (c *Capture) feederBytes(i int32) []byte {
+func (c *Index) feederBytes(i int32) []byte {
 	b, _ := c.load(i, c.scratch)
 	if c.rec(i).flags&recFile != 0 {
 		c.scratch = b[:0]
@@ -649,7 +649,7 @@ func (c *Capture) feederBytes(i int32) []byte {
 // message numbers and records one framed message (at file offset at, or -1
 // to keep its bytes in the arena), then decodes it now or holds it for an
 // inference.
-func (c *Capture) message(cn *connection, dir dissect.Dir, msg []byte, info unturned.FrameInfo, t time.Time, frame int, at int64) {
+func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturned.FrameInfo, t time.Time, frame int, at int64) {
 	if len(msg) > 0xFFFF {
 		msg = msg[:0xFFFF]
 	}
@@ -709,17 +709,17 @@ func (c *Capture) message(cn *connection, dir dissect.Dir, msg []byte, info untu
 
 // decodeRec decodes record i in state st into c.dec, from msg when the
 // caller has its bytes at hand, else from where the record says they are.
-func (c *Capture) decodeRec(i int32, dir dissect.Dir, st unturned.State, msg []byte) *unturned.Decoded {
+func (c *Index) decodeRec(i int32, dir dissect.Dir, st unturned.State, msg []byte) *unturned.Decoded {
 	if msg == nil {
 		msg = c.feederBytes(i)
 	}
 	c.dec = unturned.Decoded{Findings: c.dec.Findings[:0]}
-	unturned.DecodeMessage(c.profile, dir, st, msg, nil, &c.dec)
+	unturned.Decode(c.profile, dir, st, msg, nil, &c.dec)
 	return &c.dec
 }
 
 // setDecoded records what decoding showed in the index entry.
-func (c *Capture) setDecoded(i int32, st unturned.State, d *unturned.Decoded) {
+func (c *Index) setDecoded(i int32, st unturned.State, d *unturned.Decoded) {
 	r := c.rec(i)
 	r.kind, r.idBits = d.Kind, uint8(st.IDBits)
 	r.flags &^= recWidened | recIDKnown
@@ -739,7 +739,7 @@ func (c *Capture) setDecoded(i int32, st unturned.State, d *unturned.Decoded) {
 
 // tentative decodes a held message in the connection's current state, so
 // that it can be shown before the inference settles.
-func (c *Capture) tentative(cn *connection, i int32, msg []byte) {
+func (c *Index) tentative(cn *connection, i int32, msg []byte) {
 	dir := c.rec(i).dir
 	st := cn.state(dir)
 	c.setDecoded(i, st, c.decodeRec(i, dir, st, msg))
@@ -749,7 +749,7 @@ func (c *Capture) tentative(cn *connection, i int32, msg []byte) {
 // messages: each is decoded under both readings, and the reading under
 // which they decode more plausibly (readingScore) wins, vanilla on a tie (wire.md 4.2; the
 // issue's item 4).
-func (c *Capture) decide(cn *connection, dir dissect.Dir) {
+func (c *Index) decide(cn *connection, dir dissect.Dir) {
 	var in inference
 	in.firstHeldIndex = -1
 	var bitsV, bitsW = cn.idBits, cn.idBits
@@ -799,7 +799,7 @@ func (c *Capture) decide(cn *connection, dir dissect.Dir) {
 }
 
 // commitHeld commits the held messages in order once nothing is undecided.
-func (c *Capture) commitHeld(cn *connection) {
+func (c *Index) commitHeld(cn *connection) {
 	if cn.undecided[dissect.C2S] || cn.undecided[dissect.S2C] {
 		return
 	}
@@ -811,7 +811,7 @@ func (c *Capture) commitHeld(cn *connection) {
 	}
 }
 
-func (c *Capture) addExtra(i int32, fs ...dissect.Finding) {
+func (c *Index) addExtra(i int32, fs ...dissect.Finding) {
 	if len(fs) == 0 {
 		return
 	}
@@ -826,7 +826,7 @@ func (c *Capture) addExtra(i int32, fs ...dissect.Finding) {
 }
 
 // intern returns the capture's one copy of a type name.
-func (c *Capture) intern(b []byte) string {
+func (c *Index) intern(b []byte) string {
 	if i, ok := c.typeIdx[string(b)]; ok {
 		return c.types[i]
 	}
@@ -836,11 +836,11 @@ func (c *Capture) intern(b []byte) string {
 	return s
 }
 
-// typeVer is a listener type (an index into Capture.types) and version.
+// typeVer is a listener type (an index into Index.types) and version.
 type typeVer struct{ typ, version uint32 }
 
 // listenerType returns the listener type and version r records, if any.
-func (c *Capture) listenerType(r *record) (typ string, version uint32, ok bool) {
+func (c *Index) listenerType(r *record) (typ string, version uint32, ok bool) {
 	if r.tv == 0 {
 		return "", 0, false
 	}
@@ -850,7 +850,7 @@ func (c *Capture) listenerType(r *record) (typ string, version uint32, ok bool) 
 
 // lookupType is intern for readers: every type name a committed message
 // carries was interned when it was committed, so a replay finds it.
-func (c *Capture) lookupType(b []byte) string {
+func (c *Index) lookupType(b []byte) string {
 	if i, ok := c.typeIdx[string(b)]; ok {
 		return c.types[i]
 	}
@@ -860,7 +860,7 @@ func (c *Capture) lookupType(b []byte) string {
 // commit decodes message i (from msg, or from where its record says its
 // bytes are when msg is nil) in the connection's state, applies it to the
 // handshake state and the tables, and records the result.
-func (c *Capture) commit(cn *connection, i int32, msg []byte) {
+func (c *Index) commit(cn *connection, i int32, msg []byte) {
 	r := c.rec(i)
 	dir := r.dir
 	n := int(i) + 1
@@ -886,7 +886,7 @@ func (c *Capture) commit(cn *connection, i int32, msg []byte) {
 
 // listenerInfo records in the index what the tables know of the listener a
 // USMN message names, as of its decoding (outputs.md "listener").
-func (c *Capture) listenerInfo(cn *connection, i int32, o *op, d *unturned.Decoded, resolved bool) {
+func (c *Index) listenerInfo(cn *connection, i int32, o *op, d *unturned.Decoded, resolved bool) {
 	r := c.rec(i)
 	r.flags |= recListener
 	if resolved {
@@ -976,7 +976,7 @@ func fromDecoded(r *record, d *unturned.Decoded) {
 }
 
 // Message returns message n (from 1) without its field spans, or nil.
-func (c *Capture) Message(n int) *Message {
+func (c *Index) Message(n int) *Message {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.build(n, false)
@@ -985,7 +985,7 @@ func (c *Capture) Message(n int) *Message {
 // Stamp returns message n's connection and capture time from its index
 // record alone, without decoding it again: for per-message indexes such as
 // the TUI's, which need nothing else. ok is false when there is no n.
-func (c *Capture) Stamp(n int) (conn dissect.Conn, t time.Time, ok bool) {
+func (c *Index) Stamp(n int) (conn dissect.Conn, t time.Time, ok bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if n < 1 || n > c.nrec {
@@ -997,7 +997,7 @@ func (c *Capture) Stamp(n int) (conn dissect.Conn, t time.Time, ok bool) {
 }
 
 // Detail returns message n decoded again with its field spans, or nil.
-func (c *Capture) Detail(n int) *Message {
+func (c *Index) Detail(n int) *Message {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.build(n, true)
@@ -1005,7 +1005,7 @@ func (c *Capture) Detail(n int) *Message {
 
 // build decodes message n again from its stored bytes and State. Readers
 // share the read lock, so it decodes into its own Decoded.
-func (c *Capture) build(n int, withSpans bool) *Message {
+func (c *Index) build(n int, withSpans bool) *Message {
 	if n < 1 || n > c.nrec {
 		return nil
 	}
@@ -1030,7 +1030,7 @@ func (c *Capture) build(n int, withSpans bool) *Message {
 		m = newMessage(&d, r.dir, []byte{}, spans)
 		m.Findings = append(m.Findings, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Text: err.Error(), Bit: -1})
 	} else {
-		unturned.DecodeMessage(c.profile, r.dir, st, data, spans, &d)
+		unturned.Decode(c.profile, r.dir, st, data, spans, &d)
 		m = newMessage(&d, r.dir, data, spans)
 		if err != nil {
 			m.Findings = append(m.Findings, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Text: termsafe.Escape(err.Error()), Bit: -1})
@@ -1115,7 +1115,7 @@ func DecodeOne(p *unturned.Profile, dir dissect.Dir, widened bool, idBits int, d
 	var d unturned.Decoded
 	spans := &netpak.Spans{}
 	st := unturned.State{Widened: widened, IDBits: idBits, IDKnown: true}
-	unturned.DecodeMessage(p, dir, st, data, spans, &d)
+	unturned.Decode(p, dir, st, data, spans, &d)
 	m := newMessage(&d, dir, data, spans)
 	switch d.Kind {
 	case unturned.KindInvokeMessageListener:
@@ -1153,7 +1153,7 @@ func DecodeOne(p *unturned.Profile, dir dissect.Dir, widened bool, idBits int, d
 }
 
 // Connections returns the connections in the order they were first seen.
-func (c *Capture) Connections() []ConnInfo {
+func (c *Index) Connections() []ConnInfo {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	out := make([]ConnInfo, len(c.conns))
@@ -1168,7 +1168,7 @@ func (c *Capture) Connections() []ConnInfo {
 // state after that message of the capture was applied); asOf ≤ 0 means the
 // end of what was read. Messages held for an inference are not in the
 // tables until it settles. It returns nil for an unknown connection.
-func (c *Capture) Tables(conn dissect.Conn, asOf int) *Tables {
+func (c *Index) Tables(conn dissect.Conn, asOf int) *Tables {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	i, ok := c.byConn[conn]
@@ -1185,7 +1185,7 @@ func (c *Capture) Tables(conn dissect.Conn, asOf int) *Tables {
 // tables when every committed message of cn is ≤ asOf, else the nearest
 // checkpoint at or before it, cloned, and the USMN messages after it
 // decoded again (in the State their records hold) and applied.
-func (c *Capture) tablesAsOf(cn *connection, asOf int) *Tables {
+func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 	// k: the connection's messages numbered ≤ asOf (record index < asOf).
 	k := sort.Search(len(cn.msgs), func(i int) bool { return int(cn.msgs[i]) >= asOf })
 	var t *Tables
@@ -1218,7 +1218,7 @@ func (c *Capture) tablesAsOf(cn *connection, asOf int) *Tables {
 				buf = msg[:0]
 			}
 			d = unturned.Decoded{Findings: d.Findings[:0]}
-			unturned.DecodeMessage(c.profile, r.dir, r.state(), msg, nil, &d)
+			unturned.Decode(c.profile, r.dir, r.state(), msg, nil, &d)
 			o := opFor(r.dir, int(i)+1, r.state(), &d, c.lookupType)
 			st.apply(&o, &c.limits)
 		}
@@ -1229,7 +1229,7 @@ func (c *Capture) tablesAsOf(cn *connection, asOf int) *Tables {
 }
 
 // Findings returns the capture-wide findings.
-func (c *Capture) Findings() []dissect.Finding {
+func (c *Index) Findings() []dissect.Finding {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return append([]dissect.Finding(nil), c.findings...)
