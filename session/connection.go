@@ -77,7 +77,7 @@ type checkpoint struct {
 	state *tableState
 }
 
-func newConnection(idx uint32, conn dissect.Conn, rule string, lim *unturned.Limits) *connection {
+func newConnection(idx uint32, conn dissect.Conn, rule Rule, lim *unturned.Limits) *connection {
 	cn := &connection{idx: idx, tables: newTableState()}
 	cn.info.Conn, cn.info.Rule = conn, rule
 	cn.framer[dissect.C2S] = unturned.NewFramer(lim.MaxMessage)

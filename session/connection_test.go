@@ -332,7 +332,7 @@ func TestDecideConfidence(t *testing.T) {
 
 func TestNoteAndClose(t *testing.T) {
 	f := newCVFeeder()
-	f.c.Open(cvConn, "port 27016", cvT0, 1)
+	f.c.Open(cvConn, RulePort, cvT0, 1)
 	f.c.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Note, Group: dissect.Protocol, Text: "capture note", Bit: -1})
 	f.c.Note(cvConn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Text: "conn note", Bit: -1})
 	// "port 27016" is no SYN: the stream resynchronises, and the two
@@ -344,7 +344,7 @@ func TestNoteAndClose(t *testing.T) {
 	}
 	f.c.Close(cvConn, cvT0, 3)
 	ci := f.c.Connections()[0]
-	if ci.Rule != "port 27016" || !ci.HasFinding || ci.Worst != dissect.Warn || !strings.Contains(ci.Findings[0].Text, "conn note") {
+	if ci.Rule != RulePort || !ci.HasFinding || ci.Worst != dissect.Warn || !strings.Contains(ci.Findings[0].Text, "conn note") {
 		t.Errorf("ConnInfo = %+v", ci)
 	}
 	if fs := f.c.Findings(); len(fs) != 1 || fs[0].Text != "capture note" {

@@ -29,7 +29,7 @@ func ExampleIndex_AppendJSONRange() {
 	c := session.NewIndex(nil)
 	conn := dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.2:50412"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	c.Open(conn, "", t0, 1)
+	c.Open(conn, session.RuleUnknown, t0, 1)
 	// One S→C frame: the 2-byte big-endian length (wire.md 2), then Kicked("bye").
 	c.Data(conn, dissect.S2C, []byte{0, 6, 0x8c, 0x00, 0x00, 0x62, 0x79, 0x65}, t0, 2)
 	c.Finish()

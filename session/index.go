@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 // JSON "usmn" and "messages").
 type ConnInfo struct {
 	Conn       dissect.Conn
-	Rule       string // which rule decided the server side (from capture)
+	Rule       Rule // which rule decided the server side (from capture)
 	First      time.Time
 	Last       time.Time
 	Messages   int
@@ -220,7 +221,7 @@ const connCacheSize = 256
 // conn returns the state of conn, creating it on first sight. A small
 // direct-mapped cache by port pair spares most lookups of the 56-byte key
 // in byConn (one per Data event).
-func (c *Index) conn(conn dissect.Conn, rule string) *connection {
+func (c *Index) conn(conn dissect.Conn, rule Rule) *connection {
 	slot := &c.recent[(uint(conn.Client.Port())*31^uint(conn.Server.Port()))%connCacheSize]
 	if *slot != nil && (*slot).info.Conn == conn {
 		return *slot
@@ -236,26 +237,41 @@ func (c *Index) conn(conn dissect.Conn, rule string) *connection {
 	return cn
 }
 
-// RuleSYN is the Open rule saying the connection's handshake was captured,
-// so both streams start at a message boundary.
-const RuleSYN = "syn"
+// Rule says how the server side of a connection was chosen, and so whether
+// its streams are known to start at a message boundary.
+type Rule uint8
 
-// Open announces a connection; rule says how its server side was chosen
-// (capture.ServerRule's names: "syn", "port", "lower-port"). Under any rule
-// but RuleSYN or "" (unknown: treated as Data without Open is) the flow was
-// joined mid-connection and its framers resynchronise from the first byte.
-func (c *Index) Open(conn dissect.Conn, rule string, t time.Time, frame int) {
+const (
+	RuleUnknown   Rule = iota // not said: treated as Data without Open is
+	RuleSYN                   // the handshake was captured: both streams start at a message boundary
+	RulePort                  // joined mid-connection; the server is the side on the game port
+	RuleLowerPort             // joined mid-connection; the server is the side with the lower port
+)
+
+var ruleNames = [...]string{RuleUnknown: "", RuleSYN: "syn", RulePort: "port", RuleLowerPort: "lower-port"}
+
+func (r Rule) String() string {
+	if int(r) < len(ruleNames) {
+		return ruleNames[r]
+	}
+	return "Unknown(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Open announces a connection; rule says how its server side was chosen.
+// Under any rule but RuleSYN or RuleUnknown the flow was joined
+// mid-connection and its framers resynchronise from the first byte.
+func (c *Index) Open(conn dissect.Conn, rule Rule, t time.Time, frame int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cn := c.conn(conn, rule)
-	if cn.info.Rule == "" {
+	if cn.info.Rule == RuleUnknown {
 		cn.info.Rule = rule
 	}
 	// Only a captured SYN proves both streams start at a message boundary
 	// (wire.md 2); a flow first seen mid-connection may start inside a
 	// message or its length header, so its framers resynchronise. A
 	// direction that already has bytes keeps the framing it has.
-	if rule != RuleSYN && rule != "" {
+	if rule != RuleSYN && rule != RuleUnknown {
 		for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
 			if !cn.fed[d] {
 				cn.framer[d].StartUnsynced()
@@ -291,7 +307,7 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cn := c.conn(conn, "")
+	cn := c.conn(conn, RuleUnknown)
 	c.seen(cn, t)
 	cn.fed[dir], cn.lastTime[dir], cn.lastFrame[dir] = true, t, frame
 	fr := cn.framer[dir]
@@ -354,7 +370,7 @@ func (c *Index) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time, f
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cn := c.conn(conn, "")
+	cn := c.conn(conn, RuleUnknown)
 	c.seen(cn, t)
 	cn.framer[dir].Gap(lost)
 	c.connFinding(cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Text: fmt.Sprintf("%s: %d bytes lost before frame %d; framing resynchronises", dir, lost, frame), Bit: -1})
@@ -401,7 +417,7 @@ func (c *Index) Note(conn dissect.Conn, f dissect.Finding) {
 		c.findings = append(c.findings, f)
 		return
 	}
-	c.connFinding(c.conn(conn, ""), f)
+	c.connFinding(c.conn(conn, RuleUnknown), f)
 }
 
 // Finish ends the input: pending inferences settle and partial messages

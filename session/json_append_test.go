@@ -2,11 +2,8 @@ package session
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"math"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,7 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
@@ -143,57 +139,15 @@ func sameJSON(t *testing.T, what string, m *Message) {
 	}
 }
 
-// readFixture decodes a capture file as cmd/usmnscope's feed does (the same
-// event-to-Index mapping), for comparing every message of it.
+// readFixture decodes a capture file through internal/pipeline, as every
+// command does, for comparing every message of it.
 func readFixture(t testing.TB, path string) *Index { return readFixtureStore(t, path, false) }
 
 // readFixtureStore is readFixture; with store, the capture keeps messages
 // that lie whole in the file by their offset (Index.SetStore, DataAt).
 func readFixtureStore(t testing.TB, path string, store bool) *Index {
 	t.Helper()
-	p := unturned.Default()
-	src, err := capture.Open(path, capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	c := NewIndex(p)
-	if store {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		c.SetStore(f)
-	}
-	for {
-		ev, err := src.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				t.Logf("%s: %v (comparing what was read)", path, err)
-			}
-			break
-		}
-		cn := dissect.Conn{Client: ev.Flow.Client, Server: ev.Flow.Server}
-		dir := dissect.C2S
-		if ev.FromServer {
-			dir = dissect.S2C
-		}
-		switch ev.Kind {
-		case capture.EventOpen:
-			c.Open(cn, ev.Rule.String(), ev.Time, ev.Frame)
-		case capture.EventData:
-			c.DataAt(cn, dir, ev.Data, ev.Time, ev.Frame, ev.Offset)
-		case capture.EventGap:
-			c.Gap(cn, dir, ev.Lost, ev.Time, ev.Frame)
-		case capture.EventClose:
-			c.Close(cn, ev.Time, ev.Frame)
-		case capture.EventNote:
-			c.Note(cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Text: ev.Text, Bit: -1})
-		}
-	}
-	c.Finish()
-	return c
+	return ReadFixture(t, path, store)
 }
 
 // TestAppendJSONFixtures compares AppendJSON with the reflection encoding

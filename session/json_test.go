@@ -147,7 +147,7 @@ func TestTablesJSONKeys(t *testing.T) {
 	f.send(dissect.C2S, cvByCID(true, 4002, cvMap, 1))
 	empty := dissect.Conn{Client: cvConn.Client, Server: cvConn.Server}
 	empty.Client = netipPort(empty.Client, 50413)
-	f.c.Open(empty, "", cvT0, 9)
+	f.c.Open(empty, RuleUnknown, cvT0, 9)
 	f.c.Finish()
 	b, err := f.c.TablesJSON()
 	if err != nil {

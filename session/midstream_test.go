@@ -25,12 +25,12 @@ func TestOpenWithoutSYN(t *testing.T) {
 		cvS2C(false, 0, 0, "", 0, 0x0e),
 	}
 	for _, tc := range []struct {
-		rule  string
+		rule  Rule
 		skip  int // bytes skipped by resynchronisation
 		first int // index in msgs of the first decoded message
 	}{
-		{"port", 2 + len(msgs[0]) - 1, 1},
-		{"lower-port", 2 + len(msgs[0]) - 1, 1},
+		{RulePort, 2 + len(msgs[0]) - 1, 1},
+		{RuleLowerPort, 2 + len(msgs[0]) - 1, 1},
 	} {
 		c := NewIndex(nil)
 		c.Open(cvConn, tc.rule, cvT0, 1)
@@ -68,7 +68,7 @@ func TestOpenWithoutSYN(t *testing.T) {
 // TestOpenWithSYN: under "syn" (and for Data without Open) the stream starts
 // at a message boundary and frames at once, with no resynchronisation.
 func TestOpenWithSYN(t *testing.T) {
-	for _, rule := range []string{RuleSYN, ""} {
+	for _, rule := range []Rule{RuleSYN, RuleUnknown} {
 		c := NewIndex(nil)
 		c.Open(cvConn, rule, cvT0, 1)
 		c.Data(cvConn, dissect.S2C, cvFrame(cvS2C(true, 0, 0, cvChat, 1, 0x0a)), cvT0, 2)

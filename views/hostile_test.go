@@ -2,9 +2,7 @@ package views
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/scenario"
 	"github.com/usmnscope/usmnscope/session"
@@ -67,8 +66,8 @@ func TestFrameControl(t *testing.T) {
 }
 
 // decodeFile runs a capture through capture.NewReader and session.Index
-// with the event mapping of cmd/usmnscope/pipeline.go (which package views
-// cannot import), keeping what was decoded before a read error.
+// with the pipeline every command uses, keeping what was decoded before a
+// read error (which becomes a capture finding, as readCapture makes it).
 func decodeFile(t testing.TB, data []byte) *session.Index {
 	t.Helper()
 	src, err := capture.NewReader(bytes.NewReader(data), "test", capture.Options{})
@@ -77,35 +76,9 @@ func decodeFile(t testing.TB, data []byte) *session.Index {
 	}
 	defer src.Close()
 	dc := session.NewIndex(unturned.Default())
-	dir := func(fromServer bool) dissect.Dir {
-		if fromServer {
-			return dissect.S2C
-		}
-		return dissect.C2S
+	if err := pipeline.Feed(src, dc, nil); err != nil {
+		dc.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Bit: -1, Text: termsafe.Escape(err.Error())})
 	}
-	for {
-		ev, err := src.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				dc.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Bit: -1, Text: termsafe.Escape(err.Error())})
-			}
-			break
-		}
-		c := dissect.Conn{Client: ev.Flow.Client, Server: ev.Flow.Server}
-		switch ev.Kind {
-		case capture.EventOpen:
-			dc.Open(c, ev.Rule.String(), ev.Time, ev.Frame)
-		case capture.EventData:
-			dc.Data(c, dir(ev.FromServer), ev.Data, ev.Time, ev.Frame)
-		case capture.EventGap:
-			dc.Gap(c, dir(ev.FromServer), ev.Lost, ev.Time, ev.Frame)
-		case capture.EventClose:
-			dc.Close(c, ev.Time, ev.Frame)
-		case capture.EventNote:
-			dc.Note(c, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Bit: -1, Text: ev.Text})
-		}
-	}
-	dc.Finish()
 	return dc
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -353,9 +354,9 @@ func (s *failSource) Close() error         { return nil }
 
 func TestFeedRecoversAndReports(t *testing.T) {
 	dc := session.NewIndex(nil)
-	err := feed(&panicSource{}, dc, nil)
+	err := pipeline.Feed(&panicSource{}, dc, nil)
 	if err == nil || !strings.Contains(err.Error(), "boom") {
-		t.Errorf("feed(panicking source) = %v; want an error naming the panic", err)
+		t.Errorf("pipeline.Feed(panicking source) = %v; want an error naming the panic", err)
 	}
 	fs := dc.Findings()
 	if len(fs) != 2 || fs[0].Severity != dissect.Warn || fs[0].Group != dissect.Protocol || fs[1].Severity != dissect.Error || !strings.Contains(fs[1].Text, "boom") {
@@ -364,9 +365,9 @@ func TestFeedRecoversAndReports(t *testing.T) {
 
 	dc = session.NewIndex(nil)
 	calls := 0
-	err = feed(&failSource{}, dc, func(capture.Stats) { calls++ })
+	err = pipeline.Feed(&failSource{}, dc, func(capture.Stats) { calls++ })
 	if err == nil || err.Error() != "capture: truncated" || calls != 1 {
-		t.Errorf("feed(failing source) = %v after %d progress calls; want the read error after 1", err, calls)
+		t.Errorf("pipeline.Feed(failing source) = %v after %d progress calls; want the read error after 1", err, calls)
 	}
 	if fs := dc.Findings(); len(fs) != 1 || fs[0].Severity != dissect.Error {
 		t.Errorf("findings = %+v; want the one error note", fs)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -27,7 +28,7 @@ func decodeFile(t *testing.T, path string, withStore bool) *session.Index {
 	if withStore {
 		attachStore(dc, path)
 	}
-	if err := feed(src, dc, nil); err != nil {
+	if err := pipeline.Feed(src, dc, nil); err != nil {
 		t.Fatalf("feed %s: %v", path, err)
 	}
 	return dc

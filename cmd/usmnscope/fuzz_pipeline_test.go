@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -32,7 +33,7 @@ func FuzzPipeline(f *testing.F) {
 		}
 		defer src.Close()
 		dc := session.NewIndex(p)
-		if err := feed(src, dc, nil); err != nil && strings.HasPrefix(err.Error(), "internal error") {
+		if err := pipeline.Feed(src, dc, nil); err != nil && strings.HasPrefix(err.Error(), "internal error") {
 			t.Fatalf("feed panicked: %v", err)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -50,7 +51,7 @@ func TestLiveWriteStore(t *testing.T) {
 	live := newLiveDecoder(p, 1<<20)
 	attachLive(live, out, src)
 	fed := make(chan error, 1)
-	go func() { fed <- feed(src, live, nil) }()
+	go func() { fed <- pipeline.Feed(src, live, nil) }()
 
 	code, _, stderr := runArgs("simulate", "--scenario", "../../fixtures/scenarios/two-conns.toml",
 		"--addr", net.JoinHostPort("127.0.0.1", itoa(int(port))), "--full-speed", "--count", "200")
@@ -78,7 +79,7 @@ func TestLiveWriteStore(t *testing.T) {
 	defer fsrc.Close()
 	file := newDecoder(p)
 	attachStore(file, out)
-	if err := feed(fsrc, file, nil); err != nil {
+	if err := pipeline.Feed(fsrc, file, nil); err != nil {
 		t.Fatal(err)
 	}
 	if live.Len() < 200 || live.Len() != file.Len() {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 )
@@ -49,7 +50,7 @@ func (h headless) run(ctx context.Context, s *streams, iface string, src capture
 	defer unwatch()
 	ts := &timed{Source: src}
 	counted := false
-	ferr := feed(ts, dc, func(st capture.Stats) {
+	ferr := pipeline.Feed(ts, dc, func(st capture.Stats) {
 		if h.count > 0 && st.Packets >= h.count && !counted {
 			counted = true
 			src.Close()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views"
 )
@@ -94,7 +95,7 @@ func runTUI(s *streams, keys io.Reader, src capture.Source, dc *session.Index, c
 	go func() {
 		defer close(done)
 		var last time.Time
-		err := feed(src, dc, func(st capture.Stats) {
+		err := pipeline.Feed(src, dc, func(st capture.Stats) {
 			mu.Lock()
 			latest = st
 			mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
@@ -63,7 +64,7 @@ func loadScale(b *testing.B) *session.Index {
 	}
 	defer src.Close()
 	dc := session.NewIndex(p)
-	if err := feed(src, dc, nil); err != nil {
+	if err := pipeline.Feed(src, dc, nil); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(dc.Len()), "messages")

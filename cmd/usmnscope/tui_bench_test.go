@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/scenario"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -77,7 +78,7 @@ func benchFirstFrame(b *testing.B, in func() *streams, path string) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			_ = feed(s, dc, nil)
+			_ = pipeline.Feed(s, dc, nil)
 		}()
 		var m tea.Model = views.New(dc, views.Config{Name: "million.pcapng", Parse: parseFilter})
 		m, _ = m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
@@ -119,7 +120,7 @@ func BenchmarkTUIKey(b *testing.B) {
 		b.Fatal(err)
 	}
 	dc := session.NewIndex(p)
-	if err := feed(src, dc, nil); err != nil {
+	if err := pipeline.Feed(src, dc, nil); err != nil {
 		b.Fatal(err)
 	}
 	src.Close()

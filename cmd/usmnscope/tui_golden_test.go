@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
@@ -33,7 +34,7 @@ func loadFixture(t *testing.T, name string) *session.Index {
 	}
 	defer src.Close()
 	dc := session.NewIndex(p)
-	if err := feed(src, dc, nil); err != nil {
+	if err := pipeline.Feed(src, dc, nil); err != nil {
 		t.Fatalf("feed %s: %v", name, err)
 	}
 	return dc

@@ -1,0 +1,123 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/usmnscope/usmnscope/"
+
+// floors ranks the module's packages: data flows one way, from capture
+// through the protocol codecs and the session state to the views and the
+// CLI (README "Layout"), so a package may import only packages on a lower
+// floor. capture is beside the codecs, not under them: it knows no
+// protocol, and only internal/pipeline and cmd join the two. A package
+// missing here fails the test, so a new room has to be placed.
+var floors = map[string]int{
+	"netpak":            0,
+	"internal/termsafe": 0,
+	"capture":           1,
+	"dissect":           1,
+	"unturned":          2,
+	"ulinkrpc":          2,
+	"schema":            2,
+	"session":           3,
+	"filter":            4,
+	"scenario":          4,
+	"views/frame":       5,
+	"views":             7,
+	"internal/pipeline": 8,
+	"cmd/usmnscope":     9,
+}
+
+// protocols are the packages that know a protocol; capture must import none
+// of them.
+var protocols = []string{"dissect", "unturned", "ulinkrpc", "schema", "session", "filter", "netpak"}
+
+func floor(pkg string) (int, bool) {
+	if f, ok := floors[pkg]; ok {
+		return f, true
+	}
+	if strings.HasPrefix(pkg, "views/") { // the panes: above frame, below the root model
+		return 6, true
+	}
+	return 0, false
+}
+
+type listed struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+// TestImportGraph reads the import graph with `go list -deps -json` and
+// fails on every import that runs against the flow.
+func TestImportGraph(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is not on PATH: cannot list the import graph")
+	}
+	cmd := exec.Command("go", "list", "-deps", "-json", module+"...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	seen := 0
+	for {
+		var p listed
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		name, ok := strings.CutPrefix(p.ImportPath, module)
+		if !ok {
+			continue
+		}
+		seen++
+		from, ok := floor(name)
+		if !ok {
+			t.Errorf("%s is not placed on a floor of the import graph (imports_test.go)", name)
+			continue
+		}
+		for _, imp := range p.Imports {
+			dep, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			to, ok := floor(dep)
+			if ok && to >= from {
+				t.Errorf("%s imports %s: an import against the flow (floor %d → %d)", name, dep, from, to)
+			}
+		}
+		joins := name == "internal/pipeline" || name == "cmd/usmnscope"
+		if hasDep(p.Deps, "capture") && !joins && name != "capture" {
+			t.Errorf("%s depends on capture: only internal/pipeline and cmd join capture to the protocols", name)
+		}
+		if name == "capture" {
+			for _, proto := range protocols {
+				if hasDep(p.Deps, proto) {
+					t.Errorf("capture depends on %s: capture knows no protocol", proto)
+				}
+			}
+		}
+	}
+	if seen < 10 {
+		t.Fatalf("go list listed %d of the module's packages; the graph was not read", seen)
+	}
+}
+
+func hasDep(deps []string, name string) bool {
+	for _, d := range deps {
+		if d == module+name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,131 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/session"
+)
+
+// Feed reads every event of src into ix and then calls ix.Finish.
+//
+// progress, when not nil, is called with the source's statistics after each
+// event; it decides itself how often to draw.
+//
+// A read error ends the feed: what was decoded before it is kept (ix is
+// finished) and the error is returned. A panic in the decoder or in the
+// capture code, which is a bug, does not crash the terminal: it becomes an
+// error finding on the capture and an error return (style.md "one recover at
+// the top of the pipeline").
+func Feed(src capture.Source, ix *session.Index, progress func(capture.Stats)) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+			ix.Note(dissect.Conn{}, dissect.Finding{
+				Severity: dissect.Error, Group: dissect.Malformed, Bit: -1,
+				Text: fmt.Sprintf("usmnscope bug: %v; decoding stopped here (please report it with the capture)", r),
+			})
+			finishSafely(ix)
+		}
+	}()
+	for {
+		ev, rerr := src.Next()
+		if rerr != nil {
+			ix.Finish()
+			if errors.Is(rerr, io.EOF) {
+				return nil
+			}
+			return rerr
+		}
+		Apply(ix, ev)
+		if progress != nil {
+			progress(src.Stats())
+		}
+	}
+}
+
+// finishSafely finishes ix after a panic, ignoring a second panic from the
+// same broken state.
+func finishSafely(ix *session.Index) {
+	defer func() { _ = recover() }()
+	ix.Finish()
+}
+
+// Apply hands one capture event to the decoder.
+func Apply(ix *session.Index, ev capture.Event) {
+	c := Conn(ev.Flow)
+	switch ev.Kind {
+	case capture.EventOpen:
+		ix.Open(c, Rule(ev.Rule), ev.Time, ev.Frame)
+	case capture.EventData:
+		// Offset ≥ 0: Data is one run of the capture file, so its whole
+		// messages are recorded by where they are (Index.SetStore).
+		ix.DataAt(c, Dir(ev.FromServer), ev.Data, ev.Time, ev.Frame, ev.Offset)
+	case capture.EventGap:
+		ix.Gap(c, Dir(ev.FromServer), ev.Lost, ev.Time, ev.Frame)
+	case capture.EventClose:
+		ix.Close(c, ev.Time, ev.Frame)
+	case capture.EventNote:
+		ix.Note(c, NoteFinding(ev))
+	default:
+		ix.Note(c, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Bit: -1,
+			Text: fmt.Sprintf("capture: unexpected event %v", ev.Kind)})
+	}
+}
+
+// Conn converts a capture flow to the decoder's connection key.
+func Conn(f capture.Flow) dissect.Conn { return dissect.Conn{Client: f.Client, Server: f.Server} }
+
+// Dir is the direction of bytes the server sent (fromServer) or received.
+func Dir(fromServer bool) dissect.Dir {
+	if fromServer {
+		return dissect.S2C
+	}
+	return dissect.C2S
+}
+
+// rules maps capture's server rules to the decoder's.
+var rules = [...]session.Rule{
+	capture.RuleSYN:       session.RuleSYN,
+	capture.RulePort:      session.RulePort,
+	capture.RuleLowerPort: session.RuleLowerPort,
+}
+
+// Rule maps a capture server rule to the session's; a rule capture may add
+// later is unknown, which the session treats as a mid-connection join.
+func Rule(r capture.ServerRule) session.Rule {
+	if int(r) < len(rules) {
+		return rules[r]
+	}
+	return session.RuleUnknown
+}
+
+// levelSeverity maps a capture note's level to a finding severity.
+var levelSeverity = [...]dissect.Severity{
+	capture.LevelNote:  dissect.Note,
+	capture.LevelWarn:  dissect.Warn,
+	capture.LevelError: dissect.Error,
+}
+
+// Severity maps a capture note level to a finding severity; an unknown
+// level is an error.
+func Severity(l capture.Level) dissect.Severity {
+	if int(l) < len(levelSeverity) {
+		return levelSeverity[l]
+	}
+	return dissect.Error
+}
+
+// NoteFinding turns a capture note into a finding. Notes about a flow (gaps,
+// retransmissions, buffer caps) are about sequence; capture-wide notes (link
+// types, non-game traffic) are about the protocol.
+func NoteFinding(ev capture.Event) dissect.Finding {
+	g := dissect.Protocol
+	if ev.Flow != (capture.Flow{}) {
+		g = dissect.Sequence
+	}
+	return dissect.Finding{Severity: Severity(ev.Level), Group: g, Text: ev.Text, Bit: -1}
+}

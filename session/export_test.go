@@ -1,0 +1,8 @@
+package session
+
+import "testing"
+
+// ReadFixture decodes a capture file into an Index. Reading a capture needs
+// internal/pipeline, which imports this package, so the external test
+// package (fixture_test.go) sets it; the internal tests call it.
+var ReadFixture func(t testing.TB, path string, store bool) *Index
