@@ -1,0 +1,269 @@
+package ulinkrpc
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/usmnscope/usmnscope/dissect"
+)
+
+// MaxFrameLen is the largest frame and the largest envelope length field:
+// 64 MiB (ulinkrpc.md 2 and 4; RpcEnvelopeCodec.MaxPayloadSize and
+// LengthPrefix.DefaultMaxFrameSize in the real code).
+const MaxFrameLen = 64 << 20
+
+// FrameType is the envelope's first byte (ulinkrpc.md 4).
+type FrameType uint8
+
+const (
+	Request       FrameType = 1
+	Response      FrameType = 2
+	Push          FrameType = 3
+	KeepAlivePing FrameType = 4
+	KeepAlivePong FrameType = 5
+)
+
+var frameTypeNames = [...]string{Request: "Request", Response: "Response", Push: "Push", KeepAlivePing: "KeepAlivePing", KeepAlivePong: "KeepAlivePong"}
+
+func (t FrameType) String() string { return enumName(frameTypeNames[:], uint64(t)) }
+
+// Known reports whether t is one of the five frame types.
+func (t FrameType) Known() bool { return t >= Request && t <= KeepAlivePong }
+
+// Status is a Response's status byte (ulinkrpc.md 4).
+type Status uint8
+
+const (
+	StatusOk            Status = 0
+	StatusNotFound      Status = 1
+	StatusHandlerError  Status = 2 // "Exception" in older releases
+	StatusOverloaded    Status = 3
+	StatusBadRequest    Status = 4
+	StatusProtocolError Status = 5
+)
+
+var statusNames = [...]string{"Ok", "NotFound", "HandlerError", "Overloaded", "BadRequest", "ProtocolError"}
+
+func (s Status) String() string { return enumName(statusNames[:], uint64(s)) }
+
+// Known reports whether s is one of the six status values.
+func (s Status) Known() bool { return s <= StatusProtocolError }
+
+// enumName is the one String rule of this package's enums: the table's
+// name, or Unknown(v), never a failure.
+func enumName(names []string, v uint64) string {
+	if v < uint64(len(names)) && names[v] != "" {
+		return names[v]
+	}
+	return "Unknown(" + strconv.FormatUint(v, 10) + ")"
+}
+
+// Envelope is one decoded frame (ulinkrpc.md 4). Which fields are set
+// depends on Type; Fields lists every field read, in wire order, with its
+// byte span as bits (8 × byte offset in the envelope) and Findings what was
+// wrong. A frame that failed to decode keeps everything read before the
+// failure.
+type Envelope struct {
+	Type       FrameType
+	RequestID  uint32 // Request, Response
+	ServiceID  int32  // Request, Push
+	MethodID   int32  // Request, Push
+	Status     Status // Response
+	Payload    []byte // Request, Response, Push (aliases the input)
+	PayloadOff int    // byte offset of Payload in the envelope
+	HasError   bool   // Response
+	Error      string // Response with HasError: the bytes exactly, possibly not UTF-8
+	ErrorUTF8  bool   // Error is valid UTF-8
+	Ticks      int64  // KeepAlivePing, KeepAlivePong: .NET UTC ticks
+
+	Fields   []dissect.Field
+	Findings []dissect.Finding
+}
+
+// envelopeParsers decode the body after the type byte, indexed by type
+// (http2's frameParsers).
+var envelopeParsers = [...]func(*envReader){
+	Request:       parseRequest,
+	Response:      parseResponse,
+	Push:          parsePush,
+	KeepAlivePing: parseKeepAlive,
+	KeepAlivePong: parseKeepAlive,
+}
+
+// envReader is a reader that records each read as a field of env.
+type envReader struct {
+	*reader
+	env *Envelope
+}
+
+func (r envReader) field(name string, from int, v any) {
+	if r.err == nil {
+		r.env.Fields = append(r.env.Fields, dissect.Field{Name: name, Bit: 8 * (r.base + from), Bits: 8 * (r.pos - from), Value: v})
+	}
+}
+
+func (r envReader) u32(name string) uint32 {
+	from := r.pos
+	v := r.u32be(name)
+	r.field(name, from, uint64(v))
+	return v
+}
+
+func (r envReader) i32(name string) int32 {
+	from := r.pos
+	v := int32(r.u32be(name))
+	r.field(name, from, int64(v))
+	return v
+}
+
+// length reads an i32 length and checks it against 0..MaxFrameLen and
+// against what is left.
+func (r envReader) length(name, of string) int {
+	from := r.pos
+	n := r.i32(name)
+	if r.err != nil {
+		return 0
+	}
+	if n < 0 || n > MaxFrameLen {
+		r.fail(name, from, ErrInvalidLength, "invalid length %d (0..%d)", n, MaxFrameLen)
+		return 0
+	}
+	if r.left() < int(n) {
+		r.err = &Error{Layer: r.layer, Field: of, Offset: r.pos, Need: int(n), Have: r.left(), Err: ErrShort}
+		return 0
+	}
+	return int(n)
+}
+
+func (r envReader) payload(n int) {
+	r.env.PayloadOff = r.pos
+	from := r.pos
+	r.env.Payload = r.bytes("payload", n)
+	r.field("payload", from, r.env.Payload)
+}
+
+func parseRequest(r *envReader) {
+	r.env.RequestID = r.u32("request_id")
+	r.env.ServiceID = r.i32("service_id")
+	r.env.MethodID = r.i32("method_id")
+	r.payload(r.length("length", "payload"))
+}
+
+func parseResponse(r *envReader) {
+	r.env.RequestID = r.u32("request_id")
+	from := r.pos
+	r.env.Status = Status(r.u8("status"))
+	r.field("status", from, uint64(r.env.Status))
+	r.payload(r.length("length", "payload"))
+	from = r.pos
+	r.env.HasError = r.u8("has_error") != 0
+	r.field("has_error", from, r.env.HasError)
+	if !r.env.HasError || r.err != nil {
+		return
+	}
+	n := r.length("error_length", "error")
+	from = r.pos
+	b := r.bytes("error", n)
+	r.env.Error = string(b)
+	r.env.ErrorUTF8 = utf8.Valid(b)
+	r.field("error", from, r.env.Error)
+}
+
+func parsePush(r *envReader) {
+	r.env.ServiceID = r.i32("service_id")
+	r.env.MethodID = r.i32("method_id")
+	r.payload(r.length("length", "payload"))
+}
+
+func parseKeepAlive(r *envReader) {
+	from := r.pos
+	r.env.Ticks = int64(r.u64be("ticks"))
+	r.field("ticks", from, r.env.Ticks)
+}
+
+// DecodeEnvelope decodes one frame, which must be consumed exactly
+// (ulinkrpc.md 4). The error is the first failure, an *Error wrapping
+// ErrShort ("malformed"), ErrInvalidLength or ErrTrailing; it is also the
+// first error finding. An unknown type byte is not an error (the real
+// receiver ignores the frame): Type says so, a note is added and the rest of
+// the frame is one raw "payload" field. An unknown status is a note;
+// an error text that is not UTF-8 an error finding with no error returned.
+func DecodeEnvelope(b []byte) (Envelope, error) {
+	var env Envelope
+	r := envReader{reader: newReader("envelope", b, 0), env: &env}
+	from := r.pos
+	env.Type = FrameType(r.u8("type"))
+	r.field("type", from, uint64(env.Type))
+	if r.err != nil {
+		env.Findings = append(env.Findings, finding(r.err, 0))
+		return env, r.err
+	}
+	if !env.Type.Known() {
+		env.Findings = append(env.Findings, note(dissect.Protocol, 0, "envelope: unknown frame type %d: the receiver ignores the frame", uint8(env.Type)))
+		if r.left() > 0 {
+			r.payload(r.left())
+		}
+		return env, nil
+	}
+	envelopeParsers[env.Type](&r)
+	if r.err == nil && r.left() > 0 {
+		r.err = &Error{Layer: "envelope", Offset: r.pos, Err: ErrTrailing,
+			Detail: env.Type.String() + ": " + strconv.Itoa(r.left()) + " trailing bytes"}
+	}
+	if r.err != nil {
+		env.Findings = append(env.Findings, finding(r.err, 0))
+		return env, r.err
+	}
+	if env.Type == Response && !env.Status.Known() {
+		env.Findings = append(env.Findings, note(dissect.Protocol, 8*5, "envelope: unknown status %d", uint8(env.Status)))
+	}
+	if env.HasError && !env.ErrorUTF8 {
+		env.Findings = append(env.Findings, errf(dissect.Malformed, 8*(len(b)-len(env.Error)), "envelope: error: invalid UTF-8"))
+	}
+	return env, nil
+}
+
+// ParsesExactly reports whether b is a complete, exactly consumed frame of a
+// known type: the test that content detection and resynchronisation apply
+// (ulinkrpc.md 1 and 2).
+func ParsesExactly(b []byte) bool {
+	if len(b) == 0 || !FrameType(b[0]).Known() {
+		return false
+	}
+	return envelopeShape(b)
+}
+
+// envelopeShape checks the lengths of a known frame type without building
+// fields.
+func envelopeShape(b []byte) bool {
+	be := func(off int) int {
+		return int(int32(uint32(b[off])<<24 | uint32(b[off+1])<<16 | uint32(b[off+2])<<8 | uint32(b[off+3])))
+	}
+	n := len(b)
+	switch FrameType(b[0]) {
+	case Request:
+		return n >= 17 && be(13) >= 0 && be(13) == n-17
+	case Push:
+		return n >= 13 && be(9) >= 0 && be(9) == n-13
+	case KeepAlivePing, KeepAlivePong:
+		return n == 9
+	case Response:
+		if n < 11 {
+			return false
+		}
+		p := be(6)
+		if p < 0 || p > n-11 {
+			return false
+		}
+		at := 10 + p
+		if b[at] == 0 {
+			return at+1 == n
+		}
+		if n-at-1 < 4 {
+			return false
+		}
+		e := be(at + 1)
+		return e >= 0 && e == n-at-5
+	}
+	return false
+}

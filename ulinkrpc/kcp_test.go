@@ -1,0 +1,168 @@
+package ulinkrpc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// A PUSH segment, annotated (ulinkrpc.md 2.3, little-endian):
+var vecSegment = h(`
+	78563412   # conv 0x12345678
+	51         # cmd 81 PUSH
+	00         # frg 0
+	8000       # wnd 128
+	e8030000   # ts 1000
+	05000000   # sn 5
+	04000000   # una 4
+	03000000   # len 3
+	616263     # data "abc"`)
+
+func TestParseSegment(t *testing.T) {
+	s, n, err := ParseSegment(vecSegment)
+	want := Segment{Conv: 0x12345678, Cmd: CmdPush, Wnd: 128, Ts: 1000, Sn: 5, Una: 4, Data: []byte("abc")}
+	if err != nil || n != 27 || fmt.Sprint(s) != fmt.Sprint(want) {
+		t.Errorf("ParseSegment = %+v, %d, %v; want %+v, 27", s, n, err, want)
+	}
+	if got := EncodeSegment(nil, want); !bytes.Equal(got, vecSegment) {
+		t.Errorf("EncodeSegment = %x; want %x", got, vecSegment)
+	}
+	if got := fieldList(s.Fields("kcp.")); got != "kcp.conv@0+4=305419896 kcp.cmd@4+1=81 kcp.frg@5+1=0 kcp.wnd@6+2=128 kcp.ts@8+4=1000 kcp.sn@12+4=5 kcp.una@16+4=4 kcp.len@20+4=3 kcp.data@24+3=616263" {
+		t.Errorf("Fields = %s", got)
+	}
+	// Every shorter cut fails cleanly.
+	for n := range len(vecSegment) {
+		if _, _, err := ParseSegment(vecSegment[:n]); !errors.Is(err, ErrShort) {
+			t.Errorf("ParseSegment(cut %d) = %v; want ErrShort", n, err)
+		}
+	}
+	bad := bytes.Clone(vecSegment)
+	bad[4] = 80
+	if _, _, err := ParseSegment(bad); err == nil || err.Error() != "ulinkrpc kcp: cmd: unknown command 80 (81 PUSH, 82 ACK, 83 WASK, 84 WINS) at byte 4" {
+		t.Errorf("ParseSegment(cmd 80) = %v", err)
+	}
+	two := append(bytes.Clone(vecSegment), vecSegment[:10]...)
+	if segs, err := ParseDatagram(two); len(segs) != 1 || err == nil || err.Error() != "ulinkrpc kcp: ts: need 4 bytes at byte 35, have 2" {
+		t.Errorf("ParseDatagram(one and a cut) = %d segments, %v", len(segs), err)
+	}
+}
+
+func TestHandshake(t *testing.T) {
+	tests := []struct {
+		in   []byte
+		want Handshake
+		ok   bool
+	}{
+		{h(`554b4350 2a000000`), Handshake{Conv: 42}, true},
+		{h(`55414b43 2a000000`), Handshake{}, false},
+		{h(`5541434b 2a000000 204e0000`), Handshake{Ack: true, Conv: 42, SessionPort: 20000}, true},
+		{h(`554b4350 00000000`), Handshake{}, false},
+		{h(`554b4350 2a0000`), Handshake{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseHandshake(tt.in)
+		if ok != tt.ok || ok && got != tt.want {
+			t.Errorf("ParseHandshake(%x) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+		if ok && !bytes.Equal(EncodeHandshake(got), tt.in) {
+			t.Errorf("EncodeHandshake(%+v) = %x; want %x", got, EncodeHandshake(got), tt.in)
+		}
+	}
+}
+
+// kcpStream splits a frame stream into KCP messages (one per frame) and
+// segments.
+func kcpSegments(conv uint32, frames [][]byte, mss int) ([]Segment, []byte) {
+	var segs []Segment
+	var stream []byte
+	sn := uint32(0)
+	for _, f := range frames {
+		msg := AppendFrame(nil, f)
+		stream = append(stream, msg...)
+		s := SplitMessage(conv, sn, msg, mss)
+		sn += uint32(len(s))
+		segs = append(segs, s...)
+	}
+	return segs, stream
+}
+
+func TestReassembler(t *testing.T) {
+	_, frames := conversation(6)
+	segs, stream := kcpSegments(7, frames, 8)
+	order := func(perm func(i int) int) []Segment {
+		out := make([]Segment, len(segs))
+		for i := range segs {
+			out[i] = segs[perm(i)]
+		}
+		return out
+	}
+	n := len(segs)
+	tests := []struct {
+		name string
+		in   []Segment
+	}{
+		{"in order", segs},
+		{"reversed", order(func(i int) int { return n - 1 - i })},
+		{"swapped pairs", order(func(i int) int { return i ^ 1%n })},
+		{"retransmitted", append(append([]Segment(nil), segs[:5]...), segs...)},
+	}
+	for _, tt := range tests {
+		r := NewReassembler(KCPLimits{})
+		r.Start(7)
+		var got []byte
+		var dg []byte
+		for _, s := range tt.in {
+			dg = EncodeSegment(dg[:0], s)
+			r.Datagram(dg, func(m KCPMessage) { got = append(got, m.Data...) })
+		}
+		r.Datagram(EncodeSegment(nil, Segment{Conv: 7, Cmd: CmdAck, Sn: 3}), nil)
+		fs := r.End(nil)
+		if !bytes.Equal(got, stream) || len(fs) != 0 {
+			t.Errorf("%s: %d bytes (want %d), findings %v", tt.name, len(got), len(stream), fs)
+		}
+		c := r.Counts(7)
+		if c.Messages != int64(len(frames)) || c.Ack != 1 || r.Held() != 0 {
+			t.Errorf("%s: counts %+v held %d", tt.name, c, r.Held())
+		}
+	}
+}
+
+func TestReassemblerGap(t *testing.T) {
+	_, frames := conversation(4)
+	segs, _ := kcpSegments(7, frames, 8)
+	r := NewReassembler(KCPLimits{MaxSegments: 8})
+	r.Start(7)
+	var msgs []KCPMessage
+	for i, s := range segs {
+		if i == 1 {
+			continue // lose sn 1, inside the first message
+		}
+		r.Segment(s, func(m KCPMessage) { m.Data = bytes.Clone(m.Data); msgs = append(msgs, m) })
+	}
+	fs := r.End(nil)
+	if len(msgs) != len(frames)-1 || !msgs[0].Gap || !bytes.Equal(msgs[0].Data, AppendFrame(nil, frames[1])) {
+		t.Errorf("gap: %d messages, first %+v", len(msgs), msgs)
+	}
+	if len(fs) != 1 || !strings.HasPrefix(fs[0].Text, "kcp: conv 7: gap in sn: 1 segments missing from sn 1 (too much held behind it), a partial message of 1 fragments dropped") {
+		t.Errorf("gap findings = %v", findingTexts(fs))
+	}
+}
+
+// A hostile stream cannot make the reassembler hold more than its bounds.
+func TestReassemblerBounds(t *testing.T) {
+	r := NewReassembler(KCPLimits{MaxConvs: 4, MaxSegments: 16, MaxConvData: 4096, MaxData: 8192})
+	data := make([]byte, 1000)
+	for i := range 2000 {
+		s := Segment{Conv: uint32(i % 7), Cmd: CmdPush, Frg: 3, Sn: uint32(i*7 + 1), Data: data}
+		r.Segment(s, nil)
+		if r.Held() > 8192+1000 {
+			t.Fatalf("held %d bytes after %d segments", r.Held(), i)
+		}
+	}
+	r.End(nil)
+	if r.Held() != 0 {
+		t.Errorf("held %d bytes after End", r.Held())
+	}
+}

@@ -1,0 +1,308 @@
+package ulinkrpc
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/usmnscope/usmnscope/dissect"
+)
+
+// MemoryPack wire constants (ulinkrpc.md 6; Cysharp/MemoryPack's "Binary
+// wire format specification").
+const (
+	mpNullObject  = 255 // object header: null
+	mpMaxMembers  = 249 // object header: 0..249 members
+	mpCircularRef = 250 // circular-reference object: a reference id follows
+	mpMaxDepth    = 32  // nesting this package follows before giving up
+)
+
+// MPObject is a version-tolerant MemoryPack object cut into its members
+// without a schema: the header says how many members there are and each
+// member's byte length, so the cut is exact.
+type MPObject struct {
+	Off     int // byte offset of the header in the input
+	Len     int // header and members
+	Null    bool
+	Members []MPMember
+}
+
+// MPMember is one member's exact bytes and what they might be.
+type MPMember struct {
+	Index  int
+	Off    int        // byte offset of the member's value in the input
+	Len    int        // the value's bytes (its varint length is in the header)
+	Guess  string     // the shapes the bytes fit, most likely first
+	Value  any        // the first guess's value: uint64, int64, string, []byte or nil
+	Object *MPObject  // when the bytes are themselves a version-tolerant object
+	Items  []MPObject // when the bytes are a list of version-tolerant objects
+}
+
+// varint reads MemoryPack's length varint: a signed first byte that is the
+// value (-120..127) or a type code (-121..-128) for the integer after it.
+func (r *reader) varint(field string) int64 {
+	t := int8(r.u8(field))
+	if r.err != nil || t >= -120 {
+		return int64(t)
+	}
+	switch t {
+	case -121:
+		return int64(r.u8(field))
+	case -122:
+		return int64(int8(r.u8(field)))
+	case -123:
+		return int64(r.u16le(field))
+	case -124:
+		return int64(int16(r.u16le(field)))
+	case -125:
+		return int64(r.u32le(field))
+	case -126:
+		return int64(int32(r.u32le(field)))
+	case -127:
+		v := r.u64le(field)
+		if v > math.MaxInt64 {
+			return -1
+		}
+		return int64(v)
+	default: // -128
+		return int64(r.u64le(field))
+	}
+}
+
+// CutMemoryPack cuts b, which must be exactly one version-tolerant object
+// or a null object, into members (ulinkrpc.md 6, "Without a schema").
+func CutMemoryPack(b []byte) (MPObject, error) {
+	r := newReader("memorypack", b, 0)
+	c := cutter{budget: mpGuessBudget}
+	o := c.object(r, "", 0)
+	if r.err == nil && r.left() > 0 {
+		r.fail("", r.pos, ErrTrailing, "%d trailing bytes after the object", r.left())
+	}
+	return o, r.err
+}
+
+// mpGuessBudget bounds the nested objects tried while guessing: each
+// member is tried as an object and as a list of objects, so unbounded
+// guessing would be exponential in the nesting depth.
+const mpGuessBudget = 4096
+
+// cutter carries the guessing budget of one CutMemoryPack.
+type cutter struct{ budget int }
+
+// object reads a version-tolerant object at r's position.
+func (c *cutter) object(r *reader, path string, depth int) MPObject {
+	c.budget--
+	o := MPObject{Off: r.pos}
+	n := int(r.u8(path + "member_count"))
+	if r.err != nil {
+		return o
+	}
+	switch {
+	case n == mpNullObject:
+		o.Null, o.Len = true, 1
+		return o
+	case n > mpMaxMembers:
+		r.fail(path+"member_count", o.Off, ErrFormat, "member count %d is not an object header (0..249, 255 null)", n)
+		return o
+	case depth >= mpMaxDepth:
+		r.fail(path+"member_count", o.Off, ErrTooLarge, "objects nested deeper than %d", mpMaxDepth)
+		return o
+	}
+	lens := make([]int, n)
+	total := 0
+	for i := range lens {
+		at := r.pos
+		l := r.varint(path + strconv.Itoa(i) + ".length")
+		if r.err != nil {
+			return o
+		}
+		if l < 0 || l > int64(r.left()) {
+			r.fail(path+strconv.Itoa(i)+".length", at, ErrInvalidLength, "member length %d with %d bytes left", l, r.left())
+			return o
+		}
+		lens[i] = int(l)
+		total += int(l)
+	}
+	if total > r.left() {
+		r.err = &Error{Layer: r.layer, Field: path + "members", Offset: r.pos, Need: total, Have: r.left(), Err: ErrShort}
+		return o
+	}
+	for i, l := range lens {
+		m := MPMember{Index: i, Off: r.pos, Len: l}
+		c.guess(&m, r.bytes("", l), m.Off, depth)
+		o.Members = append(o.Members, m)
+	}
+	o.Len = r.pos - o.Off
+	return o
+}
+
+// guess fills the shapes b (a member's bytes at offset off) fits.
+func (c *cutter) guess(m *MPMember, b []byte, off, depth int) {
+	le32 := func(i int) int32 { return int32(binary.LittleEndian.Uint32(b[i:])) }
+	if s, ok := mpStringShape(b); ok {
+		m.Guess, m.Value = "string "+strconv.Quote(s), s
+		return
+	}
+	if len(b) > 1 && b[0] <= mpMaxMembers && c.budget > 0 {
+		r := newReader("memorypack", b, 0)
+		// Zero-length members are rare (gaps in the orders) and make small
+		// integers look like objects (07 00…00: seven empty members).
+		if o := c.object(r, "", depth+1); r.err == nil && r.left() == 0 && !hasEmpty(o) {
+			shift(&o, off)
+			m.Object = &o
+			m.Guess = fmt.Sprintf("object (%d members)", len(o.Members))
+			return
+		}
+	}
+	if len(b) > 4 {
+		if count := le32(0); count > 0 && int(count) <= len(b)-4 {
+			if items, ok := c.objects(b[4:], int(count), depth); ok {
+				for i := range items {
+					shift(&items[i], off+4)
+				}
+				m.Items = items
+				m.Guess = fmt.Sprintf("list of %d objects", count)
+				return
+			}
+			if strs, ok := mpStrings(b[4:], int(count)); ok {
+				m.Guess, m.Value = fmt.Sprintf("list of %d strings %q", count, strs), fmt.Sprintf("%q", strs)
+				return
+			}
+			if (len(b)-4)%int(count) == 0 {
+				m.Guess, m.Value = fmt.Sprintf("list (%d × %d bytes)", count, (len(b)-4)/int(count)), b
+				return
+			}
+		}
+	}
+	switch len(b) {
+	case 0:
+		m.Guess = "absent"
+	case 1:
+		m.Guess, m.Value = fmt.Sprintf("bool/u8 %d", b[0]), uint64(b[0])
+		if b[0] == mpNullObject {
+			m.Guess += " / null object"
+		}
+	case 2:
+		v := int16(binary.LittleEndian.Uint16(b))
+		m.Guess, m.Value = fmt.Sprintf("i16 %d / u16 %d", v, uint16(v)), int64(v)
+	case 4:
+		v := le32(0)
+		m.Guess, m.Value = fmt.Sprintf("i32 %d / f32 %g", v, math.Float32frombits(uint32(v))), int64(v)
+		switch v {
+		case 0:
+			m.Guess += " / empty string or list"
+		case -1:
+			m.Guess += " / null string or list"
+		}
+	case 8:
+		v := int64(binary.LittleEndian.Uint64(b))
+		m.Guess, m.Value = fmt.Sprintf("i64 %d / f64 %g", v, math.Float64frombits(uint64(v))), v
+	default:
+		m.Guess, m.Value = fmt.Sprintf("%d bytes", len(b)), b
+	}
+}
+
+// objects cuts b into exactly count version-tolerant objects.
+func (c *cutter) objects(b []byte, count, depth int) ([]MPObject, bool) {
+	if count > len(b) || c.budget <= 0 {
+		return nil, false
+	}
+	r := newReader("memorypack", b, 0)
+	var items []MPObject
+	for range count {
+		o := c.object(r, "", depth+1)
+		if r.err != nil {
+			return nil, false
+		}
+		items = append(items, o)
+	}
+	return items, r.left() == 0
+}
+
+// shift moves an object's offsets by d, its nested objects' too.
+func shift(o *MPObject, d int) {
+	o.Off += d
+	for i := range o.Members {
+		m := &o.Members[i]
+		m.Off += d
+		if m.Object != nil {
+			shift(m.Object, d)
+		}
+		for j := range m.Items {
+			shift(&m.Items[j], d)
+		}
+	}
+}
+
+func hasEmpty(o MPObject) bool {
+	for _, m := range o.Members {
+		if m.Len == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// mpStrings cuts b into exactly count UTF-8 MemoryPack strings (empty and
+// null ones included).
+func mpStrings(b []byte, count int) ([]string, bool) {
+	var out []string
+	for range count {
+		if len(b) < 4 {
+			return nil, false
+		}
+		n := int32(binary.LittleEndian.Uint32(b))
+		if n == 0 || n == -1 {
+			out, b = append(out, ""), b[4:]
+			continue
+		}
+		if n > -2 || len(b) < 8 || int(^n) > len(b)-8 {
+			return nil, false
+		}
+		s, ok := mpStringShape(b[:8+int(^n)])
+		if !ok {
+			return nil, false
+		}
+		out, b = append(out, s), b[8+int(^n):]
+	}
+	return out, len(b) == 0
+}
+
+// mpStringShape reports whether b is exactly one non-empty UTF-8 MemoryPack
+// string: i32 ~byteCount (≤ −2), i32 UTF-16 length, the bytes.
+func mpStringShape(b []byte) (string, bool) {
+	if len(b) < 8 {
+		return "", false
+	}
+	n := int32(binary.LittleEndian.Uint32(b))
+	if n > -2 || int(^n) != len(b)-8 || !utf8.Valid(b[8:]) {
+		return "", false
+	}
+	return string(b[8:]), true
+}
+
+// Fields lists o's members as fields named prefix.<index> (nested
+// prefix.<index>.<inner>, list items prefix.<index>[i]), base being the
+// input's offset in the envelope.
+func (o *MPObject) Fields(prefix string, base int) []dissect.Field {
+	var fs []dissect.Field
+	var walk func(o *MPObject, prefix string)
+	walk = func(o *MPObject, prefix string) {
+		for _, m := range o.Members {
+			name := prefix + "." + strconv.Itoa(m.Index)
+			fs = append(fs, dissect.Field{Name: name, Bit: 8 * (base + m.Off), Bits: 8 * m.Len, Value: m.Value})
+			if m.Object != nil {
+				walk(m.Object, name)
+			}
+			for i := range m.Items {
+				item := name + "[" + strconv.Itoa(i) + "]"
+				fs = append(fs, dissect.Field{Name: item, Bit: 8 * (base + m.Items[i].Off), Bits: 8 * m.Items[i].Len})
+				walk(&m.Items[i], item)
+			}
+		}
+	}
+	walk(o, prefix)
+	return fs
+}

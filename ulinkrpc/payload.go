@@ -1,0 +1,114 @@
+package ulinkrpc
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/usmnscope/usmnscope/dissect"
+)
+
+// Serializer is the payload encoding agreed out of band (profile
+// `serializer`, ulinkrpc.md 1 and 6).
+type Serializer uint8
+
+const (
+	SerializerAuto Serializer = iota
+	SerializerJSON
+	SerializerMemoryPack
+)
+
+var serializerNames = [...]string{SerializerAuto: "auto", SerializerJSON: "json", SerializerMemoryPack: "memorypack"}
+
+func (s Serializer) String() string { return enumName(serializerNames[:], uint64(s)) }
+
+// Encoding is what a payload was decoded as (outputs.md `payload.encoding`).
+type Encoding uint8
+
+const (
+	EncodingEmpty Encoding = iota
+	EncodingJSON
+	EncodingMemoryPack
+	EncodingRaw
+)
+
+var encodingNames = [...]string{EncodingEmpty: "empty", EncodingJSON: "json", EncodingMemoryPack: "memorypack", EncodingRaw: "raw"}
+
+func (e Encoding) String() string { return enumName(encodingNames[:], uint64(e)) }
+
+// Payload is a decoded payload (outputs.md `payload`).
+type Payload struct {
+	Encoding Encoding
+	Bytes    int
+	// Value: for JSON a json.RawMessage holding the payload exactly; for
+	// MemoryPack with a schema a map[string]any of member names (nil for a
+	// null object); otherwise nil.
+	Value  any
+	Object *MPObject // MemoryPack without a schema: the cut members
+	// Fields are named payload.<Member> (payload.<index> without a schema)
+	// with byte spans as bits in the envelope.
+	Fields   []dissect.Field
+	Findings []dissect.Finding
+}
+
+// PayloadConfig says how to read payloads: the serializer and, when known,
+// the DTO type of this payload with the types it refers to.
+type PayloadConfig struct {
+	Serializer Serializer
+	Type       *DTO // nil: no schema for this payload
+	Types      DTOs
+}
+
+// DecodePayload decodes a payload at byte offset base of its envelope
+// (ulinkrpc.md 6): valid UTF-8 holding one JSON value is JSON; otherwise
+// MemoryPack when it parses as one (with the schema when given, else as a
+// version-tolerant object); otherwise raw bytes. A forced serializer that
+// does not fit gives raw bytes and an error finding.
+func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
+	p := Payload{Bytes: len(b)}
+	if len(b) == 0 {
+		return p // a null argument or a void result (ulinkrpc.md 5)
+	}
+	const prefix = "payload"
+	if cfg.Serializer != SerializerMemoryPack && isJSON(b) {
+		p.Encoding = EncodingJSON
+		p.Value = json.RawMessage(b)
+		p.Fields = jsonFields(b, base, prefix)
+		return p
+	}
+	if cfg.Serializer == SerializerJSON {
+		p.Encoding = EncodingRaw
+		p.Findings = append(p.Findings, errf(dissect.Malformed, 8*base, "payload: not one JSON value in valid UTF-8"))
+		return p
+	}
+	if cfg.Type != nil {
+		v, fs, finds, err := DecodeMemoryPack(b, base, cfg.Type, cfg.Types, prefix)
+		if err == nil || cfg.Serializer == SerializerMemoryPack {
+			p.Encoding, p.Value, p.Fields, p.Findings = EncodingMemoryPack, v, fs, finds
+			if err != nil {
+				p.Encoding = EncodingRaw
+			}
+			return p
+		}
+		// auto: the schema does not fit; fall back to the schemaless cut,
+		// and say so.
+		p.Findings = append(p.Findings, warn(dissect.Protocol, 8*base, "payload: does not parse as %s: %v", cfg.Type.Name, err))
+	}
+	o, err := CutMemoryPack(b)
+	if err == nil {
+		shift(&o, base)
+		p.Encoding, p.Object = EncodingMemoryPack, &o
+		p.Fields = o.Fields(prefix, 0)
+		if cfg.Serializer == SerializerAuto {
+			p.Findings = append(p.Findings, note(dissect.Inference, 8*base, "payload: MemoryPack by shape, members cut without a schema"))
+		}
+		return p
+	}
+	p.Encoding = EncodingRaw
+	if cfg.Serializer == SerializerMemoryPack {
+		var e *Error
+		if errors.As(err, &e) {
+			p.Findings = append(p.Findings, finding(err, base))
+		}
+	}
+	return p
+}

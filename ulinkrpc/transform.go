@@ -1,0 +1,279 @@
+package ulinkrpc
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/usmnscope/usmnscope/dissect"
+)
+
+// Transform-layer constants (ulinkrpc.md 3; TransportFrameCodec and
+// TransportSecurityConfig in the real code).
+const (
+	FlagGzip = 1 // flags bit 0: the body is gzip
+	// MaxInflate is the real receiver's cap on a decompressed frame:
+	// MaxPayloadSize + 1024. More is an error and the connection drops.
+	MaxInflate = MaxFrameLen + 1024
+	// CompressThreshold is the default size from which the sender tries
+	// gzip.
+	CompressThreshold = 1024
+	ivLen             = 16
+	macLen            = 32
+	// minEncrypted is IV, one AES block and the HMAC.
+	minEncrypted = ivLen + aes.BlockSize + macLen
+)
+
+// Derivation says how the encryption and MAC keys come from the master key.
+type Derivation uint8
+
+const (
+	// HKDF: HKDF-SHA256(master, salt = 32 zero bytes, info = "enc"/"mac"),
+	// 32 bytes each (the current releases).
+	HKDF Derivation = iota
+	// SHA256: SHA256(master ‖ "enc") and SHA256(master ‖ "mac") (before
+	// 2026-04-12).
+	SHA256
+)
+
+var derivationNames = [...]string{HKDF: "hkdf", SHA256: "sha256"}
+
+func (d Derivation) String() string { return enumName(derivationNames[:], uint64(d)) }
+
+// Keys are the two derived keys of ulinkrpc.md 3.
+type Keys struct {
+	Enc [32]byte // AES-256-CBC key
+	Mac [32]byte // HMAC-SHA256 key
+}
+
+// DeriveKeys derives the keys from a pre-shared master key of any length.
+func DeriveKeys(master []byte, d Derivation) Keys {
+	var k Keys
+	derive := func(dst *[32]byte, info string) {
+		if d == SHA256 {
+			*dst = sha256.Sum256(append(append([]byte(nil), master...), info...))
+			return
+		}
+		// A nil salt is HashLen zero bytes (RFC 5869 2.2), as the real code's.
+		out, err := hkdf.Key(sha256.New, master, nil, info, 32)
+		if err == nil {
+			copy(dst[:], out)
+		}
+	}
+	derive(&k.Enc, "enc")
+	derive(&k.Mac, "mac")
+	return k
+}
+
+// Class is what a frame looks like when the transform settings are unknown
+// (ulinkrpc.md 3, "Classifying a frame").
+type Class uint8
+
+const (
+	ClassUnknown   Class = iota // none of the shapes: decoded as plain, and it fails
+	ClassPlain                  // type byte 1–5 and an exact envelope
+	ClassFlags                  // 00 and an exact envelope: transform on, not compressed
+	ClassGzip                   // 01 1f 8b 08: transform on, gzip
+	ClassEncrypted              // ≥ 64 bytes, (length − 48) a multiple of 16
+)
+
+var classNames = [...]string{ClassUnknown: "unknown", ClassPlain: "plain", ClassFlags: "transform on, not compressed", ClassGzip: "gzip", ClassEncrypted: "encrypted"}
+
+func (c Class) String() string { return enumName(classNames[:], uint64(c)) }
+
+// Classify applies the spec's order: plain, flags 00, gzip, encrypted.
+func Classify(frame []byte) Class {
+	switch {
+	case ParsesExactly(frame):
+		return ClassPlain
+	case len(frame) > 1 && frame[0] == 0 && ParsesExactly(frame[1:]):
+		return ClassFlags
+	case len(frame) >= 4 && frame[0] == FlagGzip && frame[1] == 0x1f && frame[2] == 0x8b && frame[3] == 0x08:
+		return ClassGzip
+	case encryptedShape(frame):
+		return ClassEncrypted
+	}
+	return ClassUnknown
+}
+
+func encryptedShape(frame []byte) bool {
+	return len(frame) >= minEncrypted && (len(frame)-ivLen-macLen)%aes.BlockSize == 0
+}
+
+// Plausible reports whether a frame has one of the classified shapes: the
+// default validity test of resynchronisation.
+func Plausible(frame []byte) bool { return Classify(frame) != ClassUnknown }
+
+// Mode says what is known of the transform settings.
+type Mode uint8
+
+const (
+	Auto      Mode = iota // unknown: classify each frame, state it in a finding
+	Off                   // the transform layer is off: frames are envelopes
+	On                    // on, not encrypted: [flags][body]
+	Encrypted             // on and encrypted: needs Keys
+)
+
+// TransformConfig says how to undo the transform layer.
+type TransformConfig struct {
+	Mode       Mode
+	Keys       *Keys // nil: no key; encrypted frames are shown as such
+	MaxInflate int   // cap on a gunzipped frame; 0 means MaxInflate
+}
+
+// Untransformed is a frame with its transform layer removed.
+type Untransformed struct {
+	Class     Class
+	On        bool // the transform layer is on for this frame
+	Flags     int  // the flags byte, -1 when not seen (off, or encrypted without a key)
+	Gzip      bool
+	Encrypted bool
+	Decrypted bool
+	Envelope  []byte // the envelope bytes, nil when they could not be recovered
+
+	// Fields of the transform layer with byte spans in the transformed
+	// frame: flags, body; or iv, ciphertext, hmac (and flags, body inside
+	// the decrypted plaintext, named plain.flags, plain.body).
+	Fields   []dissect.Field
+	Findings []dissect.Finding
+}
+
+// Untransform removes the transform layer of one frame (ulinkrpc.md 3).
+// The error, also the last finding, says why the envelope could not be
+// recovered: ErrNoKey, ErrAuth, ErrFormat (bad padding or flags, a gzip
+// stream that fails to inflate) or ErrTooLarge (the inflate cap).
+func Untransform(frame []byte, cfg TransformConfig) (Untransformed, error) {
+	u := Untransformed{Flags: -1}
+	max := cfg.MaxInflate
+	if max <= 0 {
+		max = MaxInflate
+	}
+	mode := cfg.Mode
+	switch mode {
+	case Off:
+		u.Class, u.Envelope = ClassPlain, frame
+		return u, nil
+	case Auto:
+		u.Class = Classify(frame)
+		// A key makes HMAC the stronger test: a frame of encrypted shape
+		// that verifies is encrypted whatever else it resembles.
+		if cfg.Keys != nil && encryptedShape(frame) && hmacOK(frame, cfg.Keys) {
+			u.Class = ClassEncrypted
+		}
+		u.Findings = append(u.Findings, note(dissect.Inference, 0, "transform: settings unknown, classified as %s", u.Class))
+		switch u.Class {
+		case ClassPlain, ClassUnknown:
+			u.Envelope = frame
+			return u, nil
+		case ClassEncrypted:
+			mode = Encrypted
+		default:
+			mode = On
+		}
+	}
+	if mode == On {
+		return u, u.flagsBody(frame, 0, "", max)
+	}
+	u.On, u.Encrypted = true, true
+	if len(frame) < ivLen+macLen || (len(frame)-ivLen-macLen)%aes.BlockSize != 0 || len(frame) < minEncrypted {
+		return u, u.fail(&Error{Layer: "transform", Offset: 0, Err: ErrFormat,
+			Detail: fmt.Sprintf("encrypted frame of %d bytes: need IV 16, a multiple of 16 and HMAC 32", len(frame))})
+	}
+	ct := frame[ivLen : len(frame)-macLen]
+	u.Fields = append(u.Fields,
+		byteField("iv", 0, frame[:ivLen]),
+		byteField("ciphertext", ivLen, ct),
+		byteField("hmac", len(frame)-macLen, frame[len(frame)-macLen:]))
+	if cfg.Keys == nil {
+		u.Findings = append(u.Findings, note(dissect.Undecoded, 0,
+			"transform: encrypted frame, no key: pass the master key with --ulinkrpc-key BASE64 or the profile's [ulinkrpc] key"))
+		return u, ErrNoKey
+	}
+	if !hmacOK(frame, cfg.Keys) {
+		return u, u.fail(&Error{Layer: "transform", Field: "hmac", Offset: len(frame) - macLen, Err: ErrAuth,
+			Detail: "HMAC-SHA256 mismatch: the key (or key_derivation) is probably wrong"})
+	}
+	block, _ := aes.NewCipher(cfg.Keys.Enc[:])
+	plain := make([]byte, len(ct))
+	cipher.NewCBCDecrypter(block, frame[:ivLen]).CryptBlocks(plain, ct)
+	pad := int(plain[len(plain)-1])
+	if pad < 1 || pad > aes.BlockSize || !bytes.Equal(plain[len(plain)-pad:], bytes.Repeat([]byte{byte(pad)}, pad)) {
+		return u, u.fail(&Error{Layer: "transform", Field: "ciphertext", Offset: ivLen, Err: ErrFormat, Detail: "bad PKCS#7 padding after a valid HMAC"})
+	}
+	u.Decrypted = true
+	// The plaintext's spans are offsets within the plaintext, not the frame.
+	return u, u.flagsBody(plain[:len(plain)-pad], 0, "plain.", max)
+}
+
+func hmacOK(frame []byte, k *Keys) bool {
+	m := hmac.New(sha256.New, k.Mac[:])
+	m.Write(frame[:len(frame)-macLen])
+	return hmac.Equal(m.Sum(nil), frame[len(frame)-macLen:])
+}
+
+// flagsBody reads [flags][body] and inflates a gzip body.
+func (u *Untransformed) flagsBody(b []byte, base int, prefix string, max int) error {
+	u.On = true
+	if len(b) < 1 {
+		return u.fail(&Error{Layer: "transform", Field: prefix + "flags", Offset: base, Need: 1, Have: 0, Err: ErrShort})
+	}
+	u.Flags = int(b[0])
+	u.Fields = append(u.Fields, dissect.Field{Name: prefix + "flags", Bit: 8 * base, Bits: 8, Value: uint64(b[0])})
+	body := b[1:]
+	u.Fields = append(u.Fields, byteField(prefix+"body", base+1, body))
+	if b[0]&^FlagGzip != 0 {
+		u.Findings = append(u.Findings, warn(dissect.Protocol, 8*base, "transform: unknown flag bits 0x%02x", b[0]&^FlagGzip))
+	}
+	if b[0]&FlagGzip == 0 {
+		u.Envelope = body
+		return nil
+	}
+	u.Gzip = true
+	env, err := inflate(body, max)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			e.Offset += base + 1
+			e.Field = prefix + "body"
+		}
+		return u.fail(err)
+	}
+	u.Envelope = env
+	return nil
+}
+
+func (u *Untransformed) fail(err error) error {
+	u.Findings = append(u.Findings, finding(err, 0))
+	return err
+}
+
+func byteField(name string, off int, b []byte) dissect.Field {
+	return dissect.Field{Name: name, Bit: 8 * off, Bits: 8 * len(b), Value: b}
+}
+
+// inflate gunzips b, stopping once the output passes max bytes as the real
+// receiver does (it reads in 8 KiB steps and throws past the cap): a gzip
+// bomb costs at most max+1 bytes.
+func inflate(b []byte, max int) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, &Error{Layer: "transform", Err: ErrFormat, Detail: "gzip: " + err.Error()}
+	}
+	var out bytes.Buffer
+	n, err := io.Copy(&out, io.LimitReader(zr, int64(max)+1))
+	if n > int64(max) {
+		return nil, &Error{Layer: "transform", Err: ErrTooLarge,
+			Detail: fmt.Sprintf("gzip: decompressed frame exceeds the cap of %d bytes", max)}
+	}
+	if err != nil {
+		return nil, &Error{Layer: "transform", Err: ErrFormat, Detail: "gzip: " + err.Error()}
+	}
+	return out.Bytes(), nil
+}

@@ -1,0 +1,411 @@
+package ulinkrpc
+
+import (
+	"errors"
+
+	"github.com/usmnscope/usmnscope/dissect"
+)
+
+// WSEventKind says what a WSEvent is.
+type WSEventKind uint8
+
+const (
+	WSData    WSEventKind = iota // data bytes for the frame stream (Stream.Feed)
+	WSGap                        // data bytes lost (Stream.Gap)
+	WSUpgrade                    // the HTTP upgrade head
+	WSPing
+	WSPong
+	WSClose
+)
+
+var wsEventNames = [...]string{WSData: "data", WSGap: "gap", WSUpgrade: "upgrade", WSPing: "ping", WSPong: "pong", WSClose: "close"}
+
+func (k WSEventKind) String() string { return enumName(wsEventNames[:], uint64(k)) }
+
+// WSEvent is what a WebSocket decoder hands on: data for the frame stream,
+// or a connection event (ulinkrpc.md 2.2: control frames are events, never
+// ULinkRPC frames).
+type WSEvent struct {
+	Kind    WSEventKind
+	Offset  int64    // stream offset of the frame (or head) the event comes from
+	Data    []byte   // WSData: unmasked data, valid during the call; ping/pong: their payload
+	Gap     int      // WSGap: bytes lost
+	Upgrade *Upgrade // WSUpgrade
+	Code    int      // WSClose: status code, 0 when absent
+	Reason  string   // WSClose: the reason, UTF-8 by the RFC (escape before showing)
+}
+
+// WSConfig sets up a WebSocket decoder for one direction.
+type WSConfig struct {
+	// Upgrade says the stream starts with the HTTP head (the connection's
+	// start was captured); false starts at a frame boundary.
+	Upgrade bool
+	// Masked is whether this direction's frames must be masked (client to
+	// server); nil learns it from the first frame.
+	Masked *bool
+}
+
+type wsState uint8
+
+const (
+	wsHTTP wsState = iota
+	wsHeader
+	wsPayload
+	wsLost // resynchronising on frame headers after a gap
+	wsDead // not a WebSocket (a refused upgrade, garbage head)
+)
+
+// WebSocket decodes one direction of a WebSocket connection: the HTTP
+// upgrade head, then RFC 6455 frames, unmasked, their data bytes handed on
+// whatever the message and frame boundaries (the receiver's accumulator
+// ignores them, ulinkrpc.md 2.2). It streams: a data frame's payload is
+// never buffered whole, so memory is bounded by the head (MaxUpgradeLen), a
+// control frame (125 bytes) and the resynchronisation buffer.
+type WebSocket struct {
+	state  wsState
+	masked *bool
+	off    int64
+
+	head   []byte // wsHTTP: the head so far; wsHeader: the frame header so far
+	hdr    WSHeader
+	hdrOff int64
+	left   uint64 // payload bytes still to come
+	at     int    // payload bytes seen (the mask's phase)
+	ctrl   []byte // a control frame's payload
+	scr    []byte // unmasking scratch
+
+	inMessage bool // a data message is open (a frame without FIN seen)
+	textSeen  bool
+
+	rbuf    []byte // wsLost: bytes from rbufOff on
+	rbufOff int64
+	skipped int // bytes skipped while resynchronising, not yet reported
+
+	findings []dissect.Finding
+}
+
+// NewWebSocket returns a decoder for one direction.
+func NewWebSocket(cfg WSConfig) *WebSocket {
+	w := &WebSocket{state: wsHeader, masked: cfg.Masked}
+	if cfg.Upgrade {
+		w.state = wsHTTP
+	}
+	return w
+}
+
+// Findings returns the findings collected since the last call and forgets
+// them. They are connection findings (Bit -1).
+func (w *WebSocket) Findings() []dissect.Finding {
+	fs := w.findings
+	w.findings = nil
+	return fs
+}
+
+func (w *WebSocket) find(f dissect.Finding) { w.findings = append(w.findings, f) }
+
+// Feed consumes a chunk of the TCP stream, calling ev for each event.
+func (w *WebSocket) Feed(chunk []byte, ev func(WSEvent)) {
+	for len(chunk) > 0 {
+		switch w.state {
+		case wsHTTP:
+			chunk = w.feedHTTP(chunk, ev)
+		case wsHeader:
+			chunk = w.feedHeader(chunk, ev)
+		case wsPayload:
+			chunk = w.feedPayload(chunk, ev)
+		case wsLost:
+			chunk = w.feedLost(chunk, ev)
+		default:
+			w.off += int64(len(chunk))
+			return
+		}
+	}
+}
+
+func (w *WebSocket) feedHTTP(c []byte, ev func(WSEvent)) []byte {
+	k := min(len(c), MaxUpgradeLen-len(w.head))
+	start := len(w.head)
+	w.head = append(w.head, c[:k]...)
+	u, err := ParseUpgrade(w.head)
+	if errors.Is(err, ErrShort) {
+		if len(w.head) >= MaxUpgradeLen {
+			w.find(errf(dissect.Malformed, -1, "websocket: no end of the HTTP head within %d bytes", MaxUpgradeLen))
+			w.state = wsDead
+		}
+		w.off += int64(k)
+		return c[k:]
+	}
+	used := u.Len - start
+	w.off += int64(used)
+	w.head = w.head[:0]
+	if err != nil {
+		w.find(errf(dissect.Malformed, -1, "%v", err))
+		w.state = wsDead
+		return c[used:]
+	}
+	ev(WSEvent{Kind: WSUpgrade, Offset: w.off - int64(u.Len), Upgrade: &u})
+	switch {
+	case u.Request && !u.WebSocket():
+		w.find(warn(dissect.Protocol, -1, "websocket: %s %s is not an upgrade request", u.Method, u.Target))
+		w.state = wsDead
+	case !u.Request && !u.WebSocket():
+		w.find(note(dissect.Protocol, -1, "websocket: upgrade refused: %d %s", u.Status, u.Reason))
+		w.state = wsDead
+	default:
+		if u.Header("Sec-WebSocket-Extensions") != "" && !u.Request {
+			w.find(warn(dissect.Undecoded, -1, "websocket: extensions negotiated (%s): frames with reserved bits cannot be decoded", u.Header("Sec-WebSocket-Extensions")))
+		}
+		w.state = wsHeader
+	}
+	return c[used:]
+}
+
+// feedHeader collects a frame header (2..14 bytes) and checks it.
+func (w *WebSocket) feedHeader(c []byte, ev func(WSEvent)) []byte {
+	if len(w.head) == 0 {
+		w.hdrOff = w.off
+	}
+	for len(c) > 0 {
+		w.head = append(w.head, c[0])
+		c = c[1:]
+		w.off++
+		h, err := ParseWSHeader(w.head)
+		if errors.Is(err, ErrShort) {
+			continue
+		}
+		if err != nil {
+			w.find(errf(dissect.Malformed, -1, "%v (frame at stream offset %d)", err, w.hdrOff))
+			// Resynchronise from the byte after the bad header's first.
+			w.lose(w.hdrOff+1, w.head[1:])
+			w.head = w.head[:0]
+			return c
+		}
+		w.head = w.head[:0]
+		w.frameStart(h, ev)
+		return c
+	}
+	return c
+}
+
+func (w *WebSocket) frameStart(h WSHeader, ev func(WSEvent)) {
+	w.hdr, w.left, w.at = h, h.Len, 0
+	w.ctrl = w.ctrl[:0]
+	if w.masked == nil {
+		m := h.Masked
+		w.masked = &m
+	} else if *w.masked != h.Masked {
+		w.find(warn(dissect.Protocol, -1, "websocket: %s frame at stream offset %d: masked %v, this direction's frames are masked %v", h.Opcode, w.hdrOff, h.Masked, *w.masked))
+	}
+	if !h.Opcode.Control() {
+		switch {
+		case h.Opcode == OpContinuation && !w.inMessage:
+			w.find(warn(dissect.Sequence, -1, "websocket: continuation frame at stream offset %d with no message open", w.hdrOff))
+		case h.Opcode != OpContinuation && w.inMessage:
+			w.find(warn(dissect.Sequence, -1, "websocket: new %s message at stream offset %d before the last one ended", h.Opcode, w.hdrOff))
+		}
+		if h.Opcode == OpText && !w.textSeen {
+			w.textSeen = true
+			w.find(note(dissect.Protocol, -1, "websocket: text message at stream offset %d (ULinkRPC sends binary); its bytes are framed all the same", w.hdrOff))
+		}
+		w.inMessage = !h.Fin
+	}
+	w.state = wsPayload
+	if w.left == 0 {
+		w.frameEnd(ev)
+	}
+}
+
+func (w *WebSocket) feedPayload(c []byte, ev func(WSEvent)) []byte {
+	k := int(min(uint64(len(c)), w.left))
+	p := c[:k]
+	if w.hdr.Masked {
+		w.scr = append(w.scr[:0], p...)
+		p = w.scr
+		unmask(p, w.hdr.Key, w.at)
+	}
+	if w.hdr.Opcode.Control() {
+		w.ctrl = append(w.ctrl, p...)
+	} else if k > 0 {
+		ev(WSEvent{Kind: WSData, Offset: w.hdrOff, Data: p})
+	}
+	w.off += int64(k)
+	w.at += k
+	w.left -= uint64(k)
+	if w.left == 0 {
+		w.frameEnd(ev)
+	}
+	return c[k:]
+}
+
+// frameEnd finishes a frame: a control frame becomes its event.
+func (w *WebSocket) frameEnd(ev func(WSEvent)) {
+	w.state = wsHeader
+	if !w.hdr.Opcode.Control() {
+		return
+	}
+	e := WSEvent{Offset: w.hdrOff, Data: w.ctrl}
+	switch w.hdr.Opcode {
+	case OpPing:
+		e.Kind = WSPing
+	case OpPong:
+		e.Kind = WSPong
+	default:
+		e.Kind = WSClose
+		code, reason, err := CloseBody(w.ctrl)
+		if err != nil {
+			w.find(errf(dissect.Malformed, -1, "%v", err))
+		}
+		e.Code, e.Reason = code, reason
+		w.find(note(dissect.Protocol, -1, "websocket: close at stream offset %d, code %d, reason %q", w.hdrOff, code, reason))
+	}
+	ev(e)
+}
+
+// wsResyncMaxLen caps the payload lengths a resynchronisation chain may
+// hold, as ResyncMaxLen does for frames.
+const wsResyncMaxLen = 64 << 10
+
+func (w *WebSocket) bound() int { return 2*(14+wsResyncMaxLen) + 14 }
+
+// lose starts resynchronising on frame headers from stream offset off, with
+// keep the bytes already consumed from there.
+func (w *WebSocket) lose(off int64, keep []byte) {
+	w.state = wsLost
+	w.rbuf = append(w.rbuf[:0], keep...)
+	w.rbufOff = off
+	w.inMessage = false
+}
+
+// wsChain checks the candidate at d[0]: two frame headers that chain (the
+// second where the first frame ends), each valid and masked as this
+// direction's are. final: at the end, frames that end exactly on the last
+// byte suffice.
+func (w *WebSocket) wsChain(d []byte, final bool) chainResult {
+	pos := 0
+	for i := 0; ; i++ {
+		if i == 2 || final && i > 0 && pos == len(d) {
+			return chainAccept
+		}
+		h, err := ParseWSHeader(d[pos:])
+		if errors.Is(err, ErrShort) {
+			if final {
+				return chainReject
+			}
+			return chainUndecided
+		}
+		if err != nil || (w.masked != nil && *w.masked != h.Masked) || h.Len > wsResyncMaxLen {
+			return chainReject
+		}
+		pos += h.Size + int(h.Len)
+		if pos > len(d) {
+			if final {
+				return chainReject
+			}
+			return chainUndecided
+		}
+	}
+}
+
+func (w *WebSocket) feedLost(c []byte, ev func(WSEvent)) []byte {
+	for len(c) > 0 && w.state == wsLost {
+		take := min(w.bound()-len(w.rbuf), len(c))
+		w.rbuf = append(w.rbuf, c[:take]...)
+		w.off += int64(take)
+		c = c[take:]
+		w.scan(ev, false)
+	}
+	return c
+}
+
+// scan drops candidate offsets at the front of rbuf until one is accepted,
+// then decodes rbuf from there.
+func (w *WebSocket) scan(ev func(WSEvent), final bool) {
+	drop := 0
+	for drop < len(w.rbuf) {
+		switch w.wsChain(w.rbuf[drop:], final) {
+		case chainUndecided:
+			w.rbuf = append(w.rbuf[:0], w.rbuf[drop:]...)
+			w.rbufOff += int64(drop)
+			w.skipped += drop
+			return
+		case chainReject:
+			drop++
+			continue
+		}
+		w.skipped += drop
+		w.reportSkip("")
+		data := append([]byte(nil), w.rbuf[drop:]...)
+		w.state, w.off = wsHeader, w.rbufOff+int64(drop)
+		w.rbuf = w.rbuf[:0]
+		w.Feed(data, ev)
+		return
+	}
+	w.skipped += drop
+	w.rbufOff += int64(drop)
+	w.rbuf = w.rbuf[:0]
+}
+
+func (w *WebSocket) reportSkip(why string) {
+	if w.skipped > 0 {
+		w.find(warn(dissect.Sequence, -1, "websocket: resync: skipped %d bytes%s", w.skipped, why))
+		w.skipped = 0
+	}
+}
+
+// Gap says n bytes of the TCP stream were lost. Inside a data frame's
+// payload the frame goes on (the mask's phase is known) and ev gets a
+// WSGap for the frame stream; across a frame boundary the decoder
+// resynchronises on frame headers.
+func (w *WebSocket) Gap(n int, ev func(WSEvent)) {
+	if n <= 0 {
+		return
+	}
+	switch {
+	case w.state == wsDead:
+	case w.state == wsPayload && !w.hdr.Opcode.Control() && uint64(n) <= w.left:
+		ev(WSEvent{Kind: WSGap, Offset: w.hdrOff, Gap: n})
+		w.left -= uint64(n)
+		w.at += n
+		if w.left == 0 {
+			w.frameEnd(ev)
+		}
+	case w.state == wsHTTP:
+		w.find(errf(dissect.Sequence, -1, "websocket: gap of %d bytes in the HTTP head", n))
+		w.state = wsDead
+	default:
+		ev(WSEvent{Kind: WSGap, Offset: w.off, Gap: n})
+		if w.state == wsLost {
+			w.skipped += len(w.rbuf)
+		}
+		w.find(warn(dissect.Sequence, -1, "websocket: gap of %d bytes at stream offset %d across a frame boundary: resynchronising", n, w.off))
+		w.head = w.head[:0]
+		w.lose(w.off+int64(n), nil)
+	}
+	w.off += int64(n)
+}
+
+// End ends the stream and returns the findings not yet drained: a partial
+// frame, bytes skipped while resynchronising (after one last try: frames
+// that chain exactly to the last byte are decoded).
+func (w *WebSocket) End(ev func(WSEvent)) []dissect.Finding {
+	switch w.state {
+	case wsLost:
+		w.scan(ev, true)
+		if w.state == wsLost {
+			w.skipped += len(w.rbuf)
+			w.rbuf = w.rbuf[:0]
+		}
+		w.reportSkip(" at the end of the stream")
+	case wsHTTP:
+		if len(w.head) > 0 {
+			w.find(warn(dissect.Sequence, -1, "websocket: the stream ended inside the HTTP head (%d bytes)", len(w.head)))
+		}
+	}
+	if w.state == wsPayload || w.state == wsHeader && len(w.head) > 0 {
+		w.find(warn(dissect.Sequence, -1, "websocket: the stream ended inside a frame at stream offset %d", w.hdrOff))
+	}
+	w.head = w.head[:0]
+	w.state = wsHeader
+	w.reportSkip(" at the end of the stream")
+	return w.Findings()
+}
