@@ -12,6 +12,11 @@
 // of 8. Nested fields use dotted names ("marker.magic"); a protocol's tree
 // is built from the dots.
 //
+// FormatValue writes a field's value for a terminal (the TUI's field tree
+// and the text outputs, each in its own ValueFormat) and Owners maps each
+// bit of a message to the field that covers it (the TUI's hexdump and
+// `usmnscope bits`): both are written once, here.
+//
 // # Findings
 //
 // A Finding is expert information in outputs.md's vocabulary: a Severity

@@ -29,8 +29,9 @@ import (
 // and `Negotiate` work as filters. String comparisons are case-insensitive;
 // `~` is a substring test. Numbers are decimal or 0x hex.
 type Filter struct {
-	expr string
-	root filterNode
+	expr         string
+	root         filterNode
+	needsMessage bool // a test reads more than the message's Head
 }
 
 // Error is a syntax or meaning error in a filter expression. Pos is
@@ -78,7 +79,7 @@ func Parse(expr string) (*Filter, error) {
 	if t := p.peek(); t.kind != tokEnd {
 		return nil, p.errAt(t, "unexpected %s", t.describe())
 	}
-	return &Filter{expr: expr, root: n}, nil
+	return &Filter{expr: expr, root: n, needsMessage: p.needsMessage}, nil
 }
 
 // String returns the expression the filter was compiled from.
@@ -98,24 +99,50 @@ func (f *Filter) Match(m *session.Message) bool {
 	if f == nil {
 		return true
 	}
-	return f.root.match(m)
+	h := m.Head()
+	return f.root.match(&subject{h: &h, m: m})
+}
+
+// HeadOnly reports whether the filter tests only what a message's index
+// record holds (n, conn, dir, msg and severity, and bare words naming a
+// direction or a message), so MatchHead decides without the message's bytes.
+// A nil filter is HeadOnly.
+func (f *Filter) HeadOnly() bool { return f == nil || !f.needsMessage }
+
+// MatchHead reports whether a message with head h passes a HeadOnly filter.
+// A filter that is not HeadOnly matches nothing here: use Match.
+func (f *Filter) MatchHead(h *session.Head) bool {
+	if f == nil {
+		return true
+	}
+	if f.needsMessage {
+		return false
+	}
+	return f.root.match(&subject{h: h})
+}
+
+// subject is what a compiled filter tests: a message's Head, and the
+// message itself unless the filter is HeadOnly.
+type subject struct {
+	h *session.Head
+	m *session.Message
 }
 
 // filterNode is one node of a compiled filter.
-type filterNode interface{ match(*session.Message) bool }
+type filterNode interface{ match(*subject) bool }
 
 type (
 	orNode  struct{ a, b filterNode }
 	andNode struct{ a, b filterNode }
 	notNode struct{ a filterNode }
 	// testNode is a compiled FIELD OP VALUE.
-	testNode struct{ fn func(*session.Message) bool }
+	testNode struct{ fn func(*subject) bool }
 )
 
-func (n orNode) match(m *session.Message) bool   { return n.a.match(m) || n.b.match(m) }
-func (n andNode) match(m *session.Message) bool  { return n.a.match(m) && n.b.match(m) }
-func (n notNode) match(m *session.Message) bool  { return !n.a.match(m) }
-func (n testNode) match(m *session.Message) bool { return n.fn(m) }
+func (n orNode) match(s *subject) bool   { return n.a.match(s) || n.b.match(s) }
+func (n andNode) match(s *subject) bool  { return n.a.match(s) && n.b.match(s) }
+func (n notNode) match(s *subject) bool  { return !n.a.match(s) }
+func (n testNode) match(s *subject) bool { return n.fn(s) }
 
 // Tokens.
 
@@ -154,9 +181,10 @@ func (t token) describe() string {
 }
 
 type filterParser struct {
-	expr string
-	toks []token
-	i    int
+	expr         string
+	toks         []token
+	i            int
+	needsMessage bool // a compiled test reads more than the Head
 }
 
 // operators in the order the lexer tries them: two-character ones first.
@@ -339,16 +367,17 @@ func (p *filterParser) bare(t token) (filterNode, error) {
 	w := strings.ToLower(t.text)
 	switch w {
 	case "c2s":
-		return testNode{func(m *session.Message) bool { return m.Dir == dissect.C2S }}, nil
+		return testNode{func(s *subject) bool { return s.h.Dir == dissect.C2S }}, nil
 	case "s2c":
-		return testNode{func(m *session.Message) bool { return m.Dir == dissect.S2C }}, nil
+		return testNode{func(s *subject) bool { return s.h.Dir == dissect.S2C }}, nil
 	case "widened":
-		return testNode{func(m *session.Message) bool { return m.Enum.Widened }}, nil
+		p.needsMessage = true
+		return testNode{func(s *subject) bool { return s.m.Enum.Widened }}, nil
 	}
 	if _, ok := filterFields[w]; ok && t.kind == tokWord {
 		return nil, p.errAt(t, "field %q needs an operator and a value (e.g. %s)", t.text, filterFields[w].example)
 	}
-	return testNode{func(m *session.Message) bool { return containsFold(m.Name, w) }}, nil
+	return testNode{func(s *subject) bool { return containsFold(s.h.Name, w) }}, nil
 }
 
 // test compiles FIELD OP VALUE through the field table.
@@ -408,13 +437,30 @@ type filterField struct {
 	example string
 	// str returns the field's string values (several for group: one per
 	// finding); num returns numbers (id: both IDs); ok false means absent.
-	str     func(*session.Message) []string
-	num     func(*session.Message) []int64
+	str func(*session.Message) []string
+	num func(*session.Message) []int64
+	// head, when set, reads the field from the message's Head instead:
+	// the index record holds it, and no bytes need decoding.
+	headStr func(*session.Head) []string
+	headNum func(*session.Head) []int64
 	choices []string // fieldChoice, fieldOrdered (in order)
+}
+
+// accessors returns the field's readers over a subject, and marks the
+// parse as needing the message when the field is not in the Head.
+func (d filterField) accessors(p *filterParser) (str func(*subject) []string, num func(*subject) []int64) {
+	if d.headStr != nil || d.headNum != nil {
+		hs, hn := d.headStr, d.headNum
+		return func(s *subject) []string { return hs(s.h) }, func(s *subject) []int64 { return hn(s.h) }
+	}
+	p.needsMessage = true
+	ms, mn := d.str, d.num
+	return func(s *subject) []string { return ms(s.m) }, func(s *subject) []int64 { return mn(s.m) }
 }
 
 // compile turns an operator and a value into a test over the field.
 func (d filterField) compile(p *filterParser, op, v token) (filterNode, error) {
+	str, num := d.accessors(p)
 	switch d.kind {
 	case fieldNumber:
 		want, err := strconv.ParseInt(v.text, 0, 64)
@@ -422,11 +468,10 @@ func (d filterField) compile(p *filterParser, op, v token) (filterNode, error) {
 			return nil, p.errAt(v, "%q is not a number", v.text)
 		}
 		cmp := numCmp[op.text]
-		num := d.num
 		if op.text == "!=" { // "id != 5": no ID equals 5
-			return testNode{func(m *session.Message) bool { return !anyNum(num(m), want, numCmp["=="]) }}, nil
+			return testNode{func(s *subject) bool { return !anyNum(num(s), want, numCmp["=="]) }}, nil
 		}
-		return testNode{func(m *session.Message) bool { return anyNum(num(m), want, cmp) }}, nil
+		return testNode{func(s *subject) bool { return anyNum(num(s), want, cmp) }}, nil
 	case fieldBool:
 		var want bool
 		switch strings.ToLower(v.text) {
@@ -439,8 +484,7 @@ func (d filterField) compile(p *filterParser, op, v token) (filterNode, error) {
 		if op.text == "!=" {
 			want = !want
 		}
-		str := d.str
-		return testNode{func(m *session.Message) bool { return (len(str(m)) > 0) == want }}, nil
+		return testNode{func(s *subject) bool { return (len(str(s)) > 0) == want }}, nil
 	case fieldOrdered:
 		rank := -1
 		for i, c := range d.choices {
@@ -452,8 +496,7 @@ func (d filterField) compile(p *filterParser, op, v token) (filterNode, error) {
 			return nil, p.errAt(v, "%q is not one of %s", v.text, strings.Join(d.choices, ", "))
 		}
 		cmp := numCmp[op.text]
-		num := d.num
-		return testNode{func(m *session.Message) bool { return anyNum(num(m), int64(rank), cmp) }}, nil
+		return testNode{func(s *subject) bool { return anyNum(num(s), int64(rank), cmp) }}, nil
 	}
 	want := strings.ToLower(v.text)
 	if d.kind == fieldChoice && op.text != "~" {
@@ -465,21 +508,20 @@ func (d filterField) compile(p *filterParser, op, v token) (filterNode, error) {
 			return nil, p.errAt(v, "%q is not one of %s", v.text, strings.Join(d.choices, ", "))
 		}
 	}
-	str := d.str
 	switch op.text {
 	case "~":
-		return testNode{func(m *session.Message) bool {
-			for _, s := range str(m) {
-				if containsFold(s, want) {
+		return testNode{func(s *subject) bool {
+			for _, v := range str(s) {
+				if containsFold(v, want) {
 					return true
 				}
 			}
 			return false
 		}}, nil
 	case "!=":
-		return testNode{func(m *session.Message) bool { return !anyEqualFold(str(m), want) }}, nil
+		return testNode{func(s *subject) bool { return !anyEqualFold(str(s), want) }}, nil
 	default:
-		return testNode{func(m *session.Message) bool { return anyEqualFold(str(m), want) }}, nil
+		return testNode{func(s *subject) bool { return anyEqualFold(str(s), want) }}, nil
 	}
 }
 
@@ -537,9 +579,9 @@ var severityChoices = []string{"none", dissect.Note.String(), dissect.Warn.Strin
 // filterFields is the field table of the language (the outputs.md key names).
 var filterFields = map[string]filterField{
 	"dir": {kind: fieldChoice, example: "dir==c2s", choices: []string{"c2s", "s2c"},
-		str: func(m *session.Message) []string { return one(m.Dir.String()) }},
+		headStr: func(h *session.Head) []string { return one(h.Dir.String()) }},
 	"msg": {kind: fieldString, example: "msg==InvokeMessageListener",
-		str: func(m *session.Message) []string { return one(m.Name) }},
+		headStr: func(h *session.Head) []string { return one(h.Name) }},
 	"listener": {kind: fieldString, example: "listener~Chat",
 		str: func(m *session.Message) []string {
 			if m.Listener == nil || m.Listener.Type == nil {
@@ -552,16 +594,15 @@ var filterFields = map[string]filterField{
 	"server_id":   {kind: fieldNumber, example: "server_id==0", num: func(m *session.Message) []int64 { return ids(m, true, false) }},
 	"client_id":   {kind: fieldNumber, example: "client_id==4001", num: func(m *session.Message) []int64 { return ids(m, false, true) }},
 	"severity": {kind: fieldOrdered, example: "severity>=warn", choices: severityChoices,
-		num: func(m *session.Message) []int64 {
-			w, ok := m.Worst()
-			if !ok {
+		headNum: func(h *session.Head) []int64 {
+			if !h.HasFinding {
 				return []int64{0}
 			}
-			return []int64{int64(w) + 1}
+			return []int64{int64(h.Worst) + 1}
 		}},
 	"conn": {kind: fieldString, example: "conn~50412",
-		str: func(m *session.Message) []string { return one(m.Conn.String()) }},
-	"n":   {kind: fieldNumber, example: "n>=10", num: func(m *session.Message) []int64 { return []int64{int64(m.N)} }},
+		headStr: func(h *session.Head) []string { return one(h.Conn.String()) }},
+	"n":   {kind: fieldNumber, example: "n>=10", headNum: func(h *session.Head) []int64 { return []int64{int64(h.N)} }},
 	"len": {kind: fieldNumber, example: "len>100", num: func(m *session.Message) []int64 { return []int64{int64(len(m.Data))} }},
 	"widened": {kind: fieldBool, example: "widened==true",
 		str: func(m *session.Message) []string {

@@ -14,7 +14,7 @@
 // a peer carries the definition, the client uses its own 32-bit ID until
 // TellClientListenerId gives it the server's, and a side that lacks a
 // listener says so with TellClientMissingListener or
-// TellServerMissingListener. Messages are written by decode.Encoder.
+// TellServerMissingListener. Messages are written by unturned.Encoder.
 //
 // # Packets
 //

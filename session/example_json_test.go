@@ -33,8 +33,8 @@ func ExampleIndex_AppendJSONRange() {
 	// One S→C frame: the 2-byte big-endian length (wire.md 2), then Kicked("bye").
 	c.Data(conn, dissect.S2C, []byte{0, 6, 0x8c, 0x00, 0x00, 0x62, 0x79, 0x65}, t0, 2)
 	c.Finish()
-	kicked := func(m *session.Message) bool { return m.Name == "Kicked" } // a display filter's Match
-	fmt.Print(string(c.AppendJSONRange(nil, 1, c.Len(), kicked)))
+	fmt.Print(string(c.AppendJSONRange(nil, 1, c.Len(), nil))) // nil: every message; a display filter selects
+
 	// Output:
 	// {"n":1,"frame":2,"time":"2026-01-02T03:04:05.000000000Z","conn":"10.0.0.2:50412-10.0.0.1:27016","dir":"s2c","len":6,"enum":{"value":12,"bits":5,"widened":false},"msg":"Kicked","summary":"Kicked \"bye\"","fields":[{"name":"enum","bit":0,"bits":5,"value":12},{"name":"reason","bit":5,"bits":43,"value":"bye"}],"expert":[{"severity":"note","group":"inference","text":"s2c enum width inferred vanilla (handshake not captured) from 1 messages: plausibility 1 widened, 2 vanilla; confidence 0.67"}]}
 }

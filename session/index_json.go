@@ -10,22 +10,34 @@ import (
 )
 
 // AppendJSONRange appends to dst the outputs.md `dump --json` lines (each
-// record followed by a newline) of messages from..to that match accepts (nil
-// accepts all), in order, and returns the extended buffer. The bytes are
+// record followed by a newline) of messages from..to that sel selects (nil
+// selects all), in order, and returns the extended buffer. The bytes are
 // those of Detail(n).AppendJSON for each message, but the decoding, spans,
 // findings and listener of one message are kept in buffers the next one
 // reuses, so a long range allocates little more than the summaries
-// (issue 7: a million records in seconds). Messages past Len are not
-// there; the read lock is taken per message, so a feed is not held up.
-// Several goroutines may encode ranges of one Index at once.
-func (c *Index) AppendJSONRange(dst []byte, from, to int, match func(*Message) bool) []byte {
+// (issue 7: a million records in seconds). A selector that needs only the
+// index record (Selector.HeadOnly) rejects messages before their bytes are
+// read. Messages past Len are not there; the read lock is taken per
+// message, so a feed is not held up. Several goroutines may encode ranges
+// of one Index at once.
+func (c *Index) AppendJSONRange(dst []byte, from, to int, sel Selector) []byte {
 	var sc detailScratch
+	headOnly := sel != nil && sel.HeadOnly()
 	for n := max(from, 1); n <= to; n++ {
+		if headOnly {
+			h, ok := c.Head(n)
+			if !ok {
+				break
+			}
+			if !sel.MatchHead(&h) {
+				continue
+			}
+		}
 		m := c.detailInto(n, &sc)
 		if m == nil {
 			break
 		}
-		if match == nil || match(m) {
+		if sel == nil || headOnly || sel.Match(m) {
 			dst, _ = m.appendJSON(dst, sc.conn(m.Conn))
 			dst = append(dst, '\n')
 		}

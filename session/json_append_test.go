@@ -200,12 +200,12 @@ func TestAppendJSONRange(t *testing.T) {
 						want = append(m.AppendJSON(want), '\n')
 					}
 				}
-				if got := c.AppendJSONRange(nil, -3, c.Len()+5, f); !bytes.Equal(got, want) {
+				if got := c.AppendJSONRange(nil, -3, c.Len()+5, selector(f)); !bytes.Equal(got, want) {
 					t.Fatalf("%s (store %v): AppendJSONRange(all, %q) =\n%s\nwant\n%s", path, store, expr, got, want)
 				}
 				var parts []byte
 				for from := 1; from <= c.Len(); from += 3 {
-					parts = c.AppendJSONRange(parts, from, from+2, f)
+					parts = c.AppendJSONRange(parts, from, from+2, selector(f))
 				}
 				if !bytes.Equal(parts, want) {
 					t.Fatalf("%s (store %v): AppendJSONRange in threes, %q =\n%s\nwant\n%s", path, store, expr, parts, want)
@@ -220,6 +220,13 @@ func TestAppendJSONRange(t *testing.T) {
 
 // matchers stand for display filters (the filter package is above this one
 // and has its own AppendJSONRange test over real expressions).
+// funcSelector is a Selector that always needs the message.
+type funcSelector func(*Message) bool
+
+func (funcSelector) HeadOnly() bool          { return false }
+func (funcSelector) MatchHead(*Head) bool    { return false }
+func (f funcSelector) Match(m *Message) bool { return f(m) }
+
 var matchers = []struct {
 	name  string
 	match func(*Message) bool
@@ -230,6 +237,14 @@ var matchers = []struct {
 	{"listener~Chat", func(m *Message) bool {
 		return m.Listener != nil && m.Listener.Type != nil && strings.Contains(strings.ToLower(*m.Listener.Type), "chat")
 	}},
+}
+
+// selector is f as a Selector, nil for nil.
+func selector(f func(*Message) bool) Selector {
+	if f == nil {
+		return nil
+	}
+	return funcSelector(f)
 }
 
 // everyByte is a string of all 256 byte values: C0 controls, '"', '\\',

@@ -17,8 +17,8 @@ import (
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
-// update rewrites the package's golden files (go test ./decode -run Golden
-// -update). It is the one -update flag of package decode's tests.
+// update rewrites the package's golden files (go test ./session -run Golden
+// -update). It is the one -update flag of package session's tests.
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 func keys(m map[string]any) []string {

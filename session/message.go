@@ -1,9 +1,11 @@
 package session
 
 import (
+	"errors"
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -40,4 +42,230 @@ func (m *Message) Worst() (dissect.Severity, bool) {
 		}
 	}
 	return w, any
+}
+
+// Message returns message n (from 1) without its field spans, or nil.
+func (c *Index) Message(n int) *Message {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.build(n, false)
+}
+
+// Stamp returns message n's connection and capture time from its index
+// record alone, without decoding it again: for per-message indexes such as
+// the TUI's, which need nothing else. ok is false when there is no n.
+func (c *Index) Stamp(n int) (conn dissect.Conn, t time.Time, ok bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if n < 1 || n > c.nrec {
+		return dissect.Conn{}, time.Time{}, false
+	}
+	r := c.rec(int32(n - 1))
+	_, ns := c.where(int32(n - 1))
+	return c.conns[r.conn].info.Conn, time.Unix(0, ns).UTC(), true
+}
+
+// Detail returns message n decoded again with its field spans, or nil.
+func (c *Index) Detail(n int) *Message {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.build(n, true)
+}
+
+// build decodes message n again from its stored bytes and State. Readers
+// share the read lock, so it decodes into its own Decoded.
+func (c *Index) build(n int, withSpans bool) *Message {
+	if n < 1 || n > c.nrec {
+		return nil
+	}
+	r := c.rec(int32(n - 1))
+	cn := c.conns[r.conn]
+	st := r.state()
+	var spans *netpak.Spans
+	if withSpans {
+		spans = &netpak.Spans{}
+	}
+	var d unturned.Decoded
+	data, err := c.load(int32(n-1), nil)
+	var dropped *droppedError
+	if r.flags&recFile == 0 {
+		data = append([]byte(nil), data...)
+	}
+	var m *Message
+	if errors.As(err, &dropped) {
+		// Nothing to decode again: what the index record kept is shown,
+		// with the one finding that says why the rest is missing.
+		d.Kind = r.kind
+		m = newMessage(&d, r.dir, []byte{}, spans)
+		m.Findings = append(m.Findings, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Text: err.Error(), Bit: -1})
+	} else {
+		unturned.Decode(c.profile, r.dir, st, data, spans, &d)
+		m = newMessage(&d, r.dir, data, spans)
+		if err != nil {
+			m.Findings = append(m.Findings, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Text: termsafe.Escape(err.Error()), Bit: -1})
+		}
+	}
+	_, t := c.where(int32(n - 1))
+	m.N, m.Frame, m.Time, m.Conn = n, int(r.frame), time.Unix(0, t).UTC(), cn.info.Conn
+	if r.flags&recListener != 0 {
+		l := &unturned.Listener{Resolved: r.flags&recResolved != 0}
+		if r.flags&recCID != 0 {
+			v := r.cid
+			l.ClientID = &v
+		}
+		if r.flags&recSID != 0 {
+			v := r.sid
+			l.ServerID = &v
+		}
+		if typ, version, ok := c.listenerType(r); ok {
+			l.Type, l.Version = &typ, &version
+		}
+		m.Listener = l
+	}
+	if r.flags&recHeld != 0 {
+		m.Findings = append(m.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: "enum width not settled yet: decoded tentatively while the handshake is being inferred", Bit: -1})
+	}
+	if r.flags&recExtra != 0 {
+		m.Findings = append(m.Findings, c.extra[int32(n-1)]...)
+	}
+	if dropped != nil {
+		m.Summary = "(bytes no longer in memory)"
+	} else {
+		m.Summary = summarize(m, &d)
+	}
+	return m
+}
+
+// newMessage builds a Message from a decoding, without capture context.
+func newMessage(d *unturned.Decoded, dir dissect.Dir, data []byte, spans *netpak.Spans) *Message {
+	m := &Message{Dir: dir, Data: data, Enum: d.Enum, Name: d.Kind.String()}
+	if spans != nil {
+		m.Fields = spans.List
+		if m.Fields == nil {
+			m.Fields = []netpak.Span{}
+		}
+	}
+	m.setKind(d)
+	m.Findings = append([]dissect.Finding(nil), d.Findings...)
+	return m
+}
+
+// setKind copies what only some kinds carry: the negotiate mode's name and
+// an invoke's payload range.
+func (m *Message) setKind(d *unturned.Decoded) {
+	if d.Kind == unturned.KindNegotiateListenerDetails {
+		m.Mode = d.Negotiate.Mode.String()
+	}
+	if d.Kind == unturned.KindInvokeMessageListener {
+		m.PayloadBit, m.PayloadBits = d.PayloadBit, d.PayloadBits
+	}
+}
+
+// summarize is the one-line summary: the decoder's, and for the two USMN
+// messages the listener as the tables knew it, as in
+// `srv#2 Sample.ChatListener v1 +def 88 payload bits`.
+func summarize(m *Message, d *unturned.Decoded) string {
+	var buf [160]byte
+	return string(d.AppendListenerSummary(buf[:0], m.Listener))
+}
+
+// DecodeOne decodes one message on its own, with its field spans, in the
+// given state: for `usmnscope bits` (outputs.md). Listener holds what the
+// message itself says; Resolved is false, as there are no tables.
+func DecodeOne(p *unturned.Profile, dir dissect.Dir, widened bool, idBits int, data []byte) *Message {
+	if p == nil {
+		p = unturned.Default()
+	}
+	var d unturned.Decoded
+	spans := &netpak.Spans{}
+	st := unturned.State{Widened: widened, IDBits: idBits, IDKnown: true}
+	unturned.Decode(p, dir, st, data, spans, &d)
+	m := newMessage(&d, dir, data, spans)
+	switch d.Kind {
+	case unturned.KindInvokeMessageListener:
+		l := &unturned.Listener{}
+		iv := d.Invoke
+		if iv.IsClientID {
+			l.ClientID = &iv.ClientID
+		} else {
+			l.ServerID = &iv.ServerID
+		}
+		if iv.HasDefinition {
+			typ := iv.TypeName()
+			l.Type, l.Version = &typ, &iv.Version
+		}
+		m.Listener = l
+	case unturned.KindNegotiateListenerDetails:
+		l := &unturned.Listener{}
+		ng := d.Negotiate
+		switch ng.Mode {
+		case unturned.TellClientMissingListener:
+			l.ClientID = &ng.ClientID
+		case unturned.TellClientListenerID, unturned.RequestServerListenerID:
+			typ := ng.TypeName()
+			l.ClientID, l.Type, l.Version = &ng.ClientID, &typ, &ng.Version
+			if ng.Mode == unturned.TellClientListenerID {
+				l.ServerID = &ng.ServerID
+			}
+		case unturned.TellServerMissingListener:
+			l.ServerID = &ng.ServerID
+		}
+		m.Listener = l
+	}
+	m.Summary = d.Summary()
+	return m
+}
+
+// Head is what the index record holds of a message: enough to list it and
+// to filter it by number, connection, direction, kind and severity without
+// reading or decoding its bytes (filter.Filter.HeadOnly).
+type Head struct {
+	N          int
+	Conn       dissect.Conn
+	Dir        dissect.Dir
+	Name       string // outputs.md "msg"
+	Worst      dissect.Severity
+	HasFinding bool
+}
+
+// Head returns m's Head, as Index.Head gives it for the same message.
+func (m *Message) Head() Head {
+	w, ok := m.Worst()
+	return Head{N: m.N, Conn: m.Conn, Dir: m.Dir, Name: m.Name, Worst: w, HasFinding: ok}
+}
+
+// Head returns message n's Head from its index record alone: no bytes are
+// read and nothing is decoded. Its worst severity counts the findings the
+// message gets when shown (its decoding's, the tables', the inference note
+// of a held message and the error of bytes dropped from memory), all of
+// which the record keeps; only a failing read of the capture file, which
+// Detail reports as an error, is not foreseen.
+func (c *Index) Head(n int) (Head, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if n < 1 || n > c.nrec {
+		return Head{}, false
+	}
+	r := c.rec(int32(n - 1))
+	h := Head{N: n, Conn: c.conns[r.conn].info.Conn, Dir: r.dir, Name: r.kind.String()}
+	worst := r.worst
+	if r.flags&recHeld != 0 {
+		worst = max(worst, uint8(dissect.Note)+1)
+	}
+	if c.dropped(int32(n - 1)) {
+		worst = max(worst, uint8(dissect.Error)+1)
+	}
+	if worst > 0 {
+		h.Worst, h.HasFinding = dissect.Severity(worst-1), true
+	}
+	return h, true
+}
+
+// Selector picks messages: a display filter (filter.Filter). When HeadOnly
+// is true MatchHead decides from the index record alone, and messages it
+// rejects are never read or decoded.
+type Selector interface {
+	HeadOnly() bool
+	MatchHead(h *Head) bool
+	Match(m *Message) bool
 }

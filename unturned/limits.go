@@ -15,11 +15,15 @@ type Limits struct {
 	// keeps all: a file or stdin is read to show it whole, and only live
 	// capture, which runs without end, sets a bound.
 	MaxArena int64
+	// MaxFindings bounds the findings kept per connection and for the
+	// capture as a whole; past it findings are counted, not kept (the
+	// worst severity still counts them). Default 1000.
+	MaxFindings int
 }
 
 // DefaultLimits returns the documented defaults.
 func DefaultLimits() Limits {
-	return Limits{MaxEntries: 65536, MaxUnresolved: 4096, InferWindow: 32, CheckpointEvery: 1024, MaxMessage: 65535}
+	return Limits{MaxEntries: 65536, MaxUnresolved: 4096, InferWindow: 32, CheckpointEvery: 1024, MaxMessage: 65535, MaxFindings: 1000}
 }
 
 // WithDefaults fills zero fields from DefaultLimits.
@@ -30,6 +34,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.MaxUnresolved <= 0 {
 		l.MaxUnresolved = d.MaxUnresolved
+	}
+	if l.MaxFindings <= 0 {
+		l.MaxFindings = d.MaxFindings
 	}
 	if l.InferWindow <= 0 {
 		l.InferWindow = d.InferWindow
@@ -45,4 +52,3 @@ func (l Limits) WithDefaults() Limits {
 	}
 	return l
 }
-

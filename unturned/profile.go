@@ -51,23 +51,28 @@ type Profile struct {
 // that names it, never unbounded memory. The CLI's --max-* flags override
 // them.
 type Bounds struct {
-	MaxFlowBuffer   Size `toml:"max_flow_buffer"`   // bytes of out-of-order TCP data buffered per flow
-	MaxTotalBuffer  Size `toml:"max_total_buffer"`  // bytes of out-of-order TCP data buffered in all flows
-	MaxFlows        int  `toml:"max_flows"`         // TCP flows tracked at once
+	// The capture layer's share: zero is "capture's default" (see
+	// DefaultBounds), which TOML leaves out.
+	MaxFlowBuffer  Size `toml:"max_flow_buffer,omitzero"`  // bytes of out-of-order TCP data buffered per flow
+	MaxTotalBuffer Size `toml:"max_total_buffer,omitzero"` // bytes of out-of-order TCP data buffered in all flows
+	MaxFlows       int  `toml:"max_flows,omitzero"`        // TCP flows tracked at once
+
+	// The decoder's share (Limits).
 	MaxMessage      Size `toml:"max_message"`       // largest SystemSockets message accepted, at most 65535 (wire.md 2)
 	MaxTableEntries int  `toml:"max_table_entries"` // entries per listener table (and missing list) per connection
 	MaxUnresolved   int  `toml:"max_unresolved"`    // unresolved listener references held per connection
 }
 
-// DefaultBounds returns the documented defaults (SECURITY.md "Bounds").
-// The buffer and flow defaults are capture.Options'; the others are
-// DefaultLimits'.
+// DefaultBounds returns the documented defaults (SECURITY.md "Bounds") of
+// the decoder's share, which are DefaultLimits'. The capture layer's share
+// (MaxFlowBuffer, MaxTotalBuffer, MaxFlows) is zero, "capture's default":
+// package capture states those defaults (capture.DefaultOptions) and takes
+// a zero bound as its default, and this package does not import capture
+// (data flows one way). The program that joins the two fills them in for
+// display (internal/pipeline.DefaultBounds).
 func DefaultBounds() Bounds {
 	d := DefaultLimits()
 	return Bounds{
-		MaxFlowBuffer:   1 << 20,
-		MaxTotalBuffer:  64 << 20,
-		MaxFlows:        10000,
 		MaxMessage:      Size(d.MaxMessage),
 		MaxTableEntries: d.MaxEntries,
 		MaxUnresolved:   d.MaxUnresolved,
@@ -88,12 +93,12 @@ func (b Bounds) Limits() Limits {
 // Validate and for callers that set them by name (the CLI flags).
 func (b *Bounds) fields() []boundField {
 	return []boundField{
-		{"max_flow_buffer", (*int)(&b.MaxFlowBuffer), maxBound},
-		{"max_total_buffer", (*int)(&b.MaxTotalBuffer), maxBound},
-		{"max_flows", &b.MaxFlows, maxBound},
-		{"max_message", (*int)(&b.MaxMessage), MaxFrameLen},
-		{"max_table_entries", &b.MaxTableEntries, maxBound},
-		{"max_unresolved", &b.MaxUnresolved, maxBound},
+		{"max_flow_buffer", (*int)(&b.MaxFlowBuffer), maxBound, true},
+		{"max_total_buffer", (*int)(&b.MaxTotalBuffer), maxBound, true},
+		{"max_flows", &b.MaxFlows, maxBound, true},
+		{"max_message", (*int)(&b.MaxMessage), MaxFrameLen, false},
+		{"max_table_entries", &b.MaxTableEntries, maxBound, false},
+		{"max_unresolved", &b.MaxUnresolved, maxBound, false},
 	}
 }
 
@@ -102,16 +107,26 @@ func (b *Bounds) fields() []boundField {
 const maxBound = 1 << 40
 
 type boundField struct {
-	key string
-	v   *int
-	hi  int
+	key     string
+	v       *int
+	hi      int
+	capture bool // the capture layer's bound: zero is its default
 }
 
 // Validate checks every bound is in 1..its maximum (65535 for
-// max_message, 2^40 for the others); the error names the key and the
+// max_message, 2^40 for the others), or zero for the capture layer's
+// default where the bound is capture's; the error names the key and the
 // value.
-func (b *Bounds) Validate() error {
+func (b *Bounds) Validate() error { return b.validate(nil) }
+
+// validate is Validate; given, when not nil, says which keys a profile file
+// set: a capture bound set to zero there is out of range like any other,
+// since zero only means "capture's default" where nothing was given.
+func (b *Bounds) validate(given func(key string) bool) error {
 	for _, f := range b.fields() {
+		if *f.v == 0 && f.capture && (given == nil || !given(f.key)) {
+			continue
+		}
 		if err := f.check(*f.v); err != nil {
 			return err
 		}
@@ -260,7 +275,8 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 		}
 		return nil, fmt.Errorf("profile %s: unknown key %s", name, strings.Join(keys, ", "))
 	}
-	if err := p.Validate(); err != nil {
+	given := func(key string) bool { return md.IsDefined("limits", key) }
+	if err := p.validate(given); err != nil {
 		return nil, fmt.Errorf("profile %s: %w", name, err)
 	}
 	return p, nil
@@ -269,7 +285,11 @@ func ParseProfile(name string, data []byte) (*Profile, error) {
 // Validate checks that the constants are usable: widths in range and
 // internal message numbers that a widened reader can tell from the detection
 // message (wire.md 6).
-func (p *Profile) Validate() error {
+func (p *Profile) Validate() error { return p.validate(nil) }
+
+// validate is Validate; given says which [limits] keys a file set
+// (Bounds.validate).
+func (p *Profile) validate(given func(key string) bool) error {
 	if p.Game != "3.26" && p.Game != "3.24" {
 		return fmt.Errorf("game: %q is not \"3.26\" or \"3.24\"", p.Game)
 	}
@@ -332,7 +352,7 @@ func (p *Profile) Validate() error {
 	if p.ClientInvokeListener == p.ClientNegotiate {
 		return fmt.Errorf("client_negotiate: %d equals client_invoke_listener", p.ClientNegotiate)
 	}
-	return p.Bounds.Validate()
+	return p.Bounds.validate(given)
 }
 
 // ClientMessageCount is the number of EClientMessage values in the profile's

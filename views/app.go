@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -37,7 +38,7 @@ func (f Focus) String() string {
 	if int(f) < len(focusNames) {
 		return focusNames[f]
 	}
-	return "Unknown"
+	return "Unknown(" + strconv.Itoa(int(f)) + ")"
 }
 
 // scanBudget is how many messages one update may index or test against a
@@ -111,6 +112,8 @@ type Model struct {
 	live     LiveMsg
 
 	w, h int
+
+	first tea.Cmd // New's reads, when they need the capture file (Init)
 }
 
 // New returns the root model over src.
@@ -129,11 +132,13 @@ func New(src Source, cfg Config) Model {
 	m.refresh()
 	m.setFocus(FocusMessages)
 	m.layout()
+	m.first = m.fetch()
 	return m
 }
 
-// Init asks for the terminal background so the styles can match it.
-func (m Model) Init() tea.Cmd { return tea.RequestBackgroundColor }
+// Init asks for the terminal background so the styles can match it, and
+// for what the first screen shows when the source reads the capture file.
+func (m Model) Init() tea.Cmd { return tea.Batch(tea.RequestBackgroundColor, m.first) }
 
 // Focused returns the focused pane.
 func (m Model) Focused() Focus { return m.focus }
@@ -156,13 +161,13 @@ func (m *Model) refresh() {
 	}
 	m.n = m.src.Len()
 	if m.n > 0 && m.msgs.Len() == 0 {
-		if first := m.src.Message(1); first != nil {
-			m.msgs.SetStart(first.Time)
+		if _, t, ok := m.src.Stamp(1); ok {
+			m.msgs.SetStart(t)
 		}
 	}
+	m.msgs.Invalidate()
 	m.conns.SetConnections(m.src.Connections(), m.n)
 	m.msgs.SetRows(m.rows(), false)
-	m.sync()
 }
 
 func (m *Model) rows() messages.Rows {
@@ -173,21 +178,23 @@ func (m *Model) rows() messages.Rows {
 }
 
 // step does one bounded slice of background work (indexing, filtering)
-// and re-arms itself while work remains.
+// and re-arms itself while work remains. A filter scan that reads the
+// capture file runs as a command; its ScannedMsg re-arms the next one.
 func (m *Model) step(budget int) tea.Cmd {
 	more := m.idx.step(m.src, m.n, budget)
 	m.conns.SetSpark(m.idx.spark)
 	if !m.allConns {
 		m.msgs.SetRows(m.rows(), false)
 	}
-	if m.msgs.Scan(budget) {
-		more = true
+	var scan tea.Cmd
+	if cmd := m.msgs.Scan(budget); cmd != nil {
+		scan = m.read(cmd)
+		more = more || scan == nil && m.msgs.Scanning()
 	}
-	m.sync()
 	if !more {
-		return nil
+		return scan
 	}
-	return m.kick()
+	return tea.Batch(scan, m.kick())
 }
 
 // kick schedules background work for after this frame, so that an update
@@ -198,26 +205,6 @@ func (m *Model) kick() tea.Cmd {
 	}
 	m.scanning = true
 	return func() tea.Msg { return scanMsg{} }
-}
-
-// sync updates the panes that depend on the selected message.
-func (m *Model) sync() {
-	n := m.msgs.Selected()
-	if n == m.selected {
-		return
-	}
-	m.selected = n
-	var d *session.Message
-	if n > 0 {
-		d = m.src.Detail(n)
-	}
-	m.detail.SetMessage(d)
-	m.bits.SetMessage(d)
-	if d == nil {
-		m.tables.SetTables(nil)
-		return
-	}
-	m.tables.SetTables(m.src.Tables(d.Conn, n))
 }
 
 func (m *Model) setFocus(f Focus) {
@@ -288,9 +275,26 @@ func (m *Model) selectConn(c dissect.Conn, ok bool) {
 }
 
 // Update routes a message: data and timing first, then global keys, then
-// the focused pane.
+// the focused pane; then it asks for what the screen shows that was not
+// read yet (fetch).
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	next, cmd := m.update(msg)
+	nm := next.(Model)
+	return nm, tea.Batch(cmd, nm.fetch())
+}
+
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case detailMsg:
+		m.show(msg)
+		return m, nil
+	case messages.RowsMsg:
+		m.apply(msg)
+		return m, nil
+	case messages.ScannedMsg:
+		// A scan read from the file: the next slice of work follows.
+		m.apply(msg)
+		return m, m.kick()
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 		m.layout()
@@ -328,7 +332,6 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.msgs.Select(msg.N)
 		m.setFocus(FocusMessages)
-		m.sync()
 		return m, nil
 	case tables.ListenerMsg:
 		l := msg
@@ -383,7 +386,6 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.paused = false
 		m.refresh()
 		m.msgs.SetFollow(true)
-		m.sync()
 	case key.Matches(k, m.KeyMap.Pause):
 		m.paused = !m.paused
 		m.refresh()
@@ -393,7 +395,6 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.applyFilter()
 	case key.Matches(k, m.KeyMap.NextMatch, m.KeyMap.PrevMatch):
 		m.msgs, _ = m.msgs.Update(k)
-		m.sync()
 	default:
 		return m.route(k)
 	}
@@ -423,10 +424,8 @@ func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case FocusTables:
 		m.tables, cmd = m.tables.Update(msg)
-		m.sync()
 		return m.now(cmd)
 	}
-	m.sync()
 	return m, cmd
 }
 

@@ -1,5 +1,5 @@
 // Package views is usmnscope's terminal UI: a root model that lays out and
-// routes between panes over a Source (a *decode.Capture being fed by
+// routes between panes over a Source (a *session.Index being fed by
 // another goroutine, or a synthetic source in tests).
 //
 // # Layout
@@ -14,20 +14,30 @@
 //
 // Global keys are matched first (tab, /, :N, ?, t, f, space, esc, n/N, q),
 // then the focused pane's KeyMap. The mouse focuses and selects by click and
-// scrolls the pane under it by wheel.
+// scrolls the pane under it by wheel. What every list pane shares (its
+// movement keys, title and selection styles, size, focus, cursor and
+// scrolling, the title-and-rows rendering) is frame.List, ListKeyMap and
+// ListStyles, embedded in each pane's Model, KeyMap and Styles.
 //
 // # Data flow
 //
 // IO reaches the UI only as messages: the feeding goroutine sends
-// ProgressMsg (throttled) and LiveMsg through Program.Send. Work that grows
-// with the capture (indexing messages by connection, testing a filter) is
-// done in bounded steps across updates, and only visible rows are fetched,
-// so the first frame and each key press stay fast on a million messages.
+// ProgressMsg (throttled) and LiveMsg through Program.Send, and reading a
+// message back from the capture file (session.Store) happens only in
+// commands: the selected message's detail and tables (detailMsg), the rows
+// in view (messages.RowsMsg) and the filter's scan (messages.ScannedMsg).
+// Update and View call only the Source methods that read memory; a source
+// without a file behind it (Source.ReadsStore false) has those commands run
+// at once, before the frame. Work that grows with the capture (indexing
+// messages by connection, testing a filter) is done in bounded steps
+// across updates, and only visible rows are read, so the first frame and
+// each key press stay fast on a million messages.
 //
 // # Terminal safety
 //
-// Every string from the wire is shown through decode.Escape (wire.md 1.3
-// strings are arbitrary UTF-8, and captures can be hostile). Colours come
+// Every string from the wire is shown through termsafe.Escape (wire.md 1.3
+// strings are arbitrary UTF-8, and captures can be hostile), and text built
+// around such strings (summaries, finding texts) through termsafe.Escaped. Colours come
 // from lipgloss.LightDark after the terminal's background is queried;
 // NO_COLOR is honoured by the renderer, and no meaning rests on colour alone.
 package views

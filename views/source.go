@@ -10,16 +10,25 @@ import (
 
 // Source is what the views read: the methods of *session.Index they use.
 // Tests pass synthetic sources; the program passes the capture being fed.
+//
+// Len, Stamp, Connections, Findings and Profile read memory only, so
+// Update and View call them. Message, Detail and Tables decode a message
+// again from its bytes, which may be read back from the capture file:
+// when ReadsStore says so, the views call them only inside commands and
+// take what they read as messages (IO reaches the UI only as messages).
 type Source interface {
 	Len() int
-	Message(n int) *session.Message
 	// Stamp is message n's connection and time without decoding it.
 	Stamp(n int) (dissect.Conn, time.Time, bool)
-	Detail(n int) *session.Message
 	Connections() []session.ConnInfo
-	Tables(c dissect.Conn, asOf int) *session.Tables
 	Findings() []dissect.Finding
 	Profile() *unturned.Profile
+
+	// ReadsStore reports whether the three below may read a file.
+	ReadsStore() bool
+	Message(n int) *session.Message
+	Detail(n int) *session.Message
+	Tables(c dissect.Conn, asOf int) *session.Tables
 }
 
 var _ Source = (*session.Index)(nil)

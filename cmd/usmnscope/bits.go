@@ -14,19 +14,25 @@ import (
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
-func init() { subcommands = append(subcommands, newBitsCmd) }
-
+// bitsOptions are what a bits command line asks for.
 type bitsOptions struct {
+	IO      *streams
+	profile func() (*unturned.Profile, error)
+
+	hex     []string // HEX: the message's bytes, or "-" for standard input
 	dir     string
 	widened bool
 	idBits  int
 	json    bool
 }
 
-func newBitsCmd(s *streams) *cobra.Command {
-	var o bitsOptions
+// newCmdBits returns the bits command; runF, when not nil, runs instead of
+// runBits with the parsed options (tests).
+func newCmdBits(s *streams, runF func(*bitsOptions) error) *cobra.Command {
+	o := &bitsOptions{IO: s}
 	cmd := &cobra.Command{
 		Use:   "bits [--dir c2s|s2c] [--widened] HEX",
 		Short: "Decode one message given as hex, bit by bit",
@@ -43,7 +49,14 @@ record (outputs.md).`,
   usmnscope bits --dir c2s --widened --id-bits 2 --json 31 00
   pbpaste | usmnscope bits --dir s2c -`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runBits(cmd, s, args, o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.hex = args
+			o.profile = profileLoader(cmd)
+			if runF != nil {
+				return runF(o)
+			}
+			return runBits(o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.dir, "dir", "c2s", "direction: c2s (client to server) or s2c")
@@ -78,7 +91,8 @@ func parseHex(args []string) ([]byte, error) {
 	return data, nil
 }
 
-func runBits(cmd *cobra.Command, s *streams, args []string, o bitsOptions) error {
+func runBits(o *bitsOptions) error {
+	s, args := o.IO, o.hex
 	var dir dissect.Dir
 	switch o.dir {
 	case "c2s":
@@ -102,7 +116,7 @@ func runBits(cmd *cobra.Command, s *streams, args []string, o bitsOptions) error
 	if err != nil {
 		return usageError{err}
 	}
-	p, err := loadProfile(cmd)
+	p, err := o.profile()
 	if err != nil {
 		return err
 	}
@@ -159,7 +173,7 @@ func writeBits(out *bufio.Writer, m *session.Message, idBits int) {
 		fmt.Fprintf(out, "  %c  %5d %5d  %-*s  %s%s\n", fieldKey(i), f.Bit, f.Bits, maxValueBits, vb, termsafe.Escape(f.Name), strings.Replace(fieldValue(f.Value), ": ", " = ", 1))
 	}
 	for _, fd := range m.Findings {
-		fmt.Fprintf(out, "%s %s: %s", fd.Severity, fd.Group, safe(fd.Text))
+		fmt.Fprintf(out, "%s %s: %s", fd.Severity, fd.Group, termsafe.Escaped(fd.Text))
 		if fd.Bit >= 0 {
 			fmt.Fprintf(out, " (bit %d)", fd.Bit)
 		}
@@ -176,12 +190,10 @@ func writeBits(out *bufio.Writer, m *session.Message, idBits int) {
 // but for the offset is shown once and then "*", as hexdump(1) does.
 func writeHexdump(out *bufio.Writer, data []byte, fields []netpak.Span) {
 	keys := make([]byte, len(data)*8)
-	for i := range keys {
-		keys[i] = '.'
-	}
-	for i, f := range fields {
-		for b := max(f.Bit, 0); b < f.End() && b < len(keys); b++ {
-			keys[b] = fieldKey(i)
+	for b, o := range dissect.Owners(fields, len(keys)) {
+		keys[b] = '.'
+		if o >= 0 {
+			keys[b] = fieldKey(int(o))
 		}
 	}
 	prev, starred := "", false

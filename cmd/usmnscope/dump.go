@@ -8,19 +8,26 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
-func init() { subcommands = append(subcommands, newDumpCmd) }
-
+// dumpOptions are what a dump command line asks for.
 type dumpOptions struct {
+	IO      *streams
+	profile func() (*unturned.Profile, error)
+
+	capture string // CAPTURE: a file, or - for standard input
 	verbose bool
 	json    bool
 	filter  string
 }
 
-func newDumpCmd(s *streams) *cobra.Command {
-	var o dumpOptions
+// newCmdDump returns the dump command; runF, when not nil, runs instead of
+// runDump with the parsed options (tests).
+func newCmdDump(s *streams, runF func(*dumpOptions) error) *cobra.Command {
+	o := &dumpOptions{IO: s}
 	cmd := &cobra.Command{
 		Use:   "dump CAPTURE",
 		Short: "Print the decoded messages of a capture",
@@ -40,7 +47,14 @@ fields dir, msg, listener, id (listener.id), server_id, client_id, severity
   usmnscope dump --json --filter 'severity>=warn' capture.pcapng | jq .expert
   tcpdump -U -w - port 27016 | usmnscope dump -`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runDump(cmd, s, args[0], o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.capture = args[0]
+			o.profile = profileLoader(cmd)
+			if runF != nil {
+				return runF(o)
+			}
+			return runDump(o)
+		},
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.verbose, "verbose", "V", false, "print the field tree of each message with bit strings")
@@ -100,7 +114,7 @@ func (d *dumper) jsonUpTo(dc *session.Index, n int) error {
 		w := min(workers, todo/jsonSliceMin)
 		if w < 2 {
 			to := min(n, d.next+jsonSliceMax-1)
-			d.rec = dc.AppendJSONRange(d.rec[:0], d.next, to, d.f.Match)
+			d.rec = dc.AppendJSONRange(d.rec[:0], d.next, to, d.f)
 			d.next = to + 1
 			if _, err := d.out.Write(d.rec); err != nil {
 				return err
@@ -114,7 +128,7 @@ func (d *dumper) jsonUpTo(dc *session.Index, n int) error {
 		var wg sync.WaitGroup
 		for i := range w {
 			from := d.next + i*per
-			wg.Go(func() { d.slices[i] = dc.AppendJSONRange(d.slices[i][:0], from, from+per-1, d.f.Match) })
+			wg.Go(func() { d.slices[i] = dc.AppendJSONRange(d.slices[i][:0], from, from+per-1, d.f) })
 		}
 		wg.Wait()
 		d.next += w * per
@@ -127,7 +141,7 @@ func (d *dumper) jsonUpTo(dc *session.Index, n int) error {
 	return nil
 }
 
-// The messages one Capture.AppendJSONRange call encodes: at least
+// The messages one Index.AppendJSONRange call encodes: at least
 // jsonSliceMin, so that a trickle of messages (a live pipe) is not spread
 // over goroutines, and at most jsonSliceMax, so that a long run is written
 // out as it goes.
@@ -214,20 +228,20 @@ func (d *dumper) print(dc *session.Index, m *session.Message) error {
 func (d *dumper) trailer(dc *session.Index) error {
 	for _, ci := range dc.Connections() {
 		for _, f := range ci.Findings {
-			if _, err := fmt.Fprintf(d.out, "# %s: %s %s: %s\n", ci.Conn, f.Severity, f.Group, safe(f.Text)); err != nil {
+			if _, err := fmt.Fprintf(d.out, "# %s: %s %s: %s\n", ci.Conn, f.Severity, f.Group, termsafe.Escaped(f.Text)); err != nil {
 				return err
 			}
 		}
 	}
 	for _, f := range dc.Findings() {
-		if _, err := fmt.Fprintf(d.out, "# capture: %s %s: %s\n", f.Severity, f.Group, safe(f.Text)); err != nil {
+		if _, err := fmt.Fprintf(d.out, "# capture: %s %s: %s\n", f.Severity, f.Group, termsafe.Escaped(f.Text)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func runDump(cmd *cobra.Command, s *streams, path string, o dumpOptions) error {
+func runDump(o *dumpOptions) error {
 	if o.json && o.verbose {
 		return usageError{fmt.Errorf("dump: --json and -V exclude each other")}
 	}
@@ -235,14 +249,18 @@ func runDump(cmd *cobra.Command, s *streams, path string, o dumpOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
-	d := &dumper{o: o, f: flt, out: newOutput(s.out), next: 1}
+	p, err := o.profile()
+	if err != nil {
+		return err
+	}
+	d := &dumper{o: *o, f: flt, out: newOutput(o.IO.out), next: 1}
 	each := func(dc *session.Index) error { return d.upTo(dc, dc.Settled()) }
 	var pipe *jsonPipe
 	if o.json {
 		pipe = newJSONPipe(d)
 		each = pipe.kick
 	}
-	dc, err := readCapture(cmd, s, path, each)
+	dc, err := readCapture(o.IO, p, o.capture, each)
 	if pipe != nil {
 		if perr := pipe.stop(); err == nil {
 			err = perr

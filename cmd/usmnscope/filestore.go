@@ -74,7 +74,7 @@ func attach(dc *session.Index, path string, sync func() error) {
 }
 
 // attachLive makes the --write file of a live capture the store of dc, so
-// that messages whose bytes are in it need no memory (decode's Storage;
+// that messages whose bytes are in it need no memory (session.Index's Storage;
 // capture's live Next gives their offsets). src flushes the file before a
 // read that needs what it still buffers.
 func attachLive(dc *session.Index, path string, src any) {

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"encoding/hex"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
@@ -18,32 +15,6 @@ import (
 // termsafe.Escape before it is printed, so a hostile listener type name can
 // never move the cursor, retitle the window or clear the screen; JSON keeps
 // the exact strings (outputs.md).
-
-// safe makes text that should already be terminal-safe certainly so:
-// decoder summaries and finding texts carry wire strings escaped by
-// termsafe.Escape, so escaping them again would double their backslashes;
-// safe escapes only the runes that Escape would (controls, C1, bidi
-// overrides, invalid UTF-8) and keeps backslashes as they are.
-func safe(s string) string {
-	plain := true
-	for i := 0; i < len(s) && plain; i++ {
-		plain = s[i] >= 0x20 && s[i] < 0x7f
-	}
-	if plain {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if chunk := s[i : i+n]; r == '\\' {
-			b.WriteString(chunk)
-		} else {
-			b.WriteString(termsafe.Escape(chunk))
-		}
-		i += n
-	}
-	return b.String()
-}
 
 // maxDrawBytes is the widest field drawn as a bit string: a 32-bit value
 // starting anywhere in a byte covers at most 5 bytes. Longer fields
@@ -112,35 +83,9 @@ func valueBits(data []byte, bit, n int) string {
 	return string(out)
 }
 
-// formatValue renders a span value for text output, wire strings escaped.
-func formatValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "(none)"
-	case bool:
-		return strconv.FormatBool(x)
-	case string:
-		return `"` + termsafe.Escape(x) + `"`
-	case []byte:
-		const show = 32
-		if len(x) > show {
-			return fmt.Sprintf("%s… (%d bytes)", hex.EncodeToString(x[:show]), len(x))
-		}
-		return hex.EncodeToString(x)
-	case uint64:
-		return strconv.FormatUint(x, 10)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case float32:
-		return strconv.FormatFloat(float64(x), 'g', -1, 32)
-	case fmt.Stringer:
-		return termsafe.Escape(x.String())
-	default:
-		return termsafe.Escape(fmt.Sprint(x))
-	}
-}
+// formatValue renders a span value for text output, wire strings escaped:
+// dissect's rule in the text outputs' format ("(none)", decimal only).
+func formatValue(v any) string { return dissect.FormatValue(v, dissect.TextValues) }
 
 // messageName is the message name with the widened mark: a "*" when its
 // enum was read widened (wire.md 4.2).
@@ -161,7 +106,7 @@ func summary(m *session.Message) string {
 		if rest, ok := strings.CutPrefix(s, m.Name); ok && (rest == "" || rest[0] == ' ') {
 			s = rest
 		}
-		return safe(strings.TrimSpace(s))
+		return termsafe.Escaped(strings.TrimSpace(s))
 	}
 	var parts []string
 	if m.Mode != "" {
@@ -225,7 +170,7 @@ func (f lineFormat) line(m *session.Message) string {
 				count++
 			}
 		}
-		fmt.Fprintf(&b, " [%s: %s", w, safe(first.Text))
+		fmt.Fprintf(&b, " [%s: %s", w, termsafe.Escaped(first.Text))
 		if more := len(m.Findings) - 1; more > 0 {
 			fmt.Fprintf(&b, " (+%d more)", more)
 		}
@@ -251,7 +196,7 @@ func (f lineFormat) tree(m *session.Message) string {
 		fmt.Fprintf(&b, "    payload: bit %d, %d bits\n", m.PayloadBit, m.PayloadBits)
 	}
 	for _, fd := range m.Findings {
-		fmt.Fprintf(&b, "    %s %s: %s", fd.Severity, fd.Group, safe(fd.Text))
+		fmt.Fprintf(&b, "    %s %s: %s", fd.Severity, fd.Group, termsafe.Escaped(fd.Text))
 		if fd.Bit >= 0 {
 			fmt.Fprintf(&b, " (bit %d)", fd.Bit)
 		}

@@ -14,9 +14,13 @@ import (
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
-func init() { subcommands = append(subcommands, newGenCmd) }
-
+// genOptions are what a gen command line asks for.
 type genOptions struct {
+	IO         *streams
+	profile    func() (*unturned.Profile, error)
+	profileSet bool // --profile was given: it replaces the scenario's profile
+
+	args  []string // the scenario file, if any
 	out   string
 	pcap  bool
 	scale int
@@ -25,8 +29,10 @@ type genOptions struct {
 	link  string
 }
 
-func newGenCmd(s *streams) *cobra.Command {
-	var o genOptions
+// newCmdGen returns the gen command; runF, when not nil, runs instead of
+// runGen with the parsed options (tests).
+func newCmdGen(s *streams, runF func(*genOptions) error) *cobra.Command {
+	o := &genOptions{IO: s}
 	cmd := &cobra.Command{
 		Use:   "gen SCENARIO.toml -o OUT.pcapng | gen --scale N [--conns K] -o OUT.pcapng",
 		Short: "Generate a capture from a scenario file, or a load capture",
@@ -44,7 +50,15 @@ same file.`,
   usmnscope gen fixtures/scenarios/vanilla.toml --pcap -o vanilla.pcap
   usmnscope gen --scale 1000000 --conns 64 -o load.pcapng`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runGen(cmd, s, args, o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.args = args
+			o.profile = profileLoader(cmd)
+			o.profileSet = profileSet(cmd)
+			if runF != nil {
+				return runF(o)
+			}
+			return runGen(o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.out, "output", "o", "", "capture file to write (- for standard output)")
@@ -56,7 +70,8 @@ same file.`,
 	return cmd
 }
 
-func runGen(cmd *cobra.Command, s *streams, args []string, o genOptions) error {
+func runGen(o *genOptions) error {
+	s, args := o.IO, o.args
 	if o.out == "" {
 		return usageError{fmt.Errorf("gen: -o OUT is required")}
 	}
@@ -74,12 +89,12 @@ func runGen(cmd *cobra.Command, s *streams, args []string, o genOptions) error {
 			return err
 		}
 	}
-	if err := applyProfile(cmd, sc); err != nil {
+	if err := applyProfile(sc, o.profileSet, o.profile); err != nil {
 		return err
 	}
 	var scaleProfile *unturned.Profile
 	if sc == nil {
-		p, err := loadProfile(cmd)
+		p, err := o.profile()
 		if err != nil {
 			return err
 		}
@@ -143,13 +158,13 @@ func create(s *streams, path string) (w io.Writer, closeOut func() error, create
 // applyProfile lets --profile, which every command takes, replace the
 // profile a scenario file names for the messages it encodes (wire.md 6.1);
 // addresses the scenario left to the profile's default port keep the
-// scenario's own profile. Without --profile, or without a scenario, it does
-// nothing.
-func applyProfile(cmd *cobra.Command, sc *scenario.Scenario) error {
-	if sc == nil || !profileSet(cmd) {
+// scenario's own profile. Without --profile (set), or without a scenario,
+// it does nothing.
+func applyProfile(sc *scenario.Scenario, set bool, load func() (*unturned.Profile, error)) error {
+	if sc == nil || !set {
 		return nil
 	}
-	p, err := loadProfile(cmd)
+	p, err := load()
 	if err != nil {
 		return err
 	}

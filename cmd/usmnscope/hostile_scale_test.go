@@ -25,7 +25,7 @@ import (
 // measured for that case on top of it, with about 2× margin, so that a
 // regression that buffers per byte, per frame or per flow shows.
 const (
-	// A million one-byte frames become a million messages; decode.Capture
+	// A million one-byte frames become a million messages; session.Index
 	// keeps a compact record per message (tables, the TUI and --at need
 	// them), so this grows with messages: measured 81–95 MiB for dump
 	// --json, 55–57 MiB for tables --json.

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -87,15 +88,16 @@ func formatSize(n int) string {
 }
 
 // addLimitFlags registers the --max-* flags on root, persistent so that
-// every command takes them, each showing its built-in default.
+// every command takes them, each showing its built-in default: capture's
+// for the capture bounds, unturned's for the others (pipeline.DefaultBounds).
 func addLimitFlags(root *cobra.Command) {
 	fs := root.PersistentFlags()
-	def := unturned.DefaultBounds()
+	def := pipeline.DefaultBounds()
 	for _, f := range limitFlags {
 		v := &boundValue{key: f.key, size: f.size}
 		n, _ := def.Get(f.key)
 		if err := v.Set(strconv.Itoa(n)); err != nil {
-			panic(fmt.Sprintf("limits: default of %s: %v", f.key, err)) // a bug in DefaultBounds, caught by every test
+			panic(fmt.Sprintf("limits: default of %s: %v", f.key, err)) // a bug in the default bounds, caught by every test
 		}
 		fs.Var(v, f.name, f.usage+" (profile: [limits] "+f.key+")")
 	}

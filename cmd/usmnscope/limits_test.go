@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/scenario"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -293,15 +294,15 @@ func TestLimitsBadValues(t *testing.T) {
 
 // TestLimitsDocumented parses the bounds table of SECURITY.md: every bound
 // with a profile key is listed with its flag, and its documented default
-// is the code's (unturned.DefaultBounds, capture's defaults, the flag's
-// shown default), so the docs cannot drift.
+// is the code's (pipeline.DefaultBounds: unturned's and capture's
+// defaults, the flag's shown default), so the docs cannot drift.
 func TestLimitsDocumented(t *testing.T) {
 	data, err := os.ReadFile("../../SECURITY.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	row := regexp.MustCompile("(?m)^\\|[^|]*\\| `--([a-z-]+)` \\| `([a-z_]+)` \\| ([^|]+) \\|")
-	def := unturned.DefaultBounds()
+	def := pipeline.DefaultBounds()
 	seen := map[string]bool{}
 	for _, m := range row.FindAllStringSubmatch(string(data), -1) {
 		flagName, key, doc := m[1], m[2], strings.TrimSpace(m[3])
@@ -340,7 +341,7 @@ func TestLimitsDocumented(t *testing.T) {
 		{"max_flows", capture.DefaultMaxFlows},
 	} {
 		if v, _ := def.Get(c.key); v != c.code {
-			t.Errorf("unturned.DefaultBounds %s = %d; capture's default is %d", c.key, v, c.code)
+			t.Errorf("pipeline.DefaultBounds %s = %d; capture's default is %d", c.key, v, c.code)
 		}
 	}
 }

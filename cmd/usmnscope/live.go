@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -16,17 +17,24 @@ import (
 	"github.com/usmnscope/usmnscope/views"
 )
 
-func init() { subcommands = append(subcommands, newLiveCmd) }
+// liveOptions are what a live command line asks for.
+type liveOptions struct {
+	IO      *streams
+	ctx     context.Context // the command's, for the headless capture
+	profile func() (*unturned.Profile, error)
 
-func newLiveCmd(s *streams) *cobra.Command {
-	var (
-		iface   string
-		write   string
-		snaplen int
-		promisc bool
-		arena   int64
-		hl      headless
-	)
+	iface   string
+	write   string
+	snaplen int
+	promisc bool
+	arena   int64 // --max-arena, in MiB
+	hl      headless
+}
+
+// newCmdLive returns the live command; runF, when not nil, runs instead of
+// runLive with the parsed options (tests).
+func newCmdLive(s *streams, runF func(*liveOptions) error) *cobra.Command {
+	o := &liveOptions{IO: s}
 	cmd := &cobra.Command{
 		Use:   "live -i IFACE",
 		Short: "Capture on an interface and browse it live in the terminal UI",
@@ -50,66 +58,77 @@ memory is used; open the file later for the whole session.`,
 		Example: "  sudo usmnscope live -i lo\n  sudo usmnscope live -i eth0 --write session.pcapng\n  sudo usmnscope live -i lo --duration 30s",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if iface == "" {
-				return usageError{errors.New("live: -i IFACE is required")}
+			o.ctx = cmd.Context()
+			o.profile = profileLoader(cmd)
+			if runF != nil {
+				return runF(o)
 			}
-			if snaplen < 0 {
-				return usageError{fmt.Errorf("live: --snaplen %d: must be positive", snaplen)}
-			}
-			if arena < 0 || arena > 1<<30 {
-				return usageError{fmt.Errorf("live: --max-arena %d: cannot be negative or above 1073741824 MiB", arena)}
-			}
-			if hl.count < 0 || hl.duration < 0 {
-				return usageError{errors.New("live: --count and --duration cannot be negative")}
-			}
-			if !hl.on() && !isTerminal(s.out) {
-				return errors.New("live: standard output is not a terminal; use `tcpdump -U -w - | usmnscope dump -` for text output")
-			}
-			p, err := loadProfile(cmd)
-			if err != nil {
-				return err
-			}
-			opt := capture.DefaultLiveOptions(iface)
-			opt.Options = captureOptions(p)
-			if snaplen > 0 {
-				opt.SnapLen = snaplen
-			}
-			opt.Promiscuous = promisc
-			opt.Write = write
-			src, err := capture.OpenLive(opt)
-			if err != nil {
-				return err
-			}
-			dc := newLiveDecoder(p, arena<<20)
-			attachLive(dc, write, src)
-			if hl.on() {
-				return hl.run(cmd.Context(), s, iface, src, dc)
-			}
-			defer saveOnHangup(src)()
-			err = runTUI(s, s.in, src, dc, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true})
-			// q, Ctrl-C (a key on the terminal), SIGTERM and a SIGINT
-			// sent from elsewhere (bubbletea's ErrInterrupted) are all a
-			// normal stop. runTUI has closed src, which flushed --write;
-			// Close returns its error again, so that a failed --write is
-			// reported after the screen is gone.
-			if errors.Is(err, tea.ErrInterrupted) {
-				err = nil
-			}
-			if cerr := src.Close(); err == nil {
-				err = cerr
-			}
-			return err
+			return runLive(o)
 		},
 	}
-	cmd.Flags().StringVarP(&iface, "interface", "i", "", "network interface to capture on (\"any\" for all)")
-	cmd.Flags().StringVar(&write, "write", "", "also save every captured packet to this pcapng `FILE`")
-	cmd.Flags().IntVar(&snaplen, "snaplen", 0, "bytes kept per packet (default 262144)")
-	cmd.Flags().BoolVar(&promisc, "promisc", false, "put the interface in promiscuous mode")
-	cmd.Flags().Int64Var(&arena, "max-arena", liveArenaMiB, "keep the bytes of at most `MiB` of recent messages in memory (0: all); older ones are read back from --write or shown without bytes")
-	cmd.Flags().BoolVar(&hl.stats, "stats", false, "no TUI: capture and decode until Ctrl-C (or --count/--duration), then print one line of totals")
-	cmd.Flags().Int64Var(&hl.count, "count", 0, "no TUI: stop after `N` packets (implies --stats)")
-	cmd.Flags().DurationVar(&hl.duration, "duration", 0, "no TUI: stop after `D`, e.g. 10s (implies --stats)")
+	f := cmd.Flags()
+	f.StringVarP(&o.iface, "interface", "i", "", "network interface to capture on (\"any\" for all)")
+	f.StringVar(&o.write, "write", "", "also save every captured packet to this pcapng `FILE`")
+	f.IntVar(&o.snaplen, "snaplen", 0, "bytes kept per packet (default 262144)")
+	f.BoolVar(&o.promisc, "promisc", false, "put the interface in promiscuous mode")
+	f.Int64Var(&o.arena, "max-arena", liveArenaMiB, "keep the bytes of at most `MiB` of recent messages in memory (0: all); older ones are read back from --write or shown without bytes")
+	f.BoolVar(&o.hl.stats, "stats", false, "no TUI: capture and decode until Ctrl-C (or --count/--duration), then print one line of totals")
+	f.Int64Var(&o.hl.count, "count", 0, "no TUI: stop after `N` packets (implies --stats)")
+	f.DurationVar(&o.hl.duration, "duration", 0, "no TUI: stop after `D`, e.g. 10s (implies --stats)")
 	return cmd
+}
+
+func runLive(o *liveOptions) error {
+	s, iface := o.IO, o.iface
+	if iface == "" {
+		return usageError{errors.New("live: -i IFACE is required")}
+	}
+	if o.snaplen < 0 {
+		return usageError{fmt.Errorf("live: --snaplen %d: must be positive", o.snaplen)}
+	}
+	if o.arena < 0 || o.arena > 1<<30 {
+		return usageError{fmt.Errorf("live: --max-arena %d: cannot be negative or above 1073741824 MiB", o.arena)}
+	}
+	if o.hl.count < 0 || o.hl.duration < 0 {
+		return usageError{errors.New("live: --count and --duration cannot be negative")}
+	}
+	if !o.hl.on() && !isTerminal(s.out) {
+		return errors.New("live: standard output is not a terminal; use `tcpdump -U -w - | usmnscope dump -` for text output")
+	}
+	p, err := o.profile()
+	if err != nil {
+		return err
+	}
+	opt := capture.DefaultLiveOptions(iface)
+	opt.Options = captureOptions(p)
+	if o.snaplen > 0 {
+		opt.SnapLen = o.snaplen
+	}
+	opt.Promiscuous = o.promisc
+	opt.Write = o.write
+	src, err := capture.OpenLive(opt)
+	if err != nil {
+		return err
+	}
+	dc := newLiveDecoder(p, o.arena<<20)
+	attachLive(dc, o.write, src)
+	if o.hl.on() {
+		return o.hl.run(o.ctx, s, iface, src, dc)
+	}
+	defer saveOnHangup(src)()
+	err = runTUI(s, s.in, src, dc, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true})
+	// q, Ctrl-C (a key on the terminal), SIGTERM and a SIGINT
+	// sent from elsewhere (bubbletea's ErrInterrupted) are all a
+	// normal stop. runTUI has closed src, which flushed --write;
+	// Close returns its error again, so that a failed --write is
+	// reported after the screen is gone.
+	if errors.Is(err, tea.ErrInterrupted) {
+		err = nil
+	}
+	if cerr := src.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // liveArenaMiB is live's default bound on message bytes in memory

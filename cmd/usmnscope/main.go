@@ -1,38 +1,3 @@
-// Command usmnscope inspects Unturned SystemSockets traffic and USMN module
-// messages. See README.md.
-//
-// # Commands
-//
-// dump prints the decoded messages of a capture (one line each, -V field
-// trees with bit strings, --json NDJSON per ../../../shared/spec/outputs.md);
-// tables prints the per-connection listener-ID tables of wire.md 4.5;
-// bits decodes one message pasted as hex; profile show prints the profile of
-// wire.md 6; open and live run the TUI; gen and simulate write fixture
-// captures.
-//
-// # Wiring
-//
-// pipeline.go's feed is the one path from capture.Source events to
-// decode.Capture, used by the CLI and the TUI alike; a recover there turns a
-// decoder panic into an error finding (style.md).
-//
-// # Output rules
-//
-// Wire strings in text output are escaped (decode.Escape) so they cannot
-// drive the terminal; JSON keeps them exact. Exit status follows outputs.md:
-// 0 success (findings included), 1 unreadable input, 2 usage.
-//
-// # Signals and IO faults
-//
-// A closed stdout (`dump | head`) ends the command quietly with status 0:
-// SIGPIPE is ignored, so the write fails with EPIPE, which Execute does not
-// report. Output that cannot be written otherwise (`dump > /dev/full`) is
-// status 1 with one line naming the output and the cause. Ctrl-C, SIGINT
-// or SIGTERM stop live with status 0 once its --write file is flushed and
-// closed; a --write that failed (a full disk) or an interface that went
-// away is status 1 with one line, the packets saved before kept as a valid
-// pcapng. A capture cut mid-record is read up to the cut, the cut a
-// finding, status 0. signals_test.go checks each on the built binary.
 package main
 
 import (

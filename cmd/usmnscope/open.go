@@ -16,12 +16,22 @@ import (
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
 )
 
-func init() { subcommands = append(subcommands, newOpenCmd) }
+// openOptions are what an open command line asks for.
+type openOptions struct {
+	IO      *streams
+	profile func() (*unturned.Profile, error)
 
-func newOpenCmd(s *streams) *cobra.Command {
+	capture string // CAPTURE: a file, or - for standard input
+}
+
+// newCmdOpen returns the open command; runF, when not nil, runs instead of
+// runOpen with the parsed options (tests).
+func newCmdOpen(s *streams, runF func(*openOptions) error) *cobra.Command {
+	o := &openOptions{IO: s}
 	return &cobra.Command{
 		Use:   "open CAPTURE",
 		Short: "Browse a capture in the terminal UI",
@@ -32,35 +42,45 @@ as the capture is read. Press ? for the keys.`,
 		Example: "  usmnscope open capture.pcapng\n  tcpdump -U -w - port 27016 | usmnscope open -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := loadProfile(cmd)
-			if err != nil {
-				return err
+			o.capture = args[0]
+			o.profile = profileLoader(cmd)
+			if runF != nil {
+				return runF(o)
 			}
-			src, err := openSource(s, args[0], p)
-			if err != nil {
-				return err
-			}
-			if !isTerminal(s.out) {
-				src.Close()
-				return errors.New("open: standard output is not a terminal; use `usmnscope dump` for text output")
-			}
-			keys := s.in
-			if args[0] == "-" {
-				// Standard input carries the capture: keys come from the terminal.
-				tty, err := os.Open("/dev/tty")
-				if err != nil {
-					src.Close()
-					return fmt.Errorf("open: reading the capture from standard input needs a terminal for keys: %w", err)
-				}
-				defer tty.Close()
-				keys = tty
-			}
-			dc := newDecoder(p)
-			attachStore(dc, args[0])
-			lowGC()
-			return runTUI(s, keys, src, dc, views.Config{Name: args[0], Parse: parseFilter})
+			return runOpen(o)
 		},
 	}
+}
+
+func runOpen(o *openOptions) error {
+	s, path := o.IO, o.capture
+	p, err := o.profile()
+	if err != nil {
+		return err
+	}
+	src, err := openSource(s, path, p)
+	if err != nil {
+		return err
+	}
+	if !isTerminal(s.out) {
+		src.Close()
+		return errors.New("open: standard output is not a terminal; use `usmnscope dump` for text output")
+	}
+	keys := s.in
+	if path == "-" {
+		// Standard input carries the capture: keys come from the terminal.
+		tty, err := os.Open("/dev/tty")
+		if err != nil {
+			src.Close()
+			return fmt.Errorf("open: reading the capture from standard input needs a terminal for keys: %w", err)
+		}
+		defer tty.Close()
+		keys = tty
+	}
+	dc := newDecoder(p)
+	attachStore(dc, path)
+	lowGC()
+	return runTUI(s, keys, src, dc, views.Config{Name: path, Parse: parseFilter})
 }
 
 // tuiGCPercent is the TUI's GOGC. The decoded capture is a large, long-lived

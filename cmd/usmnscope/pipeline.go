@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
@@ -37,17 +35,13 @@ func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, e
 	return capture.Open(path, captureOptions(p))
 }
 
-// readCapture opens path, decodes all of it with the profile of cmd and
+// readCapture opens path, decodes all of it under the profile p and
 // returns the result, drawing progress on a terminal's stderr. each, when
 // not nil, runs after every event (dump prints settled messages from it);
 // its error stops the read. A capture that cannot be opened is an error;
 // one that breaks off part-way keeps what was decoded and reports the break
 // as a capture finding and a one-line warning on stderr.
-func readCapture(cmd *cobra.Command, s *streams, path string, each func(*session.Index) error) (*session.Index, error) {
-	p, err := loadProfile(cmd)
-	if err != nil {
-		return nil, err
-	}
+func readCapture(s *streams, p *unturned.Profile, path string, each func(*session.Index) error) (*session.Index, error) {
 	src, err := openSource(s, path, p)
 	if err != nil {
 		return nil, err

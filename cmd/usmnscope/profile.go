@@ -5,10 +5,10 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/unturned"
 )
-
-func init() { subcommands = append(subcommands, newProfileCmd) }
 
 // profileFlag is the persistent root flag every command reads its profile
 // from (wire.md 6.1).
@@ -31,13 +31,25 @@ func loadProfile(cmd *cobra.Command) (*unturned.Profile, error) {
 			return nil, err
 		}
 	}
+	// The capture bounds the file left unset are capture's defaults, which
+	// profile show prints.
+	p.Bounds = pipeline.CaptureBounds(p.Bounds)
 	if err := applyLimitFlags(cmd, p); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-func newProfileCmd(s *streams) *cobra.Command {
+// profileShowOptions are what a profile show command line asks for.
+type profileShowOptions struct {
+	IO      *streams
+	profile func() (*unturned.Profile, error)
+}
+
+// newCmdProfile returns the profile command and its show subcommand;
+// runF, when not nil, runs instead of runProfileShow with the parsed
+// options (tests).
+func newCmdProfile(s *streams, runF func(*profileShowOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "profile",
 		Short: "Show the protocol profile in effect",
@@ -56,20 +68,33 @@ prints the bounds in effect.`,
 			return usageError{fmt.Errorf("profile: name a subcommand (show)")}
 		},
 	}
-	cmd.AddCommand(&cobra.Command{
+	cmd.AddCommand(newCmdProfileShow(s, runF))
+	return cmd
+}
+
+func newCmdProfileShow(s *streams, runF func(*profileShowOptions) error) *cobra.Command {
+	o := &profileShowOptions{IO: s}
+	return &cobra.Command{
 		Use:     "show",
 		Short:   "Print the effective profile as TOML",
 		Example: "  usmnscope profile show > my.toml\n  usmnscope --profile my.toml profile show\n  usmnscope --max-flows 500 profile show",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := loadProfile(cmd)
-			if err != nil {
-				return err
+			o.profile = profileLoader(cmd)
+			if runF != nil {
+				return runF(o)
 			}
-			out := newOutput(s.out)
-			out.WriteString(p.TOML())
-			return out.Flush()
+			return runProfileShow(o)
 		},
-	})
-	return cmd
+	}
+}
+
+func runProfileShow(o *profileShowOptions) error {
+	p, err := o.profile()
+	if err != nil {
+		return err
+	}
+	out := newOutput(o.IO.out)
+	out.WriteString(p.TOML())
+	return out.Flush()
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Exit codes of outputs.md.
@@ -31,6 +33,15 @@ type streams struct {
 	out, err io.Writer
 }
 
+// profileLoader returns the loader of the profile a command runs under
+// (--profile and the --max-* flags of cmd's command line; loadProfile). A
+// command's options hold it rather than the profile, so that a bad profile
+// is reported where the command would have read it, after its own usage
+// checks (cli/cli's options hold Config the same way).
+func profileLoader(cmd *cobra.Command) func() (*unturned.Profile, error) {
+	return func() (*unturned.Profile, error) { return loadProfile(cmd) }
+}
+
 // newRoot builds the command tree over the given streams.
 func newRoot(s *streams) *cobra.Command {
 	root := &cobra.Command{
@@ -48,11 +59,20 @@ func newRoot(s *streams) *cobra.Command {
   usmnscope tables --at 40 capture.pcapng
   usmnscope bits --dir s2c 8c 00 00 62 79 65
   tcpdump -U -w - port 27016 | usmnscope dump -`
-	root.PersistentFlags().String(profileFlag, "", "TOML `FILE` overriding the protocol constants (wire.md 6.1; see `usmnscope profile show`)")
-	addLimitFlags(root)
-	for _, add := range subcommands {
-		root.AddCommand(add(s))
-	}
+	addRootFlags(root)
+	// Every command, wired here and nowhere else (cli/cli's root): each
+	// constructor takes the streams and an optional run function, which
+	// tests pass to see the options a command line parses to.
+	root.AddCommand(
+		newCmdBits(s, nil),
+		newCmdDump(s, nil),
+		newCmdGen(s, nil),
+		newCmdLive(s, nil),
+		newCmdOpen(s, nil),
+		newCmdProfile(s, nil),
+		newCmdSimulate(s, nil),
+		newCmdTables(s, nil),
+	)
 	// Shell completion is cobra's own command; it gets an example like
 	// every other command.
 	root.InitDefaultCompletionCmd()
@@ -68,8 +88,12 @@ func newRoot(s *streams) *cobra.Command {
 	return root
 }
 
-// subcommands lists the constructors of the commands, each in its own file.
-var subcommands []func(*streams) *cobra.Command
+// addRootFlags registers the flags every command takes: --profile and the
+// --max-* bounds (limits.go).
+func addRootFlags(root *cobra.Command) {
+	root.PersistentFlags().String(profileFlag, "", "TOML `FILE` overriding the protocol constants (wire.md 6.1; see `usmnscope profile show`)")
+	addLimitFlags(root)
+}
 
 // Execute runs the command line and returns the process exit code.
 func Execute(args []string, in io.Reader, out, errw io.Writer) int {

@@ -11,19 +11,34 @@ import (
 
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/scenario"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
-func init() { subcommands = append(subcommands, newSimulateCmd) }
-
+// simulateOptions are what a simulate command line asks for.
 type simulateOptions struct {
+	IO         *streams
+	ctx        context.Context // the command's; nil is context.Background
+	profile    func() (*unturned.Profile, error)
+	profileSet bool // --profile was given
+
 	scenario string
 	sim      scenario.Sim
 	inject   bool
 	iface    string
+
+	speedSet bool     // --speed was given (it excludes --full-speed)
+	ifaceSet bool     // -i was given (it goes with --inject)
+	tcpFlags []string // the TCP-only flags given, which --inject refuses
 }
 
-func newSimulateCmd(s *streams) *cobra.Command {
-	var o simulateOptions
+// tcpOnlyFlags are the simulate flags for TCP connections, which --inject
+// refuses rather than ignores, in the order it names them.
+var tcpOnlyFlags = []string{"addr", "speed", "full-speed", "nagle", "congestion"}
+
+// newCmdSimulate returns the simulate command; runF, when not nil, runs
+// instead of runSimulate with the parsed options (tests).
+func newCmdSimulate(s *streams, runF func(*simulateOptions) error) *cobra.Command {
+	o := &simulateOptions{IO: s}
 	cmd := &cobra.Command{
 		Use:   "simulate [--scenario F] [--addr A] [--speed X | --full-speed] [--count N] [--rate R] | --inject [-i IF] [--rate PPS]",
 		Short: "Play a scenario between a real server and client over TCP",
@@ -53,7 +68,22 @@ TCP sender on the same machine cannot reach. It needs CAP_NET_RAW.`,
   usmnscope simulate --full-speed --count 2000000 --conns 8
   usmnscope simulate --inject --rate 200000 --count 2000000 --conns 4 -i lo`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runSimulate(cmd, s, o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.ctx = cmd.Context()
+			o.profile = profileLoader(cmd)
+			o.profileSet = profileSet(cmd)
+			f := cmd.Flags()
+			o.speedSet, o.ifaceSet = f.Changed("speed"), f.Changed("interface")
+			for _, name := range tcpOnlyFlags {
+				if f.Changed(name) {
+					o.tcpFlags = append(o.tcpFlags, name)
+				}
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return runSimulate(o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "scenario file to play")
@@ -71,11 +101,12 @@ TCP sender on the same machine cannot reach. It needs CAP_NET_RAW.`,
 	return cmd
 }
 
-func runSimulate(cmd *cobra.Command, s *streams, o simulateOptions) error {
+func runSimulate(o *simulateOptions) error {
+	s := o.IO
 	if o.scenario == "" && o.sim.Count <= 0 {
 		return usageError{fmt.Errorf("simulate: give --scenario F, --count N or both")}
 	}
-	if cmd.Flags().Changed("speed") && o.sim.FullSpeed {
+	if o.speedSet && o.sim.FullSpeed {
 		return usageError{fmt.Errorf("simulate: --speed and --full-speed exclude each other")}
 	}
 	if o.sim.Speed <= 0 {
@@ -91,28 +122,28 @@ func runSimulate(cmd *cobra.Command, s *streams, o simulateOptions) error {
 			return err
 		}
 	}
-	if err := applyProfile(cmd, sc); err != nil {
+	if err := applyProfile(sc, o.profileSet, o.profile); err != nil {
 		return err
 	}
 	if sc != nil {
 		o.sim.P = sc.P
-	} else if profileSet(cmd) {
-		p, err := loadProfile(cmd)
+	} else if o.profileSet {
+		p, err := o.profile()
 		if err != nil {
 			return err
 		}
 		o.sim.P = p
 	}
-	ctx := cmd.Context()
+	ctx := o.ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	if o.inject {
-		return runInject(ctx, cmd, s, o, sc)
+		return runInject(ctx, o, sc)
 	}
-	if cmd.Flags().Changed("interface") {
+	if o.ifaceSet {
 		return usageError{fmt.Errorf("simulate: -i goes with --inject")}
 	}
 	o.sim.Log = s.out
@@ -128,11 +159,10 @@ func runSimulate(cmd *cobra.Command, s *streams, o simulateOptions) error {
 
 // runInject is simulate --inject: the TCP-only flags are refused rather
 // than ignored.
-func runInject(ctx context.Context, cmd *cobra.Command, s *streams, o simulateOptions, sc *scenario.Scenario) error {
-	for _, name := range []string{"addr", "speed", "full-speed", "nagle", "congestion"} {
-		if cmd.Flags().Changed(name) {
-			return usageError{fmt.Errorf("simulate: --%s is for TCP connections, not --inject", name)}
-		}
+func runInject(ctx context.Context, o *simulateOptions, sc *scenario.Scenario) error {
+	s := o.IO
+	if len(o.tcpFlags) > 0 {
+		return usageError{fmt.Errorf("simulate: --%s is for TCP connections, not --inject", o.tcpFlags[0])}
 	}
 	in := scenario.Inject{Iface: o.iface, Rate: o.sim.Rate, Count: o.sim.Count, Conns: o.sim.Conns, Seed: o.sim.Seed, P: o.sim.P}
 	fmt.Fprintf(s.out, "injecting on %s\n", termsafe.Escape(o.iface))

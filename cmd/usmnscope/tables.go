@@ -8,20 +8,25 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
-func init() { subcommands = append(subcommands, newTablesCmd) }
-
+// tablesOptions are what a tables command line asks for.
 type tablesOptions struct {
-	json bool
-	at   int
+	IO      *streams
+	profile func() (*unturned.Profile, error)
+
+	capture string // CAPTURE: a file, or - for standard input
+	json    bool
+	at      int
 }
 
-func newTablesCmd(s *streams) *cobra.Command {
-	var o tablesOptions
+// newCmdTables returns the tables command; runF, when not nil, runs
+// instead of runTables with the parsed options (tests).
+func newCmdTables(s *streams, runF func(*tablesOptions) error) *cobra.Command {
+	o := &tablesOptions{IO: s}
 	cmd := &cobra.Command{
 		Use:   "tables CAPTURE",
 		Short: "Print the per-connection USMN listener-ID tables",
@@ -34,25 +39,36 @@ outputs.md. --at N gives the state right after message N.`,
   usmnscope tables --at 12 capture.pcapng
   usmnscope tables --json capture.pcapng | jq '.connections[].server_listeners'`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runTables(cmd, s, args[0], o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.capture = args[0]
+			o.profile = profileLoader(cmd)
+			if runF != nil {
+				return runF(o)
+			}
+			return runTables(o)
+		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the tables as one JSON document (outputs.md)")
 	cmd.Flags().IntVar(&o.at, "at", 0, "show the tables as of message `N` (default: the end of the capture)")
 	return cmd
 }
 
-func runTables(cmd *cobra.Command, s *streams, path string, o tablesOptions) error {
+func runTables(o *tablesOptions) error {
 	if o.at < 0 {
 		return usageError{fmt.Errorf("tables: --at %d: message numbers start at 1", o.at)}
 	}
-	dc, err := readCapture(cmd, s, path, nil)
+	p, err := o.profile()
+	if err != nil {
+		return err
+	}
+	dc, err := readCapture(o.IO, p, o.capture, nil)
 	if err != nil {
 		return err
 	}
 	if o.at > dc.Len() {
 		return usageError{fmt.Errorf("tables: --at %d: the capture has %d messages", o.at, dc.Len())}
 	}
-	out := newOutput(s.out)
+	out := newOutput(o.IO.out)
 	if o.json {
 		b, err := dc.TablesJSONAt(o.at)
 		if err != nil {
@@ -102,7 +118,7 @@ func writeTables(out *bufio.Writer, dc *session.Index, at int) {
 			fmt.Fprintf(out, "  unresolved: %s\n", strings.Join(refs, ", "))
 		}
 		for _, f := range t.Warnings {
-			fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, safe(f.Text))
+			fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, termsafe.Escaped(f.Text))
 		}
 	}
 }
@@ -155,21 +171,13 @@ func yesNo(b bool) string {
 	return "no"
 }
 
+// widenedText is session's Full wording of the widened directions, after
+// ", " when there are any.
 func widenedText(ci session.ConnInfo) string {
-	var parts []string
-	for _, d := range []dissect.Dir{dissect.C2S, dissect.S2C} {
-		if ci.Widened[d] {
-			parts = append(parts, fmt.Sprintf("%s from #%d", d, ci.WidenedAt[d]))
-		}
+	if s := ci.WidenedText(session.Full); s != "" {
+		return ", " + s
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	s := ", widened " + strings.Join(parts, ", ")
-	if ci.Inferred {
-		s += " (inferred)"
-	}
-	return s
+	return ""
 }
 
 func joinIDs(ids []uint32) string {

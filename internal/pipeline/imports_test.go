@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -45,6 +48,9 @@ func floor(pkg string) (int, bool) {
 	}
 	if strings.HasPrefix(pkg, "views/") { // the panes: above frame, below the root model
 		return 6, true
+	}
+	if strings.HasPrefix(pkg, "bench/") { // yardsticks, not product code: may use any room
+		return 10, true
 	}
 	return 0, false
 }
@@ -120,4 +126,41 @@ func hasDep(deps []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// maxLines is the longest a production source file may be (issue 12): a
+// file past it holds more than one concern.
+const maxLines = 700
+
+// TestFileLengths fails on every production Go file of the module longer
+// than maxLines.
+func TestFileLengths(t *testing.T) {
+	root := filepath.Join("..", "..")
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		checked++
+		if n := bytes.Count(b, []byte("\n")); n > maxLines {
+			t.Errorf("%s: %d lines; a production file holds at most %d", path, n, maxLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 50 {
+		t.Fatalf("checked %d files; the tree was not walked", checked)
+	}
 }

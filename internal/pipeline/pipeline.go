@@ -96,12 +96,7 @@ var rules = [...]session.Rule{
 
 // Rule maps a capture server rule to the session's; a rule capture may add
 // later is unknown, which the session treats as a mid-connection join.
-func Rule(r capture.ServerRule) session.Rule {
-	if int(r) < len(rules) {
-		return rules[r]
-	}
-	return session.RuleUnknown
-}
+func Rule(r capture.ServerRule) session.Rule { return lookup(rules[:], int(r), session.RuleUnknown) }
 
 // levelSeverity maps a capture note's level to a finding severity.
 var levelSeverity = [...]dissect.Severity{
@@ -113,10 +108,16 @@ var levelSeverity = [...]dissect.Severity{
 // Severity maps a capture note level to a finding severity; an unknown
 // level is an error.
 func Severity(l capture.Level) dissect.Severity {
-	if int(l) < len(levelSeverity) {
-		return levelSeverity[l]
+	return lookup(levelSeverity[:], int(l), dissect.Error)
+}
+
+// lookup is table[i], or unknown for an i past the table: the one rule of
+// the mappings above for values capture may add later.
+func lookup[T any](table []T, i int, unknown T) T {
+	if i >= 0 && i < len(table) {
+		return table[i]
 	}
-	return dissect.Error
+	return unknown
 }
 
 // NoteFinding turns a capture note into a finding. Notes about a flow (gaps,

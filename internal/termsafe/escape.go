@@ -13,8 +13,20 @@ import (
 // so a hostile string from the wire can never move the cursor, retitle the
 // window or reorder text. Printable text, including non-ASCII, is kept.
 // JSON output does not use this: it keeps the exact string (outputs.md).
-func Escape(s string) string {
-	if isPlain(s) {
+func Escape(s string) string { return escape(s, false) }
+
+// Escaped makes text that is built around strings already passed through
+// Escape (message summaries, finding texts: the decoder escaped the wire
+// strings inside them) certainly safe without escaping it twice: every rune
+// Escape would escape is escaped, and backslashes are kept as they are, so
+// an escape sequence already in s stays one. It is Escape's rule with the
+// backslash left out; the TUI and the text outputs both print such text
+// through it.
+func Escaped(s string) string { return escape(s, true) }
+
+// escape is the one escaping rule: Escape, and with keepBackslash Escaped.
+func escape(s string, keepBackslash bool) string {
+	if isPlain(s, keepBackslash) {
 		return s
 	}
 	var b strings.Builder
@@ -25,6 +37,8 @@ func Escape(s string) string {
 		case r == utf8.RuneError && n <= 1:
 			b.WriteString(`\x`)
 			b.WriteString(hex2(s[i]))
+		case r == '\\' && keepBackslash:
+			b.WriteByte('\\')
 		case r == '\\':
 			b.WriteString(`\\`)
 		case r < 0x20 || r == 0x7f:
@@ -41,12 +55,12 @@ func Escape(s string) string {
 	return b.String()
 }
 
-// isPlain reports whether s is printable ASCII without backslashes, the
-// common case that needs no copy.
-func isPlain(s string) bool {
+// isPlain reports whether s is printable ASCII (without backslashes unless
+// they are kept), the common case that needs no copy.
+func isPlain(s string, keepBackslash bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x20 || c >= 0x7f || c == '\\' {
+		if c < 0x20 || c >= 0x7f || c == '\\' && !keepBackslash {
 			return false
 		}
 	}

@@ -74,7 +74,6 @@ func AppendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-
 // EscapeJSON rewrites, in encoded JSON, the runes a terminal would
 // act on that encoding/json leaves raw: C1 controls (U+0080–U+009F; U+009B
 // is an 8-bit CSI) and the bidi marks, embeddings, overrides and isolates.

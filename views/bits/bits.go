@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/session"
@@ -15,34 +16,41 @@ import (
 )
 
 // KeyMap holds the pane's bindings.
+// The list keys move by rows of the hexdump (Up, Down) and to the first
+// and last bit (Top, Bottom).
 type KeyMap struct {
-	Left, Right, Up, Down, NextField, PrevField, First, Last, Order key.Binding
+	frame.ListKeyMap
+	Left, Right, NextField, PrevField, Order key.Binding
 }
 
 // DefaultKeyMap returns vim-like bindings.
 func DefaultKeyMap() KeyMap {
-	return KeyMap{
-		Left:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "bit left")),
-		Right:     key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "bit right")),
-		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "row up")),
-		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "row down")),
-		NextField: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "next field")),
-		PrevField: key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "previous field")),
-		First:     key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "first bit")),
-		Last:      key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "last bit")),
-		Order:     key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "LSB/MSB first")),
+	k := KeyMap{
+		ListKeyMap: frame.DefaultListKeyMap(),
+		Left:       key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "bit left")),
+		Right:      key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "bit right")),
+		NextField:  key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "next field")),
+		PrevField:  key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "previous field")),
+		Order:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "LSB/MSB first")),
 	}
+	k.Up.SetHelp("↑/k", "row up")
+	k.Down.SetHelp("↓/j", "row down")
+	k.Top.SetHelp("g", "first bit")
+	k.Bottom.SetHelp("G", "last bit")
+	return k
 }
 
 func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Right, k.NextField, k.Order} }
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Left, k.Right, k.Up, k.Down}, {k.NextField, k.PrevField, k.First, k.Last, k.Order}}
+	return [][]key.Binding{{k.Left, k.Right, k.Up, k.Down}, {k.NextField, k.PrevField, k.Top, k.Bottom, k.Order}}
 }
 
-// Styles of the pane. Shade alternates between neighbouring fields.
+// Styles of the pane: Selected marks the selected field's bytes and bits.
+// Shade alternates between neighbouring fields.
 type Styles struct {
-	Title, TitleFocused, Field, Cursor lipgloss.Style
-	Shade                              [2]lipgloss.Style
+	frame.ListStyles
+	Cursor lipgloss.Style
+	Shade  [2]lipgloss.Style
 }
 
 // DefaultStyles returns styles for a dark or light background. The
@@ -51,10 +59,8 @@ type Styles struct {
 func DefaultStyles(dark bool) Styles {
 	ld := lipgloss.LightDark(dark)
 	return Styles{
-		Title:        lipgloss.NewStyle().Bold(true),
-		TitleFocused: lipgloss.NewStyle().Bold(true).Reverse(true),
-		Field:        lipgloss.NewStyle().Reverse(true),
-		Cursor:       lipgloss.NewStyle().Bold(true).Underline(true).Reverse(true),
+		ListStyles: frame.DefaultListStyles(),
+		Cursor:     lipgloss.NewStyle().Bold(true).Underline(true).Reverse(true),
 		Shade: [2]lipgloss.Style{
 			lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#005f87"), lipgloss.Color("#87d7ff"))),
 			lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#870087"), lipgloss.Color("#ffafff"))),
@@ -64,8 +70,9 @@ func DefaultStyles(dark bool) Styles {
 
 // Model is the hexdump.
 type Model struct {
-	KeyMap KeyMap
-	Styles Styles
+	KeyMap     KeyMap
+	Styles     Styles
+	frame.List // a row per perRow bytes; the cursor below is a bit
 
 	data   []byte
 	fields []netpak.Span
@@ -73,42 +80,23 @@ type Model struct {
 	sel    int     // selected field, -1 for none
 	cursor int     // stream bit under the cursor
 	msb    bool
-	offset int // first visible row
-	w, h   int
-	focus  bool
 }
 
 // New returns an empty pane.
 func New() Model { return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(true), sel: -1} }
 
-func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.clamp() }
-func (m *Model) Focus()           { m.focus = true }
-func (m *Model) Blur()            { m.focus = false }
-func (m Model) Focused() bool     { return m.focus }
+// SetSize sets the pane size, title line included.
+func (m *Model) SetSize(w, h int) { m.List.SetSize(w, h); m.clamp() }
 
 // SetMessage shows msg's bytes and fields; nil clears the pane.
 func (m *Model) SetMessage(msg *session.Message) {
-	m.data, m.fields, m.sel, m.cursor, m.offset = nil, nil, -1, 0, 0
+	m.data, m.fields, m.sel, m.cursor = nil, nil, -1, 0
+	m.Home()
 	if msg != nil {
 		m.data, m.fields = msg.Data, msg.Fields
 	}
-	m.owner = Owners(m.fields, len(m.data)*8)
+	m.owner = dissect.Owners(m.fields, len(m.data)*8)
 	m.clamp()
-}
-
-// Owners maps each of n stream bits to the index of the field that covers
-// it, -1 where none does. When fields nest, the later (inner) one wins.
-func Owners(fields []netpak.Span, n int) []int32 {
-	o := make([]int32, n)
-	for i := range o {
-		o[i] = -1
-	}
-	for i, f := range fields {
-		for b := max(f.Bit, 0); b < f.End() && b < n; b++ {
-			o[b] = int32(i)
-		}
-	}
-	return o
 }
 
 // Cursor returns the stream bit under the cursor.
@@ -142,13 +130,14 @@ func (m *Model) SetCursor(b int) {
 	}
 }
 
-func (m Model) perRow() int { return max(1, (m.w-7)/13) }
+func (m Model) perRow() int { return max(1, (m.Width()-7)/13) }
+
+// rows counts the hexdump's rows.
+func (m Model) rows() int { return (len(m.data) + m.perRow() - 1) / m.perRow() }
 
 func (m *Model) clamp() {
 	m.cursor = max(0, min(m.cursor, len(m.owner)-1))
-	row := m.cursor / 8 / m.perRow()
-	rows := (len(m.data) + m.perRow() - 1) / m.perRow()
-	m.offset = frame.Scroll(m.offset, row, max(m.h-1, 1), rows)
+	m.ScrollTo(m.cursor/8/m.perRow(), m.rows())
 }
 
 // nextField returns the first bit of the next (d > 0) or previous field
@@ -191,9 +180,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.SetCursor(m.nextField(1))
 		case key.Matches(msg, m.KeyMap.PrevField):
 			m.SetCursor(m.nextField(-1))
-		case key.Matches(msg, m.KeyMap.First):
+		case key.Matches(msg, m.KeyMap.Top):
 			m.SetCursor(0)
-		case key.Matches(msg, m.KeyMap.Last):
+		case key.Matches(msg, m.KeyMap.Bottom):
 			m.SetCursor(len(m.owner) - 1)
 		case key.Matches(msg, m.KeyMap.Order):
 			m.msb = !m.msb
@@ -216,7 +205,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 // Row layout: "oooo " + k×"xx " + "│" + k×"bbbbbbbb " + "│" + k ASCII.
 func (m Model) bitAt(x, y int) (int, bool) {
 	k := m.perRow()
-	row := m.offset + y - 1
+	row := m.Offset() + y - 1
 	x -= 5 + 3*k + 1
 	if y < 1 || x < 0 || x >= 9*k || x%9 == 8 {
 		return 0, false
@@ -231,10 +220,6 @@ func (m Model) bitAt(x, y int) (int, bool) {
 
 // View renders the pane.
 func (m Model) View() string {
-	ts := m.Styles.Title
-	if m.focus {
-		ts = m.Styles.TitleFocused
-	}
 	order := "LSB first"
 	if m.msb {
 		order = "MSB first"
@@ -247,12 +232,8 @@ func (m Model) View() string {
 			title += fmt.Sprintf("  %s @%d+%d", termsafe.Escape(f.Name), f.Bit, f.Bits)
 		}
 	}
-	lines := []string{ts.Render(frame.Line(title, m.w))}
 	k := m.perRow()
-	for r := m.offset; r*k < len(m.data) && len(lines) < m.h; r++ {
-		lines = append(lines, m.row(r, k))
-	}
-	return frame.Block(lines, m.w, m.h)
+	return m.List.View(m.Styles.ListStyles, title, m.rows(), func(r int) string { return m.row(r, k) })
 }
 
 func (m Model) row(r, k int) string {
@@ -266,7 +247,7 @@ func (m Model) row(r, k int) string {
 		}
 		s := fmt.Sprintf("%02x", m.data[i])
 		if m.sel >= 0 && m.byteInField(i) {
-			s = m.Styles.Field.Render(s)
+			s = m.Styles.Selected.Render(s)
 		}
 		b.WriteString(s + " ")
 	}
@@ -304,7 +285,7 @@ func (m Model) bitStyle(sb int) lipgloss.Style {
 	case sb == m.cursor:
 		return m.Styles.Cursor
 	case o >= 0 && int(o) == m.sel:
-		return m.Styles.Field
+		return m.Styles.Selected
 	case o >= 0:
 		return m.Styles.Shade[o%2]
 	}

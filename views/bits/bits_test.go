@@ -11,6 +11,7 @@ import (
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/fake"
+	"github.com/usmnscope/usmnscope/views/frame"
 )
 
 func press(k string) tea.KeyPressMsg { return tea.KeyPressMsg{Code: []rune(k)[0], Text: k} }
@@ -24,8 +25,10 @@ func marking() Styles {
 		}
 	}
 	return Styles{
-		Title: lipgloss.NewStyle(), TitleFocused: lipgloss.NewStyle(),
-		Field:  lipgloss.NewStyle().Transform(up("S", "s")),
+		ListStyles: frame.ListStyles{
+			Title: lipgloss.NewStyle(), TitleFocused: lipgloss.NewStyle(),
+			Selected: lipgloss.NewStyle().Transform(up("S", "s")),
+		},
 		Cursor: lipgloss.NewStyle().Transform(up("C", "c")),
 	}
 }
@@ -34,17 +37,6 @@ func marking() Styles {
 // Has_Listener_Definition at bit 6, Serverside_ID_Bit_Count 7..11,
 // Listener_ID 12..13, then the string from bit 14 (wire.md 4.3).
 func defMsg() *session.Message { return fake.InvokeDefinition(2, 1, "AB") }
-
-func TestOwners(t *testing.T) {
-	fields := []netpak.Span{{Name: "a", Bit: 0, Bits: 3}, {Name: "b", Bit: 3, Bits: 0}, {Name: "c", Bit: 5, Bits: 4}, {Name: "bad", Bit: 14, Bits: 10}}
-	got := Owners(fields, 16)
-	want := []int32{0, 0, 0, -1, -1, 2, 2, 2, 2, -1, -1, -1, -1, -1, 3, 3}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("Owners(...)[%d] = %d; want %d", i, got[i], want[i])
-		}
-	}
-}
 
 func TestCursorSelectsOwner(t *testing.T) {
 	m := New()

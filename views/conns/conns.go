@@ -13,19 +13,18 @@ import (
 	"github.com/usmnscope/usmnscope/views/frame"
 )
 
-// KeyMap holds the pane's bindings.
+// KeyMap holds the pane's bindings: the list's.
 type KeyMap struct {
-	Up, Down, Top, Bottom key.Binding
+	frame.ListKeyMap
 }
 
-// DefaultKeyMap returns vim-like bindings.
+// DefaultKeyMap returns vim-like bindings; the first row is "all
+// connections".
 func DefaultKeyMap() KeyMap {
-	return KeyMap{
-		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Top:    key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "all connections")),
-		Bottom: key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "last")),
-	}
+	k := KeyMap{frame.DefaultListKeyMap()}
+	k.Top.SetHelp("g", "all connections")
+	k.Bottom.SetHelp("G", "last")
+	return k
 }
 
 func (k KeyMap) ShortHelp() []key.Binding  { return []key.Binding{k.Down, k.Up} }
@@ -33,56 +32,45 @@ func (k KeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Up, k.Dow
 
 // Styles of the pane.
 type Styles struct {
-	Title, TitleFocused, Selected lipgloss.Style
-	Severity                      [3]lipgloss.Style
+	frame.ListStyles
+	Severity [3]lipgloss.Style
 }
 
 // DefaultStyles returns styles for a dark or light background.
 func DefaultStyles(dark bool) Styles {
-	return Styles{
-		Title:        lipgloss.NewStyle().Bold(true),
-		TitleFocused: lipgloss.NewStyle().Bold(true).Reverse(true),
-		Selected:     lipgloss.NewStyle().Reverse(true),
-		Severity:     frame.SeverityStyles(dark),
-	}
+	return Styles{ListStyles: frame.DefaultListStyles(), Severity: frame.SeverityStyles(dark)}
 }
 
 // Model is the connections list.
 type Model struct {
-	KeyMap KeyMap
-	Styles Styles
+	KeyMap     KeyMap
+	Styles     Styles
+	frame.List // row 0 is all connections, row i is list[i-1]
 
-	list   []session.ConnInfo
-	spark  map[dissect.Conn][]int
-	total  int
-	cursor int // 0 = all connections, i = list[i-1]
-	offset int
-	w, h   int
-	focus  bool
+	list  []session.ConnInfo
+	spark map[dissect.Conn][]int
+	total int
 }
 
 // New returns an empty pane.
 func New() Model { return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(true)} }
 
 // SetSize sets the pane size, title line included.
-func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.clamp() }
-
-func (m *Model) Focus()       { m.focus = true }
-func (m *Model) Blur()        { m.focus = false }
-func (m Model) Focused() bool { return m.focus }
+func (m *Model) SetSize(w, h int) { m.List.SetSize(w, h); m.clamp() }
 
 // SetConnections replaces the list, keeping the selected connection.
 func (m *Model) SetConnections(list []session.ConnInfo, total int) {
 	sel, ok := m.Selected()
 	m.list, m.total = list, total
+	cursor := m.Cursor()
 	if ok {
 		for i, c := range list {
 			if c.Conn == sel {
-				m.cursor = i + 1
+				cursor = i + 1
 			}
 		}
 	}
-	m.clamp()
+	m.SetCursor(cursor, m.rows())
 }
 
 // SetSpark sets per-connection message counts per second, oldest first.
@@ -90,93 +78,80 @@ func (m *Model) SetSpark(s map[dissect.Conn][]int) { m.spark = s }
 
 // Selected returns the selected connection; false means all connections.
 func (m Model) Selected() (dissect.Conn, bool) {
-	if m.cursor <= 0 || m.cursor > len(m.list) {
-		return dissect.Conn{}, false
+	if c := m.Cursor(); c > 0 && c <= len(m.list) {
+		return m.list[c-1].Conn, true
 	}
-	return m.list[m.cursor-1].Conn, true
+	return dissect.Conn{}, false
 }
 
 // Info returns the selected connection's summary.
 func (m Model) Info() (session.ConnInfo, bool) {
-	if m.cursor <= 0 || m.cursor > len(m.list) {
-		return session.ConnInfo{}, false
+	if c := m.Cursor(); c > 0 && c <= len(m.list) {
+		return m.list[c-1], true
 	}
-	return m.list[m.cursor-1], true
+	return session.ConnInfo{}, false
 }
 
 // Select selects connection c (the zero Conn selects all).
 func (m *Model) Select(c dissect.Conn) {
-	m.cursor = 0
+	cursor := 0
 	for i, ci := range m.list {
 		if ci.Conn == c {
-			m.cursor = i + 1
+			cursor = i + 1
 		}
 	}
-	m.clamp()
+	m.SetCursor(cursor, m.rows())
 }
 
-func (m *Model) clamp() {
-	m.cursor = max(0, min(m.cursor, len(m.list)))
-	m.offset = frame.Scroll(m.offset, m.cursor, max(m.h-1, 1), len(m.list)+1)
-}
+// rows counts the rows: all connections, then each connection.
+func (m Model) rows() int { return len(m.list) + 1 }
+
+func (m *Model) clamp() { m.Clamp(m.rows()) }
 
 // Update handles keys and mouse events given to the pane.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	cursor := m.Cursor()
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		switch {
-		case key.Matches(msg, m.KeyMap.Up):
-			m.cursor--
-		case key.Matches(msg, m.KeyMap.Down):
-			m.cursor++
-		case key.Matches(msg, m.KeyMap.Top):
-			m.cursor = 0
-		case key.Matches(msg, m.KeyMap.Bottom):
-			m.cursor = len(m.list)
-		}
+		cursor, _ = m.KeyMap.Move(msg, cursor, m.rows())
 	case tea.MouseClickMsg:
-		if msg.Y >= 1 {
-			m.cursor = m.offset + msg.Y - 1
-		}
+		cursor = m.Mouse(msg)
 	case tea.MouseWheelMsg:
+		// One connection a notch: the list is short.
 		switch msg.Button {
 		case tea.MouseWheelUp:
-			m.cursor--
+			cursor--
 		case tea.MouseWheelDown:
-			m.cursor++
+			cursor++
 		}
 	}
-	m.clamp()
+	m.SetCursor(cursor, m.rows())
 	return m, nil
 }
 
 // View renders the pane.
 func (m Model) View() string {
-	ts := m.Styles.Title
-	if m.focus {
-		ts = m.Styles.TitleFocused
+	return m.List.View(m.Styles.ListStyles, fmt.Sprintf(" Connections  %d", len(m.list)), m.rows(), m.row)
+}
+
+func (m Model) row(i int) string {
+	var s string
+	sev, any := dissect.Note, false
+	if i == 0 {
+		s = fmt.Sprintf("  all connections  %d msgs", m.total)
+	} else {
+		c := m.list[i-1]
+		s = m.line(c)
+		sev, any = c.Worst, c.HasFinding
 	}
-	lines := []string{ts.Render(frame.Line(fmt.Sprintf(" Connections  %d", len(m.list)), m.w))}
-	for i := m.offset; i <= len(m.list) && len(lines) < m.h; i++ {
-		var s string
-		sev, any := dissect.Note, false
-		if i == 0 {
-			s = fmt.Sprintf("  all connections  %d msgs", m.total)
-		} else {
-			c := m.list[i-1]
-			s = m.line(c)
-			sev, any = c.Worst, c.HasFinding
-		}
-		s = frame.Line(s, m.w)
-		switch {
-		case i == m.cursor:
-			s = m.Styles.Selected.Render(s)
-		case any:
-			s = m.Styles.Severity[min(int(sev), 2)].Render(s)
-		}
-		lines = append(lines, s)
+	s = frame.Line(s, m.Width())
+	switch {
+	case i == m.Cursor():
+		s = m.Styles.Selected.Render(s)
+	case any:
+		s = m.Styles.Severity[min(int(sev), 2)].Render(s)
 	}
-	return frame.Block(lines, m.w, m.h)
+	return s
 }
 
 // line formats one connection. The USMN column reads client/server: U a
@@ -188,7 +163,7 @@ func (m Model) line(c session.ConnInfo) string {
 		worst = c.Worst.String()
 	}
 	return fmt.Sprintf("  %s ↔ %s  usmn %s/%s %s  %d msgs %d/%dB  %s  %s",
-		c.Conn.Client, c.Conn.Server, flag(c.USMNClient, "C"), flag(c.USMNServer, "S"), widened(c),
+		c.Conn.Client, c.Conn.Server, flag(c.USMNClient, "C"), flag(c.USMNServer, "S"), c.WidenedText(session.Brief),
 		c.Messages, c.Bytes[dissect.C2S], c.Bytes[dissect.S2C], worst, Sparkline(m.spark[c.Conn], 12))
 }
 
@@ -197,23 +172,6 @@ func flag(on bool, s string) string {
 		return s
 	}
 	return "-"
-}
-
-func widened(c session.ConnInfo) string {
-	var w []string
-	for d, on := range c.Widened {
-		if on {
-			w = append(w, dissect.Dir(d).String())
-		}
-	}
-	if len(w) == 0 {
-		return "vanilla"
-	}
-	s := "wide:" + strings.Join(w, ",")
-	if c.Inferred {
-		s += "?"
-	}
-	return s
 }
 
 var ticks = []rune("▁▂▃▄▅▆▇█")

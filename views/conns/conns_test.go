@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/fake"
 )
 
@@ -46,7 +47,7 @@ func TestLineShowsUSMNState(t *testing.T) {
 	}
 	inf := src.Conns[1]
 	inf.Inferred, inf.USMNClient = true, false
-	if got := widened(inf); got != "wide:c2s,s2c?" {
+	if got := inf.WidenedText(session.Brief); got != "wide:c2s,s2c?" {
 		t.Errorf("inferred widening = %q; want wide:c2s,s2c?", got)
 	}
 }

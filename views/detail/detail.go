@@ -1,7 +1,6 @@
 package detail
 
 import (
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
@@ -17,19 +17,17 @@ import (
 
 // KeyMap holds the pane's bindings.
 type KeyMap struct {
-	Up, Down, Top, Bottom, Toggle, Expand, Collapse key.Binding
+	frame.ListKeyMap
+	Toggle, Expand, Collapse key.Binding
 }
 
 // DefaultKeyMap returns vim-like bindings.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "top")),
-		Bottom:   key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "bottom")),
-		Toggle:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "expand/collapse")),
-		Expand:   key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
-		Collapse: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse")),
+		ListKeyMap: frame.DefaultListKeyMap(),
+		Toggle:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "expand/collapse")),
+		Expand:     key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
+		Collapse:   key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse")),
 	}
 }
 
@@ -40,18 +38,17 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 
 // Styles of the pane.
 type Styles struct {
-	Title, TitleFocused, Selected, Offset lipgloss.Style
-	Severity                              [3]lipgloss.Style
+	frame.ListStyles
+	Offset   lipgloss.Style
+	Severity [3]lipgloss.Style
 }
 
 // DefaultStyles returns styles for a dark or light background.
 func DefaultStyles(dark bool) Styles {
 	return Styles{
-		Title:        lipgloss.NewStyle().Bold(true),
-		TitleFocused: lipgloss.NewStyle().Bold(true).Reverse(true),
-		Selected:     lipgloss.NewStyle().Reverse(true),
-		Offset:       lipgloss.NewStyle().Faint(true),
-		Severity:     frame.SeverityStyles(dark),
+		ListStyles: frame.DefaultListStyles(),
+		Offset:     lipgloss.NewStyle().Faint(true),
+		Severity:   frame.SeverityStyles(dark),
 	}
 }
 
@@ -69,17 +66,14 @@ type node struct {
 
 // Model is the field tree.
 type Model struct {
-	KeyMap KeyMap
-	Styles Styles
+	KeyMap     KeyMap
+	Styles     Styles
+	frame.List // a row per visible node
 
 	msg    *session.Message
 	root   []*node
 	lines  []*node // visible nodes, flattened
 	closed map[string]bool
-	cursor int
-	offset int
-	w, h   int
-	focus  bool
 }
 
 // New returns an empty pane.
@@ -87,17 +81,15 @@ func New() Model {
 	return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(true), closed: map[string]bool{}}
 }
 
-func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.clamp() }
-func (m *Model) Focus()           { m.focus = true }
-func (m *Model) Blur()            { m.focus = false }
-func (m Model) Focused() bool     { return m.focus }
+// SetSize sets the pane size, title line included.
+func (m *Model) SetSize(w, h int) { m.List.SetSize(w, h); m.clamp() }
 
 // SetMessage shows msg (decoded with spans); nil clears the pane. The
 // cursor returns to the top.
 func (m *Model) SetMessage(msg *session.Message) {
 	m.msg = msg
 	m.root = build(msg)
-	m.cursor, m.offset = 0, 0
+	m.Home()
 	m.flatten()
 }
 
@@ -107,10 +99,10 @@ func (m Model) Message() *session.Message { return m.msg }
 // SelectedField returns the index in Message.Fields of the field under the
 // cursor, or -1.
 func (m Model) SelectedField() int {
-	if m.cursor < 0 || m.cursor >= len(m.lines) {
-		return -1
+	if c := m.Cursor(); c >= 0 && c < len(m.lines) {
+		return m.lines[c].field
 	}
-	return m.lines[m.cursor].field
+	return -1
 }
 
 // SelectField moves the cursor to field i, opening the groups around it.
@@ -134,12 +126,13 @@ func (m *Model) SelectField(i int) {
 		return
 	}
 	m.flatten()
+	cursor := m.Cursor()
 	for j, n := range m.lines {
 		if n.field == i && !n.group {
-			m.cursor = j
+			cursor = j
 		}
 	}
-	m.clamp()
+	m.SetCursor(cursor, len(m.lines))
 }
 
 // Lines returns the visible tree lines without styling (for tests).
@@ -166,19 +159,17 @@ func (m *Model) flatten() {
 	m.clamp()
 }
 
-func (m *Model) clamp() {
-	m.cursor = max(0, min(m.cursor, len(m.lines)-1))
-	m.offset = frame.Scroll(m.offset, m.cursor, max(m.h-1, 1), len(m.lines))
-}
+func (m *Model) clamp() { m.Clamp(len(m.lines)) }
 
 func (m *Model) setOpen(open bool) {
-	if m.cursor >= len(m.lines) || !m.lines[m.cursor].group {
+	c := m.Cursor()
+	if c >= len(m.lines) || !m.lines[c].group {
 		return
 	}
 	if open {
-		delete(m.closed, m.lines[m.cursor].path)
+		delete(m.closed, m.lines[c].path)
 	} else {
-		m.closed[m.lines[m.cursor].path] = true
+		m.closed[m.lines[c].path] = true
 	}
 	m.flatten()
 }
@@ -187,18 +178,14 @@ func (m *Model) setOpen(open bool) {
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
+		if c, ok := m.KeyMap.Move(msg, m.Cursor(), len(m.lines)); ok {
+			m.SetCursor(c, len(m.lines))
+			break
+		}
 		switch {
-		case key.Matches(msg, m.KeyMap.Up):
-			m.cursor--
-		case key.Matches(msg, m.KeyMap.Down):
-			m.cursor++
-		case key.Matches(msg, m.KeyMap.Top):
-			m.cursor = 0
-		case key.Matches(msg, m.KeyMap.Bottom):
-			m.cursor = len(m.lines)
 		case key.Matches(msg, m.KeyMap.Toggle):
-			if m.cursor < len(m.lines) {
-				m.setOpen(m.closed[m.lines[m.cursor].path])
+			if c := m.Cursor(); c < len(m.lines) {
+				m.setOpen(m.closed[m.lines[c].path])
 			}
 		case key.Matches(msg, m.KeyMap.Expand):
 			m.setOpen(true)
@@ -206,7 +193,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.setOpen(false)
 		}
 	case tea.MouseClickMsg, tea.MouseWheelMsg:
-		m.cursor = frame.ListMouse(msg, m.cursor, m.offset)
+		m.SetCursor(m.Mouse(msg), len(m.lines))
 	}
 	m.clamp()
 	return m, nil
@@ -229,31 +216,23 @@ func (m Model) plain(n *node) string {
 
 // View renders the pane.
 func (m Model) View() string {
-	ts := m.Styles.Title
-	if m.focus {
-		ts = m.Styles.TitleFocused
-	}
-	title := " Detail"
-	if m.msg != nil {
-		title = fmt.Sprintf(" Detail: message %d", m.msg.N)
-	}
-	lines := []string{ts.Render(frame.Line(title, m.w))}
-	end := min(m.offset+max(m.h-1, 1), len(m.lines))
-	for i := m.offset; i < end; i++ {
-		n := m.lines[i]
-		s := frame.Line(m.plain(n), m.w)
-		switch {
-		case i == m.cursor:
-			s = m.Styles.Selected.Render(s)
-		case n.sev > 0:
-			s = m.Styles.Severity[min(n.sev-1, 2)].Render(s)
-		}
-		lines = append(lines, s)
-	}
 	if m.msg == nil {
-		lines = append(lines, "  (no message selected)")
+		// No rows: the one line under the title says why.
+		return m.List.View(m.Styles.ListStyles, " Detail", 1, func(int) string { return "  (no message selected)" })
 	}
-	return frame.Block(lines, m.w, m.h)
+	return m.List.View(m.Styles.ListStyles, fmt.Sprintf(" Detail: message %d", m.msg.N), len(m.lines), m.row)
+}
+
+func (m Model) row(i int) string {
+	n := m.lines[i]
+	s := frame.Line(m.plain(n), m.Width())
+	switch {
+	case i == m.Cursor():
+		s = m.Styles.Selected.Render(s)
+	case n.sev > 0:
+		s = m.Styles.Severity[min(n.sev-1, 2)].Render(s)
+	}
+	return s
 }
 
 // build turns a message into the tree. Dotted field names (outputs.md:
@@ -283,7 +262,7 @@ func build(msg *session.Message) []*node {
 		}
 		parent.children = append(parent.children, &node{
 			path: fmt.Sprintf("fields/%d", i), field: i, depth: parent.depth + 1,
-			text: name + " = " + Value(sp.Value),
+			text: name + " = " + dissect.FormatValue(sp.Value, dissect.TreeValues),
 			off:  fmt.Sprintf("@%d+%d", sp.Bit, sp.Bits),
 		})
 	}
@@ -309,7 +288,7 @@ func build(msg *session.Message) []*node {
 		g := &node{path: "findings", field: -1, group: true, text: fmt.Sprintf("Findings (%d)", len(msg.Findings))}
 		for i, f := range msg.Findings {
 			n := &node{path: fmt.Sprintf("findings/%d", i), field: -1, depth: 1, sev: int(f.Severity) + 1,
-				text: fmt.Sprintf("%s/%s: %s", f.Severity, f.Group, frame.Safe(f.Text))}
+				text: fmt.Sprintf("%s/%s: %s", f.Severity, f.Group, termsafe.Escaped(f.Text))}
 			if f.Bit >= 0 {
 				n.off = fmt.Sprintf("@%d", f.Bit)
 			}
@@ -346,30 +325,4 @@ func u32Or(v *uint32) string {
 		return "unknown"
 	}
 	return strconv.FormatUint(uint64(*v), 10)
-}
-
-// Value formats a span value for the tree; strings are escaped, so a
-// hostile type name cannot reach the terminal raw.
-func Value(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "-"
-	case bool:
-		return strconv.FormatBool(v)
-	case uint64:
-		return fmt.Sprintf("%d (0x%x)", v, v)
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	case string:
-		return `"` + termsafe.Escape(v) + `"`
-	case []byte:
-		if len(v) > 32 {
-			return hex.EncodeToString(v[:32]) + fmt.Sprintf("… (%d bytes)", len(v))
-		}
-		return hex.EncodeToString(v)
-	default:
-		return termsafe.Escape(fmt.Sprint(v))
-	}
 }

@@ -40,6 +40,9 @@ func (s *Source) Message(n int) *session.Message {
 
 func (s *Source) Detail(n int) *session.Message { return s.Message(n) }
 
+// ReadsStore is false: a synthetic source holds its messages in memory.
+func (s *Source) ReadsStore() bool { return false }
+
 func (s *Source) Stamp(n int) (dissect.Conn, time.Time, bool) {
 	m := s.Message(n)
 	if m == nil {

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/usmnscope/usmnscope/internal/termsafe"
 )
 
 // Line cuts s (which may hold styling) to w display cells and pads it with
@@ -59,12 +58,4 @@ func Scroll(offset, cursor, h, n int) int {
 		offset = 0
 	}
 	return offset
-}
-
-// Safe makes text that the decoder has already escaped (message summaries,
-// finding texts: termsafe.Escape was applied to the wire strings inside them)
-// safe to print without escaping it twice: every control or unsafe
-// character left is escaped, backslashes are kept as they are.
-func Safe(s string) string {
-	return strings.ReplaceAll(termsafe.Escape(s), `\\`, `\`)
 }

@@ -2,20 +2,6 @@ package frame
 
 import "testing"
 
-func TestSafe(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`plain`, `plain`},
-		{`"\x1b[2J" kept`, `"\x1b[2J" kept`}, // already escaped by the decoder
-		{"raw \x1b[2J", `raw \x1b[2J`},       // left raw: escaped now
-		{"bidi \u202e", `bidi \u202e`},       // format character
-		{`a\\b`, `a\\b`},                     // backslashes as they are
-	} {
-		if got := Safe(tc.in); got != tc.want {
-			t.Errorf("Safe(%q) = %q; want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestLineAndBlock(t *testing.T) {
 	for _, tc := range []struct {
 		in   string

@@ -16,7 +16,9 @@ import (
 	"github.com/usmnscope/usmnscope/views/frame"
 )
 
-// Source fetches messages by number.
+// Source fetches messages by number. Reading one may read the capture
+// file back (session.Store), so the pane calls it only inside the commands
+// that Load and Scan return, never in Update or View.
 type Source interface {
 	Message(n int) *session.Message
 }
@@ -42,21 +44,22 @@ type Numbers []int32
 
 // KeyMap holds the pane's bindings.
 type KeyMap struct {
-	Up, Down, PageUp, PageDown, Top, Bottom, NextMatch, PrevMatch key.Binding
+	frame.ListKeyMap
+	PageUp, PageDown, NextMatch, PrevMatch key.Binding
 }
 
 // DefaultKeyMap returns less/vim-like bindings.
 func DefaultKeyMap() KeyMap {
-	return KeyMap{
-		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:    key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
-		PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
-		Top:       key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "first")),
-		Bottom:    key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "last")),
-		NextMatch: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
-		PrevMatch: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "prev match")),
+	k := KeyMap{
+		ListKeyMap: frame.DefaultListKeyMap(),
+		PageUp:     key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
+		PageDown:   key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+		NextMatch:  key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
+		PrevMatch:  key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "prev match")),
 	}
+	k.Top.SetHelp("g", "first")
+	k.Bottom.SetHelp("G", "last")
+	return k
 }
 
 func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Up, k.NextMatch} }
@@ -67,56 +70,51 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // Styles of the pane. Severity is shown by a letter as well as a colour so
 // that NO_COLOR loses nothing.
 type Styles struct {
-	Title, TitleFocused, Selected, Match, Dim lipgloss.Style
-	Severity                                  [3]lipgloss.Style
+	frame.ListStyles
+	Match, Dim lipgloss.Style
+	Severity   [3]lipgloss.Style
 }
 
 // DefaultStyles returns styles for a dark or light background.
 func DefaultStyles(dark bool) Styles {
 	return Styles{
-		Title:        lipgloss.NewStyle().Bold(true),
-		TitleFocused: lipgloss.NewStyle().Bold(true).Reverse(true),
-		Selected:     lipgloss.NewStyle().Reverse(true),
-		Match:        lipgloss.NewStyle().Bold(true),
-		Dim:          lipgloss.NewStyle().Faint(true),
-		Severity:     frame.SeverityStyles(dark),
+		ListStyles: frame.DefaultListStyles(),
+		Match:      lipgloss.NewStyle().Bold(true),
+		Dim:        lipgloss.NewStyle().Faint(true),
+		Severity:   frame.SeverityStyles(dark),
 	}
 }
 
 // Model is the message list. Its zero value is not usable; call New.
 type Model struct {
-	KeyMap KeyMap
-	Styles Styles
-	Title  string // what the list shows, e.g. a connection
+	KeyMap     KeyMap
+	Styles     Styles
+	Title      string // what the list shows, e.g. a connection
+	frame.List        // the cursor is an index into the displayed list
 
 	src    Source
 	base   Rows
 	t0     time.Time
-	w, h   int
-	cursor int // index into the displayed list
-	offset int
-	focus  bool
 	follow bool
 
-	pred    func(*session.Message) bool
-	hide    bool
-	matches []int // indices into base that match pred, for base rows < scanned
-	scanned int
-	want    int // message to select once the scan reaches it, 0 if none
+	pred     func(*session.Message) bool
+	hide     bool
+	matches  []int // indices into base that match pred, for base rows < scanned
+	scanned  int
+	want     int    // message to select once the scan reaches it, 0 if none
+	gen      uint32 // bumped when pred or base change: older scans are dropped
+	scanning bool   // a scan command of gen is under way
+
+	cache *cache // the messages of the rows shown, read by Load's commands
 }
 
 // New returns a list over src showing rows.
 func New(src Source, rows Rows) Model {
-	return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(true), src: src, base: rows}
+	return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(true), src: src, base: rows, cache: newCache()}
 }
 
 // SetSize sets the pane size, title line included.
-func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.clamp() }
-
-// Focus and Blur mark the pane focused.
-func (m *Model) Focus()       { m.focus = true }
-func (m *Model) Blur()        { m.focus = false }
-func (m Model) Focused() bool { return m.focus }
+func (m *Model) SetSize(w, h int) { m.List.SetSize(w, h); m.clamp() }
 
 // SetStart sets the time that relative times count from.
 func (m *Model) SetStart(t time.Time) { m.t0 = t }
@@ -125,8 +123,7 @@ func (m *Model) SetStart(t time.Time) { m.t0 = t }
 func (m *Model) SetFollow(on bool) {
 	m.follow = on
 	if on {
-		m.cursor = m.Len() - 1
-		m.clamp()
+		m.SetCursor(m.Len()-1, m.Len())
 	}
 }
 
@@ -139,18 +136,21 @@ func (m Model) Following() bool { return m.follow }
 func (m *Model) SetRows(rows Rows, restart bool) {
 	sel := m.Selected()
 	m.base = rows
+	cursor := m.Cursor()
 	if restart {
 		m.matches, m.scanned = m.matches[:0], 0
+		m.restartScan()
 		m.want = sel
-		m.cursor, m.offset = 0, 0
+		m.Home()
+		cursor = 0
 		if m.pred == nil {
-			m.selectNumber(sel)
+			cursor = m.find(sel, cursor)
 		}
 	}
 	if m.follow {
-		m.cursor = m.Len() - 1
+		cursor = m.Len() - 1
 	}
-	m.clamp()
+	m.SetCursor(cursor, m.Len())
 }
 
 // SetFilter sets the display filter (nil for none). With hide, only matching
@@ -159,49 +159,80 @@ func (m *Model) SetFilter(pred func(*session.Message) bool, hide bool) {
 	sel := m.Selected()
 	m.pred, m.hide = pred, hide
 	m.matches, m.scanned = nil, 0
+	m.restartScan()
 	m.want = sel
+	cursor := m.Cursor()
 	if pred == nil || !hide {
-		m.selectNumber(sel)
+		cursor = m.find(sel, cursor)
 		m.want = 0
 	}
-	m.clamp()
+	m.SetCursor(cursor, m.Len())
 }
+
+// restartScan drops the scan under way: its rows were of another base or
+// filter.
+func (m *Model) restartScan() { m.gen++; m.scanning = false }
 
 // Filtered reports whether a display filter is set.
 func (m Model) Filtered() bool { return m.pred != nil }
 
-// Scan tests up to budget more rows against the filter and reports whether
-// rows remain to test. The root calls it on every tick until it is done, so
-// no single update touches the whole capture.
-func (m *Model) Scan(budget int) bool {
-	if m.pred == nil {
-		return false
+// ScannedMsg carries the rows of one Scan command that match the filter.
+type ScannedMsg struct {
+	gen      uint32
+	from, to int   // the base rows tested
+	matches  []int // the matching ones, ascending
+}
+
+// Scan returns a command that tests up to budget more rows against the
+// filter, reading them from the source off the UI goroutine; Update takes
+// its ScannedMsg. It returns nil when there is no filter, no row left to
+// test or a scan under way. The root asks again after each, so no single
+// command touches the whole capture.
+func (m *Model) Scan(budget int) tea.Cmd {
+	if m.pred == nil || m.scanning || m.scanned >= m.base.Len() || budget <= 0 {
+		return nil
 	}
-	n := m.base.Len()
-	for ; m.scanned < n && budget > 0; budget-- {
-		i := m.scanned
-		m.scanned++
-		num := m.base.At(i)
-		msg := m.src.Message(num)
-		if msg == nil || !m.pred(msg) {
-			continue
+	m.scanning = true
+	src, base, pred, gen := m.src, m.base, m.pred, m.gen
+	from, to := m.scanned, min(m.scanned+budget, m.base.Len())
+	return func() tea.Msg {
+		out := ScannedMsg{gen: gen, from: from, to: to}
+		for i := from; i < to; i++ {
+			if msg := src.Message(base.At(i)); msg != nil && pred(msg) {
+				out.matches = append(out.matches, i)
+			}
 		}
+		return out
+	}
+}
+
+// record keeps the matches of a scan of the current filter and base.
+func (m *Model) record(s ScannedMsg) {
+	if s.gen != m.gen {
+		return // of a filter or rows since replaced
+	}
+	m.scanning = false
+	if s.from != m.scanned {
+		return
+	}
+	cursor := m.Cursor()
+	for _, i := range s.matches {
 		m.matches = append(m.matches, i)
-		if m.want != 0 && m.hide && num >= m.want {
-			m.cursor = len(m.matches) - 1
+		if m.want != 0 && m.hide && m.base.At(i) >= m.want {
+			cursor = len(m.matches) - 1
 			m.want = 0
 		}
 	}
-	if m.want != 0 && m.hide && m.scanned >= n {
+	m.scanned = s.to
+	if m.want != 0 && m.hide && m.scanned >= m.base.Len() {
 		// No match at or after the selection: the nearest is the last.
-		m.cursor = len(m.matches) - 1
+		cursor = len(m.matches) - 1
 		m.want = 0
 	}
 	if m.follow {
-		m.cursor = m.Len() - 1
+		cursor = m.Len() - 1
 	}
-	m.clamp()
-	return m.scanned < n
+	m.SetCursor(cursor, m.Len())
 }
 
 // Scanning reports whether the filter has rows left to test.
@@ -225,53 +256,36 @@ func (m Model) number(i int) int {
 
 // Selected returns the selected message number, or 0 when the list is empty.
 func (m Model) Selected() int {
-	if m.cursor < 0 || m.cursor >= m.Len() {
-		return 0
+	if c := m.Cursor(); c >= 0 && c < m.Len() {
+		return m.number(c)
 	}
-	return m.number(m.cursor)
+	return 0
 }
-
-// Cursor returns the selected row index.
-func (m Model) Cursor() int { return m.cursor }
 
 // Select moves to message n, or the first listed message after it.
 func (m *Model) Select(n int) {
 	m.follow = false
 	m.want = 0
-	m.selectNumber(n)
-	m.clamp()
+	m.SetCursor(m.find(n, m.Cursor()), m.Len())
 }
 
-func (m *Model) selectNumber(n int) {
+// find returns the row of message n, or of the first listed message after
+// it (the last row when there is none); cursor when n ≤ 0.
+func (m Model) find(n, cursor int) int {
 	if n <= 0 {
-		return
+		return cursor
 	}
 	l := m.Len()
-	m.cursor = sort.Search(l, func(i int) bool { return m.number(i) >= n })
-	if m.cursor >= l {
-		m.cursor = l - 1
-	}
+	return min(sort.Search(l, func(i int) bool { return m.number(i) >= n }), l-1)
 }
 
-func (m *Model) clamp() {
-	l := m.Len()
-	if m.cursor >= l {
-		m.cursor = l - 1
-	}
-	if m.cursor < 0 {
-		m.cursor = 0
-	}
-	m.offset = frame.Scroll(m.offset, m.cursor, m.rows(), l)
-}
-
-func (m Model) rows() int { return max(m.h-1, 1) }
+func (m *Model) clamp() { m.Clamp(m.Len()) }
 
 // Move moves the cursor by d rows; the user moving stops following.
 func (m *Model) Move(d int) {
 	m.follow = false
 	m.want = 0 // the user's move wins over a pending re-selection
-	m.cursor += d
-	m.clamp()
+	m.SetCursor(m.Cursor()+d, m.Len())
 }
 
 // jumpMatch moves to the next (d > 0) or previous listed row that matches.
@@ -285,33 +299,32 @@ func (m *Model) jumpMatch(d int) {
 		return
 	}
 	// matches holds base indices in ascending order.
-	i := sort.SearchInts(m.matches, m.cursor+1)
+	i := sort.SearchInts(m.matches, m.Cursor()+1)
 	if d < 0 {
-		i = sort.SearchInts(m.matches, m.cursor) - 1
+		i = sort.SearchInts(m.matches, m.Cursor()) - 1
 	}
 	if i >= 0 && i < len(m.matches) {
-		m.cursor = m.matches[i]
-		m.clamp()
+		m.SetCursor(m.matches[i], m.Len())
 	}
 }
 
 // Update handles keys and mouse events given to the pane.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case ScannedMsg:
+		m.record(msg)
+	case RowsMsg:
+		m.cache.put(msg, m.shown())
 	case tea.KeyPressMsg:
+		if c, ok := m.KeyMap.Move(msg, m.Cursor(), m.Len()); ok {
+			m.Move(c - m.Cursor())
+			break
+		}
 		switch {
-		case key.Matches(msg, m.KeyMap.Up):
-			m.Move(-1)
-		case key.Matches(msg, m.KeyMap.Down):
-			m.Move(1)
 		case key.Matches(msg, m.KeyMap.PageUp):
-			m.Move(-m.rows())
+			m.Move(-m.Rows())
 		case key.Matches(msg, m.KeyMap.PageDown):
-			m.Move(m.rows())
-		case key.Matches(msg, m.KeyMap.Top):
-			m.Move(-m.Len())
-		case key.Matches(msg, m.KeyMap.Bottom):
-			m.Move(m.Len())
+			m.Move(m.Rows())
 		case key.Matches(msg, m.KeyMap.NextMatch):
 			m.jumpMatch(1)
 		case key.Matches(msg, m.KeyMap.PrevMatch):
@@ -321,15 +334,14 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		// Coordinates are relative to the pane; row 0 is the title.
 		if msg.Y >= 1 {
 			m.follow = false
-			m.cursor = m.offset + msg.Y - 1
-			m.clamp()
+			m.SetCursor(m.Mouse(msg), m.Len())
 		}
 	case tea.MouseWheelMsg:
 		switch msg.Button {
 		case tea.MouseWheelUp:
-			m.Move(-3)
+			m.Move(-frame.WheelStep)
 		case tea.MouseWheelDown:
-			m.Move(3)
+			m.Move(frame.WheelStep)
 		}
 	}
 	return m, nil
@@ -337,10 +349,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 
 var arrows = [...]string{dissect.C2S: "→", dissect.S2C: "←"}
 
-// View renders the pane at its size.
+// View renders the pane at its size, from the messages Load's commands
+// read.
 func (m Model) View() string {
-	lines := make([]string, 0, m.h)
-	title := fmt.Sprintf(" Messages: %s  %d/%d", m.Title, m.cursor+1, m.Len())
+	title := fmt.Sprintf(" Messages: %s  %d/%d", m.Title, m.Cursor()+1, m.Len())
 	if m.Len() == 0 {
 		title = fmt.Sprintf(" Messages: %s  0/0", m.Title)
 	}
@@ -350,23 +362,14 @@ func (m Model) View() string {
 	if m.follow {
 		title += "  [following]"
 	}
-	ts := m.Styles.Title
-	if m.focus {
-		ts = m.Styles.TitleFocused
-	}
-	lines = append(lines, ts.Render(frame.Line(title, m.w)))
-	end := min(m.offset+m.rows(), m.Len())
-	for i := m.offset; i < end; i++ {
-		lines = append(lines, m.row(i))
-	}
-	return frame.Block(lines, m.w, m.h)
+	return m.List.View(m.Styles.ListStyles, title, m.Len(), m.row)
 }
 
 func (m Model) row(i int) string {
 	n := m.number(i)
-	msg := m.src.Message(n)
+	msg := m.cache.get(n)
 	if msg == nil {
-		return frame.Line(fmt.Sprintf("  %7d  (not decoded yet)", n), m.w)
+		return frame.Line(fmt.Sprintf("  %7d  (not decoded yet)", n), m.Width())
 	}
 	sev, any := msg.Worst()
 	letter := " "
@@ -390,10 +393,10 @@ func (m Model) row(i int) string {
 	if sum == msg.Name {
 		sum = ""
 	}
-	s := fmt.Sprintf("%s %7d %10.6f %s %-26s %s", letter, n, rel, arrow, name, frame.Safe(sum))
-	s = frame.Line(s, m.w)
+	s := fmt.Sprintf("%s %7d %10.6f %s %-26s %s", letter, n, rel, arrow, name, termsafe.Escaped(sum))
+	s = frame.Line(s, m.Width())
 	switch {
-	case i == m.cursor:
+	case i == m.Cursor():
 		return m.Styles.Selected.Render(s)
 	case m.pred != nil && !m.hide && m.isMatch(i):
 		s = m.Styles.Match.Render(s)

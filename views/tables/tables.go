@@ -26,16 +26,20 @@ type ListenerMsg struct {
 
 // KeyMap holds the pane's bindings.
 type KeyMap struct {
-	Up, Down, Select key.Binding
+	frame.ListKeyMap
+	Select key.Binding
 }
 
-// DefaultKeyMap returns vim-like bindings.
+// DefaultKeyMap returns vim-like bindings. The tables have no first/last
+// keys: Top and Bottom are disabled.
 func DefaultKeyMap() KeyMap {
-	return KeyMap{
-		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Select: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "filter by listener")),
+	k := KeyMap{
+		ListKeyMap: frame.DefaultListKeyMap(),
+		Select:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "filter by listener")),
 	}
+	k.Top.SetEnabled(false)
+	k.Bottom.SetEnabled(false)
+	return k
 }
 
 func (k KeyMap) ShortHelp() []key.Binding  { return []key.Binding{k.Down, k.Up, k.Select} }
@@ -43,18 +47,17 @@ func (k KeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Up, k.Dow
 
 // Styles of the pane.
 type Styles struct {
-	Title, TitleFocused, Selected, Heading, Warn lipgloss.Style
+	frame.ListStyles
+	Heading, Warn lipgloss.Style
 }
 
 // DefaultStyles returns styles for a dark or light background.
 func DefaultStyles(dark bool) Styles {
 	ld := lipgloss.LightDark(dark)
 	return Styles{
-		Title:        lipgloss.NewStyle().Bold(true),
-		TitleFocused: lipgloss.NewStyle().Bold(true).Reverse(true),
-		Selected:     lipgloss.NewStyle().Reverse(true),
-		Heading:      lipgloss.NewStyle().Underline(true),
-		Warn:         lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#af5f00"), lipgloss.Color("#ffd75f"))),
+		ListStyles: frame.DefaultListStyles(),
+		Heading:    lipgloss.NewStyle().Underline(true),
+		Warn:       lipgloss.NewStyle().Foreground(ld(lipgloss.Color("#af5f00"), lipgloss.Color("#ffd75f"))),
 	}
 }
 
@@ -68,28 +71,23 @@ type line struct {
 type Model struct {
 	KeyMap KeyMap
 	Styles Styles
+	frame.List
 
-	t      *session.Tables
-	lines  []line
-	cursor int
-	offset int
-	w, h   int
-	focus  bool
+	t     *session.Tables
+	lines []line
 }
 
 // New returns an empty pane.
 func New() Model { return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(true)} }
 
-func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.clamp() }
-func (m *Model) Focus()           { m.focus = true }
-func (m *Model) Blur()            { m.focus = false }
-func (m Model) Focused() bool     { return m.focus }
+// SetSize sets the pane size, title line included.
+func (m *Model) SetSize(w, h int) { m.List.SetSize(w, h); m.Clamp(len(m.lines)) }
 
 // SetTables shows t (nil: no connection selected), keeping the cursor row.
 func (m *Model) SetTables(t *session.Tables) {
 	m.t = t
 	m.lines = render(t)
-	m.clamp()
+	m.Clamp(len(m.lines))
 }
 
 // Tables returns the tables shown.
@@ -106,65 +104,53 @@ func (m Model) Lines() []string {
 
 // Entry returns the listener under the cursor.
 func (m Model) Entry() (ListenerMsg, bool) {
-	if m.cursor < len(m.lines) && m.lines[m.cursor].entry != nil {
-		return *m.lines[m.cursor].entry, true
+	if c := m.Cursor(); c < len(m.lines) && m.lines[c].entry != nil {
+		return *m.lines[c].entry, true
 	}
 	return ListenerMsg{}, false
-}
-
-func (m *Model) clamp() {
-	m.cursor = max(0, min(m.cursor, len(m.lines)-1))
-	m.offset = frame.Scroll(m.offset, m.cursor, max(m.h-1, 1), len(m.lines))
 }
 
 // Update handles keys and mouse events given to the pane.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	var cmd tea.Cmd
+	cursor := m.Cursor()
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		switch {
-		case key.Matches(msg, m.KeyMap.Up):
-			m.cursor--
-		case key.Matches(msg, m.KeyMap.Down):
-			m.cursor++
-		case key.Matches(msg, m.KeyMap.Select):
+		if c, ok := m.KeyMap.Move(msg, cursor, len(m.lines)); ok {
+			cursor = c
+		} else if key.Matches(msg, m.KeyMap.Select) {
 			if e, ok := m.Entry(); ok {
 				cmd = func() tea.Msg { return e }
 			}
 		}
 	case tea.MouseClickMsg, tea.MouseWheelMsg:
-		m.cursor = frame.ListMouse(msg, m.cursor, m.offset)
+		cursor = m.Mouse(msg)
 	}
-	m.clamp()
+	m.SetCursor(cursor, len(m.lines))
 	return m, cmd
 }
 
 // View renders the pane.
 func (m Model) View() string {
-	ts := m.Styles.Title
-	if m.focus {
-		ts = m.Styles.TitleFocused
-	}
 	title := " Tables"
 	if m.t != nil {
 		title = fmt.Sprintf(" Tables as of message %d", m.t.AsOf)
 	}
-	out := []string{ts.Render(frame.Line(title, m.w))}
-	end := min(m.offset+max(m.h-1, 1), len(m.lines))
-	for i := m.offset; i < end; i++ {
-		l := m.lines[i]
-		s := frame.Line(l.text, m.w)
-		switch {
-		case i == m.cursor && m.focus:
-			s = m.Styles.Selected.Render(s)
-		case l.style == 1:
-			s = m.Styles.Heading.Render(s)
-		case l.style == 2:
-			s = m.Styles.Warn.Render(s)
-		}
-		out = append(out, s)
+	return m.List.View(m.Styles.ListStyles, title, len(m.lines), m.row)
+}
+
+func (m Model) row(i int) string {
+	l := m.lines[i]
+	s := frame.Line(l.text, m.Width())
+	switch {
+	case i == m.Cursor() && m.Focused():
+		s = m.Styles.Selected.Render(s)
+	case l.style == 1:
+		s = m.Styles.Heading.Render(s)
+	case l.style == 2:
+		s = m.Styles.Warn.Render(s)
 	}
-	return frame.Block(out, m.w, m.h)
+	return s
 }
 
 func changed(c bool) string {
@@ -209,7 +195,7 @@ func render(t *session.Tables) []line {
 		}
 	}
 	for _, w := range t.Warnings {
-		ls = append(ls, line{text: fmt.Sprintf("%s/%s: %s", w.Severity, w.Group, frame.Safe(w.Text)), style: 2})
+		ls = append(ls, line{text: fmt.Sprintf("%s/%s: %s", w.Severity, w.Group, termsafe.Escaped(w.Text)), style: 2})
 	}
 	return ls
 }

@@ -69,7 +69,7 @@ func TestSelectEmitsListener(t *testing.T) {
 		t.Errorf("client 4001→s0: Match(3)=%v Match(6)=%v; want true false", c.Match(src.Message(3)), c.Match(src.Message(6)))
 	}
 	// On a heading, enter does nothing.
-	m.cursor = 0
+	m.SetCursor(0, len(m.lines))
 	if _, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter}); cmd != nil {
 		t.Error("enter on a heading returned a command")
 	}

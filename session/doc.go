@@ -1,0 +1,48 @@
+// Package session holds the state usmnscope keeps per connection of a
+// capture: the index of every message (where its bytes are, when it came,
+// the State it was decoded in), widening inference for connections joined
+// mid-stream, the listener-ID tables as of any message, and the JSON
+// records of outputs.md. It is fed capture events by internal/pipeline and
+// read by the CLI and the TUI; it does no IO of its own (the Store is the
+// caller's).
+//
+// # Rooms
+//
+// index.go is the connection event API (Open, DataAt, Gap, Close, Note,
+// Finish) and the connection list; store.go the compact index records, the
+// arena and the Store; infer.go widening inference (wire.md 4.2); listeners.go
+// table commits, listener names and Tables as of a message (wire.md 4.5);
+// message.go the rebuild of a Message from its record; tables.go the table
+// state machine; json*.go the outputs.md records.
+//
+// # Tables
+//
+// wire.md section 4.5: Index keeps for each connection the server table,
+// the client table with its client→server mapping, the missing listeners,
+// per-listener invoke and payload counts and the queue of unresolved
+// references, replayed in order when an ID gets defined. Tables(conn, n)
+// gives that state as of message n: the nearest checkpoint, with the USMN
+// messages after it decoded again and applied.
+//
+// # Storage
+//
+// An Index keeps per message only a compact index record (36 bytes, in
+// fixed blocks: outputs.md's fields and spans are decoded again when a
+// message is shown), so a million messages cost tens of megabytes. Message
+// bytes stay in the capture file when the caller supplies it as a Store and
+// passes each chunk's file offset (DataAt); only messages split across
+// segments, or from a source without a file (stdin, live capture), are
+// copied into an in-memory arena. The decoder itself still does no IO: the
+// Store is the caller's.
+//
+// Limits.MaxArena bounds the arena (0, the default, keeps everything: a
+// file or stdin is read to be shown whole; live capture sets 64 MiB). Past
+// it the oldest arena blocks are dropped whole, a ring with no copying: their
+// messages keep their index records and still list, while Message and
+// Detail give them without bytes or fields and with one error finding
+// ("bytes of message n are no longer in memory …"), and Tables as of a
+// message whose replay would need dropped bytes returns the state as of the
+// message before them with a warning, never wrong tables. Blocks of messages
+// held for an inference are kept until it settles. Live capture with
+// --write passes the file as the Store, so its messages need no arena.
+package session

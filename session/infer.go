@@ -1,0 +1,116 @@
+package session
+
+import (
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// decodeRec decodes record i in state st into c.dec, from msg when the
+// caller has its bytes at hand, else from where the record says they are.
+func (c *Index) decodeRec(i int32, dir dissect.Dir, st unturned.State, msg []byte) *unturned.Decoded {
+	if msg == nil {
+		msg = c.feederBytes(i)
+	}
+	c.dec = unturned.Decoded{Findings: c.dec.Findings[:0]}
+	unturned.Decode(c.profile, dir, st, msg, nil, &c.dec)
+	return &c.dec
+}
+
+// setDecoded records what decoding showed in the index entry.
+func (c *Index) setDecoded(i int32, st unturned.State, d *unturned.Decoded) {
+	r := c.rec(i)
+	r.kind, r.idBits = d.Kind, uint8(st.IDBits)
+	r.flags &^= recWidened | recIDKnown
+	if st.Widened {
+		r.flags |= recWidened
+	}
+	if st.IDKnown {
+		r.flags |= recIDKnown
+	}
+	// worst counts the findings the capture added (an inference, the
+	// tables) as well as the decoding's: a held message is decoded again
+	// after the inference note was added to it.
+	r.worst = 0
+	for _, f := range d.Findings {
+		r.worst = max(r.worst, uint8(f.Severity)+1)
+	}
+	if r.flags&recExtra != 0 {
+		for _, f := range c.extra[i] {
+			r.worst = max(r.worst, uint8(f.Severity)+1)
+		}
+	}
+}
+
+// tentative decodes a held message in the connection's current state, so
+// that it can be shown before the inference settles.
+func (c *Index) tentative(cn *connection, i int32, msg []byte) {
+	dir := c.rec(i).dir
+	st := cn.state(dir)
+	c.setDecoded(i, st, c.decodeRec(i, dir, st, msg))
+}
+
+// decide infers the enum width of an undecided direction from its held
+// messages: each is decoded under both readings, and the reading under
+// which they decode more plausibly (readingScore) wins, vanilla on a tie (wire.md 4.2; the
+// issue's item 4).
+func (c *Index) decide(cn *connection, dir dissect.Dir) {
+	var in inference
+	in.firstHeldIndex = -1
+	var bitsV, bitsW = cn.idBits, cn.idBits
+	knownV, knownW := cn.idKnown, cn.idKnown
+	for _, i := range cn.held {
+		if c.rec(i).dir != dir {
+			continue
+		}
+		if in.firstHeldIndex < 0 {
+			in.firstHeldIndex = int(i)
+		}
+		in.total++
+		for w, st := range [2]unturned.State{{Widened: false, IDBits: bitsV, IDKnown: knownV}, {Widened: true, IDBits: bitsW, IDKnown: knownW}} {
+			d := c.decodeRec(i, dir, st, nil)
+			if sc := readingScore(d); sc > 0 {
+				in.score[w] += sc
+				// An S→C definition sets the ID bit count in force for
+				// the messages after it under this reading (wire.md 4.3).
+				if dir == dissect.S2C && d.Kind == unturned.KindInvokeMessageListener && d.Invoke.HasDefinition {
+					if w == 0 {
+						bitsV, knownV = d.Invoke.IDBits, true
+					} else {
+						bitsW, knownW = d.Invoke.IDBits, true
+					}
+				}
+			}
+		}
+	}
+	in.widened, in.confidence = decideConfidence(in.score[0], in.score[1])
+	cn.undecided[dir] = false
+	cn.widened[dir] = in.widened
+	cn.info.Widened[dir] = in.widened || cn.info.Widened[dir]
+	// A widened direction means both sides run USMN (wire.md 4.2). If the
+	// other direction's handshake was captured with its marker, that side
+	// widens too: it must have seen this side's marker in the part of the
+	// stream the capture missed.
+	if other := 1 - dir; in.widened && !cn.undecided[other] && cn.marker[other] && !cn.widened[other] {
+		cn.widened[other] = true
+		cn.info.Widened[other] = true
+	}
+	cn.info.Inferred = true
+	f := in.finding(dir)
+	c.connFinding(cn, f)
+	if in.firstHeldIndex >= 0 {
+		c.addExtra(int32(in.firstHeldIndex), f)
+	}
+}
+
+// commitHeld commits the held messages in order once nothing is undecided.
+func (c *Index) commitHeld(cn *connection) {
+	if cn.undecided[dissect.C2S] || cn.undecided[dissect.S2C] {
+		return
+	}
+	held := cn.held
+	cn.held = nil
+	for _, i := range held {
+		c.rec(i).flags &^= recHeld
+		c.commit(cn, i, nil)
+	}
+}

@@ -1,0 +1,238 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+func (c *Index) addExtra(i int32, fs ...dissect.Finding) {
+	if len(fs) == 0 {
+		return
+	}
+	c.extra[i] = append(c.extra[i], fs...)
+	r := c.rec(i)
+	r.flags |= recExtra
+	for _, f := range fs {
+		if uint8(f.Severity)+1 > r.worst {
+			r.worst = uint8(f.Severity) + 1
+		}
+	}
+}
+
+// intern returns the capture's one copy of a type name.
+func (c *Index) intern(b []byte) string {
+	if i, ok := c.typeIdx[string(b)]; ok {
+		return c.types[i]
+	}
+	s := string(b)
+	c.typeIdx[s] = uint32(len(c.types))
+	c.types = append(c.types, s)
+	return s
+}
+
+// typeVer is a listener type (an index into Index.types) and version.
+type typeVer struct{ typ, version uint32 }
+
+// listenerType returns the listener type and version r records, if any.
+func (c *Index) listenerType(r *record) (typ string, version uint32, ok bool) {
+	if r.tv == 0 {
+		return "", 0, false
+	}
+	tv := c.typeVers[r.tv-1]
+	return c.types[tv.typ], tv.version, true
+}
+
+// lookupType is intern for readers: every type name a committed message
+// carries was interned when it was committed, so a replay finds it.
+func (c *Index) lookupType(b []byte) string {
+	if i, ok := c.typeIdx[string(b)]; ok {
+		return c.types[i]
+	}
+	return string(b)
+}
+
+// commit decodes message i (from msg, or from where its record says its
+// bytes are when msg is nil) in the connection's state, applies it to the
+// handshake state and the tables, and records the result.
+func (c *Index) commit(cn *connection, i int32, msg []byte) {
+	r := c.rec(i)
+	dir := r.dir
+	n := int(i) + 1
+	st := cn.state(dir)
+	d := c.decodeRec(i, dir, st, msg)
+	c.setDecoded(i, st, d)
+	pos := cn.committed
+	cn.committed++
+	if d.Enum.Widened && cn.info.WidenedAt[dir] == 0 {
+		cn.info.WidenedAt[dir] = n
+	}
+	if d.Kind == unturned.KindInvokeMessageListener || d.Kind == unturned.KindNegotiateListenerDetails {
+		o := opFor(dir, n, st, d, c.intern)
+		res := cn.applyOp(o, &c.limits, pos)
+		c.listenerInfo(cn, i, &o, d, res.resolved)
+		c.addExtra(i, res.findings...)
+	}
+	if r.worst > 0 && (!cn.info.HasFinding || dissect.Severity(r.worst-1) > cn.info.Worst) {
+		cn.info.Worst, cn.info.HasFinding = dissect.Severity(r.worst-1), true
+	}
+	cn.learn(dir, d)
+}
+
+// listenerInfo records in the index what the tables know of the listener a
+// USMN message names, as of its decoding (outputs.md "listener").
+func (c *Index) listenerInfo(cn *connection, i int32, o *op, d *unturned.Decoded, resolved bool) {
+	r := c.rec(i)
+	r.flags |= recListener
+	if resolved {
+		r.flags |= recResolved
+	}
+	t := cn.tables
+	setCID := func(id uint32) { r.cid, r.flags = id, r.flags|recCID }
+	setSID := func(id uint32) { r.sid, r.flags = id, r.flags|recSID }
+	setType := func(typ string, version uint32) {
+		tv := typeVer{typ: c.typeIdx[typ], version: version}
+		k, ok := c.tvIdx[tv]
+		if !ok {
+			k = uint32(len(c.typeVers))
+			c.tvIdx[tv] = k
+			c.typeVers = append(c.typeVers, tv)
+		}
+		r.tv, r.flags = k+1, r.flags|recVersion
+	}
+	switch o.kind {
+	case opServerDef, opServerInvoke:
+		setSID(o.sid)
+		if e, ok := t.server[o.sid]; ok {
+			setType(e.Type, e.Version)
+		}
+		if cid, ok := t.mappedBy[o.sid]; ok {
+			setCID(cid)
+		}
+	case opClientDef, opClientInvoke:
+		setCID(o.cid)
+		if e, ok := t.client[o.cid]; ok {
+			setType(e.Type, e.Version)
+			if e.Mapped {
+				setSID(e.ServerID)
+			}
+		}
+	case opServerIDInvoke:
+		setSID(o.sid)
+		if cid, ok := t.mappedBy[o.sid]; ok {
+			setCID(cid)
+			if e, ok := t.client[cid]; ok {
+				setType(e.Type, e.Version)
+			}
+		} else if e, ok := t.server[o.sid]; ok {
+			setType(e.Type, e.Version)
+		}
+	case opTellID:
+		setCID(o.cid)
+		setSID(o.sid)
+		setType(o.typ, o.version)
+	case opRequestID:
+		setCID(o.cid)
+		setType(o.typ, o.version)
+		if e, ok := t.client[o.cid]; ok && e.Mapped {
+			setSID(e.ServerID)
+		}
+	case opMissingClient:
+		setCID(o.cid)
+		if e, ok := t.client[o.cid]; ok {
+			setType(e.Type, e.Version)
+			r.flags |= recResolved
+		} else {
+			r.flags &^= recResolved
+		}
+	case opMissingServer:
+		setSID(o.sid)
+		if e, ok := t.server[o.sid]; ok {
+			setType(e.Type, e.Version)
+			r.flags |= recResolved
+		} else {
+			r.flags &^= recResolved
+		}
+	default:
+		// Not applied (the message did not decode cleanly): show what the
+		// message itself says.
+		r.flags &^= recResolved
+		fromDecoded(r, d)
+	}
+}
+
+// fromDecoded fills the listener part of r from a message the tables did
+// not take: only a client ID, read right after the one-bit flags, is shown;
+// a server ID read before the error may already be garbage.
+func fromDecoded(r *record, d *unturned.Decoded) {
+	if d.Kind == unturned.KindInvokeMessageListener && d.Invoke.IsClientID {
+		r.cid, r.flags = d.Invoke.ClientID, r.flags|recCID
+	}
+}
+
+// Tables returns the listener-ID tables of conn as of message asOf (the
+// state after that message of the capture was applied); asOf ≤ 0 means the
+// end of what was read. Messages held for an inference are not in the
+// tables until it settles. It returns nil for an unknown connection.
+func (c *Index) Tables(conn dissect.Conn, asOf int) *Tables {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	i, ok := c.byConn[conn]
+	if !ok {
+		return nil
+	}
+	if asOf <= 0 || asOf > c.nrec {
+		asOf = c.nrec
+	}
+	return c.tablesAsOf(c.conns[i], asOf)
+}
+
+// tablesAsOf returns the tables of cn after every message ≤ asOf: the live
+// tables when every committed message of cn is ≤ asOf, else the nearest
+// checkpoint at or before it, cloned, and the USMN messages after it
+// decoded again (in the State their records hold) and applied.
+func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
+	// k: the connection's messages numbered ≤ asOf (record index < asOf).
+	k := sort.Search(len(cn.msgs), func(i int) bool { return int(cn.msgs[i]) >= asOf })
+	var t *Tables
+	if k >= cn.committed {
+		t = cn.tables.snapshot(cn.info.Conn, asOf)
+	} else {
+		cp := cn.checkpoints[sort.Search(len(cn.checkpoints), func(i int) bool { return cn.checkpoints[i].pos > k })-1]
+		st := cp.state.clone()
+		var (
+			d   unturned.Decoded
+			buf []byte
+		)
+		for p := cp.pos; p < k; p++ {
+			i := cn.msgs[p]
+			r := c.rec(i)
+			if r.flags&recListener == 0 {
+				continue
+			}
+			msg, err := c.load(i, buf)
+			var dropped *droppedError
+			if errors.As(err, &dropped) {
+				// Replaying past it would give wrong tables: give those
+				// as of the message before it, and say why.
+				t = st.snapshot(cn.info.Conn, int(i))
+				t.Messages = p
+				t.Warnings = append(t.Warnings, dissect.Finding{Severity: dissect.Warn, Group: dissect.Malformed, Bit: -1, Text: fmt.Sprintf("tables as of message %d cannot be replayed: %v; shown as of message %d", asOf, err, i)})
+				return t
+			}
+			if r.flags&recFile != 0 {
+				buf = msg[:0]
+			}
+			d = unturned.Decoded{Findings: d.Findings[:0]}
+			unturned.Decode(c.profile, r.dir, r.state(), msg, nil, &d)
+			o := opFor(r.dir, int(i)+1, r.state(), &d, c.lookupType)
+			st.apply(&o, &c.limits)
+		}
+		t = st.snapshot(cn.info.Conn, asOf)
+	}
+	t.Messages = k
+	return t
+}

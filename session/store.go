@@ -1,0 +1,311 @@
+package session
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// record is the compact index entry of one message (36 bytes; a test keeps
+// it there): where its bytes are (a capture file offset or an arena
+// offset), when and where it came from, and the State it was decoded in, so
+// that Message and Detail decode it again on demand. Fields a new decoding
+// gives back (the enum value, its width) are not kept. Offset and time are
+// 32-bit deltas from their block's bases (recBlock); the rare record whose
+// delta does not fit keeps both in full in Index.big.
+type record struct {
+	off    uint32 // capture file offset (recFile) or arena offset of the message bytes, from the block's base
+	time   uint32 // UnixNano from the block's base, in µs with recTimeUS
+	frame  int32
+	conn   uint32
+	cid    uint32
+	sid    uint32
+	tv     uint32 // index+1 into Index.typeVers (listener type and version), 0 for none
+	length uint16
+	flags  recFlags
+	dir    dissect.Dir
+	kind   unturned.Kind
+	idBits uint8
+	worst  uint8 // highest severity + 1, 0 for none
+}
+
+type recFlags uint16
+
+const (
+	recWidened  recFlags = 1 << iota // decoded with a widened enum
+	recIDKnown                       // State.IDKnown
+	recHeld                          // waiting for an inference; not settled
+	recListener                      // a USMN message: Listener is set
+	recResolved                      // the listener was found in the tables
+	recCID                           // cid valid
+	recSID                           // sid valid
+	recVersion                       // version valid
+	recExtra                         // Index.extra has findings for it
+	recFile                          // off is an offset in the Store, not in the arena
+	recTimeUS                        // time counts microseconds
+	recBig                           // off and time are in Index.big
+)
+
+// recBlock is one block of the index with the bases its records' offsets
+// and times count from: the first file offset, arena offset and time of the
+// block.
+type recBlock struct {
+	recs                 []record
+	file0, arena0, time0 int64
+	hasFile, hasArena    bool
+}
+
+// recChunk is how many records one block of the index holds. The index
+// grows a block at a time, so a million messages never copy a giant slice
+// (and never hold the old and the new copy at once).
+const recChunk = 4096
+
+// arenaChunk is the largest arena block. A message never straddles two
+// blocks (a message is at most 65535 bytes), and blocks never move, so a
+// message's bytes can be handed out without copying.
+const arenaChunk = 1 << 20
+
+// Store gives back the bytes of the capture file, by offset, when a message
+// is shown again (io.ReaderAt's contract). The decoder does no IO itself:
+// the caller that reads the capture from a file supplies it (SetStore), and
+// messages that lie wholly inside one contiguous run of that file
+// (DataAt's offset) are recorded by where they are instead of being copied.
+// ReadAt may be called by several readers at once.
+type Store interface {
+	ReadAt(p []byte, off int64) (int, error)
+}
+
+// SetStore tells the capture where DataAt's offsets point: the capture file
+// the data is read from. Set it before the first DataAt.
+func (c *Index) SetStore(s Store) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.store = s
+}
+
+// Placement returns how many messages are recorded by their offset in the
+// Store and how many keep their bytes in memory (see Storage).
+func (c *Index) Placement() (file, memory int) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.inFile, c.nrec - c.inFile
+}
+
+// keep copies msg into the arena and returns its offset: the block index
+// times arenaChunk plus the offset in the block. Blocks start small and
+// double up to arenaChunk (or a quarter of Limits.MaxArena), so a small
+// capture stays small.
+func (c *Index) keep(msg []byte) int64 {
+	last := len(c.arena) - 1
+	if last < 0 || c.arena[last] == nil || len(c.arena[last])+len(msg) > cap(c.arena[last]) {
+		size, largest := 4096, int64(arenaChunk)
+		if m := c.limits.MaxArena; m > 0 {
+			largest = max(min(largest, m/4), 4096)
+		}
+		if last >= 0 {
+			size = int(min(2*int64(cap(c.arena[last])), largest))
+		}
+		size = max(size, len(msg))
+		c.dropArena(int64(size))
+		c.arena = append(c.arena, make([]byte, 0, size))
+		c.arenaHeld += int64(size)
+		last++
+	}
+	off := int64(last)*arenaChunk + int64(len(c.arena[last]))
+	c.arena[last] = append(c.arena[last], msg...)
+	return off
+}
+
+// dropArena drops the oldest arena blocks until a new block of size bytes
+// fits under Limits.MaxArena, stopping at the first block that holds a
+// message still held for an inference.
+func (c *Index) dropArena(size int64) {
+	m := c.limits.MaxArena
+	if m <= 0 || c.arenaHeld+size <= m {
+		return
+	}
+	pin := c.pinnedBlock()
+	for c.arenaFirst < len(c.arena) && c.arenaFirst < pin && c.arenaHeld+size > m {
+		c.arenaHeld -= int64(cap(c.arena[c.arenaFirst]))
+		c.arena[c.arenaFirst] = nil
+		c.arenaFirst++
+	}
+}
+
+// pinnedBlock returns the oldest arena block holding a held message (one
+// an inference will decode again), or len(c.arena) when there is none.
+// Held messages are in record order, so the first in the arena of each
+// connection is its oldest.
+func (c *Index) pinnedBlock() int {
+	pin := len(c.arena)
+	for _, cn := range c.conns {
+		for _, i := range cn.held {
+			if c.rec(i).flags&recFile == 0 {
+				off, _ := c.where(i)
+				pin = min(pin, int(off/arenaChunk))
+				break
+			}
+		}
+	}
+	return pin
+}
+
+// droppedError says that the arena bytes of a message were dropped
+// (Limits.MaxArena).
+type droppedError struct {
+	n     int // message number
+	limit int64
+}
+
+func (e *droppedError) Error() string {
+	return fmt.Sprintf("bytes of message %d are no longer in memory: only the last %s of live traffic is kept; use --write to keep all", e.n, sizeText(e.limit))
+}
+
+// sizeText writes a byte count in MiB when it is whole MiB.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// rec returns record i (from 0).
+func (c *Index) rec(i int32) *record {
+	return &c.recs[i/recChunk].recs[i%recChunk]
+}
+
+// add appends r, whose bytes are at off (in the file with recFile, else in
+// the arena) and whose time is t (UnixNano), to the index and returns its
+// index.
+func (c *Index) add(r record, off, t int64) int32 {
+	if c.nrec%recChunk == 0 {
+		// The first block starts small, so a small capture stays small.
+		size := recChunk
+		if c.nrec == 0 {
+			size = 64
+		}
+		c.recs = append(c.recs, recBlock{recs: make([]record, 0, size), time0: t})
+	}
+	b := &c.recs[len(c.recs)-1]
+	if len(b.recs) == cap(b.recs) {
+		b.recs = append(make([]record, 0, recChunk), b.recs...)
+	}
+	i := int32(c.nrec)
+	fits := true
+	base := &b.arena0
+	if r.flags&recFile != 0 {
+		if !b.hasFile {
+			b.file0, b.hasFile = off, true
+		}
+		base = &b.file0
+	} else if !b.hasArena {
+		b.arena0, b.hasArena = off, true
+	}
+	if d := off - *base; d >= 0 && d <= math.MaxUint32 {
+		r.off = uint32(d)
+	} else {
+		fits = false
+	}
+	switch d := t - b.time0; {
+	case d >= 0 && d <= math.MaxUint32:
+		r.time = uint32(d)
+	case d >= 0 && d%1000 == 0 && d/1000 <= math.MaxUint32:
+		// Microsecond timestamps (classic pcap) reach 71 minutes.
+		r.time, r.flags = uint32(d/1000), r.flags|recTimeUS
+	default:
+		fits = false
+	}
+	if !fits {
+		if c.big == nil {
+			c.big = map[int32][2]int64{}
+		}
+		c.big[i] = [2]int64{off, t}
+		r.flags |= recBig
+	}
+	b.recs = append(b.recs, r)
+	c.nrec++
+	return i
+}
+
+// where returns the offset of record i's bytes (in the file with recFile,
+// else in the arena) and its time (UnixNano).
+func (c *Index) where(i int32) (off, t int64) {
+	r := c.rec(i)
+	if r.flags&recBig != 0 {
+		v := c.big[i]
+		return v[0], v[1]
+	}
+	b := &c.recs[i/recChunk]
+	off = b.arena0 + int64(r.off)
+	if r.flags&recFile != 0 {
+		off = b.file0 + int64(r.off)
+	}
+	t = int64(r.time)
+	if r.flags&recTimeUS != 0 {
+		t *= 1000
+	}
+	return off, b.time0 + t
+}
+
+// timeOf returns the time of record i (UnixNano).
+func (c *Index) timeOf(i int32) int64 {
+	_, t := c.where(i)
+	return t
+}
+
+// load returns the bytes of record i: aliasing the arena (read-only), or
+// read from the store into buf (grown as needed). A short read is an error;
+// the bytes read before it are returned.
+func (c *Index) load(i int32, buf []byte) ([]byte, error) {
+	r := c.rec(i)
+	off, _ := c.where(i)
+	if r.flags&recFile == 0 {
+		b := c.arena[off/arenaChunk]
+		if b == nil {
+			return nil, &droppedError{n: int(i) + 1, limit: c.limits.MaxArena}
+		}
+		o := int(off % arenaChunk)
+		return b[o : o+int(r.length) : o+int(r.length)], nil
+	}
+	if cap(buf) < int(r.length) {
+		buf = make([]byte, r.length)
+	}
+	buf = buf[:r.length]
+	n, err := c.store.ReadAt(buf, off)
+	if n == len(buf) {
+		return buf, nil
+	}
+	if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	return buf[:n], fmt.Errorf("capture file: message bytes at offset %d: read %d of %d bytes: %w", off, n, len(buf), err)
+}
+
+// dropped reports whether r's bytes were in an arena block that
+// Limits.MaxArena has since dropped.
+func (c *Index) dropped(i int32) bool {
+	if c.rec(i).flags&recFile != 0 {
+		return false
+	}
+	off, _ := c.where(i)
+	return c.arena[off/arenaChunk] == nil
+}
+
+// feederBytes loads record i for the feeder (under the write lock) into its
+// scratch buffer. A read error leaves the bytes read: the decoding then
+// reports the message as cut short.
+func (c *Index) feederBytes(i int32) []byte {
+	b, _ := c.load(i, c.scratch)
+	if c.rec(i).flags&recFile != 0 {
+		c.scratch = b[:0]
+	}
+	return b
+}
+
+// state is the State r was decoded in.
+func (r *record) state() unturned.State {
+	return unturned.State{Widened: r.flags&recWidened != 0, IDBits: int(r.idBits), IDKnown: r.flags&recIDKnown != 0}
+}
