@@ -9,10 +9,12 @@ import (
 )
 
 // The kernel filter runs on cooked (SOCK_DGRAM) packets, which start at the
-// IP header. It is `tcp port P or udp port P or udp port Q` for IPv4 (first
-// fragments only) and IPv6 (after up to maxIP6Ext extension headers, first
-// fragments only, as ip6Ext in link.go follows them), keeping snap bytes of
-// what matches.
+// IP header. It is `tcp port P or udp port P or udp port Q` for IPv4 and
+// IPv6 (after up to maxIP6Ext extension headers, first fragments only, as
+// ip6Ext in link.go follows them), keeping snap bytes of what matches. A
+// later IPv4 fragment of TCP or UDP carries no ports, so every one is
+// kept for the engine to join with its first fragment (frag.go); those of
+// other ports never complete and expire there.
 
 // prog assembles classic BPF with symbolic jump targets.
 type prog struct {
@@ -103,11 +105,15 @@ func portFilter(game, query uint16, snap, lo int) []bpf.RawInstruction {
 
 	p.label("ip4")
 	p.op(bpf.LoadAbsolute{Off: 6, Size: 2}) // flags + fragment offset
-	p.jif(bpf.JumpBitsSet, 0x1fff, "drop", "")
+	p.jif(bpf.JumpBitsSet, 0x1fff, "later4", "")
 	p.op(bpf.LoadMemShift{Off: 0}) // X = IPv4 header length
 	p.op(bpf.LoadAbsolute{Off: 9, Size: 1})
 	p.jif(bpf.JumpEqual, 6, "tcp4", "")
 	p.jif(bpf.JumpEqual, 17, "udp4", "drop")
+	p.label("later4")
+	p.op(bpf.LoadAbsolute{Off: 9, Size: 1})
+	p.jif(bpf.JumpEqual, 6, "keep", "")
+	p.jif(bpf.JumpEqual, 17, "keep", "drop")
 	p.label("tcp4")
 	p.op(bpf.LoadIndirect{Off: 0, Size: 2})
 	p.jif(bpf.JumpEqual, g, "keep", "")

@@ -31,8 +31,8 @@ func TestPortFilter(t *testing.T) {
 		s, d := mustAP(src), mustAP(dst)
 		return udpFrame(t, s, d, []byte("q"))[14:] // drop the Ethernet header
 	}
-	frag := func() []byte {
-		ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: cli4.Addr().AsSlice(), DstIP: srv4.Addr().AsSlice(), FragOffset: 100}
+	frag := func(proto layers.IPProtocol) []byte {
+		ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: proto, SrcIP: cli4.Addr().AsSlice(), DstIP: srv4.Addr().AsSlice(), FragOffset: 100}
 		return serialize(t, rawIP, layers.EthernetTypeIPv4, 0, ip, gopacket.Payload("\x69\x88\x69\x88 not a tcp header"))
 	}
 	tests := []struct {
@@ -51,7 +51,8 @@ func TestPortFilter(t *testing.T) {
 		{"udp4 query port reply", udp("10.0.0.1:27015", "10.0.0.2:5000"), true},
 		{"udp4 query port", udp("10.0.0.2:5000", "10.0.0.1:27015"), true},
 		{"udp4 other", udp("10.0.0.2:5000", "10.0.0.1:53"), false},
-		{"ipv4 later fragment", frag(), false},
+		{"ipv4 later fragment of tcp", frag(layers.IPProtocolTCP), true}, // no ports to judge: joined, then judged
+		{"ipv4 later fragment of icmp", frag(layers.IPProtocolICMPv4), false},
 		{"not ip", []byte{0x00, 1, 2, 3}, false},
 	}
 	for _, tt := range tests {

@@ -30,7 +30,13 @@
 // that differs, a captured length beyond the block, more than 16 MiB) ends
 // the capture with a note naming its offset. The buffer grows only as bytes
 // arrive, so a lying length cannot make it allocate more than the input
-// holds.
+// holds. A section keeps Options.MaxInterfaces interfaces; the blocks past
+// them, and the frames on those interfaces, are counted in one note at the
+// end. Gzip-compressed input is unpacked as it is read, up to
+// Options.MaxDecompressed bytes (Stats.Decompressed counts them): its file
+// size does not bound what it holds. A timestamp outside what int64
+// nanoseconds hold (1677 to 2262) is clamped to the nearer end, with one
+// note, rather than wrapped.
 //
 // # Link types
 //
@@ -41,8 +47,19 @@
 // headers (hop-by-hop, routing, destination options, the fragment header
 // of an unfragmented packet) are followed to the TCP or UDP header, in
 // files without limit and in the live kernel filter up to four of them.
-// Fragmented IPv4 and IPv6 packets are not reassembled: their TCP or UDP
-// data is not read.
+//
+// # IPv4 fragments
+//
+// Fragmented IPv4 datagrams (RFC 791 §2.3) are joined with gopacket's
+// ip4defrag, whichever path decoded the frame, and then read like any
+// packet. What is held is bounded (Options.MaxFragments, MaxFragmentBytes,
+// MaxFragmentDatagrams: past one, the datagram begun longest ago is
+// dropped), a datagram not whole 30 s of capture time after its first
+// fragment is dropped, and so are fragments that contradict each other,
+// as a receiver drops them; dropped data becomes a TCP gap. One note says
+// fragments were seen, one the first drop, and one at the end the counts
+// (Stats.Fragments, Reassembled, FragmentsDropped). Fragmented IPv6
+// packets are not reassembled: their TCP or UDP data is not read.
 //
 // # Events
 //
@@ -59,7 +76,10 @@
 // RST, or a FIN from both sides. EventNote carries text about the capture or
 // a flow (UDP transports, A2S_INFO replies, unsupported link types,
 // truncation, caps). Time and Frame are those of the frame that produced the
-// event, frames numbered from 1.
+// event, frames numbered from 1. Notes the input can make repeat (A2S_INFO
+// changes, buffer cap hits, unsupported link types, decoder panics, kernel
+// drops) stop at Options.MaxNotes per kind; one note at the end counts
+// the rest.
 //
 // # Which side is the server
 //
@@ -90,15 +110,21 @@
 // §2): it is counted per peer and explained once, with the advice to run the
 // server with -NetTransport SystemSockets. A2S_INFO replies from the query
 // port (27015 by default) are decoded for the server name and the
-// <net>…</net> transport tag of its keywords. Other UDP is counted.
+// <net>…</net> transport tag of its keywords, and noted when they differ
+// from the source's last. Other UDP is counted. Source ports cost an
+// attacker nothing, so Options.MaxFlows bounds the peers counted and the
+// A2S sources compared, as it bounds TCP flows; the datagrams from the
+// others are counted in one note at the end.
 //
 // # Live capture
 //
 // OpenLive (Linux only) reads an AF_PACKET TPACKET_V3 ring through
 // gopacket/afpacket without libpcap or cgo, on a cooked socket so that every
 // interface, "any" included, yields IP packets. A kernel BPF program keeps
-// `tcp port P or udp port P or udp port Q` and drops the duplicate outgoing
-// copy of loopback packets. Kernel packet and drop counters appear in Stats.
+// `tcp port P or udp port P or udp port Q`, and every later IPv4 fragment
+// of TCP or UDP (it has no ports to judge: one of another port never
+// completes, and expires), and drops the duplicate outgoing copy of
+// loopback packets. Kernel packet and drop counters appear in Stats.
 // LiveOptions.Write saves every packet to a pcapng file, flushed before the
 // packet is decoded, so that an interrupted session loses nothing it showed.
 // Without CAP_NET_RAW the error wraps ErrPermission, which says how to grant

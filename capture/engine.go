@@ -2,12 +2,15 @@ package capture
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/reassembly"
+
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 )
 
 // engine turns frames into events: link decoding, TCP reassembly and UDP
@@ -30,7 +33,12 @@ type engine struct {
 	link  linkDecoder
 	tcp   tcpState
 	udp   udpState
+	frag  fragState
 	notes map[string]bool // notes given once
+
+	// Notes of a kind that can repeat: how many were given and how many
+	// suppressed past Options.MaxNotes.
+	given, suppressed [numNoteKinds]int64
 }
 
 func newEngine(opt Options) *engine {
@@ -38,6 +46,7 @@ func newEngine(opt Options) *engine {
 	e.link.init()
 	e.tcp.init(e)
 	e.udp.init()
+	e.frag.init()
 	return e
 }
 
@@ -72,7 +81,8 @@ func (e *engine) push(ev Event) {
 	e.queue = append(e.queue, ev)
 }
 
-// note emits a note; key, when not empty, makes it once per capture.
+// note emits a note; key, when not empty, makes it once per capture. The
+// keys are few by construction: notes that can repeat go through noteOf.
 func (e *engine) note(key string, f Flow, lvl Level, format string, args ...any) {
 	if key != "" {
 		if e.notes[key] {
@@ -80,7 +90,92 @@ func (e *engine) note(key string, f Flow, lvl Level, format string, args ...any)
 		}
 		e.notes[key] = true
 	}
-	e.emit(Event{Kind: EventNote, Flow: f, Level: lvl, Text: escape(fmt.Sprintf(format, args...))})
+	e.emit(Event{Kind: EventNote, Flow: f, Level: lvl, Text: termsafe.Escaped(fmt.Sprintf(format, args...))})
+}
+
+// noteKind names a note that the input can make repeat without bound:
+// each kind may give Options.MaxNotes notes, and finish says once how many
+// more were suppressed.
+type noteKind uint8
+
+const (
+	noteA2S       noteKind = iota // an A2S_INFO reply that differs from its source's last
+	noteBufferCap                 // an out-of-order buffer cap forced a skip
+	noteLink                      // an unsupported link type (once per type)
+	notePanic                     // a decoder panic skipped a frame
+	noteDrops                     // the kernel dropped packets (live)
+	numNoteKinds
+)
+
+// suppressedText says, for each kind, what finish counts: notes not shown,
+// or for link types (whose notes are once per type) the frames skipped
+// without one.
+var suppressedText = [numNoteKinds]string{
+	noteA2S:       "%d more A2S_INFO notes not shown (after the first %d)",
+	noteBufferCap: "%d more out-of-order buffer cap notes not shown (after the first %d; each skip is still a gap)",
+	noteLink:      "%d frames of further unsupported link types skipped without a note (after %d notes)",
+	notePanic:     "%d more decoder panics not shown (after the first %d; those frames were skipped)",
+	noteDrops:     "%d more kernel drop notes not shown (after the first %d; Stats counts every drop)",
+}
+
+// noteOf emits a note of a kind that can repeat, while the kind is within
+// Options.MaxNotes; past it the note is counted. key is as for note; a
+// suppressed note does not record its key, so the key set stays bounded.
+func (e *engine) noteOf(kind noteKind, key string, f Flow, lvl Level, format string, args ...any) {
+	if key != "" && e.notes[key] {
+		return
+	}
+	if e.given[kind] >= int64(e.opt.MaxNotes) {
+		e.suppressed[kind]++
+		return
+	}
+	e.given[kind]++
+	e.note(key, f, lvl, format, args...)
+}
+
+// noteSuppressed says once, at the end of input, how many notes of each
+// kind were held back.
+func (e *engine) noteSuppressed() {
+	for k, n := range e.suppressed {
+		if n > 0 {
+			e.note("", Flow{}, LevelWarn, suppressedText[k], n, e.given[k])
+			e.suppressed[k] = 0
+		}
+	}
+}
+
+// The times a Time can carry as int64 nanoseconds since 1970 (what
+// UnixNano and the decoders use): from 1677-09-21 to 2262-04-11.
+var (
+	minTime = time.Unix(0, math.MinInt64).UTC()
+	maxTime = time.Unix(0, math.MaxInt64).UTC()
+)
+
+// clampTime keeps a frame's time within minTime and maxTime, saying once
+// when it did not fit (a pcapng timestamp of 2^40 seconds, or of 2^64-1000
+// nanoseconds, would otherwise wrap to a time centuries off). The zero
+// time of a Simple Packet Block, which has no timestamp, stays zero.
+func (e *engine) clampTime(ts time.Time) time.Time {
+	// Whole seconds well inside the range decide nearly every frame
+	// inline (BenchmarkReadReassemble); the rest are looked at closely.
+	const minSec, maxSec = math.MinInt64 / 1_000_000_000, math.MaxInt64 / 1_000_000_000
+	if s := ts.Unix(); s > minSec && s < maxSec {
+		return ts
+	}
+	return e.clampEdge(ts)
+}
+
+func (e *engine) clampEdge(ts time.Time) time.Time {
+	if !ts.Before(minTime) && !ts.After(maxTime) || ts.IsZero() {
+		return ts
+	}
+	e.note("clamp", Flow{}, LevelWarn,
+		"frame %d: timestamp %d s from 1970 is outside what 64-bit nanoseconds hold (1677-09-21 to 2262-04-11): it is clamped to the nearer end, as are later ones",
+		e.frame, ts.Unix())
+	if ts.Before(minTime) {
+		return minTime
+	}
+	return maxTime
 }
 
 // packet processes one frame. A panic inside a gopacket layer or in our own
@@ -89,21 +184,27 @@ func (e *engine) note(key string, f Flow, lvl Level, format string, args ...any)
 func (e *engine) packet(data []byte, off int64, ts time.Time, iface int, link layers.LinkType) {
 	e.frame++
 	e.data, e.off = data, off
-	e.ts, e.iface = ts, iface
+	e.ts, e.iface = e.clampTime(ts), iface
 	e.stats.Packets++
 	e.stats.Bytes += int64(len(data))
 	defer func() {
 		if r := recover(); r != nil {
 			e.stats.Undecodable++
-			e.note("", Flow{}, LevelError, "frame %d: decoder panic, frame skipped: %v", e.frame, r)
+			e.noteOf(notePanic, "", Flow{}, LevelError, "frame %d: decoder panic, frame skipped: %v", e.frame, r)
 		}
 	}()
 	d := &e.link
 	switch d.decode(data, link) {
 	case linkUnsupported:
 		e.stats.Other++
-		e.note(fmt.Sprintf("link %d/%d", link, iface), Flow{}, LevelWarn,
-			"unsupported link type %d (%s) on interface %d: its frames are skipped", int(link), link, iface)
+		if link == noIface {
+			e.note("noiface", Flow{}, LevelWarn,
+				"frame %d is on pcapng interface %d, which its section does not describe (or which is past the cap of %d interfaces): such frames are skipped",
+				e.frame, iface, e.opt.MaxInterfaces)
+			return
+		}
+		e.noteOf(noteLink, fmt.Sprintf("link %d", link), Flow{}, LevelWarn,
+			"unsupported link type %d (%s), first on interface %d: its frames are skipped", int(link), link, iface)
 		return
 	case linkBad:
 		e.stats.Undecodable++
@@ -112,11 +213,31 @@ func (e *engine) packet(data []byte, off int64, ts time.Time, iface int, link la
 		e.stats.Other++
 		return
 	}
+	e.transport(d)
+}
+
+// transport hands a decoded frame on by its transport layer; an IPv4
+// fragment is held until its datagram is whole, which then goes on.
+func (e *engine) transport(d *linkDecoder) {
 	switch {
 	case d.hasTCP:
 		e.tcp.segment(d)
 	case d.hasUDP:
 		e.udp.datagram(e, d)
+	case d.frag4:
+		ip := e.frag.add(e, d.fragHdr, d.fragBody)
+		if ip == nil {
+			return
+		}
+		d.frag4 = false
+		switch d.datagram(ip) {
+		case linkIP:
+			e.transport(d)
+		case linkBad:
+			e.stats.Undecodable++
+		default:
+			e.stats.Other++
+		}
 	default:
 		e.stats.Other++
 	}
@@ -146,6 +267,8 @@ func (e *engine) finish() {
 	}()
 	e.tcp.finish()
 	e.udp.finish(e)
+	e.frag.finish(e)
+	e.noteSuppressed()
 }
 
 // asmContext hands the current frame's capture info to the assembler. One

@@ -29,7 +29,7 @@ type source struct {
 	// offsets says the input is a plain regular file, whose offsets the
 	// Data events may carry.
 	offsets bool
-	gz      bool
+	gz      *inflated // gzip input, else nil
 	size    int64
 	name    string
 	done    bool
@@ -77,10 +77,16 @@ func (s *source) end(err error) {
 	s.done = true
 	switch {
 	case errors.Is(err, io.EOF):
+	case errors.Is(err, errDecompressed):
+		s.e.note("", Flow{}, LevelWarn, "%s: gzip input expands past %d bytes, the bound on decompressed input: read up to it, the rest is skipped", s.name, s.gz.max)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		s.e.note("", Flow{}, LevelWarn, "%s: truncated record at byte %d: read up to the cut", s.name, s.recStart)
 	default:
 		s.e.note("", Flow{}, LevelError, "%s: unreadable record at byte %d: %v; read up to it", s.name, s.recStart, err)
+	}
+	if r := s.rd; r != nil && r.ifacesOver > 0 {
+		s.e.note("", Flow{}, LevelWarn, "%s: %d pcapng interface description blocks past the first %d of their section were ignored, and the %d frames on those interfaces skipped",
+			s.name, r.ifacesOver, r.maxIfaces, r.framesOver)
 	}
 	s.e.finish()
 }
@@ -96,6 +102,9 @@ func (s *source) Stats() Stats {
 	st := s.e.stats
 	st.Size = s.size
 	st.Read = s.offset()
+	if s.gz != nil {
+		st.Decompressed = s.gz.n
+	}
 	if s.stats != nil {
 		st = s.stats(st)
 	}
@@ -109,6 +118,35 @@ func (s *source) Close() error {
 	c := s.closer
 	s.closer = nil
 	return c()
+}
+
+// errDecompressed ends a gzip input that expands past
+// Options.MaxDecompressed.
+var errDecompressed = errors.New("gzip input expands past the bound on decompressed input")
+
+// inflated counts the bytes a gzip stream expands to, and ends it at max:
+// a plain file's size bounds what it holds, a gzip file's does not
+// (deflate packs up to 1032 bytes into one).
+type inflated struct {
+	r      io.Reader
+	n, max int64
+}
+
+func (z *inflated) Read(p []byte) (int, error) {
+	if z.n >= z.max {
+		// At the bound: a stream that ends exactly here ends cleanly.
+		var b [1]byte
+		if m, err := z.r.Read(b[:]); m == 0 {
+			return 0, err
+		}
+		return 0, errDecompressed
+	}
+	if rest := z.max - z.n; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := z.r.Read(p)
+	z.n += int64(n)
+	return n, err
 }
 
 // counter counts the bytes read through it.
@@ -140,7 +178,7 @@ func Open(path string, opt Options) (Source, error) {
 	}
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		src.size = fi.Size()
-		src.offsets = !src.gz
+		src.offsets = src.gz == nil
 	}
 	src.closer = f.Close
 	return src, nil
@@ -148,7 +186,8 @@ func Open(path string, opt Options) (Source, error) {
 
 // NewReader reads a pcap (either byte order, micro- or nanosecond) or pcapng
 // stream, told apart by its magic number; gzip-compressed input is unpacked
-// first. Input that is neither is an error naming the magic found.
+// first, up to Options.MaxDecompressed bytes. Input that is neither is an
+// error naming the magic found.
 func NewReader(r io.Reader, name string, opt Options) (Source, error) {
 	s, err := newReader(r, name, opt)
 	if err != nil {
@@ -168,7 +207,8 @@ func newReader(r io.Reader, name string, opt Options) (*source, error) {
 	// the exact offset reached, for notes.
 	raw := &counter{r: r}
 	sl := newSlab(raw)
-	gz := false
+	opt = opt.withDefaults()
+	var gz *inflated
 	sl.fill(4)
 	head := sl.buf[sl.lo:sl.hi]
 	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
@@ -176,7 +216,8 @@ func newReader(r io.Reader, name string, opt Options) (*source, error) {
 		if err != nil {
 			return nil, fmt.Errorf("capture: %s: gzip: %w", name, err)
 		}
-		sl, gz = newSlab(zr), true
+		gz = &inflated{r: zr, max: opt.MaxDecompressed}
+		sl = newSlab(gz)
 		sl.fill(4)
 		head = sl.buf[sl.lo:sl.hi]
 	}
@@ -200,6 +241,7 @@ func newReader(r io.Reader, name string, opt Options) (*source, error) {
 		if err != nil {
 			return nil, fmt.Errorf("capture: %s: pcapng header: %w", name, err)
 		}
+		nr.maxIfaces = opt.MaxInterfaces
 		s.rd = nr
 	default:
 		return nil, fmt.Errorf("capture: %s: not a pcap or pcapng file (magic 0x%08x)", name, be)

@@ -92,9 +92,10 @@ func FuzzA2SInfo(f *testing.F) {
 // -update, and otherwise checks that they are there.
 func TestFuzzCorpus(t *testing.T) {
 	sets := map[string][][]byte{
-		"FuzzReader":  readerSeeds(t),
-		"FuzzFrames":  frameSeeds(t),
-		"FuzzA2SInfo": {a2sReply("My Server", "gm:pvp,<net>sns</net>")},
+		"FuzzReader":    readerSeeds(t),
+		"FuzzFrames":    frameSeeds(t),
+		"FuzzA2SInfo":   {a2sReply("My Server", "gm:pvp,<net>sns</net>")},
+		"FuzzFragments": fragmentSeeds(t),
 	}
 	for name, seeds := range sets {
 		dir := filepath.Join("testdata", "fuzz", name)

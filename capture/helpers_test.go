@@ -303,3 +303,14 @@ func drain(t testing.TB, src Source) *result {
 }
 
 func mustAP(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }
+
+// framed is a SystemSockets message: 2-byte big-endian length, then bytes
+// (wire.md §2).
+func framed(msgs ...string) []byte {
+	var b []byte
+	for _, m := range msgs {
+		b = binary.BigEndian.AppendUint16(b, uint16(len(m)))
+		b = append(b, m...)
+	}
+	return b
+}

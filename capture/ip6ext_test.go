@@ -117,7 +117,8 @@ func TestIPv6Extensions(t *testing.T) {
 }
 
 // samePaths checks that when the fast path decodes a frame, the parser
-// decodes it to the same addresses, ports and payload.
+// decodes it to the same addresses, ports and payload, or for an IPv4
+// fragment the same header and data.
 func samePaths(t testing.TB, data []byte, link layers.LinkType) {
 	t.Helper()
 	var fast, slow linkDecoder
@@ -130,14 +131,20 @@ func samePaths(t testing.TB, data []byte, link layers.LinkType) {
 		t.Fatalf("fast path decoded % x; parser returned %v", data, got)
 	}
 	type view struct {
-		tcp, udp, ip6    bool
-		src, dst, body   string
-		sport, dport     int
-		seq              uint32
-		syn, fin, rst, a bool
+		tcp, udp, ip6, frag4 bool
+		src, dst, body       string
+		fragHdr, fragBody    string
+		sport, dport         int
+		seq                  uint32
+		syn, fin, rst, a     bool
 	}
 	see := func(d *linkDecoder) view {
-		v := view{tcp: d.hasTCP, udp: d.hasUDP, ip6: d.isIP6, src: string(d.src), dst: string(d.dst), body: string(d.body)}
+		v := view{tcp: d.hasTCP, udp: d.hasUDP, ip6: d.isIP6, frag4: d.frag4, src: string(d.src), dst: string(d.dst)}
+		if d.frag4 {
+			v.fragHdr, v.fragBody = string(d.fragHdr), string(d.fragBody)
+		} else {
+			v.body = string(d.body)
+		}
 		if d.hasTCP {
 			tcp := d.fullTCP()
 			v.sport, v.dport, v.seq = int(tcp.SrcPort), int(tcp.DstPort), tcp.Seq

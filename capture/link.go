@@ -2,9 +2,6 @@ package capture
 
 import (
 	"encoding/binary"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -48,6 +45,12 @@ type linkDecoder struct {
 	hasTCP, hasUDP, isIP6 bool
 	src, dst              []byte // IP addresses
 	body                  []byte // TCP or UDP payload
+
+	// frag4 says the frame is an IPv4 fragment (more fragments, or an
+	// offset): fragHdr is its IPv4 header, fragBody its share of the
+	// datagram, both in the frame, for the engine to join (frag.go).
+	frag4             bool
+	fragHdr, fragBody []byte
 
 	// tcpRaw, when set, holds the TCP header and payload of a segment that
 	// the fast path decoded only partly (ports, sequence number, flags,
@@ -143,7 +146,7 @@ func (d *linkDecoder) parser(first gopacket.LayerType) *gopacket.DecodingLayerPa
 }
 
 func (d *linkDecoder) decode(data []byte, link layers.LinkType) linkResult {
-	d.hasTCP, d.hasUDP, d.isIP6 = false, false, false
+	d.hasTCP, d.hasUDP, d.isIP6, d.frag4 = false, false, false, false
 	if d.fast(data, link) {
 		return linkIP
 	}
@@ -153,7 +156,7 @@ func (d *linkDecoder) decode(data []byte, link layers.LinkType) linkResult {
 // parse decodes a frame through gopacket's DecodingLayerParser: every
 // frame the fast path declines.
 func (d *linkDecoder) parse(data []byte, link layers.LinkType) linkResult {
-	d.hasTCP, d.hasUDP, d.isIP6 = false, false, false
+	d.hasTCP, d.hasUDP, d.isIP6, d.frag4 = false, false, false, false
 	d.tcpRaw = nil
 	first, ok := d.lastLayer, d.lastOK
 	if link != d.lastLink || d.parsers == nil || len(d.parsers) == 0 {
@@ -184,9 +187,14 @@ func (d *linkDecoder) parse(data []byte, link layers.LinkType) linkResult {
 			ip = true
 			d.isIP6 = false
 			d.src, d.dst = d.ip4.SrcIP, d.ip4.DstIP
+			// A fragment ends the walk (its next layer is a Fragment,
+			// which the parser does not decode); a later IP layer
+			// would name other ends.
+			d.frag4 = d.ip4.Flags&layers.IPv4MoreFragments != 0 || d.ip4.FragOffset != 0
+			d.fragHdr, d.fragBody = d.ip4.Contents, d.ip4.Payload
 		case layers.LayerTypeIPv6:
 			ip = true
-			d.isIP6 = true
+			d.isIP6, d.frag4 = true, false
 			d.src, d.dst = d.ip6.SrcIP, d.ip6.DstIP
 		case layers.LayerTypeTCP:
 			d.hasTCP = true
@@ -199,6 +207,7 @@ func (d *linkDecoder) parse(data []byte, link layers.LinkType) linkResult {
 	if d.hasTCP || d.hasUDP {
 		// A transport layer inside an ICMP error or a tunnel is still
 		// treated as the frame's own: the last IP layer named the ends.
+		d.frag4 = false
 		return linkIP
 	}
 	if err != nil {
@@ -212,9 +221,9 @@ func (d *linkDecoder) parse(data []byte, link layers.LinkType) linkResult {
 
 // fast decodes the common frame shapes by hand: a link header of a fixed
 // size (Ethernet with up to two VLAN tags, SLL, SLL2, null/loop, raw), an
-// unfragmented IPv4 header or an IPv6 header with the extension headers
-// ip6Ext skips, then the transport header through the preallocated
-// gopacket layer.
+// IPv4 header (a fragment is set aside for the engine to join, as parse
+// does) or an IPv6 header with the extension headers ip6Ext skips, then
+// the transport header through the preallocated gopacket layer.
 // Anything else (and every malformed frame) returns false and goes through
 // the DecodingLayerParser. The benchmark shows why: the parser's
 // per-layer dispatch costs more than the rest of the pipeline.
@@ -267,7 +276,7 @@ func (d *linkDecoder) fast(b []byte, link layers.LinkType) bool {
 			return false
 		}
 		total := int(binary.BigEndian.Uint16(b[2:]))
-		if total < ihl || binary.BigEndian.Uint16(b[6:])&0x3fff != 0 { // MF or fragment offset
+		if total < ihl {
 			return false
 		}
 		proto = b[9]
@@ -275,6 +284,12 @@ func (d *linkDecoder) fast(b []byte, link layers.LinkType) bool {
 		d.isIP6 = false
 		if total < len(b) {
 			b = b[:total] // Ethernet padding
+		}
+		if binary.BigEndian.Uint16(b[6:])&0x3fff != 0 { // MF or fragment offset
+			// As layers.IPv4 decodes it: the payload is what the total
+			// length covers, or what the frame holds of it.
+			d.frag4, d.fragHdr, d.fragBody = true, b[:ihl], b[ihl:]
+			return true
 		}
 		b = b[ihl:]
 	case 6:
@@ -298,6 +313,12 @@ func (d *linkDecoder) fast(b []byte, link layers.LinkType) bool {
 	default:
 		return false
 	}
+	return d.transport(proto, b)
+}
+
+// transport decodes a TCP or UDP header and payload, b, carried in IP
+// protocol proto; false means neither, or a malformed header.
+func (d *linkDecoder) transport(proto byte, b []byte) bool {
 	switch proto {
 	case 6:
 		if !d.tcpFast(b) {
@@ -313,6 +334,22 @@ func (d *linkDecoder) fast(b []byte, link layers.LinkType) bool {
 		return false
 	}
 	return true
+}
+
+// datagram decodes the transport layer of a reassembled IPv4 datagram,
+// whose bytes the engine owns: linkIP when it is TCP or UDP, linkBad when
+// their header is malformed, linkOther for other protocols.
+func (d *linkDecoder) datagram(ip *layers.IPv4) linkResult {
+	d.hasTCP, d.hasUDP, d.isIP6, d.frag4 = false, false, false, false
+	d.tcpRaw = nil
+	d.src, d.dst = ip.SrcIP, ip.DstIP
+	switch {
+	case d.transport(byte(ip.Protocol), ip.Payload):
+		return linkIP
+	case ip.Protocol == layers.IPProtocolTCP || ip.Protocol == layers.IPProtocolUDP:
+		return linkBad
+	}
+	return linkOther
 }
 
 // maxIP6Ext is how many IPv6 extension headers the fast path and the
@@ -362,34 +399,4 @@ func isIP6Ext(proto byte) bool {
 		return true
 	}
 	return false
-}
-
-// escape makes text terminal-safe: control and invalid bytes become \xNN
-// (the capture package may not use decode.Escape, see the package comment).
-func escape(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
-			for j := 0; j < n; j++ {
-				b.WriteString(`\x`)
-				b.WriteByte("0123456789abcdef"[s[i+j]>>4])
-				b.WriteByte("0123456789abcdef"[s[i+j]&15])
-			}
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
 }

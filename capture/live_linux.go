@@ -444,7 +444,7 @@ func (l *live) checkDrops(now time.Time) {
 	l.mu.Unlock()
 	if d := l.kDrops.Load(); d > l.notedDrops && now.Sub(l.lastNote) >= statsEvery {
 		l.lastNote = now
-		l.e.note("", Flow{}, LevelWarn, "the kernel dropped %d packets (%d in all): expect gaps; filter harder or use a faster disk for --write", d-l.notedDrops, d)
+		l.e.noteOf(noteDrops, "", Flow{}, LevelWarn, "the kernel dropped %d packets (%d in all): expect gaps; filter harder or use a faster disk for --write", d-l.notedDrops, d)
 		l.notedDrops = d
 	}
 }

@@ -4,7 +4,6 @@ package capture
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -14,17 +13,6 @@ import (
 	"testing"
 	"time"
 )
-
-// framed is a SystemSockets message: 2-byte big-endian length, then bytes
-// (wire.md §2).
-func framed(msgs ...string) []byte {
-	var b []byte
-	for _, m := range msgs {
-		b = binary.BigEndian.AppendUint16(b, uint16(len(m)))
-		b = append(b, m...)
-	}
-	return b
-}
 
 // TestLiveLoopback runs a TCP server and client on 127.0.0.1 inside the
 // test and checks that their SystemSockets-framed bytes come out of a live

@@ -123,6 +123,13 @@ type recordReader struct {
 	// inside a section of an unknown major version.
 	ifaces   []ngIface
 	skipping bool
+	// maxIfaces bounds ifaces (Options.MaxInterfaces): the Interface
+	// Description Blocks past it are counted in ifacesOver (over all
+	// sections, overHere in this one) and the frames on them in
+	// framesOver, and skipped.
+	maxIfaces              int
+	ifacesOver, framesOver int64
+	overHere               int
 
 	ts      time.Time
 	iface   int
@@ -314,6 +321,7 @@ func (r *recordReader) section(n uint32) error {
 		return fmt.Errorf("section header at byte %d: length %d, less than 28", r.start, n)
 	}
 	r.ifaces = r.ifaces[:0]
+	r.overHere = 0
 	r.skipping = r.u16(b[12:]) != 1
 	r.s.lo += int(n)
 	return nil
@@ -360,10 +368,17 @@ func (r *recordReader) nextBlock() ([]byte, error) {
 }
 
 // interfaceBlock reads an Interface Description Block (pcapng §4.2) with
-// its if_tsresol and if_tsoffset options.
+// its if_tsresol and if_tsoffset options. Past maxIfaces in a section the
+// block is only counted: a million of them, each with one packet, took
+// hundreds of megabytes downstream.
 func (r *recordReader) interfaceBlock(b []byte) error {
 	if len(b) < 20 {
 		return fmt.Errorf("interface block at byte %d: length %d, less than 20", r.start, len(b))
+	}
+	if r.maxIfaces > 0 && len(r.ifaces) >= r.maxIfaces {
+		r.ifacesOver++
+		r.overHere++
+		return nil
 	}
 	in := ngIface{link: layers.LinkType(r.u16(b[8:])), snap: r.u32(b[12:]), units: 1e6}
 	for o := b[16 : len(b)-4]; len(o) >= 4; {
@@ -445,6 +460,9 @@ func (r *recordReader) packetBlock(typ uint32, b []byte) ([]byte, error) {
 	}
 	r.iface = id
 	r.link = noIface
+	if id >= len(r.ifaces) && id-len(r.ifaces) < r.overHere {
+		r.framesOver++
+	}
 	if id >= 0 && id < len(r.ifaces) {
 		in := &r.ifaces[id]
 		r.link = in.link
@@ -461,6 +479,12 @@ func (r *recordReader) packetBlock(typ uint32, b []byte) ([]byte, error) {
 	return b[hdr : hdr+caplen : hdr+caplen], nil
 }
 
+// maxSeconds bounds the seconds time adds up, so that neither the
+// conversion to int64 nor the sum with if_tsoffset wraps: a time past it
+// is far outside what the engine keeps (clampTime), and clamped there
+// with a note.
+const maxSeconds = 1 << 60
+
 // time converts a timestamp in the interface's units to a time; the common
 // resolutions avoid the general division.
 func (in *ngIface) time(ts uint64) time.Time {
@@ -475,5 +499,5 @@ func (in *ngIface) time(ts uint64) time.Time {
 		hi, lo := bits.Mul64(ts%in.units, 1e9)
 		nsec, _ = bits.Div64(hi, lo, in.units)
 	}
-	return time.Unix(int64(sec)+in.off, int64(nsec)).UTC()
+	return time.Unix(int64(min(sec, maxSeconds))+max(-maxSeconds, min(in.off, maxSeconds)), int64(nsec)).UTC()
 }

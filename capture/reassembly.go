@@ -373,7 +373,7 @@ func (c *conn) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.Assembler
 		e.stats.LostBytes += int64(skip)
 		if !e.tcp.flushing {
 			e.stats.BufferCapHit++
-			e.note("", c.flow, LevelWarn, "out-of-order buffer cap hit on %s (%d bytes per flow, %d in all): skipping %d missing bytes",
+			e.noteOf(noteBufferCap, "", c.flow, LevelWarn, "out-of-order buffer cap hit on %s (%d bytes per flow, %d in all): skipping %d missing bytes",
 				c.flow, e.opt.MaxBufferedPerFlow, e.opt.MaxBufferedTotal, skip)
 		}
 		e.emit(Event{Kind: EventGap, Flow: c.flow, FromServer: fromServer, Lost: skip})

@@ -96,6 +96,9 @@ type Stats struct {
 	Read    int64 // bytes of input consumed (for progress)
 	Size    int64 // total input size, -1 when unknown (stdin, live)
 	Flows   int   // TCP flows opened
+	// Decompressed counts, for gzip input, the bytes it expanded to so
+	// far (Read and Size count the compressed bytes); 0 otherwise.
+	Decompressed int64
 
 	KernelPackets uint64 // live: packets the kernel saw
 	KernelDrops   uint64 // live: packets the kernel dropped
@@ -111,6 +114,10 @@ type Stats struct {
 	LostBytes    int64 // bytes reported missing by gap events
 	Retransmits  int64 // segments whose bytes were all seen already
 	BufferCapHit int64 // times an out-of-order buffer cap forced a skip
+
+	Fragments        int64 // IPv4 fragments read
+	Reassembled      int64 // IPv4 datagrams joined from them
+	FragmentsDropped int64 // fragments given up (expired, over a cap, contradicting, incomplete at the end)
 }
 
 // Source yields the events of a capture in order. Next returns io.EOF at the
@@ -122,23 +129,55 @@ type Source interface {
 	Close() error
 }
 
-// Options tune a Source. Zero values take the defaults.
+// Options tune a Source. Zero values take the defaults. Every Max field
+// bounds something a capture can make a Source hold (SECURITY.md
+// "Bounds"); hitting one is a note, never an error.
 type Options struct {
 	TransportPort uint16 // TCP (SystemSockets) and UDP (SteamNetworkingSockets) game port; 27016 when 0
 	QueryPort     uint16 // UDP A2S query port; 27015 when 0
 
 	MaxBufferedPerFlow int // bytes of out-of-order data buffered per flow; 1 MiB when 0
 	MaxBufferedTotal   int // bytes of out-of-order data buffered in all; 64 MiB when 0
-	MaxFlows           int // TCP flows tracked at once; 10000 when 0
+	// MaxFlows bounds the TCP flows tracked at once, and apart from them
+	// the UDP peers counted on the transport port and the A2S sources
+	// whose replies are compared; 10000 when 0.
+	MaxFlows int
+
+	MaxFragments         int // IPv4 fragments held for reassembly; 16384 when 0
+	MaxFragmentBytes     int // bytes of those fragments (headers and data); 4 MiB when 0
+	MaxFragmentDatagrams int // IPv4 datagrams being reassembled at once; 1024 when 0
+
+	MaxInterfaces int // pcapng interfaces read per section; 1024 when 0
+	// MaxNotes bounds the notes of each kind that can repeat (A2S_INFO
+	// changes, buffer cap hits, unsupported link types, decoder panics,
+	// kernel drops); the rest are counted in one note at the end; 1000
+	// when 0.
+	MaxNotes int
+	// MaxDecompressed bounds the bytes a gzip-compressed input may
+	// expand to: deflate packs up to 1032 bytes into one, so the size of
+	// the file does not bound its content; 4 GiB when 0.
+	MaxDecompressed int64
 }
 
-// Defaults, as wire.md §6 ("transport_port") and §2 (the query port) give them.
+// Defaults, as wire.md §6 ("transport_port") and §2 (the query port) give
+// them, and the bounds of SECURITY.md.
 const (
 	DefaultTransportPort      = 27016
 	DefaultQueryPort          = 27015
 	DefaultMaxBufferedPerFlow = 1 << 20
 	DefaultMaxBufferedTotal   = 64 << 20
 	DefaultMaxFlows           = 10000
+
+	// The fragment bounds hold some 90 datagrams of 64 KiB in 1,500-byte
+	// fragments at once, or many more small ones; 4 MiB is Linux's
+	// ipfrag_high_thresh.
+	DefaultMaxFragments         = 16384
+	DefaultMaxFragmentBytes     = 4 << 20
+	DefaultMaxFragmentDatagrams = 1024
+
+	DefaultMaxInterfaces         = 1024
+	DefaultMaxNotes              = 1000
+	DefaultMaxDecompressed int64 = 4 << 30
 )
 
 func (o Options) withDefaults() Options {
@@ -148,14 +187,21 @@ func (o Options) withDefaults() Options {
 	if o.QueryPort == 0 {
 		o.QueryPort = DefaultQueryPort
 	}
-	if o.MaxBufferedPerFlow <= 0 {
-		o.MaxBufferedPerFlow = DefaultMaxBufferedPerFlow
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
 	}
-	if o.MaxBufferedTotal <= 0 {
-		o.MaxBufferedTotal = DefaultMaxBufferedTotal
-	}
-	if o.MaxFlows <= 0 {
-		o.MaxFlows = DefaultMaxFlows
+	def(&o.MaxBufferedPerFlow, DefaultMaxBufferedPerFlow)
+	def(&o.MaxBufferedTotal, DefaultMaxBufferedTotal)
+	def(&o.MaxFlows, DefaultMaxFlows)
+	def(&o.MaxFragments, DefaultMaxFragments)
+	def(&o.MaxFragmentBytes, DefaultMaxFragmentBytes)
+	def(&o.MaxFragmentDatagrams, DefaultMaxFragmentDatagrams)
+	def(&o.MaxInterfaces, DefaultMaxInterfaces)
+	def(&o.MaxNotes, DefaultMaxNotes)
+	if o.MaxDecompressed <= 0 {
+		o.MaxDecompressed = DefaultMaxDecompressed
 	}
 	return o
 }
@@ -169,4 +215,4 @@ type Packet struct {
 
 // ErrPermission is wrapped by OpenLive when the process may not open a raw
 // socket.
-var ErrPermission = errors.New("capture: live capture needs CAP_NET_RAW: run as root, or grant it once with `sudo setcap cap_net_raw,cap_net_admin=eip $(command -v usmnscope)`")
+var ErrPermission = errors.New("capture: live capture needs CAP_NET_RAW: run as root, or grant it once with `sudo setcap cap_net_raw+ep $(command -v usmnscope)`")

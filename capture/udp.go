@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"net/netip"
 	"strings"
 )
@@ -11,10 +12,16 @@ import (
 // on the transport port is counted per peer and explained once; A2S_INFO
 // replies from the query port are decoded for the server name and its
 // <net>…</net> transport tag; everything else is counted and ignored.
+// Peers and A2S sources are each bounded by Options.MaxFlows (spoofed
+// source ports are free); datagrams from the others are counted, and said
+// once at the end.
 type udpState struct {
-	sns   map[netip.AddrPort]int64 // datagrams per peer
-	order []netip.AddrPort         // peers in order of first datagram
-	a2s   map[netip.AddrPort]string
+	sns   map[netip.AddrPort]int64  // datagrams per peer
+	order []netip.AddrPort          // peers in order of first datagram
+	a2s   map[netip.AddrPort]uint64 // hash of the last reply's note, per source
+	seed  maphash.Seed
+
+	snsOver, a2sOver int64 // datagrams, replies from peers and sources past the bound
 }
 
 // maxPeerNotes bounds the per-peer summary at the end of input.
@@ -22,7 +29,8 @@ const maxPeerNotes = 20
 
 func (u *udpState) init() {
 	u.sns = map[netip.AddrPort]int64{}
-	u.a2s = map[netip.AddrPort]string{}
+	u.a2s = map[netip.AddrPort]uint64{}
+	u.seed = maphash.MakeSeed()
 }
 
 func (u *udpState) datagram(e *engine, d *linkDecoder) {
@@ -35,10 +43,15 @@ func (u *udpState) datagram(e *engine, d *linkDecoder) {
 		if src.Port() == game && dst.Port() != game {
 			peer, server = dst, src
 		}
-		if _, seen := u.sns[peer]; !seen {
+		switch n, seen := u.sns[peer]; {
+		case seen:
+			u.sns[peer] = n + 1
+		case len(u.sns) < e.opt.MaxFlows:
+			u.sns[peer] = 1
 			u.order = append(u.order, peer)
+		default:
+			u.snsOver++
 		}
-		u.sns[peer]++
 		e.note("sns", Flow{}, LevelWarn,
 			"UDP on %d from %s is SteamNetworkingSockets (encrypted; server %s): it cannot be inspected; run the server with -NetTransport SystemSockets to use TCP on port %d",
 			game, peer, server, game)
@@ -49,10 +62,17 @@ func (u *udpState) datagram(e *engine, d *linkDecoder) {
 			return
 		}
 		text := fmt.Sprintf("A2S_INFO from %s: name %q, transport %s", src, info.name, info.transport())
-		if u.a2s[src] != text {
-			u.a2s[src] = text
-			e.note("", Flow{}, LevelNote, "%s", text)
+		// A hash, not the text: a name may take most of a datagram.
+		h := maphash.String(u.seed, text)
+		switch last, seen := u.a2s[src]; {
+		case seen && last == h:
+			return
+		case !seen && len(u.a2s) >= e.opt.MaxFlows:
+			u.a2sOver++
+			return
 		}
+		u.a2s[src] = h
+		e.noteOf(noteA2S, "", Flow{}, LevelNote, "%s", text)
 	case dst.Port() == query:
 		e.stats.UDPQuery++
 	default:
@@ -61,6 +81,14 @@ func (u *udpState) datagram(e *engine, d *linkDecoder) {
 }
 
 func (u *udpState) finish(e *engine) {
+	if u.snsOver > 0 {
+		e.note("", Flow{}, LevelWarn, "SteamNetworkingSockets UDP from more than %d peers: %d datagrams from the later ones were counted, not per peer",
+			e.opt.MaxFlows, u.snsOver)
+	}
+	if u.a2sOver > 0 {
+		e.note("", Flow{}, LevelWarn, "A2S_INFO replies from more than %d sources: %d replies from the later ones not shown",
+			e.opt.MaxFlows, u.a2sOver)
+	}
 	for i, p := range u.order {
 		if i == maxPeerNotes {
 			e.note("", Flow{}, LevelNote, "SteamNetworkingSockets UDP: %d more peers not listed", len(u.order)-i)
