@@ -111,14 +111,14 @@ func (f *Filter) HeadOnly() bool { return f == nil || !f.needsMessage }
 
 // MatchHead reports whether a message with head h passes a HeadOnly filter.
 // A filter that is not HeadOnly matches nothing here: use Match.
-func (f *Filter) MatchHead(h *session.Head) bool {
+func (f *Filter) MatchHead(h session.Head) bool {
 	if f == nil {
 		return true
 	}
 	if f.needsMessage {
 		return false
 	}
-	return f.root.match(&subject{h: h})
+	return f.root.match(&subject{h: &h})
 }
 
 // subject is what a compiled filter tests: a message's Head, and the

@@ -72,7 +72,7 @@ func TestMatchHeadAgrees(t *testing.T) {
 					t.Fatalf("%s: Head(%d) missing of %d", path, n, ix.Len())
 				}
 				m := ix.Detail(n)
-				if got, want := f.MatchHead(&h), f.Match(m); got != want {
+				if got, want := f.MatchHead(h), f.Match(m); got != want {
 					t.Errorf("%s message %d: %q MatchHead = %v; Match = %v (head %+v)", filepath.Base(path), n, expr, got, want, h)
 				}
 				checked++

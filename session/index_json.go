@@ -29,7 +29,7 @@ func (c *Index) AppendJSONRange(dst []byte, from, to int, sel Selector) []byte {
 			if !ok {
 				break
 			}
-			if !sel.MatchHead(&h) {
+			if !sel.MatchHead(h) {
 				continue
 			}
 		}

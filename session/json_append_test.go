@@ -224,7 +224,7 @@ func TestAppendJSONRange(t *testing.T) {
 type funcSelector func(*Message) bool
 
 func (funcSelector) HeadOnly() bool          { return false }
-func (funcSelector) MatchHead(*Head) bool    { return false }
+func (funcSelector) MatchHead(Head) bool     { return false }
 func (f funcSelector) Match(m *Message) bool { return f(m) }
 
 var matchers = []struct {

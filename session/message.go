@@ -266,6 +266,6 @@ func (c *Index) Head(n int) (Head, bool) {
 // rejects are never read or decoded.
 type Selector interface {
 	HeadOnly() bool
-	MatchHead(h *Head) bool
+	MatchHead(h Head) bool
 	Match(m *Message) bool
 }

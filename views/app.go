@@ -82,6 +82,9 @@ type Model struct {
 	src  Source
 	cfg  Config
 	dark bool
+	// deferDetail makes fetch return the detail read as a command (see
+	// Update); it is set only while Update runs.
+	deferDetail bool
 
 	conns  conns.Model
 	msgs   messages.Model
@@ -280,7 +283,19 @@ func (m *Model) selectConn(c dissect.Conn, ok bool) {
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	next, cmd := m.update(msg)
 	nm := next.(Model)
-	return nm, tea.Batch(cmd, nm.fetch())
+	// While a capture loads, a progress redraw asks for a new selection's
+	// detail as a command even when it reads memory only: the frame that
+	// shows the fresh rows comes first, the detail with the next message.
+	nm.deferDetail = isLoading(msg)
+	fetch := nm.fetch()
+	nm.deferDetail = false
+	return nm, tea.Batch(cmd, fetch)
+}
+
+// isLoading reports a progress message of a capture not read whole yet.
+func isLoading(msg tea.Msg) bool {
+	p, ok := msg.(ProgressMsg)
+	return ok && !p.Done
 }
 
 func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {

@@ -55,6 +55,9 @@ func (m *Model) sync() tea.Cmd {
 		m.show(detailMsg{})
 		return nil
 	}
+	if m.deferDetail {
+		return detailCmd(m.src, n)
+	}
 	return m.read(detailCmd(m.src, n))
 }
 

@@ -23,6 +23,8 @@ type Source interface {
 	Connections() []session.ConnInfo
 	Findings() []dissect.Finding
 	Profile() *unturned.Profile
+	// Settled is how many messages (1..Settled) are final (session.Index).
+	Settled() int
 
 	// ReadsStore reports whether the three below may read a file.
 	ReadsStore() bool

@@ -114,7 +114,7 @@ func (d *dumper) jsonUpTo(dc *session.Index, n int) error {
 		w := min(workers, todo/jsonSliceMin)
 		if w < 2 {
 			to := min(n, d.next+jsonSliceMax-1)
-			d.rec = dc.AppendJSONRange(d.rec[:0], d.next, to, d.f)
+			d.rec = dc.AppendJSONRange(d.rec[:0], d.next, to, d.selector())
 			d.next = to + 1
 			if _, err := d.out.Write(d.rec); err != nil {
 				return err
@@ -125,10 +125,11 @@ func (d *dumper) jsonUpTo(dc *session.Index, n int) error {
 			d.slices = append(d.slices, nil)
 		}
 		per := min(todo, w*jsonSliceMax) / w
+		sel := d.selector()
 		var wg sync.WaitGroup
 		for i := range w {
 			from := d.next + i*per
-			wg.Go(func() { d.slices[i] = dc.AppendJSONRange(d.slices[i][:0], from, from+per-1, d.f) })
+			wg.Go(func() { d.slices[i] = dc.AppendJSONRange(d.slices[i][:0], from, from+per-1, sel) })
 		}
 		wg.Wait()
 		d.next += w * per
@@ -139,6 +140,15 @@ func (d *dumper) jsonUpTo(dc *session.Index, n int) error {
 		}
 	}
 	return nil
+}
+
+// selector is the dump's filter as a session.Selector: nil without one, so
+// that an unfiltered dump asks nothing of each message's head.
+func (d *dumper) selector() session.Selector {
+	if d.f == nil {
+		return nil
+	}
+	return d.f
 }
 
 // The messages one Index.AppendJSONRange call encodes: at least

@@ -257,15 +257,27 @@ func (m Model) row(r, k int) string {
 			b.WriteString("         ")
 			continue
 		}
+		// Runs of bits drawn alike are rendered together: a style per bit
+		// cost most of the frame (lipgloss renders each call anew).
+		var run [8]byte
+		n, class := 0, bitPlain
 		for j := 0; j < 8; j++ {
 			bit := j
 			if m.msb {
 				bit = 7 - j
 			}
 			sb := i*8 + bit
-			c := string('0' + rune(m.data[i]>>bit&1))
-			b.WriteString(m.bitStyle(sb).Render(c))
+			if c := m.bitClass(sb); c != class && n > 0 {
+				b.WriteString(m.render(class, run[:n]))
+				n = 0
+				class = c
+			} else {
+				class = c
+			}
+			run[n] = '0' + m.data[i]>>bit&1
+			n++
 		}
+		b.WriteString(m.render(class, run[:n]))
 		b.WriteByte(' ')
 	}
 	b.WriteString("│")
@@ -279,17 +291,41 @@ func (m Model) row(r, k int) string {
 	return b.String()
 }
 
-func (m Model) bitStyle(sb int) lipgloss.Style {
+// bitClass says how stream bit sb is drawn.
+type bitClass uint8
+
+const (
+	bitPlain    bitClass = iota // in no field
+	bitCursor                   // under the cursor
+	bitSelected                 // in the selected field
+	bitShade0                   // in an even field
+	bitShade1                   // in an odd field
+)
+
+func (m Model) bitClass(sb int) bitClass {
 	o := m.owner[sb]
 	switch {
 	case sb == m.cursor:
-		return m.Styles.Cursor
+		return bitCursor
 	case o >= 0 && int(o) == m.sel:
-		return m.Styles.Selected
+		return bitSelected
 	case o >= 0:
-		return m.Styles.Shade[o%2]
+		return bitShade0 + bitClass(o%2)
 	}
-	return lipgloss.NewStyle()
+	return bitPlain
+}
+
+// render draws bits of one class.
+func (m Model) render(c bitClass, bits []byte) string {
+	switch c {
+	case bitCursor:
+		return m.Styles.Cursor.Render(string(bits))
+	case bitSelected:
+		return m.Styles.Selected.Render(string(bits))
+	case bitShade0, bitShade1:
+		return m.Styles.Shade[c-bitShade0].Render(string(bits))
+	}
+	return string(bits)
 }
 
 func (m Model) byteInField(i int) bool {

@@ -43,6 +43,9 @@ func (s *Source) Detail(n int) *session.Message { return s.Message(n) }
 // ReadsStore is false: a synthetic source holds its messages in memory.
 func (s *Source) ReadsStore() bool { return false }
 
+// Settled reports every message final: a fake source does not change.
+func (s *Source) Settled() int { return s.Len() }
+
 func (s *Source) Stamp(n int) (dissect.Conn, time.Time, bool) {
 	m := s.Message(n)
 	if m == nil {

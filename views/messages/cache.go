@@ -12,9 +12,10 @@ import (
 
 // RowsMsg carries messages read for the rows shown.
 type RowsMsg struct {
-	epoch uint32
-	nums  []int
-	msgs  []*session.Message
+	epoch   uint32
+	settled int // messages 1..settled were final when read
+	nums    []int
+	msgs    []*session.Message
 }
 
 // cache holds the messages of the rows in view, by number. It is shared by
@@ -28,6 +29,7 @@ type cache struct {
 type entry struct {
 	msg   *session.Message // nil when the source had no such message
 	epoch uint32
+	final bool // the message was settled when read: Invalidate leaves it
 }
 
 func newCache() *cache {
@@ -44,7 +46,7 @@ func (c *cache) put(r RowsMsg, shown []int) {
 			delete(c.pending, n)
 		}
 		if e, ok := c.rows[n]; !ok || e.epoch <= r.epoch {
-			c.rows[n] = entry{msg: r.msgs[i], epoch: r.epoch}
+			c.rows[n] = entry{msg: r.msgs[i], epoch: r.epoch, final: r.msgs[i] != nil && n <= r.settled}
 		}
 	}
 	if len(c.rows) <= 2*len(shown)+8 {
@@ -61,7 +63,9 @@ func (c *cache) put(r RowsMsg, shown []int) {
 
 // Invalidate marks the messages read as old: more of the capture was read
 // since, which may have decoded a held message again. They are still shown
-// until Load's command reads them again.
+// until Load's command reads them again. Messages that were settled when
+// read (Source.Settled) cannot change and are not read again: a capture
+// that is still loading redraws without decoding its rows anew.
 func (m *Model) Invalidate() { m.cache.epoch++ }
 
 // shown returns the numbers of the rows in view.
@@ -81,7 +85,7 @@ func (m *Model) Load() tea.Cmd {
 	c := m.cache
 	var nums []int
 	for _, n := range m.shown() {
-		if e, ok := c.rows[n]; ok && e.epoch == c.epoch {
+		if e, ok := c.rows[n]; ok && (e.final || e.epoch == c.epoch) {
 			continue
 		}
 		if p, ok := c.pending[n]; ok && p == c.epoch {
@@ -95,7 +99,9 @@ func (m *Model) Load() tea.Cmd {
 	}
 	src, epoch := m.src, c.epoch
 	return func() tea.Msg {
-		r := RowsMsg{epoch: epoch, nums: nums, msgs: make([]*session.Message, len(nums))}
+		// Settled before the reads: a message settled then is final in
+		// what is read after.
+		r := RowsMsg{epoch: epoch, settled: src.Settled(), nums: nums, msgs: make([]*session.Message, len(nums))}
 		for i, n := range nums {
 			r.msgs[i] = src.Message(n)
 		}

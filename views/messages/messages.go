@@ -21,6 +21,9 @@ import (
 // that Load and Scan return, never in Update or View.
 type Source interface {
 	Message(n int) *session.Message
+	// Settled is how many messages (1..Settled) are final: more input
+	// cannot change them, so a row read once needs no second read.
+	Settled() int
 }
 
 // Rows lists the message numbers a list shows, in ascending order.

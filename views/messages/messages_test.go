@@ -11,11 +11,19 @@ import (
 
 // counting wraps a source and counts the messages fetched.
 type counting struct {
-	src   *fake.Source
-	calls int
+	src     *fake.Source
+	calls   int
+	settled int // messages 1..settled are final; 0 means all
 }
 
 func (c *counting) Message(n int) *session.Message { c.calls++; return c.src.Message(n) }
+
+func (c *counting) Settled() int {
+	if c.settled == 0 {
+		return c.src.Len()
+	}
+	return c.settled
+}
 
 // scan runs one Scan command and gives its message to the pane, as the
 // root does, and reports whether rows remain to test.
@@ -84,6 +92,37 @@ func TestVirtualised(t *testing.T) {
 	_ = view(&m)
 	if c.calls > 2*20 {
 		t.Errorf("two frames fetched %d messages; want at most %d (visible rows)", c.calls, 40)
+	}
+}
+
+// TestInvalidateRereadsOnlyUnsettled: while a capture loads, every progress
+// redraw invalidates the rows read; those that were settled when read are
+// final and not read again, the others are.
+func TestInvalidateRereadsOnlyUnsettled(t *testing.T) {
+	c := &counting{src: fake.Big(100), settled: 5}
+	m := New(c, All(100))
+	m.SetSize(80, 11) // 10 rows: messages 1..10
+	if cmd := m.Load(); cmd != nil {
+		m, _ = m.Update(cmd())
+	}
+	if c.calls != 10 {
+		t.Fatalf("first load read %d messages; want 10", c.calls)
+	}
+	c.calls = 0
+	m.Invalidate()
+	if cmd := m.Load(); cmd != nil {
+		m, _ = m.Update(cmd())
+	}
+	if c.calls != 5 {
+		t.Errorf("after Invalidate, Load read %d messages; want 5 (6..10, unsettled when read)", c.calls)
+	}
+	c.calls = 0
+	m.Invalidate()
+	if cmd := m.Load(); cmd != nil {
+		m, _ = m.Update(cmd())
+	}
+	if c.calls != 5 {
+		t.Errorf("still unsettled: Load read %d messages; want 5", c.calls)
 	}
 }
 
