@@ -3,7 +3,7 @@ GO      ?= go
 FUZZTIME ?= 30s
 export CGO_ENABLED = 0
 
-.PHONY: build test bench bench-report fuzz demo lint fixtures golden
+.PHONY: build test bench bench-report bench-attack fuzz demo lint fixtures golden
 build:
 	$(GO) build -o bin/usmnscope ./cmd/usmnscope
 
@@ -18,6 +18,12 @@ bench:
 # memory and benchmarks, live on lo); see bench/README.md. Not part of test.
 bench-report:
 	./bench/report.sh
+
+# Builds each hostile capture shape of issue 17 at its size and prints peak
+# RSS and time of dump/tables --json (<= 160 MB) and the TUI's load against
+# dump's (<= 2x); see bench/README.md. SMALL=1 for a quick run. Not part of test.
+bench-attack:
+	./bench/attack.sh
 
 # Each fuzz target runs for FUZZTIME (go test allows one -fuzz target per run).
 fuzz:

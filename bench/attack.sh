@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# bench/attack.sh builds each hostile capture shape of issue 17 ("Bounded
+# under attack") at the issue's size, runs `dump --json` and
+# `tables --json` on each under /usr/bin/time -v (default limits, stdout
+# on /dev/null) and prints wall time and peak RSS against the 160 MB
+# target; then times the TUI's load of the 400k-cycle zero-length shape
+# against `dump`'s (target: at most 2x). See bench/README.md.
+#
+# Environment: SMALL=1 (every size / 100: a quick run), SHAPES (default
+# "zero gaps a2s ifaces udp partial gzip frag"), SECTIONS (default
+# "shapes tui"), WORK (scratch dir, default a new /tmp/usmnscope-attack.*),
+# CAP_MB (default 160), TIMEOUT (seconds per command, default 900),
+# TUI_TIMEOUT (default 600), KEEP=1 (keep the capture files; by default
+# each is deleted once measured), and per-shape sizes N_ZERO N_GAPS N_A2S
+# N_IFACES N_UDP N_PARTIAL N_GZIP N_FRAG TUI_CYCLES.
+set -u
+cd "$(dirname "$0")/.."
+S=1
+[ -n "${SMALL:-}" ] && [ "${SMALL:-0}" != 0 ] && S=100
+N_ZERO=${N_ZERO:-$((10000 / S))}         # client packets of 100 cycles (1M cycles)
+N_GAPS=${N_GAPS:-$((1000000 / S))}       # 6-byte packets, each past a 1-byte hole
+N_A2S=${N_A2S:-$((1000000 / S))}         # A2S_INFO replies, names alternating
+N_IFACES=${N_IFACES:-$((1000000 / S))}   # pcapng interfaces, a packet each
+N_UDP=${N_UDP:-$((3000000 / S))}         # distinct UDP peers of port 27016
+N_PARTIAL=${N_PARTIAL:-$((10000 / S))}   # flows, each a 65,000-byte partial frame a side
+N_GZIP=${N_GZIP:-$((800 / S))}           # packets of 21,000 1-byte messages, gzipped
+N_FRAG=${N_FRAG:-$((10000 / S))}         # fragmented segments of 100 messages
+TUI_CYCLES=${TUI_CYCLES:-$((400000 / S))} # zero-length cycles for the TUI load
+SHAPES=${SHAPES:-zero gaps a2s ifaces udp partial gzip frag}
+SECTIONS=${SECTIONS:-shapes tui}
+CAP_MB=${CAP_MB:-160}
+TIMEOUT=${TIMEOUT:-900}
+TUI_TIMEOUT=${TUI_TIMEOUT:-600}
+WORK=${WORK:-$(mktemp -d /tmp/usmnscope-attack.XXXXXX)}
+BIN=$WORK/usmnscope # a copy of bin/usmnscope: others may rebuild bin/ during the run
+GEN=$WORK/shapes
+TIMEV=/usr/bin/time
+INDEX_BYTES=36 # the per-message index record issue 17 allows on top, until streaming lands
+
+say() { printf '%s\n' "$*"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'; }
+want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
+now() { date +%s.%N; }
+HOLD=0 FAIL=0 FAILS=""
+# tally VERDICT LABEL: counts a verdict for the summary.
+tally() {
+	if [ "$1" = HOLDS ]; then
+		HOLD=$((HOLD + 1))
+	else
+		FAIL=$((FAIL + 1))
+		FAILS="$FAILS
+  $2"
+	fi
+}
+
+if [ ! -x "$TIMEV" ]; then
+	say "bench-attack: $TIMEV missing (apt-get install -y time)"
+	exit 1
+fi
+command -v timeout >/dev/null 2>&1 || {
+	say "bench-attack: timeout missing (coreutils)"
+	exit 1
+}
+say "== usmnscope attack shapes, issue 17 ($(date -u +%FT%TZ), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $([ "$S" = 1 ] && echo "issue sizes" || echo "SMALL: sizes / $S"), sections: $SECTIONS)"
+say "work: $WORK"
+
+# The tree is shared with others who edit it: a failed build is retried a
+# few times, a minute apart.
+for try in 1 2 3 4 5 6; do
+	if CGO_ENABLED=0 go build -o bin/usmnscope ./cmd/usmnscope 2>"$WORK/build.err"; then
+		break
+	fi
+	if [ "$try" = 6 ]; then
+		say "bench-attack: go build ./cmd/usmnscope failed 6 times:"
+		cat "$WORK/build.err"
+		exit 1
+	fi
+	say "go build ./cmd/usmnscope failed (try $try: $(head -1 "$WORK/build.err")); retrying in 60 s"
+	sleep 60
+done
+cp bin/usmnscope "$BIN" || exit 1
+CGO_ENABLED=0 go build -o "$GEN" ./bench/shapes || exit 1
+say "built bin/usmnscope (copied to $BIN) and the shape generator"
+
+# shape_file NAME: the capture file of a shape.
+shape_file() {
+	case $1 in
+	ifaces) echo "$WORK/$1.pcapng" ;;
+	gzip) echo "$WORK/$1.pcap.gz" ;;
+	*) echo "$WORK/$1.pcap" ;;
+	esac
+}
+# shape_size NAME: the size parameter of a shape and what it counts.
+shape_size() {
+	case $1 in
+	zero) echo "$N_ZERO packets of 100 zero-length cycles" ;;
+	gaps) echo "$N_GAPS packets past 1-byte holes, 3 s apart" ;;
+	a2s) echo "$N_A2S A2S_INFO replies" ;;
+	ifaces) echo "$N_IFACES pcapng interfaces" ;;
+	udp) echo "$N_UDP UDP peers" ;;
+	partial) echo "$N_PARTIAL flows of partial frames" ;;
+	gzip) echo "$N_GZIP packets of 21,000 messages, gzipped" ;;
+	frag) echo "$N_FRAG fragmented segments" ;;
+	esac
+}
+shape_n() {
+	case $1 in
+	zero) echo "$N_ZERO" ;; gaps) echo "$N_GAPS" ;; a2s) echo "$N_A2S" ;;
+	ifaces) echo "$N_IFACES" ;; udp) echo "$N_UDP" ;; partial) echo "$N_PARTIAL" ;;
+	gzip) echo "$N_GZIP" ;; frag) echo "$N_FRAG" ;;
+	esac
+}
+# generate NAME FILE [ARGS...]: writes a shape; sets MSGS (the messages its
+# data holds when framed whole, from the generator's line).
+generate() {
+	local name=$1 file=$2
+	shift 2
+	if ! "$GEN" -shape "$name" -o "$file" "$@" 2>"$WORK/gen.err"; then
+		say "shapes -shape $name failed: $(head -c 300 "$WORK/gen.err")"
+		return 1
+	fi
+	MSGS=$(sed -n 's/.*, \([0-9]*\) messages when framed whole.*/\1/p' "$WORK/gen.err")
+}
+# measure LABEL CMD...: runs CMD under /usr/bin/time -v (and timeout) with
+# stdout on /dev/null; sets WALL, CPU (user + system s), RSS (KiB) and
+# STATUS, and prints one line.
+measure() {
+	local label=$1
+	shift
+	"$TIMEV" -v -o "$WORK/run.time" timeout -k 10 "$TIMEOUT" "$@" >/dev/null 2>"$WORK/run.err"
+	WALL=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$WORK/run.time")
+	RSS=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/run.time")
+	CPU=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$WORK/run.time")
+	STATUS=$(awk -F': ' '/Exit status/ { print $2 }' "$WORK/run.time")
+	[ -n "$STATUS" ] || STATUS=$(sed -n 's/.*terminated by signal \([0-9]*\).*/signal \1/p' "$WORK/run.time")
+	LINE=$(printf '%-11s %-14s %8.2f s wall %8.2f s CPU  peak RSS %8.1f MB (%7.1f MiB)' \
+		"$SHAPE" "$label" "${WALL:-0}" "${CPU:-0}" "$(awk -v k="${RSS:-0}" 'BEGIN { print k * 1024 / 1e6 }')" "$(awk -v k="${RSS:-0}" 'BEGIN { print k / 1024 }')")
+}
+# cap_verdict: HOLDS when the run exited 0 within its time and peak RSS is
+# at most CAP_MB (decimal MB); notes the per-message index allowance.
+cap_verdict() {
+	local mb idx v note=""
+	mb=$(awk -v k="${RSS:-0}" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')
+	idx=$(awk -v m="${MSGS:-0}" -v b="$INDEX_BYTES" 'BEGIN { printf "%.1f", m * b / 1e6 }')
+	v=$(awk -v r="$mb" -v c="$CAP_MB" 'BEGIN { print (r <= c) ? "HOLDS" : "DOES NOT HOLD" }')
+	if [ "$STATUS" = 124 ] || [ "$STATUS" = 137 ]; then
+		v="DOES NOT HOLD"
+		note=" (timed out after ${TIMEOUT} s)"
+	elif [ "$STATUS" != 0 ]; then
+		v="DOES NOT HOLD"
+		note=" (exit $STATUS: $(head -c 200 "$WORK/run.err" | tr '\n' ' '))"
+	elif [ "$v" != HOLDS ] && awk -v r="$mb" -v c="$CAP_MB" -v i="$idx" 'BEGIN { exit !(r <= c + i) }'; then
+		note=" (within $CAP_MB MB + the index allowance)"
+	fi
+	say "$LINE  index allowance <= $idx MB: $v$note"
+	tally "$v" "$SHAPE $1: $mb MB$note"
+}
+
+section_shapes() {
+	say ""
+	say "== dump --json and tables --json per shape (default limits, stdout on /dev/null): peak RSS <= $CAP_MB MB"
+	say "   (MB = 10^6 bytes; index allowance = $INDEX_BYTES B x the messages the shape's data holds when framed whole, an upper bound: issue 17 lets the per-message index come on top until streaming lands)"
+	local file
+	for SHAPE in $SHAPES; do
+		file=$(shape_file "$SHAPE")
+		generate "$SHAPE" "$file" -n "$(shape_n "$SHAPE")" || {
+			tally "DOES NOT HOLD" "$SHAPE: not generated"
+			continue
+		}
+		say "-- $SHAPE: $(shape_size "$SHAPE"): $(stat -c %s "$file") bytes, $MSGS messages when framed whole"
+		measure "dump --json" "$BIN" dump --json "$file"
+		cap_verdict "dump --json"
+		measure "tables --json" "$BIN" tables --json "$file"
+		cap_verdict "tables --json"
+		[ -n "${KEEP:-}" ] || rm -f "$file"
+	done
+}
+
+# tui_load FILE: opens FILE in the TUI in a detached 160x48 tmux session
+# on a private server and waits until the status bar shows the capture
+# loaded (its line with "N msgs │" no longer says "loading"); sets
+# TUI_WALL (s from starting tmux, -1 when it did not finish), TUI_HWM
+# (KiB), TUI_CPU (s) and TUI_STATUS (the last status line), then quits
+# with q.
+tui_load() {
+	local sock=usmnscope-attack-$$ pid t0 pane line
+	TUI_WALL=-1 TUI_HWM=? TUI_CPU=? TUI_STATUS=""
+	t0=$(now)
+	tmux -L "$sock" new-session -d -s attack -x 160 -y 48 "exec $BIN open $1" || return 1
+	pid=$(tmux -L "$sock" display-message -p -t attack '#{pane_pid}')
+	while :; do
+		sleep 0.1
+		pane=$(tmux -L "$sock" capture-pane -p -t attack 2>/dev/null) || {
+			TUI_STATUS="the TUI exited before it finished loading"
+			break
+		}
+		line=$(printf '%s\n' "$pane" | grep ' msgs │' | tail -1)
+		[ -n "$line" ] && TUI_STATUS=$line
+		if [ -n "$line" ] && ! printf '%s' "$line" | grep -q loading; then
+			TUI_WALL=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+			break
+		fi
+		if awk -v a="$t0" -v b="$(now)" -v t="$TUI_TIMEOUT" 'BEGIN { exit !(b - a > t) }'; then
+			TUI_STATUS="still loading after $TUI_TIMEOUT s: $TUI_STATUS"
+			break
+		fi
+	done
+	TUI_HWM=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+	TUI_CPU=$(awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$pid/stat" 2>/dev/null)
+	local path
+	path=$(tmux -L "$sock" display-message -p '#{socket_path}' 2>/dev/null)
+	tmux -L "$sock" send-keys -t attack q 2>/dev/null
+	sleep 0.5
+	tmux -L "$sock" kill-server 2>/dev/null
+	[ -n "$path" ] && rm -f "$path" # the private server's socket file
+	true
+}
+
+section_tui() {
+	say ""
+	say "== TUI load of the zero-length shape at $TUI_CYCLES cycles against dump (target: TUI load <= 2x dump)"
+	if ! command -v tmux >/dev/null 2>&1; then
+		say "tmux not installed (apt-get install -y tmux): TUI load skipped"
+		tally "DOES NOT HOLD" "tui: tmux missing"
+		return
+	fi
+	local file=$WORK/zero-cycles.pcap v r
+	SHAPE=zero-$TUI_CYCLES
+	generate zero "$file" -cycles "$TUI_CYCLES" || return
+	say "-- $(stat -c %s "$file") bytes, $MSGS messages when framed whole"
+	measure "dump" "$BIN" dump "$file"
+	say "$LINE  (exit $STATUS)"
+	local dwall=$WALL
+	tui_load "$file"
+	say "$(printf '%-11s %-14s %8.2f s load %8s s CPU  VmHWM %8s KiB' "$SHAPE" "open (TUI)" "$TUI_WALL" "${TUI_CPU:-?}" "${TUI_HWM:-?}")"
+	say "   status bar: $(printf '%s' "$TUI_STATUS" | sed 's/^ *//; s/ *$//')"
+	if [ "$TUI_WALL" = -1 ]; then
+		r=n/a v="DOES NOT HOLD"
+	else
+		r=$(ratio "$TUI_WALL" "$dwall")
+		v=$(awk -v r="$r" 'BEGIN { print (r != "n/a" && r + 0 <= 2) ? "HOLDS" : "DOES NOT HOLD" }')
+	fi
+	say "TUI load / dump = ${r}x (target <= 2x; the load is timed from starting tmux to the first status bar without \"loading\", polled every 0.1 s): $v"
+	tally "$v" "TUI load of $TUI_CYCLES cycles: ${r}x dump"
+	[ -n "${KEEP:-}" ] || rm -f "$file"
+}
+
+want shapes && section_shapes
+want tui && section_tui
+say ""
+say "== summary ($(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)): $HOLD HOLD, $FAIL DO NOT HOLD${FAILS:+:$FAILS}"
+exit 0
