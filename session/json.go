@@ -52,7 +52,8 @@ func jsonFindings(fs []dissect.Finding) []jsonFinding {
 // AppendJSON appends the message as one outputs.md `dump --json` record
 // (without a newline) to dst and returns the extended buffer. "mode"
 // appears for NegotiateListenerDetails, "listener" for the two USMN
-// messages and "payload_bits" for Invoke Message Listener. Fields are empty
+// messages and "payload_bits" for Invoke Message Listener; "hex" (the
+// message bytes) always. Fields are empty
 // unless the message came with spans (Index.Detail, DecodeOne).
 //
 // The record is written by hand, key by key, in the order and with the
@@ -88,6 +89,7 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 	dst = termsafe.AppendJSONString(dst, m.Dir.String())
 	dst = append(dst, `,"len":`...)
 	dst = strconv.AppendInt(dst, int64(len(m.Data)), 10)
+	dst = appendHex(dst, m.Data)
 	dst = append(dst, `,"enum":{"value":`...)
 	dst = strconv.AppendUint(dst, uint64(m.Enum.Value), 10)
 	dst = append(dst, `,"bits":`...)

@@ -163,3 +163,12 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 	}
 	return append(dst, b...), nil
 }
+
+// appendHex appends outputs.md's "hex" key: the message bytes (without the
+// frame header) as lower-case hex without spaces, what `usmnscope bits`
+// takes back (issue 16: a message can be pasted from dump --json).
+func appendHex(dst, data []byte) []byte {
+	dst = append(dst, `,"hex":"`...)
+	dst = hex.AppendEncode(dst, data)
+	return append(dst, '"')
+}

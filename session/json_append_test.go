@@ -49,6 +49,7 @@ type refMessage struct {
 	Conn        string        `json:"conn"`
 	Dir         string        `json:"dir"`
 	Len         int           `json:"len"`
+	Hex         string        `json:"hex"`
 	Enum        refEnum       `json:"enum"`
 	Msg         string        `json:"msg"`
 	Summary     string        `json:"summary,omitempty"`
@@ -93,6 +94,7 @@ func refMarshalJSON(m *Message) ([]byte, error) {
 		Conn:    m.Conn.String(),
 		Dir:     m.Dir.String(),
 		Len:     len(m.Data),
+		Hex:     hexString(m.Data),
 		Enum:    refEnum{Value: m.Enum.Value, Bits: m.Enum.Bits, Widened: m.Enum.Widened},
 		Msg:     m.Name,
 		Summary: m.Summary,

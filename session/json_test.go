@@ -55,11 +55,15 @@ func TestMessageJSONKicked(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := decodeObject(t, b)
-	if got, want := keys(j), sortedStrings("n", "frame", "time", "conn", "dir", "len", "enum", "msg", "summary", "fields", "expert"); !reflect.DeepEqual(got, want) {
+	if got, want := keys(j), sortedStrings("n", "frame", "time", "conn", "dir", "len", "hex", "enum", "msg", "summary", "fields", "expert"); !reflect.DeepEqual(got, want) {
 		t.Errorf("Kicked record keys = %v; want %v", got, want)
 	}
 	if j["dir"] != "s2c" || j["len"] != 6.0 || j["msg"] != "Kicked" {
 		t.Errorf("dir, len, msg = %v, %v, %v; want s2c, 6, Kicked", j["dir"], j["len"], j["msg"])
+	}
+	// Issue 16 defect 8: the bytes themselves, as `bits` takes them back.
+	if got, want := j["hex"], "8c0000627965"; got != want {
+		t.Errorf("hex = %v; want %q (outputs.md: the message bytes, lowercase, no spaces)", got, want)
 	}
 	if got, want := j["enum"], map[string]any{"value": 12.0, "bits": 5.0, "widened": false}; !reflect.DeepEqual(got, want) {
 		t.Errorf("enum = %v; want %v", got, want)
@@ -99,7 +103,7 @@ func TestMessageJSONListener(t *testing.T) {
 	f.send(dissect.S2C, cvS2C(true, 1, 2, "<Tab>\t\"q\" & é, Sample", 3))                              // 5
 	b, _ := f.c.Message(3).MarshalJSON()
 	j := decodeObject(t, b)
-	if got, want := keys(j), sortedStrings("n", "frame", "time", "conn", "dir", "len", "enum", "msg", "summary", "fields", "listener", "payload_bits", "expert"); !reflect.DeepEqual(got, want) {
+	if got, want := keys(j), sortedStrings("n", "frame", "time", "conn", "dir", "len", "hex", "enum", "msg", "summary", "fields", "listener", "payload_bits", "expert"); !reflect.DeepEqual(got, want) {
 		t.Errorf("invoke record keys = %v; want %v", got, want)
 	}
 	if got, want := j["listener"], map[string]any{"type": nil, "version": nil, "client_id": nil, "server_id": 1.0, "resolved": false}; !reflect.DeepEqual(got, want) {
