@@ -48,7 +48,7 @@ record (outputs.md).`,
   usmnscope bits --dir s2c 6a 70 00 33 2e 32 36 2e 33 2e 34
   usmnscope bits --dir c2s --widened --id-bits 2 --json 31 00
   pbpaste | usmnscope bits --dir s2c -`,
-		Args: cobra.MinimumNArgs(1),
+		Args: argNames("HEX..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.hex = args
 			o.profile = profileLoader(cmd)
@@ -121,6 +121,9 @@ func runBits(o *bitsOptions) error {
 		return err
 	}
 	m := session.DecodeOne(p, dir, o.widened, o.idBits, data)
+	if h := widthHint(m, session.DecodeOne(p, dir, !o.widened, o.idBits, data), o.widened); h != "" {
+		fmt.Fprintf(s.err, "usmnscope: bits: hint: %s\n", h)
+	}
 	out := newOutput(s.out)
 	if o.json {
 		// A pasted message has no capture around it. The record still
@@ -136,6 +139,45 @@ func runBits(o *bitsOptions) error {
 	}
 	writeBits(out, m, o.idBits)
 	return out.Flush()
+}
+
+// widthHint says, when the other enum width (wire.md 4.2) explains the
+// bytes better, what they decode as under it (issue 16: `bits 51 02` read
+// vanilla is a ReadyToConnect, read widened the USMN invoke it was): the
+// other width gives a USMN message and the asked one does not, or the asked
+// one is widened and gives no known message while vanilla does. A pasted
+// message has no handshake to tell the width, so this is a hint on stderr,
+// never a change of what was asked.
+func widthHint(m, other *session.Message, widened bool) string {
+	if hasError(other) || isUSMN(m) {
+		return ""
+	}
+	known := other.Name != unturned.KindUnknown.String()
+	switch {
+	case !widened && isUSMN(other):
+		return fmt.Sprintf("read widened (--widened: both peers run USMN), these bytes decode as %s; read vanilla they are %s", describe(other), describe(m))
+	case widened && m.Name == unturned.KindUnknown.String() && known:
+		return fmt.Sprintf("read vanilla (without --widened), these bytes decode as %s; read widened they are %s", describe(other), describe(m))
+	}
+	return ""
+}
+
+// describe is a message's name with its widened mark and summary, as the
+// first lines of bits print it.
+func describe(m *session.Message) string {
+	if s := summary(m); s != "" {
+		return messageName(m) + ": " + s
+	}
+	return messageName(m)
+}
+
+func isUSMN(m *session.Message) bool {
+	return m.Name == unturned.KindInvokeMessageListener.String() || m.Name == unturned.KindNegotiateListenerDetails.String()
+}
+
+func hasError(m *session.Message) bool {
+	w, ok := m.Worst()
+	return ok && w >= dissect.Error
 }
 
 // pastedConn is the "conn" of a bits --json record: 0.0.0.0:0-0.0.0.0:0.

@@ -56,7 +56,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"tables", "/nonexistent/x.pcapng"}, exitInput, "no such file"},
 		{[]string{"--profile", badProfile, "dump", basic}, exitInput, "unknown key no_such_key"},
 		{[]string{"--profile", "/nonexistent.toml", "profile", "show"}, exitInput, "no such file"},
-		{[]string{"dump"}, exitUsage, "accepts 1 arg"},
+		{[]string{"dump"}, exitUsage, "dump: missing CAPTURE"},
 		{[]string{"dump", "--nope", basic}, exitUsage, "unknown flag"},
 		{[]string{"dump", "--json", "-V", basic}, exitUsage, "exclude each other"},
 		{[]string{"dump", "--filter", "lisener~Chat", basic}, exitUsage, "unknown field \"lisener\""},
@@ -65,7 +65,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"bits", "zz"}, exitUsage, "not a hex digit"},
 		{[]string{"bits", "8"}, exitUsage, "odd number"},
 		{[]string{"bits", "--dir", "up", "00"}, exitUsage, "want c2s or s2c"},
-		{[]string{"bits"}, exitUsage, "requires at least 1 arg"},
+		{[]string{"bits"}, exitUsage, "bits: missing HEX"},
 		{[]string{"nosuchcommand"}, exitUsage, "unknown command"},
 		{[]string{"profile"}, exitUsage, "name a subcommand"},
 	}

@@ -20,6 +20,7 @@ type dumpOptions struct {
 
 	capture string // CAPTURE: a file, or - for standard input
 	verbose bool
+	hex     bool // -x: each message's bytes as hex and ASCII
 	json    bool
 	filter  string
 }
@@ -35,8 +36,10 @@ func newCmdDump(s *streams, runF func(*dumpOptions) error) *cobra.Command {
 - for standard input) and prints one line per message: number, time since
 the first message, connection, direction, message name (with * when its
 enum was read widened) and a summary. -V adds the field tree with each
-field's bit offset, bit length and Wireshark-style bit string; --json prints
-NDJSON records (outputs.md).
+field's bit offset, bit length and Wireshark-style bit string, after the
+message's bytes as one hex string (paste it into usmnscope bits); -x prints
+each message's bytes as hex and ASCII (like tshark -x); --json prints NDJSON
+records (outputs.md), the bytes in "hex".
 
 A filter selects messages: ==, !=, ~ (substring), <, <=, >, >= over the
 fields dir, msg, listener, id (listener.id), server_id, client_id, severity
@@ -44,9 +47,10 @@ fields dir, msg, listener, id (listener.id), server_id, client_id, severity
 || and ! and parentheses. A bare word matches the message name.`,
 		Example: `  usmnscope dump capture.pcapng
   usmnscope dump -V --filter 'msg==InvokeMessageListener && listener~Chat' capture.pcapng
+  usmnscope dump -x --filter 'n==12' capture.pcapng
   usmnscope dump --json --filter 'severity>=warn' capture.pcapng | jq .expert
   tcpdump -U -w - port 27016 | usmnscope dump -`,
-		Args: cobra.ExactArgs(1),
+		Args: argNames("CAPTURE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture = args[0]
 			o.profile = profileLoader(cmd)
@@ -58,6 +62,7 @@ fields dir, msg, listener, id (listener.id), server_id, client_id, severity
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.verbose, "verbose", "V", false, "print the field tree of each message with bit strings")
+	f.BoolVarP(&o.hex, "hex", "x", false, "print each message's bytes as hex and ASCII after it (like tshark -x)")
 	f.BoolVar(&o.json, "json", false, "print one JSON record per message (NDJSON, outputs.md)")
 	f.StringVar(&o.filter, "filter", "", "print only the messages matching `EXPR` (see above)")
 	return cmd
@@ -222,14 +227,16 @@ func (d *dumper) print(dc *session.Index, m *session.Message) error {
 			m = full
 		}
 	}
-	switch {
-	case d.o.verbose:
-		_, err := d.out.WriteString(d.format.tree(m))
-		return err
-	default:
-		_, err := d.out.WriteString(d.format.line(m) + "\n")
-		return err
+	var err error
+	if d.o.verbose {
+		_, err = d.out.WriteString(d.format.tree(m))
+	} else {
+		_, err = d.out.WriteString(d.format.line(m) + "\n")
 	}
+	if err == nil && d.o.hex {
+		_, err = d.out.WriteString(hexASCII(m.Data))
+	}
+	return err
 }
 
 // trailer prints the connection and capture findings after the messages
@@ -254,6 +261,9 @@ func (d *dumper) trailer(dc *session.Index) error {
 func runDump(o *dumpOptions) error {
 	if o.json && o.verbose {
 		return usageError{fmt.Errorf("dump: --json and -V exclude each other")}
+	}
+	if o.json && o.hex {
+		return usageError{fmt.Errorf("dump: --json and -x exclude each other (the JSON records carry the bytes in \"hex\")")}
 	}
 	flt, err := filter.Parse(o.filter)
 	if err != nil {

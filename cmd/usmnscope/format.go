@@ -179,7 +179,7 @@ func (f lineFormat) line(m *session.Message) string {
 	return b.String()
 }
 
-// tree is the -V field tree of a message: its line, every field with its
+// tree is the -V field tree of a message: its line, its bytes as hex, every field with its
 // bit offset and length and, for fields of at most maxDrawBytes bytes, the
 // Wireshark-style bit string; then the findings.
 func (f lineFormat) tree(m *session.Message) string {
@@ -191,6 +191,9 @@ func (f lineFormat) tree(m *session.Message) string {
 		b.WriteString(" (widened)")
 	}
 	b.WriteByte('\n')
+	// The bytes as one hex string, as dump --json's "hex" key spells them:
+	// what `usmnscope bits` takes back (issue 16).
+	fmt.Fprintf(&b, "    hex: %x\n", m.Data)
 	writeFields(&b, m.Data, m.Fields)
 	if m.Name == "InvokeMessageListener" {
 		fmt.Fprintf(&b, "    payload: bit %d, %d bits\n", m.PayloadBit, m.PayloadBits)
@@ -221,4 +224,33 @@ func fieldValue(v any) string {
 		return ""
 	}
 	return ": " + formatValue(v)
+}
+
+// hexASCII is dump -x's block of a message's bytes, as tshark -x prints a
+// packet: per 16 bytes the offset, the bytes in hex and the printable ASCII
+// characters ('.' for any other byte, so nothing from the wire reaches the
+// terminal but printable ASCII), then an empty line.
+func hexASCII(data []byte) string {
+	var b strings.Builder
+	for off := 0; off < len(data); off += 16 {
+		row := data[off:min(off+16, len(data))]
+		fmt.Fprintf(&b, "%04x  ", off)
+		for i := range 16 {
+			if i < len(row) {
+				fmt.Fprintf(&b, "%02x ", row[i])
+			} else {
+				b.WriteString("   ")
+			}
+		}
+		b.WriteString("  ")
+		for _, c := range row {
+			if c < 0x20 || c > 0x7e {
+				c = '.'
+			}
+			b.WriteByte(c)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	return b.String()
 }

@@ -53,7 +53,7 @@ func newRoot(s *streams) *cobra.Command {
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.Example = `  usmnscope dump capture.pcapng
   usmnscope dump -V --filter 'msg==InvokeMessageListener && listener~Chat' capture.pcapng
   usmnscope tables --at 40 capture.pcapng
@@ -73,6 +73,7 @@ func newRoot(s *streams) *cobra.Command {
 		newCmdSimulate(s, nil),
 		newCmdTables(s, nil),
 	)
+	suggestCommands(root)
 	// Shell completion is cobra's own command; it gets an example like
 	// every other command.
 	root.InitDefaultCompletionCmd()
@@ -100,7 +101,7 @@ func Execute(args []string, in io.Reader, out, errw io.Writer) int {
 	s := &streams{in: in, out: out, err: errw}
 	root := newRoot(s)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil || errors.Is(err, syscall.EPIPE) {
 		// `usmnscope dump … | head`: the reader went away, which is
 		// not an error worth a line on stderr.
@@ -108,7 +109,11 @@ func Execute(args []string, in io.Reader, out, errw io.Writer) int {
 	}
 	fmt.Fprintf(errw, "usmnscope: %v\n", err)
 	var u usageError
-	if errors.As(err, &u) || isCobraUsage(err) {
+	var a argsError
+	if isArgs := errors.As(err, &a) || isCobraUsage(err); isArgs || errors.As(err, &u) {
+		if isArgs {
+			writeUsageHint(errw, cmd)
+		}
 		return exitUsage
 	}
 	return exitInput

@@ -21,6 +21,7 @@ type tablesOptions struct {
 	capture string // CAPTURE: a file, or - for standard input
 	json    bool
 	at      int
+	atGiven bool // --at was on the command line (0 is then no message)
 }
 
 // newCmdTables returns the tables command; runF, when not nil, runs
@@ -34,13 +35,15 @@ func newCmdTables(s *streams, runF func(*tablesOptions) error) *cobra.Command {
 type, version, ID bit count), the client table (client ID → type, version,
 mapped server ID), the IDs each side said it lacks and the references not
 resolved (wire.md 4.5), as aligned text or as the JSON document of
-outputs.md. --at N gives the state right after message N.`,
+outputs.md. --at N gives the state right after message N (from 1); without
+--at, the state at the end of the capture.`,
 		Example: `  usmnscope tables capture.pcapng
   usmnscope tables --at 12 capture.pcapng
   usmnscope tables --json capture.pcapng | jq '.connections[].server_listeners'`,
-		Args: cobra.ExactArgs(1),
+		Args: argNames("CAPTURE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture = args[0]
+			o.atGiven = cmd.Flags().Changed("at")
 			o.profile = profileLoader(cmd)
 			if runF != nil {
 				return runF(o)
@@ -54,8 +57,10 @@ outputs.md. --at N gives the state right after message N.`,
 }
 
 func runTables(o *tablesOptions) error {
-	if o.at < 0 {
-		return usageError{fmt.Errorf("tables: --at %d: message numbers start at 1", o.at)}
+	// --at 0 and --at -3 are refused alike (issue 16): without --at the
+	// tables are those of the end of the capture; 0 is not a message.
+	if o.at < 0 || o.atGiven && o.at < 1 {
+		return usageError{fmt.Errorf("tables: --at %d: message numbers start at 1 (leave out --at for the end of the capture)", o.at)}
 	}
 	p, err := o.profile()
 	if err != nil {
