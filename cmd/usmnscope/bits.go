@@ -43,7 +43,9 @@ each bit carries the letter of the field it belongs to (wire.md 1.1: stream
 bit k is bit k mod 8 of byte k/8, drawn at column 7-(k mod 8)). Spaces,
 colons and a 0x prefix in the hex are ignored; HEX "-" reads it from
 standard input. --json prints one dump
-record (outputs.md).`,
+record (outputs.md). A pasted message has no handshake to tell its enum
+width (wire.md 4.2): when the other width decodes it as a USMN message, a
+hint on standard error says so.`,
 		Example: `  usmnscope bits --dir s2c 8c 00 00 62 79 65
   usmnscope bits --dir s2c 6a 70 00 33 2e 32 36 2e 33 2e 34
   usmnscope bits --dir c2s --widened --id-bits 2 --json 31 00

@@ -4,7 +4,8 @@
 // # Commands
 //
 // dump prints the decoded messages of a capture (one line each, -V field
-// trees with bit strings, --json NDJSON per ../../../shared/spec/outputs.md);
+// trees with bit strings and the message hex, -x hex and ASCII as tshark -x,
+// --json NDJSON per ../../../shared/spec/outputs.md);
 // tables prints the per-connection listener-ID tables of wire.md 4.5;
 // bits decodes one message pasted as hex; profile show prints the profile of
 // wire.md 6; open and live run the TUI; gen and simulate write fixture
@@ -24,7 +25,9 @@
 //
 // Wire strings in text output are escaped (termsafe.Escape) so they cannot
 // drive the terminal; JSON keeps them exact. Exit status follows outputs.md:
-// 0 success (findings included), 1 unreadable input, 2 usage.
+// 0 success (findings included), 1 unreadable input, 2 usage. A usage
+// error names what is wrong in words and is followed by the command's
+// usage line; an unknown command by the ones it may have meant (usage.go).
 //
 // # Signals and IO faults
 //
