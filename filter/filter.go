@@ -377,7 +377,7 @@ func (p *filterParser) bare(t token) (filterNode, error) {
 	if _, ok := filterFields[w]; ok && t.kind == tokWord {
 		return nil, p.errAt(t, "field %q needs an operator and a value (e.g. %s)", t.text, filterFields[w].example)
 	}
-	return testNode{func(s *subject) bool { return containsFold(s.h.Name, w) }}, nil
+	return testNode{func(s *subject) bool { return containsFold(s.h.Kind.String(), w) }}, nil
 }
 
 // test compiles FIELD OP VALUE through the field table.
@@ -581,7 +581,7 @@ var filterFields = map[string]filterField{
 	"dir": {kind: fieldChoice, example: "dir==c2s", choices: []string{"c2s", "s2c"},
 		headStr: func(h *session.Head) []string { return one(h.Dir.String()) }},
 	"msg": {kind: fieldString, example: "msg==InvokeMessageListener",
-		headStr: func(h *session.Head) []string { return one(h.Name) }},
+		headStr: func(h *session.Head) []string { return one(h.Kind.String()) }},
 	"listener": {kind: fieldString, example: "listener~Chat",
 		str: func(m *session.Message) []string {
 			if m.Listener == nil || m.Listener.Type == nil {
@@ -613,10 +613,10 @@ var filterFields = map[string]filterField{
 		}},
 	"mode": {kind: fieldString, example: "mode==TellClientListenerId",
 		str: func(m *session.Message) []string {
-			if m.Mode == "" {
-				return nil
+			if mode := m.ModeName(); mode != "" {
+				return one(mode)
 			}
-			return one(m.Mode)
+			return nil
 		}},
 	"group": {kind: fieldChoice, example: "group==malformed", choices: dissect.GroupNames(),
 		str: func(m *session.Message) []string {
