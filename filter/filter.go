@@ -377,7 +377,7 @@ func (p *filterParser) bare(t token) (filterNode, error) {
 	if _, ok := filterFields[w]; ok && t.kind == tokWord {
 		return nil, p.errAt(t, "field %q needs an operator and a value (e.g. %s)", t.text, filterFields[w].example)
 	}
-	return testNode{func(s *subject) bool { return containsFold(s.h.Name, w) }}, nil
+	return testNode{func(s *subject) bool { return containsFold(s.h.Kind.String(), w) }}, nil
 }
 
 // test compiles FIELD OP VALUE through the field table.
@@ -576,57 +576,78 @@ func ids(m *session.Message, server, client bool) []int64 {
 // message without findings.
 var severityChoices = []string{"none", dissect.Note.String(), dissect.Warn.String(), dissect.Error.String()}
 
-// filterFields is the field table of the language (the outputs.md key names).
-var filterFields = map[string]filterField{
-	"dir": {kind: fieldChoice, example: "dir==c2s", choices: []string{"c2s", "s2c"},
-		headStr: func(h *session.Head) []string { return one(h.Dir.String()) }},
-	"msg": {kind: fieldString, example: "msg==InvokeMessageListener",
-		headStr: func(h *session.Head) []string { return one(h.Name) }},
-	"listener": {kind: fieldString, example: "listener~Chat",
+// fieldTable is the field table of the language (the outputs.md key names),
+// in the order the unknown-field error lists them; filterFields and
+// filterFieldList are made from it, so the list cannot drift from the
+// fields.
+var fieldTable = []struct {
+	name string
+	filterField
+}{
+	{"dir", filterField{kind: fieldChoice, example: "dir==c2s", choices: []string{"c2s", "s2c"},
+		headStr: func(h *session.Head) []string { return one(h.Dir.String()) }}},
+	{"msg", filterField{kind: fieldString, example: "msg==InvokeMessageListener",
+		headStr: func(h *session.Head) []string { return one(h.Kind.String()) }}},
+	{"listener", filterField{kind: fieldString, example: "listener~Chat",
 		str: func(m *session.Message) []string {
 			if m.Listener == nil || m.Listener.Type == nil {
 				return nil
 			}
 			return one(*m.Listener.Type)
-		}},
-	"id":          {kind: fieldNumber, example: "id==3", num: func(m *session.Message) []int64 { return ids(m, true, true) }},
-	"listener.id": {kind: fieldNumber, example: "listener.id==3", num: func(m *session.Message) []int64 { return ids(m, true, true) }},
-	"server_id":   {kind: fieldNumber, example: "server_id==0", num: func(m *session.Message) []int64 { return ids(m, true, false) }},
-	"client_id":   {kind: fieldNumber, example: "client_id==4001", num: func(m *session.Message) []int64 { return ids(m, false, true) }},
-	"severity": {kind: fieldOrdered, example: "severity>=warn", choices: severityChoices,
+		}}},
+	{"id", filterField{kind: fieldNumber, example: "id==3", num: func(m *session.Message) []int64 { return ids(m, true, true) }}},
+	{"listener.id", filterField{kind: fieldNumber, example: "listener.id==3", num: func(m *session.Message) []int64 { return ids(m, true, true) }}},
+	{"server_id", filterField{kind: fieldNumber, example: "server_id==0", num: func(m *session.Message) []int64 { return ids(m, true, false) }}},
+	{"client_id", filterField{kind: fieldNumber, example: "client_id==4001", num: func(m *session.Message) []int64 { return ids(m, false, true) }}},
+	{"severity", filterField{kind: fieldOrdered, example: "severity>=warn", choices: severityChoices,
 		headNum: func(h *session.Head) []int64 {
 			if !h.HasFinding {
 				return []int64{0}
 			}
 			return []int64{int64(h.Worst) + 1}
-		}},
-	"conn": {kind: fieldString, example: "conn~50412",
-		headStr: func(h *session.Head) []string { return one(h.Conn.String()) }},
-	"n":   {kind: fieldNumber, example: "n>=10", headNum: func(h *session.Head) []int64 { return []int64{int64(h.N)} }},
-	"len": {kind: fieldNumber, example: "len>100", num: func(m *session.Message) []int64 { return []int64{int64(len(m.Data))} }},
-	"widened": {kind: fieldBool, example: "widened==true",
+		}}},
+	{"conn", filterField{kind: fieldString, example: "conn~50412",
+		headStr: func(h *session.Head) []string { return one(h.Conn.String()) }}},
+	{"n", filterField{kind: fieldNumber, example: "n>=10", headNum: func(h *session.Head) []int64 { return []int64{int64(h.N)} }}},
+	{"len", filterField{kind: fieldNumber, example: "len>100", num: func(m *session.Message) []int64 { return []int64{int64(len(m.Data))} }}},
+	{"widened", filterField{kind: fieldBool, example: "widened==true",
 		str: func(m *session.Message) []string {
 			if m.Enum.Widened {
 				return one("true")
 			}
 			return nil
-		}},
-	"mode": {kind: fieldString, example: "mode==TellClientListenerId",
+		}}},
+	{"mode", filterField{kind: fieldString, example: "mode==TellClientListenerId",
 		str: func(m *session.Message) []string {
-			if m.Mode == "" {
-				return nil
+			if mode := m.ModeName(); mode != "" {
+				return one(mode)
 			}
-			return one(m.Mode)
-		}},
-	"group": {kind: fieldChoice, example: "group==malformed", choices: dissect.GroupNames(),
+			return nil
+		}}},
+	{"group", filterField{kind: fieldChoice, example: "group==malformed", choices: dissect.GroupNames(),
 		str: func(m *session.Message) []string {
 			out := make([]string, len(m.Findings))
 			for i, f := range m.Findings {
 				out[i] = f.Group.String()
 			}
 			return out
-		}},
+		}}},
 }
 
-// filterFieldList is the sorted field list shown in unknown-field errors.
-const filterFieldList = "dir, msg, listener, id, listener.id, server_id, client_id, severity, conn, n, len, widened, mode, group"
+// filterFields finds a field by name.
+var filterFields = func() map[string]filterField {
+	m := make(map[string]filterField, len(fieldTable))
+	for _, f := range fieldTable {
+		m[f.name] = f.filterField
+	}
+	return m
+}()
+
+// filterFieldList is the field list shown in unknown-field errors.
+var filterFieldList = func() string {
+	names := make([]string, len(fieldTable))
+	for i, f := range fieldTable {
+		names[i] = f.name
+	}
+	return strings.Join(names, ", ")
+}()

@@ -23,7 +23,7 @@ var filterMessages = map[string]*session.Message{
 		N: 7, Dir: dissect.S2C, Data: make([]byte, 20),
 		Conn:     dissect.Conn{Client: netip.MustParseAddrPort("127.0.0.1:50412"), Server: netip.MustParseAddrPort("127.0.0.1:27016")},
 		Enum:     unturned.Enum{Value: 32, Bits: 6, Widened: true},
-		Name:     "InvokeMessageListener",
+		Kind:     unturned.KindInvokeMessageListener,
 		Listener: &unturned.Listener{Type: filterStr("Sample.ChatListener, Sample"), Version: filterU32(1), ServerID: filterU32(2), Resolved: true},
 	},
 	// C→S negotiate by client ID 4001, with a warning.
@@ -31,8 +31,8 @@ var filterMessages = map[string]*session.Message{
 		N: 12, Dir: dissect.C2S, Data: make([]byte, 5),
 		Conn:     dissect.Conn{Client: netip.MustParseAddrPort("[::1]:50000"), Server: netip.MustParseAddrPort("[::1]:27016")},
 		Enum:     unturned.Enum{Value: 18, Bits: 5, Widened: true},
-		Name:     "NegotiateListenerDetails",
-		Mode:     "RequestServerListenerId",
+		Kind:     unturned.KindNegotiateListenerDetails,
+		Mode:     unturned.RequestServerListenerID,
 		Listener: &unturned.Listener{Type: filterStr("Sample.Other"), Version: filterU32(3), ClientID: filterU32(4001)},
 		Findings: []dissect.Finding{{Severity: dissect.Warn, Group: dissect.Protocol, Text: "version mismatch", Bit: -1}},
 	},
@@ -41,7 +41,7 @@ var filterMessages = map[string]*session.Message{
 		N: 3, Dir: dissect.S2C, Data: make([]byte, 6),
 		Conn:     dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.2:40000"), Server: netip.MustParseAddrPort("10.0.0.1:27016")},
 		Enum:     unturned.Enum{Value: 12, Bits: 5},
-		Name:     "Kicked",
+		Kind:     unturned.KindKicked,
 		Findings: []dissect.Finding{{Severity: dissect.Note, Group: dissect.Undecoded, Bit: -1}, {Severity: dissect.Error, Group: dissect.Malformed, Bit: 40}},
 	},
 }
@@ -197,7 +197,7 @@ func TestFilterErrorCaret(t *testing.T) {
 
 func ExampleParse() {
 	f, _ := Parse("msg==InvokeMessageListener && listener~Chat")
-	m := &session.Message{Name: "InvokeMessageListener", Listener: &unturned.Listener{Type: filterStr("Sample.ChatListener, Sample")}}
+	m := &session.Message{Kind: unturned.KindInvokeMessageListener, Listener: &unturned.Listener{Type: filterStr("Sample.ChatListener, Sample")}}
 	fmt.Println(f.Match(m))
 	_, err := Parse("lisener~Chat")
 	fmt.Println(err.(*Error).Pos, err.(*Error).Len)

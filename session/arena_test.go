@@ -82,7 +82,7 @@ func TestArenaBound(t *testing.T) {
 			if len(got.Findings) != 1+len(ring.c.extra[int32(n-1)]) || got.Findings[0].Text != text || got.Findings[0].Severity != dissect.Error {
 				t.Fatalf("message %d findings = %+v; want one error %q (and the capture's own)", n, got.Findings, text)
 			}
-			if got.Name != want.Name || got.N != n || !got.Time.Equal(want.Time) || got.Conn != want.Conn || got.Dir != want.Dir || !reflect.DeepEqual(got.Listener, want.Listener) || len(got.Data) != 0 {
+			if got.Name() != want.Name() || got.N != n || !got.Time.Equal(want.Time) || got.Conn != want.Conn || got.Dir != want.Dir || !reflect.DeepEqual(got.Listener, want.Listener) || len(got.Data) != 0 {
 				t.Fatalf("dropped message %d = %+v; want the index record's %+v without bytes", n, got, want)
 			}
 			if withSpans && (got.Fields == nil || len(got.Fields) != 0) {

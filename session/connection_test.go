@@ -43,11 +43,11 @@ func TestWidening(t *testing.T) {
 				if tc.widened && i >= 2 {
 					bits++ // extra_bits = 1
 				}
-				if m.Name != w.name || m.Enum.Bits != bits || m.Enum.Widened != (tc.widened && i >= 2) {
-					t.Errorf("Message(%d) = %s enum %+v; want %s in %d bits", i+1, m.Name, m.Enum, w.name, bits)
+				if m.Name() != w.name || m.Enum.Bits != bits || m.Enum.Widened != (tc.widened && i >= 2) {
+					t.Errorf("Message(%d) = %s enum %+v; want %s in %d bits", i+1, m.Name(), m.Enum, w.name, bits)
 				}
 				if sev, ok := m.Worst(); ok && sev == dissect.Error {
-					t.Errorf("Message(%d) %s has an error: %+v", i+1, m.Name, m.Findings)
+					t.Errorf("Message(%d) %s has an error: %+v", i+1, m.Name(), m.Findings)
 				}
 			}
 			ci := f.c.Connections()[0]
@@ -68,8 +68,8 @@ func TestOneMarkerReadsVanilla(t *testing.T) {
 	f.handshake(true, false, 0)
 	f.send(dissect.S2C, cvS2C(true, 0, 2, cvChat, 1))
 	m := f.c.Message(3)
-	if m.Enum.Bits != 5 || m.Name == "InvokeMessageListener" {
-		t.Errorf("Message(3) = %s in %d bits; want a vanilla 5-bit reading", m.Name, m.Enum.Bits)
+	if m.Enum.Bits != 5 || m.Name() == "InvokeMessageListener" {
+		t.Errorf("Message(3) = %s in %d bits; want a vanilla 5-bit reading", m.Name(), m.Enum.Bits)
 	}
 }
 
@@ -134,8 +134,8 @@ func TestInferWidenedMidStream(t *testing.T) {
 	}
 	for n := 1; n <= f.c.Len(); n++ {
 		m := f.c.Message(n)
-		if !m.Enum.Widened || (m.Name != "InvokeMessageListener" && m.Name != "NegotiateListenerDetails" && m.Name != "PingRequest" && m.Name != "PingResponse") {
-			t.Errorf("Message(%d) = %s %+v; want a widened USMN message or ping", n, m.Name, m.Enum)
+		if !m.Enum.Widened || (m.Name() != "InvokeMessageListener" && m.Name() != "NegotiateListenerDetails" && m.Name() != "PingRequest" && m.Name() != "PingResponse") {
+			t.Errorf("Message(%d) = %s %+v; want a widened USMN message or ping", n, m.Name(), m.Enum)
 		}
 	}
 	ci := f.c.Connections()[0]
@@ -163,8 +163,8 @@ func TestInferVanillaMidStream(t *testing.T) {
 	}
 	f.c.Finish()
 	for n := 1; n <= f.c.Len(); n++ {
-		if m := f.c.Message(n); m.Enum.Widened || m.Name == "Unknown" {
-			t.Errorf("Message(%d) = %s %+v; want vanilla", n, m.Name, m.Enum)
+		if m := f.c.Message(n); m.Enum.Widened || m.Name() == "Unknown" {
+			t.Errorf("Message(%d) = %s %+v; want vanilla", n, m.Name(), m.Enum)
 		}
 	}
 	ci := f.c.Connections()[0]
@@ -193,7 +193,7 @@ func TestInferWindow(t *testing.T) {
 		t.Errorf("Settled() = %d; want 12 once the window of 4 decided", prev)
 	}
 	if m := f.c.Message(1); !m.Enum.Widened {
-		t.Errorf("Message(1) = %s %+v; want widened once inferred", m.Name, m.Enum)
+		t.Errorf("Message(1) = %s %+v; want widened once inferred", m.Name(), m.Enum)
 	}
 }
 
@@ -290,8 +290,8 @@ func TestLimits(t *testing.T) {
 	if m := f.c.Message(10); !cvHas(m.Findings, dissect.Note, dissect.Protocol, "listener table holds 2 entries") {
 		t.Errorf("Message(10) findings = %+v; want the table-limit finding", m.Findings)
 	}
-	if m := f.c.Message(10); m.Name != "InvokeMessageListener" {
-		t.Errorf("Message(10) = %s; want InvokeMessageListener", m.Name)
+	if m := f.c.Message(10); m.Name() != "InvokeMessageListener" {
+		t.Errorf("Message(10) = %s; want InvokeMessageListener", m.Name())
 	}
 }
 
@@ -311,8 +311,8 @@ func TestGap(t *testing.T) {
 		t.Fatalf("Len() = %d; want the messages after the resynchronisation", f.c.Len())
 	}
 	for n := 3; n <= f.c.Len(); n++ {
-		if m := f.c.Message(n); m.Name != "InvokeMessageListener" || !m.Enum.Widened {
-			t.Errorf("Message(%d) = %s %+v; want a widened invoke", n, m.Name, m.Enum)
+		if m := f.c.Message(n); m.Name() != "InvokeMessageListener" || !m.Enum.Widened {
+			t.Errorf("Message(%d) = %s %+v; want a widened invoke", n, m.Name(), m.Enum)
 		}
 	}
 }
@@ -367,8 +367,8 @@ func TestMalformedInvokeChangesNothing(t *testing.T) {
 	def := cvS2C(true, 1, 2, cvChat, 1)
 	f.send(dissect.S2C, def[:len(def)-3])
 	m := f.c.Message(3)
-	if sev, ok := m.Worst(); !ok || sev != dissect.Error || m.Name != "InvokeMessageListener" {
-		t.Errorf("Message(3) = %s, findings %+v; want an invoke with an error", m.Name, m.Findings)
+	if sev, ok := m.Worst(); !ok || sev != dissect.Error || m.Name() != "InvokeMessageListener" {
+		t.Errorf("Message(3) = %s, findings %+v; want an invoke with an error", m.Name(), m.Findings)
 	}
 	if m.Listener == nil || m.Listener.Resolved {
 		t.Errorf("Message(3).Listener = %+v; want unresolved", m.Listener)
@@ -391,12 +391,12 @@ func TestInferOneSideCaptured(t *testing.T) {
 		f.send(dissect.C2S, cvBySID(0, 2, byte(i)))
 	}
 	f.c.Finish()
-	if m := f.c.Message(1); m.Name != "GetWorkshopFiles" || m.Enum.Widened {
-		t.Errorf("Message(1) = %s %+v; want the vanilla GetWorkshopFiles", m.Name, m.Enum)
+	if m := f.c.Message(1); m.Name() != "GetWorkshopFiles" || m.Enum.Widened {
+		t.Errorf("Message(1) = %s %+v; want the vanilla GetWorkshopFiles", m.Name(), m.Enum)
 	}
 	for n := 2; n <= f.c.Len(); n++ {
-		if m := f.c.Message(n); m.Name != "InvokeMessageListener" || !m.Enum.Widened {
-			t.Errorf("Message(%d) = %s %s %+v; want a widened invoke", n, m.Dir, m.Name, m.Enum)
+		if m := f.c.Message(n); m.Name() != "InvokeMessageListener" || !m.Enum.Widened {
+			t.Errorf("Message(%d) = %s %s %+v; want a widened invoke", n, m.Dir, m.Name(), m.Enum)
 		}
 	}
 	if tb := f.c.Tables(cvConn, 0); len(tb.Server) != 1 || tb.Server[0].Invokes != 5 {

@@ -93,7 +93,7 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 	m := &sc.m
 	*m = Message{
 		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: cn.info.Conn,
-		Dir: r.dir, Data: data, Enum: d.Enum, Name: d.Kind.String(), Fields: sc.spans.List,
+		Dir: r.dir, Data: data, Enum: d.Enum, Kind: d.Kind, Fields: sc.spans.List,
 	}
 	if m.Fields == nil {
 		m.Fields = []netpak.Span{}

@@ -381,7 +381,7 @@ func FuzzConversation(f *testing.F) {
 		}
 		for n := 1; n <= c.Len(); n++ {
 			m, d := c.Message(n), c.Detail(n)
-			if m == nil || d == nil || m.N != n || m.Name != d.Name {
+			if m == nil || d == nil || m.N != n || m.Kind != d.Kind {
 				t.Fatalf("Message(%d) = %+v, Detail = %+v", n, m, d)
 			}
 			if _, err := d.MarshalJSON(); err != nil {

@@ -97,7 +97,7 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 	dst = append(dst, `,"widened":`...)
 	dst = strconv.AppendBool(dst, m.Enum.Widened)
 	dst = append(dst, `},"msg":`...)
-	dst = termsafe.AppendJSONString(dst, m.Name)
+	dst = termsafe.AppendJSONString(dst, m.Name())
 	if m.Summary != "" {
 		dst = append(dst, `,"summary":`...)
 		dst = termsafe.AppendJSONString(dst, m.Summary)
@@ -122,9 +122,9 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
-	if m.Mode != "" {
+	if mode := m.ModeName(); mode != "" {
 		dst = append(dst, `,"mode":`...)
-		dst = termsafe.AppendJSONString(dst, m.Mode)
+		dst = termsafe.AppendJSONString(dst, mode)
 	}
 	if l := m.Listener; l != nil {
 		dst = append(dst, `,"listener":{"type":`...)
@@ -143,7 +143,7 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 		dst = strconv.AppendBool(dst, l.Resolved)
 		dst = append(dst, '}')
 	}
-	if m.Name == unturned.KindInvokeMessageListener.String() {
+	if m.Kind == unturned.KindInvokeMessageListener {
 		dst = append(dst, `,"payload_bits":`...)
 		dst = strconv.AppendInt(dst, int64(m.PayloadBits), 10)
 	}

@@ -96,10 +96,10 @@ func refMarshalJSON(m *Message) ([]byte, error) {
 		Len:     len(m.Data),
 		Hex:     hexString(m.Data),
 		Enum:    refEnum{Value: m.Enum.Value, Bits: m.Enum.Bits, Widened: m.Enum.Widened},
-		Msg:     m.Name,
+		Msg:     m.Name(),
 		Summary: m.Summary,
 		Fields:  make([]refField, len(m.Fields)),
-		Mode:    m.Mode,
+		Mode:    m.ModeName(),
 		Expert:  jsonFindings(m.Findings),
 	}
 	for i, s := range m.Fields {
@@ -109,7 +109,7 @@ func refMarshalJSON(m *Message) ([]byte, error) {
 		l := m.Listener
 		j.Listener = &refListener{Type: l.Type, Version: l.Version, ClientID: l.ClientID, ServerID: l.ServerID, Resolved: l.Resolved}
 	}
-	if m.Name == unturned.KindInvokeMessageListener.String() {
+	if m.Kind == unturned.KindInvokeMessageListener {
 		pb := m.PayloadBits
 		j.PayloadBits = &pb
 	}
@@ -314,13 +314,13 @@ func TestAppendJSONValues(t *testing.T) {
 			N: -i, Frame: 1 << 40, Time: time.Date(2026, 1, 2, 3, 4, 5, i, time.FixedZone("x", 3600)),
 			Conn: conns[i%len(conns)], Dir: dissect.Dir(i % 4), Data: make([]byte, i),
 			Enum: unturned.Enum{Value: math.MaxUint32, Bits: i, Widened: i%2 == 0},
-			Name: s, Summary: s, Mode: s, PayloadBits: i,
+			Kind: unturned.Kind(i * 7), Summary: s, Mode: unturned.NegotiateMode(i), PayloadBits: i,
 			Fields:   []netpak.Span{{Name: s, Bit: -1, Bits: 0, Value: s}, {Name: "b", Value: []byte(s)}},
 			Listener: &unturned.Listener{Type: &typ, Version: u(1), ClientID: nil, ServerID: u(math.MaxUint32), Resolved: i%2 == 1},
 			Findings: []dissect.Finding{{Severity: dissect.Severity(i % 5), Group: dissect.Group(i), Text: s}, {Severity: dissect.Error, Text: ""}},
 		}
 		sameJSON(t, "strings "+strconv.Itoa(i), m)
-		m.Name = unturned.KindInvokeMessageListener.String()
+		m.Kind = unturned.KindInvokeMessageListener
 		m.Listener = &unturned.Listener{}
 		sameJSON(t, "invoke "+strconv.Itoa(i), m)
 		m.Time, m.Listener, m.Findings, m.Fields = time.Time{}, nil, nil, nil
@@ -384,7 +384,7 @@ func FuzzAppendJSON(f *testing.F) {
 			netpak.Span{Name: "f64", Value: math.Float64frombits(bits)},
 			netpak.Span{Name: "f32", Value: math.Float32frombits(uint32(bits))},
 			netpak.Span{Name: "bytes", Value: data})
-		m.Summary, m.Mode = text, text
+		m.Summary, m.Mode = text, unturned.NegotiateMode(idBits)
 		m.Findings = append(m.Findings, dissect.Finding{Severity: dissect.Severity(idBits), Group: dissect.Group(idBits), Text: text})
 		m.Time = time.Unix(0, int64(bits))
 		sameJSON(t, "DecodeOne with fuzz strings", m)

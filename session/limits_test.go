@@ -224,10 +224,10 @@ func TestProfileLimitsBind(t *testing.T) {
 	if m := f.c.Message(6); !cvHas(m.Findings, dissect.Warn, dissect.Protocol, "unresolved queue holds 3 references") {
 		t.Errorf("Message(6) findings = %+v; want the max_unresolved warning", m.Findings)
 	}
-	if m := f.c.Message(10); m.Name != "InvokeMessageListener" || !cvHas(m.Findings, dissect.Note, dissect.Protocol, "listener table holds 2 entries; entry dropped") {
-		t.Errorf("Message(10) = %s %+v; want an invoke with the max_table_entries finding", m.Name, m.Findings)
+	if m := f.c.Message(10); m.Name() != "InvokeMessageListener" || !cvHas(m.Findings, dissect.Note, dissect.Protocol, "listener table holds 2 entries; entry dropped") {
+		t.Errorf("Message(10) = %s %+v; want an invoke with the max_table_entries finding", m.Name(), m.Findings)
 	}
-	if m := f.c.Message(11); m == nil || m.Name != "PingRequest" {
+	if m := f.c.Message(11); m == nil || m.Name() != "PingRequest" {
 		t.Errorf("Message(11) = %+v; want the ping before the big message", m)
 	}
 	if f.c.Len() != 11 {

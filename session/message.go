@@ -20,10 +20,10 @@ type Message struct {
 	Data  []byte // the message bytes, without the 2-byte frame header
 
 	Enum     unturned.Enum
-	Name     string             // outputs.md "msg"
-	Fields   []netpak.Span      // in wire order; nil when spans were not asked for
-	Mode     string             // NegotiateListenerDetails mode name
-	Listener *unturned.Listener // for the two USMN messages
+	Kind     unturned.Kind          // outputs.md "msg" is Kind.String()
+	Fields   []netpak.Span          // in wire order; nil when spans were not asked for
+	Mode     unturned.NegotiateMode // NegotiateListenerDetails only (see ModeName)
+	Listener *unturned.Listener     // for the two USMN messages
 
 	PayloadBit  int // first bit of a USMN invoke payload
 	PayloadBits int // its length, trailing pad bits included
@@ -138,7 +138,7 @@ func (c *Index) build(n int, withSpans bool) *Message {
 
 // newMessage builds a Message from a decoding, without capture context.
 func newMessage(d *unturned.Decoded, dir dissect.Dir, data []byte, spans *netpak.Spans) *Message {
-	m := &Message{Dir: dir, Data: data, Enum: d.Enum, Name: d.Kind.String()}
+	m := &Message{Dir: dir, Data: data, Enum: d.Enum, Kind: d.Kind}
 	if spans != nil {
 		m.Fields = spans.List
 		if m.Fields == nil {
@@ -154,7 +154,7 @@ func newMessage(d *unturned.Decoded, dir dissect.Dir, data []byte, spans *netpak
 // an invoke's payload range.
 func (m *Message) setKind(d *unturned.Decoded) {
 	if d.Kind == unturned.KindNegotiateListenerDetails {
-		m.Mode = d.Negotiate.Mode.String()
+		m.Mode = d.Negotiate.Mode
 	}
 	if d.Kind == unturned.KindInvokeMessageListener {
 		m.PayloadBit, m.PayloadBits = d.PayloadBit, d.PayloadBits
@@ -223,7 +223,7 @@ type Head struct {
 	N          int
 	Conn       dissect.Conn
 	Dir        dissect.Dir
-	Name       string // outputs.md "msg"
+	Kind       unturned.Kind // outputs.md "msg" is Kind.String()
 	Worst      dissect.Severity
 	HasFinding bool
 }
@@ -231,7 +231,7 @@ type Head struct {
 // Head returns m's Head, as Index.Head gives it for the same message.
 func (m *Message) Head() Head {
 	w, ok := m.Worst()
-	return Head{N: m.N, Conn: m.Conn, Dir: m.Dir, Name: m.Name, Worst: w, HasFinding: ok}
+	return Head{N: m.N, Conn: m.Conn, Dir: m.Dir, Kind: m.Kind, Worst: w, HasFinding: ok}
 }
 
 // Head returns message n's Head from its index record alone: no bytes are
@@ -247,7 +247,7 @@ func (c *Index) Head(n int) (Head, bool) {
 		return Head{}, false
 	}
 	r := c.rec(int32(n - 1))
-	h := Head{N: n, Conn: c.conns[r.conn].info.Conn, Dir: r.dir, Name: r.kind.String()}
+	h := Head{N: n, Conn: c.conns[r.conn].info.Conn, Dir: r.dir, Kind: r.kind}
 	worst := r.worst
 	if r.flags&recHeld != 0 {
 		worst = max(worst, uint8(dissect.Note)+1)
@@ -268,4 +268,16 @@ type Selector interface {
 	HeadOnly() bool
 	MatchHead(h Head) bool
 	Match(m *Message) bool
+}
+
+// Name is outputs.md's "msg": the message kind's name.
+func (m *Message) Name() string { return m.Kind.String() }
+
+// ModeName is the NegotiateListenerDetails mode's name (outputs.md "mode"),
+// or "" for any other message.
+func (m *Message) ModeName() string {
+	if m.Kind != unturned.KindNegotiateListenerDetails {
+		return ""
+	}
+	return m.Mode.String()
 }

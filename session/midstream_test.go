@@ -49,8 +49,8 @@ func TestOpenWithoutSYN(t *testing.T) {
 		for n := 1; n <= c.Len(); n++ {
 			m := c.Message(n)
 			i := tc.first + n - 1
-			if m.Name != "InvokeMessageListener" || m.Frame != i+2 || !m.Time.Equal(at(i)) {
-				t.Errorf("rule %q: message %d = %v frame %d at %v; want an invoke from frame %d at %v", tc.rule, n, m.Name, m.Frame, m.Time, i+2, at(i))
+			if m.Name() != "InvokeMessageListener" || m.Frame != i+2 || !m.Time.Equal(at(i)) {
+				t.Errorf("rule %q: message %d = %v frame %d at %v; want an invoke from frame %d at %v", tc.rule, n, m.Name(), m.Frame, m.Time, i+2, at(i))
 			}
 		}
 		ci := c.Connections()[0]

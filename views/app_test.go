@@ -100,7 +100,7 @@ func testParse(expr string) (func(*session.Message) bool, int, error) {
 	case len(f) == 3 && f[1] != "==":
 		return nil, strings.Index(expr, f[1]), errTest("expected ==")
 	case len(f) == 3 && f[0] == "msg":
-		return func(m *session.Message) bool { return m.Name == f[2] }, 0, nil
+		return func(m *session.Message) bool { return m.Name() == f[2] }, 0, nil
 	case len(f) == 3 && f[0] == "dir":
 		return func(m *session.Message) bool { return m.Dir.String() == f[2] }, 0, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Text output. Every string that came from the wire goes through
@@ -90,7 +91,7 @@ func formatValue(v any) string { return dissect.FormatValue(v, dissect.TextValue
 // messageName is the message name with the widened mark: a "*" when its
 // enum was read widened (wire.md 4.2).
 func messageName(m *session.Message) string {
-	name := termsafe.Escape(m.Name)
+	name := termsafe.Escape(m.Name())
 	if m.Enum.Widened {
 		name += "*"
 	}
@@ -103,14 +104,14 @@ func messageName(m *session.Message) string {
 func summary(m *session.Message) string {
 	if m.Summary != "" {
 		s := m.Summary
-		if rest, ok := strings.CutPrefix(s, m.Name); ok && (rest == "" || rest[0] == ' ') {
+		if rest, ok := strings.CutPrefix(s, m.Name()); ok && (rest == "" || rest[0] == ' ') {
 			s = rest
 		}
 		return termsafe.Escaped(strings.TrimSpace(s))
 	}
 	var parts []string
-	if m.Mode != "" {
-		parts = append(parts, termsafe.Escape(m.Mode))
+	if mode := m.ModeName(); mode != "" {
+		parts = append(parts, termsafe.Escape(mode))
 	}
 	if l := m.Listener; l != nil {
 		if l.ServerID != nil {
@@ -129,7 +130,7 @@ func summary(m *session.Message) string {
 			parts = append(parts, "unresolved")
 		}
 	}
-	if m.Name == "InvokeMessageListener" {
+	if m.Kind == unturned.KindInvokeMessageListener {
 		parts = append(parts, fmt.Sprintf("%d payload bits", m.PayloadBits))
 	}
 	if len(parts) == 0 {
@@ -195,7 +196,7 @@ func (f lineFormat) tree(m *session.Message) string {
 	// what `usmnscope bits` takes back (issue 16).
 	fmt.Fprintf(&b, "    hex: %x\n", m.Data)
 	writeFields(&b, m.Data, m.Fields)
-	if m.Name == "InvokeMessageListener" {
+	if m.Kind == unturned.KindInvokeMessageListener {
 		fmt.Fprintf(&b, "    payload: bit %d, %d bits\n", m.PayloadBit, m.PayloadBits)
 	}
 	for _, fd := range m.Findings {

@@ -92,7 +92,7 @@ func TestFormatValueEscapes(t *testing.T) {
 
 func TestLineEscapesWireStrings(t *testing.T) {
 	typ := "Evil\x1b[2J\u009b31m"
-	m := &session.Message{N: 1, Name: "InvokeMessageListener", Enum: unturned.Enum{Widened: true},
+	m := &session.Message{N: 1, Kind: unturned.KindInvokeMessageListener, Enum: unturned.Enum{Widened: true},
 		Listener: &unturned.Listener{Type: &typ, Resolved: true},
 		Findings: []dissect.Finding{{Severity: dissect.Warn, Text: "bad \x1b[H", Bit: -1}}}
 	got := lineFormat{}.line(m) + lineFormat{}.tree(m)
@@ -116,7 +116,7 @@ func BenchmarkLine(b *testing.B) {
 	b.ReportAllocs()
 	typ := "Sample.ChatListener, Sample"
 	id, v := uint32(2), uint32(1)
-	m := &session.Message{N: 7, Name: "InvokeMessageListener", Enum: unturned.Enum{Value: 32, Bits: 6, Widened: true},
+	m := &session.Message{N: 7, Kind: unturned.KindInvokeMessageListener, Enum: unturned.Enum{Value: 32, Bits: 6, Widened: true},
 		Listener: &unturned.Listener{Type: &typ, ServerID: &id, Version: &v, Resolved: true}, PayloadBits: 88}
 	for b.Loop() {
 		lineFormat{}.line(m)

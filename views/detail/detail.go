@@ -242,7 +242,7 @@ func build(msg *session.Message) []*node {
 		return nil
 	}
 	head := &node{path: "msg", field: -1, text: fmt.Sprintf("#%d frame %d %s %s %d bytes", msg.N, msg.Frame, msg.Dir, msg.Conn, len(msg.Data))}
-	enum := &node{path: "enum", field: -1, text: fmt.Sprintf("%s: enum %d (%d bits%s)", termsafe.Escape(msg.Name), msg.Enum.Value, msg.Enum.Bits, widenedText(msg.Enum.Widened))}
+	enum := &node{path: "enum", field: -1, text: fmt.Sprintf("%s: enum %d (%d bits%s)", termsafe.Escape(msg.Name()), msg.Enum.Value, msg.Enum.Bits, widenedText(msg.Enum.Widened))}
 	out := []*node{head, enum}
 
 	fields := &node{path: "fields", field: -1, group: true, text: fmt.Sprintf("Fields (%d)", len(msg.Fields))}
@@ -267,8 +267,8 @@ func build(msg *session.Message) []*node {
 		})
 	}
 	out = append(out, fields)
-	if msg.Mode != "" {
-		out = append(out, &node{path: "mode", field: -1, text: "mode: " + termsafe.Escape(msg.Mode)})
+	if mode := msg.ModeName(); mode != "" {
+		out = append(out, &node{path: "mode", field: -1, text: "mode: " + termsafe.Escape(mode)})
 	}
 	if l := msg.Listener; l != nil {
 		g := &node{path: "listener", field: -1, group: true, text: "Listener " + resolved(l.Resolved)}

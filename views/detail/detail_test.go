@@ -10,6 +10,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views/fake"
 )
 
@@ -79,7 +80,7 @@ func TestExpandCollapseAndSelect(t *testing.T) {
 func TestDottedAndHostile(t *testing.T) {
 	m := New()
 	m.SetSize(80, 30)
-	m.SetMessage(&session.Message{N: 1, Name: "Get\x1bWorkshopFiles", Data: []byte{0, 1},
+	m.SetMessage(&session.Message{N: 1, Kind: unturned.Kind(250), Data: []byte{0, 1},
 		Fields: []netpak.Span{
 			{Name: "enum", Bit: 0, Bits: 4, Value: uint64(0)},
 			{Name: "marker.magic", Bit: 4, Bits: 32, Value: uint64(0x4E4D5355)},
@@ -89,7 +90,7 @@ func TestDottedAndHostile(t *testing.T) {
 		Findings: []dissect.Finding{{Severity: dissect.Warn, Group: dissect.Protocol, Text: "bad\x9bthing", Bit: -1}},
 	})
 	got := strings.Join(m.Lines(), "\n")
-	for _, want := range []string{"  ▾ marker", "      @4+32 magic = 1313690453 (0x4e4d5355)", `name = "a\x1b]0;x\x07\u202e"`, `warn/protocol: bad\x9bthing`, `Get\x1bWorkshopFiles`} {
+	for _, want := range []string{"  ▾ marker", "      @4+32 magic = 1313690453 (0x4e4d5355)", `name = "a\x1b]0;x\x07\u202e"`, `warn/protocol: bad\x9bthing`, `Unknown(250)`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("tree lacks %q:\n%s", want, got)
 		}

@@ -23,7 +23,7 @@ func FuzzView(f *testing.F) {
 		m := New()
 		m.SetSize(60, 30)
 		m.SetMessage(&session.Message{
-			N: 1, Name: s, Data: []byte(s), Mode: s,
+			N: 1, Kind: unturned.KindNegotiateListenerDetails, Data: []byte(s), Mode: unturned.NegotiateMode(len(s)), Summary: s,
 			Fields:   []netpak.Span{{Name: name, Bit: 0, Bits: 8, Value: s}, {Name: name + ".x", Bit: 8, Bits: 1, Value: []byte(s)}},
 			Listener: &unturned.Listener{Type: &s},
 			Findings: []dissect.Finding{{Text: s, Bit: -1}},

@@ -137,7 +137,7 @@ func InvokeDefinition(n int, id uint32, typ string) *session.Message {
 	b.w.Bits(0xabcd, 16)
 	m := &session.Message{
 		N: n, Frame: n, Time: T0.Add(time.Duration(n) * 100 * time.Millisecond), Conn: USMN, Dir: dissect.S2C,
-		Enum: unturned.Enum{Value: 32, Bits: 6, Widened: true}, Name: "InvokeMessageListener",
+		Enum: unturned.Enum{Value: 32, Bits: 6, Widened: true}, Kind: unturned.KindInvokeMessageListener,
 		Listener:   &unturned.Listener{Type: str(typ), Version: u32(1), ServerID: u32(id), Resolved: true},
 		PayloadBit: pay, PayloadBits: 16, Summary: "def server " + itoa(id),
 	}
@@ -154,7 +154,7 @@ func InvokeClient(n int, id uint32) *session.Message {
 	b.w.Bits(0x5, 8)
 	m := &session.Message{
 		N: n, Frame: n, Time: T0.Add(time.Duration(n) * 100 * time.Millisecond), Conn: USMN, Dir: dissect.C2S,
-		Enum: unturned.Enum{Value: 17, Bits: 5, Widened: true}, Name: "InvokeMessageListener",
+		Enum: unturned.Enum{Value: 17, Bits: 5, Widened: true}, Kind: unturned.KindInvokeMessageListener,
 		Listener:   &unturned.Listener{ServerID: u32(id), Resolved: true},
 		PayloadBit: pay, PayloadBits: 8, Summary: "server " + itoa(id),
 	}
@@ -172,7 +172,7 @@ func Ping(n int, c dissect.Conn, d dissect.Dir, sev int) *session.Message {
 	b.bits("enum", v, bitsN)
 	m := &session.Message{
 		N: n, Frame: n, Time: T0.Add(time.Duration(n) * 100 * time.Millisecond), Conn: c, Dir: d,
-		Enum: unturned.Enum{Value: v, Bits: bitsN}, Name: "PingRequest", Summary: "ping",
+		Enum: unturned.Enum{Value: v, Bits: bitsN}, Kind: unturned.KindServerPingRequest, Summary: "ping",
 	}
 	if sev >= 0 {
 		m.Findings = []dissect.Finding{{Severity: dissect.Severity(sev), Group: dissect.Malformed, Text: "trailing \x1b[31mjunk", Bit: 4}}

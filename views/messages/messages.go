@@ -383,7 +383,7 @@ func (m Model) row(i int) string {
 	if int(msg.Dir) < len(arrows) {
 		arrow = arrows[msg.Dir]
 	}
-	name := termsafe.Escape(msg.Name)
+	name := termsafe.Escape(msg.Name())
 	if msg.Enum.Widened {
 		name += "⁺" // read with the widened enum width (wire.md 4.2)
 	}
@@ -392,8 +392,8 @@ func (m Model) row(i int) string {
 		rel = msg.Time.Sub(m.t0).Seconds()
 	}
 	// The summary may start with the name already shown in its own column.
-	sum := strings.TrimPrefix(msg.Summary, msg.Name+" ")
-	if sum == msg.Name {
+	sum := strings.TrimPrefix(msg.Summary, msg.Name()+" ")
+	if sum == msg.Name() {
 		sum = ""
 	}
 	s := fmt.Sprintf("%s %7d %10.6f %s %-26s %s", letter, n, rel, arrow, name, termsafe.Escaped(sum))

@@ -131,7 +131,7 @@ func TestFilterHide(t *testing.T) {
 	m := New(c, All(100))
 	m.SetSize(80, 11)
 	m.Select(50)
-	isPing := func(msg *session.Message) bool { return msg.Name == "PingRequest" } // n % 3 == 1
+	isPing := func(msg *session.Message) bool { return msg.Name() == "PingRequest" } // n % 3 == 1
 	m.SetFilter(isPing, true)
 	c.calls = 0
 	more := scan(&m, 30)
@@ -163,7 +163,7 @@ func TestFilterHide(t *testing.T) {
 // filtered list selects the last match (the nearest); a move made while
 // the filter is still scanning is not undone when the scan ends.
 func TestFilterNearest(t *testing.T) {
-	isPing := func(msg *session.Message) bool { return msg.Name == "PingRequest" } // n % 3 == 1
+	isPing := func(msg *session.Message) bool { return msg.Name() == "PingRequest" } // n % 3 == 1
 	m := New(fake.Big(100), All(100))
 	m.SetSize(80, 11)
 	m.Select(80)
