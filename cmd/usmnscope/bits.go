@@ -154,11 +154,11 @@ func widthHint(m, other *session.Message, widened bool) string {
 	if hasError(other) || isUSMN(m) {
 		return ""
 	}
-	known := other.Name != unturned.KindUnknown.String()
+	known := other.Kind != unturned.KindUnknown
 	switch {
 	case !widened && isUSMN(other):
 		return fmt.Sprintf("read widened (--widened: both peers run USMN), these bytes decode as %s; read vanilla they are %s", describe(other), describe(m))
-	case widened && m.Name == unturned.KindUnknown.String() && known:
+	case widened && m.Kind == unturned.KindUnknown && known:
 		return fmt.Sprintf("read vanilla (without --widened), these bytes decode as %s; read widened they are %s", describe(other), describe(m))
 	}
 	return ""
@@ -174,7 +174,7 @@ func describe(m *session.Message) string {
 }
 
 func isUSMN(m *session.Message) bool {
-	return m.Name == unturned.KindInvokeMessageListener.String() || m.Name == unturned.KindNegotiateListenerDetails.String()
+	return m.Kind == unturned.KindInvokeMessageListener || m.Kind == unturned.KindNegotiateListenerDetails
 }
 
 func hasError(m *session.Message) bool {
