@@ -350,6 +350,11 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.Done && m.loading {
 			m.loading = false
 			tail = m.read(missingCmd(m.src))
+			if m.src.Len() == 0 && len(m.src.Findings()) > 0 && !m.cfg.Live {
+				// Nothing decoded, but the capture says why (SNS UDP, no
+				// game port…): show it rather than empty panes.
+				tail = tea.Batch(tail, m.read(expertCmd(m.src, 0)))
+			}
 		}
 		if msg.Err != nil {
 			m.err = msg.Err.Error()
