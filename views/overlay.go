@@ -2,9 +2,9 @@ package views
 
 import (
 	"encoding/hex"
-	"time"
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 

@@ -92,13 +92,13 @@ func DefaultStyles(dark bool) Styles {
 
 // Model is the message list. Its zero value is not usable; call New.
 type Model struct {
-	KeyMap     KeyMap
-	Styles     Styles
-	Title      string // what the list shows, e.g. a connection
+	KeyMap KeyMap
+	Styles Styles
+	Title  string // what the list shows, e.g. a connection
 	// ConnLabel, when set, names each row's connection in a column (the
 	// list of all connections, where rows of two connections mix).
-	ConnLabel func(dissect.Conn) string
-	frame.List        // the cursor is an index into the displayed list
+	ConnLabel  func(dissect.Conn) string
+	frame.List // the cursor is an index into the displayed list
 
 	src    Source
 	base   Rows
