@@ -171,3 +171,21 @@ func TestFilterCompletionAndHistory(t *testing.T) {
 		t.Errorf("up: %q", got)
 	}
 }
+
+// Issue 16 defect 5: a connection whose sides lack listeners is flagged.
+func TestConnsFlagMissing(t *testing.T) {
+	src := fake.Capture()
+	tables := src.Table
+	src.Table = func(c dissect.Conn, asOf int) *session.Tables {
+		tb := tables(c, asOf)
+		if tb != nil && c == fake.USMN {
+			tb.MissingOnServer = []uint32{4003}
+		}
+		return tb
+	}
+	m := loaded(t, src, 160, 48)
+	lines := strings.Split(screen(m), "\n")
+	if !strings.Contains(lines[3], "missing 1") || strings.Contains(lines[2], "missing") {
+		t.Errorf("connections:\n%s\n%s", lines[2], lines[3])
+	}
+}
