@@ -6,17 +6,16 @@ import (
 	"charm.land/bubbles/v2/key"
 
 	"github.com/usmnscope/usmnscope/views/frame"
-	"github.com/usmnscope/usmnscope/views/pager"
 )
 
 // helpLines is the help overlay: every key once (a key shared by all
 // lists is listed with the lists, a pane's own keys under the pane), then
 // a legend of every symbol the screens use. It scrolls in the pager, so it
 // fits any size, 80×24 included.
-func (m Model) helpLines() []pager.Line {
-	var out []pager.Line
+func (m Model) helpLines() []frame.Row {
+	var out []frame.Row
 	section := func(title string, bs ...key.Binding) {
-		out = append(out, pager.Line{Text: title, Style: pager.Heading})
+		out = append(out, frame.Row{Text: title, Style: frame.Heading})
 		for _, b := range bs {
 			if !b.Enabled() {
 				continue
@@ -41,7 +40,7 @@ func (m Model) helpLines() []pager.Line {
 	section("Filter bar (/ and :N)", f.Accept, f.Cancel, f.Delete, f.Complete, f.Prev, f.Next, f.ClearLine)
 	p := m.pager.KeyMap
 	section("Overlays (help, expert, follow, graph, text)", p.PageUp, p.PageDown, p.Jump, p.Close)
-	out = append(out, pager.Line{Text: "Symbols", Style: pager.Heading})
+	out = append(out, frame.Row{Text: "Symbols", Style: frame.Heading})
 	for _, s := range [][2]string{
 		{"E W N", "first column: the message's worst finding is an error, warning, note"},
 		{"→ ←", "direction: client to server, server to client"},
@@ -67,15 +66,15 @@ func (m Model) helpLines() []pager.Line {
 
 // entry is one help line, its text wrapped under itself so that no line
 // is cut at 80 columns.
-func entry(k, desc string, kw, w int) []pager.Line {
+func entry(k, desc string, kw, w int) []frame.Row {
 	pad := 2 + kw + 1
-	var out []pager.Line
-	for i, l := range pager.Wrap(desc, w-pad-1) {
+	var out []frame.Row
+	for i, l := range frame.Wrap(desc, w-pad-1) {
 		key := ""
 		if i == 0 {
 			key = k
 		}
-		out = append(out, pager.Line{Text: fmt.Sprintf("  %-*s %s", kw, key, l)})
+		out = append(out, frame.Row{Text: fmt.Sprintf("  %-*s %s", kw, key, l)})
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/expert"
 	"github.com/usmnscope/usmnscope/views/follow"
+	"github.com/usmnscope/usmnscope/views/frame"
 	"github.com/usmnscope/usmnscope/views/iograph"
 	"github.com/usmnscope/usmnscope/views/pager"
 )
@@ -43,7 +44,7 @@ func (m Model) Note() string { return m.note }
 
 // openOverlay shows lines in the pager; what must be read first arrives
 // as a message (read runs it at once when no file is behind the source).
-func (m *Model) openOverlay(o Overlay, title string, lines []pager.Line) {
+func (m *Model) openOverlay(o Overlay, title string, lines []frame.Row) {
 	m.over = o
 	m.pager.SetLines(title, lines)
 	m.layout()
@@ -53,7 +54,7 @@ func (m *Model) openOverlay(o Overlay, title string, lines []pager.Line) {
 type overlayMsg struct {
 	o     Overlay
 	title string
-	lines func(w, h int) []pager.Line
+	lines func(w, h int) []frame.Row
 }
 
 // expertCmd reads every message's findings (the capture file may be read)
@@ -84,7 +85,7 @@ func expertCmd(src Source, n int) tea.Cmd {
 		if cut {
 			title += fmt.Sprintf(" (messages after %d not read)", expertLimit)
 		}
-		return overlayMsg{o: ExpertOverlay, title: title, lines: func(w, _ int) []pager.Line { return expert.Lines(items, w) }}
+		return overlayMsg{o: ExpertOverlay, title: title, lines: func(w, _ int) []frame.Row { return expert.Lines(items, w) }}
 	}
 }
 
@@ -100,7 +101,7 @@ func followCmd(src Source, c dissect.Conn, nums []int) tea.Cmd {
 			}
 		}
 		var t0 = msgs0(src)
-		return overlayMsg{o: FollowOverlay, title: "Follow " + c.String(), lines: func(int, int) []pager.Line { return follow.Lines(msgs, t0, more) }}
+		return overlayMsg{o: FollowOverlay, title: "Follow " + c.String(), lines: func(int, int) []frame.Row { return follow.Lines(msgs, t0, more) }}
 	}
 }
 
@@ -113,7 +114,7 @@ func graphCmd(src Source, what string, nums []int) tea.Cmd {
 				pts = append(pts, iograph.Point{T: msg.Time, Bytes: len(msg.Data)})
 			}
 		}
-		return overlayMsg{o: GraphOverlay, title: "I/O graph: " + what, lines: func(w, h int) []pager.Line { return iograph.Lines(pts, w, h) }}
+		return overlayMsg{o: GraphOverlay, title: "I/O graph: " + what, lines: func(w, h int) []frame.Row { return iograph.Lines(pts, w, h) }}
 	}
 }
 
@@ -180,7 +181,7 @@ func (m *Model) copyCmd() tea.Cmd {
 
 // textLines is the full text of what is selected, wrapped: the detail
 // line, the tables line, or the whole field tree of the message.
-func (m *Model) textLines(w int) (string, []pager.Line) {
+func (m *Model) textLines(w int) (string, []frame.Row) {
 	var src []string
 	title := "Text"
 	switch m.focus {
@@ -200,10 +201,10 @@ func (m *Model) textLines(w int) (string, []pager.Line) {
 			src = append(src, "summary: "+msg.Summary)
 		}
 	}
-	var out []pager.Line
+	var out []frame.Row
 	for _, s := range src {
-		for _, l := range pager.Wrap(s, w-2) {
-			out = append(out, pager.Line{Text: " " + l})
+		for _, l := range frame.Wrap(s, w-2) {
+			out = append(out, frame.Row{Text: " " + l})
 		}
 	}
 	return title, out

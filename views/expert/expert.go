@@ -12,7 +12,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/views/pager"
+	"github.com/usmnscope/usmnscope/views/frame"
 )
 
 // Item is one finding and where it was found: the capture (Msg 0, Conn
@@ -26,9 +26,9 @@ type Item struct {
 // Lines groups items by severity, worst first, then by group, keeping
 // each group's items in capture order. Text is wrapped to w cells so a long
 // finding (the SNS advice) is read whole.
-func Lines(items []Item, w int) []pager.Line {
+func Lines(items []Item, w int) []frame.Row {
 	if len(items) == 0 {
-		return []pager.Line{{Text: "  no findings: the capture decoded cleanly"}}
+		return []frame.Row{{Text: "  no findings: the capture decoded cleanly"}}
 	}
 	sorted := slices.Clone(items)
 	slices.SortStableFunc(sorted, func(a, b Item) int {
@@ -37,22 +37,22 @@ func Lines(items []Item, w int) []pager.Line {
 		}
 		return cmp.Compare(a.Group, b.Group)
 	})
-	var out []pager.Line
+	var out []frame.Row
 	for i := 0; i < len(sorted); {
 		sev := sorted[i].Severity
 		j := i
 		for j < len(sorted) && sorted[j].Severity == sev {
 			j++
 		}
-		style := pager.Note + pager.Style(min(int(sev), 2))
-		out = append(out, pager.Line{Text: fmt.Sprintf("%s (%d)", upper(sev), j-i), Style: style})
+		style := frame.NoteRow + frame.RowStyle(min(int(sev), 2))
+		out = append(out, frame.Row{Text: fmt.Sprintf("%s (%d)", upper(sev), j-i), Style: style})
 		for k := i; k < j; {
 			g := sorted[k].Group
 			l := k
 			for l < j && sorted[l].Group == g {
 				l++
 			}
-			out = append(out, pager.Line{Text: fmt.Sprintf("  %s (%d)", g, l-k), Style: pager.Heading})
+			out = append(out, frame.Row{Text: fmt.Sprintf("  %s (%d)", g, l-k), Style: frame.Heading})
 			for _, it := range sorted[k:l] {
 				out = append(out, item(it, w, style)...)
 			}
@@ -63,7 +63,7 @@ func Lines(items []Item, w int) []pager.Line {
 	return out
 }
 
-func item(it Item, w int, style pager.Style) []pager.Line {
+func item(it Item, w int, style frame.RowStyle) []frame.Row {
 	where := "capture"
 	switch {
 	case it.Msg > 0:
@@ -74,12 +74,12 @@ func item(it Item, w int, style pager.Style) []pager.Line {
 	letter := upper(it.Severity)[:1]
 	head := fmt.Sprintf("    %s %s: ", letter, where)
 	text := termsafe.Escaped(it.Text)
-	var out []pager.Line
-	for i, s := range pager.Wrap(text, w-len(head)) {
+	var out []frame.Row
+	for i, s := range frame.Wrap(text, w-len(head)) {
 		if i > 0 {
 			head = fmt.Sprintf("%*s", len(head), "")
 		}
-		out = append(out, pager.Line{Text: head + s, Style: style, Msg: it.Msg, Conn: it.Conn})
+		out = append(out, frame.Row{Text: head + s, Style: style, Msg: it.Msg, Conn: it.Conn})
 	}
 	return out
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/views/pager"
+	"github.com/usmnscope/usmnscope/views/frame"
 )
 
 // Limit bounds the messages one follow view reads, so a huge connection
@@ -23,27 +23,27 @@ const Limit = 5000
 
 // Lines renders msgs (one connection's, ascending) with times relative to
 // t0; more says that messages past Limit were left out.
-func Lines(msgs []*session.Message, t0 time.Time, more bool) []pager.Line {
-	var out []pager.Line
+func Lines(msgs []*session.Message, t0 time.Time, more bool) []frame.Row {
+	var out []frame.Row
 	for _, m := range msgs {
-		arrow, style := "→", pager.Plain
+		arrow, style := "→", frame.Plain
 		if m.Dir == dissect.S2C {
-			arrow, style = "←", pager.Note
+			arrow, style = "←", frame.NoteRow
 		}
 		name := termsafe.Escape(m.Name)
 		if m.Enum.Widened {
 			name += "⁺"
 		}
-		out = append(out, pager.Line{Text: fmt.Sprintf("%s #%d %.6f %s %d bytes", arrow, m.N, m.Time.Sub(t0).Seconds(), name, len(m.Data)), Style: style, Msg: m.N})
+		out = append(out, frame.Row{Text: fmt.Sprintf("%s #%d %.6f %s %d bytes", arrow, m.N, m.Time.Sub(t0).Seconds(), name, len(m.Data)), Style: style, Msg: m.N})
 		for _, h := range Hex(m.Data) {
-			out = append(out, pager.Line{Text: "  " + h, Style: style, Msg: m.N})
+			out = append(out, frame.Row{Text: "  " + h, Style: style, Msg: m.N})
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, pager.Line{Text: "  no messages on this connection"})
+		out = append(out, frame.Row{Text: "  no messages on this connection"})
 	}
 	if more {
-		out = append(out, pager.Line{Text: fmt.Sprintf("  … only the first %d messages are shown", Limit)})
+		out = append(out, frame.Row{Text: fmt.Sprintf("  … only the first %d messages are shown", Limit)})
 	}
 	return out
 }

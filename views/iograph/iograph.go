@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/usmnscope/usmnscope/views/pager"
+	"github.com/usmnscope/usmnscope/views/frame"
 )
 
 // Point is one message: when it was captured and its size in bytes.
@@ -20,9 +20,9 @@ type Point struct {
 }
 
 // Lines draws both charts for pts (ascending in time) in w×h cells.
-func Lines(pts []Point, w, h int) []pager.Line {
+func Lines(pts []Point, w, h int) []frame.Row {
 	if len(pts) == 0 {
-		return []pager.Line{{Text: "  no messages to graph"}}
+		return []frame.Row{{Text: "  no messages to graph"}}
 	}
 	const axis = 8 // the y labels' width
 	cols := max(w-axis-1, 4)
@@ -37,15 +37,15 @@ func Lines(pts []Point, w, h int) []pager.Line {
 		bytes[i] += p.Bytes
 	}
 	ch := max((h-6)/2, 2) // rows per chart: two titles, two axes
-	var out []pager.Line
-	out = append(out, pager.Line{Text: fmt.Sprintf("messages per %s  (%d messages)", step, len(pts)), Style: pager.Heading})
+	var out []frame.Row
+	out = append(out, frame.Row{Text: fmt.Sprintf("messages per %s  (%d messages)", step, len(pts)), Style: frame.Heading})
 	out = append(out, bars(msgs, ch, axis)...)
 	out = append(out, timeAxis(n, step, axis)...)
 	total := 0
 	for _, b := range bytes {
 		total += b
 	}
-	out = append(out, pager.Line{Text: fmt.Sprintf("bytes per %s  (%d bytes)", step, total), Style: pager.Heading})
+	out = append(out, frame.Row{Text: fmt.Sprintf("bytes per %s  (%d bytes)", step, total), Style: frame.Heading})
 	out = append(out, bars(bytes, ch, axis)...)
 	out = append(out, timeAxis(n, step, axis)...)
 	return out
@@ -73,12 +73,12 @@ var eighths = []rune(" ▁▂▃▄▅▆▇█")
 
 // bars draws vs as vertical bars h rows high, scaled to the largest, with
 // the top value and 0 labelled on the left.
-func bars(vs []int, h, axis int) []pager.Line {
+func bars(vs []int, h, axis int) []frame.Row {
 	top := 1
 	for _, v := range vs {
 		top = max(top, v)
 	}
-	out := make([]pager.Line, h)
+	out := make([]frame.Row, h)
 	for r := 0; r < h; r++ {
 		var b strings.Builder
 		label := ""
@@ -97,21 +97,21 @@ func bars(vs []int, h, axis int) []pager.Line {
 			}
 			b.WriteRune(eighths[min(max(e, 0), 8)])
 		}
-		out[r] = pager.Line{Text: b.String()}
+		out[r] = frame.Row{Text: b.String()}
 	}
 	return out
 }
 
 // timeAxis is the x axis: ticks every 10 columns, labelled with the time
 // from the first message.
-func timeAxis(n int, step time.Duration, axis int) []pager.Line {
+func timeAxis(n int, step time.Duration, axis int) []frame.Row {
 	line := []rune(strings.Repeat(" ", axis) + "└" + strings.Repeat("─", n))
 	labels := []rune(strings.Repeat(" ", axis+1+n+12))
 	for c := 0; c < n; c += 10 {
 		line[axis+1+c] = '┴'
 		copy(labels[axis+1+c:], []rune(label(time.Duration(c)*step)))
 	}
-	return []pager.Line{{Text: string(line)}, {Text: strings.TrimRight(string(labels), " ") + "  s"}}
+	return []frame.Row{{Text: string(line)}, {Text: strings.TrimRight(string(labels), " ") + "  s"}}
 }
 
 func label(d time.Duration) string {

@@ -11,27 +11,6 @@ import (
 	"github.com/usmnscope/usmnscope/views/frame"
 )
 
-// Line is one line of the pager. Text is shown as it is: the packages that
-// build lines escape what came from the wire (termsafe).
-type Line struct {
-	Text  string
-	Style Style
-	Msg   int           // message Enter jumps to, 0 for none
-	Conn  *dissect.Conn // connection Enter selects, when Msg is 0
-}
-
-// Style says how a line is drawn; meaning never rests on colour alone (a
-// severity line starts with its letter or word).
-type Style uint8
-
-const (
-	Plain Style = iota
-	Heading
-	Note
-	Warn
-	Error
-)
-
 // JumpMsg asks the root to close the pager and select message Msg, or
 // connection Conn when Msg is 0.
 type JumpMsg struct {
@@ -82,7 +61,7 @@ type Model struct {
 	Title  string
 	frame.List
 
-	lines []Line
+	lines []frame.Row
 }
 
 // New returns an empty pager.
@@ -96,14 +75,14 @@ func New() Model {
 func (m *Model) SetSize(w, h int) { m.List.SetSize(w, h); m.Clamp(len(m.lines)) }
 
 // SetLines replaces the lines and puts the cursor on the first.
-func (m *Model) SetLines(title string, lines []Line) {
+func (m *Model) SetLines(title string, lines []frame.Row) {
 	m.Title, m.lines = title, lines
 	m.Home()
 	m.Clamp(len(lines))
 }
 
 // Lines returns the lines shown.
-func (m Model) Lines() []Line { return m.lines }
+func (m Model) Lines() []frame.Row { return m.lines }
 
 // Update handles keys and the mouse. Close is the root's to handle.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
@@ -146,48 +125,10 @@ func (m Model) row(i int) string {
 	switch {
 	case i == m.Cursor():
 		return m.Styles.Selected.Render(s)
-	case l.Style == Heading:
+	case l.Style == frame.Heading:
 		return m.Styles.Heading.Render(s)
-	case l.Style >= Note:
-		return m.Styles.Severity[l.Style-Note].Render(s)
+	case l.Style >= frame.NoteRow:
+		return m.Styles.Severity[l.Style-frame.NoteRow].Render(s)
 	}
 	return s
-}
-
-// Wrap cuts text into lines of at most w cells, at spaces where it can,
-// so that a long field or finding can be read whole.
-func Wrap(text string, w int) []string {
-	w = max(w, 8)
-	var out []string
-	for _, para := range splitLines(text) {
-		r := []rune(para)
-		for len(r) > w {
-			cut := w
-			for i := w; i > w/2; i-- {
-				if r[i] == ' ' {
-					cut = i
-					break
-				}
-			}
-			out = append(out, string(r[:cut]))
-			r = r[cut:]
-			if len(r) > 0 && r[0] == ' ' {
-				r = r[1:]
-			}
-		}
-		out = append(out, string(r))
-	}
-	return out
-}
-
-func splitLines(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
 }
