@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -74,14 +76,6 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 	}
 }
 
-func keysOf(s string) []tea.Msg {
-	var out []tea.Msg
-	for _, k := range strings.Fields(s) {
-		out = append(out, keyPress(k))
-	}
-	return out
-}
-
 // writeSNSCapture writes a pcapng holding only SteamNetworkingSockets UDP
 // on the game port: no TCP at all.
 func writeSNSCapture(t *testing.T) string {
@@ -138,7 +132,6 @@ func TestExpertShowsSNSAdvice(t *testing.T) {
 	if !strings.Contains(flat, "-NetTransport SystemSockets") || !strings.Contains(screen, "WARN") {
 		t.Errorf("expert pane lacks the SNS advice:\n%s", screen)
 	}
-	t.Logf("\n%s", screen)
 	lines := strings.Split(screen, "\n")
 	for _, l := range lines[:len(lines)-3] { // the pane, not the bars below
 		if strings.Contains(l, "…") {
@@ -157,10 +150,12 @@ func TestExportFilteredOpensInTshark(t *testing.T) {
 	dc := loadPath(t, src)
 	cfg := tuiConfig(src)
 	cfg.ExportPath = filepath.Join(t.TempDir(), "out.pcapng")
-	m := views.New(dc, cfg)
-	keys := append([]tea.Msg{tea.WindowSizeMsg{Width: 120, Height: 40}, views.ProgressMsg{Fraction: 1, Done: true}, keyPress("/")},
-		keysOf("m s g = = I n v o k e M e s s a g e L i s t e n e r enter w")...)
-	m, _ = drive(m, keys...)
+	// The whole program, as teatest drives it: keys through Program.Send,
+	// the export's command run by the program loop.
+	m := runUntil(t, views.New(dc, cfg), 120, 40, strings.Fields("/ m s g = = I n v o k e M e s s a g e L i s t e n e r enter w"), func() bool {
+		st, err := os.Stat(cfg.ExportPath)
+		return err == nil && st.Size() > 0
+	})
 	if !strings.Contains(m.Note(), "wrote") {
 		t.Fatalf("w: note %q", m.Note())
 	}
@@ -177,6 +172,17 @@ func TestExportFilteredOpensInTshark(t *testing.T) {
 	}
 	if !strings.Contains(m.Note(), "wrote "+strconv.Itoa(len(want))+" packets") {
 		t.Errorf("note %q; want %d packets", m.Note(), len(want))
+	}
+	// The packets written are the source's frames want, byte for byte.
+	srcPk, outPk := readFrames(t, src), readFrames(t, cfg.ExportPath)
+	if len(outPk) != len(want) {
+		t.Fatalf("exported %d packets; want %d", len(outPk), len(want))
+	}
+	for i, f := range want {
+		n, _ := strconv.Atoi(f)
+		if !bytes.Equal(outPk[i], srcPk[n-1]) {
+			t.Errorf("exported packet %d differs from source frame %d", i+1, n)
+		}
 	}
 	tshark, err := exec.LookPath("tshark")
 	if err != nil {
@@ -211,5 +217,62 @@ func TestExportFilteredOpensInTshark(t *testing.T) {
 func TestStdinNamed(t *testing.T) {
 	if cfg := tuiConfig("-"); cfg.Name != "stdin" || cfg.Export != nil {
 		t.Errorf("tuiConfig(-) = name %q, export %v; want stdin and no export", cfg.Name, cfg.Export != nil)
+	}
+}
+
+// runUntil runs m as a program at w×h, sends the end of loading and the
+// keys, waits until done holds (or 10 s), then quits and returns the final
+// model.
+func runUntil(t *testing.T, m views.Model, w, h int, keys []string, done func() bool) views.Model {
+	t.Helper()
+	p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(w, h), tea.WithoutSignals())
+	res := make(chan tea.Model, 1)
+	go func() {
+		fm, err := p.Run()
+		if err != nil {
+			t.Error(err)
+		}
+		res <- fm
+	}()
+	p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+	p.Send(views.ProgressMsg{Fraction: 1, Done: true})
+	for _, k := range keys {
+		p.Send(keyPress(k))
+	}
+	for end := time.Now().Add(10 * time.Second); !done() && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The file is closed before its message reaches the model: let it land.
+	time.Sleep(200 * time.Millisecond)
+	p.Quit()
+	select {
+	case fm := <-res:
+		return fm.(views.Model)
+	case <-time.After(10 * time.Second):
+		p.Kill()
+		t.Fatal("program did not quit")
+	}
+	return m
+}
+
+// readFrames returns the packets of a pcapng file in order.
+func readFrames(t *testing.T, path string) [][]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := pcapgo.NewNgReader(f, pcapgo.DefaultNgReaderOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for {
+		data, _, err := r.ReadPacketData()
+		if err != nil {
+			return out
+		}
+		out = append(out, append([]byte(nil), data...))
 	}
 }
