@@ -12,8 +12,15 @@
 //
 // # Keys
 //
-// Global keys are matched first (tab, /, :N, ?, t, f, space, esc, n/N, q),
-// then the focused pane's KeyMap. The mouse focuses and selects by click and
+// Global keys are matched first (tab, /, :N, ?, t, f, space, esc, e, F,
+// i, y, w, v, q), then the focused pane's KeyMap. The help (?), expert info
+// (e, package expert), a followed connection (F, package follow), the I/O
+// graph (i, package iograph) and the full text of the selection (v) open
+// in one scrolling overlay (package pager) over the panes; Enter there
+// goes to the message or connection a line names. y copies the selected
+// field's value or message's hex through OSC 52 (tea.SetClipboard), the
+// only escape sequence besides styling the TUI writes; w has the CLI
+// (Config.Export) copy the listed messages' packets into a pcapng. The mouse focuses and selects by click and
 // scrolls the pane under it by wheel. What every list pane shares (its
 // movement keys, title and selection styles, size, focus, cursor and
 // scrolling, the title-and-rows rendering) is frame.List, ListKeyMap and
