@@ -54,6 +54,9 @@ func (m *Model) action(k tea.KeyPressMsg) tea.Cmd {
 		if m.filter != nil || m.listener != nil {
 			what += " (filtered)"
 		}
+		if m.msgs.Scanning() {
+			what += " — the filter is still running: partial"
+		}
 		return m.read(graphCmd(m.src, what, m.listed()))
 	case key.Matches(k, m.KeyMap.Copy):
 		return m.copyCmd()
