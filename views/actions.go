@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -10,6 +11,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/views/filterbar"
+	"github.com/usmnscope/usmnscope/views/frame"
 	"github.com/usmnscope/usmnscope/views/pager"
 )
 
@@ -72,7 +74,9 @@ func (m *Model) action(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(k, m.KeyMap.Text):
 		title, lines := m.textLines(m.w)
-		m.openOverlay(TextOverlay, title, lines)
+		// The selection cannot change under the overlay: wrap again from
+		// the text taken now.
+		m.openOverlay(TextOverlay, title, func(w, _ int) []frame.Row { return rewrap(lines, w) })
 	}
 	return nil
 }
@@ -172,4 +176,15 @@ func (m Model) shortHelp() []key.Binding {
 		return m.pager.KeyMap.ShortHelp()
 	}
 	return append(m.paneHelp().ShortHelp(), m.KeyMap.ShortHelp()...)
+}
+
+// rewrap wraps rows of text (built for another width) to w.
+func rewrap(rows []frame.Row, w int) []frame.Row {
+	var out []frame.Row
+	for _, r := range rows {
+		for _, l := range frame.Wrap(strings.TrimSpace(r.Text), w-2) {
+			out = append(out, frame.Row{Text: " " + l})
+		}
+	}
+	return out
 }

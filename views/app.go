@@ -109,7 +109,8 @@ type Model struct {
 	help   help.Model
 	pager  pager.Model
 	over   Overlay
-	note   string // feedback on the last action, in the status bar
+	build  func(w, h int) []frame.Row // the open overlay's lines at a size
+	note   string                     // feedback on the last action, in the status bar
 	miss   map[dissect.Conn]int
 
 	focus      Focus
@@ -340,6 +341,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 		m.layout()
+		m.rebuild()
 		return m, nil
 	case tea.BackgroundColorMsg:
 		m.setStyles(msg.IsDark())
@@ -418,7 +420,7 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, m.KeyMap.Goto):
 		m.bar.Open(filterbar.Goto)
 	case key.Matches(k, m.KeyMap.Help):
-		m.openOverlay(HelpOverlay, "Help: keys and symbols (esc closes)", m.helpLines())
+		m.openOverlay(HelpOverlay, "Help: keys and symbols (esc closes)", func(w, _ int) []frame.Row { return m.helpLines(w) })
 	case key.Matches(k, m.KeyMap.Expert, m.KeyMap.FollowConn, m.KeyMap.Graph, m.KeyMap.Copy, m.KeyMap.Write, m.KeyMap.Text):
 		return m, m.action(k)
 	case key.Matches(k, m.KeyMap.Tables):

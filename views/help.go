@@ -12,7 +12,7 @@ import (
 // lists is listed with the lists, a pane's own keys under the pane), then
 // a legend of every symbol the screens use. It scrolls in the pager, so it
 // fits any size, 80×24 included.
-func (m Model) helpLines() []frame.Row {
+func (m Model) helpLines(width int) []frame.Row {
 	var out []frame.Row
 	section := func(title string, bs ...key.Binding) {
 		out = append(out, frame.Row{Text: title, Style: frame.Heading})
@@ -21,7 +21,7 @@ func (m Model) helpLines() []frame.Row {
 				continue
 			}
 			h := b.Help()
-			out = append(out, entry(h.Key, h.Desc, 11, m.w)...)
+			out = append(out, entry(h.Key, h.Desc, 11, width)...)
 		}
 	}
 	k := m.KeyMap
@@ -59,7 +59,7 @@ func (m Model) helpLines() []frame.Row {
 		{"…", "text cut at the pane's edge: v shows it whole"},
 		{"PAUSED", "space held the list: new messages wait"},
 	} {
-		out = append(out, entry(s[0], s[1], 13, m.w)...)
+		out = append(out, entry(s[0], s[1], 13, width)...)
 	}
 	return out
 }

@@ -189,3 +189,19 @@ func TestConnsFlagMissing(t *testing.T) {
 		t.Errorf("connections:\n%s\n%s", lines[2], lines[3])
 	}
 }
+
+// An overlay open across a resize is built again for the new width.
+func TestOverlayRewrapsOnResize(t *testing.T) {
+	m := loaded(t, fake.Capture(), 160, 48)
+	m = press(t, m, "?")
+	wide := len(m.pager.Lines())
+	m = send(m, tea.WindowSizeMsg{Width: 60, Height: 20})
+	if n := len(m.pager.Lines()); n <= wide {
+		t.Errorf("help has %d lines at 60 columns, %d at 160: not wrapped again", n, wide)
+	}
+	for _, l := range strings.Split(screen(m), "\n")[:17] {
+		if strings.Contains(l, "…") {
+			t.Errorf("cut line at 60 columns: %q", l)
+		}
+	}
+}

@@ -44,10 +44,23 @@ func (m Model) Note() string { return m.note }
 
 // openOverlay shows lines in the pager; what must be read first arrives
 // as a message (read runs it at once when no file is behind the source).
-func (m *Model) openOverlay(o Overlay, title string, lines []frame.Row) {
-	m.over = o
-	m.pager.SetLines(title, lines)
+// build makes the lines for a width and height; a new window size builds
+// them again (wrapping, the graph's columns).
+func (m *Model) openOverlay(o Overlay, title string, build func(w, h int) []frame.Row) {
+	m.over, m.build = o, build
 	m.layout()
+	m.pager.SetLines(title, build(m.w, m.pager.Height()))
+}
+
+// rebuild fits the open overlay to a new size, keeping its cursor.
+func (m *Model) rebuild() {
+	if m.over == NoOverlay || m.build == nil {
+		return
+	}
+	c := m.pager.Cursor()
+	lines := m.build(m.w, m.pager.Height())
+	m.pager.SetLines(m.pager.Title, lines)
+	m.pager.SetCursor(c, len(lines))
 }
 
 // overlayMsg carries lines built off the UI goroutine.

@@ -37,7 +37,7 @@ func (m *Model) apply(msg tea.Msg) {
 	case messages.RowsMsg, messages.ScannedMsg:
 		m.msgs, _ = m.msgs.Update(msg)
 	case overlayMsg:
-		m.openOverlay(msg.o, msg.title, msg.lines(m.w, m.pager.Height()))
+		m.openOverlay(msg.o, msg.title, msg.lines)
 	case exportedMsg:
 		m.note = fmt.Sprintf("wrote %d packets to %s", msg.packets, termsafe.Escape(msg.path))
 		if msg.err != nil {
