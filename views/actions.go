@@ -22,7 +22,7 @@ func (m Model) overlayKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, m.pager.KeyMap.Close), m.over == HelpOverlay && key.Matches(k, m.KeyMap.Help):
 		m.over = NoOverlay
 		return m, nil
-	case k.String() == "ctrl+c":
+	case key.Matches(k, m.KeyMap.Quit): // ctrl+c: q closed the pager above
 		return m, tea.Quit
 	}
 	var cmd tea.Cmd

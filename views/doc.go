@@ -32,7 +32,10 @@
 // ProgressMsg (throttled) and LiveMsg through Program.Send, and reading a
 // message back from the capture file (session.Store) happens only in
 // commands: the selected message's detail and tables (detailMsg), the rows
-// in view (messages.RowsMsg) and the filter's scan (messages.ScannedMsg).
+// in view (messages.RowsMsg), the filter's scan (messages.ScannedMsg), the
+// overlays' contents (overlayMsg: expert info, follow, I/O graph), the
+// connections' missing listeners (missingMsg) and the pcapng export
+// (exportedMsg).
 // Update and View call only the Source methods that read memory; a source
 // without a file behind it (Source.ReadsStore false) has those commands run
 // at once, before the frame. Work that grows with the capture (indexing
