@@ -205,3 +205,16 @@ func TestOverlayRewrapsOnResize(t *testing.T) {
 		}
 	}
 }
+
+// The full-text pop-up of a message escapes its summary like every
+// other wire string.
+func TestTextOverlayEscapes(t *testing.T) {
+	src := fake.Capture()
+	src.Msgs[3].Summary = "def \x1b]0;pwned\x07"
+	m := loaded(t, src, 80, 24)
+	m = press(t, m, ":", "4", "enter", "v")
+	raw := m.View().Content
+	if strings.Contains(raw, "\x1b]0;") || strings.Contains(raw, "\x07") {
+		t.Error("raw OSC from the summary reached the screen")
+	}
+}

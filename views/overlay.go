@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/expert"
 	"github.com/usmnscope/usmnscope/views/follow"
@@ -211,7 +212,7 @@ func (m *Model) textLines(w int) (string, []frame.Row) {
 		src = m.detail.Lines()
 		if msg := m.detail.Message(); msg != nil {
 			title = fmt.Sprintf("Message %d", msg.N)
-			src = append(src, "summary: "+msg.Summary)
+			src = append(src, "summary: "+termsafe.Escaped(msg.Summary))
 		}
 	}
 	var out []frame.Row
