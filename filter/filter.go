@@ -2,6 +2,7 @@ package filter
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -9,6 +10,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Filter is a compiled message filter: the small expression language that
@@ -444,6 +446,9 @@ type filterField struct {
 	headStr func(*session.Head) []string
 	headNum func(*session.Head) []int64
 	choices []string // fieldChoice, fieldOrdered (in order)
+	// known, when set, lists the values == and != accept (msg: the
+	// message names), so a misspelt name is an error, not an empty list.
+	known func(string) bool
 }
 
 // accessors returns the field's readers over a subject, and marks the
@@ -499,6 +504,9 @@ func (d filterField) compile(p *filterParser, op, v token) (filterNode, error) {
 		return testNode{func(s *subject) bool { return anyNum(num(s), int64(rank), cmp) }}, nil
 	}
 	want := strings.ToLower(v.text)
+	if d.known != nil && op.text != "~" && !d.known(v.text) {
+		return nil, p.errAt(v, "%q is not a message name (msg~ matches part of one)", v.text)
+	}
 	if d.kind == fieldChoice && op.text != "~" {
 		known := false
 		for _, c := range d.choices {
@@ -586,7 +594,7 @@ var fieldTable = []struct {
 }{
 	{"dir", filterField{kind: fieldChoice, example: "dir==c2s", choices: []string{"c2s", "s2c"},
 		headStr: func(h *session.Head) []string { return one(h.Dir.String()) }}},
-	{"msg", filterField{kind: fieldString, example: "msg==InvokeMessageListener",
+	{"msg", filterField{kind: fieldString, example: "msg==InvokeMessageListener", known: isMessageName,
 		headStr: func(h *session.Head) []string { return one(h.Kind.String()) }}},
 	{"listener", filterField{kind: fieldString, example: "listener~Chat",
 		str: func(m *session.Message) []string {
@@ -644,10 +652,39 @@ var filterFields = func() map[string]filterField {
 }()
 
 // filterFieldList is the field list shown in unknown-field errors.
-var filterFieldList = func() string {
+var filterFieldList = strings.Join(FieldNames(), ", ")
+
+// MessageNames lists the outputs.md "msg" names (unturned.Kind's), for
+// completion and for rejecting unknown names in msg==NAME.
+func MessageNames() []string {
+	var out []string
+	for k := unturned.Kind(0); !strings.HasPrefix(k.String(), "Unknown("); k++ {
+		if !slices.Contains(out, k.String()) {
+			out = append(out, k.String())
+		}
+	}
+	return out
+}
+
+// FieldNames lists the filter language's field names.
+func FieldNames() []string {
 	names := make([]string, len(fieldTable))
 	for i, f := range fieldTable {
 		names[i] = f.name
 	}
-	return strings.Join(names, ", ")
-}()
+	return names
+}
+
+// isMessageName reports whether s names a message kind, case folded as
+// == compares; undecodable messages are named Unknown….
+func isMessageName(s string) bool {
+	if strings.HasPrefix(strings.ToLower(s), "unknown") {
+		return true
+	}
+	for _, n := range MessageNames() {
+		if strings.EqualFold(n, s) {
+			return true
+		}
+	}
+	return false
+}

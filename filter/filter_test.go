@@ -166,6 +166,8 @@ func TestFilterErrors(t *testing.T) {
 		{"listener", 0, 8, `field "listener" needs an operator`},
 		{"!", 1, 1, "expected a field or word, found end of expression"},
 		{"()", 1, 1, `expected a field or word, found ")"`},
+		// Issue 16: a misspelt message name is an error, not an empty list.
+		{"msg==Foo", 5, 3, "not a message name"},
 	}
 	for _, tt := range tests {
 		f, err := Parse(tt.expr)
@@ -188,8 +190,8 @@ func TestFilterErrorCaret(t *testing.T) {
 	}
 	// A control character in the expression is escaped, and the caret
 	// still sits under the bad part of the escaped text.
-	_, err = Parse("msg==\x1b[2J && n==x")
-	want = "filter: \"x\" is not a number at 17\n  msg==\\x1b[2J && n==x\n                     ^"
+	_, err = Parse("msg~\x1b[2J && n==x")
+	want = "filter: \"x\" is not a number at 16\n  msg~\\x1b[2J && n==x\n                    ^"
 	if err == nil || err.Error() != want {
 		t.Errorf("Parse(escape) error\n%v\nwant\n%s", err, want)
 	}
@@ -248,5 +250,13 @@ func BenchmarkFilterMatch(b *testing.B) {
 	m := filterMessages["invoke"]
 	for b.Loop() {
 		f.Match(m)
+	}
+}
+
+func TestMessageNamesKnown(t *testing.T) {
+	for _, expr := range []string{"msg==PingRequest", "msg==invokemessagelistener", "msg~Foo", "msg!=Kicked", "msg==Unknown"} {
+		if _, err := Parse(expr); err != nil {
+			t.Errorf("Parse(%q) = %v; want no error", expr, err)
+		}
 	}
 }

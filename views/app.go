@@ -17,6 +17,7 @@ import (
 	"github.com/usmnscope/usmnscope/views/filterbar"
 	"github.com/usmnscope/usmnscope/views/frame"
 	"github.com/usmnscope/usmnscope/views/messages"
+	"github.com/usmnscope/usmnscope/views/pager"
 	"github.com/usmnscope/usmnscope/views/status"
 	"github.com/usmnscope/usmnscope/views/tables"
 )
@@ -72,7 +73,19 @@ type Config struct {
 	Name  string    // capture file or interface
 	Parse ParseFunc // the CLI's filter language
 	Live  bool      // follow the tail until the user moves
+	// Export writes the capture's packets numbered frames (from 1) to a
+	// pcapng at path and returns how many it wrote: the CLI re-reads the
+	// capture file, in a command (w). Nil when there is no file to read.
+	Export     ExportFunc
+	ExportPath string // where w writes
+	// Words are the filter bar's completions besides message names and
+	// listener types: the filter language's field names.
+	Words []string
 }
+
+// ExportFunc copies the packets numbered frames from the capture to a
+// pcapng file at path.
+type ExportFunc func(frames []int, path string) (int, error)
 
 // Model is the root model: layout, focus and routing. State of selection,
 // scroll and expansion lives in the panes.
@@ -94,10 +107,14 @@ type Model struct {
 	bar    filterbar.Model
 	status status.Styles
 	help   help.Model
+	pager  pager.Model
+	over   Overlay
+	build  func(w, h int) []frame.Row // the open overlay's lines at a size
+	note   string                     // feedback on the last action, in the status bar
+	miss   map[dissect.Conn]int
 
 	focus      Focus
 	showTables bool
-	fullHelp   bool
 
 	n        int // messages shown (frozen while paused)
 	idx      *index
@@ -125,11 +142,12 @@ func New(src Source, cfg Config) Model {
 		KeyMap: DefaultKeyMap(), src: src, cfg: cfg,
 		conns: conns.New(), msgs: messages.New(src, messages.All(0)),
 		detail: detail.New(), bits: bits.New(), tables: tables.New(),
-		bar: filterbar.New(filterbar.ParseFunc(cfg.Parse)), help: help.New(),
+		bar: filterbar.New(filterbar.ParseFunc(cfg.Parse)), help: help.New(), pager: pager.New(),
 		idx: newIndex(), allConns: true, loading: true, progress: -1,
 		focus: FocusMessages, w: 80, h: 24,
 	}
 	m.msgs.Title = "all"
+	m.msgs.ConnLabel = m.conns.Label
 	m.setStyles(true)
 	m.msgs.SetFollow(cfg.Live)
 	m.refresh()
@@ -170,7 +188,9 @@ func (m *Model) refresh() {
 	}
 	m.msgs.Invalidate()
 	m.conns.SetConnections(m.src.Connections(), m.n)
+	m.conns.SetMissing(m.miss)
 	m.msgs.SetRows(m.rows(), false)
+	m.layout()
 }
 
 func (m *Model) rows() messages.Rows {
@@ -271,7 +291,9 @@ func (m *Model) selectConn(c dissect.Conn, ok bool) {
 	}
 	m.conn, m.allConns = c, !ok
 	m.msgs.Title = "all"
+	m.msgs.ConnLabel = m.conns.Label
 	if ok {
+		m.msgs.ConnLabel = nil
 		m.msgs.Title = termsafe.Escape(c.String())
 	}
 	m.msgs.SetRows(m.rows(), true)
@@ -303,6 +325,12 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case detailMsg:
 		m.show(msg)
 		return m, nil
+	case overlayMsg, exportedMsg, missingMsg:
+		m.apply(msg)
+		return m, nil
+	case pager.JumpMsg:
+		m.jump(msg)
+		return m, nil
 	case messages.RowsMsg:
 		m.apply(msg)
 		return m, nil
@@ -313,20 +341,28 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 		m.layout()
+		m.rebuild()
 		return m, nil
 	case tea.BackgroundColorMsg:
 		m.setStyles(msg.IsDark())
 		return m, nil
 	case ProgressMsg:
 		m.progress = msg.Fraction
-		if msg.Done {
+		var tail tea.Cmd
+		if msg.Done && m.loading {
 			m.loading = false
+			tail = m.read(missingCmd(m.src))
+			if m.src.Len() == 0 && len(m.src.Findings()) > 0 && !m.cfg.Live {
+				// Nothing decoded, but the capture says why (SNS UDP, no
+				// game port…): show it rather than empty panes.
+				tail = tea.Batch(tail, m.read(expertCmd(m.src, 0)))
+			}
 		}
 		if msg.Err != nil {
 			m.err = msg.Err.Error()
 		}
 		m.refresh()
-		return m, m.step(syncBudget)
+		return m, tea.Batch(tail, m.step(syncBudget))
 	case LiveMsg:
 		m.live = msg
 		return m, nil
@@ -338,15 +374,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.applyFilter()
 		return m, m.step(syncBudget)
 	case filterbar.GotoMsg:
-		if !m.allConns || m.filter != nil || m.listener != nil {
-			// The number may be hidden in this view: show everything.
-			m.filter, m.listener = nil, nil
-			m.conns.Select(dissect.Conn{})
-			m.selectConn(dissect.Conn{}, false)
-			m.applyFilter()
-		}
-		m.msgs.Select(msg.N)
-		m.setFocus(FocusMessages)
+		m.gotoMsg(msg.N)
 		return m, nil
 	case tables.ListenerMsg:
 		l := msg
@@ -367,16 +395,17 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	m.note = "" // a note answers the key before this one
 	if m.bar.Mode() != filterbar.Off {
 		var cmd tea.Cmd
 		m.bar, cmd = m.bar.Update(k)
 		return m.now(cmd)
 	}
-	if m.fullHelp {
-		m.fullHelp = false // any key closes the help
-		if !key.Matches(k, m.KeyMap.Quit) {
-			return m, nil
-		}
+	if m.over != NoOverlay {
+		return m.overlayKey(k)
+	}
+	if m.focus == FocusBits && key.Matches(k, m.bits.KeyMap.NextField) {
+		return m.route(k) // w is the bits pane's next field there
 	}
 	switch {
 	case key.Matches(k, m.KeyMap.Quit):
@@ -386,11 +415,14 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, m.KeyMap.PrevPane):
 		m.cycle(-1)
 	case key.Matches(k, m.KeyMap.Filter):
+		m.bar.SetWords(m.words())
 		m.bar.Open(filterbar.Filter)
 	case key.Matches(k, m.KeyMap.Goto):
 		m.bar.Open(filterbar.Goto)
 	case key.Matches(k, m.KeyMap.Help):
-		m.fullHelp = true
+		m.openOverlay(HelpOverlay, "Help: keys and symbols (esc closes)", func(w, _ int) []frame.Row { return m.helpLines(w) })
+	case key.Matches(k, m.KeyMap.Expert, m.KeyMap.FollowConn, m.KeyMap.Graph, m.KeyMap.Copy, m.KeyMap.Write, m.KeyMap.Text):
+		return m, m.action(k)
 	case key.Matches(k, m.KeyMap.Tables):
 		if m.showTables {
 			m.setFocus(FocusBits)
@@ -404,12 +436,11 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, m.KeyMap.Pause):
 		m.paused = !m.paused
 		m.refresh()
+		m.note = pauseNote(m.paused, m.loading)
 	case key.Matches(k, m.KeyMap.Clear):
 		m.filter, m.listener = nil, nil
 		m.bar.Clear()
 		m.applyFilter()
-	case key.Matches(k, m.KeyMap.NextMatch, m.KeyMap.PrevMatch):
-		m.msgs, _ = m.msgs.Update(k)
 	default:
 		return m.route(k)
 	}
@@ -463,7 +494,9 @@ func (r rect) has(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r.y &&
 
 func (m Model) rects() (cn, ms, dt, br rect) {
 	avail := max(m.h-3, 4)
-	ch := min(max(avail/5, 3), 10)
+	// The connections pane is as tall as its rows (title, all, each
+	// connection), up to a third of the screen.
+	ch := min(max(len(m.src.Connections())+2, 3), max(avail/3, 3))
 	mh := (avail - ch) / 2
 	bh := avail - ch - mh
 	lw := m.w / 2
@@ -479,9 +512,16 @@ func (m *Model) layout() {
 	m.tables.SetSize(br.w, br.h)
 	m.bar.SetWidth(m.w)
 	m.help.SetWidth(m.w)
+	m.pager.SetSize(m.w, cn.h+ms.h+dt.h)
 }
 
 func (m Model) mouse(msg tea.Msg, at tea.Mouse, click bool) (tea.Model, tea.Cmd) {
+	if m.over != NoOverlay {
+		// The pager sits at the top left: coordinates are its own.
+		var cmd tea.Cmd
+		m.pager, cmd = m.pager.Update(msg)
+		return m.now(cmd)
+	}
 	cn, ms, dt, br := m.rects()
 	right := FocusBits
 	if m.showTables {
@@ -516,10 +556,9 @@ func (m Model) mouse(msg tea.Msg, at tea.Mouse, click bool) (tea.Model, tea.Cmd)
 func (m Model) View() tea.View {
 	var b strings.Builder
 	_, _, dt, br := m.rects()
-	if m.fullHelp {
-		cn, ms, _, _ := m.rects()
-		groups := append(m.KeyMap.FullHelp(), m.paneHelp().FullHelp()...)
-		b.WriteString(frame.Block(strings.Split(" Keys (any key closes)\n\n"+m.help.FullHelpView(groups), "\n"), m.w, cn.h+ms.h+dt.h))
+	if m.over != NoOverlay {
+		b.WriteString(m.pager.View())
+		b.WriteByte('\n')
 	} else {
 		b.WriteString(m.conns.View())
 		b.WriteByte('\n')
@@ -551,7 +590,7 @@ func (m Model) View() tea.View {
 	b.WriteByte('\n')
 	b.WriteString(status.View(m.status, m.statusInfo(), m.w))
 	b.WriteByte('\n')
-	b.WriteString(frame.Line(m.help.ShortHelpView(append(m.paneHelp().ShortHelp(), m.KeyMap.ShortHelp()...)), m.w))
+	b.WriteString(frame.Line(m.help.ShortHelpView(m.shortHelp()), m.w))
 	v := tea.NewView(b.String())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
@@ -577,7 +616,7 @@ func (m Model) statusInfo() status.Info {
 	in := status.Info{
 		Name: m.cfg.Name, Messages: m.n, Loading: m.loading, Progress: m.progress,
 		Live: m.cfg.Live, PacketsPerS: m.live.PacketsPerS, Drops: m.live.Drops,
-		Paused: m.paused, Following: m.msgs.Following(), Err: m.err,
+		Paused: m.paused, Following: m.msgs.Following(), Err: m.err, Note: m.note,
 	}
 	if p := m.src.Profile(); p != nil {
 		in.Profile = p.Name

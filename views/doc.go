@@ -12,8 +12,15 @@
 //
 // # Keys
 //
-// Global keys are matched first (tab, /, :N, ?, t, f, space, esc, n/N, q),
-// then the focused pane's KeyMap. The mouse focuses and selects by click and
+// Global keys are matched first (tab, /, :N, ?, t, f, space, esc, e, F,
+// i, y, w, v, q), then the focused pane's KeyMap. The help (?), expert info
+// (e, package expert), a followed connection (F, package follow), the I/O
+// graph (i, package iograph) and the full text of the selection (v) open
+// in one scrolling overlay (package pager) over the panes; Enter there
+// goes to the message or connection a line names. y copies the selected
+// field's value or message's hex through OSC 52 (tea.SetClipboard), the
+// only escape sequence besides styling the TUI writes; w has the CLI
+// (Config.Export) copy the listed messages' packets into a pcapng. The mouse focuses and selects by click and
 // scrolls the pane under it by wheel. What every list pane shares (its
 // movement keys, title and selection styles, size, focus, cursor and
 // scrolling, the title-and-rows rendering) is frame.List, ListKeyMap and
@@ -25,7 +32,10 @@
 // ProgressMsg (throttled) and LiveMsg through Program.Send, and reading a
 // message back from the capture file (session.Store) happens only in
 // commands: the selected message's detail and tables (detailMsg), the rows
-// in view (messages.RowsMsg) and the filter's scan (messages.ScannedMsg).
+// in view (messages.RowsMsg), the filter's scan (messages.ScannedMsg), the
+// overlays' contents (overlayMsg: expert info, follow, I/O graph), the
+// connections' missing listeners (missingMsg) and the pcapng export
+// (exportedMsg).
 // Update and View call only the Source methods that read memory; a source
 // without a file behind it (Source.ReadsStore false) has those commands run
 // at once, before the frame. Work that grows with the capture (indexing

@@ -71,6 +71,12 @@ func TestGoldenSynthetic(t *testing.T) {
 		// The bits of message 2 with the cursor moved into the type name.
 		{"bits", []string{"j", "tab", "tab", "w", "w", "w", "w"}},
 		{"help", []string{"?"}},
+		// Issue 16's panes: expert info, a followed connection, the I/O
+		// graph of all messages, the full text of a field.
+		{"expert", []string{"e"}},
+		{"follow", []string{":", "4", "enter", "F"}},
+		{"graph", []string{"i"}},
+		{"text", []string{":", "4", "enter", "tab", "j", "j", "j", "j", "j", "v"}},
 	} {
 		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
 			name := sc.name + "-" + map[int]string{80: "80x24", 160: "160x48"}[sz[0]]

@@ -4,35 +4,40 @@ import "charm.land/bubbles/v2/key"
 
 // KeyMap holds the global bindings, matched before the focused pane's.
 type KeyMap struct {
-	Quit, NextPane, PrevPane, Filter, Goto, Help, Tables, Follow, Pause, Clear, NextMatch, PrevMatch key.Binding
+	Quit, NextPane, PrevPane, Filter, Goto, Help, Tables, Follow, Pause, Clear key.Binding
+	Expert, FollowConn, Graph, Copy, Write, Text                               key.Binding
 }
 
 // DefaultKeyMap returns bindings familiar from less, vim and Wireshark.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		NextPane:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
-		PrevPane:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
-		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Goto:      key.NewBinding(key.WithKeys(":"), key.WithHelp(":N", "go to message")),
-		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Tables:    key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "tables/bits")),
-		Follow:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow tail")),
-		Pause:     key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause")),
-		Clear:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filters")),
-		NextMatch: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
-		PrevMatch: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
+		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		NextPane:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
+		PrevPane:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
+		Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Goto:       key.NewBinding(key.WithKeys(":"), key.WithHelp(":N", "go to message")),
+		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Tables:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "tables/bits")),
+		Follow:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow tail")),
+		Pause:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause")),
+		Clear:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filters")),
+		Expert:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expert info")),
+		FollowConn: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "follow connection")),
+		Graph:      key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "I/O graph")),
+		Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy hex/value")),
+		Write:      key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "write pcapng")),
+		Text:       key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "view full text")),
 	}
 }
 
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.NextPane, k.Filter, k.Tables, k.Help, k.Quit}
+	return []key.Binding{k.NextPane, k.Filter, k.Expert, k.Help, k.Quit}
 }
 
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.NextPane, k.PrevPane, k.Tables, k.Help, k.Quit},
-		{k.Filter, k.NextMatch, k.PrevMatch, k.Goto, k.Clear},
-		{k.Follow, k.Pause},
+		{k.Filter, k.Goto, k.Clear, k.Follow, k.Pause},
+		{k.Expert, k.FollowConn, k.Graph, k.Copy, k.Write, k.Text},
 	}
 }

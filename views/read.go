@@ -1,8 +1,11 @@
 package views
 
 import (
+	"fmt"
+
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/messages"
 )
@@ -33,6 +36,16 @@ func (m *Model) apply(msg tea.Msg) {
 		m.show(msg)
 	case messages.RowsMsg, messages.ScannedMsg:
 		m.msgs, _ = m.msgs.Update(msg)
+	case overlayMsg:
+		m.openOverlay(msg.o, msg.title, msg.lines)
+	case exportedMsg:
+		m.note = fmt.Sprintf("wrote %d packets to %s", msg.packets, termsafe.Escape(msg.path))
+		if msg.err != nil {
+			m.note = "export failed: " + termsafe.Escape(msg.err.Error())
+		}
+	case missingMsg:
+		m.miss = msg
+		m.conns.SetMissing(msg)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
@@ -116,7 +117,7 @@ func runLive(o *liveOptions) error {
 		return o.hl.run(o.ctx, s, iface, src, dc)
 	}
 	defer saveOnHangup(src)()
-	err = runTUI(s, s.in, src, dc, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true})
+	err = runTUI(s, s.in, src, dc, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)})
 	// q, Ctrl-C (a key on the terminal), SIGTERM and a SIGINT
 	// sent from elsewhere (bubbletea's ErrInterrupted) are all a
 	// normal stop. runTUI has closed src, which flushed --write;

@@ -80,7 +80,21 @@ func runOpen(o *openOptions) error {
 	dc := newDecoder(p)
 	attachStore(dc, path)
 	lowGC()
-	return runTUI(s, keys, src, dc, views.Config{Name: path, Parse: parseFilter})
+	return runTUI(s, keys, src, dc, tuiConfig(path))
+}
+
+// tuiConfig is what the TUI shows of a capture file, or of standard input
+// (named stdin in the status bar, and without w: there is no file to copy
+// packets from).
+func tuiConfig(path string) views.Config {
+	cfg := views.Config{Name: path, Parse: parseFilter,
+		Words: append(filter.FieldNames(), filter.MessageNames()...)}
+	if path == "-" {
+		cfg.Name = "stdin"
+		return cfg
+	}
+	cfg.Export, cfg.ExportPath = exportFunc(path), exportPath(path)
+	return cfg
 }
 
 // tuiGCPercent is the TUI's GOGC. The decoded capture is a large, long-lived

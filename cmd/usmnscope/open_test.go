@@ -48,8 +48,12 @@ func TestParseFilterAdapter(t *testing.T) {
 	if match, _, err := parseFilter("   "); err != nil || !match(&session.Message{}) {
 		t.Errorf("empty filter: %v; want one that matches all", err)
 	}
-	_, pos, err := parseFilter("msg==Ping && lisener~x")
-	if err == nil || pos != 13 || strings.Contains(err.Error(), "\n") {
-		t.Errorf("bad field: pos %d err %v; want a one-line error at byte 13", pos, err)
+	_, pos, err := parseFilter("msg==PingRequest && lisener~x")
+	if err == nil || pos != 20 || strings.Contains(err.Error(), "\n") {
+		t.Errorf("bad field: pos %d err %v; want a one-line error at byte 20", pos, err)
+	}
+	// Issue 16: a message name that does not exist is an error at the name.
+	if _, pos, err := parseFilter("msg==Ping"); err == nil || pos != 5 {
+		t.Errorf("msg==Ping: pos %d err %v; want an error at byte 5", pos, err)
 	}
 }

@@ -151,14 +151,14 @@ func TestTUIEndToEnd(t *testing.T) {
 	}
 
 	// Display filter with an error, then quit.
-	s.keys("/", "msg=", "=", "Bogus", " ", "x")
+	s.keys("/", "msg~", "Bogus", " ", "x")
 	s.waitFor("the filter error", contains("← unexpected"))
 	// A lone Escape followed at once by a key reads as alt+key: let it land.
 	// Closed means the typed line is gone from a fully drawn screen (its
 	// help line shows), so a half-drawn or failed capture cannot pass.
 	s.keys("Escape")
 	s.retry("the filter bar to close", func(sc string) bool {
-		return !strings.Contains(sc, "/msg==Bogus") && strings.Contains(sc, "q quit")
+		return !strings.Contains(sc, "/msg~Bogus") && strings.Contains(sc, "q quit")
 	}, []string{"Escape"})
 	// Past the reader's Escape timeout, so q is a key of its own.
 	time.Sleep(200 * time.Millisecond)

@@ -2,6 +2,7 @@ package conns
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -47,13 +48,19 @@ type Model struct {
 	Styles     Styles
 	frame.List // row 0 is all connections, row i is list[i-1]
 
-	list  []session.ConnInfo
+	list  []session.ConnInfo // in address order
+	label map[dissect.Conn]string
+	miss  map[dissect.Conn]int
 	spark map[dissect.Conn][]int
 	total int
 }
 
 // New returns an empty pane.
-func New() Model { return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(true)} }
+func New() Model {
+	// label is shared by the copies of the model (Label is handed to the
+	// message list as a method value).
+	return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(true), label: map[dissect.Conn]string{}}
+}
 
 // SetSize sets the pane size, title line included.
 func (m *Model) SetSize(w, h int) { m.List.SetSize(w, h); m.clamp() }
@@ -61,6 +68,20 @@ func (m *Model) SetSize(w, h int) { m.List.SetSize(w, h); m.clamp() }
 // SetConnections replaces the list, keeping the selected connection.
 func (m *Model) SetConnections(list []session.ConnInfo, total int) {
 	sel, ok := m.Selected()
+	// Labels follow the order connections were seen, so they stay put
+	// while a live capture adds more; rows are in address order.
+	for _, c := range list {
+		if _, ok := m.label[c.Conn]; !ok {
+			m.label[c.Conn] = fmt.Sprintf("c%d", len(m.label)+1)
+		}
+	}
+	list = slices.Clone(list)
+	slices.SortFunc(list, func(a, b session.ConnInfo) int {
+		if c := a.Conn.Client.Compare(b.Conn.Client); c != 0 {
+			return c
+		}
+		return a.Conn.Server.Compare(b.Conn.Server)
+	})
 	m.list, m.total = list, total
 	cursor := m.Cursor()
 	if ok {
@@ -72,6 +93,15 @@ func (m *Model) SetConnections(list []session.ConnInfo, total int) {
 	}
 	m.SetCursor(cursor, m.rows())
 }
+
+// Label is connection c's short name (c1, c2, … in the order seen), the
+// one the message list shows beside each row of all connections.
+func (m Model) Label(c dissect.Conn) string { return m.label[c] }
+
+// SetMissing sets how many listeners each connection's sides said they
+// lack (TellServerMissingListener, TellClientMissingListener); those rows
+// are flagged.
+func (m *Model) SetMissing(miss map[dissect.Conn]int) { m.miss = miss }
 
 // SetSpark sets per-connection message counts per second, oldest first.
 func (m *Model) SetSpark(s map[dissect.Conn][]int) { m.spark = s }
@@ -162,8 +192,11 @@ func (m Model) line(c session.ConnInfo) string {
 	if c.HasFinding {
 		worst = c.Worst.String()
 	}
-	return fmt.Sprintf("  %s ↔ %s  usmn %s/%s %s  %d msgs %d/%dB  %s  %s",
-		c.Conn.Client, c.Conn.Server, flag(c.USMNClient, "C"), flag(c.USMNServer, "S"), c.WidenedText(session.Brief),
+	if k := m.miss[c.Conn]; k > 0 {
+		worst += fmt.Sprintf(" missing %d", k)
+	}
+	return fmt.Sprintf("%-3s %s ↔ %s  usmn %s/%s %s  %d msgs %d/%dB  %s  %s",
+		m.label[c.Conn], c.Conn.Client, c.Conn.Server, flag(c.USMNClient, "C"), flag(c.USMNServer, "S"), c.WidenedText(session.Brief),
 		c.Messages, c.Bytes[dissect.C2S], c.Bytes[dissect.S2C], worst, Sparkline(m.spark[c.Conn], 12))
 }
 

@@ -38,20 +38,28 @@ type GotoMsg struct{ N int }
 
 // KeyMap holds the bar's editing bindings.
 type KeyMap struct {
-	Accept, Cancel, Delete key.Binding
+	Accept, Cancel, Delete, Complete, Prev, Next, ClearLine key.Binding
 }
 
 // DefaultKeyMap returns readline-like bindings.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Accept: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
-		Cancel: key.NewBinding(key.WithKeys("esc", "ctrl+c"), key.WithHelp("esc", "cancel")),
-		Delete: key.NewBinding(key.WithKeys("backspace", "ctrl+h"), key.WithHelp("⌫", "delete")),
+		Accept:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
+		Cancel:    key.NewBinding(key.WithKeys("esc", "ctrl+c"), key.WithHelp("esc", "cancel")),
+		Delete:    key.NewBinding(key.WithKeys("backspace", "ctrl+h"), key.WithHelp("⌫", "delete")),
+		Complete:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete")),
+		Prev:      key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "older filter")),
+		Next:      key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "newer filter")),
+		ClearLine: key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "clear line")),
 	}
 }
 
-func (k KeyMap) ShortHelp() []key.Binding  { return []key.Binding{k.Accept, k.Cancel} }
-func (k KeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Accept, k.Cancel, k.Delete}} }
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Accept, k.Cancel, k.Complete, k.Prev, k.ClearLine}
+}
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Accept, k.Cancel, k.Delete}, {k.Complete, k.Prev, k.Next, k.ClearLine}}
+}
 
 // Styles of the bar.
 type Styles struct{ Normal, Error, Applied lipgloss.Style }
@@ -78,7 +86,21 @@ type Model struct {
 	err     error
 	errPos  int
 	w       int
+
+	words   []string // completions: field names, message names, listener types
+	cands   []string // the completions of the last Tab, when several
+	history []string // accepted filters, oldest first
+	hist    int      // position in history while browsing, len(history) when not
 }
+
+// SetWords sets what Tab completes.
+func (m *Model) SetWords(w []string) { m.words = w }
+
+// History returns the accepted filters, oldest first.
+func (m Model) History() []string { return m.history }
+
+// Value returns the text being edited.
+func (m Model) Value() string { return m.value }
 
 // New returns a bar that validates with parse.
 func New(parse ParseFunc) Model {
@@ -102,7 +124,7 @@ func (m *Model) Clear() { m.applied, m.mode, m.err = "", Off, nil }
 // Open starts reading in mode md; a filter starts from the one in force.
 func (m *Model) Open(md Mode) {
 	m.mode, m.err = md, nil
-	m.value = ""
+	m.value, m.cands, m.hist = "", nil, len(m.history)
 	if md == Filter {
 		m.value = m.applied
 	}
@@ -127,10 +149,28 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if !ok || m.mode == Off {
 		return m, nil
 	}
+	m.cands = nil
 	switch {
 	case key.Matches(k, m.KeyMap.Cancel):
 		m.mode, m.err = Off, nil
 		return m, nil
+	case key.Matches(k, m.KeyMap.ClearLine):
+		m.value = ""
+	case m.mode == Filter && key.Matches(k, m.KeyMap.Complete):
+		m.complete()
+	case m.mode == Filter && key.Matches(k, m.KeyMap.Prev):
+		if m.hist > 0 {
+			m.hist--
+			m.value = m.history[m.hist]
+		}
+	case m.mode == Filter && key.Matches(k, m.KeyMap.Next):
+		if m.hist < len(m.history) {
+			m.hist++
+			m.value = ""
+			if m.hist < len(m.history) {
+				m.value = m.history[m.hist]
+			}
+		}
 	case key.Matches(k, m.KeyMap.Delete):
 		if r := []rune(m.value); len(r) > 0 {
 			m.value = string(r[:len(r)-1])
@@ -160,6 +200,9 @@ func (m Model) accept() (Model, tea.Cmd) {
 		return m, func() tea.Msg { return GotoMsg{N: n} }
 	}
 	m.applied = strings.TrimSpace(m.value)
+	if m.applied != "" && (len(m.history) == 0 || m.history[len(m.history)-1] != m.applied) {
+		m.history = append(m.history, m.applied)
+	}
 	if m.applied == "" || m.parse == nil {
 		return m, func() tea.Msg { return FilterMsg{} }
 	}
@@ -179,6 +222,9 @@ func (m Model) View(extra string) string {
 			p = ":"
 		}
 		s := p + v + "█"
+		if len(m.cands) > 0 {
+			s += "  " + termsafe.Escape(strings.Join(m.cands, " | "))
+		}
 		if m.err != nil {
 			// 1-based, as the CLI's filter errors count (filter.Error).
 			col := min(m.errPos, len(m.value)) + 1
@@ -198,4 +244,45 @@ func (m Model) View(extra string) string {
 		return frame.Line("", m.w)
 	}
 	return m.Styles.Applied.Render(frame.Line(strings.Join(parts, "  "), m.w))
+}
+
+// complete extends the word before the cursor (after the last space or
+// operator) to the words that start with it, case folded: the whole word
+// when one fits, else their common prefix, listing them in the bar.
+func (m *Model) complete() {
+	start := strings.LastIndexAny(m.value, " =~!<>()&|\"'") + 1
+	pfx := m.value[start:]
+	var fit []string
+	for _, w := range m.words {
+		if len(w) >= len(pfx) && strings.EqualFold(w[:len(pfx)], pfx) {
+			fit = append(fit, w)
+		}
+	}
+	switch len(fit) {
+	case 0:
+		return
+	case 1:
+		m.value = m.value[:start] + quote(fit[0])
+		return
+	}
+	common := fit[0]
+	for _, w := range fit[1:] {
+		i := 0
+		for i < len(common) && i < len(w) && strings.EqualFold(common[i:i+1], w[i:i+1]) {
+			i++
+		}
+		common = common[:i]
+	}
+	if len(common) > len(pfx) {
+		m.value = m.value[:start] + common
+	}
+	m.cands = fit[:min(len(fit), 20)]
+}
+
+// quote writes a completed word as a filter value: bare when it can be.
+func quote(w string) string {
+	if strings.ContainsAny(w, " ,()&|=~!<>\"'") {
+		return strconv.Quote(w)
+	}
+	return w
 }

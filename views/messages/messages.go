@@ -65,9 +65,11 @@ func DefaultKeyMap() KeyMap {
 	return k
 }
 
-func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Up, k.NextMatch} }
+// The filter always hides what does not match, so n/N (next match) would
+// only move a row: they are not offered in the help.
+func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Down, k.Up, k.PageDown} }
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown}, {k.Top, k.Bottom, k.NextMatch, k.PrevMatch}}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown}, {k.Top, k.Bottom}}
 }
 
 // Styles of the pane. Severity is shown by a letter as well as a colour so
@@ -90,10 +92,13 @@ func DefaultStyles(dark bool) Styles {
 
 // Model is the message list. Its zero value is not usable; call New.
 type Model struct {
-	KeyMap     KeyMap
-	Styles     Styles
-	Title      string // what the list shows, e.g. a connection
-	frame.List        // the cursor is an index into the displayed list
+	KeyMap KeyMap
+	Styles Styles
+	Title  string // what the list shows, e.g. a connection
+	// ConnLabel, when set, names each row's connection in a column (the
+	// list of all connections, where rows of two connections mix).
+	ConnLabel  func(dissect.Conn) string
+	frame.List // the cursor is an index into the displayed list
 
 	src    Source
 	base   Rows
@@ -257,6 +262,9 @@ func (m Model) number(i int) int {
 	return m.base.At(i)
 }
 
+// Number returns the message number of listed row i (0 ≤ i < Len).
+func (m Model) Number(i int) int { return m.number(i) }
+
 // Selected returns the selected message number, or 0 when the list is empty.
 func (m Model) Selected() int {
 	if c := m.Cursor(); c >= 0 && c < m.Len() {
@@ -396,7 +404,11 @@ func (m Model) row(i int) string {
 	if sum == msg.Name() {
 		sum = ""
 	}
-	s := fmt.Sprintf("%s %7d %10.6f %s %-26s %s", letter, n, rel, arrow, name, termsafe.Escaped(sum))
+	conn := ""
+	if m.ConnLabel != nil {
+		conn = fmt.Sprintf("%-3s ", m.ConnLabel(msg.Conn))
+	}
+	s := fmt.Sprintf("%s %7d %10.6f %s%s %-26s %s", letter, n, rel, conn, arrow, name, termsafe.Escaped(sum))
 	s = frame.Line(s, m.Width())
 	switch {
 	case i == m.Cursor():

@@ -27,6 +27,7 @@ type Info struct {
 	Paused      bool
 	Following   bool
 	Err         string // the capture stopped with this error
+	Note        string // feedback on the last key (copied, written, paused…)
 }
 
 // Styles of the bar.
@@ -49,6 +50,13 @@ func View(s Styles, in Info, w int) string {
 		case in.Following:
 			parts = append(parts, "following")
 		}
+	}
+	if in.Paused && !in.Live {
+		parts = append(parts, "PAUSED")
+	}
+	if in.Note != "" {
+		// The answer to the key just pressed comes before the totals.
+		parts = append(parts, termsafe.Escaped(in.Note))
 	}
 	parts = append(parts, "profile "+termsafe.Escape(in.Profile), fmt.Sprintf("%d msgs", in.Messages), fmt.Sprintf("%d conns", in.Conns))
 	if in.HasFinding {

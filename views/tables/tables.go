@@ -2,6 +2,7 @@ package tables
 
 import (
 	"fmt"
+	"slices"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -21,7 +22,10 @@ type ListenerMsg struct {
 	ID       uint32
 	Mapped   bool
 	ServerID uint32
-	Label    string
+	// Clients are the client IDs mapped to a server ID (Server): their
+	// messages before the mapping (the definition) belong to it too.
+	Clients []uint32
+	Label   string
 }
 
 // KeyMap holds the pane's bindings.
@@ -166,9 +170,15 @@ func render(t *session.Tables) []line {
 	}
 	ls := []line{{text: fmt.Sprintf("Server table (%d)", len(t.Server)), style: 1}}
 	for _, e := range t.Server {
+		var clients []uint32
+		for _, c := range t.Client {
+			if c.Mapped && c.ServerID == e.ID {
+				clients = append(clients, c.ID)
+			}
+		}
 		ls = append(ls, line{
 			text:  fmt.Sprintf("%s s%-4d %s v%d  %s #%d  %d inv %db", changed(e.Changed), e.ID, termsafe.Escape(e.Type), e.Version, e.Learned, e.First, e.Invokes, e.PayloadBits),
-			entry: &ListenerMsg{Conn: t.Conn, Server: true, ID: e.ID, Label: fmt.Sprintf("server %d", e.ID)},
+			entry: &ListenerMsg{Conn: t.Conn, Server: true, ID: e.ID, Clients: clients, Label: fmt.Sprintf("server %d", e.ID)},
 		})
 	}
 	ls = append(ls, line{text: fmt.Sprintf("Client table (%d)", len(t.Client)), style: 1})
@@ -182,11 +192,19 @@ func render(t *session.Tables) []line {
 			entry: &ListenerMsg{Conn: t.Conn, ID: e.ID, Mapped: e.Mapped, ServerID: e.ServerID, Label: fmt.Sprintf("client %d", e.ID)},
 		})
 	}
+	// Missing listeners are named by their type, looked up on the side
+	// that defined them: the server lacks client IDs, the client server IDs.
 	if len(t.MissingOnServer) > 0 {
-		ls = append(ls, line{text: fmt.Sprintf("Missing on server: %v", t.MissingOnServer), style: 2})
+		ls = append(ls, line{text: fmt.Sprintf("Missing on server (%d)", len(t.MissingOnServer)), style: 2})
+		for _, id := range t.MissingOnServer {
+			ls = append(ls, line{text: fmt.Sprintf("  c%d %s", id, typeOf(t, false, id)), style: 2})
+		}
 	}
 	if len(t.MissingOnClient) > 0 {
-		ls = append(ls, line{text: fmt.Sprintf("Missing on client: %v", t.MissingOnClient), style: 2})
+		ls = append(ls, line{text: fmt.Sprintf("Missing on client (%d)", len(t.MissingOnClient)), style: 2})
+		for _, id := range t.MissingOnClient {
+			ls = append(ls, line{text: fmt.Sprintf("  s%d %s", id, typeOf(t, true, id)), style: 2})
+		}
 	}
 	if len(t.Unresolved) > 0 {
 		ls = append(ls, line{text: fmt.Sprintf("Unresolved (%d)", len(t.Unresolved)), style: 1})
@@ -200,6 +218,25 @@ func render(t *session.Tables) []line {
 	return ls
 }
 
+// typeOf names listener id of one side's table, escaped; "(type unknown)"
+// when the table does not hold it.
+func typeOf(t *session.Tables, server bool, id uint32) string {
+	if server {
+		for _, e := range t.Server {
+			if e.ID == id {
+				return termsafe.Escape(e.Type)
+			}
+		}
+	} else {
+		for _, e := range t.Client {
+			if e.ID == id {
+				return termsafe.Escape(e.Type)
+			}
+		}
+	}
+	return "(type unknown)"
+}
+
 // Match reports whether msg belongs to the listener l: a server ID matches
 // messages naming that server ID; a client ID matches those naming it, or
 // naming its mapped server ID (wire.md 4.3: the client switches to the
@@ -210,7 +247,7 @@ func (l ListenerMsg) Match(msg *session.Message) bool {
 	}
 	sid, cid := msg.Listener.ServerID, msg.Listener.ClientID
 	if l.Server {
-		return sid != nil && *sid == l.ID
+		return sid != nil && *sid == l.ID || cid != nil && slices.Contains(l.Clients, *cid)
 	}
 	return cid != nil && *cid == l.ID || l.Mapped && sid != nil && *sid == l.ServerID
 }

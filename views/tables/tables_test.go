@@ -8,6 +8,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views/fake"
 )
 
@@ -30,7 +31,7 @@ func TestLinesAndChanged(t *testing.T) {
 		MissingOnServer: []uint32{4002}, Unresolved: []session.Ref{{N: 8, Dir: dissect.S2C, ID: 5}},
 		Warnings: []dissect.Finding{{Severity: dissect.Warn, Group: dissect.Protocol, Text: "version 2 ≠ 1"}}})
 	got = strings.Join(m.Lines(), "\n")
-	for _, want := range []string{"c4001 → s0 T", "c4002 → ? U", "Missing on server: [4002]", "#8 s2c id 5", "warn/protocol: version 2 ≠ 1"} {
+	for _, want := range []string{"c4001 → s0 T", "c4002 → ? U", "Missing on server (1)", "  c4002 U", "#8 s2c id 5", "warn/protocol: version 2 ≠ 1"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("tables lack %q:\n%s", want, got)
 		}
@@ -72,5 +73,48 @@ func TestSelectEmitsListener(t *testing.T) {
 	m.SetCursor(0, len(m.lines))
 	if _, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter}); cmd != nil {
 		t.Error("enter on a heading returned a command")
+	}
+}
+
+// Issue 16 defect 4: a server entry and the client entry mapped to it list
+// the same messages, the client's definition (named by its client ID only)
+// included.
+func TestServerEntryMatchesMappedClient(t *testing.T) {
+	u32 := func(v uint32) *uint32 { return &v }
+	typ := "Sample.InventoryListener"
+	def := &session.Message{N: 9, Conn: fake.USMN, Dir: dissect.C2S, Listener: &unturned.Listener{Type: &typ, ClientID: u32(4002)}}
+	inv := &session.Message{N: 10, Conn: fake.USMN, Dir: dissect.S2C, Listener: &unturned.Listener{ServerID: u32(1)}}
+	tb := &session.Tables{Conn: fake.USMN, AsOf: 11,
+		Server: []session.ServerEntry{{ID: 1, Type: typ}},
+		Client: []session.ClientEntry{{ID: 4002, Type: typ, Mapped: true, ServerID: 1}}}
+	m := New()
+	m.SetSize(80, 20)
+	m.SetTables(tb)
+	var srv, cli ListenerMsg
+	for i := range m.lines {
+		if e := m.lines[i].entry; e != nil && e.Server {
+			srv = *e
+		} else if e != nil {
+			cli = *e
+		}
+	}
+	for _, msg := range []*session.Message{def, inv} {
+		if srv.Match(msg) != cli.Match(msg) || !srv.Match(msg) {
+			t.Errorf("message %d: s1 Match = %v, c4002 Match = %v; want both true", msg.N, srv.Match(msg), cli.Match(msg))
+		}
+	}
+}
+
+// Issue 16 defect 5: missing listeners are named with their type.
+func TestMissingNamed(t *testing.T) {
+	m := New()
+	m.SetSize(80, 20)
+	m.SetTables(&session.Tables{Conn: fake.USMN, Server: []session.ServerEntry{{ID: 7, Type: "Sample.Inventory"}},
+		MissingOnClient: []uint32{7, 9}})
+	got := strings.Join(m.Lines(), "\n")
+	for _, want := range []string{"Missing on client (2)", "s7 Sample.Inventory", "s9 (type unknown)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("tables lack %q:\n%s", want, got)
+		}
 	}
 }

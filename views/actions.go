@@ -1,0 +1,190 @@
+package views
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/views/filterbar"
+	"github.com/usmnscope/usmnscope/views/frame"
+	"github.com/usmnscope/usmnscope/views/pager"
+)
+
+// overlayKey routes a key while the pager is open: close, quit, or the
+// pager's own keys (Enter may jump).
+func (m Model) overlayKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(k, m.pager.KeyMap.Close), m.over == HelpOverlay && key.Matches(k, m.KeyMap.Help):
+		m.over = NoOverlay
+		return m, nil
+	case key.Matches(k, m.KeyMap.Quit): // ctrl+c: q closed the pager above
+		return m, tea.Quit
+	}
+	var cmd tea.Cmd
+	m.pager, cmd = m.pager.Update(k)
+	return m.now(cmd)
+}
+
+// action runs the keys that open an overlay or do IO through a command.
+func (m *Model) action(k tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.KeyMap.Expert):
+		return m.read(expertCmd(m.src, m.n))
+	case key.Matches(k, m.KeyMap.FollowConn):
+		c, ok := m.conn, !m.allConns
+		if !ok {
+			if msg := m.detail.Message(); msg != nil {
+				c, ok = msg.Conn, true
+			}
+		}
+		if !ok {
+			m.note = "select a connection or a message to follow"
+			return nil
+		}
+		var nums []int
+		for _, n := range m.idx.byConn[c] {
+			nums = append(nums, int(n))
+		}
+		return m.read(followCmd(m.src, c, nums))
+	case key.Matches(k, m.KeyMap.Graph):
+		what := m.msgs.Title
+		if m.filter != nil || m.listener != nil {
+			what += " (filtered)"
+		}
+		if m.msgs.Scanning() {
+			what += " — the filter is still running: partial"
+		}
+		return m.read(graphCmd(m.src, what, m.listed()))
+	case key.Matches(k, m.KeyMap.Copy):
+		return m.copyCmd()
+	case key.Matches(k, m.KeyMap.Write):
+		switch {
+		case m.cfg.Export == nil:
+			m.note = "cannot write: no capture file to read the packets from"
+		case m.msgs.Scanning():
+			m.note = "the filter is still running; write again when it is done"
+		default:
+			m.note = "writing " + termsafe.Escape(m.cfg.ExportPath) + "…"
+			return exportCmd(m.src, m.cfg.Export, m.cfg.ExportPath, m.listed())
+		}
+	case key.Matches(k, m.KeyMap.Text):
+		title, lines := m.textLines(m.w)
+		// The selection cannot change under the overlay: wrap again from
+		// the text taken now.
+		m.openOverlay(TextOverlay, title, func(w, _ int) []frame.Row { return rewrap(lines, w) })
+	}
+	return nil
+}
+
+// jump closes the pager and goes to a message or a connection.
+func (m *Model) jump(j pager.JumpMsg) {
+	m.over = NoOverlay
+	switch {
+	case j.Msg > 0:
+		m.gotoMsg(j.Msg)
+	case j.Conn != nil:
+		m.filter, m.listener = nil, nil
+		m.bar.Clear()
+		m.applyFilter()
+		m.conns.Select(*j.Conn)
+		m.selectConn(m.conns.Selected())
+		m.setFocus(FocusConns)
+	}
+}
+
+// gotoMsg selects message n. A number past the end is refused with a
+// note; when filters may hide n they are cleared, bar included, so that
+// what the bar shows is what the list applies.
+func (m *Model) gotoMsg(n int) {
+	if n > m.n {
+		m.note = fmt.Sprintf(":%d is past the end: the capture has %d messages", n, m.n)
+		return
+	}
+	if !m.allConns || m.filter != nil || m.listener != nil {
+		if m.filter != nil || m.listener != nil {
+			m.note = fmt.Sprintf("filters cleared to show message %d", n)
+		}
+		m.filter, m.listener = nil, nil
+		m.bar.Clear()
+		m.conns.Select(dissect.Conn{})
+		m.selectConn(dissect.Conn{}, false)
+		m.applyFilter()
+	}
+	m.msgs.Select(n)
+	m.setFocus(FocusMessages)
+}
+
+func pauseNote(paused, loading bool) string {
+	switch {
+	case !paused:
+		return "resumed"
+	case loading:
+		return "paused: the list holds still while the capture is read"
+	}
+	return "paused (the file is read whole: nothing new will arrive)"
+}
+
+// missingMsg counts, per connection, the listeners a side said it lacks.
+type missingMsg map[dissect.Conn]int
+
+// missingCmd reads each connection's final tables (they may be decoded
+// again from the capture file).
+func missingCmd(src Source) tea.Cmd {
+	return func() tea.Msg {
+		out := missingMsg{}
+		for _, c := range src.Connections() {
+			if t := src.Tables(c.Conn, 0); t != nil {
+				if k := len(t.MissingOnServer) + len(t.MissingOnClient); k > 0 {
+					out[c.Conn] = k
+				}
+			}
+		}
+		return out
+	}
+}
+
+// words are the filter bar's completions: field names, message names,
+// the listener types of the selected message's tables.
+func (m Model) words() []string {
+	w := slices.Clone(m.cfg.Words)
+	if t := m.tables.Tables(); t != nil {
+		for _, e := range t.Server {
+			w = append(w, e.Type)
+		}
+		for _, e := range t.Client {
+			w = append(w, e.Type)
+		}
+	}
+	slices.Sort(w)
+	return slices.Compact(w)
+}
+
+// shortHelp is the help line: the filter bar's keys while it reads, the
+// pager's while it is open, else the focused pane's and the global ones.
+func (m Model) shortHelp() []key.Binding {
+	switch {
+	case m.bar.Mode() == filterbar.Filter:
+		return m.bar.KeyMap.ShortHelp()
+	case m.bar.Mode() == filterbar.Goto:
+		return []key.Binding{m.bar.KeyMap.Accept, m.bar.KeyMap.Cancel}
+	case m.over != NoOverlay:
+		return m.pager.KeyMap.ShortHelp()
+	}
+	return append(m.paneHelp().ShortHelp(), m.KeyMap.ShortHelp()...)
+}
+
+// rewrap wraps rows of text (built for another width) to w.
+func rewrap(rows []frame.Row, w int) []frame.Row {
+	var out []frame.Row
+	for _, r := range rows {
+		for _, l := range frame.Wrap(strings.TrimSpace(r.Text), w-2) {
+			out = append(out, frame.Row{Text: " " + l})
+		}
+	}
+	return out
+}

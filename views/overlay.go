@@ -1,0 +1,225 @@
+package views
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/views/expert"
+	"github.com/usmnscope/usmnscope/views/follow"
+	"github.com/usmnscope/usmnscope/views/frame"
+	"github.com/usmnscope/usmnscope/views/iograph"
+	"github.com/usmnscope/usmnscope/views/pager"
+)
+
+// Overlay names what the pager shows over the panes.
+type Overlay uint8
+
+const (
+	NoOverlay Overlay = iota
+	HelpOverlay
+	ExpertOverlay
+	FollowOverlay
+	GraphOverlay
+	TextOverlay
+)
+
+// expertLimit bounds the messages the expert scan reads for their
+// findings; past it the view says it stopped.
+const expertLimit = 1 << 20
+
+// Overlay returns the overlay shown.
+func (m Model) Overlay() Overlay { return m.over }
+
+// Pager exposes the overlay to tests.
+func (m Model) Pager() pager.Model { return m.pager }
+
+// Note returns the last feedback line (copied, written, paused, past the end).
+func (m Model) Note() string { return m.note }
+
+// openOverlay shows lines in the pager; what must be read first arrives
+// as a message (read runs it at once when no file is behind the source).
+// build makes the lines for a width and height; a new window size builds
+// them again (wrapping, the graph's columns).
+func (m *Model) openOverlay(o Overlay, title string, build func(w, h int) []frame.Row) {
+	m.over, m.build = o, build
+	m.layout()
+	m.pager.SetLines(title, build(m.w, m.pager.Height()))
+}
+
+// rebuild fits the open overlay to a new size, keeping its cursor.
+func (m *Model) rebuild() {
+	if m.over == NoOverlay || m.build == nil {
+		return
+	}
+	c := m.pager.Cursor()
+	lines := m.build(m.w, m.pager.Height())
+	m.pager.SetLines(m.pager.Title, lines)
+	m.pager.SetCursor(c, len(lines))
+}
+
+// overlayMsg carries lines built off the UI goroutine.
+type overlayMsg struct {
+	o     Overlay
+	title string
+	lines func(w, h int) []frame.Row
+}
+
+// expertCmd reads every message's findings (the capture file may be read)
+// and joins them to the capture's and the connections'.
+func expertCmd(src Source, n int) tea.Cmd {
+	return func() tea.Msg {
+		var items []expert.Item
+		for _, f := range src.Findings() {
+			items = append(items, expert.Item{Finding: f})
+		}
+		for _, c := range src.Connections() {
+			conn := c.Conn
+			for _, f := range c.Findings {
+				items = append(items, expert.Item{Finding: f, Conn: &conn})
+			}
+		}
+		cut := n > expertLimit
+		for i := 1; i <= min(n, expertLimit); i++ {
+			msg := src.Message(i)
+			if msg == nil {
+				continue
+			}
+			for _, f := range msg.Findings {
+				items = append(items, expert.Item{Finding: f, Msg: i})
+			}
+		}
+		title := fmt.Sprintf("Expert info  %d findings", len(items))
+		if cut {
+			title += fmt.Sprintf(" (messages after %d not read)", expertLimit)
+		}
+		return overlayMsg{o: ExpertOverlay, title: title, lines: func(w, _ int) []frame.Row { return expert.Lines(items, w) }}
+	}
+}
+
+// followCmd reads the messages of one connection.
+func followCmd(src Source, c dissect.Conn, nums []int) tea.Cmd {
+	return func() tea.Msg {
+		more := len(nums) > follow.Limit
+		nums = nums[:min(len(nums), follow.Limit)]
+		msgs := make([]*session.Message, 0, len(nums))
+		for _, n := range nums {
+			if msg := src.Message(n); msg != nil {
+				msgs = append(msgs, msg)
+			}
+		}
+		var t0 = msgs0(src)
+		return overlayMsg{o: FollowOverlay, title: "Follow " + c.String(), lines: func(int, int) []frame.Row { return follow.Lines(msgs, t0, more) }}
+	}
+}
+
+// graphCmd reads the time and size of each listed message.
+func graphCmd(src Source, what string, nums []int) tea.Cmd {
+	return func() tea.Msg {
+		pts := make([]iograph.Point, 0, len(nums))
+		for _, n := range nums {
+			if msg := src.Message(n); msg != nil {
+				pts = append(pts, iograph.Point{T: msg.Time, Bytes: len(msg.Data)})
+			}
+		}
+		return overlayMsg{o: GraphOverlay, title: "I/O graph: " + what, lines: func(w, h int) []frame.Row { return iograph.Lines(pts, w, h) }}
+	}
+}
+
+// exportedMsg reports a pcapng written by Config.Export.
+type exportedMsg struct {
+	path    string
+	packets int
+	err     error
+}
+
+// exportCmd reads the frame of each listed message and has the CLI copy
+// those packets from the capture file into a pcapng.
+func exportCmd(src Source, export ExportFunc, path string, nums []int) tea.Cmd {
+	return func() tea.Msg {
+		var frames []int
+		seen := map[int]bool{}
+		for _, n := range nums {
+			if msg := src.Message(n); msg != nil && !seen[msg.Frame] {
+				seen[msg.Frame] = true
+				frames = append(frames, msg.Frame)
+			}
+		}
+		k, err := export(frames, path)
+		return exportedMsg{path: path, packets: k, err: err}
+	}
+}
+
+func msgs0(src Source) (t0 time.Time) {
+	if _, t, ok := src.Stamp(1); ok {
+		return t
+	}
+	return t0
+}
+
+// listed returns the message numbers the list shows (the current
+// connection and filter).
+func (m *Model) listed() []int {
+	out := make([]int, m.msgs.Len())
+	for i := range out {
+		out[i] = m.msgs.Number(i)
+	}
+	return out
+}
+
+// copyCmd copies the selected field's value, or the selected message's
+// bytes in hex, to the clipboard with OSC 52 (tea.SetClipboard): the only
+// escape sequence besides styling that the TUI writes, and only here.
+func (m *Model) copyCmd() tea.Cmd {
+	msg := m.detail.Message()
+	if msg == nil {
+		m.note = "nothing to copy: no message selected"
+		return nil
+	}
+	if m.focus == FocusDetail || m.focus == FocusBits {
+		if f := m.detail.SelectedField(); f >= 0 && f < len(msg.Fields) {
+			v := dissect.FormatValue(msg.Fields[f].Value, dissect.TreeValues)
+			m.note = fmt.Sprintf("copied the value of %s", msg.Fields[f].Name)
+			return tea.SetClipboard(v)
+		}
+	}
+	m.note = fmt.Sprintf("copied message %d: %d bytes as hex", msg.N, len(msg.Data))
+	return tea.SetClipboard(hex.EncodeToString(msg.Data))
+}
+
+// textLines is the full text of what is selected, wrapped: the detail
+// line, the tables line, or the whole field tree of the message.
+func (m *Model) textLines(w int) (string, []frame.Row) {
+	var src []string
+	title := "Text"
+	switch m.focus {
+	case FocusDetail:
+		if c := m.detail.Cursor(); c < len(m.detail.Lines()) {
+			src, title = []string{strings.TrimSpace(m.detail.Lines()[c])}, "Field"
+		}
+	case FocusTables:
+		if c := m.tables.Cursor(); c < len(m.tables.Lines()) {
+			src, title = []string{strings.TrimSpace(m.tables.Lines()[c])}, "Tables line"
+		}
+	}
+	if src == nil {
+		src = m.detail.Lines()
+		if msg := m.detail.Message(); msg != nil {
+			title = fmt.Sprintf("Message %d", msg.N)
+			src = append(src, "summary: "+termsafe.Escaped(msg.Summary))
+		}
+	}
+	var out []frame.Row
+	for _, s := range src {
+		for _, l := range frame.Wrap(s, w-2) {
+			out = append(out, frame.Row{Text: " " + l})
+		}
+	}
+	return title, out
+}
