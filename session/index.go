@@ -117,6 +117,14 @@ type Index struct {
 	tvIdx    map[typeVer]uint32
 
 	dec unturned.Decoded // the feeder's scratch
+
+	// Numbering by arrival (order.go): seq counts events; messages wait in
+	// pending while a direction in blockers resynchronises.
+	seq          uint64
+	pending      pendingQueue
+	pins         uint64
+	pendingBytes int
+	blockers     []dirRef
 }
 
 // NewIndex returns an empty Index decoding with profile p.
@@ -230,18 +238,20 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 	cn := c.conn(conn, RuleUnknown)
 	c.seen(cn, t)
 	cn.fed[dir], cn.lastTime[dir], cn.lastFrame[dir] = true, t, frame
+	c.seq++
+	seq := c.seq
 	fr := cn.framer[dir]
 	if !fr.Synced() {
-		cn.unsynced[dir] = append(cn.unsynced[dir], chunkMark{end: fr.Offset() + int64(len(data)), time: t, frame: frame})
+		cn.unsynced[dir] = append(cn.unsynced[dir], chunkMark{end: fr.Offset() + int64(len(data)), time: t, frame: frame, seq: seq})
 	}
 	if c.store == nil {
 		offset = -1
 	}
 	start := fr.Offset() // stream offset of data[0]
 	fr.Feed(data, func(msg []byte, info unturned.FrameInfo) {
-		mt, mf := t, frame
+		mt, mf, ms := t, frame, seq
 		if len(cn.unsynced[dir]) > 0 {
-			mt, mf = cn.stamp(dir, info.Offset+2+int64(len(msg)), t, frame)
+			mt, mf, ms = cn.stamp(dir, info.Offset+2+int64(len(msg)), t, frame, seq)
 		}
 		at := int64(-1)
 		// The framer hands out a message in place when it lies wholly in
@@ -250,15 +260,22 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 		if k := info.Offset + 2 - start; offset >= 0 && len(msg) > 0 && k >= 0 && k+int64(len(msg)) <= int64(len(data)) && &data[k] == &msg[0] {
 			at = offset + k
 		}
-		c.message(cn, dir, msg, info, mt, mf, at)
+		c.arrive(cn, dir, msg, info, mt, mf, ms, at)
 	})
 	if fr.Synced() {
 		cn.unsynced[dir] = cn.unsynced[dir][:0]
 	} else {
+		// A chunk that lost synchronisation part-way gets its mark now,
+		// so that the messages its bytes end keep its time and frame.
+		if m := cn.unsynced[dir]; len(m) == 0 || m[len(m)-1].seq != seq {
+			cn.unsynced[dir] = append(m, chunkMark{end: fr.Offset(), time: t, frame: frame, seq: seq})
+		}
 		// Marks of chunks whose bytes were all skipped can go.
-		cn.stamp(dir, fr.Offset()-fr.Stats().Buffered+1, t, frame)
+		cn.stamp(dir, fr.Offset()-fr.Stats().Buffered+1, t, frame, seq)
 	}
 	c.connFindings(cn, cn.framer[dir].Findings())
+	c.block(cn, dir)
+	c.release()
 }
 
 func (c *Index) seen(cn *connection, t time.Time) {
@@ -313,6 +330,8 @@ func (c *Index) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time, f
 	cn.framer[dir].Gap(lost)
 	c.connFinding(cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Text: fmt.Sprintf("%s: %d bytes lost before frame %d; framing resynchronises", dir, lost, frame), Bit: -1})
 	c.connFindings(cn, cn.framer[dir].Findings())
+	c.block(cn, dir)
+	c.release()
 }
 
 // Close reports the end of a connection (FIN or RST): its framers end and
@@ -326,19 +345,28 @@ func (c *Index) Close(conn dissect.Conn, t time.Time, frame int) {
 	}
 	cn := c.conns[i]
 	c.seen(cn, t)
-	c.end(cn)
+	c.endFramers(cn)
+	c.release()
+	c.settle(cn)
 }
 
-// end flushes the framers and settles the connection.
-func (c *Index) end(cn *connection) {
+// endFramers ends the connection's framers: bytes still awaiting
+// resynchronisation (a late resync near the end of the stream) get a last
+// chance to frame, and their messages take their place in arrival order.
+func (c *Index) endFramers(cn *connection) {
 	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
-		// End, not Flush: bytes still awaiting resynchronisation (a late
-		// resync near the end of the stream) get a last chance to frame.
 		c.connFindings(cn, cn.framer[d].End(func(msg []byte, info unturned.FrameInfo) {
-			t, frame := cn.stamp(d, info.Offset+2+int64(len(msg)), cn.lastTime[d], cn.lastFrame[d])
-			c.message(cn, d, msg, info, t, frame, -1)
+			t, frame, seq := cn.stamp(d, info.Offset+2+int64(len(msg)), cn.lastTime[d], cn.lastFrame[d], c.seq)
+			c.arrive(cn, d, msg, info, t, frame, seq, -1)
 		}))
 		cn.unsynced[d] = cn.unsynced[d][:0]
+		c.block(cn, d)
+	}
+}
+
+// settle decides a pending inference and commits what it held.
+func (c *Index) settle(cn *connection) {
+	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
 		if cn.undecided[d] {
 			c.decide(cn, d)
 		}
@@ -364,7 +392,11 @@ func (c *Index) Finish() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, cn := range c.conns {
-		c.end(cn)
+		c.endFramers(cn)
+	}
+	c.release()
+	for _, cn := range c.conns {
+		c.settle(cn)
 	}
 }
 
