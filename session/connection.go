@@ -32,6 +32,11 @@ type connection struct {
 	widened   [2]bool // later messages of the direction are read widened
 	idBits    int     // Serverside_ID_Bit_Count in force (wire.md 4.3)
 	idKnown   bool
+	// The count's inference (idbits.go, wire.md 4.6): idUndecided holds the
+	// connection's messages while it is tried; idUnknown is a count nothing
+	// decided (server IDs shown as undecided, nothing held); idInferred a
+	// count no marker or definition has confirmed yet.
+	idUndecided, idUnknown, idInferred bool
 
 	// held are record indices waiting to be committed, in message order.
 	// While any direction is undecided every message of the connection is
@@ -96,7 +101,7 @@ func (cn *connection) state(dir dissect.Dir) unturned.State {
 
 // holding reports whether new messages must wait for an inference.
 func (cn *connection) holding() bool {
-	return cn.undecided[dissect.C2S] || cn.undecided[dissect.S2C] || len(cn.held) > 0
+	return cn.undecided[dissect.C2S] || cn.undecided[dissect.S2C] || cn.idUndecided || len(cn.held) > 0
 }
 
 // learn updates the handshake state from a committed message (wire.md 4.2,

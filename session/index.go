@@ -371,6 +371,9 @@ func (c *Index) settle(cn *connection) {
 			c.decide(cn, d)
 		}
 	}
+	if cn.idUndecided {
+		c.inferIDBits(cn, true)
+	}
 	c.commitHeld(cn)
 }
 
@@ -455,6 +458,9 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 		v := r.Bits(c.profile.EnumBits(dir))
 		if info.Resynced || info.Offset != 0 || r.Err() != nil || v != c.profile.DetectionMessage(dir) {
 			cn.undecided[dir] = true
+			// Joined after the server's marker: the ID bit count in force
+			// is not known either (wire.md 4.6).
+			cn.idUndecided = cn.idUndecided || !cn.idKnown && !cn.marker[dissect.S2C]
 		}
 	}
 	if !cn.holding() {
@@ -480,6 +486,9 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 		}
 	}
 	if !cn.undecided[dissect.C2S] && !cn.undecided[dissect.S2C] {
+		if cn.idUndecided {
+			c.inferIDBits(cn, len(cn.held) >= 4*c.limits.InferWindow)
+		}
 		c.commitHeld(cn)
 	}
 }

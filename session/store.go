@@ -47,6 +47,7 @@ const (
 	recFile                          // off is an offset in the Store, not in the arena
 	recTimeUS                        // time counts microseconds
 	recBig                           // off and time are in Index.big
+	recIDUndecided                   // reads a server ID in a Serverside_ID_Bit_Count not decided yet
 )
 
 // recBlock is one block of the index with the bases its records' offsets
