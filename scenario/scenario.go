@@ -114,8 +114,6 @@ type Action struct {
 	Stream   string    `toml:"stream"`   // raw: stream bytes written as they are
 	Widened  *bool     `toml:"widened"`
 	Cut      int       `toml:"cut"`   // capture: bytes of the next segment not captured
-	CutC2S   int       `toml:"cut_client"` // capture: bytes of the client's next segment not captured
-	CutS2C   int       `toml:"cut_server"` // capture: bytes of the server's next segment not captured
 	Count    int       `toml:"count"` // ping, invoke: repeat
 	After    *Duration `toml:"after"`
 }
@@ -284,13 +282,8 @@ func (a *Action) check() error {
 	if a.Count < 0 || a.Count > 1_000_000 {
 		return fmt.Errorf("count: %d is outside 0..1000000", a.Count)
 	}
-	for _, c := range []struct {
-		key string
-		v   int
-	}{{"cut", a.Cut}, {"cut_client", a.CutC2S}, {"cut_server", a.CutS2C}} {
-		if c.v < 0 {
-			return fmt.Errorf("%s: %d is negative", c.key, c.v)
-		}
+	if a.Cut < 0 {
+		return fmt.Errorf("cut: %d is negative", a.Cut)
 	}
 	return nil
 }

@@ -82,7 +82,6 @@ type player struct {
 	gap     time.Duration
 	capture bool
 	cut     int
-	cutDir  [2]int // per side: bytes of its next segment not captured
 }
 
 func newPlayer(p *unturned.Profile, c *Connection) *player {
@@ -126,13 +125,8 @@ func (pl *player) emit(d dissect.Dir, msg []byte) error {
 
 // stream queues raw stream bytes as a write.
 func (pl *player) stream(d dissect.Dir, data []byte, frames []int) {
-	cut := pl.cut
-	if pl.cutDir[d] > 0 {
-		cut, pl.cutDir[d] = pl.cutDir[d], 0
-	} else {
-		pl.cut = 0
-	}
-	pl.writes = append(pl.writes, Write{Dir: d, Data: data, Frames: frames, Gap: pl.gap, Capture: pl.capture, Cut: cut})
+	pl.writes = append(pl.writes, Write{Dir: d, Data: data, Frames: frames, Gap: pl.gap, Capture: pl.capture, Cut: pl.cut})
+	pl.cut = 0
 	pl.gap = replyGap
 }
 
@@ -470,7 +464,6 @@ func (pl *player) raw(a *Action) error {
 func (pl *player) startCapture(a *Action) error {
 	pl.capture = true
 	pl.cut = a.Cut
-	pl.cutDir = [2]int{dissect.C2S: a.CutC2S, dissect.S2C: a.CutS2C}
 	return nil
 }
 

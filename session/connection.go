@@ -37,6 +37,7 @@ type connection struct {
 	// decided (server IDs shown as undecided, nothing held); idInferred a
 	// count no marker or definition has confirmed yet.
 	idUndecided, idUnknown, idInferred bool
+	retent                             bool // held messages decoded again once the widening was decided
 
 	// held are record indices waiting to be committed, in message order.
 	// While any direction is undecided every message of the connection is

@@ -221,3 +221,16 @@ func (c *Index) overrides(cn *connection, i int32, dir dissect.Dir, d *unturned.
 	}
 	cn.idInferred, cn.idUnknown = false, false
 }
+
+// retentative decodes the held messages again once the widening is decided
+// while the count is still being inferred, so that they show the widening
+// and their undecided server IDs.
+func (c *Index) retentative(cn *connection) {
+	if cn.retent {
+		return
+	}
+	cn.retent = true
+	for _, i := range cn.held {
+		c.tentative(cn, i, nil)
+	}
+}

@@ -488,6 +488,9 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 	if !cn.undecided[dissect.C2S] && !cn.undecided[dissect.S2C] {
 		if cn.idUndecided {
 			c.inferIDBits(cn, len(cn.held) >= 4*c.limits.InferWindow)
+			if cn.idUndecided && len(cn.held) > 0 && cn.held[len(cn.held)-1] == i {
+				c.retentative(cn)
+			}
 		}
 		c.commitHeld(cn)
 	}

@@ -127,6 +127,15 @@ func (c *Index) build(n int, withSpans bool) *Message {
 		m.Findings = append(m.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: "enum width not settled yet: decoded tentatively while the handshake is being inferred", Bit: -1})
 	}
 	if r.flags&recIDUndecided != 0 {
+		if m.Listener == nil {
+			// Held, not yet in the tables: only what the message says
+			// without its server ID.
+			m.Listener = &unturned.Listener{}
+			if d.Kind == unturned.KindNegotiateListenerDetails && d.Negotiate.Mode == unturned.TellClientListenerID {
+				cid := d.Negotiate.ClientID
+				m.Listener.ClientID = &cid
+			}
+		}
 		m.Findings = append(m.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Bit: -1,
 			Text: "Serverside_ID_Bit_Count not known (marker and definitions not captured): the server ID is undecided"})
 	}
