@@ -38,6 +38,8 @@ type connection struct {
 	// count no marker or definition has confirmed yet.
 	idUndecided, idUnknown, idInferred bool
 	retent                             bool // held messages decoded again once the widening was decided
+	idInf                              *IDBitsInference
+	idIdx                              []int32 // the held messages idInf was given, in order
 
 	// held are record indices waiting to be committed, in message order.
 	// While any direction is undecided every message of the connection is

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -80,104 +81,142 @@ type IDMessage struct {
 	Data    []byte
 }
 
-// InferIDBits tries every candidate Serverside_ID_Bit_Count on msgs
-// (wire.md 4.6). It decides when a deciding message leaves one candidate,
-// or with force, the smallest candidate (or, if none fits every message,
-// the one most messages fit); with force and no message carrying a server
-// ID it decides nothing.
-func InferIDBits(p *unturned.Profile, msgs []IDMessage, force bool) IDBitsVerdict {
+// IDBitsInference accumulates what messages say about the count, one
+// message at a time, so that a connection's hold costs one decoding per
+// candidate and message however often it asks for a verdict.
+type IDBitsInference struct {
+	p        *unturned.Profile
+	maxK     int
+	all      uint64  // candidates every relevant message so far reads as it must under
+	count    [64]int // per candidate: relevant messages that read under it
+	relevant int     // messages carrying a server ID in the count in force
+	first    int     // index of the first of them, -1 for none
+	deciding []int   // indices of those that must read exactly
+	n        int     // messages added
+	d        unturned.Decoded
+}
+
+// NewIDBitsInference starts an inference over the candidates 0 to
+// 2^id_bit_count_bit_count − 1 of profile p.
+func NewIDBitsInference(p *unturned.Profile) *IDBitsInference {
 	if p == nil {
 		p = unturned.Default()
 	}
-	v := IDBitsVerdict{First: -1}
-	maxK := min(1<<min(p.IDBitCountBitCount, 6)-1, 63)
-	pass := make([]int, maxK+1)
-	var d unturned.Decoded
-	for j, m := range msgs {
-		d = unturned.Decoded{Findings: d.Findings[:0]}
-		unturned.Decode(p, m.Dir, unturned.State{Widened: m.Widened}, m.Data, nil, &d)
-		use := idUseOf(m.Dir, &d)
-		if use == idNone {
-			continue
-		}
-		if v.Relevant++; v.First < 0 {
-			v.First = j
-		}
-		if use == idExact {
-			v.Deciding = append(v.Deciding, j)
-		}
-		for k := 0; k <= maxK; k++ {
-			d = unturned.Decoded{Findings: d.Findings[:0]}
-			unturned.Decode(p, m.Dir, unturned.State{Widened: m.Widened, IDBits: k, IDKnown: true}, m.Data, nil, &d)
-			if use == idExact && readsExactly(&d) || use == idFit && d.Clean() {
-				pass[k]++
-			}
+	maxK := 1<<min(max(p.IDBitCountBitCount, 0), 6) - 1
+	return &IDBitsInference{p: p, maxK: maxK, all: ^uint64(0) >> (63 - maxK), first: -1}
+}
+
+// Add tries every candidate on m. It reports wire when m gives the count
+// from the wire itself (the server's marker or a definition): the messages
+// after it need no inference, and m is not counted.
+func (x *IDBitsInference) Add(m IDMessage) (wire bool) {
+	j := x.n
+	x.n++
+	d := &x.d
+	*d = unturned.Decoded{Findings: d.Findings[:0]}
+	unturned.Decode(x.p, m.Dir, unturned.State{Widened: m.Widened}, m.Data, nil, d)
+	if m.Dir == dissect.S2C && (d.HasMarker && d.Marker.HasIDBits || d.Kind == unturned.KindInvokeMessageListener && d.Invoke.HasDefinition && d.Clean()) {
+		return true
+	}
+	use := idUseOf(m.Dir, d)
+	if use == idNone {
+		return false
+	}
+	if x.relevant++; x.first < 0 {
+		x.first = j
+	}
+	if use == idExact {
+		x.deciding = append(x.deciding, j)
+	}
+	var pass uint64
+	for k := 0; k <= x.maxK; k++ {
+		*d = unturned.Decoded{Findings: d.Findings[:0]}
+		unturned.Decode(x.p, m.Dir, unturned.State{Widened: m.Widened, IDBits: k, IDKnown: true}, m.Data, nil, d)
+		if use == idExact && readsExactly(d) || use == idFit && d.Clean() {
+			pass |= 1 << k
+			x.count[k]++
 		}
 	}
-	best, first := 0, -1
-	for k := 0; k <= maxK; k++ {
-		if pass[k] == v.Relevant {
-			v.Candidates++
-			if first < 0 {
-				first = k
-			}
-		}
-		if pass[k] > pass[best] {
-			best = k
-		}
-	}
+	x.all &= pass
+	return false
+}
+
+// Verdict decides when a deciding message leaves one candidate, or with
+// force, the smallest candidate (or, if none reads every message, the one
+// most messages read under); with no message carrying a server ID it
+// decides nothing.
+func (x *IDBitsInference) Verdict(force bool) IDBitsVerdict {
+	v := IDBitsVerdict{First: x.first, Relevant: x.relevant, Deciding: x.deciding, Candidates: bits.OnesCount64(x.all)}
 	switch {
-	case v.Relevant == 0:
+	case x.relevant == 0:
 		return v
-	case first >= 0 && (v.Candidates == 1 && len(v.Deciding) > 0 || force):
-		v.Bits, v.Decided = first, true
+	case x.all != 0 && (v.Candidates == 1 && len(x.deciding) > 0 || force):
+		v.Bits, v.Decided = bits.TrailingZeros64(x.all), true
 		v.Confidence = 1 / float64(v.Candidates)
 	case force:
-		// No count reads every message: the one most messages agree with.
+		best := 0
+		for k := 1; k <= x.maxK; k++ {
+			if x.count[k] > x.count[best] {
+				best = k
+			}
+		}
 		v.Bits, v.Decided = best, true
-		v.Confidence = float64(pass[best]) / float64(v.Relevant) / float64(maxK+1)
+		v.Confidence = float64(x.count[best]) / float64(x.relevant) / float64(x.maxK+1)
 	default:
 		return v
 	}
 	// One deciding message halves the doubt left, each further one again;
 	// invokes alone (which only have to fit) leave it at half.
-	v.Confidence *= 1 - 1/float64(int(2)<<min(len(v.Deciding), 20))
+	v.Confidence *= 1 - 1/float64(int(2)<<min(len(x.deciding), 20))
 	return v
 }
 
+// InferIDBits tries every candidate Serverside_ID_Bit_Count on msgs
+// (wire.md 4.6), up to the first that gives the count from the wire, and
+// gives the verdict (IDBitsInference.Verdict).
+func InferIDBits(p *unturned.Profile, msgs []IDMessage, force bool) IDBitsVerdict {
+	x := NewIDBitsInference(p)
+	for _, m := range msgs {
+		if x.Add(m) {
+			break
+		}
+	}
+	return x.Verdict(force)
+}
+
 // inferIDBits tries to decide the count in force for cn's held messages,
-// whose widening is decided; with force it must end the hold.
+// whose widening is decided; with force it must end the hold. Each held
+// message is tried once (cn.idInf keeps the tally).
 func (c *Index) inferIDBits(cn *connection, force bool) {
-	msgs := make([]IDMessage, 0, len(cn.held))
-	idx := make([]int32, 0, len(cn.held))
-	for _, i := range cn.held {
+	if cn.idInf == nil {
+		cn.idInf = NewIDBitsInference(c.profile)
+		cn.idIdx = cn.idIdx[:0]
+	}
+	for _, i := range cn.held[len(cn.idIdx):] {
 		r := c.rec(i)
-		data := c.feederBytes(i)
-		// A marker or a definition gives the count from the wire; the
-		// messages before it are inferred with what precedes it.
-		var d unturned.Decoded
-		unturned.Decode(c.profile, r.dir, unturned.State{Widened: cn.widened[r.dir]}, data, nil, &d)
-		if r.dir == dissect.S2C && (d.HasMarker && d.Marker.HasIDBits || d.Kind == unturned.KindInvokeMessageListener && d.Invoke.HasDefinition && d.Clean()) {
+		cn.idIdx = append(cn.idIdx, i)
+		if cn.idInf.Add(IDMessage{Dir: r.dir, Widened: cn.widened[r.dir], Data: c.feederBytes(i)}) {
+			// A marker or a definition gives the count from the wire;
+			// the messages before it are inferred with what precedes it.
 			force = true
-			if len(msgs) == 0 {
-				cn.idUndecided = false
+			if cn.idInf.relevant == 0 {
+				cn.idUndecided, cn.idInf = false, nil
 				return // committing learns it from the wire
 			}
 			break
 		}
-		msgs = append(msgs, IDMessage{Dir: r.dir, Widened: cn.widened[r.dir], Data: append([]byte(nil), data...)})
-		idx = append(idx, i)
 	}
-	v := InferIDBits(c.profile, msgs, force)
+	v := cn.idInf.Verdict(force)
 	if !v.Decided {
 		if force {
 			// Nothing carried a server ID: leave the count unknown (shown as
 			// undecided) and stop holding.
-			cn.idUndecided, cn.idUnknown = false, v.Relevant > 0
+			cn.idUndecided, cn.idUnknown, cn.idInf = false, v.Relevant > 0, nil
 		}
 		return
 	}
-	cn.idUndecided, cn.idUnknown = false, false
+	idx := cn.idIdx
+	cn.idUndecided, cn.idUnknown, cn.idInf = false, false, nil
 	cn.idBits, cn.idKnown, cn.idInferred = v.Bits, true, true
 	ns := make([]string, 0, min(len(v.Deciding), 8))
 	for _, j := range v.Deciding[:min(len(v.Deciding), 8)] {
@@ -192,7 +231,7 @@ func (c *Index) inferIDBits(cn *connection, force bool) {
 	}
 	f := dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Bit: -1,
 		Text: fmt.Sprintf("Serverside_ID_Bit_Count inferred %d (marker and definitions not captured) from %s: %d of %d counts read them as they must; confidence %.2f",
-			v.Bits, by, v.Candidates, 1<<min(c.profile.IDBitCountBitCount, 6), v.Confidence)}
+			v.Bits, by, v.Candidates, c.idCandidates(), v.Confidence)}
 	c.connFinding(cn, f)
 	at := idx[v.First]
 	if len(v.Deciding) > 0 {
@@ -200,6 +239,9 @@ func (c *Index) inferIDBits(cn *connection, force bool) {
 	}
 	c.addExtra(at, f)
 }
+
+// idCandidates is how many counts the profile allows.
+func (c *Index) idCandidates() int { return 1 << min(max(c.profile.IDBitCountBitCount, 0), 6) }
 
 // idPending reports whether d, decoded by cn now, reads a server ID in a
 // count not known yet: its ID is shown as undecided.
