@@ -37,7 +37,10 @@ type ConnInfo struct {
 // others at the same time (the TUI), so every method locks.
 //
 // Messages are numbered from 1 in the order in which their last byte arrived
-// (outputs.md "n").
+// (outputs.md "n"), across the whole capture: while a direction
+// resynchronises, its framer holds bytes that may end messages later, so
+// every message that arrives after them waits in a queue until they are
+// framed or skipped (order.go), and is numbered late but in order.
 //
 // # Storage
 //
@@ -76,7 +79,9 @@ type ConnInfo struct {
 // decoded under both widths, the more plausible reading wins (vanilla on a
 // tie), an Inference finding records the scores and the confidence, and the
 // held messages are decoded again in the chosen State. Held messages are not
-// Settled.
+// Settled. A connection joined after the server's marker holds its messages
+// on until the Serverside_ID_Bit_Count is decided too (idbits.go, wire.md
+// 4.6); meanwhile their server IDs show as undecided.
 //
 // # Tables
 //
@@ -411,8 +416,8 @@ func (c *Index) Len() int {
 }
 
 // Settled returns how many messages (1..Settled) are final: later input
-// cannot change how they decode. Only messages held for a widened-enum
-// inference are not final, and a held message is always later than every
+// cannot change how they decode. Only messages held for an inference (the
+// enum width, the ID bit count) are not final, and a held message is always later than every
 // settled one, so Settled never decreases.
 func (c *Index) Settled() int {
 	c.mu.RLock()

@@ -127,12 +127,13 @@ func (c *Index) release() {
 		if len(c.pending) <= maxPending && c.pendingBytes <= maxPendingBytes || len(c.blockers) == 0 {
 			return
 		}
-		c.force()
+		c.force("while other traffic waited for it (a resynchronising direction holds at most 16384 later messages)")
 	}
 }
 
-// force settles the blocking direction with the oldest buffered bytes.
-func (c *Index) force() {
+// force settles the blocking direction with the oldest buffered bytes; why
+// says why in the skip finding.
+func (c *Index) force(why string) {
 	oldest := c.blockers[0]
 	for _, b := range c.blockers[1:] {
 		if len(b.cn.unsynced[b.dir]) > 0 && (len(oldest.cn.unsynced[oldest.dir]) == 0 || b.cn.unsynced[b.dir][0].seq < oldest.cn.unsynced[oldest.dir][0].seq) {
@@ -141,7 +142,7 @@ func (c *Index) force() {
 	}
 	cn, dir := oldest.cn, oldest.dir
 	fr := cn.framer[dir]
-	fr.Abandon("while other traffic waited for it (a resynchronising direction holds at most 16384 later messages)", func(msg []byte, info unturned.FrameInfo) {
+	fr.Abandon(why, func(msg []byte, info unturned.FrameInfo) {
 		t, frame, seq := cn.stamp(dir, info.Offset+2+int64(len(msg)), cn.lastTime[dir], cn.lastFrame[dir], c.seq)
 		c.arrive(cn, dir, msg, info, t, frame, seq, -1)
 	})
@@ -150,4 +151,19 @@ func (c *Index) force() {
 	}
 	c.connFindings(cn, fr.Findings())
 	c.block(cn, dir)
+}
+
+// Idle stops waiting on every direction that is resynchronising: its
+// buffered bytes are framed when they chain exactly to their end and are
+// skipped otherwise (reported), so that every message that arrived is
+// numbered now. For a streaming source whose writer paused (stdin, live):
+// what has arrived is shown, at the price of a message whose bytes are
+// split by the pause.
+func (c *Index) Idle() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.blockers) > 0 {
+		c.force("while the source was idle")
+	}
+	c.release()
 }

@@ -78,3 +78,36 @@ func TestOrderQuietBlocker(t *testing.T) {
 		prev = m.Frame
 	}
 }
+
+// TestOrderIdle: Idle numbers every message that arrived, even while a
+// direction still waits to resynchronise, and later input keeps the order.
+func TestOrderIdle(t *testing.T) {
+	conn := dissect.Conn{Client: netip.MustParseAddrPort("11.0.0.1:1024"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := NewIndex(nil)
+	c.Open(conn, RulePort, t0, 1)
+	c.Data(conn, dissect.S2C, []byte{0x0f, 0xa0, 0x11}, t0, 1) // waits for 4000 bytes
+	for f := 2; f <= 6; f++ {
+		c.Data(conn, dissect.C2S, []byte{0x00, 0x01, 0x04}, t0.Add(time.Duration(f)), f)
+	}
+	if c.Len() != 0 {
+		t.Fatalf("Len() = %d before Idle; want 0 (held behind the s2c bytes)", c.Len())
+	}
+	c.Idle()
+	if c.Len() != 5 {
+		t.Fatalf("Len() = %d after Idle; want 5", c.Len())
+	}
+	c.Data(conn, dissect.S2C, []byte{0x00, 0x01, 0x03, 0x00, 0x01, 0x03, 0x00, 0x01, 0x03}, t0.Add(7), 7)
+	c.Finish()
+	prev := 0
+	for n := 1; n <= c.Len(); n++ {
+		if m := c.Message(n); m.Frame < prev {
+			t.Fatalf("message %d frame %d after frame %d", n, m.Frame, prev)
+		} else {
+			prev = m.Frame
+		}
+	}
+	if c.Len() != 8 {
+		t.Errorf("Len() = %d; want 8", c.Len())
+	}
+}
