@@ -33,13 +33,12 @@ type connection struct {
 	idBits    int     // Serverside_ID_Bit_Count in force (wire.md 4.3)
 	idKnown   bool
 	// The count's inference (idbits.go, wire.md 4.6): idUndecided holds the
-	// connection's messages while it is tried; idUnknown is a count nothing
-	// decided (server IDs shown as undecided, nothing held); idInferred a
-	// count no marker or definition has confirmed yet.
-	idUndecided, idUnknown, idInferred bool
-	retent                             bool // held messages decoded again once the widening was decided
-	idInf                              *IDBitsInference
-	idIdx                              []int32 // the held messages idInf was given, in order
+	// connection's messages while it is tried; idInferred is a count no
+	// marker or definition has confirmed yet.
+	idUndecided, idInferred bool
+	retent                  bool // held messages decoded again once the widening was decided
+	idInf                   *IDBitsInference
+	idIdx                   []int32 // the held messages idInf was given, in order
 
 	// held are record indices waiting to be committed, in message order.
 	// While any direction is undecided every message of the connection is

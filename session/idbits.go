@@ -209,14 +209,15 @@ func (c *Index) inferIDBits(cn *connection, force bool) {
 	v := cn.idInf.Verdict(force)
 	if !v.Decided {
 		if force {
-			// Nothing carried a server ID: leave the count unknown (shown as
-			// undecided) and stop holding.
-			cn.idUndecided, cn.idUnknown, cn.idInf = false, v.Relevant > 0, nil
+			// Nothing held carries a server ID, so nothing held depends on
+			// the count: commit it and go on inferring from what follows.
+			cn.idInf, cn.idIdx = nil, cn.idIdx[:0]
+			c.flushHeld(cn)
 		}
 		return
 	}
 	idx := cn.idIdx
-	cn.idUndecided, cn.idUnknown, cn.idInf = false, false, nil
+	cn.idUndecided, cn.idInf = false, nil
 	cn.idBits, cn.idKnown, cn.idInferred = v.Bits, true, true
 	ns := make([]string, 0, min(len(v.Deciding), 8))
 	for _, j := range v.Deciding[:min(len(v.Deciding), 8)] {
@@ -246,7 +247,7 @@ func (c *Index) idCandidates() int { return 1 << min(max(c.profile.IDBitCountBit
 // idPending reports whether d, decoded by cn now, reads a server ID in a
 // count not known yet: its ID is shown as undecided.
 func (cn *connection) idPending(dir dissect.Dir, d *unturned.Decoded) bool {
-	return (cn.idUndecided || cn.idUnknown) && idUseOf(dir, d) != idNone
+	return cn.idUndecided && idUseOf(dir, d) != idNone
 }
 
 // overrides says when a definition gives a count other than the inferred
@@ -261,7 +262,7 @@ func (c *Index) overrides(cn *connection, i int32, dir dissect.Dir, d *unturned.
 		c.connFinding(cn, f)
 		c.addExtra(i, f)
 	}
-	cn.idInferred, cn.idUnknown = false, false
+	cn.idInferred = false
 }
 
 // retentative decodes the held messages again once the widening is decided

@@ -491,6 +491,11 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 		}
 	}
 	if !cn.undecided[dissect.C2S] && !cn.undecided[dissect.S2C] {
+		if !cn.widened[dissect.C2S] && !cn.widened[dissect.S2C] {
+			// Neither side widens: USMN's messages cannot occur (wire.md
+			// 4.2), so nothing depends on the count.
+			cn.idUndecided = false
+		}
 		if cn.idUndecided {
 			c.inferIDBits(cn, len(cn.held) >= 4*c.limits.InferWindow)
 			if cn.idUndecided && len(cn.held) > 0 && cn.held[len(cn.held)-1] == i {

@@ -111,6 +111,11 @@ func (c *Index) commitHeld(cn *connection) {
 	if cn.undecided[dissect.C2S] || cn.undecided[dissect.S2C] || cn.idUndecided {
 		return
 	}
+	c.flushHeld(cn)
+}
+
+// flushHeld commits the held messages in order.
+func (c *Index) flushHeld(cn *connection) {
 	held := cn.held
 	cn.held = nil
 	for _, i := range held {
