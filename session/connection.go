@@ -25,12 +25,20 @@ type connection struct {
 	// resynchronising, so that a message it yields late still carries the
 	// time and frame of the chunk that held its last byte.
 	unsynced  [2][]chunkMark
+	blocking  [2]bool // the framer holds bytes awaiting resynchronisation (Index.blockers)
 	undecided [2]bool // its enum width is being inferred
 	heldIn    [2]int  // messages of an undecided direction held so far
 	marker    [2]bool // the direction's detection message carried the USMN marker
 	widened   [2]bool // later messages of the direction are read widened
 	idBits    int     // Serverside_ID_Bit_Count in force (wire.md 4.3)
 	idKnown   bool
+	// The count's inference (idbits.go, wire.md 4.6): idUndecided holds the
+	// connection's messages while it is tried; idInferred is a count no
+	// marker or definition has confirmed yet.
+	idUndecided, idInferred bool
+	retent                  bool // held messages decoded again once the widening was decided
+	idInf                   *IDBitsInference
+	idIdx                   []int32 // the held messages idInf was given, in order
 
 	// held are record indices waiting to be committed, in message order.
 	// While any direction is undecided every message of the connection is
@@ -52,21 +60,23 @@ type chunkMark struct {
 	end   int64
 	time  time.Time
 	frame int
+	seq   uint64 // Index.seq of the event that brought it
 }
 
-// stamp returns the time and frame of the chunk holding stream offset end-1
-// among those fed while resynchronising, or t and frame when none is
-// recorded; marks before that chunk are dropped (messages come in order).
-func (cn *connection) stamp(dir dissect.Dir, end int64, t time.Time, frame int) (time.Time, int) {
+// stamp returns the time, frame and event of the chunk holding stream
+// offset end-1 among those fed while resynchronising, or t, frame and seq
+// when none is recorded; marks before that chunk are dropped (messages come
+// in order).
+func (cn *connection) stamp(dir dissect.Dir, end int64, t time.Time, frame int, seq uint64) (time.Time, int, uint64) {
 	m := cn.unsynced[dir]
 	for len(m) > 0 && m[0].end < end {
 		m = m[1:]
 	}
 	cn.unsynced[dir] = m
 	if len(m) == 0 {
-		return t, frame
+		return t, frame, seq
 	}
-	return m[0].time, m[0].frame
+	return m[0].time, m[0].frame, m[0].seq
 }
 
 // checkpoint is the table state after the connection's first pos messages,
@@ -93,7 +103,7 @@ func (cn *connection) state(dir dissect.Dir) unturned.State {
 
 // holding reports whether new messages must wait for an inference.
 func (cn *connection) holding() bool {
-	return cn.undecided[dissect.C2S] || cn.undecided[dissect.S2C] || len(cn.held) > 0
+	return cn.undecided[dissect.C2S] || cn.undecided[dissect.S2C] || cn.idUndecided || len(cn.held) > 0
 }
 
 // learn updates the handshake state from a committed message (wire.md 4.2,

@@ -12,6 +12,9 @@
 // Finish) and the connection list; store.go the compact index records, the
 // arena and the Store; infer.go widening inference (wire.md 4.2); listeners.go
 // table commits, listener names and Tables as of a message (wire.md 4.5);
+// order.go numbering by arrival while a direction resynchronises
+// (outputs.md "Ordering"); idbits.go the Serverside_ID_Bit_Count inference
+// (wire.md 4.6);
 // message.go the rebuild of a Message from its record; tables.go the table
 // state machine; json*.go the outputs.md records.
 //

@@ -37,7 +37,10 @@ type ConnInfo struct {
 // others at the same time (the TUI), so every method locks.
 //
 // Messages are numbered from 1 in the order in which their last byte arrived
-// (outputs.md "n").
+// (outputs.md "n"), across the whole capture: while a direction
+// resynchronises, its framer holds bytes that may end messages later, so
+// every message that arrives after them waits in a queue until they are
+// framed or skipped (order.go), and is numbered late but in order.
 //
 // # Storage
 //
@@ -76,7 +79,9 @@ type ConnInfo struct {
 // decoded under both widths, the more plausible reading wins (vanilla on a
 // tie), an Inference finding records the scores and the confidence, and the
 // held messages are decoded again in the chosen State. Held messages are not
-// Settled.
+// Settled. A connection joined after the server's marker holds its messages
+// on until the Serverside_ID_Bit_Count is decided too (idbits.go, wire.md
+// 4.6); meanwhile their server IDs show as undecided.
 //
 // # Tables
 //
@@ -117,6 +122,14 @@ type Index struct {
 	tvIdx    map[typeVer]uint32
 
 	dec unturned.Decoded // the feeder's scratch
+
+	// Numbering by arrival (order.go): seq counts events; messages wait in
+	// pending while a direction in blockers resynchronises.
+	seq          uint64
+	pending      pendingQueue
+	pins         uint64
+	pendingBytes int
+	blockers     []dirRef
 }
 
 // NewIndex returns an empty Index decoding with profile p.
@@ -230,18 +243,20 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 	cn := c.conn(conn, RuleUnknown)
 	c.seen(cn, t)
 	cn.fed[dir], cn.lastTime[dir], cn.lastFrame[dir] = true, t, frame
+	c.seq++
+	seq := c.seq
 	fr := cn.framer[dir]
 	if !fr.Synced() {
-		cn.unsynced[dir] = append(cn.unsynced[dir], chunkMark{end: fr.Offset() + int64(len(data)), time: t, frame: frame})
+		cn.unsynced[dir] = append(cn.unsynced[dir], chunkMark{end: fr.Offset() + int64(len(data)), time: t, frame: frame, seq: seq})
 	}
 	if c.store == nil {
 		offset = -1
 	}
 	start := fr.Offset() // stream offset of data[0]
 	fr.Feed(data, func(msg []byte, info unturned.FrameInfo) {
-		mt, mf := t, frame
+		mt, mf, ms := t, frame, seq
 		if len(cn.unsynced[dir]) > 0 {
-			mt, mf = cn.stamp(dir, info.Offset+2+int64(len(msg)), t, frame)
+			mt, mf, ms = cn.stamp(dir, info.Offset+2+int64(len(msg)), t, frame, seq)
 		}
 		at := int64(-1)
 		// The framer hands out a message in place when it lies wholly in
@@ -250,15 +265,22 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 		if k := info.Offset + 2 - start; offset >= 0 && len(msg) > 0 && k >= 0 && k+int64(len(msg)) <= int64(len(data)) && &data[k] == &msg[0] {
 			at = offset + k
 		}
-		c.message(cn, dir, msg, info, mt, mf, at)
+		c.arrive(cn, dir, msg, info, mt, mf, ms, at)
 	})
 	if fr.Synced() {
 		cn.unsynced[dir] = cn.unsynced[dir][:0]
 	} else {
+		// A chunk that lost synchronisation part-way gets its mark now,
+		// so that the messages its bytes end keep its time and frame.
+		if m := cn.unsynced[dir]; len(m) == 0 || m[len(m)-1].seq != seq {
+			cn.unsynced[dir] = append(m, chunkMark{end: fr.Offset(), time: t, frame: frame, seq: seq})
+		}
 		// Marks of chunks whose bytes were all skipped can go.
-		cn.stamp(dir, fr.Offset()-fr.Stats().Buffered+1, t, frame)
+		cn.stamp(dir, fr.Offset()-fr.Stats().Buffered+1, t, frame, seq)
 	}
 	c.connFindings(cn, cn.framer[dir].Findings())
+	c.block(cn, dir)
+	c.release()
 }
 
 func (c *Index) seen(cn *connection, t time.Time) {
@@ -313,6 +335,8 @@ func (c *Index) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time, f
 	cn.framer[dir].Gap(lost)
 	c.connFinding(cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Text: fmt.Sprintf("%s: %d bytes lost before frame %d; framing resynchronises", dir, lost, frame), Bit: -1})
 	c.connFindings(cn, cn.framer[dir].Findings())
+	c.block(cn, dir)
+	c.release()
 }
 
 // Close reports the end of a connection (FIN or RST): its framers end and
@@ -326,22 +350,34 @@ func (c *Index) Close(conn dissect.Conn, t time.Time, frame int) {
 	}
 	cn := c.conns[i]
 	c.seen(cn, t)
-	c.end(cn)
+	c.endFramers(cn)
+	c.release()
+	c.settle(cn)
 }
 
-// end flushes the framers and settles the connection.
-func (c *Index) end(cn *connection) {
+// endFramers ends the connection's framers: bytes still awaiting
+// resynchronisation (a late resync near the end of the stream) get a last
+// chance to frame, and their messages take their place in arrival order.
+func (c *Index) endFramers(cn *connection) {
 	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
-		// End, not Flush: bytes still awaiting resynchronisation (a late
-		// resync near the end of the stream) get a last chance to frame.
 		c.connFindings(cn, cn.framer[d].End(func(msg []byte, info unturned.FrameInfo) {
-			t, frame := cn.stamp(d, info.Offset+2+int64(len(msg)), cn.lastTime[d], cn.lastFrame[d])
-			c.message(cn, d, msg, info, t, frame, -1)
+			t, frame, seq := cn.stamp(d, info.Offset+2+int64(len(msg)), cn.lastTime[d], cn.lastFrame[d], c.seq)
+			c.arrive(cn, d, msg, info, t, frame, seq, -1)
 		}))
 		cn.unsynced[d] = cn.unsynced[d][:0]
+		c.block(cn, d)
+	}
+}
+
+// settle decides a pending inference and commits what it held.
+func (c *Index) settle(cn *connection) {
+	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
 		if cn.undecided[d] {
 			c.decide(cn, d)
 		}
+	}
+	if cn.idUndecided {
+		c.inferIDBits(cn, true)
 	}
 	c.commitHeld(cn)
 }
@@ -364,7 +400,11 @@ func (c *Index) Finish() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, cn := range c.conns {
-		c.end(cn)
+		c.endFramers(cn)
+	}
+	c.release()
+	for _, cn := range c.conns {
+		c.settle(cn)
 	}
 }
 
@@ -376,8 +416,8 @@ func (c *Index) Len() int {
 }
 
 // Settled returns how many messages (1..Settled) are final: later input
-// cannot change how they decode. Only messages held for a widened-enum
-// inference are not final, and a held message is always later than every
+// cannot change how they decode. Only messages held for an inference (the
+// enum width, the ID bit count) are not final, and a held message is always later than every
 // settled one, so Settled never decreases.
 func (c *Index) Settled() int {
 	c.mu.RLock()
@@ -423,6 +463,9 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 		v := r.Bits(c.profile.EnumBits(dir))
 		if info.Resynced || info.Offset != 0 || r.Err() != nil || v != c.profile.DetectionMessage(dir) {
 			cn.undecided[dir] = true
+			// Joined after the server's marker: the ID bit count in force
+			// is not known either (wire.md 4.6).
+			cn.idUndecided = cn.idUndecided || !cn.idKnown && !cn.marker[dissect.S2C]
 		}
 	}
 	if !cn.holding() {
@@ -448,6 +491,17 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 		}
 	}
 	if !cn.undecided[dissect.C2S] && !cn.undecided[dissect.S2C] {
+		if !cn.widened[dissect.C2S] && !cn.widened[dissect.S2C] {
+			// Neither side widens: USMN's messages cannot occur (wire.md
+			// 4.2), so nothing depends on the count.
+			cn.idUndecided = false
+		}
+		if cn.idUndecided {
+			c.inferIDBits(cn, len(cn.held) >= 4*c.limits.InferWindow)
+			if cn.idUndecided && len(cn.held) > 0 && cn.held[len(cn.held)-1] == i {
+				c.retentative(cn)
+			}
+		}
 		c.commitHeld(cn)
 	}
 }

@@ -20,7 +20,7 @@ func (c *Index) decodeRec(i int32, dir dissect.Dir, st unturned.State, msg []byt
 func (c *Index) setDecoded(i int32, st unturned.State, d *unturned.Decoded) {
 	r := c.rec(i)
 	r.kind, r.idBits = d.Kind, uint8(st.IDBits)
-	r.flags &^= recWidened | recIDKnown
+	r.flags &^= recWidened | recIDKnown | recIDUndecided
 	if st.Widened {
 		r.flags |= recWidened
 	}
@@ -46,7 +46,11 @@ func (c *Index) setDecoded(i int32, st unturned.State, d *unturned.Decoded) {
 func (c *Index) tentative(cn *connection, i int32, msg []byte) {
 	dir := c.rec(i).dir
 	st := cn.state(dir)
-	c.setDecoded(i, st, c.decodeRec(i, dir, st, msg))
+	d := c.decodeRec(i, dir, st, msg)
+	c.setDecoded(i, st, d)
+	if cn.idPending(dir, d) {
+		c.rec(i).flags |= recIDUndecided
+	}
 }
 
 // decide infers the enum width of an undecided direction from its held
@@ -104,9 +108,14 @@ func (c *Index) decide(cn *connection, dir dissect.Dir) {
 
 // commitHeld commits the held messages in order once nothing is undecided.
 func (c *Index) commitHeld(cn *connection) {
-	if cn.undecided[dissect.C2S] || cn.undecided[dissect.S2C] {
+	if cn.undecided[dissect.C2S] || cn.undecided[dissect.S2C] || cn.idUndecided {
 		return
 	}
+	c.flushHeld(cn)
+}
+
+// flushHeld commits the held messages in order.
+func (c *Index) flushHeld(cn *connection) {
 	held := cn.held
 	cn.held = nil
 	for _, i := range held {

@@ -70,8 +70,17 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 	if d.Enum.Widened && cn.info.WidenedAt[dir] == 0 {
 		cn.info.WidenedAt[dir] = n
 	}
+	undecided := cn.idPending(dir, d)
+	if undecided {
+		c.rec(i).flags |= recIDUndecided
+	}
+	c.overrides(cn, i, dir, d)
 	if d.Kind == unturned.KindInvokeMessageListener || d.Kind == unturned.KindNegotiateListenerDetails {
 		o := opFor(dir, n, st, d, c.intern)
+		if undecided {
+			// Its server ID is not known: the tables do not take it.
+			o = op{dir: dir, n: n, idBits: uint8(st.IDBits)}
+		}
 		res := cn.applyOp(o, &c.limits, pos)
 		c.listenerInfo(cn, i, &o, d, res.resolved)
 		c.addExtra(i, res.findings...)
@@ -229,6 +238,9 @@ func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 			d = unturned.Decoded{Findings: d.Findings[:0]}
 			unturned.Decode(c.profile, r.dir, r.state(), msg, nil, &d)
 			o := opFor(r.dir, int(i)+1, r.state(), &d, c.lookupType)
+			if r.flags&recIDUndecided != 0 {
+				o = op{dir: r.dir, n: int(i) + 1, idBits: r.idBits}
+			}
 			st.apply(&o, &c.limits)
 		}
 		t = st.snapshot(cn.info.Conn, asOf)

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
@@ -125,12 +126,28 @@ func (c *Index) build(n int, withSpans bool) *Message {
 	if r.flags&recHeld != 0 {
 		m.Findings = append(m.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: "enum width not settled yet: decoded tentatively while the handshake is being inferred", Bit: -1})
 	}
+	if r.flags&recIDUndecided != 0 {
+		if m.Listener == nil {
+			// Held, not yet in the tables: only what the message says
+			// without its server ID.
+			m.Listener = &unturned.Listener{}
+			if d.Kind == unturned.KindNegotiateListenerDetails && d.Negotiate.Mode == unturned.TellClientListenerID {
+				cid := d.Negotiate.ClientID
+				m.Listener.ClientID = &cid
+			}
+		}
+		m.Findings = append(m.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Bit: -1,
+			Text: "Serverside_ID_Bit_Count not known (marker and definitions not captured): the server ID is undecided"})
+	}
 	if r.flags&recExtra != 0 {
 		m.Findings = append(m.Findings, c.extra[int32(n-1)]...)
 	}
-	if dropped != nil {
+	switch {
+	case dropped != nil:
 		m.Summary = "(bytes no longer in memory)"
-	} else {
+	case r.flags&recIDUndecided != 0:
+		m.Summary = undecidedSummary(m, &d)
+	default:
 		m.Summary = summarize(m, &d)
 	}
 	return m
@@ -167,6 +184,23 @@ func (m *Message) setKind(d *unturned.Decoded) {
 func summarize(m *Message, d *unturned.Decoded) string {
 	var buf [160]byte
 	return string(d.AppendListenerSummary(buf[:0], m.Listener))
+}
+
+// undecidedSummary is the summary of a message whose server ID was read in
+// a count not known yet: `srv#?` and what does not depend on the count.
+func undecidedSummary(m *Message, d *unturned.Decoded) string {
+	var b []byte
+	if d.Kind == unturned.KindNegotiateListenerDetails {
+		b = append(b, d.Negotiate.Mode.String()...)
+		b = append(b, ' ')
+		if d.Negotiate.Mode == unturned.TellClientListenerID {
+			b = append(b, "cli#"...)
+			b = strconv.AppendUint(b, uint64(d.Negotiate.ClientID), 10)
+			b = append(b, ' ')
+		}
+	}
+	b = append(b, "srv#? (ID bit count undecided)"...)
+	return string(b)
 }
 
 // DecodeOne decodes one message on its own, with its field spans, in the

@@ -35,18 +35,19 @@ type record struct {
 type recFlags uint16
 
 const (
-	recWidened  recFlags = 1 << iota // decoded with a widened enum
-	recIDKnown                       // State.IDKnown
-	recHeld                          // waiting for an inference; not settled
-	recListener                      // a USMN message: Listener is set
-	recResolved                      // the listener was found in the tables
-	recCID                           // cid valid
-	recSID                           // sid valid
-	recVersion                       // version valid
-	recExtra                         // Index.extra has findings for it
-	recFile                          // off is an offset in the Store, not in the arena
-	recTimeUS                        // time counts microseconds
-	recBig                           // off and time are in Index.big
+	recWidened     recFlags = 1 << iota // decoded with a widened enum
+	recIDKnown                          // State.IDKnown
+	recHeld                             // waiting for an inference; not settled
+	recListener                         // a USMN message: Listener is set
+	recResolved                         // the listener was found in the tables
+	recCID                              // cid valid
+	recSID                              // sid valid
+	recVersion                          // version valid
+	recExtra                            // Index.extra has findings for it
+	recFile                             // off is an offset in the Store, not in the arena
+	recTimeUS                           // time counts microseconds
+	recBig                              // off and time are in Index.big
+	recIDUndecided                      // reads a server ID in a Serverside_ID_Bit_Count not decided yet
 )
 
 // recBlock is one block of the index with the bases its records' offsets

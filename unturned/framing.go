@@ -410,6 +410,28 @@ func (f *Framer) cut(why string) {
 	f.skipped, f.resynced = 0, false
 }
 
+// Abandon gives up waiting for more bytes while resynchronising: the
+// buffered bytes get End's last chance (a chain of at least two whole
+// messages ending exactly on the last byte is framed and yielded), the rest
+// are skipped and reported with why, and the framer keeps resynchronising on
+// the bytes that follow. A synchronised framer is left as it is.
+func (f *Framer) Abandon(why string, yield func(msg []byte, info FrameInfo)) {
+	for !f.synced && len(f.rbuf) > f.rstart {
+		d := f.rbuf[f.rstart:]
+		if chainEnd(d, f.resyncLen()) == chainAccept {
+			f.resyncAt(d, yield)
+			return
+		}
+		f.skip(1, f.off-int64(len(d)))
+		f.rstart++
+	}
+	if !f.synced {
+		f.reportSkip(why)
+		f.skipped = 0
+		f.rbuf, f.rstart = f.rbuf[:0], 0
+	}
+}
+
 // Findings returns the findings collected since the last call and forgets
 // them.
 func (f *Framer) Findings() []dissect.Finding {

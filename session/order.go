@@ -1,0 +1,169 @@
+package session
+
+import (
+	"container/heap"
+	"time"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// Numbering by arrival (outputs.md "Ordering", wire.md 4.6): a message is
+// numbered by the event that brought its last byte, across the whole
+// capture. A direction whose framer is resynchronising holds bytes that may
+// later turn out to end messages (unturned.Framer yields them only once a
+// chain of headers is found, or at the end of the stream); every message
+// that arrives after the first of those bytes, on any connection, waits in
+// a queue ordered by arrival until no such direction can yield an earlier
+// one. Output may come late, never out of order.
+
+// Bounds of the queue. A direction that resynchronises on a trickle (a few
+// bytes and then silence) would otherwise hold every other connection's
+// messages until the end of the capture; past these bounds its buffered
+// bytes get the end-of-stream chance to frame and are otherwise skipped
+// (reported), and the framer resynchronises on the bytes that follow.
+const (
+	maxPending      = 16384
+	maxPendingBytes = 16 << 20
+)
+
+// pendingMsg is a framed message waiting for its number.
+type pendingMsg struct {
+	seq   uint64 // the event that brought its last byte
+	ins   uint64 // arrival in the queue: stream order within one event
+	cn    *connection
+	dir   dissect.Dir
+	info  unturned.FrameInfo
+	t     time.Time
+	frame int
+	at    int64  // file offset, or -1
+	data  []byte // the caller's bytes, copied
+}
+
+// pendingQueue is a min-heap of pendingMsg by (seq, ins).
+type pendingQueue []pendingMsg
+
+func (q pendingQueue) Len() int { return len(q) }
+func (q pendingQueue) Less(i, j int) bool {
+	if q[i].seq != q[j].seq {
+		return q[i].seq < q[j].seq
+	}
+	return q[i].ins < q[j].ins
+}
+func (q pendingQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *pendingQueue) Push(x any)   { *q = append(*q, x.(pendingMsg)) }
+func (q *pendingQueue) Pop() any {
+	old := *q
+	m := old[len(old)-1]
+	old[len(old)-1] = pendingMsg{}
+	*q = old[:len(old)-1]
+	return m
+}
+
+// dirRef names one direction of a connection.
+type dirRef struct {
+	cn  *connection
+	dir dissect.Dir
+}
+
+// arrive numbers a framed message now, or queues it when a resynchronising
+// direction may still yield an earlier one.
+func (c *Index) arrive(cn *connection, dir dissect.Dir, msg []byte, info unturned.FrameInfo, t time.Time, frame int, seq uint64, at int64) {
+	if len(c.pending) == 0 && len(c.blockers) == 0 {
+		c.message(cn, dir, msg, info, t, frame, at)
+		return
+	}
+	c.pins++
+	c.pendingBytes += len(msg)
+	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: dir, info: info, t: t, frame: frame, at: at, data: append([]byte(nil), msg...)})
+}
+
+// block records whether cn's direction dir holds bytes awaiting
+// resynchronisation, which may end messages earlier than later arrivals.
+func (c *Index) block(cn *connection, dir dissect.Dir) {
+	fr := cn.framer[dir]
+	on := !fr.Synced() && fr.Stats().Buffered > 0
+	if on == cn.blocking[dir] {
+		return
+	}
+	cn.blocking[dir] = on
+	if on {
+		c.blockers = append(c.blockers, dirRef{cn, dir})
+		return
+	}
+	for k, b := range c.blockers {
+		if b.cn == cn && b.dir == dir {
+			c.blockers = append(c.blockers[:k], c.blockers[k+1:]...)
+			break
+		}
+	}
+}
+
+// watermark is the earliest event that a blocking direction's buffered
+// bytes came in: no message it yields later arrived before it.
+func (c *Index) watermark() uint64 {
+	wm := ^uint64(0)
+	for _, b := range c.blockers {
+		s := c.seq // no mark: conservatively the current event
+		if m := b.cn.unsynced[b.dir]; len(m) > 0 {
+			s = m[0].seq
+		}
+		wm = min(wm, s)
+	}
+	return wm
+}
+
+// release numbers the queued messages that nothing can precede any more,
+// in arrival order. Past the queue's bounds it forces the oldest blocking
+// direction to settle first.
+func (c *Index) release() {
+	for {
+		wm := c.watermark()
+		for len(c.pending) > 0 && c.pending[0].seq < wm {
+			m := heap.Pop(&c.pending).(pendingMsg)
+			c.pendingBytes -= len(m.data)
+			c.message(m.cn, m.dir, m.data, m.info, m.t, m.frame, m.at)
+		}
+		if len(c.pending) <= maxPending && c.pendingBytes <= maxPendingBytes || len(c.blockers) == 0 {
+			return
+		}
+		c.force("while other traffic waited for it (a resynchronising direction holds at most 16384 later messages)")
+	}
+}
+
+// force settles the blocking direction with the oldest buffered bytes; why
+// says why in the skip finding.
+func (c *Index) force(why string) {
+	oldest := c.blockers[0]
+	for _, b := range c.blockers[1:] {
+		if len(b.cn.unsynced[b.dir]) > 0 && (len(oldest.cn.unsynced[oldest.dir]) == 0 || b.cn.unsynced[b.dir][0].seq < oldest.cn.unsynced[oldest.dir][0].seq) {
+			oldest = b
+		}
+	}
+	cn, dir := oldest.cn, oldest.dir
+	fr := cn.framer[dir]
+	fr.Abandon(why, func(msg []byte, info unturned.FrameInfo) {
+		t, frame, seq := cn.stamp(dir, info.Offset+2+int64(len(msg)), cn.lastTime[dir], cn.lastFrame[dir], c.seq)
+		c.arrive(cn, dir, msg, info, t, frame, seq, -1)
+	})
+	if fr.Synced() {
+		cn.unsynced[dir] = cn.unsynced[dir][:0]
+	}
+	c.connFindings(cn, fr.Findings())
+	c.block(cn, dir)
+}
+
+// Idle stops waiting on every direction that is resynchronising: its
+// buffered bytes are framed when they chain exactly to their end and are
+// skipped otherwise (reported), so that every message that arrived is
+// numbered now. For a streaming source whose writer paused (stdin, live):
+// what has arrived is shown, at the price of a message whose bytes are
+// split by the pause.
+func (c *Index) Idle() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.blockers) > 0 {
+		c.force("while the source was idle")
+	}
+	c.release()
+}
