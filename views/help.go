@@ -34,7 +34,7 @@ func (m Model) helpLines(width int) []frame.Row {
 	section("Messages", m.msgs.KeyMap.PageUp, m.msgs.KeyMap.PageDown)
 	section("Detail (field tree)", m.detail.KeyMap.Toggle, m.detail.KeyMap.Expand, m.detail.KeyMap.Collapse)
 	b := m.bits.KeyMap
-	section("Bits", b.Left, b.Right, b.PrevField, b.Order)
+	section("Bits", b.Left, b.Right, b.PrevField, b.Order, b.Bytes)
 	section("Tables", m.tables.KeyMap.Select)
 	f := m.bar.KeyMap
 	section("Filter bar (/ and :N)", f.Accept, f.Cancel, f.Delete, f.Complete, f.Prev, f.Next, f.ClearLine)

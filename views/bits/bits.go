@@ -20,7 +20,7 @@ import (
 // and last bit (Top, Bottom).
 type KeyMap struct {
 	frame.ListKeyMap
-	Left, Right, NextField, PrevField, Order key.Binding
+	Left, Right, NextField, PrevField, Order, Bytes key.Binding
 }
 
 // DefaultKeyMap returns vim-like bindings.
@@ -32,6 +32,7 @@ func DefaultKeyMap() KeyMap {
 		NextField:  key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "next field")),
 		PrevField:  key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "previous field")),
 		Order:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "LSB/MSB first")),
+		Bytes:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "bits/bytes view")),
 	}
 	k.Up.SetHelp("↑/k", "row up")
 	k.Down.SetHelp("↓/j", "row down")
@@ -42,7 +43,7 @@ func DefaultKeyMap() KeyMap {
 
 func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Right, k.NextField, k.Order} }
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Left, k.Right, k.Up, k.Down}, {k.NextField, k.PrevField, k.Top, k.Bottom, k.Order}}
+	return [][]key.Binding{{k.Left, k.Right, k.Up, k.Down}, {k.NextField, k.PrevField, k.Top, k.Bottom, k.Order, k.Bytes}}
 }
 
 // Styles of the pane: Selected marks the selected field's bytes and bits.
@@ -80,6 +81,7 @@ type Model struct {
 	sel    int     // selected field, -1 for none
 	cursor int     // stream bit under the cursor
 	msb    bool
+	bytes  bool // the byte view: hex and ASCII only, many bytes a row
 }
 
 // New returns an empty pane.
@@ -130,7 +132,23 @@ func (m *Model) SetCursor(b int) {
 	}
 }
 
-func (m Model) perRow() int { return max(1, (m.Width()-7)/13) }
+func (m Model) perRow() int {
+	if m.bytes {
+		return bytesPerRow(m.Width())
+	}
+	return max(1, (m.Width()-7)/13)
+}
+
+// bytesPerRow is how many bytes a row of the byte view holds at width w:
+// "oooo " + k×"xx " + "│" + k ASCII + "│" takes 4k+7 cells; past 8 bytes
+// the count is a multiple of 8, as Wireshark's hex pane keeps it.
+func bytesPerRow(w int) int {
+	k := max(1, (w-7)/4)
+	if k > 8 {
+		k -= k % 8
+	}
+	return k
+}
 
 // rows counts the hexdump's rows.
 func (m Model) rows() int { return (len(m.data) + m.perRow() - 1) / m.perRow() }
@@ -169,9 +187,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, m.KeyMap.Left):
-			m.SetCursor(m.cursor - 1)
+			m.SetCursor(m.cursor - m.step())
 		case key.Matches(msg, m.KeyMap.Right):
-			m.SetCursor(m.cursor + 1)
+			m.SetCursor(m.cursor + m.step())
 		case key.Matches(msg, m.KeyMap.Up):
 			m.SetCursor(m.cursor - 8*m.perRow())
 		case key.Matches(msg, m.KeyMap.Down):
@@ -186,6 +204,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.SetCursor(len(m.owner) - 1)
 		case key.Matches(msg, m.KeyMap.Order):
 			m.msb = !m.msb
+		case key.Matches(msg, m.KeyMap.Bytes):
+			m.bytes = !m.bytes
+			m.clamp()
 		}
 	case tea.MouseClickMsg:
 		if b, ok := m.bitAt(msg.X, msg.Y); ok {
@@ -202,10 +223,28 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-// Row layout: "oooo " + k×"xx " + "│" + k×"bbbbbbbb " + "│" + k ASCII.
+// step is how far left and right move the cursor: a bit, or a byte in the
+// byte view.
+func (m Model) step() int {
+	if m.bytes {
+		return 8
+	}
+	return 1
+}
+
+// Row layout: "oooo " + k×"xx " + "│" + k×"bbbbbbbb " + "│" + k ASCII;
+// in the byte view "oooo " + k×"xx " + "│" + k ASCII + "│".
 func (m Model) bitAt(x, y int) (int, bool) {
 	k := m.perRow()
 	row := m.Offset() + y - 1
+	if m.bytes {
+		x -= 5
+		if y < 1 || x < 0 || x >= 3*k || x%3 == 2 {
+			return 0, false
+		}
+		b := (row*k + x/3) * 8
+		return b, b < len(m.owner)
+	}
 	x -= 5 + 3*k + 1
 	if y < 1 || x < 0 || x >= 9*k || x%9 == 8 {
 		return 0, false
@@ -225,6 +264,9 @@ func (m Model) View() string {
 		order = "MSB first"
 	}
 	title := fmt.Sprintf(" Bits (%s)", order)
+	if m.bytes {
+		title = fmt.Sprintf(" Bytes (%d a row)", m.perRow())
+	}
 	if len(m.owner) > 0 {
 		title += fmt.Sprintf("  bit %d", m.cursor)
 		if m.sel >= 0 {
@@ -233,7 +275,41 @@ func (m Model) View() string {
 		}
 	}
 	k := m.perRow()
+	if m.bytes {
+		return m.List.View(m.Styles.ListStyles, title, m.rows(), func(r int) string { return m.byteRow(r, k) })
+	}
 	return m.List.View(m.Styles.ListStyles, title, m.rows(), func(r int) string { return m.row(r, k) })
+}
+
+// byteRow draws row r of the byte view: the bytes of the selected field
+// and the byte under the cursor are highlighted, as in the bit view.
+func (m Model) byteRow(r, k int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%04x ", r*k)
+	lo, hi := r*k, min(r*k+k, len(m.data))
+	for i := lo; i < lo+k; i++ {
+		if i >= hi {
+			b.WriteString("   ")
+			continue
+		}
+		s := fmt.Sprintf("%02x", m.data[i])
+		switch {
+		case i == m.cursor/8:
+			s = m.Styles.Cursor.Render(s)
+		case m.sel >= 0 && m.byteInField(i):
+			s = m.Styles.Selected.Render(s)
+		}
+		b.WriteString(s + " ")
+	}
+	b.WriteString("│")
+	for i := lo; i < hi; i++ {
+		c := m.data[i]
+		if c < 0x20 || c >= 0x7f {
+			c = '.'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 func (m Model) row(r, k int) string {

@@ -147,3 +147,36 @@ func TestEmptyAndShort(t *testing.T) {
 	}
 	_ = m.View()
 }
+
+// TestBytesView: at the width the bits pane has in a 160-column window, the
+// byte view shows 16 bytes a row (issue 16 defect 8: the bit view shows 5),
+// with the selected field's bytes highlighted and the ASCII column.
+func TestBytesView(t *testing.T) {
+	m := New()
+	m.SetSize(80, 10)
+	data := []byte("0123456789abcdefghijklmnopqrstuvwxyzABCD")
+	m.SetMessage(&session.Message{Data: data, Fields: []netpak.Span{{Name: "f", Bit: 8 * 17, Bits: 16}}})
+	if got := m.perRow(); got >= 16 {
+		t.Fatalf("bit view perRow() = %d at width 80; the test expects the narrow bit view first", got)
+	}
+	m, _ = m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
+	if got := m.perRow(); got != 16 {
+		t.Errorf("byte view perRow() at width 80 = %d; want 16", got)
+	}
+	lines := strings.Split(ansi.Strip(m.View()), "\n")
+	if !strings.Contains(lines[0], "Bytes (16 a row)") {
+		t.Errorf("title %q; want the byte view's", lines[0])
+	}
+	if want := "0010 67 68 69 6a 6b 6c 6d 6e 6f 70 71 72 73 74 75 76 │ghijklmnopqrstuv"; !strings.Contains(lines[2], want) {
+		t.Errorf("row 2 = %q; want %q", lines[2], want)
+	}
+	m, _ = m.Update(tea.KeyPressMsg{Code: 'l', Text: "l"})
+	if m.Cursor() != 8 {
+		t.Errorf("→ in the byte view moved the cursor to bit %d; want 8 (one byte)", m.Cursor())
+	}
+	for _, w := range []int{20, 40, 78, 120} {
+		if k := bytesPerRow(w); 4*k+7 > w && k > 1 {
+			t.Errorf("bytesPerRow(%d) = %d: the row takes %d cells", w, k, 4*k+7)
+		}
+	}
+}
