@@ -123,6 +123,8 @@ type Index struct {
 
 	dec unturned.Decoded // the feeder's scratch
 
+	stream *streamState // stream mode (stream.go), nil for a full index
+
 	// Numbering by arrival (order.go): seq counts events; messages wait in
 	// pending while a direction in blockers resynchronises.
 	seq          uint64
@@ -202,8 +204,8 @@ func (r Rule) String() string {
 // Under any rule but RuleSYN or RuleUnknown the flow was joined
 // mid-connection and its framers resynchronise from the first byte.
 func (c *Index) Open(conn dissect.Conn, rule Rule, t time.Time, frame int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	cn := c.conn(conn, rule)
 	if cn.info.Rule == RuleUnknown {
 		cn.info.Rule = rule
@@ -238,8 +240,8 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 	if dir > dissect.S2C {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	cn := c.conn(conn, RuleUnknown)
 	c.seen(cn, t)
 	cn.fed[dir], cn.lastTime[dir], cn.lastFrame[dir] = true, t, frame
@@ -328,8 +330,8 @@ func (c *Index) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time, f
 	if dir > dissect.S2C {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	cn := c.conn(conn, RuleUnknown)
 	c.seen(cn, t)
 	cn.framer[dir].Gap(lost)
@@ -342,8 +344,8 @@ func (c *Index) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time, f
 // Close reports the end of a connection (FIN or RST): its framers end and
 // a pending inference settles.
 func (c *Index) Close(conn dissect.Conn, t time.Time, frame int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	i, ok := c.byConn[conn]
 	if !ok {
 		return
@@ -385,8 +387,8 @@ func (c *Index) settle(cn *connection) {
 // Note attaches a finding to a connection, or to the capture when conn is
 // the zero Conn.
 func (c *Index) Note(conn dissect.Conn, f dissect.Finding) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	if conn == (dissect.Conn{}) {
 		c.findings = c.keepFinding(c.findings, &c.suppressed, f, "capture")
 		return
@@ -397,8 +399,8 @@ func (c *Index) Note(conn dissect.Conn, f dissect.Finding) {
 // Finish ends the input: pending inferences settle and partial messages
 // become findings.
 func (c *Index) Finish() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	for _, cn := range c.conns {
 		c.endFramers(cn)
 	}
@@ -438,22 +440,6 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 	if len(msg) > 0xFFFF {
 		msg = msg[:0xFFFF]
 	}
-	r := record{
-		frame:  int32(frame),
-		length: uint16(len(msg)),
-		conn:   cn.idx,
-		dir:    dir,
-	}
-	if at >= 0 {
-		r.flags = recFile
-		c.inFile++
-	} else {
-		at = c.keep(msg)
-	}
-	i := c.add(r, at, t.UnixNano())
-	cn.info.Messages++
-	cn.msgs = append(cn.msgs, i)
-	cn.info.Bytes[dir] += int64(len(msg)) + 2
 	if !cn.started[dir] {
 		cn.started[dir] = true
 		// The handshake is captured when the direction's first message is
@@ -468,6 +454,26 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 			cn.idUndecided = cn.idUndecided || !cn.idKnown && !cn.marker[dissect.S2C]
 		}
 	}
+	r := record{
+		frame:  int32(frame),
+		length: uint16(len(msg)),
+		conn:   cn.idx,
+		dir:    dir,
+	}
+	if at >= 0 {
+		r.flags = recFile
+		c.inFile++
+	} else if c.streamNow(cn) {
+		at = 0 // handed out at its commit, from msg: never read back
+	} else {
+		at = c.keep(msg)
+	}
+	i := c.add(r, at, t.UnixNano())
+	cn.info.Messages++
+	if c.stream == nil {
+		cn.msgs = append(cn.msgs, i)
+	}
+	cn.info.Bytes[dir] += int64(len(msg)) + 2
 	if !cn.holding() {
 		c.commit(cn, i, msg)
 		return

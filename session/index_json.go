@@ -81,14 +81,23 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 	}
 	r := c.rec(int32(n - 1))
 	cn := c.conns[r.conn]
-	data, err := c.load(int32(n-1), sc.data[:0])
-	if r.flags&recFile != 0 {
-		sc.data = data[:0]
+	var (
+		data []byte
+		err  error
+		d    = &sc.d
+	)
+	if p := c.prepared(int32(n - 1)); p != nil && p.spans == &sc.spans {
+		// In a Stream's Settled: commit's decoding (stream.go).
+		data, d = p.data, p.d
+	} else {
+		data, err = c.load(int32(n-1), sc.data[:0])
+		if r.flags&recFile != 0 {
+			sc.data = data[:0]
+		}
+		sc.spans.Reset()
+		sc.d = unturned.Decoded{Findings: sc.d.Findings[:0]}
+		unturned.Decode(c.profile, r.dir, r.state(), data, &sc.spans, d)
 	}
-	sc.spans.Reset()
-	sc.d = unturned.Decoded{Findings: sc.d.Findings[:0]}
-	d := &sc.d
-	unturned.Decode(c.profile, r.dir, r.state(), data, &sc.spans, d)
 
 	m := &sc.m
 	*m = Message{

@@ -62,8 +62,11 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 	r := c.rec(i)
 	dir := r.dir
 	n := int(i) + 1
+	if c.stream != nil {
+		c.streamAsOf(cn, n)
+	}
 	st := cn.state(dir)
-	d := c.decodeRec(i, dir, st, msg)
+	d := c.decodeCommit(i, dir, st, msg)
 	c.setDecoded(i, st, d)
 	pos := cn.committed
 	cn.committed++
@@ -81,14 +84,26 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 			// Its server ID is not known: the tables do not take it.
 			o = op{dir: dir, n: n, idBits: uint8(st.IDBits)}
 		}
-		res := cn.applyOp(o, &c.limits, pos)
-		c.listenerInfo(cn, i, &o, d, res.resolved)
+		var res result
+		if c.stream == nil {
+			res = cn.applyOp(o, &c.limits, pos)
+		} else {
+			// No checkpoints: a stream keeps no history.
+			res = cn.tables.apply(&o, &c.limits)
+			cn.nops++
+		}
+		if c.stream == nil || c.stream.Settled != nil {
+			c.listenerInfo(cn, i, &o, d, res.resolved)
+		}
 		c.addExtra(i, res.findings...)
 	}
 	if r.worst > 0 && (!cn.info.HasFinding || dissect.Severity(r.worst-1) > cn.info.Worst) {
 		cn.info.Worst, cn.info.HasFinding = dissect.Severity(r.worst-1), true
 	}
 	cn.learn(dir, d)
+	if c.stream != nil {
+		c.streamed(i)
+	}
 }
 
 // listenerInfo records in the index what the tables know of the listener a
@@ -192,6 +207,9 @@ func (c *Index) Tables(conn dissect.Conn, asOf int) *Tables {
 	i, ok := c.byConn[conn]
 	if !ok {
 		return nil
+	}
+	if c.stream != nil {
+		return c.streamTables(c.conns[i], asOf)
 	}
 	if asOf <= 0 || asOf > c.nrec {
 		asOf = c.nrec

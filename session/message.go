@@ -87,13 +87,32 @@ func (c *Index) build(n int, withSpans bool) *Message {
 		spans = &netpak.Spans{}
 	}
 	var d unturned.Decoded
-	data, err := c.load(int32(n-1), nil)
+	// In a Stream's Settled, commit's decoding (stream.go).
+	p := c.prepared(int32(n - 1))
+	if p != nil && withSpans && p.spans == nil {
+		p = nil
+	}
+	var (
+		data []byte
+		err  error
+	)
+	if p != nil {
+		data = p.data
+	} else {
+		data, err = c.load(int32(n-1), nil)
+	}
 	var dropped *droppedError
-	if r.flags&recFile == 0 {
+	if r.flags&recFile == 0 && p == nil {
 		data = append([]byte(nil), data...)
 	}
 	var m *Message
-	if errors.As(err, &dropped) {
+	if p != nil {
+		d = *p.d
+		if withSpans {
+			spans = p.spans
+		}
+		m = newMessage(&d, r.dir, data, spans)
+	} else if errors.As(err, &dropped) {
 		// Nothing to decode again: what the index record kept is shown,
 		// with the one finding that says why the rest is missing.
 		d.Kind = r.kind

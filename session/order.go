@@ -160,8 +160,8 @@ func (c *Index) force(why string) {
 // what has arrived is shown, at the price of a message whose bytes are
 // split by the pause.
 func (c *Index) Idle() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	for len(c.blockers) > 0 {
 		c.force("while the source was idle")
 	}

@@ -116,6 +116,7 @@ func (c *Index) keep(msg []byte) int64 {
 		last++
 	}
 	off := int64(last)*arenaChunk + int64(len(c.arena[last]))
+	c.kept(last)
 	c.arena[last] = append(c.arena[last], msg...)
 	return off
 }
@@ -188,7 +189,7 @@ func (c *Index) add(r record, off, t int64) int32 {
 		if c.nrec == 0 {
 			size = 64
 		}
-		c.recs = append(c.recs, recBlock{recs: make([]record, 0, size), time0: t})
+		c.recs = append(c.recs, recBlock{recs: c.newRecs(size), time0: t})
 	}
 	b := &c.recs[len(c.recs)-1]
 	if len(b.recs) == cap(b.recs) {

@@ -239,6 +239,26 @@ func (d *dumper) print(dc *session.Index, m *session.Message) error {
 	return err
 }
 
+// one prints message n from a Stream's Settled.
+func (d *dumper) one(dc *session.Index, n int) error {
+	if d.o.json {
+		d.rec = dc.AppendJSONOne(d.rec[:0], n, d.selector())
+		_, err := d.out.Write(d.rec)
+		return err
+	}
+	m := dc.Message(n)
+	if m == nil {
+		return nil
+	}
+	if n == 1 {
+		d.format.start = m.Time
+	}
+	if !d.f.Match(m) {
+		return nil
+	}
+	return d.print(dc, m)
+}
+
 // trailer prints the connection and capture findings after the messages
 // of a text dump: what went wrong outside any one message (gaps, resync,
 // non-game traffic).
@@ -274,21 +294,11 @@ func runDump(o *dumpOptions) error {
 		return err
 	}
 	d := &dumper{o: *o, f: flt, out: newOutput(o.IO.out), next: 1}
-	each := func(dc *session.Index) error { return d.upTo(dc, dc.Settled()) }
-	var pipe *jsonPipe
-	if o.json {
-		pipe = newJSONPipe(d)
-		each = pipe.kick
-	}
-	dc, err := readCapture(o.IO, p, o.capture, each)
-	if pipe != nil {
-		if perr := pipe.stop(); err == nil {
-			err = perr
-		}
-	}
-	if err == nil {
-		err = d.upTo(dc, dc.Len())
-	}
+	// Streaming (issue 18): each message is printed as it settles, from
+	// its one decoding, and then forgotten.
+	dc, err := readCaptureWith(o.IO, p, o.capture, nil, func(dc *session.Index) session.Stream {
+		return session.Stream{Spans: o.json || o.verbose, Settled: func(n int) error { return d.one(dc, n) }}
+	})
 	if err == nil && !o.json && flt == nil {
 		err = d.trailer(dc)
 	}

@@ -42,17 +42,32 @@ func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, e
 // one that breaks off part-way keeps what was decoded and reports the break
 // as a capture finding and a one-line warning on stderr.
 func readCapture(s *streams, p *unturned.Profile, path string, each func(*session.Index) error) (*session.Index, error) {
+	return readCaptureWith(s, p, path, each, nil)
+}
+
+// readCaptureWith is readCapture with a streaming decoder when stream is
+// not nil: stream gives the session.Stream for the new Index (issue 18:
+// dump and tables keep no per-message history). A Stream that prints
+// (Settled) counts as each does for the progress line, and its error stops
+// the read as each's does.
+func readCaptureWith(s *streams, p *unturned.Profile, path string, each func(*session.Index) error, stream func(*session.Index) session.Stream) (*session.Index, error) {
 	src, err := openSource(s, path, p)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
 	dc := newDecoder(p)
+	prints := each != nil
+	if stream != nil {
+		st := stream(dc)
+		dc.SetStream(st)
+		prints = prints || st.Settled != nil
+	}
 	attachStore(dc, path)
 	// A dump streaming to the same terminal shows its own progress; a
 	// progress line would only tangle with its lines.
 	var bar *progressLine
-	if each == nil || !isTerminal(s.out) {
+	if !prints || !isTerminal(s.out) {
 		bar = newProgress(s.err)
 	}
 	var stop error
@@ -68,6 +83,9 @@ func readCapture(s *streams, p *unturned.Profile, path string, each func(*sessio
 	}
 	ferr := pipeline.Feed(src, dc, progress)
 	bar.done()
+	if stop == nil {
+		stop = dc.StreamErr()
+	}
 	if stop != nil {
 		return dc, stop
 	}

@@ -66,7 +66,9 @@ func runTables(o *tablesOptions) error {
 	if err != nil {
 		return err
 	}
-	dc, err := readCapture(o.IO, p, o.capture, nil)
+	// Streaming (issue 18): no per-message history, the tables as of
+	// --at kept per connection on the way.
+	dc, err := readCaptureWith(o.IO, p, o.capture, nil, func(*session.Index) session.Stream { return session.Stream{AsOf: o.at} })
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,268 @@
+package session
+
+import (
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// Stream turns an Index into a streaming decoder (issue 18) for the
+// outputs that need no history: `dump`, `dump --json`, `tables --json`
+// without --at and `tables --at N`. Each message is handed to Settled once
+// it is final, in number order, and then forgotten: its index record, its
+// findings and any bytes the Index copied are released, no per-connection
+// message list or as-of checkpoint is kept, and the Index takes no lock
+// (it must then have one goroutine: Settled runs on the feeder's, between
+// events). What stays is per connection (tables, framers, inference
+// windows) and the arrival-order queue (order.go), so memory is bounded by
+// connections and buffers, not by messages.
+//
+// A message that is final when it is committed (the common case: nothing
+// is held for an inference before it) is decoded once, with its spans when
+// Spans is set, and Message, Detail and AppendJSONOne called from Settled
+// give that decoding from the bytes the capture handed in, without reading
+// or decoding them again. A message that has to wait (held for an
+// inference, or after one that is) keeps its bytes as the Index always
+// does and is decoded again when it is handed out.
+type Stream struct {
+	// Settled, when not nil, is called with each message number, in
+	// order, once the message is final. During the call Message(n),
+	// Detail(n), Head(n) and AppendJSONOne(dst, n, sel) are valid for that
+	// n; a Message's Data and Fields are valid only until it returns. An
+	// error stops the calls (StreamErr returns it); decoding goes on.
+	Settled func(n int) error
+	// Spans decodes each message with its field spans at commit, for
+	// Detail and AppendJSONOne (dump -V, dump --json).
+	Spans bool
+	// AsOf > 0 keeps each connection's tables as of message AsOf, so that
+	// Tables(conn, AsOf) answers `tables --at AsOf` after the end.
+	AsOf int
+}
+
+// streamState is an Index's Stream and what streaming keeps.
+type streamState struct {
+	Stream
+	next     int32 // record index of the next message to hand out
+	err      error
+	pre      preDecoded
+	sc       detailScratch
+	asOf     map[uint32]*Tables // per connection index: tables as of AsOf, taken before its first later message
+	freedRec int                // record blocks before this one are released
+	freeRecs [][]record         // released record blocks, for reuse
+	// arenaLast is, per arena block, the last record index whose bytes it
+	// holds: a block whose messages were all handed out is released.
+	arenaLast []int32
+}
+
+// preDecoded is the decoding of record i that commit has just made, with
+// the bytes it was decoded from (the caller's, valid during the commit).
+type preDecoded struct {
+	ok    bool
+	i     int32
+	data  []byte
+	d     *unturned.Decoded
+	spans *netpak.Spans // nil when decoded without spans
+}
+
+// SetStream makes c a streaming decoder (see Stream). Call it before the
+// first event; an Index in stream mode keeps no history, so Tables
+// answers only the end of the capture and Stream.AsOf, and Message and
+// Detail only the message being handed to Settled.
+func (c *Index) SetStream(s Stream) {
+	c.stream = &streamState{Stream: s, asOf: map[uint32]*Tables{}}
+}
+
+// StreamErr returns the first error Stream.Settled returned.
+func (c *Index) StreamErr() error {
+	if c.stream == nil {
+		return nil
+	}
+	return c.stream.err
+}
+
+// lock and unlock take the write lock unless c streams: a streaming Index
+// has no concurrent reader.
+func (c *Index) lock() {
+	if c.stream == nil {
+		c.mu.Lock()
+	}
+}
+
+func (c *Index) unlock() {
+	if c.stream == nil {
+		c.mu.Unlock()
+	}
+}
+
+// streamNow reports whether the message about to be numbered on cn will be
+// handed out as soon as it is committed, so that its bytes need no copy.
+func (c *Index) streamNow(cn *connection) bool {
+	s := c.stream
+	return s != nil && !cn.holding() && int32(c.nrec) == s.next
+}
+
+// decodeCommit decodes record i for commit, in state st, from msg or from
+// where its record says its bytes are; a streaming Index keeps the result
+// for Settled (with spans when Stream.Spans).
+func (c *Index) decodeCommit(i int32, dir dissect.Dir, st unturned.State, msg []byte) *unturned.Decoded {
+	s := c.stream
+	if s == nil {
+		return c.decodeRec(i, dir, st, msg)
+	}
+	if msg == nil {
+		msg = c.feederBytes(i)
+	}
+	var spans *netpak.Spans
+	if s.Spans && s.Settled != nil {
+		spans = &s.sc.spans
+		spans.Reset()
+	}
+	c.dec = unturned.Decoded{Findings: c.dec.Findings[:0]}
+	unturned.Decode(c.profile, dir, st, msg, spans, &c.dec)
+	s.pre = preDecoded{i: i, data: msg, d: &c.dec, spans: spans}
+	return &c.dec
+}
+
+// streamAsOf keeps cn's tables as of Stream.AsOf before message n, a later
+// one, changes them: commits of one connection go in order, so they are
+// then exactly the tables after its messages up to AsOf.
+func (c *Index) streamAsOf(cn *connection, n int) {
+	s := c.stream
+	if s.AsOf > 0 && n > s.AsOf && s.asOf[cn.idx] == nil {
+		t := cn.tables.snapshot(cn.info.Conn, s.AsOf)
+		t.Messages = cn.committed
+		s.asOf[cn.idx] = t
+	}
+}
+
+// streamed hands out record i, just committed, when every message before
+// it was, and then every committed message after it.
+func (c *Index) streamed(i int32) {
+	s := c.stream
+	if i == s.next {
+		s.pre.ok = true
+		c.emit(i)
+		s.next++
+	}
+	s.pre = preDecoded{}
+	for int(s.next) < c.nrec && c.rec(s.next).flags&recHeld == 0 {
+		c.emit(s.next)
+		s.next++
+	}
+	c.release18()
+}
+
+// emit hands record i to Settled and forgets what only it needed.
+func (c *Index) emit(i int32) {
+	s := c.stream
+	if s.Settled != nil && s.err == nil {
+		s.err = s.Settled(int(i) + 1)
+	}
+	r := c.rec(i)
+	if r.flags&recExtra != 0 {
+		delete(c.extra, i)
+	}
+	if r.flags&recBig != 0 {
+		delete(c.big, i)
+	}
+}
+
+// release18 releases the record blocks and arena blocks whose messages
+// were all handed out.
+func (c *Index) release18() {
+	s := c.stream
+	for s.freedRec < int(s.next)/recChunk {
+		b := &c.recs[s.freedRec]
+		if cap(b.recs) == recChunk {
+			s.freeRecs = append(s.freeRecs, b.recs[:0])
+		}
+		b.recs = nil
+		s.freedRec++
+	}
+	for c.arenaFirst < len(c.arena)-1 && c.arenaFirst < len(s.arenaLast) && s.arenaLast[c.arenaFirst] < s.next {
+		c.arenaHeld -= int64(cap(c.arena[c.arenaFirst]))
+		c.arena[c.arenaFirst] = nil
+		c.arenaFirst++
+	}
+}
+
+// newRecs returns an empty record block of capacity size, a released one
+// when streaming.
+func (c *Index) newRecs(size int) []record {
+	if s := c.stream; s != nil && size == recChunk && len(s.freeRecs) > 0 {
+		b := s.freeRecs[len(s.freeRecs)-1]
+		s.freeRecs = s.freeRecs[:len(s.freeRecs)-1]
+		return b
+	}
+	return make([]record, 0, size)
+}
+
+// kept notes that arena block k now holds the bytes of the record about to
+// be added.
+func (c *Index) kept(k int) {
+	s := c.stream
+	if s == nil {
+		return
+	}
+	for len(s.arenaLast) <= k {
+		s.arenaLast = append(s.arenaLast, -1)
+	}
+	s.arenaLast[k] = int32(c.nrec)
+}
+
+// prepared returns commit's decoding of record i while Settled runs for
+// it, or nil.
+func (c *Index) prepared(i int32) *preDecoded {
+	if s := c.stream; s != nil && s.pre.ok && s.pre.i == i {
+		return &s.pre
+	}
+	return nil
+}
+
+// streamTables is Tables for a streaming Index: the live tables at the end
+// (asOf ≤ 0 or past the last message), or those kept for Stream.AsOf.
+func (c *Index) streamTables(cn *connection, asOf int) *Tables {
+	if asOf <= 0 || asOf > c.nrec {
+		asOf = c.nrec
+	}
+	s := c.stream
+	if asOf == s.AsOf {
+		if t := s.asOf[cn.idx]; t != nil {
+			cp := *t
+			return &cp
+		}
+	} else if asOf != c.nrec {
+		return nil // not kept: a streaming Index has no history
+	}
+	t := cn.tables.snapshot(cn.info.Conn, asOf)
+	t.Messages = cn.info.Messages
+	return t
+}
+
+// AppendJSONOne appends message n's `dump --json` line (AppendJSONRange)
+// when sel selects it (nil selects all). From a Stream's Settled it reuses
+// the commit's decoding and the stream's buffers; otherwise it is
+// AppendJSONRange(dst, n, n, sel).
+func (c *Index) AppendJSONOne(dst []byte, n int, sel Selector) []byte {
+	s := c.stream
+	if s == nil {
+		return c.AppendJSONRange(dst, n, n, sel)
+	}
+	sc := &s.sc
+	if sel != nil && sel.HeadOnly() {
+		h, ok := c.Head(n)
+		if !ok || !sel.MatchHead(h) {
+			return dst
+		}
+		sel = nil
+	}
+	m := c.detailInto(n, sc)
+	if m == nil {
+		return dst
+	}
+	if sel == nil || sel.Match(m) {
+		dst, _ = m.appendJSON(dst, sc.conn(m.Conn))
+		dst = append(dst, '\n')
+	}
+	return dst
+}
