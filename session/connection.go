@@ -193,7 +193,7 @@ func (cn *connection) applyOp(o op, lim *unturned.Limits, pos int) result {
 	res := cn.tables.apply(&o, lim)
 	cn.nops++
 	last := cn.checkpoints[len(cn.checkpoints)-1]
-	size := len(cn.tables.server) + len(cn.tables.client) + len(cn.tables.queue)
+	size := cn.tables.server.len() + cn.tables.client.len() + len(cn.tables.queue)
 	if since := cn.nops - last.ops; since >= lim.CheckpointEvery && since >= size/4 {
 		cn.checkpoints = append(cn.checkpoints, checkpoint{pos: pos + 1, ops: cn.nops, state: cn.tables.clone()})
 	}

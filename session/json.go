@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 
 	"github.com/usmnscope/usmnscope/dissect"
@@ -319,15 +318,4 @@ func (c *Index) TablesJSONAt(asOf int) ([]byte, error) {
 		return nil, err
 	}
 	return termsafe.EscapeJSON(buf.Bytes()), nil
-}
-
-// sortedIDs returns the keys of a set, sorted (outputs.md: lists are sorted
-// by id).
-func sortedIDs(m map[uint32]struct{}) []uint32 {
-	out := make([]uint32, 0, len(m))
-	for id := range m {
-		out = append(out, id)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
 }

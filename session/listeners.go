@@ -130,15 +130,15 @@ func (c *Index) listenerInfo(cn *connection, i int32, o *op, d *unturned.Decoded
 	switch o.kind {
 	case opServerDef, opServerInvoke:
 		setSID(o.sid)
-		if e, ok := t.server[o.sid]; ok {
+		if e, ok := t.server.get(o.sid); ok {
 			setType(e.Type, e.Version)
 		}
-		if cid, ok := t.mappedBy[o.sid]; ok {
+		if cid, ok := t.mappedBy.get(o.sid); ok {
 			setCID(cid)
 		}
 	case opClientDef, opClientInvoke:
 		setCID(o.cid)
-		if e, ok := t.client[o.cid]; ok {
+		if e, ok := t.client.get(o.cid); ok {
 			setType(e.Type, e.Version)
 			if e.Mapped {
 				setSID(e.ServerID)
@@ -146,12 +146,12 @@ func (c *Index) listenerInfo(cn *connection, i int32, o *op, d *unturned.Decoded
 		}
 	case opServerIDInvoke:
 		setSID(o.sid)
-		if cid, ok := t.mappedBy[o.sid]; ok {
+		if cid, ok := t.mappedBy.get(o.sid); ok {
 			setCID(cid)
-			if e, ok := t.client[cid]; ok {
+			if e, ok := t.client.get(cid); ok {
 				setType(e.Type, e.Version)
 			}
-		} else if e, ok := t.server[o.sid]; ok {
+		} else if e, ok := t.server.get(o.sid); ok {
 			setType(e.Type, e.Version)
 		}
 	case opTellID:
@@ -161,12 +161,12 @@ func (c *Index) listenerInfo(cn *connection, i int32, o *op, d *unturned.Decoded
 	case opRequestID:
 		setCID(o.cid)
 		setType(o.typ, o.version)
-		if e, ok := t.client[o.cid]; ok && e.Mapped {
+		if e, ok := t.client.get(o.cid); ok && e.Mapped {
 			setSID(e.ServerID)
 		}
 	case opMissingClient:
 		setCID(o.cid)
-		if e, ok := t.client[o.cid]; ok {
+		if e, ok := t.client.get(o.cid); ok {
 			setType(e.Type, e.Version)
 			r.flags |= recResolved
 		} else {
@@ -174,7 +174,7 @@ func (c *Index) listenerInfo(cn *connection, i int32, o *op, d *unturned.Decoded
 		}
 	case opMissingServer:
 		setSID(o.sid)
-		if e, ok := t.server[o.sid]; ok {
+		if e, ok := t.server.get(o.sid); ok {
 			setType(e.Type, e.Version)
 			r.flags |= recResolved
 		} else {

@@ -132,11 +132,11 @@ type pending struct {
 
 // tableState is the mutable listener-ID state of one connection.
 type tableState struct {
-	server   map[uint32]ServerEntry
-	client   map[uint32]ClientEntry
-	mappedBy map[uint32]uint32 // server ID → client ID mapped to it by TellClientListenerId
-	missSrv  map[uint32]struct{}
-	missCli  map[uint32]struct{}
+	server   idTable[ServerEntry]
+	client   idTable[ClientEntry]
+	mappedBy idTable[uint32] // server ID → client ID mapped to it by TellClientListenerId
+	missSrv  idTable[struct{}]
+	missCli  idTable[struct{}]
 	queue    []pending
 	full     bool // the queue or a table hit its limit (reported once)
 
@@ -177,23 +177,16 @@ func (t *tableState) otherVersion(side int, typ string, version uint32) (uint32,
 }
 
 func newTableState() *tableState {
-	return &tableState{
-		server:   map[uint32]ServerEntry{},
-		client:   map[uint32]ClientEntry{},
-		mappedBy: map[uint32]uint32{},
-		missSrv:  map[uint32]struct{}{},
-		missCli:  map[uint32]struct{}{},
-		versions: [2]map[string]map[uint32]int{{}, {}},
-	}
+	return &tableState{versions: [2]map[string]map[uint32]int{{}, {}}}
 }
 
 func (t *tableState) clone() *tableState {
 	c := &tableState{
-		server:   make(map[uint32]ServerEntry, len(t.server)),
-		client:   make(map[uint32]ClientEntry, len(t.client)),
-		mappedBy: make(map[uint32]uint32, len(t.mappedBy)),
-		missSrv:  make(map[uint32]struct{}, len(t.missSrv)),
-		missCli:  make(map[uint32]struct{}, len(t.missCli)),
+		server:   t.server.clone(),
+		client:   t.client.clone(),
+		mappedBy: t.mappedBy.clone(),
+		missSrv:  t.missSrv.clone(),
+		missCli:  t.missCli.clone(),
 		queue:    append([]pending(nil), t.queue...),
 		full:     t.full,
 	}
@@ -202,21 +195,6 @@ func (t *tableState) clone() *tableState {
 		for typ, vs := range t.versions[side] {
 			c.versions[side][typ] = maps.Clone(vs)
 		}
-	}
-	for k, v := range t.server {
-		c.server[k] = v
-	}
-	for k, v := range t.client {
-		c.client[k] = v
-	}
-	for k, v := range t.mappedBy {
-		c.mappedBy[k] = v
-	}
-	for k := range t.missSrv {
-		c.missSrv[k] = struct{}{}
-	}
-	for k := range t.missCli {
-		c.missCli[k] = struct{}{}
 	}
 	return c
 }
@@ -237,44 +215,40 @@ type result struct {
 func (t *tableState) count(r Ref, payload, n int) bool {
 	switch {
 	case r.Dir == dissect.S2C:
-		e, ok := t.server[r.ID]
-		if ok {
+		e := t.server.ptr(r.ID)
+		if e != nil {
 			e.Invokes++
 			e.PayloadBits += payload
 			e.touched = n
-			t.server[r.ID] = e
 		}
-		return ok
+		return e != nil
 	case r.Client:
-		e, ok := t.client[r.ID]
-		if ok {
+		e := t.client.ptr(r.ID)
+		if e != nil {
 			e.Invokes++
 			e.PayloadBits += payload
 			e.touched = n
-			t.client[r.ID] = e
 		}
-		return ok
+		return e != nil
 	default:
-		if cid, ok := t.mappedBy[r.ID]; ok {
-			if e, ok := t.client[cid]; ok {
+		if cid := t.mappedBy.ptr(r.ID); cid != nil {
+			if e := t.client.ptr(*cid); e != nil {
 				e.Invokes++
 				e.PayloadBits += payload
 				e.touched = n
-				t.client[cid] = e
 				return true
 			}
 		}
-		_, ok := t.server[r.ID]
-		return ok
+		return t.server.ptr(r.ID) != nil
 	}
 }
 
 // setServer creates or updates a server entry; an update keeps where and
 // when the entry was first learned and its counts.
 func (t *tableState) setServer(id uint32, typ string, version uint32, idBits int, how Learned, n int, lim *unturned.Limits) bool {
-	e, ok := t.server[id]
+	e, ok := t.server.get(id)
 	if !ok {
-		if len(t.server) >= lim.MaxEntries {
+		if t.server.len() >= lim.MaxEntries {
 			return false
 		}
 		e = ServerEntry{ID: id, Learned: how, First: n}
@@ -286,16 +260,16 @@ func (t *tableState) setServer(id uint32, typ string, version uint32, idBits int
 		t.countType(0, typ, version, 1)
 	}
 	e.Type, e.Version, e.IDBits, e.touched = typ, version, idBits, n
-	t.server[id] = e
+	t.server.set(id, e)
 	return true
 }
 
 // setClient creates or updates a client entry, mapping it to sid when
 // mapped is set.
 func (t *tableState) setClient(id uint32, typ string, version uint32, sid uint32, mapped bool, how Learned, n int, lim *unturned.Limits) bool {
-	e, ok := t.client[id]
+	e, ok := t.client.get(id)
 	if !ok {
-		if len(t.client) >= lim.MaxEntries {
+		if t.client.len() >= lim.MaxEntries {
 			return false
 		}
 		e = ClientEntry{ID: id, Learned: how, First: n}
@@ -306,13 +280,13 @@ func (t *tableState) setClient(id uint32, typ string, version uint32, sid uint32
 	}
 	e.Type, e.Version, e.touched = typ, version, n
 	if mapped {
-		if e.Mapped && e.ServerID != sid && t.mappedBy[e.ServerID] == id {
-			delete(t.mappedBy, e.ServerID)
+		if e.Mapped && e.ServerID != sid && t.mappedBy.at(e.ServerID) == id {
+			t.mappedBy.del(e.ServerID)
 		}
 		e.ServerID, e.Mapped = sid, true
-		t.mappedBy[sid] = id
+		t.mappedBy.set(sid, id)
 	}
-	t.client[id] = e
+	t.client.set(id, e)
 	return true
 }
 
@@ -334,12 +308,12 @@ func (t *tableState) apply(o *op, lim *unturned.Limits) result {
 	case opServerIDInvoke:
 		res.resolved = t.reference(Ref{N: o.n, Dir: dissect.C2S, ID: o.sid}, o.payload, &res, lim)
 	case opMissingClient:
-		stored = addSet(t.missSrv, o.cid, lim)
+		stored = addSet(&t.missSrv, o.cid, lim)
 	case opMissingServer:
-		stored = addSet(t.missCli, o.sid, lim)
+		stored = addSet(&t.missCli, o.sid, lim)
 	case opTellID:
 		stored = t.setServer(o.sid, o.typ, o.version, int(o.idBits), LearnedNegotiate, o.n, lim)
-		if e, ok := t.client[o.cid]; ok {
+		if e, ok := t.client.get(o.cid); ok {
 			// An existing client entry keeps its own type, version and how
 			// it was learned; the negotiation adds the mapping (wire.md
 			// 4.5). The message's version is the server's, so a difference
@@ -433,14 +407,14 @@ func versionFinding(typ string, server, client uint32) dissect.Finding {
 	return dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Text: fmt.Sprintf("listener %s: server has version %d, client version %d", termsafe.Escape(typ), server, client), Bit: -1}
 }
 
-func addSet(m map[uint32]struct{}, id uint32, lim *unturned.Limits) bool {
-	if _, ok := m[id]; ok {
+func addSet(m *idTable[struct{}], id uint32, lim *unturned.Limits) bool {
+	if m.ptr(id) != nil {
 		return true
 	}
-	if len(m) >= lim.MaxEntries {
+	if m.len() >= lim.MaxEntries {
 		return false
 	}
-	m[id] = struct{}{}
+	m.set(id, struct{}{})
 	return true
 }
 
@@ -449,22 +423,24 @@ func (t *tableState) snapshot(conn dissect.Conn, asOf int) *Tables {
 	out := &Tables{
 		Conn:            conn,
 		AsOf:            asOf,
-		Server:          make([]ServerEntry, 0, len(t.server)),
-		Client:          make([]ClientEntry, 0, len(t.client)),
-		MissingOnServer: sortedIDs(t.missSrv),
-		MissingOnClient: sortedIDs(t.missCli),
+		Server:          make([]ServerEntry, 0, t.server.len()),
+		Client:          make([]ClientEntry, 0, t.client.len()),
+		MissingOnServer: t.missSrv.ids(),
+		MissingOnClient: t.missCli.ids(),
 		Unresolved:      make([]Ref, 0, len(t.queue)),
 	}
-	for _, e := range t.server {
+	t.server.each(func(_ uint32, p *ServerEntry) {
+		e := *p
 		e.Changed = e.touched == asOf && asOf > 0
 		e.touched = 0
 		out.Server = append(out.Server, e)
-	}
-	for _, e := range t.client {
+	})
+	t.client.each(func(_ uint32, p *ClientEntry) {
+		e := *p
 		e.Changed = e.touched == asOf && asOf > 0
 		e.touched = 0
 		out.Client = append(out.Client, e)
-	}
+	})
 	sort.Slice(out.Server, func(i, j int) bool { return out.Server[i].ID < out.Server[j].ID })
 	sort.Slice(out.Client, func(i, j int) bool { return out.Client[i].ID < out.Client[j].ID })
 	for _, q := range t.queue {

@@ -49,10 +49,10 @@ func TestReplayStopsAtFirstUnmapped(t *testing.T) {
 	if want := []int{1, 2, 3}; !reflect.DeepEqual(res.replayed, want) || len(st.queue) != 0 {
 		t.Errorf("after defining srv#5: replayed %v, queue %d; want %v, 0", res.replayed, len(st.queue), want)
 	}
-	if e := st.server[5]; e.Invokes != 3 || e.PayloadBits != 41 {
+	if e := st.server.at(5); e.Invokes != 3 || e.PayloadBits != 41 {
 		t.Errorf("srv#5 = %+v; want 3 invokes (1 + 2 replayed), 41 payload bits", e)
 	}
-	if e := st.server[6]; e.Invokes != 2 || e.PayloadBits != 20 {
+	if e := st.server.at(6); e.Invokes != 2 || e.PayloadBits != 20 {
 		t.Errorf("srv#6 = %+v; want 2 invokes (1 + 1 replayed), 20 payload bits", e)
 	}
 }
@@ -65,18 +65,18 @@ func TestTellClientListenerIDUpdates(t *testing.T) {
 	st := newTableState()
 	st.apply(&op{kind: opClientDef, n: 1, cid: 100, typ: "A", version: 1, payload: 8}, &lim)
 	st.apply(&op{kind: opTellID, n: 2, cid: 100, sid: 3, idBits: 2, typ: "A", version: 1}, &lim)
-	if got, want := st.client[100], (ClientEntry{ID: 100, Type: "A", Version: 1, ServerID: 3, Mapped: true, Learned: LearnedDefinition, First: 1, Invokes: 1, PayloadBits: 8, touched: 2}); got != want {
+	if got, want := st.client.at(100), (ClientEntry{ID: 100, Type: "A", Version: 1, ServerID: 3, Mapped: true, Learned: LearnedDefinition, First: 1, Invokes: 1, PayloadBits: 8, touched: 2}); got != want {
 		t.Errorf("client 100 = %+v; want %+v", got, want)
 	}
-	if got, want := st.server[3], (ServerEntry{ID: 3, Type: "A", Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 2, touched: 2}); got != want {
+	if got, want := st.server.at(3), (ServerEntry{ID: 3, Type: "A", Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 2, touched: 2}); got != want {
 		t.Errorf("server 3 = %+v; want %+v", got, want)
 	}
 	st.apply(&op{kind: opTellID, n: 3, cid: 100, sid: 1, idBits: 2, typ: "A", version: 1}, &lim)
-	if _, ok := st.mappedBy[3]; ok || st.mappedBy[1] != 100 {
+	if _, ok := st.mappedBy.get(3); ok || st.mappedBy.at(1) != 100 {
 		t.Errorf("mappedBy = %v; want only 1 → 100 after the remapping", st.mappedBy)
 	}
-	if res := st.apply(&op{kind: opServerIDInvoke, n: 4, sid: 1, payload: 5}, &lim); !res.resolved || st.client[100].Invokes != 2 {
-		t.Errorf("C2S invoke by srv#1: resolved %v, client 100 invokes %d; want true, 2", res.resolved, st.client[100].Invokes)
+	if res := st.apply(&op{kind: opServerIDInvoke, n: 4, sid: 1, payload: 5}, &lim); !res.resolved || st.client.at(100).Invokes != 2 {
+		t.Errorf("C2S invoke by srv#1: resolved %v, client 100 invokes %d; want true, 2", res.resolved, st.client.at(100).Invokes)
 	}
 }
 
