@@ -2,9 +2,9 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
-	"runtime"
-	"sync"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/filter"
@@ -75,76 +75,6 @@ type dumper struct {
 	f      *filter.Filter
 	out    *bufio.Writer
 	format lineFormat
-	next   int      // next message number to print
-	rec    []byte   // --json: the records being written, reused
-	slices [][]byte // --json: each encoding goroutine's records, reused
-}
-
-// upTo prints messages next..n. A write error (a closed pipe) stops it.
-func (d *dumper) upTo(dc *session.Index, n int) error {
-	if d.o.json {
-		return d.jsonUpTo(dc, n)
-	}
-	for ; d.next <= n; d.next++ {
-		m := dc.Message(d.next)
-		if m == nil {
-			continue
-		}
-		if d.format.start.IsZero() {
-			if first := dc.Message(1); first != nil {
-				d.format.start = first.Time
-			}
-		}
-		if !d.f.Match(m) {
-			continue
-		}
-		if err := d.print(dc, m); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// jsonUpTo is upTo for --json (issue 7: a million records in seconds).
-// Each message is decoded once, with its spans, and the filter sees that
-// decoding (filters read no field spans). A long run of settled messages
-// is cut into contiguous slices that AppendJSONRange encodes on all cores
-// at once (it only takes the read lock) into reused buffers, which are then
-// written in order through the big output buffer, so the output is the
-// same as encoding one message after the other.
-func (d *dumper) jsonUpTo(dc *session.Index, n int) error {
-	workers := runtime.GOMAXPROCS(0)
-	for d.next <= n {
-		todo := n - d.next + 1
-		w := min(workers, todo/jsonSliceMin)
-		if w < 2 {
-			to := min(n, d.next+jsonSliceMax-1)
-			d.rec = dc.AppendJSONRange(d.rec[:0], d.next, to, d.selector())
-			d.next = to + 1
-			if _, err := d.out.Write(d.rec); err != nil {
-				return err
-			}
-			continue
-		}
-		for len(d.slices) < w {
-			d.slices = append(d.slices, nil)
-		}
-		per := min(todo, w*jsonSliceMax) / w
-		sel := d.selector()
-		var wg sync.WaitGroup
-		for i := range w {
-			from := d.next + i*per
-			wg.Go(func() { d.slices[i] = dc.AppendJSONRange(d.slices[i][:0], from, from+per-1, sel) })
-		}
-		wg.Wait()
-		d.next += w * per
-		for _, b := range d.slices[:w] {
-			if _, err := d.out.Write(b); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // selector is the dump's filter as a session.Selector: nil without one, so
@@ -154,71 +84,6 @@ func (d *dumper) selector() session.Selector {
 		return nil
 	}
 	return d.f
-}
-
-// The messages one Index.AppendJSONRange call encodes: at least
-// jsonSliceMin, so that a trickle of messages (a live pipe) is not spread
-// over goroutines, and at most jsonSliceMax, so that a long run is written
-// out as it goes.
-const (
-	jsonSliceMin = 256
-	jsonSliceMax = 4096
-)
-
-// jsonPipe runs a --json dumper on its own goroutine, so that on two cores
-// re-decoding and encoding the settled messages overlaps with reading and
-// decoding the capture (issue 7). The feed only wakes it; it prints as
-// many settled messages as there are at each wake-up, in order, so the
-// output is the same as printing from the feed (settled messages are final:
-// Capture.Settled). Its write error stops the feed at the next event.
-type jsonPipe struct {
-	d    *dumper
-	wake chan struct{} // one pending wake-up at most
-	done chan struct{} // closed when the goroutine has stopped
-	once sync.Once
-
-	mu  sync.Mutex
-	err error
-}
-
-func newJSONPipe(d *dumper) *jsonPipe {
-	return &jsonPipe{d: d, wake: make(chan struct{}, 1), done: make(chan struct{})}
-}
-
-// kick is readCapture's per-event hook: it starts the goroutine on the
-// first event and wakes it, and returns the goroutine's write error, if any.
-func (p *jsonPipe) kick(dc *session.Index) error {
-	p.once.Do(func() { go p.run(dc) })
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
-}
-
-func (p *jsonPipe) run(dc *session.Index) {
-	defer close(p.done)
-	for range p.wake {
-		if err := p.d.upTo(dc, dc.Settled()); err != nil {
-			p.mu.Lock()
-			p.err = err
-			p.mu.Unlock()
-			return
-		}
-	}
-}
-
-// stop waits for the goroutine to print what it was woken for and returns
-// its write error; the dumper is then the caller's again.
-func (p *jsonPipe) stop() error {
-	p.once.Do(func() { close(p.done) })
-	close(p.wake)
-	<-p.done
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
 }
 
 func (d *dumper) print(dc *session.Index, m *session.Message) error {
@@ -239,13 +104,8 @@ func (d *dumper) print(dc *session.Index, m *session.Message) error {
 	return err
 }
 
-// one prints message n from a Stream's Settled.
+// one prints message n from a Stream's Settled (text: dump, -V, -x).
 func (d *dumper) one(dc *session.Index, n int) error {
-	if d.o.json {
-		d.rec = dc.AppendJSONOne(d.rec[:0], n, d.selector())
-		_, err := d.out.Write(d.rec)
-		return err
-	}
 	m := dc.Message(n)
 	if m == nil {
 		return nil
@@ -293,12 +153,28 @@ func runDump(o *dumpOptions) error {
 	if err != nil {
 		return err
 	}
-	d := &dumper{o: *o, f: flt, out: newOutput(o.IO.out), next: 1}
+	d := &dumper{o: *o, f: flt, out: newOutput(o.IO.out)}
 	// Streaming (issue 18): each message is printed as it settles, from
 	// its one decoding, and then forgotten.
+	var js *jsonStream
+	if o.json {
+		js = newJSONStream(d)
+	}
 	dc, err := readCaptureWith(o.IO, p, o.capture, nil, func(dc *session.Index) session.Stream {
-		return session.Stream{Spans: o.json || o.verbose, Settled: func(n int) error { return d.one(dc, n) }}
+		settled := func(n int) error { return d.one(dc, n) }
+		if js != nil {
+			settled = func(n int) error { return js.settled(dc, n) }
+		}
+		return session.Stream{Spans: o.json || o.verbose, Settled: settled}
 	})
+	if js != nil {
+		if errors.Is(err, errJSONStopped) {
+			err = nil
+		}
+		if serr := js.stop(); err == nil {
+			err = serr
+		}
+	}
 	if err == nil && !o.json && flt == nil {
 		err = d.trailer(dc)
 	}
@@ -306,4 +182,82 @@ func runDump(o *dumpOptions) error {
 		err = ferr
 	}
 	return err
+}
+
+// jsonStream is dump --json over a streaming Index (issue 18): the feeder
+// copies each settled message into a batch (session.JSONBatch) and hands
+// full batches to one goroutine that encodes and writes them in order, so
+// that on two cores decoding and encoding overlap, with one hand-over per
+// jsonBatchLen messages. A write error stops the copying; decoding ends
+// with the capture as before.
+type jsonStream struct {
+	d    *dumper
+	cur  *session.JSONBatch
+	full chan *session.JSONBatch
+	free chan *session.JSONBatch
+	done chan struct{}
+
+	failed atomic.Bool
+	err    error // the goroutine's; read after done
+}
+
+// jsonBatchLen is how many messages one batch carries; jsonBatches how
+// many batches circulate (one filling, the others queued or encoding).
+const (
+	jsonBatchLen = 2048
+	jsonBatches  = 4
+)
+
+// errJSONStopped stops the feed's printing after jsonStream's write error,
+// which stop returns.
+var errJSONStopped = errors.New("dump: output stopped")
+
+func newJSONStream(d *dumper) *jsonStream {
+	s := &jsonStream{d: d, full: make(chan *session.JSONBatch, jsonBatches), free: make(chan *session.JSONBatch, jsonBatches), done: make(chan struct{})}
+	for range jsonBatches - 1 {
+		s.free <- &session.JSONBatch{}
+	}
+	s.cur = &session.JSONBatch{}
+	go s.run()
+	return s
+}
+
+func (s *jsonStream) run() {
+	defer close(s.done)
+	var buf []byte
+	for b := range s.full {
+		if s.err == nil {
+			buf = b.AppendJSON(buf[:0])
+			if _, err := s.d.out.Write(buf); err != nil {
+				s.err = err
+				s.failed.Store(true)
+			}
+		}
+		b.Reset()
+		s.free <- b
+	}
+}
+
+// settled is the Stream's Settled: message n into the batch.
+func (s *jsonStream) settled(dc *session.Index, n int) error {
+	if s.failed.Load() {
+		return errJSONStopped
+	}
+	dc.AddJSON(s.cur, n, s.d.selector())
+	if s.cur.Len() >= jsonBatchLen {
+		s.full <- s.cur
+		s.cur = <-s.free
+	}
+	return nil
+}
+
+// stop hands over the last batch, waits for the goroutine and returns its
+// write error; the dumper's output is then the caller's again.
+func (s *jsonStream) stop() error {
+	if s.cur.Len() > 0 {
+		s.full <- s.cur
+	}
+	close(s.full)
+	<-s.done
+	return s.err
 }

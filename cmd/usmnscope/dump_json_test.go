@@ -21,8 +21,8 @@ func scaleJSON(t *testing.T) (string, *session.Index) {
 		t.Fatalf("gen --scale: exit %d: %s", code, errOut)
 	}
 	dc := decodeFile(t, path, false)
-	if dc.Len() < 4*jsonSliceMin {
-		t.Fatalf("scale capture has %d messages; want at least %d", dc.Len(), 4*jsonSliceMin)
+	if dc.Len() < 2*jsonBatchLen {
+		t.Fatalf("scale capture has %d messages; want at least %d", dc.Len(), 2*jsonBatchLen)
 	}
 	return path, dc
 }

@@ -1,0 +1,112 @@
+package session
+
+import (
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// JSONBatch holds copies of settled messages, so that their `dump --json`
+// records can be encoded on another goroutine while the feeder decodes on
+// (issue 18: decoding and encoding overlap on two cores, handing over a
+// batch at a time, not a message). Its Messages own their bytes, spans,
+// findings and listener; span values and strings are immutable and shared.
+type JSONBatch struct {
+	msgs      []Message
+	data      []byte
+	spans     []netpak.Span
+	findings  []dissect.Finding
+	listeners []unturned.Listener
+	ids       []uint32
+	strs      []string
+	conns     map[dissect.Conn][]byte // each connection's "conn" value, encoded once
+}
+
+// Len returns how many messages b holds.
+func (b *JSONBatch) Len() int { return len(b.msgs) }
+
+// Reset empties b, keeping its storage. Messages of earlier fills keep
+// the arrays they point into: a slice that grew left its old array to
+// them, and a reset one is only written after they were encoded.
+func (b *JSONBatch) Reset() {
+	b.msgs, b.data, b.spans, b.findings = b.msgs[:0], b.data[:0], b.spans[:0], b.findings[:0]
+	b.listeners, b.ids, b.strs = b.listeners[:0], b.ids[:0], b.strs[:0]
+}
+
+// AddJSON copies message n into b when sel selects it (nil selects all),
+// as AppendJSONOne would encode it. For a Stream's Settled.
+func (c *Index) AddJSON(b *JSONBatch, n int, sel Selector) {
+	var sc *detailScratch
+	if s := c.stream; s != nil {
+		sc = &s.sc
+	} else {
+		sc = &detailScratch{}
+	}
+	if sel != nil && sel.HeadOnly() {
+		h, ok := c.Head(n)
+		if !ok || !sel.MatchHead(h) {
+			return
+		}
+		sel = nil
+	}
+	m := c.detailInto(n, sc)
+	if m == nil || sel != nil && !sel.Match(m) {
+		return
+	}
+	b.add(m)
+}
+
+// add appends a copy of m.
+func (b *JSONBatch) add(m *Message) {
+	cp := *m
+	d0 := len(b.data)
+	b.data = append(b.data, m.Data...)
+	cp.Data = b.data[d0:len(b.data):len(b.data)]
+	s0 := len(b.spans)
+	b.spans = append(b.spans, m.Fields...)
+	cp.Fields = b.spans[s0:len(b.spans):len(b.spans)]
+	f0 := len(b.findings)
+	b.findings = append(b.findings, m.Findings...)
+	cp.Findings = b.findings[f0:len(b.findings):len(b.findings)]
+	if l := m.Listener; l != nil {
+		cl := unturned.Listener{Resolved: l.Resolved}
+		cl.ClientID = b.id(l.ClientID)
+		cl.ServerID = b.id(l.ServerID)
+		cl.Version = b.id(l.Version)
+		if l.Type != nil {
+			b.strs = append(b.strs, *l.Type)
+			cl.Type = &b.strs[len(b.strs)-1]
+		}
+		b.listeners = append(b.listeners, cl)
+		cp.Listener = &b.listeners[len(b.listeners)-1]
+	}
+	b.msgs = append(b.msgs, cp)
+}
+
+// id copies *p into b, or gives nil for nil.
+func (b *JSONBatch) id(p *uint32) *uint32 {
+	if p == nil {
+		return nil
+	}
+	b.ids = append(b.ids, *p)
+	return &b.ids[len(b.ids)-1]
+}
+
+// AppendJSON appends the `dump --json` line of every message in b, in
+// order, to dst.
+func (b *JSONBatch) AppendJSON(dst []byte) []byte {
+	if b.conns == nil {
+		b.conns = map[dissect.Conn][]byte{}
+	}
+	for i := range b.msgs {
+		m := &b.msgs[i]
+		conn, ok := b.conns[m.Conn]
+		if !ok {
+			conn = appendConn(nil, m.Conn)
+			b.conns[m.Conn] = conn
+		}
+		dst, _ = m.appendJSON(dst, conn)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
