@@ -5,15 +5,16 @@
 # Environment: N (messages, default 1000000), CONNS (default 64),
 # LIVE_COUNT (live load messages, default 2000000), LIVE_PORT (default
 # 27116, away from the game port other runs may use), WORK (scratch dir),
-# SECTIONS (which parts to run, default "e2e tui-memory tui-bench live"),
-# e.g. SECTIONS=live ./bench/report.sh.
+# SECTIONS (which parts to run, default "e2e tui-memory tui-bench live
+# floor"), e.g. SECTIONS=live ./bench/report.sh. The floor section is
+# bench/floor.sh (issue 18), with its own SIZES and RUNS.
 set -u
 cd "$(dirname "$0")/.."
 N=${N:-1000000}
 CONNS=${CONNS:-64}
 LIVE_COUNT=${LIVE_COUNT:-2000000}
 LIVE_PORT=${LIVE_PORT:-27116}
-SECTIONS=${SECTIONS:-e2e tui-memory tui-bench live}
+SECTIONS=${SECTIONS:-e2e tui-memory tui-bench live floor}
 WORK=${WORK:-$(mktemp -d /tmp/usmnscope-bench.XXXXXX)}
 BIN=$WORK/usmnscope
 CAP=$WORK/scale.pcapng
@@ -197,4 +198,8 @@ want e2e && section_e2e
 want tui-memory && section_tui_memory
 want tui-bench && section_tui_bench
 want live && section_live
+if want floor; then
+	say ""
+	WORK=$WORK/floor ./bench/floor.sh
+fi
 exit 0
