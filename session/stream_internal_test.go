@@ -1,0 +1,92 @@
+package session
+
+import (
+	"bytes"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// feedHeldTraffic feeds c a long capture in which connection B talks all
+// along, from its handshake, while connections joined mid-stream come and
+// go one after the other: each is held for its widening inference while
+// B's messages, committed, wait behind it for their turn (order.go,
+// infer.go). Nothing is in a store, so waiting messages keep their bytes
+// in the arena.
+func feedHeldTraffic(c *Index, joins int) {
+	p := c.Profile()
+	t0 := time.Unix(1000, 0)
+	b := dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.2:40000"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
+	frame := 0
+	data := func(conn dissect.Conn, v byte) {
+		frame++
+		c.DataAt(conn, dissect.C2S, []byte{0, 1, v}, t0.Add(time.Duration(frame)*time.Microsecond), frame, -1)
+	}
+	data(b, byte(p.DetectionMessage(dissect.C2S)))
+	for j := range joins {
+		a := dissect.Conn{Client: netip.AddrPortFrom(netip.MustParseAddr("10.0.1.2"), uint16(1000+j)), Server: b.Server}
+		for range c.limits.InferWindow + 8 {
+			data(a, 5) // PingResponse: not the detection message, so A is held
+			data(b, 5)
+			data(b, 5)
+		}
+		c.Close(a, t0, frame)
+	}
+	c.Finish()
+}
+
+// TestStreamReleases checks that a streaming Index hands out messages held
+// behind an inference in order and the same as the full Index, and keeps
+// only a few record and arena blocks however long the capture is.
+func TestStreamReleases(t *testing.T) {
+	const joins = 400 // 48,000 messages
+	full := NewIndex(unturned.Default())
+	feedHeldTraffic(full, joins)
+	want := full.AppendJSONRange(nil, 1, full.Len(), nil)
+
+	s := NewIndex(unturned.Default())
+	var got []byte
+	next, maxRecs, maxArena := 1, 0, 0
+	s.SetStream(Stream{Spans: true, Settled: func(n int) error {
+		if n != next {
+			t.Fatalf("Settled(%d); want %d", n, next)
+		}
+		next++
+		got = s.AppendJSONOne(got, n, nil)
+		recs, arena := 0, 0
+		for _, b := range s.recs {
+			if b.recs != nil {
+				recs++
+			}
+		}
+		for _, b := range s.arena {
+			if b != nil {
+				arena++
+			}
+		}
+		maxRecs, maxArena = max(maxRecs, recs), max(maxArena, arena)
+		return nil
+	}})
+	feedHeldTraffic(s, joins)
+	if next-1 != full.Len() || full.Len() != 1+joins*3*(full.limits.InferWindow+8) {
+		t.Fatalf("Settled up to %d of %d messages", next-1, full.Len())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("stream dump --json differs from the Index's (%d bytes, want %d)", len(got), len(want))
+	}
+	if len(full.arena) < 4 {
+		t.Fatalf("the full Index has %d arena blocks; want a test that fills several", len(full.arena))
+	}
+	if maxRecs > 2 || maxArena > 2 || len(s.extra) > 0 || len(s.big) > 0 {
+		t.Errorf("stream kept up to %d record blocks and %d arena blocks, %d extra and %d big entries at the end; want at most 2, 2, 0, 0",
+			maxRecs, maxArena, len(s.extra), len(s.big))
+	}
+	for _, cn := range s.conns {
+		if len(cn.msgs) > 0 || len(cn.checkpoints) > 1 {
+			t.Fatalf("stream kept %d message indices and %d checkpoints for %s", len(cn.msgs), len(cn.checkpoints), cn.info.Conn)
+		}
+	}
+}

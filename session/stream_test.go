@@ -1,0 +1,119 @@
+package session_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// streamFixture decodes path through the pipeline into a streaming Index
+// configured by st (its Settled gets the Index once it exists).
+func streamFixture(t *testing.T, path string, store bool, st func(*session.Index) session.Stream) *session.Index {
+	t.Helper()
+	p := unturned.Default()
+	src, err := capture.Open(path, capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	c := session.NewIndex(p)
+	c.SetStream(st(c))
+	if store {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		c.SetStore(f)
+	}
+	if err := pipeline.Feed(src, c, nil); err != nil {
+		t.Logf("%s: %v (comparing what was read)", path, err)
+	}
+	return c
+}
+
+func streamCaptures(t *testing.T) []string {
+	var out []string
+	for _, g := range []string{"../fixtures/captures/*.pcap*", "../fixtures/captures/*/*.pcap*"} {
+		m, err := filepath.Glob(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m...)
+	}
+	if len(out) < 10 {
+		t.Fatalf("found %d fixture captures; want the fixtures", len(out))
+	}
+	return out
+}
+
+// TestStreamMatchesIndex holds a streaming Index to the full one on every
+// fixture capture (mid-stream joins, inferred widths and ID bit counts,
+// hostile framing), with the bytes in the arena and in a store: Settled
+// sees every message once, in order; the dump --json lines (one at a time
+// and in batches), Message and Detail, and the tables at the end and as of
+// several messages are the same bytes.
+func TestStreamMatchesIndex(t *testing.T) {
+	for _, path := range streamCaptures(t) {
+		for _, store := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/store=%v", filepath.Base(path), store), func(t *testing.T) {
+				full := readFixture(t, path, store)
+				want := full.AppendJSONRange(nil, 1, full.Len(), nil)
+				var got, batched, msgs, wantMsgs []byte
+				var b session.JSONBatch
+				next := 1
+				sc := streamFixture(t, path, store, func(c *session.Index) session.Stream {
+					return session.Stream{Spans: true, Settled: func(n int) error {
+						if n != next {
+							t.Fatalf("Settled(%d); want %d", n, next)
+						}
+						next++
+						got = c.AppendJSONOne(got, n, nil)
+						c.AddJSON(&b, n, nil)
+						msgs = c.Message(n).AppendJSON(msgs)
+						msgs = c.Detail(n).AppendJSON(msgs)
+						return nil
+					}}
+				})
+				if next-1 != full.Len() || sc.Len() != full.Len() {
+					t.Fatalf("Settled up to %d, Len %d; want %d", next-1, sc.Len(), full.Len())
+				}
+				batched = b.AppendJSON(nil)
+				for n := 1; n <= full.Len(); n++ {
+					wantMsgs = full.Message(n).AppendJSON(wantMsgs)
+					wantMsgs = full.Detail(n).AppendJSON(wantMsgs)
+				}
+				if !bytes.Equal(got, want) || !bytes.Equal(batched, want) {
+					t.Errorf("stream dump --json differs from the Index's (%d, batched %d, want %d bytes)", len(got), len(batched), len(want))
+				}
+				if !bytes.Equal(msgs, wantMsgs) {
+					t.Errorf("stream Message/Detail differ from the Index's")
+				}
+				for _, asOf := range []int{0, 1, 3, full.Len() / 2, full.Len() - 1, full.Len()} {
+					if asOf < 0 || asOf > full.Len() || (asOf == 0) != (asOf <= 0) {
+						continue
+					}
+					w, err := full.TablesJSONAt(asOf)
+					if err != nil {
+						t.Fatal(err)
+					}
+					st := streamFixture(t, path, store, func(*session.Index) session.Stream { return session.Stream{AsOf: asOf} })
+					g, err := st.TablesJSONAt(asOf)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(g, w) {
+						t.Errorf("stream tables as of %d:\n%s\nwant\n%s", asOf, g, w)
+					}
+				}
+			})
+		}
+	}
+}
