@@ -74,8 +74,8 @@ func (sc *detailScratch) conn(c dissect.Conn) []byte {
 // detailInto is build(n, true) into sc: the same Message, valid until the
 // next call with sc, or nil when there is no message n.
 func (c *Index) detailInto(n int, sc *detailScratch) *Message {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
+	c.rlock()
+	defer c.runlock()
 	if n < 1 || n > c.nrec {
 		return nil
 	}

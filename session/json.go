@@ -71,13 +71,23 @@ func (m *Message) AppendJSON(dst []byte) []byte {
 // when not nil, is m.Conn already encoded (appendConn), which a caller
 // encoding many messages of few connections keeps.
 func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
+	return m.appendJSONTime(dst, conn, nil)
+}
+
+// appendJSONTime is appendJSON with tc, when not nil, spelling the time
+// (a batch of records mostly shares its seconds).
+func (m *Message) appendJSONTime(dst, conn []byte, tc *timeCache) ([]byte, error) {
 	var err error
 	dst = append(dst, `{"n":`...)
-	dst = strconv.AppendInt(dst, int64(m.N), 10)
+	dst = appendInt(dst, m.N)
 	dst = append(dst, `,"frame":`...)
-	dst = strconv.AppendInt(dst, int64(m.Frame), 10)
+	dst = appendInt(dst, m.Frame)
 	dst = append(dst, `,"time":"`...)
-	dst = appendTime(dst, m.Time)
+	if tc != nil {
+		dst = tc.append(dst, m.Time)
+	} else {
+		dst = appendTime(dst, m.Time)
+	}
 	dst = append(dst, `","conn":`...)
 	if conn != nil {
 		dst = append(dst, conn...)
@@ -87,12 +97,12 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 	dst = append(dst, `,"dir":`...)
 	dst = termsafe.AppendJSONString(dst, m.Dir.String())
 	dst = append(dst, `,"len":`...)
-	dst = strconv.AppendInt(dst, int64(len(m.Data)), 10)
+	dst = appendInt(dst, len(m.Data))
 	dst = appendHex(dst, m.Data)
 	dst = append(dst, `,"enum":{"value":`...)
-	dst = strconv.AppendUint(dst, uint64(m.Enum.Value), 10)
+	dst = appendInt(dst, int(m.Enum.Value))
 	dst = append(dst, `,"bits":`...)
-	dst = strconv.AppendInt(dst, int64(m.Enum.Bits), 10)
+	dst = appendInt(dst, int(m.Enum.Bits))
 	dst = append(dst, `,"widened":`...)
 	dst = strconv.AppendBool(dst, m.Enum.Widened)
 	dst = append(dst, `},"msg":`...)
@@ -110,9 +120,9 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 		dst = append(dst, `{"name":`...)
 		dst = termsafe.AppendJSONString(dst, s.Name)
 		dst = append(dst, `,"bit":`...)
-		dst = strconv.AppendInt(dst, int64(s.Bit), 10)
+		dst = appendInt(dst, int(s.Bit))
 		dst = append(dst, `,"bits":`...)
-		dst = strconv.AppendInt(dst, int64(s.Bits), 10)
+		dst = appendInt(dst, int(s.Bits))
 		dst = append(dst, `,"value":`...)
 		var verr error
 		if dst, verr = appendValue(dst, s.Value); verr != nil && err == nil {
@@ -144,7 +154,7 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 	}
 	if m.Kind == unturned.KindInvokeMessageListener {
 		dst = append(dst, `,"payload_bits":`...)
-		dst = strconv.AppendInt(dst, int64(m.PayloadBits), 10)
+		dst = appendInt(dst, m.PayloadBits)
 	}
 	dst = append(dst, `,"expert":[`...)
 	for i := range m.Findings {
@@ -155,6 +165,18 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 	}
 	dst = append(dst, "]}"...)
 	return dst, err
+}
+
+// appendInt appends v in decimal: strconv.AppendInt with the one- and
+// two-digit numbers most of a record holds written directly.
+func appendInt(dst []byte, v int) []byte {
+	switch {
+	case v >= 0 && v < 10:
+		return append(dst, byte('0'+v))
+	case v >= 10 && v < 100:
+		return append(dst, byte('0'+v/10), byte('0'+v%10))
+	}
+	return strconv.AppendInt(dst, int64(v), 10)
 }
 
 // MarshalJSON encodes the message as one outputs.md `dump --json` record

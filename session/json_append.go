@@ -66,6 +66,32 @@ func appendTime(dst []byte, t time.Time) []byte {
 	return append(dst, 'Z')
 }
 
+// timeCache spells times as appendTime does, keeping the text of the last
+// second ("2026-01-01T12:00:00.") for the times that share it.
+type timeCache struct {
+	sec    int64
+	prefix []byte
+}
+
+func (tc *timeCache) append(dst []byte, t time.Time) []byte {
+	t = t.UTC()
+	if s := t.Unix(); tc.prefix != nil && s == tc.sec {
+		dst = append(dst, tc.prefix...)
+	} else {
+		start := len(dst)
+		dst = appendTime(dst, t)
+		buf := tc.prefix[:0]
+		tc.prefix = nil
+		// Only the four-digit years have the fixed layout cut here.
+		if y := t.Year(); y >= 0 && y <= 9999 {
+			tc.sec, tc.prefix = s, append(buf, dst[start:len(dst)-10]...)
+		}
+		return dst
+	}
+	dst = appendDigits(dst, t.Nanosecond(), 9)
+	return append(dst, 'Z')
+}
+
 // appendDigits appends the width low decimal digits of v ≥ 0, zero-padded.
 func appendDigits(dst []byte, v, width int) []byte {
 	n := len(dst) + width

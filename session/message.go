@@ -47,8 +47,8 @@ func (m *Message) Worst() (dissect.Severity, bool) {
 
 // Message returns message n (from 1) without its field spans, or nil.
 func (c *Index) Message(n int) *Message {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
+	c.rlock()
+	defer c.runlock()
 	return c.build(n, false)
 }
 
@@ -56,8 +56,8 @@ func (c *Index) Message(n int) *Message {
 // record alone, without decoding it again: for per-message indexes such as
 // the TUI's, which need nothing else. ok is false when there is no n.
 func (c *Index) Stamp(n int) (conn dissect.Conn, t time.Time, ok bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
+	c.rlock()
+	defer c.runlock()
 	if n < 1 || n > c.nrec {
 		return dissect.Conn{}, time.Time{}, false
 	}
@@ -68,8 +68,8 @@ func (c *Index) Stamp(n int) (conn dissect.Conn, t time.Time, ok bool) {
 
 // Detail returns message n decoded again with its field spans, or nil.
 func (c *Index) Detail(n int) *Message {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
+	c.rlock()
+	defer c.runlock()
 	return c.build(n, true)
 }
 
@@ -294,8 +294,8 @@ func (m *Message) Head() Head {
 // which the record keeps; only a failing read of the capture file, which
 // Detail reports as an error, is not foreseen.
 func (c *Index) Head(n int) (Head, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
+	c.rlock()
+	defer c.runlock()
 	if n < 1 || n > c.nrec {
 		return Head{}, false
 	}

@@ -94,6 +94,20 @@ func (c *Index) unlock() {
 	}
 }
 
+// rlock and runlock take the read lock unless c streams (Settled runs on
+// the feeder's goroutine, between events).
+func (c *Index) rlock() {
+	if c.stream == nil {
+		c.mu.RLock()
+	}
+}
+
+func (c *Index) runlock() {
+	if c.stream == nil {
+		c.mu.RUnlock()
+	}
+}
+
 // streamNow reports whether the message about to be numbered on cn will be
 // handed out as soon as it is committed, so that its bytes need no copy.
 func (c *Index) streamNow(cn *connection) bool {

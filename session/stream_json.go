@@ -19,7 +19,11 @@ type JSONBatch struct {
 	listeners []unturned.Listener
 	ids       []uint32
 	strs      []string
-	conns     map[dissect.Conn][]byte // each connection's "conn" value, encoded once
+	conn      []uint32 // per message: its connection's index in the Index
+	// conns is each connection's "conn" value, encoded once, by index: the
+	// encoding goroutine's alone.
+	conns [][]byte
+	tc    timeCache
 }
 
 // Len returns how many messages b holds.
@@ -30,7 +34,7 @@ func (b *JSONBatch) Len() int { return len(b.msgs) }
 // them, and a reset one is only written after they were encoded.
 func (b *JSONBatch) Reset() {
 	b.msgs, b.data, b.spans, b.findings = b.msgs[:0], b.data[:0], b.spans[:0], b.findings[:0]
-	b.listeners, b.ids, b.strs = b.listeners[:0], b.ids[:0], b.strs[:0]
+	b.listeners, b.ids, b.strs, b.conn = b.listeners[:0], b.ids[:0], b.strs[:0], b.conn[:0]
 }
 
 // AddJSON copies message n into b when sel selects it (nil selects all),
@@ -54,6 +58,7 @@ func (c *Index) AddJSON(b *JSONBatch, n int, sel Selector) {
 		return
 	}
 	b.add(m)
+	b.conn = append(b.conn, c.rec(int32(n-1)).conn)
 }
 
 // add appends a copy of m.
@@ -95,17 +100,18 @@ func (b *JSONBatch) id(p *uint32) *uint32 {
 // AppendJSON appends the `dump --json` line of every message in b, in
 // order, to dst.
 func (b *JSONBatch) AppendJSON(dst []byte) []byte {
-	if b.conns == nil {
-		b.conns = map[dissect.Conn][]byte{}
-	}
 	for i := range b.msgs {
 		m := &b.msgs[i]
-		conn, ok := b.conns[m.Conn]
-		if !ok {
-			conn = appendConn(nil, m.Conn)
-			b.conns[m.Conn] = conn
+		k := b.conn[i]
+		for int(k) >= len(b.conns) {
+			b.conns = append(b.conns, nil)
 		}
-		dst, _ = m.appendJSON(dst, conn)
+		conn := b.conns[k]
+		if conn == nil {
+			conn = appendConn(nil, m.Conn)
+			b.conns[k] = conn
+		}
+		dst, _ = m.appendJSONTime(dst, conn, &b.tc)
 		dst = append(dst, '\n')
 	}
 	return dst
