@@ -16,7 +16,8 @@
 // (outputs.md "Ordering"); idbits.go the Serverside_ID_Bit_Count inference
 // (wire.md 4.6);
 // message.go the rebuild of a Message from its record; tables.go the table
-// state machine; json*.go the outputs.md records.
+// state machine, idtable.go its ID-indexed tables; json*.go the outputs.md
+// records; stream.go and stream_json.go the streaming mode.
 //
 // # Tables
 //
@@ -26,6 +27,16 @@
 // references, replayed in order when an ID gets defined. Tables(conn, n)
 // gives that state as of message n: the nearest checkpoint, with the USMN
 // messages after it decoded again and applied.
+//
+// # Streaming
+//
+// SetStream (stream.go, issue 18) makes an Index a streaming decoder for
+// the outputs that need no history (dump, dump --json, tables, tables
+// --at N): each message is handed to Stream.Settled once final, in order,
+// from its one decoding, and then forgotten; no per-message record,
+// message list, checkpoint or listener info outlives it, and no lock is
+// taken. Memory is bounded by connections and buffers. The TUI keeps the
+// full Index.
 //
 // # Storage
 //
