@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -119,5 +120,19 @@ func TestIdleFlushPipe(t *testing.T) {
 				t.Error("no final ProgressMsg{Done: true} after the input ended")
 			}
 		})
+	}
+}
+
+// TestDecodeAsFlag: --decode-as is repeatable, forces a port, and a bad
+// value is a usage error (exit 2) that says what it wants.
+func TestDecodeAsFlag(t *testing.T) {
+	c := fixture(t, "ports.pcapng")
+	code, out, _ := run(t, nil, "dump", "--decode-as", "6633=unturned", "--decode-as", "27016=none", c)
+	if code != exitOK || !strings.Contains(out, "10.0.0.1:6633 c2s") || strings.Contains(out, ":27016 c2s") {
+		t.Errorf("dump --decode-as 6633=unturned --decode-as 27016=none: exit %d\n%s\nwant rows on 6633 and none on 27016", code, out)
+	}
+	code, _, errOut := run(t, nil, "dump", "--decode-as", "6633=tls", c)
+	if code != exitUsage || !strings.Contains(errOut, "want one of none, unturned") {
+		t.Errorf("dump --decode-as 6633=tls: exit %d, stderr %q; want 2 and the protocols", code, errOut)
 	}
 }
