@@ -77,10 +77,10 @@ prints the bounds in effect.`,
 		Example: "  usmnscope profile show\n  usmnscope --profile server.toml profile show",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageError{fmt.Errorf("profile: name a subcommand (show)")}
+			return usageError{fmt.Errorf("profile: name a subcommand (show, infer)")}
 		},
 	}
-	cmd.AddCommand(newCmdProfileShow(s, runF))
+	cmd.AddCommand(newCmdProfileShow(s, runF), newCmdProfileInfer(s, nil))
 	return cmd
 }
 

@@ -31,6 +31,7 @@ type Result struct {
 	Keys    []Key             // the claimed keys, in wire.md 6 order
 	Active  Score             // the starting profile's decode
 	Best    Score             // the inferred profile's decode
+	Decodes int               // profiles decoded
 }
 
 // Claimed returns the key named name, if claimed.
@@ -48,7 +49,15 @@ func (r *Result) Claimed(name string) (Key, bool) {
 type search struct {
 	dec    Decoder
 	scores map[unturned.Profile]Score
-	best   map[unturned.Profile]*session.Index // the last index kept, for observations
+	// The last decode is kept for the observations made right after it
+	// (observed, modeValues, the seen checks); older ones are decoded
+	// again when asked for, so that a run holds one index at a time.
+	lastP  unturned.Profile
+	lastIx *session.Index
+	max    int
+	// Decodes counts the profiles decoded (a run stops trying new ones
+	// past its bound).
+	decodes int
 }
 
 // maxCandidates bounds the decodes of one run whatever the capture holds:
@@ -62,21 +71,34 @@ func (s *search) eval(p *unturned.Profile) (Score, bool) {
 	if sc, ok := s.scores[*p]; ok {
 		return sc, true
 	}
-	if len(s.scores) >= maxCandidates {
+	if s.decodes >= s.max {
 		return Score{}, false
 	}
-	ix := s.dec(p)
-	sc := score(ix)
+	sc := score(s.decode(p))
 	s.scores[*p] = sc
-	s.best[*p] = ix
 	return sc, true
 }
 
+func (s *search) decode(p *unturned.Profile) *session.Index {
+	if s.lastIx != nil && s.lastP == *p {
+		return s.lastIx
+	}
+	s.decodes++
+	s.lastP, s.lastIx = *p, s.dec(p)
+	return s.lastIx
+}
+
+// index returns p's decode, or nil past the bound.
 func (s *search) index(p *unturned.Profile) *session.Index {
 	if _, ok := s.eval(p); !ok {
 		return nil
 	}
-	return s.best[*p]
+	if s.lastIx == nil || s.lastP != *p {
+		if s.decodes >= s.max {
+			return nil
+		}
+	}
+	return s.decode(p)
 }
 
 // cand is a candidate profile of a group and its score.
@@ -112,8 +134,13 @@ const maxPasses = 4
 
 // Run searches the profile that best explains the capture dec decodes,
 // starting from base (the active profile).
-func Run(base *unturned.Profile, dec Decoder) *Result {
-	s := &search{dec: dec, scores: map[unturned.Profile]Score{}, best: map[unturned.Profile]*session.Index{}}
+func Run(base *unturned.Profile, dec Decoder) *Result { return RunBounded(base, dec, maxCandidates) }
+
+// RunBounded is Run trying at most maxDecodes profiles: past the bound
+// candidates are not tried, so a run costs at most that many decodes
+// whatever the capture holds.
+func RunBounded(base *unturned.Profile, dec Decoder, maxDecodes int) *Result {
+	s := &search{dec: dec, scores: map[unturned.Profile]Score{}, max: maxDecodes}
 	cur := *base
 	res := &Result{}
 	res.Active, _ = s.eval(&cur)
@@ -157,6 +184,7 @@ func Run(base *unturned.Profile, dec Decoder) *Result {
 	}
 	res.Profile = &p
 	res.Best, _ = s.eval(&p)
+	res.Decodes = s.decodes
 	sort.SliceStable(res.Keys, func(i, j int) bool { return keyOrder(res.Keys[i].Name) < keyOrder(res.Keys[j].Name) })
 	return res
 }

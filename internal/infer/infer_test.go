@@ -104,7 +104,7 @@ func TestInferFixtures(t *testing.T) {
 					t.Errorf("%s not claimed; the capture shows it (claimed: %s)", w, strings.Join(claimed, ", "))
 				}
 			}
-			t.Logf("claimed %s; active score %+v, inferred %+v", strings.Join(claimed, ", "), res.Active, res.Best)
+			t.Logf("claimed %s; active score %+v, inferred %+v; %d decodes", strings.Join(claimed, ", "), res.Active, res.Best, res.Decodes)
 		})
 	}
 }

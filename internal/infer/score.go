@@ -17,11 +17,11 @@ type Score struct {
 
 // Weights of what a wrong constant leaves behind.
 const (
-	wError      = 8
-	wWarn       = 4
-	wNote       = 1
-	wUnknown    = 6
-	wTrailer    = 4 // an unknown trailer: a marker the profile does not know
+	wError   = 8
+	wWarn    = 4
+	wNote    = 1
+	wUnknown = 6
+	wTrailer = 4 // an unknown trailer: a marker the profile does not know
 	// Unresolved references are not counted: a capture that starts
 	// mid-connection has them whatever the profile, and a misread ID that
 	// happens to resolve must not look better.
