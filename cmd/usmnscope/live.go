@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
@@ -101,6 +102,7 @@ func runLive(o *liveOptions) error {
 	}
 	opt := capture.DefaultLiveOptions(iface)
 	opt.Options = captureOptions(p)
+	opt.TCPPorts = pipeline.DecodeAsPorts(p.DecodeAs)
 	if o.snaplen > 0 {
 		opt.SnapLen = o.snaplen
 	}

@@ -96,6 +96,20 @@ func decodeAsMap(s string) map[uint16]Proto {
 	return m
 }
 
+// DecodeAsPorts returns the ports a profile's DecodeAs decodes (not the
+// ones it turns off), sorted: what a live capture's kernel filter must keep
+// besides transport_port.
+func DecodeAsPorts(s string) []uint16 {
+	var ports []uint16
+	for port, p := range decodeAsMap(s) {
+		if p != ProtoNone {
+			ports = append(ports, port)
+		}
+	}
+	sort.Slice(ports, func(i, j int) bool { return ports[i] < ports[j] })
+	return ports
+}
+
 // verdict is a detector's answer about the bytes seen so far.
 type verdict uint8
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -40,6 +41,9 @@ func TestParseDecodeAs(t *testing.T) {
 		if err != nil || port != tt.port || p != tt.proto {
 			t.Errorf("ParseDecodeAs(%q) = %d, %v, %v; want %d, %v", tt.in, port, p, err, tt.port, tt.proto)
 		}
+	}
+	if got := pipeline.DecodeAsPorts("6633=none,28015=unturned,80=unturned"); !reflect.DeepEqual(got, []uint16{80, 28015}) {
+		t.Errorf("DecodeAsPorts = %v; want [80 28015] (the ports decoded, sorted)", got)
 	}
 	got, err := pipeline.DecodeAs([]string{"6633=unturned", "27017=none", "6633=none"})
 	if want := "6633=none,27017=none"; err != nil || got != want {
