@@ -26,6 +26,7 @@ type router struct {
 	// pending lists the held connections in the order they opened, so
 	// that the ones still undecided at the end are noted in a stable order.
 	pending []capture.Flow
+	held    int // bytes held over all undecided connections
 }
 
 // route is what the router knows of one connection.
@@ -43,9 +44,13 @@ type route struct {
 // Bounds of what an undecided connection may make the router hold: a
 // SystemSockets server does not speak before the client's first message,
 // so a connection past these is not one.
+// maxHeldTotal bounds the bytes held over all of them, so that many
+// undecided connections at once (10,000 flows of SYNs and server bytes)
+// cannot make the router hold more than a few MiB.
 const (
 	maxHeldBytes  = 64 << 10
 	maxHeldEvents = 256
+	maxHeldTotal  = 4 << 20
 )
 
 func newRouter(ix *session.Index) *router {
@@ -140,6 +145,7 @@ func (r *router) hold(rt *route, ev capture.Event) {
 	if ev.Kind == capture.EventData {
 		ev.Data = append([]byte(nil), ev.Data...)
 		rt.heldSize += len(ev.Data)
+		r.held += len(ev.Data)
 	}
 	rt.held = append(rt.held, ev)
 	switch {
@@ -156,8 +162,11 @@ func (r *router) hold(rt *route, ev capture.Event) {
 		r.decide(rt, ev.Flow, ProtoNone, "its first client message is not a GetWorkshopFiles")
 		return
 	}
-	if rt.heldSize > maxHeldBytes || len(rt.held) > maxHeldEvents {
+	switch {
+	case rt.heldSize > maxHeldBytes || len(rt.held) > maxHeldEvents:
 		r.decide(rt, ev.Flow, ProtoNone, "the server spoke first, which a SystemSockets server does not")
+	case r.held > maxHeldTotal:
+		r.decide(rt, ev.Flow, ProtoNone, fmt.Sprintf("more than %d MiB were held for connections awaiting their first client message", maxHeldTotal>>20))
 	}
 }
 
@@ -190,6 +199,7 @@ func detect(c2s []byte) (verdict, Proto) {
 func (r *router) decide(rt *route, f capture.Flow, p Proto, why string) {
 	rt.decided, rt.proto, rt.why = true, p, why
 	held := rt.held
+	r.held -= rt.heldSize
 	rt.held, rt.c2s, rt.heldSize = nil, nil, 0
 	if p == ProtoUnturned {
 		for _, ev := range held {

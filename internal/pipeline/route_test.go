@@ -2,11 +2,14 @@ package pipeline_test
 
 import (
 	"bytes"
+	"io"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
@@ -155,4 +158,63 @@ func TestCorpusNoGameRows(t *testing.T) {
 		}
 	}
 	t.Logf("message rows over the corpus: %d", total)
+}
+
+// heldSource is a source of n SYN'd connections on port 28015 whose server
+// sends 40 KiB each and whose client never speaks.
+type heldSource struct {
+	n, i int
+	data []byte
+}
+
+func (s *heldSource) Next() (capture.Event, error) {
+	if s.i >= 2*s.n {
+		return capture.Event{}, io.EOF
+	}
+	k := s.i / 2
+	f := capture.Flow{
+		Client: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, byte(k >> 8), byte(k)}), 50000),
+		Server: netip.MustParseAddrPort("10.1.0.1:28015"),
+	}
+	ev := capture.Event{Flow: f, Frame: s.i + 1, Time: time.Unix(0, int64(s.i)), Offset: -1}
+	if s.i%2 == 0 {
+		ev.Kind, ev.Rule = capture.EventOpen, capture.RuleSYN
+	} else {
+		ev.Kind, ev.FromServer, ev.Data = capture.EventData, true, s.data
+	}
+	s.i++
+	return ev, nil
+}
+func (s *heldSource) Stats() capture.Stats { return capture.Stats{} }
+func (s *heldSource) Close() error         { return nil }
+
+// TestRouterHeldBound: connections awaiting their first client message
+// are held within a total bound: past it they are noted, not held, and
+// none gives message rows.
+func TestRouterHeldBound(t *testing.T) {
+	src := &heldSource{n: 500, data: make([]byte, 40<<10)}
+	ix := session.NewIndex(unturned.Default())
+	if err := pipeline.Feed(src, ix, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ix.Len() != 0 {
+		t.Errorf("%d message rows; want none", ix.Len())
+	}
+	noted, bounded := 0, 0
+	for _, ci := range ix.Connections() {
+		if len(ci.Findings) == 1 && strings.Contains(ci.Findings[0].Text, "not decoded as Unturned") {
+			noted++
+			if strings.Contains(ci.Findings[0].Text, "MiB were held") {
+				bounded++
+			}
+		}
+	}
+	// 500 × 40 KiB is 20 MiB; the router holds at most 4 MiB of it, about
+	// 100 connections: the others are let go as they arrive.
+	if bounded < 390 {
+		t.Errorf("%d connections let go at the held-bytes bound; want the ~400 past 4 MiB", bounded)
+	}
+	if noted != 500 {
+		t.Errorf("%d connections noted; want all 500, one note each", noted)
+	}
 }
