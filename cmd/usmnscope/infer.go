@@ -143,8 +143,8 @@ func inferJSON(res *infer.Result) ([]byte, error) {
 // when the active profile decodes a capture badly, on finding whether
 // another profile decodes it cleanly.
 const (
-	hintSample  = 1 << 20
-	hintDecodes = 400
+	hintSample  = 256 << 10
+	hintDecodes = 500
 )
 
 // decodesBadly says whether a decode looks like the wrong profile: a
@@ -201,6 +201,6 @@ func profileHint(s *streams, p *unturned.Profile, path string, dc *session.Index
 		return
 	}
 	dc.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Bit: -1,
-		Text: fmt.Sprintf("profile %s decodes %d of %d messages with findings; another profile decodes them cleanly (%d flagged): `usmnscope profile infer %s > inferred.toml`, then --profile inferred.toml",
-			termsafe.Escape(p.Name), res.Active.Flagged, res.Active.Messages, res.Best.Flagged, termsafe.Escape(path))})
+		Text: fmt.Sprintf("profile %s decodes %d of %d messages with findings; a profile inferred from the capture decodes them without errors and with fewer findings: `usmnscope profile infer %s > inferred.toml`, then --profile inferred.toml",
+			termsafe.Escape(p.Name), res.Active.Flagged, res.Active.Messages, termsafe.Escape(path))})
 }
