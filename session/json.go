@@ -239,6 +239,9 @@ type jsonConn struct {
 type jsonTables struct {
 	Profile     string     `json:"profile"`
 	Connections []jsonConn `json:"connections"`
+	// Findings are the capture-level findings (outputs.md: profile
+	// hints); left out when there are none.
+	Findings []jsonFinding `json:"findings,omitempty"`
 }
 
 // tablesJSON builds the outputs.md record of one connection. t may be nil
@@ -310,6 +313,9 @@ func (c *Index) TablesJSONAt(asOf int) ([]byte, error) {
 	doc := jsonTables{Profile: c.Profile().Name, Connections: []jsonConn{}}
 	for _, ci := range c.Connections() {
 		doc.Connections = append(doc.Connections, tablesJSON(ci, c.Tables(ci.Conn, asOf)))
+	}
+	if fs := c.Findings(); len(fs) > 0 {
+		doc.Findings = jsonFindings(fs)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -40,6 +40,12 @@ type Profile struct {
 
 	MarkerMagic uint32 `toml:"marker_magic"`
 
+	// DecodeAs names, per TCP port, the protocol its connections are
+	// decoded as, "PORT=PROTO,…" ("27017=unturned,6633=none"; wire.md 2):
+	// set by --decode-as, not a TOML key. A string keeps Profile
+	// comparable.
+	DecodeAs string `toml:"-"`
+
 	// Bounds is the [limits] table: resource bounds rather than protocol
 	// constants, kept in the profile so that one file fixes both.
 	Bounds Bounds `toml:"limits"`

@@ -8,8 +8,11 @@
 // --json NDJSON per ../../../shared/spec/outputs.md);
 // tables prints the per-connection listener-ID tables of wire.md 4.5;
 // bits decodes one message pasted as hex; profile show prints the profile of
-// wire.md 6; open and live run the TUI; gen and simulate write fixture
-// captures.
+// wire.md 6 and profile infer the one that best explains a capture
+// (internal/infer); open and live run the TUI, which an idle flush
+// (refresh.go) keeps within 100 ms of what has arrived; gen and simulate
+// write fixture captures. --decode-as names the protocol of a TCP port
+// (internal/pipeline's registry, wire.md 2).
 //
 // # Wiring
 //

@@ -13,6 +13,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
@@ -102,6 +103,7 @@ func runLive(o *liveOptions) error {
 	}
 	opt := capture.DefaultLiveOptions(iface)
 	opt.Options = captureOptions(p)
+	opt.TCPPorts = pipeline.DecodeAsPorts(p.DecodeAs)
 	if o.snaplen > 0 {
 		opt.SnapLen = o.snaplen
 	}

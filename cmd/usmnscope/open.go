@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
-	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
@@ -121,51 +119,7 @@ const refreshInterval = 50 * time.Millisecond
 // reading, live counters, and a final message when the input ends.
 func runTUI(s *streams, keys io.Reader, src capture.Source, dc *session.Index, cfg views.Config) error {
 	prog := tea.NewProgram(views.New(dc, cfg), tea.WithInput(keys), tea.WithOutput(s.out))
-	var (
-		mu     sync.Mutex
-		latest capture.Stats // the feeder's last statistics, for the live ticker
-	)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var last time.Time
-		err := pipeline.Feed(src, dc, func(st capture.Stats) {
-			mu.Lock()
-			latest = st
-			mu.Unlock()
-			if now := time.Now(); now.Sub(last) >= refreshInterval {
-				last = now
-				prog.Send(views.ProgressMsg{Fraction: fraction(st)})
-			}
-		})
-		prog.Send(views.ProgressMsg{Fraction: 1, Done: true, Err: err})
-	}()
-	if cfg.Live {
-		// Packets per second come from a ticker, not from packets, so the
-		// rate falls to zero when the traffic stops.
-		go func() {
-			tick := time.NewTicker(time.Second)
-			defer tick.Stop()
-			var prev int64
-			at := time.Now()
-			for {
-				select {
-				case <-done:
-					return
-				case now := <-tick.C:
-					mu.Lock()
-					st := latest
-					mu.Unlock()
-					prog.Send(views.LiveMsg{PacketsPerS: float64(st.Packets-prev) / now.Sub(at).Seconds(), Drops: st.KernelDrops})
-					// The feeder's progress is throttled on its leading
-					// edge: the last events of a burst send none, so the
-					// view would not show them until more traffic came.
-					prog.Send(views.ProgressMsg{Fraction: -1})
-					prev, at = st.Packets, now
-				}
-			}
-		}()
-	}
+	done := feedUI(src, dc, prog.Send, wallClock{}, cfg.Live)
 	_, err := prog.Run()
 	src.Close() // stops a live capture; the feeder then returns
 	select {

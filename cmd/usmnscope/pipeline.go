@@ -68,6 +68,9 @@ func readCapture(s *streams, p *unturned.Profile, path string, each func(*sessio
 	}
 	ferr := pipeline.Feed(src, dc, progress)
 	bar.done()
+	if ferr == nil && stop == nil {
+		profileHint(s, p, path, dc)
+	}
 	if stop != nil {
 		return dc, stop
 	}

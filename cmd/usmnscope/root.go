@@ -94,6 +94,7 @@ func newRoot(s *streams) *cobra.Command {
 func addRootFlags(root *cobra.Command) {
 	root.PersistentFlags().String(profileFlag, "", "TOML `FILE` overriding the protocol constants (wire.md 6.1; see `usmnscope profile show`)")
 	addLimitFlags(root)
+	root.PersistentFlags().StringArray(decodeAsFlag, nil, "decode TCP `PORT=PROTO` as unturned or none (repeatable; wire.md 2)")
 }
 
 // Execute runs the command line and returns the process exit code.

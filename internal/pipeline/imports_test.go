@@ -31,6 +31,7 @@ var floors = map[string]int{
 	"schema":            2,
 	"session":           3,
 	"filter":            4,
+	"internal/infer":    4,
 	"scenario":          4,
 	"views/frame":       5,
 	"views":             7,
