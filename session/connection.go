@@ -37,7 +37,7 @@ type connection struct {
 	// held, so that the tables see the messages in order.
 	held []int32
 
-	msgs      []int32 // record indices of the connection's messages, ascending
+	msgs      msgList // record indices of the connection's messages, ascending
 	committed int     // how many of msgs are committed (always a prefix: commits go in order)
 	tables    *tableState
 	nops      int // table operations applied so far

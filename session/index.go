@@ -412,7 +412,7 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 	}
 	i := c.add(r, at, t.UnixNano())
 	cn.info.Messages++
-	cn.msgs = append(cn.msgs, i)
+	cn.msgs.append(i)
 	cn.info.Bytes[dir] += int64(len(msg)) + 2
 	if !cn.started[dir] {
 		cn.started[dir] = true
