@@ -109,6 +109,8 @@ type Index struct {
 	recent     [connCacheSize]*connection // see conn
 	findings   []dissect.Finding
 	suppressed int // capture findings past Limits.MaxFindings
+	held       int // bytes the framers of all connections hold (Framer.Held)
+	shedNoted  bool
 	types      []string
 	typeIdx    map[string]uint32
 	// typeVers are the distinct (type, version) pairs records name, so a
@@ -238,6 +240,7 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 		offset = -1
 	}
 	start := fr.Offset() // stream offset of data[0]
+	defer c.account(fr, fr.Held())
 	fr.Feed(data, func(msg []byte, info unturned.FrameInfo) {
 		mt, mf := t, frame
 		if len(cn.unsynced[dir]) > 0 {
@@ -310,6 +313,7 @@ func (c *Index) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time, f
 	defer c.mu.Unlock()
 	cn := c.conn(conn, RuleUnknown)
 	c.seen(cn, t)
+	defer c.account(cn.framer[dir], cn.framer[dir].Held())
 	cn.framer[dir].Gap(lost)
 	c.connFinding(cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Text: fmt.Sprintf("%s: %d bytes lost before frame %d; framing resynchronises", dir, lost, frame), Bit: -1})
 	c.connFindings(cn, cn.framer[dir].Findings())
@@ -334,10 +338,12 @@ func (c *Index) end(cn *connection) {
 	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
 		// End, not Flush: bytes still awaiting resynchronisation (a late
 		// resync near the end of the stream) get a last chance to frame.
+		h0 := cn.framer[d].Held()
 		c.connFindings(cn, cn.framer[d].End(func(msg []byte, info unturned.FrameInfo) {
 			t, frame := cn.stamp(d, info.Offset+2+int64(len(msg)), cn.lastTime[d], cn.lastFrame[d])
 			c.message(cn, d, msg, info, t, frame, -1)
 		}))
+		c.account(cn.framer[d], h0)
 		cn.unsynced[d] = cn.unsynced[d][:0]
 		if cn.undecided[d] {
 			c.decide(cn, d)
