@@ -108,8 +108,11 @@ type Index struct {
 	byConn     map[dissect.Conn]uint32
 	recent     [connCacheSize]*connection // see conn
 	findings   []dissect.Finding
-	suppressed int // capture findings past Limits.MaxFindings
-	held       int // bytes the framers of all connections hold (Framer.Held)
+	suppressed int              // capture findings past Limits.MaxFindings
+	capWorst   dissect.Severity // worst severity of the capture findings, suppressed ones too
+	capHas     bool
+	ver        uint64 // counts changes to connection summaries (ConnectionsSince)
+	held       int    // bytes the framers of all connections hold (Framer.Held)
 	shedNoted  bool
 	types      []string
 	typeIdx    map[string]uint32
@@ -194,6 +197,7 @@ func (c *Index) Open(conn dissect.Conn, rule Rule, t time.Time, frame int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cn := c.conn(conn, rule)
+	c.touch(cn)
 	if cn.info.Rule == RuleUnknown {
 		cn.info.Rule = rule
 	}
@@ -230,6 +234,7 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cn := c.conn(conn, RuleUnknown)
+	c.touch(cn)
 	c.seen(cn, t)
 	cn.fed[dir], cn.lastTime[dir], cn.lastFrame[dir] = true, t, frame
 	fr := cn.framer[dir]
@@ -312,6 +317,7 @@ func (c *Index) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time, f
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cn := c.conn(conn, RuleUnknown)
+	c.touch(cn)
 	c.seen(cn, t)
 	defer c.account(cn.framer[dir], cn.framer[dir].Held())
 	cn.framer[dir].Gap(lost)
@@ -329,6 +335,7 @@ func (c *Index) Close(conn dissect.Conn, t time.Time, frame int) {
 		return
 	}
 	cn := c.conns[i]
+	c.touch(cn)
 	c.seen(cn, t)
 	c.end(cn)
 }
@@ -358,10 +365,12 @@ func (c *Index) Note(conn dissect.Conn, f dissect.Finding) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if conn == (dissect.Conn{}) {
-		c.findings = c.keepFinding(c.findings, &c.suppressed, f, "capture")
+		c.captureFinding(f)
 		return
 	}
-	c.connFinding(c.conn(conn, RuleUnknown), f)
+	cn := c.conn(conn, RuleUnknown)
+	c.touch(cn)
+	c.connFinding(cn, f)
 }
 
 // Finish ends the input: pending inferences settle and partial messages
@@ -370,6 +379,7 @@ func (c *Index) Finish() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, cn := range c.conns {
+		c.touch(cn)
 		c.end(cn)
 	}
 }

@@ -21,7 +21,7 @@ func (c *Index) account(fr *unturned.Framer, held0 int) {
 }
 
 // shed drops the largest framer buffers until the framers hold at most
-// three quarters of Limits.MaxBuffered (so that one scan of the
+// half of Limits.MaxBuffered (so that one scan of the
 // connections frees room for many chunks), each with a finding on its
 // connection, and notes the first time on the capture.
 func (c *Index) shed() {
@@ -43,14 +43,15 @@ func (c *Index) shed() {
 	why := fmt.Sprintf("past max_total_buffer: the framers of all connections held %d bytes, more than %d", c.held, limit)
 	if !c.shedNoted {
 		c.shedNoted = true
-		c.findings = c.keepFinding(c.findings, &c.suppressed, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Bit: -1,
-			Text: fmt.Sprintf("partial messages of all connections held more than %d bytes (max_total_buffer): the largest are dropped, each with a finding on its connection", limit)}, "capture")
+		c.captureFinding(dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Bit: -1,
+			Text: fmt.Sprintf("partial messages of all connections held more than %d bytes (max_total_buffer): the largest are dropped, each with a finding on its connection", limit)})
 	}
 	for _, b := range bufs {
-		if c.held <= limit/4*3 {
+		if c.held <= limit/2 {
 			break
 		}
 		fr := b.cn.framer[b.dir]
+		c.touch(b.cn)
 		c.held -= fr.DropPartial(why)
 		c.connFindings(b.cn, fr.Findings())
 	}

@@ -117,6 +117,12 @@ type Model struct {
 	w, h int
 
 	first tea.Cmd // New's reads, when they need the capture file (Init)
+
+	// connList are the connection summaries as of connVer, brought up to
+	// date by refresh (Source.ConnectionsSince): a render reads them and
+	// takes no lock.
+	connList []session.ConnInfo
+	connVer  uint64
 }
 
 // New returns the root model over src.
@@ -169,7 +175,8 @@ func (m *Model) refresh() {
 		}
 	}
 	m.msgs.Invalidate()
-	m.conns.SetConnections(m.src.Connections(), m.n)
+	m.connList, m.connVer = m.src.ConnectionsSince(m.connList, m.connVer)
+	m.conns.SetConnections(m.connList, m.n)
 	m.msgs.SetRows(m.rows(), false)
 }
 
@@ -582,17 +589,14 @@ func (m Model) statusInfo() status.Info {
 	if p := m.src.Profile(); p != nil {
 		in.Profile = p.Name
 	}
-	cs := m.src.Connections()
-	in.Conns = len(cs)
-	for _, c := range cs {
+	in.Conns = len(m.connList)
+	for _, c := range m.connList {
 		if c.HasFinding && (!in.HasFinding || c.Worst > in.Worst) {
 			in.Worst, in.HasFinding = c.Worst, true
 		}
 	}
-	for _, f := range m.src.Findings() {
-		if !in.HasFinding || f.Severity > in.Worst {
-			in.Worst, in.HasFinding = f.Severity, true
-		}
+	if w, ok := m.src.CaptureWorst(); ok && (!in.HasFinding || w > in.Worst) {
+		in.Worst, in.HasFinding = w, true
 	}
 	return in
 }

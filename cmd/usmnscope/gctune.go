@@ -13,7 +13,7 @@ import (
 // is live to the end, hold twice its index at its peak; output then
 // allocates only short-lived buffers, so a fixed headroom bounds the
 // peak at the index plus this (issue 17: 160 MB beside the index).
-const gcHeadroom = 48 << 20
+const gcHeadroom = 24 << 20
 
 // tuneGC keeps the collector's headroom near gcHeadroom: after each cycle
 // GOGC is set to gcHeadroom as a percentage of the live heap, between 10
