@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 )
 
 // gcHeadroom is how far above the live heap the collector lets the heap
@@ -31,6 +32,11 @@ func tuneGC() {
 		// A finalizer runs once after the cycle that finds its object
 		// unreachable; making a new one each time hears of every cycle.
 		runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
+			gcMu.Lock()
+			defer gcMu.Unlock()
+			if gcFixed {
+				return
+			}
 			metrics.Read(sample)
 			if sample[0].Value.Kind() == metrics.KindUint64 {
 				debug.SetGCPercent(gcPercent(sample[0].Value.Uint64()))
@@ -39,6 +45,19 @@ func tuneGC() {
 		})
 	}
 	rearm()
+}
+
+var (
+	gcMu    sync.Mutex
+	gcFixed bool // a command set its own GOGC (fixGC): tuneGC stops
+)
+
+// fixGC sets GOGC to percent for the rest of the run, ending tuneGC.
+func fixGC(percent int) {
+	gcMu.Lock()
+	defer gcMu.Unlock()
+	gcFixed = true
+	debug.SetGCPercent(percent)
 }
 
 // gcPercent is the GOGC that lets a heap of live bytes grow by about
