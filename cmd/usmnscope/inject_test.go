@@ -26,13 +26,15 @@ func TestInjectLive(t *testing.T) {
 	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
 		t.Skip("simulate --inject and live need Linux and CAP_NET_RAW: run as root")
 	}
-	const port = 27191
+	// Ports of its own, the query port too (the kernel filter passes it):
+	// other checkouts run this test on the same loopback at the same time.
+	port, query := freePort(t), freePort(t)
 	prof := filepath.Join(t.TempDir(), "p.toml")
-	if err := os.WriteFile(prof, []byte(fmt.Sprintf("transport_port = %d\n", port)), 0o644); err != nil {
+	if err := os.WriteFile(prof, []byte(fmt.Sprintf("transport_port = %d\nquery_port = %d\n", port, query)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p := unturned.Default()
-	p.TransportPort = port
+	p.TransportPort, p.QueryPort = uint16(port), uint16(query)
 	want, err := scenario.Scale{Messages: 20000, Conns: 4, Seed: 1, P: p}.Generate(io.Discard, scenario.PCAP)
 	if err != nil {
 		t.Fatal(err)
