@@ -460,9 +460,12 @@ func (f *Framer) DropPartial(why string) int {
 		f.hdrN = 0
 	} else if !f.synced {
 		if active := len(f.rbuf) - f.rstart; active > 0 {
+			// Skipped like any byte passed over while resynchronising,
+			// so the next message's Skipped and the resync finding
+			// count them too.
 			f.skip(active, f.off-int64(active))
-			f.reportSkip(why)
-			f.skipped = 0
+			f.findings = append(f.findings, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Bit: -1,
+				Text: fmt.Sprintf("framing: dropped %d bytes awaiting resynchronisation at stream offset %d %s", active, f.off-int64(active), why)})
 		}
 	}
 	f.body, f.rbuf, f.rstart = nil, nil, 0
