@@ -123,6 +123,8 @@ type Model struct {
 	// takes no lock.
 	connList []session.ConnInfo
 	connVer  uint64
+	capWorst dissect.Severity // the capture findings' worst, as of refresh
+	capHas   bool
 }
 
 // New returns the root model over src.
@@ -176,6 +178,7 @@ func (m *Model) refresh() {
 	}
 	m.msgs.Invalidate()
 	m.connList, m.connVer = m.src.ConnectionsSince(m.connList, m.connVer)
+	m.capWorst, m.capHas = m.src.CaptureWorst()
 	m.conns.SetConnections(m.connList, m.n)
 	m.msgs.SetRows(m.rows(), false)
 }
@@ -595,8 +598,8 @@ func (m Model) statusInfo() status.Info {
 			in.Worst, in.HasFinding = c.Worst, true
 		}
 	}
-	if w, ok := m.src.CaptureWorst(); ok && (!in.HasFinding || w > in.Worst) {
-		in.Worst, in.HasFinding = w, true
+	if m.capHas && (!in.HasFinding || m.capWorst > in.Worst) {
+		in.Worst, in.HasFinding = m.capWorst, true
 	}
 	return in
 }
