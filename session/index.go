@@ -113,7 +113,12 @@ type Index struct {
 	byConn     map[dissect.Conn]uint32
 	recent     [connCacheSize]*connection // see conn
 	findings   []dissect.Finding
-	suppressed int // capture findings past Limits.MaxFindings
+	suppressed int              // capture findings past Limits.MaxFindings
+	capWorst   dissect.Severity // worst severity of the capture findings, suppressed ones too
+	capHas     bool
+	ver        uint64 // counts changes to connection summaries (ConnectionsSince)
+	held       int    // bytes the framers of all connections hold (Framer.Held)
+	shedNoted  bool
 	types      []string
 	typeIdx    map[string]uint32
 	// typeVers are the distinct (type, version) pairs records name, so a
@@ -205,6 +210,7 @@ func (c *Index) Open(conn dissect.Conn, rule Rule, t time.Time, frame int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cn := c.conn(conn, rule)
+	c.touch(cn)
 	if cn.info.Rule == RuleUnknown {
 		cn.info.Rule = rule
 	}
@@ -241,6 +247,7 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cn := c.conn(conn, RuleUnknown)
+	c.touch(cn)
 	c.seen(cn, t)
 	cn.fed[dir], cn.lastTime[dir], cn.lastFrame[dir] = true, t, frame
 	c.seq++
@@ -253,6 +260,7 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 		offset = -1
 	}
 	start := fr.Offset() // stream offset of data[0]
+	defer c.account(fr, fr.Held())
 	fr.Feed(data, func(msg []byte, info unturned.FrameInfo) {
 		mt, mf, ms := t, frame, seq
 		if len(cn.unsynced[dir]) > 0 {
@@ -331,7 +339,9 @@ func (c *Index) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time, f
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cn := c.conn(conn, RuleUnknown)
+	c.touch(cn)
 	c.seen(cn, t)
+	defer c.account(cn.framer[dir], cn.framer[dir].Held())
 	cn.framer[dir].Gap(lost)
 	c.connFinding(cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Text: fmt.Sprintf("%s: %d bytes lost before frame %d; framing resynchronises", dir, lost, frame), Bit: -1})
 	c.connFindings(cn, cn.framer[dir].Findings())
@@ -349,6 +359,7 @@ func (c *Index) Close(conn dissect.Conn, t time.Time, frame int) {
 		return
 	}
 	cn := c.conns[i]
+	c.touch(cn)
 	c.seen(cn, t)
 	c.endFramers(cn)
 	c.release()
@@ -360,10 +371,12 @@ func (c *Index) Close(conn dissect.Conn, t time.Time, frame int) {
 // chance to frame, and their messages take their place in arrival order.
 func (c *Index) endFramers(cn *connection) {
 	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
+		h0 := cn.framer[d].Held()
 		c.connFindings(cn, cn.framer[d].End(func(msg []byte, info unturned.FrameInfo) {
 			t, frame, seq := cn.stamp(d, info.Offset+2+int64(len(msg)), cn.lastTime[d], cn.lastFrame[d], c.seq)
 			c.arrive(cn, d, msg, info, t, frame, seq, -1)
 		}))
+		c.account(cn.framer[d], h0)
 		cn.unsynced[d] = cn.unsynced[d][:0]
 		c.block(cn, d)
 	}
@@ -388,10 +401,12 @@ func (c *Index) Note(conn dissect.Conn, f dissect.Finding) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if conn == (dissect.Conn{}) {
-		c.findings = c.keepFinding(c.findings, &c.suppressed, f, "capture")
+		c.captureFinding(f)
 		return
 	}
-	c.connFinding(c.conn(conn, RuleUnknown), f)
+	cn := c.conn(conn, RuleUnknown)
+	c.touch(cn)
+	c.connFinding(cn, f)
 }
 
 // Finish ends the input: pending inferences settle and partial messages
@@ -400,6 +415,7 @@ func (c *Index) Finish() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, cn := range c.conns {
+		c.touch(cn)
 		c.endFramers(cn)
 	}
 	c.release()
@@ -452,7 +468,7 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 	}
 	i := c.add(r, at, t.UnixNano())
 	cn.info.Messages++
-	cn.msgs = append(cn.msgs, i)
+	cn.msgs.append(i)
 	cn.info.Bytes[dir] += int64(len(msg)) + 2
 	if !cn.started[dir] {
 		cn.started[dir] = true

@@ -119,6 +119,9 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 		if dst, verr = appendValue(dst, s.Value); verr != nil && err == nil {
 			err = verr
 		}
+		if v, ok := s.Value.(string); ok {
+			dst = termsafe.AppendHexIfInvalid(dst, "raw_hex", v)
+		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
@@ -130,6 +133,7 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 		dst = append(dst, `,"listener":{"type":`...)
 		if l.Type != nil {
 			dst = termsafe.AppendJSONString(dst, *l.Type)
+			dst = termsafe.AppendHexIfInvalid(dst, "type_hex", *l.Type)
 		} else {
 			dst = append(dst, "null"...)
 		}

@@ -205,7 +205,7 @@ func (c *Index) Tables(conn dissect.Conn, asOf int) *Tables {
 // decoded again (in the State their records hold) and applied.
 func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 	// k: the connection's messages numbered ≤ asOf (record index < asOf).
-	k := sort.Search(len(cn.msgs), func(i int) bool { return int(cn.msgs[i]) >= asOf })
+	k := sort.Search(cn.msgs.len(), func(p int) bool { return int(cn.msgs.at(p)) >= asOf })
 	var t *Tables
 	if k >= cn.committed {
 		t = cn.tables.snapshot(cn.info.Conn, asOf)
@@ -217,7 +217,7 @@ func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 			buf []byte
 		)
 		for p := cp.pos; p < k; p++ {
-			i := cn.msgs[p]
+			i := cn.msgs.at(p)
 			r := c.rec(i)
 			if r.flags&recListener == 0 {
 				continue

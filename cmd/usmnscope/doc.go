@@ -37,9 +37,9 @@
 // A closed stdout (`dump | head`) ends the command quietly with status 0:
 // SIGPIPE is ignored, so the write fails with EPIPE, which Execute does not
 // report. Output that cannot be written otherwise (`dump > /dev/full`) is
-// status 1 with one line naming the output and the cause. Ctrl-C, SIGINT
-// or SIGTERM stop live with status 0 once its --write file is flushed and
-// closed; a --write that failed (a full disk) or an interface that went
+// status 1 with one line naming the output and the cause. Ctrl-C, SIGINT,
+// SIGTERM or SIGHUP stop open and live as q does (the terminal restored,
+// status 0), live once its --write file is flushed and closed; a --write that failed (a full disk) or an interface that went
 // away is status 1 with one line, the packets saved before kept as a valid
 // pcapng. A capture cut mid-record is read up to the cut, the cut a
 // finding, status 0. signals_test.go checks each on the built binary.

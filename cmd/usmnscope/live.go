@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
@@ -118,13 +115,11 @@ func runLive(o *liveOptions) error {
 	if o.hl.on() {
 		return o.hl.run(o.ctx, s, iface, src, dc)
 	}
-	defer saveOnHangup(src)()
 	err = runTUI(s, s.in, src, dc, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)})
-	// q, Ctrl-C (a key on the terminal), SIGTERM and a SIGINT
-	// sent from elsewhere (bubbletea's ErrInterrupted) are all a
-	// normal stop. runTUI has closed src, which flushed --write;
-	// Close returns its error again, so that a failed --write is
-	// reported after the screen is gone.
+	// q, Ctrl-C (a key on the terminal), and SIGINT, SIGTERM or SIGHUP
+	// from elsewhere (stopSignals) are all a normal stop. runTUI has
+	// closed src, which flushed --write; Close returns its error again,
+	// so that a failed --write is reported after the screen is gone.
 	if errors.Is(err, tea.ErrInterrupted) {
 		err = nil
 	}
@@ -148,26 +143,4 @@ func newLiveDecoder(p *unturned.Profile, arena int64) *session.Index {
 	lim := p.Bounds.Limits()
 	lim.MaxArena = arena
 	return session.NewIndexLimits(p, lim)
-}
-
-// saveOnHangup makes SIGHUP (the terminal closed under the TUI, which
-// bubbletea leaves to its default: death) close src first, which flushes
-// and closes the --write file, then exit 0 as q would: the terminal is
-// gone, there is no screen to restore. The returned func stops it.
-func saveOnHangup(src capture.Source) (stop func()) {
-	hup := make(chan os.Signal, 1)
-	done := make(chan struct{})
-	signal.Notify(hup, syscall.SIGHUP)
-	go func() {
-		select {
-		case <-hup:
-			src.Close()
-			os.Exit(exitOK)
-		case <-done:
-		}
-	}()
-	return func() {
-		signal.Stop(hup)
-		close(done)
-	}
 }

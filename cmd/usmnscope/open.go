@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -105,7 +104,7 @@ const tuiGCPercent = 5
 // lowGC sets tuiGCPercent unless the user chose a GOGC.
 func lowGC() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(tuiGCPercent)
+		fixGC(tuiGCPercent)
 	}
 }
 
@@ -118,7 +117,12 @@ const refreshInterval = 50 * time.Millisecond
 // IO reaches the UI only as messages (Program.Send): progress while
 // reading, live counters, and a final message when the input ends.
 func runTUI(s *streams, keys io.Reader, src capture.Source, dc *session.Index, cfg views.Config) error {
-	prog := tea.NewProgram(views.New(dc, cfg), tea.WithInput(keys), tea.WithOutput(s.out))
+	// SIGINT, SIGTERM and SIGHUP are handled here, not by bubbletea: each
+	// quits as q does (stopSignals).
+	prog := tea.NewProgram(views.New(dc, cfg), tea.WithInput(keys), tea.WithOutput(s.out), tea.WithoutSignalHandler())
+	ran := make(chan struct{})
+	defer close(ran)
+	defer stopSignals(prog, src, ran)()
 	done := feedUI(src, dc, prog.Send, wallClock{}, cfg.Live)
 	_, err := prog.Run()
 	src.Close() // stops a live capture; the feeder then returns
