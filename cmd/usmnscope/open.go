@@ -77,7 +77,9 @@ func runOpen(o *openOptions) error {
 	dc := newDecoder(p)
 	attachStore(dc, path)
 	lowGC()
-	return runTUI(s, keys, src, dc, tuiConfig(path))
+	// A file that decodes badly gets the profile hint dump and tables give
+	// (issue 13 point 5), in the expert pane once the capture is loaded.
+	return runTUI(s, keys, src, dc, tuiConfig(path), func() { profileHint(s, p, path, dc) })
 }
 
 // tuiConfig is what the TUI shows of a capture file, or of standard input
@@ -116,14 +118,14 @@ const refreshInterval = 50 * time.Millisecond
 // runTUI runs the terminal UI over dc while a goroutine feeds src into it.
 // IO reaches the UI only as messages (Program.Send): progress while
 // reading, live counters, and a final message when the input ends.
-func runTUI(s *streams, keys io.Reader, src capture.Source, dc *session.Index, cfg views.Config) error {
+func runTUI(s *streams, keys io.Reader, src capture.Source, dc *session.Index, cfg views.Config, after func()) error {
 	// SIGINT, SIGTERM and SIGHUP are handled here, not by bubbletea: each
 	// quits as q does (stopSignals).
 	prog := tea.NewProgram(views.New(dc, cfg), tea.WithInput(keys), tea.WithOutput(s.out), tea.WithoutSignalHandler())
 	ran := make(chan struct{})
 	defer close(ran)
 	defer stopSignals(prog, src, ran)()
-	done := feedUI(src, dc, prog.Send, wallClock{}, cfg.Live)
+	done := feedUI(src, dc, prog.Send, wallClock{}, cfg.Live, after)
 	_, err := prog.Run()
 	src.Close() // stops a live capture; the feeder then returns
 	select {

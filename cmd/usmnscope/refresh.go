@@ -91,13 +91,16 @@ func (r *refresher) stats() capture.Stats {
 // progress (throttled, with the idle flush), live counters once a second
 // when live, and a final ProgressMsg when the input ends. The returned
 // channel closes when the feeder and its tickers are done.
-func feedUI(src capture.Source, dc *session.Index, send func(tea.Msg), clk clock, live bool) <-chan struct{} {
+func feedUI(src capture.Source, dc *session.Index, send func(tea.Msg), clk clock, live bool, after func()) <-chan struct{} {
 	r := &refresher{send: send, clk: clk}
 	fed := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(fed)
 		err := pipeline.Feed(src, dc, r.event)
+		if err == nil && after != nil {
+			after() // before Done: what it adds shows with the loaded capture
+		}
 		send(views.ProgressMsg{Fraction: 1, Done: true, Err: err})
 	}()
 	go func() {

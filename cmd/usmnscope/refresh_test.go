@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
 )
 
@@ -94,7 +96,7 @@ func TestIdleFlushPipe(t *testing.T) {
 				}
 			}
 			clk := &fakeClock{now: time.Unix(1e9, 0), ticks: make(chan time.Time)}
-			fin := feedUI(src, dc, send, clk, false)
+			fin := feedUI(src, dc, send, clk, false, nil)
 
 			// The feeder is blocked in Read: every event before the stall
 			// has been applied and reported to the throttle.
@@ -134,5 +136,39 @@ func TestDecodeAsFlag(t *testing.T) {
 	code, _, errOut := run(t, nil, "dump", "--decode-as", "6633=tls", c)
 	if code != exitUsage || !strings.Contains(errOut, "want one of none, unturned") {
 		t.Errorf("dump --decode-as 6633=tls: exit %d, stderr %q; want 2 and the protocols", code, errOut)
+	}
+}
+
+// TestOpenProfileHint: `open` on a file that the active profile decodes
+// badly gets the capture finding that dump and tables give (issue 13 point
+// 5), before the UI is told the capture is loaded, so the expert pane
+// shows it.
+func TestOpenProfileHint(t *testing.T) {
+	path := filepath.Join("..", "..", "fixtures", "captures", "profile-custom.pcapng")
+	p := unturned.Default()
+	src, err := openSource(&streams{}, path, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc := newDecoder(p)
+	var (
+		mu   sync.Mutex
+		hint bool // the finding was there when Done was sent
+	)
+	send := func(m tea.Msg) {
+		if pm, ok := m.(views.ProgressMsg); ok && pm.Done {
+			mu.Lock()
+			for _, f := range dc.Findings() {
+				hint = hint || strings.Contains(f.Text, "usmnscope profile infer")
+			}
+			mu.Unlock()
+		}
+	}
+	clk := &fakeClock{now: time.Unix(1e9, 0), ticks: make(chan time.Time)}
+	<-feedUI(src, dc, send, clk, false, func() { profileHint(&streams{}, p, path, dc) })
+	mu.Lock()
+	defer mu.Unlock()
+	if !hint {
+		t.Errorf("no profile hint among the capture findings when the load ended: %+v", dc.Findings())
 	}
 }
