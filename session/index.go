@@ -8,6 +8,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -117,6 +118,8 @@ type Index struct {
 	tvIdx    map[typeVer]uint32
 
 	dec unturned.Decoded // the feeder's scratch
+
+	schemas *schema.Set // payload schemas (schema.md); nil: none (payload.go)
 }
 
 // NewIndex returns an empty Index decoding with profile p.

@@ -125,7 +125,9 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 	if r.flags&recExtra != 0 {
 		fs = append(fs, c.extra[int32(n-1)]...)
 	}
-	sc.findings, m.Findings = fs, fs
-	m.Summary = summarize(m, d)
+	m.Findings = fs
+	decodePayload(c.schemas, m, d, c.profile)
+	sc.findings = m.Findings
+	m.Summary = payloadSummary(m, summarize(m, d))
 	return m
 }

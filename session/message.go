@@ -29,6 +29,15 @@ type Message struct {
 	PayloadBits int // its length, trailing pad bits included
 	Summary     string
 	Findings    []dissect.Finding
+
+	// With a payload schema (schema.md, Index.SetSchemas): the payload's
+	// fields with their bit spans (also at the end of Fields when spans
+	// were asked for), and the names outputs.md gives as payload_message
+	// and payload_method. Payload is nil when no schema applies.
+	Payload        []netpak.Span
+	PayloadMessage string
+	PayloadMethod  string
+	payloadTitle   string // the row summary's `Chat.Say`
 }
 
 // Worst returns the highest severity among the message's findings and
@@ -131,7 +140,8 @@ func (c *Index) build(n int, withSpans bool) *Message {
 	if dropped != nil {
 		m.Summary = "(bytes no longer in memory)"
 	} else {
-		m.Summary = summarize(m, &d)
+		decodePayload(c.schemas, m, &d, c.profile)
+		m.Summary = payloadSummary(m, summarize(m, &d))
 	}
 	return m
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -17,6 +18,7 @@ import (
 type dumpOptions struct {
 	IO      *streams
 	profile func() (*unturned.Profile, error)
+	schemas func() (*schema.Set, error)
 
 	capture string // CAPTURE: a file, or - for standard input
 	verbose bool
@@ -50,6 +52,7 @@ fields dir, msg, listener, id (listener.id), server_id, client_id, severity
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture = args[0]
 			o.profile = profileLoader(cmd)
+			o.schemas = schemaLoader(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -263,6 +266,10 @@ func runDump(o *dumpOptions) error {
 	if err != nil {
 		return err
 	}
+	set, err := loadWith(o.schemas)
+	if err != nil {
+		return err
+	}
 	d := &dumper{o: *o, f: flt, out: newOutput(o.IO.out), next: 1}
 	each := func(dc *session.Index) error { return d.upTo(dc, dc.Settled()) }
 	var pipe *jsonPipe
@@ -270,7 +277,7 @@ func runDump(o *dumpOptions) error {
 		pipe = newJSONPipe(d)
 		each = pipe.kick
 	}
-	dc, err := readCapture(o.IO, p, o.capture, each)
+	dc, err := readCaptureWith(o.IO, p, set, o.capture, each)
 	if pipe != nil {
 		if perr := pipe.stop(); err == nil {
 			err = perr

@@ -15,6 +15,7 @@ import (
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
@@ -24,6 +25,7 @@ import (
 type openOptions struct {
 	IO      *streams
 	profile func() (*unturned.Profile, error)
+	schemas func() (*schema.Set, error)
 
 	capture string // CAPTURE: a file, or - for standard input
 }
@@ -44,6 +46,7 @@ as the capture is read. Press ? for the keys.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture = args[0]
 			o.profile = profileLoader(cmd)
+			o.schemas = schemaLoader(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -55,6 +58,10 @@ as the capture is read. Press ? for the keys.`,
 func runOpen(o *openOptions) error {
 	s, path := o.IO, o.capture
 	p, err := o.profile()
+	if err != nil {
+		return err
+	}
+	set, err := loadWith(o.schemas)
 	if err != nil {
 		return err
 	}
@@ -78,6 +85,7 @@ func runOpen(o *openOptions) error {
 		keys = tty
 	}
 	dc := newDecoder(p)
+	dc.SetSchemas(set)
 	attachStore(dc, path)
 	lowGC()
 	return runTUI(s, keys, src, dc, views.Config{Name: path, Parse: parseFilter})

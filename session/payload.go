@@ -1,0 +1,145 @@
+package session
+
+import (
+	"strings"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/schema"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// SetSchemas sets the payload schemas (schema.md) messages are decoded
+// with when they are shown: the payload of a USMN invoke whose listener
+// (type, version) has a schema, and the parameters of a vanilla
+// InvokeMethod whose index has one. Nothing is decoded at feed time, so a
+// reference that replay resolves later is decoded with its listener's
+// schema whenever it is shown. A nil set (the default) leaves every
+// message as it was.
+func (c *Index) SetSchemas(s *schema.Set) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.schemas = s
+}
+
+// Schemas returns the schemas set with SetSchemas, or nil.
+func (c *Index) Schemas() *schema.Set {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.schemas
+}
+
+// maxSummaryValues and maxSummaryValue bound the payload values a row
+// summary shows (`Chat.Say "hello" …`).
+const (
+	maxSummaryValues = 3
+	maxSummaryValue  = 40
+)
+
+// decodePayload decodes m's payload with the schemas, when one applies,
+// after the header fields: the schema's fields go to m.Payload and, when
+// spans were asked for, replace the undecoded "payload" (USMN invoke) or
+// "parameters" (vanilla InvokeMethod) span at the end of m.Fields. Its
+// findings (schema.md section 3) and a version note are appended to
+// m.Findings. Called with the read lock held.
+func decodePayload(set *schema.Set, m *Message, d *unturned.Decoded, p *unturned.Profile) {
+	if set == nil || len(m.Data) == 0 {
+		return
+	}
+	r := netpak.NewReader(m.Data)
+	var res schema.Result
+	var title string
+	raw := ""
+	switch d.Kind {
+	case unturned.KindInvokeMessageListener:
+		l := m.Listener
+		if l == nil || l.Type == nil || l.Version == nil || d.PayloadBit <= 0 {
+			return
+		}
+		sl, notes := set.Listener(*l.Type, *l.Version)
+		m.Findings = append(m.Findings, notes...)
+		if sl == nil {
+			return
+		}
+		r.Seek(d.PayloadBit)
+		res = sl.Decode(m.Dir, r)
+		title, raw = sl.Name(), "payload"
+	case unturned.KindServerInvokeMethod, unturned.KindClientInvokeMethod:
+		at, n := d.Enum.Bits, p.MethodBits(m.Dir)
+		if at+n > 8*len(m.Data) {
+			return
+		}
+		me := set.VanillaMethod(m.Dir, int(d.Vanilla.Value))
+		if me == nil {
+			return
+		}
+		r.Seek(at + n)
+		res = me.Decode(r, at)
+		title, raw = "", "parameters"
+	default:
+		return
+	}
+	m.PayloadMessage, m.PayloadMethod = res.Message, res.Method
+	m.Payload = res.Fields
+	if m.Payload == nil {
+		m.Payload = []netpak.Span{}
+	}
+	m.Findings = append(m.Findings, res.Findings...)
+	if m.Fields != nil {
+		if k := len(m.Fields) - 1; k >= 0 && m.Fields[k].Name == raw && m.Fields[k].Value == nil {
+			m.Fields = m.Fields[:k]
+		}
+		m.Fields = append(m.Fields, res.Fields...)
+	}
+	m.payloadTitle = payloadTitle(title, res)
+}
+
+// payloadTitle is the name a row summary starts with: `Chat.Say` for a
+// listener message, `Chat.InvokeMethod.ReceiveEmote` for its RPC, the
+// method name for a vanilla InvokeMethod.
+func payloadTitle(listener string, res schema.Result) string {
+	var parts []string
+	for _, s := range []string{listener, res.Message, res.Method} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+// payloadSummary prefixes a summary with the payload's name and its first
+// values, escaped for a terminal: `Chat.Say "hello" srv#0 …`.
+func payloadSummary(m *Message, summary string) string {
+	if m.payloadTitle == "" && m.Payload == nil {
+		return summary
+	}
+	var b strings.Builder
+	b.WriteString(m.payloadTitle)
+	shown := 0
+	for _, f := range m.Payload {
+		switch f.Name {
+		case "payload.message", "payload.method", "payload.instance":
+			continue
+		}
+		if strings.Count(f.Name, ".") > 1 || strings.Contains(f.Name, "[") {
+			continue // inside a struct or list: the summary shows the top level
+		}
+		if shown == maxSummaryValues {
+			b.WriteString(" …")
+			break
+		}
+		v := dissect.FormatValue(f.Value, dissect.TextValues)
+		if r := []rune(v); len(r) > maxSummaryValue {
+			v = string(r[:maxSummaryValue-1]) + "…"
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(v)
+		shown++
+	}
+	if b.Len() == 0 {
+		return summary
+	}
+	return b.String() + " · " + summary
+}
