@@ -126,7 +126,7 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 		fs = append(fs, c.extra[int32(n-1)]...)
 	}
 	m.Findings = fs
-	decodePayload(c.schemas, m, d, c.profile)
+	decodePayload(c.schemas, m, d, c.profile, cn)
 	sc.findings = m.Findings
 	m.Summary = payloadSummary(m, summarize(m, d))
 	return m

@@ -42,7 +42,7 @@ const (
 // "parameters" (vanilla InvokeMethod) span at the end of m.Fields. Its
 // findings (schema.md section 3) and a version note are appended to
 // m.Findings. Called with the read lock held.
-func decodePayload(set *schema.Set, m *Message, d *unturned.Decoded, p *unturned.Profile) {
+func decodePayload(set *schema.Set, m *Message, d *unturned.Decoded, p *unturned.Profile, cn *connection) {
 	if set == nil || len(m.Data) == 0 {
 		return
 	}
@@ -52,11 +52,11 @@ func decodePayload(set *schema.Set, m *Message, d *unturned.Decoded, p *unturned
 	raw := ""
 	switch d.Kind {
 	case unturned.KindInvokeMessageListener:
-		l := m.Listener
-		if l == nil || l.Type == nil || l.Version == nil || d.PayloadBit <= 0 {
+		typ, version, ok := listenerOf(m.Listener, cn)
+		if !ok || d.PayloadBit <= 0 {
 			return
 		}
-		sl, notes := set.Listener(*l.Type, *l.Version)
+		sl, notes := set.Listener(typ, version)
 		m.Findings = append(m.Findings, notes...)
 		if sl == nil {
 			return
@@ -92,6 +92,33 @@ func decodePayload(set *schema.Set, m *Message, d *unturned.Decoded, p *unturned
 		m.Fields = append(m.Fields, res.Fields...)
 	}
 	m.payloadTitle = payloadTitle(title, res)
+}
+
+// listenerOf is the listener type and version of an invoke: as its record
+// knew it, or else, for a reference unresolved when it was decoded, as the
+// connection's tables know its ID now that replay may have resolved it
+// (wire.md 4.5): the payload is decoded when the message is shown.
+func listenerOf(l *unturned.Listener, cn *connection) (string, uint32, bool) {
+	if l == nil {
+		return "", 0, false
+	}
+	if l.Type != nil && l.Version != nil {
+		return *l.Type, *l.Version, true
+	}
+	if cn == nil || cn.tables == nil {
+		return "", 0, false
+	}
+	if l.ServerID != nil {
+		if e, ok := cn.tables.server[*l.ServerID]; ok {
+			return e.Type, e.Version, true
+		}
+	}
+	if l.ClientID != nil {
+		if e, ok := cn.tables.client[*l.ClientID]; ok {
+			return e.Type, e.Version, true
+		}
+	}
+	return "", 0, false
 }
 
 // payloadTitle is the name a row summary starts with: `Chat.Say` for a

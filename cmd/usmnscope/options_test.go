@@ -216,7 +216,7 @@ func TestLiveOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		got.IO, got.profile, got.ctx = nil, nil, nil
+		got.IO, got.profile, got.ctx, got.schemas = nil, nil, nil, nil
 		same(t, tt.args, got, tt.want)
 	}
 }
