@@ -385,6 +385,9 @@ func (p *filterParser) test(f, op, v token) (filterNode, error) {
 	if f.kind != tokWord {
 		return nil, p.errAt(f, "expected a field name before %q, found %s", op.text, f.describe())
 	}
+	if isPayloadField(f.text) {
+		return p.payloadTest(f, op, v)
+	}
 	def, ok := filterFields[strings.ToLower(f.text)]
 	if !ok {
 		return nil, p.errAt(f, "unknown field %q (fields: %s)", f.text, filterFieldList)
@@ -629,4 +632,4 @@ var filterFields = map[string]filterField{
 }
 
 // filterFieldList is the sorted field list shown in unknown-field errors.
-const filterFieldList = "dir, msg, listener, id, listener.id, server_id, client_id, severity, conn, n, len, widened, mode, group"
+const filterFieldList = "dir, msg, listener, id, listener.id, server_id, client_id, severity, conn, n, len, widened, mode, group, payload_message, payload_method, payload.<field>"
