@@ -127,7 +127,9 @@ func TestPayloadFindingsAndNames(t *testing.T) {
 	if !has(unknown, dissect.Warn, "message value 3 is not in the schema") {
 		t.Errorf("unknown message value: findings %v", unknown.Findings)
 	}
-	radio := find(func(m *Message) bool { return has(m, dissect.Note, "version 2 has no schema; the schema covers versions 1") })
+	radio := find(func(m *Message) bool {
+		return has(m, dissect.Note, "version 2 has no schema; the schema covers versions 1")
+	})
 	if radio.Payload != nil || radio.Fields[len(radio.Fields)-1].Name != "payload" {
 		t.Errorf("uncovered version: payload decoded anyway (%v)", radio.Payload)
 	}
