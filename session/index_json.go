@@ -127,7 +127,7 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 	}
 	m.Findings = fs
 	decodePayload(c.schemas, m, d, c.profile, cn)
-	sc.findings = m.Findings
+	sc.findings, sc.spans.List = m.Findings, m.Fields
 	m.Summary = payloadSummary(m, summarize(m, d))
 	return m
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -165,6 +166,26 @@ func TestPayloadNoSchemas(t *testing.T) {
 			if b := c.AppendJSONRange(nil, 1, c.Len(), nil); !bytes.Equal(a, b) {
 				t.Errorf("%s: records differ without schemas", path)
 			}
+		}
+	}
+}
+
+// TestAppendSchemaValue: the schema values are spelled as encoding/json
+// (with the terminal escapes) spells them.
+func TestAppendSchemaValue(t *testing.T) {
+	for _, v := range []any{
+		schema.Vec3{X: 1.5, Y: -0, Z: 1e-7}, schema.Vec3{X: math.NaN(), Y: math.Inf(1), Z: 3},
+		schema.Quat{X: 0, Y: 0.7071067811865476, Z: 0, W: 0.7071067811865475},
+		schema.RGBA{R: 255, G: 0, B: 7, A: 128},
+		schema.TransformRef{NetID: 5, Path: "Root/\x1b[2J\u202e\"<&>\xff"},
+	} {
+		want, err := marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendValue(nil, v)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("appendValue(%#v) = %s, %v; want %s", v, got, err, want)
 		}
 	}
 }
