@@ -7,6 +7,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -183,6 +184,13 @@ func summarize(m *Message, d *unturned.Decoded) string {
 // given state: for `usmnscope bits` (outputs.md). Listener holds what the
 // message itself says; Resolved is false, as there are no tables.
 func DecodeOne(p *unturned.Profile, dir dissect.Dir, widened bool, idBits int, data []byte) *Message {
+	return DecodeOneWith(p, nil, dir, widened, idBits, data)
+}
+
+// DecodeOneWith is DecodeOne decoding the payload with the schemas set
+// (schema.md): an invoke that carries its listener's definition, or a
+// vanilla InvokeMethod whose index has a schema.
+func DecodeOneWith(p *unturned.Profile, set *schema.Set, dir dissect.Dir, widened bool, idBits int, data []byte) *Message {
 	if p == nil {
 		p = unturned.Default()
 	}
@@ -222,7 +230,8 @@ func DecodeOne(p *unturned.Profile, dir dissect.Dir, widened bool, idBits int, d
 		}
 		m.Listener = l
 	}
-	m.Summary = d.Summary()
+	decodePayload(set, m, &d, p, nil)
+	m.Summary = payloadSummary(m, d.Summary())
 	return m
 }
 

@@ -122,7 +122,7 @@ func TestBitsOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		got.IO, got.profile = nil, nil
+		got.IO, got.profile, got.schemas = nil, nil, nil
 		same(t, tt.args, got, tt.want)
 	}
 }

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 const schemasDir = "../../fixtures/schemas"
@@ -163,5 +167,32 @@ func TestSchemaDir(t *testing.T) {
 	_, out, _ := run(t, nil, "dump", "--filter", "payload_message == Say", filepath.Join(capturesDir, "usmn-schemas.pcapng"))
 	if !strings.Contains(out, `Chat.Say "hi there"`) {
 		t.Errorf("dump with the schemas directory: %q lacks Chat.Say", out)
+	}
+}
+
+// TestBitsSchema: bits decodes the payload of a pasted invoke that carries
+// its listener's definition with --schema.
+func TestBitsSchema(t *testing.T) {
+	dc, err := readCapture(&streams{in: strings.NewReader(""), out: io.Discard, err: io.Discard}, unturned.Default(), filepath.Join(capturesDir, "usmn-schemas.pcapng"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := dc.Detail(4)
+	if m == nil || m.Listener == nil || m.Listener.Type == nil {
+		t.Fatalf("message 4 is not the Chat definition: %+v", m)
+	}
+	r := struct{ Hex string }{hex.EncodeToString(m.Data)}
+	code, text, errOut := run(t, nil, "bits", "--dir", "s2c", "--widened", "--schema", filepath.Join(schemasDir, "chat.toml"), r.Hex)
+	if code != exitOK || errOut != "" {
+		t.Fatalf("bits --schema: exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"payload.text", `"hello"`, "payload.color"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("bits --schema output lacks %q:\n%s", want, text)
+		}
+	}
+	_, plain, _ := run(t, nil, "bits", "--dir", "s2c", "--widened", r.Hex)
+	if strings.Contains(plain, "payload.") {
+		t.Errorf("bits without --schema decodes the payload:\n%s", plain)
 	}
 }
