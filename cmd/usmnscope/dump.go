@@ -43,10 +43,13 @@ NDJSON records (outputs.md).
 A filter selects messages: ==, !=, ~ (substring), <, <=, >, >= over the
 fields dir, msg, listener, id (listener.id), server_id, client_id, severity
 (note<warn<error), conn, n, len, widened, mode and group, combined with &&,
-|| and ! and parentheses. A bare word matches the message name.`,
+|| and ! and parentheses. A bare word matches the message name. With payload
+schemas (--schema, schema.md), payload_message, payload_method and every
+payload.<field> (payload.text ~ "hi", payload.items[].amount > 1) too.`,
 		Example: `  usmnscope dump capture.pcapng
   usmnscope dump -V --filter 'msg==InvokeMessageListener && listener~Chat' capture.pcapng
   usmnscope dump --json --filter 'severity>=warn' capture.pcapng | jq .expert
+  usmnscope dump --schema chat.toml --filter 'payload_message == Say' capture.pcapng
   tcpdump -U -w - port 27016 | usmnscope dump -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
