@@ -274,6 +274,15 @@ func (c *Index) Head(n int) (Head, bool) {
 	if c.dropped(int32(n - 1)) {
 		worst = max(worst, uint8(dissect.Error)+1)
 	}
+	if c.schemas != nil && payloadKind(r.kind) {
+		// A payload schema adds findings (schema.md section 3) that only
+		// decoding the payload finds: the record cannot foresee them.
+		if m := c.build(n, false); m != nil {
+			if w, ok := m.Worst(); ok {
+				worst = max(worst, uint8(w)+1)
+			}
+		}
+	}
 	if worst > 0 {
 		h.Worst, h.HasFinding = dissect.Severity(worst-1), true
 	}

@@ -31,6 +31,11 @@ func (c *Index) Schemas() *schema.Set {
 	return c.schemas
 }
 
+// payloadKind reports the kinds a schema may decode the payload of.
+func payloadKind(k unturned.Kind) bool {
+	return k == unturned.KindInvokeMessageListener || k == unturned.KindServerInvokeMethod || k == unturned.KindClientInvokeMethod
+}
+
 // maxSummaryValues and maxSummaryValue bound the payload values a row
 // summary shows (`Chat.Say "hello" …`).
 const (

@@ -189,3 +189,17 @@ func TestAppendSchemaValue(t *testing.T) {
 		}
 	}
 }
+
+// TestPayloadHead: with schemas, a message's Head counts its payload
+// findings, so that a HeadOnly severity filter sees them.
+func TestPayloadHead(t *testing.T) {
+	c := readFixture(t, schemaFixture)
+	c.SetSchemas(fixtureSchemas(t))
+	for n := 1; n <= c.Len(); n++ {
+		h, _ := c.Head(n)
+		w, ok := c.Detail(n).Worst()
+		if h.HasFinding != ok || (ok && h.Worst != w) {
+			t.Errorf("n=%d: Head worst %v %v; Detail worst %v %v", n, h.Worst, h.HasFinding, w, ok)
+		}
+	}
+}
