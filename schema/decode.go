@@ -79,7 +79,7 @@ func (s *Side) Decode(r *netpak.Reader) Result {
 		return d.done(false)
 	}
 	d.res.Message = m.Name
-	d.ctx = name + "." + m.Name
+	d.sub = m.Name
 	if !m.RPC {
 		d.fields(m.Fields, "payload.", 0)
 		return d.done(true)
@@ -100,7 +100,7 @@ func (s *Side) Decode(r *netpak.Reader) Result {
 	me := s.Methods[idx]
 	d.emit("payload.method", at, me.Name)
 	d.res.Method = me.Name
-	d.ctx = name + "." + me.Name
+	d.sub = me.Name
 	d.method(me)
 	return d.done(true)
 }
@@ -134,7 +134,8 @@ func DecodeFields(fields []*Field, prefix, context string, r *netpak.Reader) Res
 
 type decoder struct {
 	r       *netpak.Reader
-	ctx     string // "Chat.Say": what findings name
+	ctx     string // "Chat": what findings name
+	sub     string // and the message or method, "Say" (joined only for a finding)
 	res     Result
 	pend    int // first bit of alignment padding not yet given to a field, or -1
 	work    int
@@ -144,7 +145,7 @@ type decoder struct {
 func newDecoder(r *netpak.Reader, ctx string) *decoder {
 	// A sub-reader over the rest of r: reads from the same bits, starts
 	// without r's error if it has one, and leaves r as it was.
-	return &decoder{r: r.Sub(r.Pos(), -1), ctx: ctx, pend: -1}
+	return &decoder{r: r.Sub(r.Pos(), -1), ctx: ctx, pend: -1, res: Result{Fields: make([]dissect.Field, 0, 16)}}
 }
 
 func unknown(v uint32) string { return "Unknown(" + strconv.FormatUint(uint64(v), 10) + ")" }
@@ -152,9 +153,17 @@ func unknown(v uint32) string { return "Unknown(" + strconv.FormatUint(uint64(v)
 // rel is a field's name relative to the payload, as findings give it.
 func rel(name string) string { return strings.TrimPrefix(name, "payload.") }
 
+// context is what findings name: "Chat.Say".
+func (d *decoder) context() string {
+	if d.sub == "" {
+		return d.ctx
+	}
+	return d.ctx + "." + d.sub
+}
+
 func (d *decoder) finding(sev dissect.Severity, g dissect.Group, bit int, format string, args ...any) {
 	d.res.Findings = append(d.res.Findings, dissect.Finding{Severity: sev, Group: g, Bit: bit,
-		Text: "schema " + d.ctx + ": " + fmt.Sprintf(format, args...)})
+		Text: "schema " + d.context() + ": " + fmt.Sprintf(format, args...)})
 }
 
 // failed reports whether the last read failed; if so it records the error
@@ -265,7 +274,11 @@ func (d *decoder) fields(fs []*Field, prefix string, depth int) {
 		if d.stopped {
 			return
 		}
-		d.value(f, prefix+f.Name, depth)
+		name := f.top
+		if prefix != "payload." || name == "" {
+			name = prefix + f.Name
+		}
+		d.value(f, name, depth)
 	}
 }
 

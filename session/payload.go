@@ -1,8 +1,10 @@
 package session
 
 import (
+	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
@@ -132,50 +134,102 @@ func listenerOf(l *unturned.Listener, cn *connection) (string, uint32, bool) {
 // listener message, `Chat.InvokeMethod.ReceiveEmote` for its RPC, the
 // method name for a vanilla InvokeMethod.
 func payloadTitle(listener string, res schema.Result) string {
-	var parts []string
-	for _, s := range []string{listener, res.Message, res.Method} {
-		if s != "" {
-			parts = append(parts, s)
+	t := listener
+	for _, s := range [2]string{res.Message, res.Method} {
+		switch {
+		case s == "":
+		case t == "":
+			t = s
+		default:
+			t += "." + s
 		}
 	}
-	return strings.Join(parts, ".")
+	return t
 }
 
 // payloadSummary prefixes a summary with the payload's name and its first
-// values, escaped for a terminal: `Chat.Say "hello" srv#0 …`.
+// values, escaped for a terminal: `Chat.Say "hello" · srv#0 …`. It is
+// written into one buffer: dump --json writes one per message.
 func payloadSummary(m *Message, summary string) string {
 	if m.payloadTitle == "" && m.Payload == nil {
 		return summary
 	}
-	var b strings.Builder
-	b.WriteString(m.payloadTitle)
+	var buf [256]byte
+	b := append(buf[:0], m.payloadTitle...)
 	shown := 0
 	for _, f := range m.Payload {
 		switch f.Name {
 		case "payload.message", "payload.method", "payload.instance":
 			continue
 		}
-		if strings.Count(f.Name, ".") > 1 || strings.Contains(f.Name, "[") {
+		if strings.Count(f.Name, ".") > 1 || strings.IndexByte(f.Name, '[') >= 0 {
 			continue // inside a struct or list: the summary shows the top level
 		}
 		if shown == maxSummaryValues {
-			b.WriteString(" …")
+			b = append(b, " …"...)
 			break
 		}
-		v := dissect.FormatValue(f.Value, dissect.TextValues)
-		if r := []rune(v); len(r) > maxSummaryValue {
-			v = string(r[:maxSummaryValue-1]) + "…"
+		if len(b) > 0 {
+			b = append(b, ' ')
 		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
+		at := len(b)
+		b = appendSummaryValue(b, f.Value)
+		if seg := b[at:]; utf8.RuneCount(seg) > maxSummaryValue {
+			cut, runes := 0, 0
+			for runes < maxSummaryValue-1 {
+				_, size := utf8.DecodeRune(seg[cut:])
+				cut += size
+				runes++
+			}
+			b = append(b[:at+cut], "…"...)
 		}
-		b.WriteString(v)
 		shown++
 	}
-	if b.Len() == 0 {
+	if len(b) == 0 {
 		return summary
 	}
-	return b.String() + " · " + summary
+	b = append(b, " · "...)
+	b = append(b, summary...)
+	return string(b)
+}
+
+// appendSummaryValue appends a value as the text outputs show it
+// (dissect.FormatValue), without fmt for the common kinds.
+func appendSummaryValue(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case string:
+		b = append(b, '"')
+		b = append(b, termsafe.Escape(x)...)
+		return append(b, '"')
+	case uint64:
+		return strconv.AppendUint(b, x, 10)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case float64:
+		return strconv.AppendFloat(b, x, 'g', -1, 64)
+	}
+	return append(b, dissect.FormatValue(v, dissect.TextValues)...)
+}
+
+// appendFloats appends {"x":…,…} as schema.Vec3 and schema.Quat marshal
+// themselves (a non-finite component as a string), without the slice
+// MarshalJSON allocates.
+func appendFloats(dst []byte, names string, vs ...float64) []byte {
+	dst = append(dst, '{')
+	for i, v := range vs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '"', names[i], '"', ':')
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			dst = strconv.AppendQuote(dst, strconv.FormatFloat(v, 'g', -1, 64))
+		} else {
+			dst = strconv.AppendFloat(dst, v, 'g', -1, 64)
+		}
+	}
+	return append(dst, '}')
 }
 
 // appendSchemaValue appends a schema value (schema.md section 3: vectors,
@@ -185,11 +239,9 @@ func payloadSummary(m *Message, summary string) string {
 func appendSchemaValue(dst []byte, v any) []byte {
 	switch x := v.(type) {
 	case schema.Vec3:
-		b, _ := x.MarshalJSON()
-		return append(dst, b...)
+		return appendFloats(dst, "xyz", x.X, x.Y, x.Z)
 	case schema.Quat:
-		b, _ := x.MarshalJSON()
-		return append(dst, b...)
+		return appendFloats(dst, "xyzw", x.X, x.Y, x.Z, x.W)
 	case schema.RGBA:
 		dst = append(dst, `{"r":`...)
 		dst = strconv.AppendUint(dst, uint64(x.R), 10)
