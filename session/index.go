@@ -120,6 +120,7 @@ type Index struct {
 	dec unturned.Decoded // the feeder's scratch
 
 	schemas *schema.Set // payload schemas (schema.md); nil: none (payload.go)
+	noLate  bool        // SetLateSchemas(false): no payload decode of references resolved later
 }
 
 // NewIndex returns an empty Index decoding with profile p.

@@ -126,7 +126,7 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 		fs = append(fs, c.extra[int32(n-1)]...)
 	}
 	m.Findings = fs
-	decodePayload(c.schemas, m, d, c.profile, cn)
+	decodePayload(c.schemas, m, d, c.profile, c.lateConn(cn))
 	sc.findings, sc.spans.List = m.Findings, m.Fields
 	m.Summary = payloadSummary(m, summarize(m, d))
 	return m

@@ -141,7 +141,7 @@ func (c *Index) build(n int, withSpans bool) *Message {
 	if dropped != nil {
 		m.Summary = "(bytes no longer in memory)"
 	} else {
-		decodePayload(c.schemas, m, &d, c.profile, cn)
+		decodePayload(c.schemas, m, &d, c.profile, c.lateConn(cn))
 		m.Summary = payloadSummary(m, summarize(m, &d))
 	}
 	return m

@@ -26,6 +26,19 @@ func (c *Index) SetSchemas(s *schema.Set) {
 	c.schemas = s
 }
 
+// SetLateSchemas says whether a reference that was unresolved when it was
+// decoded has its payload decoded with the schema of the listener the
+// tables have resolved its ID to by the time it is shown (the default).
+// A consumer that shows each message once, while the capture is still
+// being read (dump), turns it off: what it prints must not depend on how
+// far the feed got, and the record's listener stays unresolved too
+// (outputs.md "listener").
+func (c *Index) SetLateSchemas(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.noLate = !on
+}
+
 // Schemas returns the schemas set with SetSchemas, or nil.
 func (c *Index) Schemas() *schema.Set {
 	c.mu.RLock()
@@ -52,6 +65,7 @@ const (
 // findings (schema.md section 3) and a version note are appended to
 // m.Findings. Called with the read lock held.
 func decodePayload(set *schema.Set, m *Message, d *unturned.Decoded, p *unturned.Profile, cn *connection) {
+	// cn nil: no late resolution (SetLateSchemas).
 	if set == nil || len(m.Data) == 0 {
 		return
 	}
@@ -260,4 +274,12 @@ func appendSchemaValue(dst []byte, v any) []byte {
 		return append(dst, '}')
 	}
 	return append(dst, "null"...)
+}
+
+// lateConn is cn when late resolution is on (SetLateSchemas), else nil.
+func (c *Index) lateConn(cn *connection) *connection {
+	if c.noLate {
+		return nil
+	}
+	return cn
 }

@@ -203,3 +203,24 @@ func TestPayloadHead(t *testing.T) {
 		}
 	}
 }
+
+// TestPayloadNoLate: with SetLateSchemas(false) a reference unresolved when
+// decoded keeps its undecoded payload, whatever the tables learned since.
+func TestPayloadNoLate(t *testing.T) {
+	c := readFixture(t, schemaFixture)
+	c.SetSchemas(fixtureSchemas(t))
+	c.SetLateSchemas(false)
+	saw := false
+	for n := 1; n <= c.Len(); n++ {
+		m := c.Detail(n)
+		if m.Listener != nil && m.Listener.Type == nil {
+			saw = true
+			if m.Payload != nil || m.PayloadMessage != "" {
+				t.Errorf("n=%d: unresolved reference decoded (%q) with late resolution off", n, m.PayloadMessage)
+			}
+		}
+	}
+	if !saw {
+		t.Error("no unresolved reference in the schema fixture")
+	}
+}
