@@ -43,6 +43,12 @@ const (
 // of r's range (a listener payload runs to the end of the message, wire.md
 // 4.3) and leaves r untouched. It never panics.
 func (l *Listener) Decode(dir dissect.Dir, r *netpak.Reader) Result {
+	return l.DecodeBuf(dir, r, nil)
+}
+
+// DecodeBuf is Decode appending the fields to buf[:0], so that a caller
+// decoding many payloads reuses one slice; the Result's Fields alias buf.
+func (l *Listener) DecodeBuf(dir dissect.Dir, r *netpak.Reader, buf []dissect.Field) Result {
 	if l == nil {
 		return Result{End: r.Pos()}
 	}
@@ -54,18 +60,21 @@ func (l *Listener) Decode(dir dissect.Dir, r *netpak.Reader) Result {
 		return Result{End: r.Pos(), Findings: []dissect.Finding{{Severity: dissect.Note, Group: dissect.Undecoded, Bit: r.Pos(),
 			Text: fmt.Sprintf("schema %s: the schema describes no %s payloads", l.Name(), dir)}}}
 	}
-	return side.Decode(r)
+	return side.decode(r, buf)
 }
 
 // Decode decodes one payload of this side: the message enum, then the
 // message's fields, or for an RPC message the method index, the NetID of
 // an instance method and the parameters.
-func (s *Side) Decode(r *netpak.Reader) Result {
+func (s *Side) Decode(r *netpak.Reader) Result { return s.decode(r, nil) }
+
+func (s *Side) decode(r *netpak.Reader, buf []dissect.Field) Result {
 	name := "payload"
 	if s.listener != nil {
 		name = s.listener.Name()
 	}
 	d := newDecoder(r, name)
+	d.res.Fields = buf[:0]
 	at := d.r.Pos()
 	v := d.r.Bits(s.EnumBits)
 	if d.failed("message") {
@@ -111,10 +120,16 @@ func (s *Side) Decode(r *netpak.Reader) Result {
 // payload.method entry covers it up to r's position (schema.md section 3).
 // r is left untouched.
 func (m *Method) Decode(r *netpak.Reader, indexBit int) Result {
+	return m.DecodeBuf(r, indexBit, nil)
+}
+
+// DecodeBuf is Decode appending the fields to buf[:0] (Listener.DecodeBuf).
+func (m *Method) DecodeBuf(r *netpak.Reader, indexBit int, buf []dissect.Field) Result {
 	if m == nil {
 		return Result{End: r.Pos()}
 	}
 	d := newDecoder(r, m.Name)
+	d.res.Fields = buf[:0]
 	at := min(max(indexBit, 0), d.r.Pos())
 	d.res.Fields = append(d.res.Fields, dissect.Field{Name: "payload.method", Bit: at, Bits: d.r.Pos() - at, Value: m.Name})
 	d.res.Method = m.Name
@@ -145,7 +160,7 @@ type decoder struct {
 func newDecoder(r *netpak.Reader, ctx string) *decoder {
 	// A sub-reader over the rest of r: reads from the same bits, starts
 	// without r's error if it has one, and leaves r as it was.
-	return &decoder{r: r.Sub(r.Pos(), -1), ctx: ctx, pend: -1, res: Result{Fields: make([]dissect.Field, 0, 16)}}
+	return &decoder{r: r.Sub(r.Pos(), -1), ctx: ctx, pend: -1}
 }
 
 func unknown(v uint32) string { return "Unknown(" + strconv.FormatUint(uint64(v), 10) + ")" }

@@ -141,7 +141,7 @@ func (c *Index) build(n int, withSpans bool) *Message {
 	if dropped != nil {
 		m.Summary = "(bytes no longer in memory)"
 	} else {
-		decodePayload(c.schemas, m, &d, c.profile, c.lateConn(cn))
+		decodePayload(c.schemas, m, &d, c.profile, c.lateConn(cn), nil)
 		m.Summary = payloadSummary(m, summarize(m, &d))
 	}
 	return m
@@ -230,7 +230,7 @@ func DecodeOneWith(p *unturned.Profile, set *schema.Set, dir dissect.Dir, widene
 		}
 		m.Listener = l
 	}
-	decodePayload(set, m, &d, p, nil)
+	decodePayload(set, m, &d, p, nil, nil)
 	m.Summary = payloadSummary(m, d.Summary())
 	return m
 }

@@ -64,12 +64,16 @@ const (
 // "parameters" (vanilla InvokeMethod) span at the end of m.Fields. Its
 // findings (schema.md section 3) and a version note are appended to
 // m.Findings. Called with the read lock held.
-func decodePayload(set *schema.Set, m *Message, d *unturned.Decoded, p *unturned.Profile, cn *connection) {
+func decodePayload(set *schema.Set, m *Message, d *unturned.Decoded, p *unturned.Profile, cn *connection, sc *payloadScratch) {
 	// cn nil: no late resolution (SetLateSchemas).
 	if set == nil || len(m.Data) == 0 {
 		return
 	}
-	r := netpak.NewReader(m.Data)
+	if sc == nil {
+		sc = &payloadScratch{}
+	}
+	r := &sc.r
+	r.Reset(m.Data)
 	var res schema.Result
 	var title string
 	raw := ""
@@ -85,7 +89,7 @@ func decodePayload(set *schema.Set, m *Message, d *unturned.Decoded, p *unturned
 			return
 		}
 		r.Seek(d.PayloadBit)
-		res = sl.Decode(m.Dir, r)
+		res = sl.DecodeBuf(m.Dir, r, sc.fields)
 		title, raw = sl.Name(), "payload"
 	case unturned.KindServerInvokeMethod, unturned.KindClientInvokeMethod:
 		at, n := d.Enum.Bits, p.MethodBits(m.Dir)
@@ -97,13 +101,13 @@ func decodePayload(set *schema.Set, m *Message, d *unturned.Decoded, p *unturned
 			return
 		}
 		r.Seek(at + n)
-		res = me.Decode(r, at)
+		res = me.DecodeBuf(r, at, sc.fields)
 		title, raw = "", "parameters"
 	default:
 		return
 	}
 	m.PayloadMessage, m.PayloadMethod = res.Message, res.Method
-	m.Payload = res.Fields
+	m.Payload, sc.fields = res.Fields, res.Fields
 	if m.Payload == nil {
 		m.Payload = []netpak.Span{}
 	}
@@ -115,6 +119,13 @@ func decodePayload(set *schema.Set, m *Message, d *unturned.Decoded, p *unturned
 		m.Fields = append(m.Fields, res.Fields...)
 	}
 	m.payloadTitle = payloadTitle(title, res)
+}
+
+// payloadScratch is what decodePayload reuses from message to message
+// (AppendJSONRange): the reader and the payload fields.
+type payloadScratch struct {
+	r      netpak.Reader
+	fields []netpak.Span
 }
 
 // listenerOf is the listener type and version of an invoke: as its record
