@@ -49,8 +49,9 @@ fuzz:
 	  done; \
 	done
 
+# Opens the schema fixture with the fixtures' payload schemas (issue 14).
 demo: build
-	./bin/usmnscope open fixtures/captures/usmn-basic.pcapng
+	./bin/usmnscope open $(addprefix --schema ,$(sort $(wildcard fixtures/schemas/*.toml))) fixtures/captures/usmn-schemas.pcapng
 
 lint:
 	$(GO) vet ./...

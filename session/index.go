@@ -8,6 +8,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -135,6 +136,8 @@ type Index struct {
 	pins         uint64
 	pendingBytes int
 	blockers     []dirRef
+	schemas      *schema.Set // payload schemas (schema.md); nil: none (payload.go)
+	noLate       bool        // SetLateSchemas(false): no payload decode of references resolved later
 }
 
 // NewIndex returns an empty Index decoding with profile p.

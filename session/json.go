@@ -151,6 +151,14 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 		dst = append(dst, `,"payload_bits":`...)
 		dst = strconv.AppendInt(dst, int64(m.PayloadBits), 10)
 	}
+	if m.PayloadMessage != "" {
+		dst = append(dst, `,"payload_message":`...)
+		dst = termsafe.AppendJSONString(dst, m.PayloadMessage)
+	}
+	if m.PayloadMethod != "" {
+		dst = append(dst, `,"payload_method":`...)
+		dst = termsafe.AppendJSONString(dst, m.PayloadMethod)
+	}
 	dst = append(dst, `,"expert":[`...)
 	for i := range m.Findings {
 		if i > 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/schema"
 )
 
 // The appenders below spell JSON values exactly as encoding/json does with
@@ -156,6 +157,8 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 			return termsafe.AppendJSONString(dst, formatFloat(f)), nil
 		}
 		return appendFloat(dst, f, 32), nil
+	case schema.Vec3, schema.Quat, schema.RGBA, schema.TransformRef:
+		return appendSchemaValue(dst, x), nil
 	}
 	b, err := marshal(v)
 	if err != nil {

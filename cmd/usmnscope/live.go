@@ -11,6 +11,7 @@ import (
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
@@ -21,6 +22,7 @@ type liveOptions struct {
 	IO      *streams
 	ctx     context.Context // the command's, for the headless capture
 	profile func() (*unturned.Profile, error)
+	schemas func() (*schema.Set, error)
 
 	iface   string
 	write   string
@@ -59,6 +61,7 @@ memory is used; open the file later for the whole session.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ctx = cmd.Context()
 			o.profile = profileLoader(cmd)
+			o.schemas = schemaLoader(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -98,6 +101,10 @@ func runLive(o *liveOptions) error {
 	if err != nil {
 		return err
 	}
+	set, err := loadWith(o.schemas)
+	if err != nil {
+		return err
+	}
 	opt := capture.DefaultLiveOptions(iface)
 	opt.Options = captureOptions(p)
 	opt.TCPPorts = pipeline.DecodeAsPorts(p.DecodeAs)
@@ -111,6 +118,7 @@ func runLive(o *liveOptions) error {
 		return err
 	}
 	dc := newLiveDecoder(p, o.arena<<20)
+	dc.SetSchemas(set)
 	attachLive(dc, o.write, src)
 	if o.hl.on() {
 		return o.hl.run(o.ctx, s, iface, src, dc)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
@@ -21,6 +22,7 @@ import (
 type openOptions struct {
 	IO      *streams
 	profile func() (*unturned.Profile, error)
+	schemas func() (*schema.Set, error)
 
 	capture string // CAPTURE: a file, or - for standard input
 }
@@ -41,6 +43,7 @@ as the capture is read. Press ? for the keys.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture = args[0]
 			o.profile = profileLoader(cmd)
+			o.schemas = schemaLoader(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -52,6 +55,10 @@ as the capture is read. Press ? for the keys.`,
 func runOpen(o *openOptions) error {
 	s, path := o.IO, o.capture
 	p, err := o.profile()
+	if err != nil {
+		return err
+	}
+	set, err := loadWith(o.schemas)
 	if err != nil {
 		return err
 	}
@@ -75,6 +82,7 @@ func runOpen(o *openOptions) error {
 		keys = tty
 	}
 	dc := newDecoder(p)
+	dc.SetSchemas(set)
 	attachStore(dc, path)
 	lowGC()
 	// A file that decodes badly gets the profile hint dump and tables give

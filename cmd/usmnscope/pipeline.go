@@ -8,6 +8,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -42,12 +43,22 @@ func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, e
 // one that breaks off part-way keeps what was decoded and reports the break
 // as a capture finding and a one-line warning on stderr.
 func readCapture(s *streams, p *unturned.Profile, path string, each func(*session.Index) error) (*session.Index, error) {
+	return readCaptureWith(s, p, nil, path, each)
+}
+
+// readCaptureWith is readCapture decoding payloads with the schemas set
+// (nil: none).
+func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path string, each func(*session.Index) error) (*session.Index, error) {
 	src, err := openSource(s, path, p)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
 	dc := newDecoder(p)
+	dc.SetSchemas(set)
+	// dump prints each message once, as it settles: a reference the
+	// capture resolves later is printed undecoded, whatever the timing.
+	dc.SetLateSchemas(false)
 	attachStore(dc, path)
 	// A dump streaming to the same terminal shows its own progress; a
 	// progress line would only tangle with its lines.
