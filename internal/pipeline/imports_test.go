@@ -30,6 +30,7 @@ var floors = map[string]int{
 	"ulinkrpc":          2,
 	"schema":            2,
 	"session":           3,
+	"rpc":               3,
 	"filter":            4,
 	"scenario":          4,
 	"views/frame":       5,
