@@ -212,7 +212,13 @@ func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, 
 	}
 	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
 	r.Payload = &p
-	r.Fields = append(r.Fields, p.Fields...)
+	for _, f := range p.Fields {
+		// The envelope already has the whole payload as its "payload"
+		// field; the payload's own root entry would repeat it.
+		if f.Name != "payload" {
+			r.Fields = append(r.Fields, f)
+		}
+	}
 	r.Findings = append(r.Findings, p.Findings...)
 }
 

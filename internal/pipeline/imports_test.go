@@ -41,7 +41,7 @@ var floors = map[string]int{
 
 // protocols are the packages that know a protocol; capture must import none
 // of them.
-var protocols = []string{"dissect", "unturned", "ulinkrpc", "schema", "session", "filter", "netpak"}
+var protocols = []string{"dissect", "unturned", "ulinkrpc", "schema", "session", "rpc", "filter", "netpak"}
 
 func floor(pkg string) (int, bool) {
 	if f, ok := floors[pkg]; ok {
