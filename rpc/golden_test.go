@@ -57,7 +57,7 @@ func TestGolden(t *testing.T) {
 		step{dissect.S2C, 3180, ulinkrpc.EncodeResponse(4, ulinkrpc.StatusOk, ulinkrpc.MPEncodeObject(true, ulinkrpc.MPInt32(0), ulinkrpc.MPString("t")), "")},
 		step{dissect.S2C, 3300, ulinkrpc.EncodeResponse(4, ulinkrpc.StatusOk, nil, "")},
 		step{dissect.C2S, 3400, append(ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePing, 7), 0)}, // trailing byte
-		step{dissect.C2S, 3500, []byte{9, 1, 2}},                                               // unknown type
+		step{dissect.C2S, 3500, []byte{9, 1, 2}},                                                // unknown type
 	)
 	for _, tc := range []struct {
 		name string
