@@ -1,7 +1,10 @@
 package rpc
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -34,6 +37,7 @@ type Record struct {
 	Pair       int           // n of the partner, 0 for none
 	Latency    time.Duration // on the answer of a pair
 	HasLatency bool
+	KeyFailed  bool // encrypted, and the HMAC failed under the key given
 }
 
 // Transform is outputs.md's `transform` object.
@@ -79,11 +83,14 @@ func (r *Record) methodName() string {
 }
 
 // frame decodes one frame into a record, pairs it and keeps it.
-func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo) {
-	r := &Record{N: s.number(), Frame: s.stamp.Frame, Time: s.stamp.Time, Conn: s.conn, Dir: d,
+// The record waits in the queue, unnumbered, until release.
+func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at Stamp) {
+	r := &Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
 		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown"}
-	s.records = append(s.records, r)
-	u, _ := ulinkrpc.Untransform(frame, s.cfg.Transform)
+	q := queued{r: r}
+	defer func() { s.queue = append(s.queue, q) }()
+	u, err := ulinkrpc.Untransform(frame, s.cfg.Transform)
+	r.KeyFailed = errors.Is(err, ulinkrpc.ErrAuth)
 	r.Findings = append(r.Findings, u.Findings...)
 	if u.On || u.Encrypted {
 		t := &Transform{Gzip: u.Gzip, Encrypted: u.Encrypted, Decrypted: u.Decrypted}
@@ -109,6 +116,60 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo) {
 	}
 	r.Fields = env.Fields
 	r.Findings = append(r.Findings, env.Findings...)
+	q.env, q.ok = env, true
+}
+
+// queued is a decoded frame waiting for its number and its pairing.
+type queued struct {
+	r   *Record
+	env ulinkrpc.Envelope
+	ok  bool // env was decoded
+}
+
+// maxQueued bounds the records held back while a direction resynchronises.
+const maxQueued = 4096
+
+// holding reports whether a direction's stream holds bytes it may yet
+// yield as frames completed by earlier packets than those already queued.
+func (s *Session) holding() bool {
+	held := func(f *framer) bool { return f != nil && !f.st.Synced() && f.st.Stats().Buffered > 0 }
+	for d := range s.sides {
+		if held(s.sides[d].stream) {
+			return true
+		}
+		for _, f := range s.sides[d].convs {
+			if held(f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// release numbers and pairs the queued records in capture order (the
+// frame that completed each; stream order within one), unless a stream
+// still holds bytes that may complete earlier frames (outputs.md
+// "Ordering": numbers follow the packet that completed the message, and
+// pairing follows the same order). force releases whatever is queued.
+func (s *Session) release(force bool) {
+	if len(s.queue) == 0 || !force && len(s.queue) < maxQueued && s.holding() {
+		return
+	}
+	slices.SortStableFunc(s.queue, func(a, b queued) int { return cmp.Compare(a.r.Frame, b.r.Frame) })
+	for _, q := range s.queue {
+		q.r.N = s.number()
+		s.records = append(s.records, q.r)
+		if q.ok {
+			s.apply(q.r, q.env)
+		}
+	}
+	clear(s.queue)
+	s.queue = s.queue[:0]
+}
+
+// apply names, pairs and decodes the payload of a numbered record.
+func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
+	d := r.Dir
 	switch env.Type {
 	case ulinkrpc.Request:
 		r.RPC.RequestID = ptr(env.RequestID)

@@ -100,11 +100,11 @@ type pingKey struct {
 
 // side is one direction's decoding state.
 type side struct {
-	stream  *ulinkrpc.Stream            // TCP and WebSocket
-	ws      *ulinkrpc.WebSocket         // WebSocket
-	kcp     *ulinkrpc.Reassembler       // KCP
-	convs   map[uint32]*ulinkrpc.Stream // KCP: a frame stream per conv
-	tooMany bool                        // a conv was refused a stream
+	stream  *framer               // TCP and WebSocket
+	ws      *ulinkrpc.WebSocket   // WebSocket
+	kcp     *ulinkrpc.Reassembler // KCP
+	convs   map[uint32]*framer    // KCP: a frame stream per conv
+	tooMany bool                  // a conv was refused a stream
 }
 
 // Session decodes one ULinkRPC connection. Feed it in capture order; it is
@@ -126,6 +126,7 @@ type Session struct {
 	findings []ConnFinding
 	events   []Event
 	kcpConvs map[uint32]bool
+	queue    []queued
 }
 
 // New returns a Session for conn.
@@ -140,7 +141,7 @@ func New(conn dissect.Conn, cfg Config) *Session {
 		switch cfg.Transport {
 		case KCP:
 			sd.kcp = ulinkrpc.NewReassembler(cfg.KCP)
-			sd.convs = make(map[uint32]*ulinkrpc.Stream)
+			sd.convs = make(map[uint32]*framer)
 		case WebSocket:
 			masked := dissect.Dir(d) == dissect.C2S
 			sd.ws = ulinkrpc.NewWebSocket(ulinkrpc.WSConfig{Upgrade: !cfg.MidStream, Masked: &masked})
@@ -152,12 +153,13 @@ func New(conn dissect.Conn, cfg Config) *Session {
 	return s
 }
 
-func (s *Session) newStream() *ulinkrpc.Stream {
-	st := ulinkrpc.NewStream(ulinkrpc.StreamConfig{MaxLen: s.cfg.MaxFrame})
-	if s.cfg.MidStream {
-		st.StartUnsynced()
-	}
-	return st
+func (s *Session) newStream() *framer {
+	return newFramer(ulinkrpc.StreamConfig{MaxLen: s.cfg.MaxFrame}, s.cfg.MidStream)
+}
+
+// yield returns the frame callback of direction d.
+func (s *Session) yield(d dissect.Dir) func([]byte, ulinkrpc.FrameInfo, Stamp) {
+	return func(b []byte, info ulinkrpc.FrameInfo, at Stamp) { s.frame(d, b, info, at) }
 }
 
 // Conn is the session's connection.
@@ -166,9 +168,11 @@ func (s *Session) Conn() dissect.Conn { return s.conn }
 // Transport is the session's transport.
 func (s *Session) Transport() Transport { return s.cfg.Transport }
 
-// Records are the records so far, in number order. A record may still
-// change while the session runs: a Request gains its pair when the
-// Response arrives.
+// Records are the records released so far, in number order. A record may
+// still change while the session runs: a Request gains its pair when the
+// Response arrives. While a direction resynchronises, decoded frames wait
+// unnumbered (at most 4096), so that numbers and pairing follow the packets
+// that completed the frames; End releases everything.
 func (s *Session) Records() []*Record { return s.records }
 
 // Findings are the connection findings so far.
@@ -179,6 +183,7 @@ func (s *Session) Events() []Event { return s.events }
 
 // Bytes feeds a chunk of direction d's TCP stream (TCP or WebSocket).
 func (s *Session) Bytes(d dissect.Dir, chunk []byte, st Stamp) {
+	defer s.release(false)
 	if s.ended {
 		return
 	}
@@ -189,16 +194,17 @@ func (s *Session) Bytes(d dissect.Dir, chunk []byte, st Stamp) {
 		sd.ws.Feed(chunk, func(ev ulinkrpc.WSEvent) { s.wsEvent(d, ev) })
 		s.drain(d, sd.ws.Findings())
 	case sd.stream != nil:
-		sd.stream.Feed(chunk, func(f []byte, info ulinkrpc.FrameInfo) { s.frame(d, f, info) })
+		sd.stream.feed(chunk, st, s.yield(d))
 	default:
 		s.finding(d, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Text: "ulinkrpc: stream bytes on a KCP session ignored", Bit: -1}, 0)
 		return
 	}
-	s.drain(d, sd.stream.Findings())
+	s.drain(d, sd.stream.st.Findings())
 }
 
 // Gap says n bytes of direction d's TCP stream were lost.
 func (s *Session) Gap(d dissect.Dir, n int, st Stamp) {
+	defer s.release(false)
 	if s.ended {
 		return
 	}
@@ -208,15 +214,16 @@ func (s *Session) Gap(d dissect.Dir, n int, st Stamp) {
 	case sd.ws != nil:
 		sd.ws.Gap(n, func(ev ulinkrpc.WSEvent) { s.wsEvent(d, ev) })
 		s.drain(d, sd.ws.Findings())
-		s.drain(d, sd.stream.Findings())
+		s.drain(d, sd.stream.st.Findings())
 	case sd.stream != nil:
-		sd.stream.Gap(n)
-		s.drain(d, sd.stream.Findings())
+		sd.stream.st.Gap(n)
+		s.drain(d, sd.stream.st.Findings())
 	}
 }
 
 // Datagram feeds one UDP datagram of direction d (KCP).
 func (s *Session) Datagram(d dissect.Dir, b []byte, st Stamp) {
+	defer s.release(false)
 	if s.ended {
 		return
 	}
@@ -264,26 +271,23 @@ func (s *Session) kcpMessage(d dissect.Dir, m ulinkrpc.KCPMessage) {
 			}
 			return
 		}
-		st = ulinkrpc.NewStream(ulinkrpc.StreamConfig{MaxLen: s.cfg.MaxFrame})
-		if !s.kcpConvs[m.Conv] && s.cfg.MidStream {
-			st.StartUnsynced()
-		}
+		st = newFramer(ulinkrpc.StreamConfig{MaxLen: s.cfg.MaxFrame}, !s.kcpConvs[m.Conv] && s.cfg.MidStream)
 		sd.convs[m.Conv] = st
 	}
 	if m.Gap {
-		st.Gap(0)
+		st.st.Gap(0)
 	}
-	st.Feed(m.Data, func(f []byte, info ulinkrpc.FrameInfo) { s.frame(d, f, info) })
-	s.drain(d, st.Findings())
+	st.feed(m.Data, s.stamp, s.yield(d))
+	s.drain(d, st.st.Findings())
 }
 
 func (s *Session) wsEvent(d dissect.Dir, ev ulinkrpc.WSEvent) {
 	sd := &s.sides[d&1]
 	switch ev.Kind {
 	case ulinkrpc.WSData:
-		sd.stream.Feed(ev.Data, func(f []byte, info ulinkrpc.FrameInfo) { s.frame(d, f, info) })
+		sd.stream.feed(ev.Data, s.stamp, s.yield(d))
 	case ulinkrpc.WSGap:
-		sd.stream.Gap(ev.Gap)
+		sd.stream.st.Gap(ev.Gap)
 	case ulinkrpc.WSUpgrade:
 		u := ev.Upgrade
 		text := fmt.Sprintf("websocket: HTTP %d %s", u.Status, u.Reason)
@@ -300,9 +304,8 @@ func (s *Session) wsEvent(d dissect.Dir, ev ulinkrpc.WSEvent) {
 	case ulinkrpc.WSPong:
 		s.event(d, "pong", fmt.Sprintf("websocket pong, %d bytes", len(ev.Data)))
 	case ulinkrpc.WSClose:
-		text := fmt.Sprintf("websocket close: code %d reason %q", ev.Code, ev.Reason)
-		s.event(d, "close", text)
-		s.finding(d, dissect.Finding{Severity: dissect.Note, Group: dissect.Protocol, Text: text, Bit: -1}, 0)
+		// The decoder's own finding reports the close (ulinkrpc.md 7).
+		s.event(d, "close", fmt.Sprintf("websocket close: code %d reason %q", ev.Code, ev.Reason))
 	}
 }
 
@@ -341,20 +344,20 @@ func (s *Session) End(st Stamp) {
 		dir := dissect.Dir(d)
 		s.dir = dir
 		sd := &s.sides[d]
-		yield := func(f []byte, info ulinkrpc.FrameInfo) { s.frame(dir, f, info) }
 		if sd.ws != nil {
 			s.drain(dir, sd.ws.End(func(ev ulinkrpc.WSEvent) { s.wsEvent(dir, ev) }))
 		}
 		if sd.stream != nil {
-			s.drain(dir, sd.stream.End(yield))
+			s.drain(dir, sd.stream.end(st, s.yield(dir)))
 		}
 		if sd.kcp != nil {
 			s.drain(dir, sd.kcp.End(func(m ulinkrpc.KCPMessage) { s.kcpMessage(dir, m) }))
 			for _, conv := range sortedConvs(sd.convs) {
-				s.drain(dir, sd.convs[conv].End(yield))
+				s.drain(dir, sd.convs[conv].end(st, s.yield(dir)))
 			}
 		}
 	}
+	s.release(true)
 	for _, p := range s.reqs.Pending() {
 		r := s.byN[p.N]
 		text := fmt.Sprintf("request #%d pending at the end of the capture: never answered", p.Key.id)
@@ -381,7 +384,7 @@ func (s *Session) Pending() []*Record {
 	return out
 }
 
-func sortedConvs(m map[uint32]*ulinkrpc.Stream) []uint32 {
+func sortedConvs(m map[uint32]*framer) []uint32 {
 	out := make([]uint32, 0, len(m))
 	for k := range m {
 		out = append(out, k)

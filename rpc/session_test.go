@@ -279,7 +279,7 @@ func TestWebSocket(t *testing.T) {
 	if got := strings.Join(kinds, " "); got != "c2s:upgrade s2c:upgrade c2s:ping c2s:close" {
 		t.Errorf("events = %s", got)
 	}
-	if !hasConnFinding(s.Findings(), `code 1000 reason "bye"`, 0) {
+	if !hasConnFinding(s.Findings(), `code 1000, reason "bye"`, 0) {
 		t.Errorf("no close finding: %v", s.Findings())
 	}
 }

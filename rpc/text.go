@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -50,11 +51,20 @@ func Line(r *Record) string {
 		b.WriteString(strconv.FormatInt(*r.RPC.Ticks, 10))
 		latencyText(&b, r)
 	default:
-		if r.Msg == "Encrypted" {
+		switch {
+		case r.Msg == "Encrypted" && r.KeyFailed:
+			b.WriteString(" ")
+			b.WriteString(strconv.Itoa(r.Len))
+			b.WriteString(" bytes (HMAC failed: the key is probably wrong)")
+		case r.Msg == "Encrypted" && r.Transform != nil && r.Transform.Flags == nil && !hasError(r):
 			b.WriteString(" ")
 			b.WriteString(strconv.Itoa(r.Len))
 			b.WriteString(" bytes (no key: pass --ulinkrpc-key BASE64 or the profile's [ulinkrpc] key)")
-		} else if len(r.Envelope) > 0 {
+		case r.Msg == "Encrypted":
+			b.WriteString(" ")
+			b.WriteString(strconv.Itoa(r.Len))
+			b.WriteString(" bytes (not decrypted)")
+		case len(r.Envelope) > 0:
 			b.WriteString(" type ")
 			b.WriteString(strconv.Itoa(int(r.Envelope[0])))
 		}
@@ -92,7 +102,9 @@ func payloadText(b *strings.Builder, r *Record) {
 	b.WriteByte(' ')
 	switch {
 	case p.Encoding == ulinkrpc.EncodingJSON || p.Encoding == ulinkrpc.EncodingMemoryPack && p.Object == nil:
-		b.WriteString(termsafe.Escape(clip(string(appendAny(nil, p.Value)))))
+		// JSON text whose strings are already escaped by termsafe's JSON
+		// rule: Escaped keeps those escapes single.
+		b.WriteString(termsafe.Escaped(clip(string(appendAny(nil, p.Value)))))
 	case p.Encoding == ulinkrpc.EncodingMemoryPack:
 		b.WriteString("memorypack ")
 		if p.Object.Null {
@@ -121,4 +133,14 @@ func clip(s string) string {
 		i--
 	}
 	return s[:i] + "…"
+}
+
+// hasError reports an error finding on r.
+func hasError(r *Record) bool {
+	for _, f := range r.Findings {
+		if f.Severity == dissect.Error {
+			return true
+		}
+	}
+	return false
 }
