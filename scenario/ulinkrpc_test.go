@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
@@ -258,5 +259,54 @@ func TestRPCTshark(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: tshark's websocket dissector read %q; want %q", f, got, want)
 		}
+	}
+}
+
+// TestRPCParseErrors: a ULinkRPC scenario says what is wrong with it.
+func TestRPCParseErrors(t *testing.T) {
+	for _, tc := range []struct{ toml, want string }{
+		{`protocol = "unturned"`, `protocol: "unturned"`},
+		{"protocol = \"ulinkrpc\"\n[ulinkrpc]\ntransport = \"quic\"", "ulinkrpc.transport"},
+		{"protocol = \"ulinkrpc\"\n[ulinkrpc]\nserializer = \"memorypack\"\n[[connection]]", "needs ulinkrpc.contracts"},
+		{"protocol = \"ulinkrpc\"\n[ulinkrpc]\nkey = \"!!\"\n[[connection]]", "ulinkrpc.key"},
+		{"protocol = \"ulinkrpc\"\n[[connection]]\n[[connection.action]]\ndo = \"dance\"", `unknown action "dance"`},
+		{"protocol = \"ulinkrpc\"\n[[connection]]\n[[connection.action]]\ndo = \"ws_ping\"", "needs ulinkrpc.transport websocket"},
+		{"protocol = \"ulinkrpc\"\n[[connection]]\n[[connection.action]]\ndo = \"call\"\nstatus = \"Fine\"", `status: "Fine"`},
+		{"protocol = \"ulinkrpc\"\nbogus = 1\n[[connection]]", "unknown key bogus"},
+		{"protocol = \"ulinkrpc\"", "no [[connection]]"},
+	} {
+		_, err := ParseRPC("t", []byte(tc.toml), "")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseRPC(%q) = %v; want an error with %q", tc.toml, err, tc.want)
+		}
+	}
+	if !IsRPC([]byte(`protocol = "ulinkrpc"`)) || IsRPC([]byte(`name = "x"`)) {
+		t.Error("IsRPC does not tell the protocols apart")
+	}
+}
+
+// TestRPCWire checks the KCP generator's first datagram: the UKCP
+// handshake with the scenario's conv, under a UDP checksum over IPv6 that
+// gopacket computes the same. (The segments' reassembly and the encrypted
+// frames with, without and with a wrong key are held by TestRPCGolden.)
+func TestRPCWire(t *testing.T) {
+	s, data := generateRPC(t, filepath.Join(rpcFixtures, "kcp-json.toml"))
+	pkts, _ := readCapture(t, data)
+	if len(pkts) < 4 {
+		t.Fatalf("%d packets", len(pkts))
+	}
+	udp := pkts[0].Layer(layers.LayerTypeUDP).(*layers.UDP)
+	h, ok := ulinkrpc.ParseHandshake(udp.Payload)
+	if !ok || h.Ack || h.Conv != s.Conns[0].Conv {
+		t.Fatalf("first datagram %x is not UKCP conv %d", udp.Payload, s.Conns[0].Conv)
+	}
+	if err := udp.SetNetworkLayerForChecksum(pkts[0].NetworkLayer()); err != nil {
+		t.Fatal(err)
+	}
+	want := udp.Checksum
+	buf := gopacket.NewSerializeBuffer()
+	gopacket.SerializeLayers(buf, gopacket.SerializeOptions{ComputeChecksums: true}, udp, gopacket.Payload(udp.Payload))
+	if udp.Checksum != want {
+		t.Errorf("UDP checksum %#04x; gopacket computes %#04x", want, udp.Checksum)
 	}
 }
