@@ -30,8 +30,10 @@ type Pairs[K comparable] struct {
 // DefaultMaxAsks bounds a Pairs with Max 0.
 const DefaultMaxAsks = 1 << 16
 
-// Ask records an asking message under k.
-func (p *Pairs[K]) Ask(k K, a Ask) {
+// Ask records an asking message under k. When that goes past Max, the
+// oldest asker is forgotten and returned (dropped true), so that the caller
+// can forget what it keeps about it.
+func (p *Pairs[K]) Ask(k K, a Ask) (forgotten Ask, dropped bool) {
 	if p.open == nil {
 		p.open = make(map[K][]Ask)
 	}
@@ -40,14 +42,15 @@ func (p *Pairs[K]) Ask(k K, a Ask) {
 		max = DefaultMaxAsks
 	}
 	if p.count >= max {
-		p.dropOldest()
+		forgotten, dropped = p.dropOldest()
 	}
 	p.open[k] = append(p.open[k], a)
 	p.count++
+	return forgotten, dropped
 }
 
 // dropOldest forgets the asker with the lowest N.
-func (p *Pairs[K]) dropOldest() {
+func (p *Pairs[K]) dropOldest() (Ask, bool) {
 	var key K
 	found := false
 	best := 0
@@ -56,10 +59,11 @@ func (p *Pairs[K]) dropOldest() {
 			key, best, found = k, as[0].N, true
 		}
 	}
-	if found {
-		p.take(key, 0)
-		p.Dropped++
+	if !found {
+		return Ask{}, false
 	}
+	p.Dropped++
+	return p.take(key, 0), true
 }
 
 func (p *Pairs[K]) take(k K, i int) Ask {

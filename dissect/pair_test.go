@@ -51,8 +51,14 @@ func TestPairsLatest(t *testing.T) {
 // TestPairsBound forgets the oldest asker past Max.
 func TestPairsBound(t *testing.T) {
 	p := Pairs[int]{Max: 3}
+	var forgot []int
 	for i := 1; i <= 5; i++ {
-		p.Ask(i%2, Ask{N: i})
+		if a, ok := p.Ask(i%2, Ask{N: i}); ok {
+			forgot = append(forgot, a.N)
+		}
+	}
+	if len(forgot) != 2 || forgot[0] != 1 || forgot[1] != 2 {
+		t.Fatalf("forgotten = %v; want [1 2]", forgot)
 	}
 	if p.Len() != 3 || p.Dropped != 2 {
 		t.Fatalf("Len, Dropped = %d, %d; want 3, 2", p.Len(), p.Dropped)

@@ -176,7 +176,9 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 		r.RPC.ServiceID, r.RPC.MethodID = ptr(env.ServiceID), ptr(env.MethodID)
 		m := s.name(r, ulinkrpc.Request)
 		s.payload(r, env, m, true)
-		s.reqs.Ask(reqKey{d, env.RequestID}, dissect.Ask{N: r.N, Time: r.Time})
+		if a, ok := s.reqs.Ask(reqKey{d, env.RequestID}, dissect.Ask{N: r.N, Time: r.Time}); ok {
+			delete(s.byN, a.N)
+		}
 		s.byN[r.N] = r
 	case ulinkrpc.Response:
 		r.RPC.RequestID = ptr(env.RequestID)
@@ -208,7 +210,9 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 		s.payload(r, env, m, true)
 	case ulinkrpc.KeepAlivePing:
 		r.RPC.Ticks = ptr(env.Ticks)
-		s.pings.Ask(pingKey{d, env.Ticks}, dissect.Ask{N: r.N, Time: r.Time})
+		if a, ok := s.pings.Ask(pingKey{d, env.Ticks}, dissect.Ask{N: r.N, Time: r.Time}); ok {
+			delete(s.byN, a.N)
+		}
 		s.byN[r.N] = r
 	case ulinkrpc.KeepAlivePong:
 		r.RPC.Ticks = ptr(env.Ticks)

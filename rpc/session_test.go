@@ -379,3 +379,21 @@ func TestJSONShape(t *testing.T) {
 		t.Errorf("Line keeps terminal controls: %q", line)
 	}
 }
+
+// TestOpenBound: past MaxOpen unanswered Requests the oldest are forgotten
+// (and not kept), with one warning at the end.
+func TestOpenBound(t *testing.T) {
+	s := New(testConn, Config{MaxOpen: 2})
+	var steps []step
+	for id := uint32(1); id <= 5; id++ {
+		steps = append(steps, step{dissect.C2S, int(id), ulinkrpc.EncodeRequest(id, 1, 1, nil)})
+	}
+	steps = append(steps, step{dissect.S2C, 10, ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, nil, "")})
+	play(s, steps, 0)
+	if len(s.byN) != 2 || len(s.Pending()) != 2 || s.Records()[5].Pair != 0 {
+		t.Fatalf("kept %d, pending %d, response pair %d; want 2, 2, 0", len(s.byN), len(s.Pending()), s.Records()[5].Pair)
+	}
+	if !hasConnFinding(s.Findings(), "3 requests and 0 pings forgotten", 0) {
+		t.Errorf("no bound warning: %v", s.Findings())
+	}
+}
