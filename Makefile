@@ -61,7 +61,7 @@ lint:
 # captures the other packages' goldens are made from, so it runs first
 # (go test runs packages in parallel). Only packages with golden files
 # define -update; a test binary without it rejects the flag.
-GOLDEN_PKGS ?= ./unturned ./session ./capture ./cmd/usmnscope ./views
+GOLDEN_PKGS ?= ./unturned ./session ./rpc ./capture ./cmd/usmnscope ./views
 fixtures golden:
 	$(GO) test -count=1 ./scenario -run 'Golden' -update
 	$(GO) test -count=1 $(GOLDEN_PKGS) -run 'Golden' -update
