@@ -442,13 +442,29 @@ func (c *Index) Settled() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	settled := c.nrec
+	late := c.schemas != nil && !c.noLate
 	for _, cn := range c.conns {
 		if len(cn.held) > 0 && int(cn.held[0]) < settled {
 			settled = int(cn.held[0])
 		}
+		// With payload schemas, a reference still waiting for its ID is
+		// not final: once the ID is defined its payload decodes with the
+		// listener's schema (issue 14 point 2). It waits at most
+		// lateHold messages; past them it shows as it is.
+		if late && cn.tables != nil && len(cn.tables.queue) > 0 {
+			if first := cn.tables.queue[0].N; c.nrec-first < lateHold && first-1 < settled {
+				settled = first - 1
+			}
+		}
 	}
 	return settled
 }
+
+// lateHold is how many messages a consumer that prints each message once
+// (dump) waits for an unresolved reference to resolve before it prints it
+// undecoded: memory is not at stake (the index keeps every message), only
+// how late output may come.
+const lateHold = 4096
 
 // message numbers and records one framed message (at file offset at, or -1
 // to keep its bytes in the arena), then decodes it now or holds it for an

@@ -56,9 +56,6 @@ func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path stri
 	defer src.Close()
 	dc := newDecoder(p)
 	dc.SetSchemas(set)
-	// dump prints each message once, as it settles: a reference the
-	// capture resolves later is printed undecoded, whatever the timing.
-	dc.SetLateSchemas(false)
 	attachStore(dc, path)
 	// A dump streaming to the same terminal shows its own progress; a
 	// progress line would only tangle with its lines.
