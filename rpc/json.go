@@ -75,7 +75,7 @@ func AppendJSON(dst []byte, r *Record) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendFinding(dst, &r.Findings[i])
+		dst = r.Findings[i].AppendJSON(dst)
 	}
 	dst = append(dst, ']')
 	if r.Envelope != nil {
@@ -163,16 +163,6 @@ func appendField(dst []byte, f *dissect.Field) []byte {
 		dst = hex.AppendEncode(dst, []byte(s))
 		dst = append(dst, '"')
 	}
-	return append(dst, '}')
-}
-
-func appendFinding(dst []byte, f *dissect.Finding) []byte {
-	dst = append(dst, `{"severity":`...)
-	dst = termsafe.AppendJSONString(dst, f.Severity.String())
-	dst = append(dst, `,"group":`...)
-	dst = termsafe.AppendJSONString(dst, f.Group.String())
-	dst = append(dst, `,"text":`...)
-	dst = termsafe.AppendJSONString(dst, f.Text)
 	return append(dst, '}')
 }
 

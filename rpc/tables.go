@@ -269,7 +269,7 @@ func AppendConnJSON(dst []byte, s *Session) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendFinding(dst, &f.Finding)
+		dst = f.Finding.AppendJSON(dst)
 		if f.N != 0 {
 			dst = dst[:len(dst)-1]
 			dst = append(dst, `,"n":`...)

@@ -356,17 +356,5 @@ func (s *RPC) Generate(w io.Writer, f Format) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	pw, err := newPacketWriter(w, f, linkTypes[s.Link])
-	if err != nil {
-		return st, err
-	}
-	for _, p := range ps {
-		if err := pw.write(p); err != nil {
-			return st, fmt.Errorf("scenario: %w", err)
-		}
-	}
-	if err := pw.flush(); err != nil {
-		return st, fmt.Errorf("scenario: %w", err)
-	}
-	return st, nil
+	return st, writePackets(w, f, s.Link, ps)
 }

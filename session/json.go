@@ -164,7 +164,7 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendFinding(dst, &m.Findings[i])
+		dst = m.Findings[i].AppendJSON(dst)
 	}
 	dst = append(dst, "]}"...)
 	return dst, err
