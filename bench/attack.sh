@@ -176,7 +176,9 @@ section_shapes() {
 	done
 }
 
-# tui_load FILE: opens FILE in the TUI in a detached 160x48 tmux session
+# tui_load FILE: opens FILE in the TUI in a detached 300x48 tmux session
+# (wide, so the status bar is never cut short with "…" before its
+# "loading"; a bar that is cut short counts as still loading)
 # on a private server and waits until the status bar shows the capture
 # loaded (its line with "N msgs │" no longer says "loading"); sets
 # TUI_WALL (s from starting tmux, -1 when it did not finish), TUI_HWM
@@ -186,7 +188,7 @@ tui_load() {
 	local sock=usmnscope-attack-$$ pid t0 pane line
 	TUI_WALL=-1 TUI_HWM=? TUI_CPU=? TUI_STATUS=""
 	t0=$(now)
-	tmux -L "$sock" new-session -d -s attack -x 160 -y 48 "exec $BIN open $1" || return 1
+	tmux -L "$sock" new-session -d -s attack -x 300 -y 48 "exec $BIN open $1" || return 1
 	pid=$(tmux -L "$sock" display-message -p -t attack '#{pane_pid}')
 	while :; do
 		sleep 0.1
@@ -196,7 +198,7 @@ tui_load() {
 		}
 		line=$(printf '%s\n' "$pane" | grep ' msgs │' | tail -1)
 		[ -n "$line" ] && TUI_STATUS=$line
-		if [ -n "$line" ] && ! printf '%s' "$line" | grep -q loading; then
+		if [ -n "$line" ] && ! printf '%s' "$line" | grep -q 'loading\|…'; then
 			TUI_WALL=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
 			break
 		fi

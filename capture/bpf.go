@@ -93,7 +93,7 @@ func loopbackOnce(p *prog, lo int) {
 }
 
 // portFilter returns the kernel filter for the game and query ports.
-func portFilter(game, query uint16, snap, lo int) []bpf.RawInstruction {
+func portFilter(game, query uint16, snap, lo int, tcpPorts ...uint16) []bpf.RawInstruction {
 	p := &prog{labels: map[string]int{}}
 	g, q := uint32(game), uint32(query)
 	loopbackOnce(p, lo)
@@ -115,10 +115,7 @@ func portFilter(game, query uint16, snap, lo int) []bpf.RawInstruction {
 	p.jif(bpf.JumpEqual, 6, "keep", "")
 	p.jif(bpf.JumpEqual, 17, "keep", "drop")
 	p.label("tcp4")
-	p.op(bpf.LoadIndirect{Off: 0, Size: 2})
-	p.jif(bpf.JumpEqual, g, "keep", "")
-	p.op(bpf.LoadIndirect{Off: 2, Size: 2})
-	p.jif(bpf.JumpEqual, g, "keep", "drop")
+	tcpPortsKept(p, g, tcpPorts)
 	p.label("udp4")
 	p.op(bpf.LoadIndirect{Off: 0, Size: 2})
 	p.jif(bpf.JumpEqual, g, "keep", "")
@@ -169,10 +166,7 @@ func portFilter(game, query uint16, snap, lo int) []bpf.RawInstruction {
 		p.jmp(next)
 	}
 	p.label("tcp6")
-	p.op(bpf.LoadIndirect{Off: 0, Size: 2})
-	p.jif(bpf.JumpEqual, g, "keep", "")
-	p.op(bpf.LoadIndirect{Off: 2, Size: 2})
-	p.jif(bpf.JumpEqual, g, "keep", "drop")
+	tcpPortsKept(p, g, tcpPorts)
 	p.label("udp6")
 	p.op(bpf.LoadIndirect{Off: 0, Size: 2})
 	p.jif(bpf.JumpEqual, g, "keep", "")
@@ -186,6 +180,28 @@ func portFilter(game, query uint16, snap, lo int) []bpf.RawInstruction {
 	p.label("drop")
 	p.op(bpf.RetConstant{Val: 0})
 	return p.assemble()
+}
+
+// tcpPortsKept keeps a TCP segment (X: its header's offset) whose source
+// or destination port is the game port or one of more (the ports
+// --decode-as names, wire.md 2), and drops the rest.
+func tcpPortsKept(p *prog, game uint32, more []uint16) {
+	ports := []uint32{game}
+	for _, m := range more {
+		if uint32(m) != game {
+			ports = append(ports, uint32(m))
+		}
+	}
+	for _, off := range []uint32{0, 2} {
+		p.op(bpf.LoadIndirect{Off: off, Size: 2})
+		for i, port := range ports {
+			miss := ""
+			if off == 2 && i == len(ports)-1 {
+				miss = "drop"
+			}
+			p.jif(bpf.JumpEqual, port, "keep", miss)
+		}
+	}
 }
 
 // acceptAll keeps every packet, cut to snap bytes.

@@ -69,3 +69,40 @@ func TestPortFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestPortFilterDecodeAs: the ports --decode-as names (Options.TCPPorts)
+// are kept over TCP, both ways and over IPv4 and IPv6; others still are not.
+func TestPortFilterDecodeAs(t *testing.T) {
+	raw := portFilter(27016, 27015, 1000, 0, 28015, 6633)
+	ins := make([]bpf.Instruction, len(raw))
+	for i, r := range raw {
+		ins[i] = r.Disassemble()
+	}
+	vm, err := bpf.NewVM(ins)
+	if err != nil {
+		t.Fatalf("NewVM: %v", err)
+	}
+	rawIP := frameOpts{link: layers.LinkTypeRaw}
+	tests := []struct {
+		name string
+		pkt  []byte
+		keep bool
+	}{
+		{"tcp4 to game port", frame(t, rawIP, plain, seg{false, 1, "PA", "x"}), true},
+		{"tcp4 to 28015", frame(t, rawIP, conv{cli4, mustAP("10.0.0.1:28015")}, seg{false, 1, "PA", "x"}), true},
+		{"tcp4 from 6633", frame(t, rawIP, conv{cli4, mustAP("10.0.0.1:6633")}, seg{true, 1, "PA", "x"}), true},
+		{"tcp6 to 28015", frame(t, rawIP, conv{cli6, mustAP("[2001:db8::1]:28015")}, seg{false, 1, "PA", "x"}), true},
+		{"tcp6 from 6633", frame(t, rawIP, conv{cli6, mustAP("[2001:db8::1]:6633")}, seg{true, 1, "PA", "x"}), true},
+		{"tcp4 other port", frame(t, rawIP, conv{cli4, mustAP("10.0.0.1:80")}, seg{false, 1, "PA", "x"}), false},
+		{"tcp6 other port", frame(t, rawIP, conv{cli6, mustAP("[2001:db8::1]:443")}, seg{false, 1, "PA", "x"}), false},
+	}
+	for _, tt := range tests {
+		n, err := vm.Run(tt.pkt)
+		if err != nil {
+			t.Fatalf("%s: Run: %v", tt.name, err)
+		}
+		if got := n > 0; got != tt.keep {
+			t.Errorf("filter(%s) = keep %v; want %v", tt.name, got, tt.keep)
+		}
+	}
+}

@@ -12,6 +12,10 @@ type LiveOptions struct {
 	// reaches user space. DefaultLiveOptions turns it on; without it every
 	// packet of the interface is read.
 	BPF bool
+	// TCPPorts are more TCP ports the kernel filter keeps besides the
+	// transport port: the ports --decode-as names (wire.md 2). Files and
+	// standard input read every port anyway.
+	TCPPorts []uint16
 }
 
 // DefaultLiveOptions returns the options of a plain `-i iface`: the kernel

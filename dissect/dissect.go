@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"strconv"
 
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
 )
 
@@ -83,3 +84,15 @@ func (c Conn) String() string { return c.Client.String() + "-" + c.Server.String
 // GroupNames lists the names of every Group in order, for completions and
 // the filter's choices.
 func GroupNames() []string { return append([]string(nil), groupNames[:]...) }
+
+// AppendJSON appends f as an outputs.md "expert" entry:
+// {"severity":…,"group":…,"text":…}, strings by the JSON rule of termsafe.
+func (f *Finding) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"severity":`...)
+	dst = termsafe.AppendJSONString(dst, f.Severity.String())
+	dst = append(dst, `,"group":`...)
+	dst = termsafe.AppendJSONString(dst, f.Group.String())
+	dst = append(dst, `,"text":`...)
+	dst = termsafe.AppendJSONString(dst, f.Text)
+	return append(dst, '}')
+}

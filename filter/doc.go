@@ -8,6 +8,10 @@
 // severity, conn, len) are answered from it without decoding the message
 // again (MatchHead); the others need the decoded message.
 //
+// With payload schemas (schema.md), payload_message, payload_method and
+// payload.<field> (the names of the JSON fields; a list index may be left
+// out: payload.items[].amount) test the decoded payload (payload.go).
+//
 // Errors are an *Error carrying the byte offset of the bad part, so the
 // filter bar can point at it.
 package filter

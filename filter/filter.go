@@ -387,6 +387,9 @@ func (p *filterParser) test(f, op, v token) (filterNode, error) {
 	if f.kind != tokWord {
 		return nil, p.errAt(f, "expected a field name before %q, found %s", op.text, f.describe())
 	}
+	if isPayloadField(f.text) {
+		return p.payloadTest(f, op, v)
+	}
 	def, ok := filterFields[strings.ToLower(f.text)]
 	if !ok {
 		return nil, p.errAt(f, "unknown field %q (fields: %s)", f.text, filterFieldList)
@@ -652,7 +655,7 @@ var filterFields = func() map[string]filterField {
 }()
 
 // filterFieldList is the field list shown in unknown-field errors.
-var filterFieldList = strings.Join(FieldNames(), ", ")
+var filterFieldList = strings.Join(append(FieldNames(), "payload.<field>"), ", ")
 
 // MessageNames lists the outputs.md "msg" names (unturned.Kind's), for
 // completion and for rejecting unknown names in msg==NAME.
@@ -668,11 +671,11 @@ func MessageNames() []string {
 
 // FieldNames lists the filter language's field names.
 func FieldNames() []string {
-	names := make([]string, len(fieldTable))
-	for i, f := range fieldTable {
-		names[i] = f.name
+	names := make([]string, 0, len(fieldTable)+2)
+	for _, f := range fieldTable {
+		names = append(names, f.name)
 	}
-	return names
+	return append(names, "payload_message", "payload_method")
 }
 
 // isMessageName reports whether s names a message kind, case folded as

@@ -127,17 +127,23 @@ func (s *Scenario) Generate(w io.Writer, f Format) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	pw, err := newPacketWriter(w, f, linkTypes[s.Link])
+	return st, writePackets(w, f, s.Link, ps)
+}
+
+// writePackets writes ps as a capture of format f on the named link: the
+// one writer of Unturned and ULinkRPC scenarios.
+func writePackets(w io.Writer, f Format, link string, ps []Packet) error {
+	pw, err := newPacketWriter(w, f, linkTypes[link])
 	if err != nil {
-		return st, err
+		return err
 	}
 	for _, p := range ps {
 		if err := pw.write(p); err != nil {
-			return st, fmt.Errorf("scenario: %w", err)
+			return fmt.Errorf("scenario: %w", err)
 		}
 	}
 	if err := pw.flush(); err != nil {
-		return st, fmt.Errorf("scenario: %w", err)
+		return fmt.Errorf("scenario: %w", err)
 	}
-	return st, nil
+	return nil
 }

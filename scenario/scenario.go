@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -25,11 +26,14 @@ type Scenario struct {
 	Link      string       `toml:"link"`  // ethernet | vlan-ethernet | sll | sll2 | raw | null
 	Transport Transport    `toml:"transport"`
 	Conns     []Connection `toml:"connection"`
-	Floods    []Flood      `toml:"flood"` // hostile traffic at scale (flood.go)
-	Lies      []Lie        `toml:"lie"`   // record-length lies in the file (lie.go)
+	Floods    []Flood      `toml:"flood"`   // hostile traffic at scale (flood.go)
+	Lies      []Lie        `toml:"lie"`     // record-length lies in the file (lie.go)
+	Schemas   []string     `toml:"schemas"` // payload schema files (schema.md), relative to the scenario file
 
 	// P is the protocol profile the messages are written with (wire.md 6).
 	P *unturned.Profile `toml:"-"`
+	// Set holds the Schemas, for payload values given by name (payload.go).
+	Set *schema.Set `toml:"-"`
 }
 
 // Transport holds the options that shape packets rather than messages. The
@@ -94,28 +98,31 @@ type ListenerSpec struct {
 // Action is one step of a connection's script. Do names it; the other keys
 // apply to some actions only (fixtures/README.md lists which).
 type Action struct {
-	Do       string    `toml:"do"`
-	From     string    `toml:"from"`     // "client" or "server"
-	Listener string    `toml:"listener"` // listener type name
-	Payload  string    `toml:"payload"`  // hex listener payload
-	Mode     string    `toml:"mode"`     // negotiate mode name
-	ClientID *uint32   `toml:"client_id"`
-	ServerID *uint32   `toml:"server_id"`
-	Version  *uint32   `toml:"version"`
-	Type     *string   `toml:"type"`
-	TypeHex  string    `toml:"type_hex"` // type name as raw bytes (invalid UTF-8)
-	Name     string    `toml:"name"`     // message: the vanilla message name
-	Define   *bool     `toml:"define"`   // invoke: force a definition on or off
-	Reply    *bool     `toml:"reply"`    // false: the peer does not answer
-	Force    bool      `toml:"force"`    // send even where USMN would not
-	Reason   string    `toml:"reason"`   // kick, reject text
-	Code     uint32    `toml:"code"`     // reject: ESteamRejection
-	Hex      string    `toml:"hex"`      // raw: message bytes, framed by the generator
-	Stream   string    `toml:"stream"`   // raw: stream bytes written as they are
-	Widened  *bool     `toml:"widened"`
-	Cut      int       `toml:"cut"`   // capture: bytes of the next segment not captured
-	Count    int       `toml:"count"` // ping, invoke: repeat
-	After    *Duration `toml:"after"`
+	Do       string         `toml:"do"`
+	From     string         `toml:"from"`     // "client" or "server"
+	Listener string         `toml:"listener"` // listener type name
+	Payload  string         `toml:"payload"`  // hex listener payload
+	Mode     string         `toml:"mode"`     // negotiate mode name
+	ClientID *uint32        `toml:"client_id"`
+	ServerID *uint32        `toml:"server_id"`
+	Version  *uint32        `toml:"version"`
+	Type     *string        `toml:"type"`
+	TypeHex  string         `toml:"type_hex"` // type name as raw bytes (invalid UTF-8)
+	Name     string         `toml:"name"`     // message: the vanilla message name
+	Define   *bool          `toml:"define"`   // invoke: force a definition on or off
+	Reply    *bool          `toml:"reply"`    // false: the peer does not answer
+	Force    bool           `toml:"force"`    // send even where USMN would not
+	Reason   string         `toml:"reason"`   // kick, reject text
+	Code     uint32         `toml:"code"`     // reject: ESteamRejection
+	Hex      string         `toml:"hex"`      // raw: message bytes, framed by the generator
+	Stream   string         `toml:"stream"`   // raw: stream bytes written as they are
+	Widened  *bool          `toml:"widened"`
+	Cut      int            `toml:"cut"`   // capture: bytes of the next segment not captured
+	Count    int            `toml:"count"` // ping, invoke: repeat
+	After    *Duration      `toml:"after"`
+	Message  string         `toml:"message"` // invoke: the listener payload's message by name (payload.go)
+	Values   map[string]any `toml:"values"`  // invoke, method: payload values by field name
+	Index    *uint32        `toml:"index"`   // method: the vanilla InvokeMethod index
 }
 
 // defaultStart is the capture time of the first packet when a scenario
@@ -163,11 +170,18 @@ func parse(name string, data []byte, readProfile func(string) ([]byte, error)) (
 		}
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
+		keys := make([]string, 0, len(und))
+		for _, k := range und {
+			// Payload values are free-form tables the schema encoder
+			// checks key by key (payload.go); toml lists their inner keys.
+			if len(k) > 3 && k[0] == "connection" && k[1] == "action" && k[2] == "values" {
+				continue
+			}
+			keys = append(keys, k.String())
 		}
-		return nil, fmt.Errorf("scenario %s: unknown key %s", name, strings.Join(keys, ", "))
+		if len(keys) > 0 {
+			return nil, fmt.Errorf("scenario %s: unknown key %s", name, strings.Join(keys, ", "))
+		}
 	}
 	s.P = unturned.Default()
 	if s.Profile != "" {
@@ -178,6 +192,9 @@ func parse(name string, data []byte, readProfile func(string) ([]byte, error)) (
 		if s.P, err = unturned.ParseProfile(s.Profile, b); err != nil {
 			return nil, fmt.Errorf("scenario %s: %w", name, err)
 		}
+	}
+	if s.Set, err = readSchemas(s.Schemas, readProfile); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", name, err)
 	}
 	if err := s.check(); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", name, err)
@@ -252,13 +269,13 @@ func addr(s, def string) (netip.AddrPort, error) {
 // others fix their side themselves.
 var actionFroms = map[string]bool{
 	"handshake": false, "ping": true, "invoke": true, "negotiate": false, "request": false,
-	"kick": false, "reject": false, "accept": false, "disconnect": false, "raw": true, "capture": false, "message": true,
+	"kick": false, "reject": false, "accept": false, "disconnect": false, "raw": true, "capture": false, "message": true, "method": true,
 }
 
 func (a *Action) check() error {
 	needFrom, ok := actionFroms[a.Do]
 	if !ok {
-		return fmt.Errorf("do: %q is not one of handshake, ping, invoke, negotiate, request, kick, reject, accept, disconnect, raw, message, capture", a.Do)
+		return fmt.Errorf("do: %q is not one of handshake, ping, invoke, negotiate, request, kick, reject, accept, disconnect, raw, message, method, capture", a.Do)
 	}
 	if needFrom && a.From != "client" && a.From != "server" {
 		return fmt.Errorf("from: %q is not \"client\" or \"server\"", a.From)
@@ -278,6 +295,12 @@ func (a *Action) check() error {
 		if _, ok := modeByName[a.Mode]; !ok {
 			return fmt.Errorf("mode: %q is not TellClientMissingListener, TellClientListenerId, TellServerMissingListener or RequestServerListenerId", a.Mode)
 		}
+	}
+	if a.Values != nil && a.Message == "" && a.Do != "method" {
+		return fmt.Errorf("values: need message (the listener payload's message name)")
+	}
+	if a.Message != "" && a.Payload != "" {
+		return fmt.Errorf("message and payload exclude each other")
 	}
 	if a.Count < 0 || a.Count > 1_000_000 {
 		return fmt.Errorf("count: %d is outside 0..1000000", a.Count)

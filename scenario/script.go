@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -40,6 +41,7 @@ func (s *Scenario) Scripts() ([]Script, error) {
 	for i := range s.Conns {
 		c := &s.Conns[i]
 		pl := newPlayer(s.P, c)
+		pl.schemas = s.Set
 		for j := range c.Actions {
 			if err := pl.act(&c.Actions[j]); err != nil {
 				return nil, fmt.Errorf("scenario %s: connection %d: action %d (%s): %w", s.Name, i+1, j+1, c.Actions[j].Do, err)
@@ -64,9 +66,10 @@ type clientListener struct {
 
 // player holds one connection's USMN state while its actions are played.
 type player struct {
-	p *unturned.Profile
-	c *Connection
-	e unturned.Encoder
+	p       *unturned.Profile
+	c       *Connection
+	schemas *schema.Set // payload values by name (payload.go)
+	e       unturned.Encoder
 
 	widened    bool // both sides run USMN and the handshake is over (wire.md 4.2)
 	handshaken bool
@@ -177,6 +180,7 @@ var actions = map[string]func(*player, *Action) error{
 	"raw":        (*player).raw,
 	"capture":    (*player).startCapture,
 	"message":    (*player).message,
+	"method":     (*player).method,
 }
 
 // handshake plays the vanilla detection pair of wire.md 4.1: the client's
@@ -261,7 +265,7 @@ func (pl *player) invokeS2C(a *Action, payload []byte) error {
 			h.HasDefinition, h.Type, h.Version = true, stringOr(a.Type, a.Listener), uintOr(a.Version, 0)
 			typeBytes(a, &h)
 		}
-		return pl.emit(dissect.S2C, pl.e.InvokeS2C(w, h, payload))
+		return pl.emitInvoke(a, dissect.S2C, w, pl.e.InvokeS2C(w, h, payload))
 	}
 	si := pl.serverIndex(a.Listener)
 	if si < 0 {
@@ -280,7 +284,7 @@ func (pl *player) invokeS2C(a *Action, payload []byte) error {
 		h.Type = *a.Type
 	}
 	typeBytes(a, &h)
-	if err := pl.emit(dissect.S2C, pl.e.InvokeS2C(w, h, payload)); err != nil {
+	if err := pl.emitInvoke(a, dissect.S2C, w, pl.e.InvokeS2C(w, h, payload)); err != nil {
 		return err
 	}
 	if !def {
@@ -304,7 +308,7 @@ func (pl *player) invokeC2S(a *Action, payload []byte) error {
 	w := pl.widenedFor(a)
 	if a.ServerID != nil {
 		h := unturned.Invoke{ServerID: *a.ServerID, IDBits: pl.idBits}
-		return pl.emit(dissect.C2S, pl.e.InvokeC2S(w, h, payload))
+		return pl.emitInvoke(a, dissect.C2S, w, pl.e.InvokeC2S(w, h, payload))
 	}
 	ci := pl.clientIndex(a.Listener)
 	if ci < 0 {
@@ -316,7 +320,7 @@ func (pl *player) invokeC2S(a *Action, payload []byte) error {
 	cl := &pl.clients[ci]
 	if cl.serverID >= 0 {
 		h := unturned.Invoke{ServerID: uint32(cl.serverID), IDBits: pl.idBits}
-		return pl.emit(dissect.C2S, pl.e.InvokeC2S(w, h, payload))
+		return pl.emitInvoke(a, dissect.C2S, w, pl.e.InvokeC2S(w, h, payload))
 	}
 	def := !cl.sentDef
 	if a.Define != nil {
@@ -327,7 +331,7 @@ func (pl *player) invokeC2S(a *Action, payload []byte) error {
 		h.Type = *a.Type
 	}
 	typeBytes(a, &h)
-	if err := pl.emit(dissect.C2S, pl.e.InvokeC2S(w, h, payload)); err != nil {
+	if err := pl.emitInvoke(a, dissect.C2S, w, pl.e.InvokeC2S(w, h, payload)); err != nil {
 		return err
 	}
 	if !def {

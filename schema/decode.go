@@ -43,6 +43,12 @@ const (
 // of r's range (a listener payload runs to the end of the message, wire.md
 // 4.3) and leaves r untouched. It never panics.
 func (l *Listener) Decode(dir dissect.Dir, r *netpak.Reader) Result {
+	return l.DecodeBuf(dir, r, nil)
+}
+
+// DecodeBuf is Decode appending the fields to buf[:0], so that a caller
+// decoding many payloads reuses one slice; the Result's Fields alias buf.
+func (l *Listener) DecodeBuf(dir dissect.Dir, r *netpak.Reader, buf []dissect.Field) Result {
 	if l == nil {
 		return Result{End: r.Pos()}
 	}
@@ -54,18 +60,21 @@ func (l *Listener) Decode(dir dissect.Dir, r *netpak.Reader) Result {
 		return Result{End: r.Pos(), Findings: []dissect.Finding{{Severity: dissect.Note, Group: dissect.Undecoded, Bit: r.Pos(),
 			Text: fmt.Sprintf("schema %s: the schema describes no %s payloads", l.Name(), dir)}}}
 	}
-	return side.Decode(r)
+	return side.decode(r, buf)
 }
 
 // Decode decodes one payload of this side: the message enum, then the
 // message's fields, or for an RPC message the method index, the NetID of
 // an instance method and the parameters.
-func (s *Side) Decode(r *netpak.Reader) Result {
+func (s *Side) Decode(r *netpak.Reader) Result { return s.decode(r, nil) }
+
+func (s *Side) decode(r *netpak.Reader, buf []dissect.Field) Result {
 	name := "payload"
 	if s.listener != nil {
 		name = s.listener.Name()
 	}
 	d := newDecoder(r, name)
+	d.res.Fields = buf[:0]
 	at := d.r.Pos()
 	v := d.r.Bits(s.EnumBits)
 	if d.failed("message") {
@@ -79,7 +88,7 @@ func (s *Side) Decode(r *netpak.Reader) Result {
 		return d.done(false)
 	}
 	d.res.Message = m.Name
-	d.ctx = name + "." + m.Name
+	d.sub = m.Name
 	if !m.RPC {
 		d.fields(m.Fields, "payload.", 0)
 		return d.done(true)
@@ -100,7 +109,7 @@ func (s *Side) Decode(r *netpak.Reader) Result {
 	me := s.Methods[idx]
 	d.emit("payload.method", at, me.Name)
 	d.res.Method = me.Name
-	d.ctx = name + "." + me.Name
+	d.sub = me.Name
 	d.method(me)
 	return d.done(true)
 }
@@ -111,10 +120,16 @@ func (s *Side) Decode(r *netpak.Reader) Result {
 // payload.method entry covers it up to r's position (schema.md section 3).
 // r is left untouched.
 func (m *Method) Decode(r *netpak.Reader, indexBit int) Result {
+	return m.DecodeBuf(r, indexBit, nil)
+}
+
+// DecodeBuf is Decode appending the fields to buf[:0] (Listener.DecodeBuf).
+func (m *Method) DecodeBuf(r *netpak.Reader, indexBit int, buf []dissect.Field) Result {
 	if m == nil {
 		return Result{End: r.Pos()}
 	}
 	d := newDecoder(r, m.Name)
+	d.res.Fields = buf[:0]
 	at := min(max(indexBit, 0), d.r.Pos())
 	d.res.Fields = append(d.res.Fields, dissect.Field{Name: "payload.method", Bit: at, Bits: d.r.Pos() - at, Value: m.Name})
 	d.res.Method = m.Name
@@ -134,7 +149,8 @@ func DecodeFields(fields []*Field, prefix, context string, r *netpak.Reader) Res
 
 type decoder struct {
 	r       *netpak.Reader
-	ctx     string // "Chat.Say": what findings name
+	ctx     string // "Chat": what findings name
+	sub     string // and the message or method, "Say" (joined only for a finding)
 	res     Result
 	pend    int // first bit of alignment padding not yet given to a field, or -1
 	work    int
@@ -152,9 +168,17 @@ func unknown(v uint32) string { return "Unknown(" + strconv.FormatUint(uint64(v)
 // rel is a field's name relative to the payload, as findings give it.
 func rel(name string) string { return strings.TrimPrefix(name, "payload.") }
 
+// context is what findings name: "Chat.Say".
+func (d *decoder) context() string {
+	if d.sub == "" {
+		return d.ctx
+	}
+	return d.ctx + "." + d.sub
+}
+
 func (d *decoder) finding(sev dissect.Severity, g dissect.Group, bit int, format string, args ...any) {
 	d.res.Findings = append(d.res.Findings, dissect.Finding{Severity: sev, Group: g, Bit: bit,
-		Text: "schema " + d.ctx + ": " + fmt.Sprintf(format, args...)})
+		Text: "schema " + d.context() + ": " + fmt.Sprintf(format, args...)})
 }
 
 // failed reports whether the last read failed; if so it records the error
@@ -265,7 +289,11 @@ func (d *decoder) fields(fs []*Field, prefix string, depth int) {
 		if d.stopped {
 			return
 		}
-		d.value(f, prefix+f.Name, depth)
+		name := f.top
+		if prefix != "payload." || name == "" {
+			name = prefix + f.Name
+		}
+		d.value(f, name, depth)
 	}
 }
 

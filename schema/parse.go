@@ -255,6 +255,7 @@ func (p *parser) listener(key string, v any) *Listener {
 		return nil
 	}
 	l := &Listener{Type: strings.TrimSpace(p.str(m, key, "type", true)), Line: p.line(key), File: p.f.Name}
+	l.short = shortName(l.Type)
 	if vv, ok := m["versions"]; ok {
 		vk := join(key, "versions")
 		vs, _ := p.list(vk, vv)
@@ -434,6 +435,9 @@ func (p *parser) fields(key string, v any, depth int, top bool) []*Field {
 			seen[f.Name] = true
 			if top && slices.Contains(reserved, f.Name) {
 				p.errorf(join(fk, "name"), "%q is reserved for payload.%s", f.Name, f.Name)
+			}
+			if top {
+				f.top = "payload." + f.Name
 			}
 		}
 		out = append(out, f)

@@ -217,6 +217,10 @@ type Field struct {
 	Item   *Field
 	Fields []*Field // a struct's fields
 	Line   int      // line in the schema file, 0 if unknown
+
+	// top is "payload."+Name for a payload's top-level fields, set by
+	// Parse so that decoding does not build the name for every payload.
+	top string
 }
 
 // Message is one value of a listener's message enum (schema.md section 1).
@@ -265,13 +269,22 @@ type Listener struct {
 	Client   *Side    // S→C payloads, or nil
 	Line     int
 	File     string // the file that defined it
+	short    string // Name, computed once by Parse (decoding names every payload)
 }
 
 // Name is the short name used in findings and summaries: the type without
 // namespace, assembly and a trailing "Listener" ("Sample.ChatListener,
 // Sample" is "Chat"), as in issue 14's row summary `Chat.Say "hello"`.
 func (l *Listener) Name() string {
-	t, _, _ := strings.Cut(l.Type, ",")
+	if l.short != "" {
+		return l.short
+	}
+	return shortName(l.Type)
+}
+
+// shortName is Name for a listener type.
+func shortName(typ string) string {
+	t, _, _ := strings.Cut(typ, ",")
 	t = strings.TrimSpace(t)
 	if i := strings.LastIndexAny(t, ".+"); i >= 0 {
 		t = t[i+1:]

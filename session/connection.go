@@ -14,6 +14,7 @@ import (
 // the listener-ID tables with their as-of checkpoints (wire.md 4.5).
 type connection struct {
 	idx    uint32
+	ver    uint64 // Index.ver when info last changed (ConnectionsSince)
 	info   ConnInfo
 	framer [2]*unturned.Framer
 
@@ -45,7 +46,7 @@ type connection struct {
 	// held, so that the tables see the messages in order.
 	held []int32
 
-	msgs      []int32 // record indices of the connection's messages, ascending
+	msgs      msgList // record indices of the connection's messages, ascending
 	committed int     // how many of msgs are committed (always a prefix: commits go in order)
 	tables    *tableState
 	nops      int // table operations applied so far

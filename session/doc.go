@@ -35,7 +35,10 @@
 // --at N): each message is handed to Stream.Settled once final, in order,
 // from its one decoding, and then forgotten; no per-message record,
 // message list, checkpoint or listener info outlives it, and no lock is
-// taken. Memory is bounded by connections and buffers. The TUI keeps the
+// taken. Memory is bounded by connections and buffers. With payload
+// schemas a reference waiting for its listener ID is held in the stream
+// until the ID is defined (at most 4096 messages, as Settled holds it), so
+// dump decodes its payload as the full Index would. The TUI keeps the
 // full Index.
 //
 // # Storage
@@ -59,4 +62,17 @@
 // message before them with a warning, never wrong tables. Blocks of messages
 // held for an inference are kept until it settles. Live capture with
 // --write passes the file as the Store, so its messages need no arena.
+//
+// # Payload schemas
+//
+// With SetSchemas (../shared/spec/schema.md) a message is decoded further
+// when it is shown (Message, Detail, AppendJSONRange): the payload of a USMN
+// invoke whose listener (type, version) has a schema, and the parameters of
+// a vanilla InvokeMethod whose index has one, become fields with exact bit
+// spans after the header fields (Message.Payload, and the end of Fields),
+// with the schema's findings and the outputs.md keys payload_message and
+// payload_method. Nothing is decoded at feed time, so the index record is
+// unchanged; a reference unresolved when it was decoded is decoded with the
+// listener its ID has been resolved to since (unless SetLateSchemas(false)),
+// and Head decodes invokes again to count payload findings in its severity.
 package session

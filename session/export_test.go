@@ -6,3 +6,9 @@ import "testing"
 // internal/pipeline, which imports this package, so the external test
 // package (fixture_test.go) sets it; the internal tests call it.
 var ReadFixture func(t testing.TB, path string, store bool) *Index
+
+// FixtureSchemas and SchemaFixture are the payload tests' schemas and
+// capture, for the external tests.
+var FixtureSchemas = fixtureSchemas
+
+const SchemaFixture = schemaFixture

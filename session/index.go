@@ -8,6 +8,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -113,7 +114,12 @@ type Index struct {
 	byConn     map[dissect.Conn]uint32
 	recent     [connCacheSize]*connection // see conn
 	findings   []dissect.Finding
-	suppressed int // capture findings past Limits.MaxFindings
+	suppressed int              // capture findings past Limits.MaxFindings
+	capWorst   dissect.Severity // worst severity of the capture findings, suppressed ones too
+	capHas     bool
+	ver        uint64 // counts changes to connection summaries (ConnectionsSince)
+	held       int    // bytes the framers of all connections hold (Framer.Held)
+	shedNoted  bool
 	types      []string
 	typeIdx    map[string]uint32
 	// typeVers are the distinct (type, version) pairs records name, so a
@@ -132,6 +138,8 @@ type Index struct {
 	pins         uint64
 	pendingBytes int
 	blockers     []dirRef
+	schemas      *schema.Set // payload schemas (schema.md); nil: none (payload.go)
+	noLate       bool        // SetLateSchemas(false): no payload decode of references resolved later
 }
 
 // NewIndex returns an empty Index decoding with profile p.
@@ -207,6 +215,7 @@ func (c *Index) Open(conn dissect.Conn, rule Rule, t time.Time, frame int) {
 	c.lock()
 	defer c.unlock()
 	cn := c.conn(conn, rule)
+	c.touch(cn)
 	if cn.info.Rule == RuleUnknown {
 		cn.info.Rule = rule
 	}
@@ -243,6 +252,7 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 	c.lock()
 	defer c.unlock()
 	cn := c.conn(conn, RuleUnknown)
+	c.touch(cn)
 	c.seen(cn, t)
 	cn.fed[dir], cn.lastTime[dir], cn.lastFrame[dir] = true, t, frame
 	c.seq++
@@ -255,6 +265,7 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 		offset = -1
 	}
 	start := fr.Offset() // stream offset of data[0]
+	defer c.account(fr, fr.Held())
 	fr.Feed(data, func(msg []byte, info unturned.FrameInfo) {
 		mt, mf, ms := t, frame, seq
 		if len(cn.unsynced[dir]) > 0 {
@@ -333,7 +344,9 @@ func (c *Index) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time, f
 	c.lock()
 	defer c.unlock()
 	cn := c.conn(conn, RuleUnknown)
+	c.touch(cn)
 	c.seen(cn, t)
+	defer c.account(cn.framer[dir], cn.framer[dir].Held())
 	cn.framer[dir].Gap(lost)
 	c.connFinding(cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Text: fmt.Sprintf("%s: %d bytes lost before frame %d; framing resynchronises", dir, lost, frame), Bit: -1})
 	c.connFindings(cn, cn.framer[dir].Findings())
@@ -351,6 +364,7 @@ func (c *Index) Close(conn dissect.Conn, t time.Time, frame int) {
 		return
 	}
 	cn := c.conns[i]
+	c.touch(cn)
 	c.seen(cn, t)
 	c.endFramers(cn)
 	c.release()
@@ -362,10 +376,12 @@ func (c *Index) Close(conn dissect.Conn, t time.Time, frame int) {
 // chance to frame, and their messages take their place in arrival order.
 func (c *Index) endFramers(cn *connection) {
 	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
+		h0 := cn.framer[d].Held()
 		c.connFindings(cn, cn.framer[d].End(func(msg []byte, info unturned.FrameInfo) {
 			t, frame, seq := cn.stamp(d, info.Offset+2+int64(len(msg)), cn.lastTime[d], cn.lastFrame[d], c.seq)
 			c.arrive(cn, d, msg, info, t, frame, seq, -1)
 		}))
+		c.account(cn.framer[d], h0)
 		cn.unsynced[d] = cn.unsynced[d][:0]
 		c.block(cn, d)
 	}
@@ -390,10 +406,12 @@ func (c *Index) Note(conn dissect.Conn, f dissect.Finding) {
 	c.lock()
 	defer c.unlock()
 	if conn == (dissect.Conn{}) {
-		c.findings = c.keepFinding(c.findings, &c.suppressed, f, "capture")
+		c.captureFinding(f)
 		return
 	}
-	c.connFinding(c.conn(conn, RuleUnknown), f)
+	cn := c.conn(conn, RuleUnknown)
+	c.touch(cn)
+	c.connFinding(cn, f)
 }
 
 // Finish ends the input: pending inferences settle and partial messages
@@ -402,11 +420,15 @@ func (c *Index) Finish() {
 	c.lock()
 	defer c.unlock()
 	for _, cn := range c.conns {
+		c.touch(cn)
 		c.endFramers(cn)
 	}
 	c.release()
 	for _, cn := range c.conns {
 		c.settle(cn)
+	}
+	if c.stream != nil {
+		c.streamEnd()
 	}
 }
 
@@ -425,13 +447,29 @@ func (c *Index) Settled() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	settled := c.nrec
+	late := c.schemas != nil && !c.noLate
 	for _, cn := range c.conns {
 		if len(cn.held) > 0 && int(cn.held[0]) < settled {
 			settled = int(cn.held[0])
 		}
+		// With payload schemas, a reference still waiting for its ID is
+		// not final: once the ID is defined its payload decodes with the
+		// listener's schema (issue 14 point 2). It waits at most
+		// lateHold messages; past them it shows as it is.
+		if late && cn.tables != nil && len(cn.tables.queue) > 0 {
+			if first := cn.tables.queue[0].N; c.nrec-first < lateHold && first-1 < settled {
+				settled = first - 1
+			}
+		}
 	}
 	return settled
 }
+
+// lateHold is how many messages a consumer that prints each message once
+// (dump) waits for an unresolved reference to resolve before it prints it
+// undecoded: memory is not at stake (the index keeps every message), only
+// how late output may come.
+const lateHold = 4096
 
 // message numbers and records one framed message (at file offset at, or -1
 // to keep its bytes in the arena), then decodes it now or holds it for an
@@ -471,7 +509,7 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 	i := c.add(r, at, t.UnixNano())
 	cn.info.Messages++
 	if c.stream == nil {
-		cn.msgs = append(cn.msgs, i)
+		cn.msgs.append(i)
 	}
 	cn.info.Bytes[dir] += int64(len(msg)) + 2
 	if !cn.holding() {

@@ -55,6 +55,7 @@ type detailScratch struct {
 	d        unturned.Decoded
 	data     []byte // bytes read back from the Store
 	findings []dissect.Finding
+	pay      payloadScratch          // payload schema decoding (payload.go)
 	conns    map[dissect.Conn][]byte // each connection's "conn" value, encoded once
 }
 
@@ -134,7 +135,9 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 	if r.flags&recExtra != 0 {
 		fs = append(fs, c.extra[int32(n-1)]...)
 	}
-	sc.findings, m.Findings = fs, fs
-	m.Summary = summarize(m, d)
+	m.Findings = fs
+	decodePayload(c.schemas, m, d, c.profile, c.lateConn(cn), &sc.pay)
+	sc.findings, sc.spans.List = m.Findings, m.Fields
+	m.Summary = payloadSummary(m, summarize(m, d))
 	return m
 }

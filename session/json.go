@@ -128,6 +128,9 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *timeCache) ([]byte, error
 		if dst, verr = appendValue(dst, s.Value); verr != nil && err == nil {
 			err = verr
 		}
+		if v, ok := s.Value.(string); ok {
+			dst = termsafe.AppendHexIfInvalid(dst, "raw_hex", v)
+		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
@@ -139,6 +142,7 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *timeCache) ([]byte, error
 		dst = append(dst, `,"listener":{"type":`...)
 		if l.Type != nil {
 			dst = termsafe.AppendJSONString(dst, *l.Type)
+			dst = termsafe.AppendHexIfInvalid(dst, "type_hex", *l.Type)
 		} else {
 			dst = append(dst, "null"...)
 		}
@@ -156,12 +160,20 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *timeCache) ([]byte, error
 		dst = append(dst, `,"payload_bits":`...)
 		dst = appendInt(dst, m.PayloadBits)
 	}
+	if m.PayloadMessage != "" {
+		dst = append(dst, `,"payload_message":`...)
+		dst = termsafe.AppendJSONString(dst, m.PayloadMessage)
+	}
+	if m.PayloadMethod != "" {
+		dst = append(dst, `,"payload_method":`...)
+		dst = termsafe.AppendJSONString(dst, m.PayloadMethod)
+	}
 	dst = append(dst, `,"expert":[`...)
 	for i := range m.Findings {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendFinding(dst, &m.Findings[i])
+		dst = m.Findings[i].AppendJSON(dst)
 	}
 	dst = append(dst, "]}"...)
 	return dst, err
@@ -260,6 +272,9 @@ type jsonConn struct {
 type jsonTables struct {
 	Profile     string     `json:"profile"`
 	Connections []jsonConn `json:"connections"`
+	// Findings are the capture-level findings (outputs.md: profile
+	// hints); left out when there are none.
+	Findings []jsonFinding `json:"findings,omitempty"`
 }
 
 // tablesJSON builds the outputs.md record of one connection. t may be nil
@@ -331,6 +346,9 @@ func (c *Index) TablesJSONAt(asOf int) ([]byte, error) {
 	doc := jsonTables{Profile: c.Profile().Name, Connections: []jsonConn{}}
 	for _, ci := range c.Connections() {
 		doc.Connections = append(doc.Connections, tablesJSON(ci, c.Tables(ci.Conn, asOf)))
+	}
+	if fs := c.Findings(); len(fs) > 0 {
+		doc.Findings = jsonFindings(fs)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

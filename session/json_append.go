@@ -9,6 +9,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/schema"
 )
 
 // The appenders below spell JSON values exactly as encoding/json does with
@@ -111,17 +112,6 @@ func appendOptUint(dst []byte, p *uint32) []byte {
 	return strconv.AppendUint(dst, uint64(*p), 10)
 }
 
-// appendFinding appends an outputs.md "expert" entry.
-func appendFinding(dst []byte, f *dissect.Finding) []byte {
-	dst = append(dst, `{"severity":`...)
-	dst = termsafe.AppendJSONString(dst, f.Severity.String())
-	dst = append(dst, `,"group":`...)
-	dst = termsafe.AppendJSONString(dst, f.Group.String())
-	dst = append(dst, `,"text":`...)
-	dst = termsafe.AppendJSONString(dst, f.Text)
-	return append(dst, '}')
-}
-
 // appendFloat appends a finite float as encoding/json does: like %g, but
 // with ES6's exponent cut-offs (below 1e-6 and from 1e21) and an exponent
 // without a leading zero; bits is 32 or 64, the float's own precision.
@@ -182,6 +172,8 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 			return termsafe.AppendJSONString(dst, formatFloat(f)), nil
 		}
 		return appendFloat(dst, f, 32), nil
+	case schema.Vec3, schema.Quat, schema.RGBA, schema.TransformRef:
+		return appendSchemaValue(dst, x), nil
 	}
 	b, err := marshal(v)
 	if err != nil {

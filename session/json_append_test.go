@@ -32,10 +32,13 @@ type refField struct {
 	Bit   int    `json:"bit"`
 	Bits  int    `json:"bits"`
 	Value any    `json:"value"`
+	// RawHex: the exact bytes of a string value that is not UTF-8.
+	RawHex string `json:"raw_hex,omitempty"`
 }
 
 type refListener struct {
 	Type     *string `json:"type"`
+	TypeHex  string  `json:"type_hex,omitempty"`
 	Version  *uint32 `json:"version"`
 	ClientID *uint32 `json:"client_id"`
 	ServerID *uint32 `json:"server_id"`
@@ -104,10 +107,16 @@ func refMarshalJSON(m *Message) ([]byte, error) {
 	}
 	for i, s := range m.Fields {
 		j.Fields[i] = refField{Name: s.Name, Bit: s.Bit, Bits: s.Bits, Value: refValue(s.Value)}
+		if v, ok := s.Value.(string); ok && !utf8.ValidString(v) {
+			j.Fields[i].RawHex = hexString([]byte(v))
+		}
 	}
 	if m.Listener != nil {
 		l := m.Listener
 		j.Listener = &refListener{Type: l.Type, Version: l.Version, ClientID: l.ClientID, ServerID: l.ServerID, Resolved: l.Resolved}
+		if l.Type != nil && !utf8.ValidString(*l.Type) {
+			j.Listener.TypeHex = hexString([]byte(*l.Type))
+		}
 	}
 	if m.Kind == unturned.KindInvokeMessageListener {
 		pb := m.PayloadBits

@@ -91,6 +91,7 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 			// No checkpoints: a stream keeps no history.
 			res = cn.tables.apply(&o, &c.limits)
 			cn.nops++
+			c.noteLate(cn)
 		}
 		if c.stream == nil || c.stream.Settled != nil {
 			c.listenerInfo(cn, i, &o, d, res.resolved)
@@ -223,7 +224,7 @@ func (c *Index) Tables(conn dissect.Conn, asOf int) *Tables {
 // decoded again (in the State their records hold) and applied.
 func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 	// k: the connection's messages numbered ≤ asOf (record index < asOf).
-	k := sort.Search(len(cn.msgs), func(i int) bool { return int(cn.msgs[i]) >= asOf })
+	k := sort.Search(cn.msgs.len(), func(p int) bool { return int(cn.msgs.at(p)) >= asOf })
 	var t *Tables
 	if k >= cn.committed {
 		t = cn.tables.snapshot(cn.info.Conn, asOf)
@@ -235,7 +236,7 @@ func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 			buf []byte
 		)
 		for p := cp.pos; p < k; p++ {
-			i := cn.msgs[p]
+			i := cn.msgs.at(p)
 			r := c.rec(i)
 			if r.flags&recListener == 0 {
 				continue

@@ -8,6 +8,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -30,6 +31,15 @@ type Message struct {
 	PayloadBits int // its length, trailing pad bits included
 	Summary     string
 	Findings    []dissect.Finding
+
+	// With a payload schema (schema.md, Index.SetSchemas): the payload's
+	// fields with their bit spans (also at the end of Fields when spans
+	// were asked for), and the names outputs.md gives as payload_message
+	// and payload_method. Payload is nil when no schema applies.
+	Payload        []netpak.Span
+	PayloadMessage string
+	PayloadMethod  string
+	payloadTitle   string // the row summary's `Chat.Say`
 }
 
 // Worst returns the highest severity among the message's findings and
@@ -167,7 +177,8 @@ func (c *Index) build(n int, withSpans bool) *Message {
 	case r.flags&recIDUndecided != 0:
 		m.Summary = undecidedSummary(m, &d)
 	default:
-		m.Summary = summarize(m, &d)
+		decodePayload(c.schemas, m, &d, c.profile, c.lateConn(cn), nil)
+		m.Summary = payloadSummary(m, summarize(m, &d))
 	}
 	return m
 }
@@ -226,6 +237,13 @@ func undecidedSummary(m *Message, d *unturned.Decoded) string {
 // given state: for `usmnscope bits` (outputs.md). Listener holds what the
 // message itself says; Resolved is false, as there are no tables.
 func DecodeOne(p *unturned.Profile, dir dissect.Dir, widened bool, idBits int, data []byte) *Message {
+	return DecodeOneWith(p, nil, dir, widened, idBits, data)
+}
+
+// DecodeOneWith is DecodeOne decoding the payload with the schemas set
+// (schema.md): an invoke that carries its listener's definition, or a
+// vanilla InvokeMethod whose index has a schema.
+func DecodeOneWith(p *unturned.Profile, set *schema.Set, dir dissect.Dir, widened bool, idBits int, data []byte) *Message {
 	if p == nil {
 		p = unturned.Default()
 	}
@@ -265,7 +283,8 @@ func DecodeOne(p *unturned.Profile, dir dissect.Dir, widened bool, idBits int, d
 		}
 		m.Listener = l
 	}
-	m.Summary = d.Summary()
+	decodePayload(set, m, &d, p, nil, nil)
+	m.Summary = payloadSummary(m, d.Summary())
 	return m
 }
 
@@ -307,6 +326,15 @@ func (c *Index) Head(n int) (Head, bool) {
 	}
 	if c.dropped(int32(n - 1)) {
 		worst = max(worst, uint8(dissect.Error)+1)
+	}
+	if c.schemas != nil && payloadKind(r.kind) {
+		// A payload schema adds findings (schema.md section 3) that only
+		// decoding the payload finds: the record cannot foresee them.
+		if m := c.build(n, false); m != nil {
+			if w, ok := m.Worst(); ok {
+				worst = max(worst, uint8(w)+1)
+			}
+		}
 	}
 	if worst > 0 {
 		h.Worst, h.HasFinding = dissect.Severity(worst-1), true

@@ -289,7 +289,9 @@ func (c *Index) load(i int32, buf []byte) ([]byte, error) {
 // dropped reports whether r's bytes were in an arena block that
 // Limits.MaxArena has since dropped.
 func (c *Index) dropped(i int32) bool {
-	if c.rec(i).flags&recFile != 0 {
+	if c.rec(i).flags&recFile != 0 || c.prepared(i) != nil {
+		// A message a Stream hands out at its commit is read from the
+		// caller's bytes: it may have no arena bytes at all.
 		return false
 	}
 	off, _ := c.where(i)

@@ -24,6 +24,15 @@ import (
 // or decoding them again. A message that has to wait (held for an
 // inference, or after one that is) keeps its bytes as the Index always
 // does and is decoded again when it is handed out.
+//
+// With payload schemas and late resolution on (SetSchemas, SetLateSchemas),
+// a reference still waiting for its listener ID is not final, as Settled
+// has it: it and every later message wait until the ID is defined, at
+// most lateHold messages, so that its payload is handed out decoded with
+// the listener's schema (issue 14 point 2). Every message then keeps its
+// bytes until it is handed out (nothing can be handed out at its commit
+// before its decoding says whether it waits), and Finish hands out what
+// is still waiting.
 type Stream struct {
 	// Settled, when not nil, is called with each message number, in
 	// order, once the message is final. During the call Message(n),
@@ -52,6 +61,11 @@ type streamState struct {
 	// arenaLast is, per arena block, the last record index whose bytes it
 	// holds: a block whose messages were all handed out is released.
 	arenaLast []int32
+	// late are the connections whose tables may queue an unresolved
+	// reference, with payload schemas and late resolution on (lateBound);
+	// inLate says which connection indices are in it.
+	late   []*connection
+	inLate map[uint32]bool
 }
 
 // preDecoded is the decoding of record i that commit has just made, with
@@ -112,7 +126,51 @@ func (c *Index) runlock() {
 // handed out as soon as it is committed, so that its bytes need no copy.
 func (c *Index) streamNow(cn *connection) bool {
 	s := c.stream
-	return s != nil && !cn.holding() && int32(c.nrec) == s.next
+	return s != nil && !cn.holding() && int32(c.nrec) == s.next && !c.lateOn()
+}
+
+// lateOn reports whether a reference unresolved at its commit is held
+// until its ID is defined (payload schemas with late resolution, as
+// Settled holds it): its bytes are then kept, as any message's may wait.
+func (c *Index) lateOn() bool {
+	return c.schemas != nil && !c.noLate
+}
+
+// noteLate notes that cn's tables hold an unresolved reference (lateBound).
+func (c *Index) noteLate(cn *connection) {
+	s := c.stream
+	if !c.lateOn() || s.inLate[cn.idx] || cn.tables == nil || len(cn.tables.queue) == 0 {
+		return
+	}
+	if s.inLate == nil {
+		s.inLate = map[uint32]bool{}
+	}
+	s.inLate[cn.idx] = true
+	s.late = append(s.late, cn)
+}
+
+// lateBound is the record index before which messages may be handed out
+// as far as late resolution goes: with payload schemas, a reference still
+// waiting for its listener ID is not final (Settled, issue 14 point 2); it
+// waits at most lateHold messages, then is handed out as it is.
+func (c *Index) lateBound() int32 {
+	s := c.stream
+	b := int32(c.nrec)
+	k := 0
+	for _, cn := range s.late {
+		if len(cn.tables.queue) == 0 {
+			delete(s.inLate, cn.idx)
+			continue
+		}
+		s.late[k] = cn
+		k++
+		if first := cn.tables.queue[0].N; c.nrec-first < lateHold && int32(first-1) < b {
+			b = int32(first - 1)
+		}
+	}
+	clear(s.late[k:])
+	s.late = s.late[:k]
+	return b
 }
 
 // decodeCommit decodes record i for commit, in state st, from msg or from
@@ -153,11 +211,27 @@ func (c *Index) streamAsOf(cn *connection, n int) {
 // it was, and then every committed message after it.
 func (c *Index) streamed(i int32) {
 	s := c.stream
-	if i == s.next {
+	bound := int32(c.nrec)
+	if len(s.late) > 0 {
+		bound = c.lateBound()
+	}
+	if i == s.next && i < bound {
 		s.pre.ok = true
 		c.emit(i)
 		s.next++
 	}
+	s.pre = preDecoded{}
+	for s.next < bound && c.rec(s.next).flags&recHeld == 0 {
+		c.emit(s.next)
+		s.next++
+	}
+	c.release18()
+}
+
+// streamEnd hands out what is left at Finish: the messages held back for
+// a late resolution (none is held for an inference any more).
+func (c *Index) streamEnd() {
+	s := c.stream
 	s.pre = preDecoded{}
 	for int(s.next) < c.nrec && c.rec(s.next).flags&recHeld == 0 {
 		c.emit(s.next)

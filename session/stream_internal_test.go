@@ -85,8 +85,8 @@ func TestStreamReleases(t *testing.T) {
 			maxRecs, maxArena, len(s.extra), len(s.big))
 	}
 	for _, cn := range s.conns {
-		if len(cn.msgs) > 0 || len(cn.checkpoints) > 1 {
-			t.Fatalf("stream kept %d message indices and %d checkpoints for %s", len(cn.msgs), len(cn.checkpoints), cn.info.Conn)
+		if cn.msgs.len() > 0 || len(cn.checkpoints) > 1 {
+			t.Fatalf("stream kept %d message indices and %d checkpoints for %s", cn.msgs.len(), len(cn.checkpoints), cn.info.Conn)
 		}
 	}
 }

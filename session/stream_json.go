@@ -70,6 +70,14 @@ func (b *JSONBatch) add(m *Message) {
 	s0 := len(b.spans)
 	b.spans = append(b.spans, m.Fields...)
 	cp.Fields = b.spans[s0:len(b.spans):len(b.spans)]
+	b.ownBytes(cp.Fields)
+	if m.Payload != nil {
+		// The payload's fields live in the decoder's scratch.
+		p0 := len(b.spans)
+		b.spans = append(b.spans, m.Payload...)
+		cp.Payload = b.spans[p0:len(b.spans):len(b.spans)]
+		b.ownBytes(cp.Payload)
+	}
 	f0 := len(b.findings)
 	b.findings = append(b.findings, m.Findings...)
 	cp.Findings = b.findings[f0:len(b.findings):len(b.findings)]
@@ -86,6 +94,19 @@ func (b *JSONBatch) add(m *Message) {
 		cp.Listener = &b.listeners[len(b.listeners)-1]
 	}
 	b.msgs = append(b.msgs, cp)
+}
+
+// ownBytes copies the byte-block values of spans (a payload schema's
+// bytes fields alias the message's bytes, which are the caller's only
+// during Settled) into b.
+func (b *JSONBatch) ownBytes(spans []netpak.Span) {
+	for i := range spans {
+		if v, ok := spans[i].Value.([]byte); ok && len(v) > 0 {
+			d0 := len(b.data)
+			b.data = append(b.data, v...)
+			spans[i].Value = b.data[d0:len(b.data):len(b.data)]
+		}
+	}
 }
 
 // id copies *p into b, or gives nil for nil.

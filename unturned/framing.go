@@ -76,6 +76,9 @@ type Framer struct {
 	need   int // body length, valid when hdrN == 2
 	body   []byte
 	msgOff int64 // stream offset of the partial message's header
+	// discard is the rest of a partial message dropped by DropPartial,
+	// still to arrive: those bytes are counted as dropped, not framed.
+	discard int
 
 	// Resynchronising: the bytes of rbuf[rstart:] end at off.
 	rbuf   []byte
@@ -147,6 +150,14 @@ func (f *Framer) Feed(chunk []byte, yield func(msg []byte, info FrameInfo)) {
 // corrupt length header, leaving the framer unsynchronised.
 func (f *Framer) feedSynced(c []byte, yield func([]byte, FrameInfo)) []byte {
 	for len(c) > 0 {
+		if f.discard > 0 {
+			k := min(f.discard, len(c))
+			f.discard -= k
+			f.stats.Dropped += int64(k)
+			f.off += int64(k)
+			c = c[k:]
+			continue
+		}
 		if f.hdrN == 0 {
 			// The hot path: whole messages inside the chunk, no copying.
 			for len(c) >= 2 {
@@ -195,12 +206,24 @@ func (f *Framer) feedSynced(c []byte, yield func([]byte, FrameInfo)) []byte {
 			continue
 		}
 		k := min(f.need-len(f.body), len(c))
+		if len(f.body)+k > cap(f.body) {
+			// Grow as append would, but never past the message: the
+			// buffer is what Held counts.
+			nb := make([]byte, len(f.body), min(f.need, max(2*cap(f.body), len(f.body)+k, 512)))
+			copy(nb, f.body)
+			f.body = nb
+		}
 		f.body = append(f.body, c[:k]...)
 		f.off += int64(k)
 		c = c[k:]
 		if len(f.body) == f.need {
 			f.hdrN = 0
 			f.emit(f.body, f.msgOff, yield)
+			if cap(f.body) > keepBody {
+				// An idle direction keeps no large buffer: across
+				// thousands of connections they would add up (Held).
+				f.body = nil
+			}
 		}
 	}
 	return nil
@@ -392,6 +415,7 @@ func (f *Framer) StartUnsynced() {
 // cut ends the current stretch of contiguous stream: a partial message is
 // dropped, buffered resynchronisation bytes are skipped.
 func (f *Framer) cut(why string) {
+	f.discard = 0
 	if f.synced {
 		if held := f.buffered(); held > 0 {
 			text := fmt.Sprintf("framing: dropped a partial message at stream offset %d: had %d of 2 header bytes %s", f.msgOff, held, why)
@@ -430,6 +454,44 @@ func (f *Framer) Abandon(why string, yield func(msg []byte, info FrameInfo)) {
 		f.skipped = 0
 		f.rbuf, f.rstart = f.rbuf[:0], 0
 	}
+}
+
+// keepBody is the largest partial-message buffer a Framer keeps between
+// messages.
+const keepBody = 4096
+
+// Held returns the bytes of memory the framer's buffers hold: the partial
+// message's buffer and the resynchronisation buffer, by capacity. A caller
+// that runs many framers sums them to bound the total (SECURITY.md,
+// max_total_buffer) and calls DropPartial on the largest past the bound.
+func (f *Framer) Held() int { return cap(f.body) + cap(f.rbuf) }
+
+// DropPartial frees the framer's buffers. A partial message is dropped with
+// a finding that says why; the rest of it is dropped as it arrives, so the
+// framer stays synchronised on the message after it. Bytes awaiting
+// resynchronisation are skipped, and resynchronisation goes on with the
+// bytes that follow. It returns the bytes freed (Held before the call).
+func (f *Framer) DropPartial(why string) int {
+	held := f.Held()
+	if f.synced && f.hdrN == 2 {
+		text := fmt.Sprintf("framing: dropped a partial message at stream offset %d: had %d of %d bytes %s; its other %d bytes are dropped as they arrive",
+			f.msgOff, 2+len(f.body), 2+f.need, why, f.need-len(f.body))
+		f.findings = append(f.findings, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Text: text, Bit: -1})
+		f.stats.Dropped += int64(2 + len(f.body))
+		f.discard = f.need - len(f.body)
+		f.hdrN = 0
+	} else if !f.synced {
+		if active := len(f.rbuf) - f.rstart; active > 0 {
+			// Skipped like any byte passed over while resynchronising,
+			// so the next message's Skipped and the resync finding
+			// count them too.
+			f.skip(active, f.off-int64(active))
+			f.findings = append(f.findings, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Bit: -1,
+				Text: fmt.Sprintf("framing: dropped %d bytes awaiting resynchronisation at stream offset %d %s", active, f.off-int64(active), why)})
+		}
+	}
+	f.body, f.rbuf, f.rstart = nil, nil, 0
+	return held
 }
 
 // Findings returns the findings collected since the last call and forgets

@@ -19,11 +19,17 @@ type Limits struct {
 	// capture as a whole; past it findings are counted, not kept (the
 	// worst severity still counts them). Default 1000.
 	MaxFindings int
+	// MaxBuffered bounds the bytes the framers of all connections hold
+	// together (partial messages, resynchronisation buffers); past it the
+	// largest are dropped with a finding. The CLI sets it to
+	// max_total_buffer, the bound of the capture's out-of-order buffers,
+	// so that each layer holds at most that much. Default 64 MiB.
+	MaxBuffered int
 }
 
 // DefaultLimits returns the documented defaults.
 func DefaultLimits() Limits {
-	return Limits{MaxEntries: 65536, MaxUnresolved: 4096, InferWindow: 32, CheckpointEvery: 1024, MaxMessage: 65535, MaxFindings: 1000}
+	return Limits{MaxEntries: 65536, MaxUnresolved: 4096, InferWindow: 32, CheckpointEvery: 1024, MaxMessage: 65535, MaxFindings: 1000, MaxBuffered: 64 << 20}
 }
 
 // WithDefaults fills zero fields from DefaultLimits.
@@ -37,6 +43,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.MaxFindings <= 0 {
 		l.MaxFindings = d.MaxFindings
+	}
+	if l.MaxBuffered <= 0 {
+		l.MaxBuffered = d.MaxBuffered
 	}
 	if l.InferWindow <= 0 {
 		l.InferWindow = d.InferWindow

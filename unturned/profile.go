@@ -40,6 +40,12 @@ type Profile struct {
 
 	MarkerMagic uint32 `toml:"marker_magic"`
 
+	// DecodeAs names, per TCP port, the protocol its connections are
+	// decoded as, "PORT=PROTO,…" ("27017=unturned,6633=none"; wire.md 2):
+	// set by --decode-as, not a TOML key. A string keeps Profile
+	// comparable.
+	DecodeAs string `toml:"-"`
+
 	// Bounds is the [limits] table: resource bounds rather than protocol
 	// constants, kept in the profile so that one file fixes both.
 	Bounds Bounds `toml:"limits"`
@@ -55,17 +61,25 @@ type Bounds struct {
 	// DefaultBounds), which TOML leaves out.
 	MaxFlowBuffer  Size `toml:"max_flow_buffer,omitzero"`  // bytes of out-of-order TCP data buffered per flow
 	MaxTotalBuffer Size `toml:"max_total_buffer,omitzero"` // bytes of out-of-order TCP data buffered in all flows
-	MaxFlows       int  `toml:"max_flows,omitzero"`        // TCP flows tracked at once
+	MaxFlows       int  `toml:"max_flows,omitzero"`        // TCP flows tracked at once, and UDP peers and A2S sources apart
+
+	MaxFragments         int  `toml:"max_fragments,omitzero"`          // IPv4 fragments held for reassembly
+	MaxFragmentBytes     Size `toml:"max_fragment_bytes,omitzero"`     // bytes of those fragments, headers included
+	MaxFragmentDatagrams int  `toml:"max_fragment_datagrams,omitzero"` // IPv4 datagrams being reassembled at once
+	MaxInterfaces        int  `toml:"max_interfaces,omitzero"`         // pcapng interfaces per section
+	MaxNotes             int  `toml:"max_notes,omitzero"`              // capture notes of one repeating kind
+	MaxDecompressed      Size `toml:"max_decompressed,omitzero"`       // bytes a gzip-compressed input may expand to
 
 	// The decoder's share (Limits).
 	MaxMessage      Size `toml:"max_message"`       // largest SystemSockets message accepted, at most 65535 (wire.md 2)
 	MaxTableEntries int  `toml:"max_table_entries"` // entries per listener table (and missing list) per connection
 	MaxUnresolved   int  `toml:"max_unresolved"`    // unresolved listener references held per connection
+	MaxFindings     int  `toml:"max_findings"`      // findings kept per connection and for the capture
 }
 
 // DefaultBounds returns the documented defaults (SECURITY.md "Bounds") of
 // the decoder's share, which are DefaultLimits'. The capture layer's share
-// (MaxFlowBuffer, MaxTotalBuffer, MaxFlows) is zero, "capture's default":
+// (MaxFlowBuffer through MaxDecompressed) is zero, "capture's default":
 // package capture states those defaults (capture.DefaultOptions) and takes
 // a zero bound as its default, and this package does not import capture
 // (data flows one way). The program that joins the two fills them in for
@@ -76,6 +90,7 @@ func DefaultBounds() Bounds {
 		MaxMessage:      Size(d.MaxMessage),
 		MaxTableEntries: d.MaxEntries,
 		MaxUnresolved:   d.MaxUnresolved,
+		MaxFindings:     d.MaxFindings,
 	}
 }
 
@@ -86,6 +101,10 @@ func (b Bounds) Limits() Limits {
 	l.MaxMessage = int(b.MaxMessage)
 	l.MaxEntries = b.MaxTableEntries
 	l.MaxUnresolved = b.MaxUnresolved
+	l.MaxFindings = b.MaxFindings
+	// The framers' partial messages are held to the bound of the
+	// capture's out-of-order buffers (zero: its default, 64 MiB).
+	l.MaxBuffered = int(b.MaxTotalBuffer)
 	return l.WithDefaults()
 }
 
@@ -96,9 +115,16 @@ func (b *Bounds) fields() []boundField {
 		{"max_flow_buffer", (*int)(&b.MaxFlowBuffer), maxBound, true},
 		{"max_total_buffer", (*int)(&b.MaxTotalBuffer), maxBound, true},
 		{"max_flows", &b.MaxFlows, maxBound, true},
+		{"max_fragments", &b.MaxFragments, maxBound, true},
+		{"max_fragment_bytes", (*int)(&b.MaxFragmentBytes), maxBound, true},
+		{"max_fragment_datagrams", &b.MaxFragmentDatagrams, maxBound, true},
+		{"max_interfaces", &b.MaxInterfaces, maxBound, true},
+		{"max_notes", &b.MaxNotes, maxBound, true},
+		{"max_decompressed", (*int)(&b.MaxDecompressed), maxBound, true},
 		{"max_message", (*int)(&b.MaxMessage), MaxFrameLen, false},
 		{"max_table_entries", &b.MaxTableEntries, maxBound, false},
 		{"max_unresolved", &b.MaxUnresolved, maxBound, false},
+		{"max_findings", &b.MaxFindings, maxBound, false},
 	}
 }
 

@@ -137,7 +137,8 @@ type missingMsg map[dissect.Conn]int
 func missingCmd(src Source) tea.Cmd {
 	return func() tea.Msg {
 		out := missingMsg{}
-		for _, c := range src.Connections() {
+		conns, _ := src.ConnectionsSince(nil, 0) // summaries: findings are not needed
+		for _, c := range conns {
 			if t := src.Tables(c.Conn, 0); t != nil {
 				if k := len(t.MissingOnServer) + len(t.MissingOnClient); k > 0 {
 					out[c.Conn] = k

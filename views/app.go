@@ -134,6 +134,14 @@ type Model struct {
 	w, h int
 
 	first tea.Cmd // New's reads, when they need the capture file (Init)
+
+	// connList are the connection summaries as of connVer, brought up to
+	// date by refresh (Source.ConnectionsSince): a render reads them and
+	// takes no lock.
+	connList []session.ConnInfo
+	connVer  uint64
+	capWorst dissect.Severity // the capture findings' worst, as of refresh
+	capHas   bool
 }
 
 // New returns the root model over src.
@@ -187,7 +195,9 @@ func (m *Model) refresh() {
 		}
 	}
 	m.msgs.Invalidate()
-	m.conns.SetConnections(m.src.Connections(), m.n)
+	m.connList, m.connVer = m.src.ConnectionsSince(m.connList, m.connVer)
+	m.capWorst, m.capHas = m.src.CaptureWorst()
+	m.conns.SetConnections(m.connList, m.n)
 	m.conns.SetMissing(m.miss)
 	m.msgs.SetRows(m.rows(), false)
 	m.layout()
@@ -352,7 +362,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.Done && m.loading {
 			m.loading = false
 			tail = m.read(missingCmd(m.src))
-			if m.src.Len() == 0 && len(m.src.Findings()) > 0 && !m.cfg.Live {
+			if m.src.Len() == 0 && m.capHas && !m.cfg.Live {
 				// Nothing decoded, but the capture says why (SNS UDP, no
 				// game port…): show it rather than empty panes.
 				tail = tea.Batch(tail, m.read(expertCmd(m.src, 0)))
@@ -496,7 +506,7 @@ func (m Model) rects() (cn, ms, dt, br rect) {
 	avail := max(m.h-3, 4)
 	// The connections pane is as tall as its rows (title, all, each
 	// connection), up to a third of the screen.
-	ch := min(max(len(m.src.Connections())+2, 3), max(avail/3, 3))
+	ch := min(max(len(m.connList)+2, 3), max(avail/3, 3))
 	mh := (avail - ch) / 2
 	bh := avail - ch - mh
 	lw := m.w / 2
@@ -621,17 +631,14 @@ func (m Model) statusInfo() status.Info {
 	if p := m.src.Profile(); p != nil {
 		in.Profile = p.Name
 	}
-	cs := m.src.Connections()
-	in.Conns = len(cs)
-	for _, c := range cs {
+	in.Conns = len(m.connList)
+	for _, c := range m.connList {
 		if c.HasFinding && (!in.HasFinding || c.Worst > in.Worst) {
 			in.Worst, in.HasFinding = c.Worst, true
 		}
 	}
-	for _, f := range m.src.Findings() {
-		if !in.HasFinding || f.Severity > in.Worst {
-			in.Worst, in.HasFinding = f.Severity, true
-		}
+	if m.capHas && (!in.HasFinding || m.capWorst > in.Worst) {
+		in.Worst, in.HasFinding = m.capWorst, true
 	}
 	return in
 }

@@ -11,7 +11,8 @@ import (
 // Source is what the views read: the methods of *session.Index they use.
 // Tests pass synthetic sources; the program passes the capture being fed.
 //
-// Len, Stamp, Connections, Findings and Profile read memory only, so
+// Len, Stamp, Connections, ConnectionsSince, Findings, CaptureWorst and
+// Profile read memory only, so
 // Update and View call them. Message, Detail and Tables decode a message
 // again from its bytes, which may be read back from the capture file:
 // when ReadsStore says so, the views call them only inside commands and
@@ -22,6 +23,12 @@ type Source interface {
 	Stamp(n int) (dissect.Conn, time.Time, bool)
 	Connections() []session.ConnInfo
 	Findings() []dissect.Finding
+	// ConnectionsSince updates summaries without findings in place
+	// (session.Index.ConnectionsSince): what the views poll, so that a
+	// render neither copies findings nor takes the capture's lock.
+	ConnectionsSince(dst []session.ConnInfo, since uint64) ([]session.ConnInfo, uint64)
+	// CaptureWorst is the worst severity of the capture-wide findings.
+	CaptureWorst() (dissect.Severity, bool)
 	Profile() *unturned.Profile
 	// Settled is how many messages (1..Settled) are final (session.Index).
 	Settled() int

@@ -13,6 +13,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -21,6 +22,7 @@ import (
 type bitsOptions struct {
 	IO      *streams
 	profile func() (*unturned.Profile, error)
+	schemas func() (*schema.Set, error)
 
 	hex     []string // HEX: the message's bytes, or "-" for standard input
 	dir     string
@@ -54,6 +56,7 @@ hint on standard error says so.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.hex = args
 			o.profile = profileLoader(cmd)
+			o.schemas = schemaLoader(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -122,8 +125,12 @@ func runBits(o *bitsOptions) error {
 	if err != nil {
 		return err
 	}
-	m := session.DecodeOne(p, dir, o.widened, o.idBits, data)
-	if h := widthHint(m, session.DecodeOne(p, dir, !o.widened, o.idBits, data), o.widened); h != "" {
+	set, err := loadWith(o.schemas)
+	if err != nil {
+		return err
+	}
+	m := session.DecodeOneWith(p, set, dir, o.widened, o.idBits, data)
+	if h := widthHint(m, session.DecodeOneWith(p, set, dir, !o.widened, o.idBits, data), o.widened); h != "" {
 		fmt.Fprintf(s.err, "usmnscope: bits: hint: %s\n", h)
 	}
 	out := newOutput(s.out)

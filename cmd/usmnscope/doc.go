@@ -8,8 +8,11 @@
 // --json NDJSON per ../../../shared/spec/outputs.md);
 // tables prints the per-connection listener-ID tables of wire.md 4.5;
 // bits decodes one message pasted as hex; profile show prints the profile of
-// wire.md 6; open and live run the TUI; gen and simulate write fixture
-// captures.
+// wire.md 6 and profile infer the one that best explains a capture
+// (internal/infer); open and live run the TUI, which an idle flush
+// (refresh.go) keeps within 100 ms of what has arrived; gen and simulate
+// write fixture captures. --decode-as names the protocol of a TCP port
+// (internal/pipeline's registry, wire.md 2).
 //
 // # Wiring
 //
@@ -34,9 +37,9 @@
 // A closed stdout (`dump | head`) ends the command quietly with status 0:
 // SIGPIPE is ignored, so the write fails with EPIPE, which Execute does not
 // report. Output that cannot be written otherwise (`dump > /dev/full`) is
-// status 1 with one line naming the output and the cause. Ctrl-C, SIGINT
-// or SIGTERM stop live with status 0 once its --write file is flushed and
-// closed; a --write that failed (a full disk) or an interface that went
+// status 1 with one line naming the output and the cause. Ctrl-C, SIGINT,
+// SIGTERM or SIGHUP stop open and live as q does (the terminal restored,
+// status 0), live once its --write file is flushed and closed; a --write that failed (a full disk) or an interface that went
 // away is status 1 with one line, the packets saved before kept as a valid
 // pcapng. A capture cut mid-record is read up to the cut, the cut a
 // finding, status 0. signals_test.go checks each on the built binary.

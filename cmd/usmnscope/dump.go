@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -17,6 +18,7 @@ import (
 type dumpOptions struct {
 	IO      *streams
 	profile func() (*unturned.Profile, error)
+	schemas func() (*schema.Set, error)
 
 	capture string // CAPTURE: a file, or - for standard input
 	verbose bool
@@ -44,16 +46,20 @@ records (outputs.md), the bytes in "hex".
 A filter selects messages: ==, !=, ~ (substring), <, <=, >, >= over the
 fields dir, msg, listener, id (listener.id), server_id, client_id, severity
 (note<warn<error), conn, n, len, widened, mode and group, combined with &&,
-|| and ! and parentheses. A bare word matches the message name.`,
+|| and ! and parentheses. A bare word matches the message name. With payload
+schemas (--schema, schema.md), payload_message, payload_method and every
+payload.<field> (payload.text ~ "hi", payload.items[].amount > 1) too.`,
 		Example: `  usmnscope dump capture.pcapng
   usmnscope dump -V --filter 'msg==InvokeMessageListener && listener~Chat' capture.pcapng
   usmnscope dump -x --filter 'n==12' capture.pcapng
   usmnscope dump --json --filter 'severity>=warn' capture.pcapng | jq .expert
+  usmnscope dump --schema chat.toml --filter 'payload_message == Say' capture.pcapng
   tcpdump -U -w - port 27016 | usmnscope dump -`,
 		Args: argNames("CAPTURE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture = args[0]
 			o.profile = profileLoader(cmd)
+			o.schemas = schemaLoader(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -153,14 +159,20 @@ func runDump(o *dumpOptions) error {
 	if err != nil {
 		return err
 	}
+	set, err := loadWith(o.schemas)
+	if err != nil {
+		return err
+	}
 	d := &dumper{o: *o, f: flt, out: newOutput(o.IO.out)}
 	// Streaming (issue 18): each message is printed as it settles, from
-	// its one decoding, and then forgotten.
+	// its one decoding, and then forgotten. With schemas, a reference
+	// waiting for its listener ID settles once the ID is defined (at most
+	// session's late-resolution bound later), as Index.Settled has it.
 	var js *jsonStream
 	if o.json {
 		js = newJSONStream(d)
 	}
-	dc, err := readCaptureWith(o.IO, p, o.capture, nil, func(dc *session.Index) session.Stream {
+	dc, err := readCaptureWith(o.IO, p, set, o.capture, nil, func(dc *session.Index) session.Stream {
 		settled := func(n int) error { return d.one(dc, n) }
 		if js != nil {
 			settled = func(n int) error { return js.settled(dc, n) }

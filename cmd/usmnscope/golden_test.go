@@ -24,7 +24,16 @@ func updateFlag() *bool {
 func TestMain(m *testing.M) {
 	flag.Parse()
 	*update = flag.Lookup("update").Value.String() == "true"
-	os.Exit(m.Run())
+	// Schemas in the developer's own config directory must not change
+	// the outputs the tests compare (schema.md: the schemas directory).
+	cfg, err := os.MkdirTemp("", "usmnscope-config")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", cfg)
+	code := m.Run()
+	os.RemoveAll(cfg)
+	os.Exit(code)
 }
 
 const (

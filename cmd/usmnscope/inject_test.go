@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,13 +27,15 @@ func TestInjectLive(t *testing.T) {
 	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
 		t.Skip("simulate --inject and live need Linux and CAP_NET_RAW: run as root")
 	}
-	const port = 27191
+	// Ports of its own, the query port too (the kernel filter passes it):
+	// other checkouts run this test on the same loopback at the same time.
+	port, query := freePort(t), freePort(t)
 	prof := filepath.Join(t.TempDir(), "p.toml")
-	if err := os.WriteFile(prof, []byte(fmt.Sprintf("transport_port = %d\n", port)), 0o644); err != nil {
+	if err := os.WriteFile(prof, []byte(fmt.Sprintf("transport_port = %d\nquery_port = %d\n", port, query)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p := unturned.Default()
-	p.TransportPort = port
+	p.TransportPort, p.QueryPort = uint16(port), uint16(query)
 	want, err := scenario.Scale{Messages: 20000, Conns: 4, Seed: 1, P: p}.Generate(io.Discard, scenario.PCAP)
 	if err != nil {
 		t.Fatal(err)
@@ -62,8 +65,12 @@ func TestInjectLive(t *testing.T) {
 	if m == nil {
 		t.Fatalf("live printed %q; want its totals line", r.out)
 	}
-	if got := m[1] + " packets, " + m[2] + " messages, " + m[3] + " drops"; got != fmt.Sprintf("%d packets, %d messages, 0 drops", want.Packets, want.Messages) {
-		t.Errorf("live read %s; want %d packets, %d messages, 0 drops", got, want.Packets, want.Messages)
+	// The kernel filter also passes every later IPv4 fragment, of any
+	// port (they carry none to judge: SECURITY.md), so fragments other
+	// tests send on lo at the same time may add packets; every frame the
+	// generator made must be there, and every message decoded.
+	if pk, _ := strconv.Atoi(m[1]); pk < want.Packets || m[2] != strconv.Itoa(want.Messages) || m[3] != "0" {
+		t.Errorf("live read %s packets, %s messages, %s drops; want at least %d packets, %d messages, 0 drops", m[1], m[2], m[3], want.Packets, want.Messages)
 	}
 }
 

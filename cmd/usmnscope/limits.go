@@ -27,6 +27,13 @@ var limitFlags = []struct {
 	{"max-message", "max_message", true, "largest SystemSockets message accepted, at most 65535"},
 	{"max-table-entries", "max_table_entries", false, "entries per listener table of a connection"},
 	{"max-unresolved", "max_unresolved", false, "unresolved listener references held per connection"},
+	{"max-findings", "max_findings", false, "findings kept per connection and for the capture; the rest are counted"},
+	{"max-fragments", "max_fragments", false, "IPv4 fragments held for reassembly"},
+	{"max-fragment-bytes", "max_fragment_bytes", true, "bytes of IPv4 fragments held for reassembly, headers included"},
+	{"max-fragment-datagrams", "max_fragment_datagrams", false, "IPv4 datagrams being reassembled at once"},
+	{"max-interfaces", "max_interfaces", false, "pcapng interfaces read per section; frames on later ones are skipped"},
+	{"max-notes", "max_notes", false, "capture notes of one repeating kind; the rest are counted"},
+	{"max-decompressed", "max_decompressed", true, "bytes a gzip-compressed input may expand to"},
 }
 
 // boundValue is a --max-* flag: a bound checked against its profile key's
@@ -123,11 +130,17 @@ func applyLimitFlags(cmd *cobra.Command, p *unturned.Profile) error {
 	return nil
 }
 
-// boundOptions adds the reassembly bounds b to capture options o.
+// boundOptions adds the capture layer's bounds b to capture options o.
 func boundOptions(o capture.Options, b unturned.Bounds) capture.Options {
 	o.MaxBufferedPerFlow = int(b.MaxFlowBuffer)
 	o.MaxBufferedTotal = int(b.MaxTotalBuffer)
 	o.MaxFlows = b.MaxFlows
+	o.MaxFragments = b.MaxFragments
+	o.MaxFragmentBytes = int(b.MaxFragmentBytes)
+	o.MaxFragmentDatagrams = b.MaxFragmentDatagrams
+	o.MaxInterfaces = b.MaxInterfaces
+	o.MaxNotes = b.MaxNotes
+	o.MaxDecompressed = int64(b.MaxDecompressed)
 	return o
 }
 

@@ -339,6 +339,13 @@ func TestLimitsDocumented(t *testing.T) {
 		{"max_flow_buffer", capture.DefaultMaxBufferedPerFlow},
 		{"max_total_buffer", capture.DefaultMaxBufferedTotal},
 		{"max_flows", capture.DefaultMaxFlows},
+		{"max_fragments", capture.DefaultMaxFragments},
+		{"max_fragment_bytes", capture.DefaultMaxFragmentBytes},
+		{"max_fragment_datagrams", capture.DefaultMaxFragmentDatagrams},
+		{"max_interfaces", capture.DefaultMaxInterfaces},
+		{"max_notes", capture.DefaultMaxNotes},
+		{"max_decompressed", int(capture.DefaultMaxDecompressed)},
+		{"max_findings", unturned.DefaultLimits().MaxFindings},
 	} {
 		if v, _ := def.Get(c.key); v != c.code {
 			t.Errorf("pipeline.DefaultBounds %s = %d; capture's default is %d", c.key, v, c.code)
@@ -354,4 +361,54 @@ func docValue(s string) (int, error) {
 		return n, nil
 	}
 	return unturned.ParseSize(strings.ReplaceAll(s, " ", ""))
+}
+
+// TestLimitFlagsReachCode sets each --max-* flag to a value of its own and
+// checks that the profile show prints it and that it reaches the capture
+// options or the decoder's limits it names.
+func TestLimitFlagsReachCode(t *testing.T) {
+	reach := map[string]func(o capture.Options, l unturned.Limits) int{
+		"max_flow_buffer":        func(o capture.Options, _ unturned.Limits) int { return o.MaxBufferedPerFlow },
+		"max_total_buffer":       func(o capture.Options, l unturned.Limits) int { return min(o.MaxBufferedTotal, l.MaxBuffered) },
+		"max_flows":              func(o capture.Options, _ unturned.Limits) int { return o.MaxFlows },
+		"max_fragments":          func(o capture.Options, _ unturned.Limits) int { return o.MaxFragments },
+		"max_fragment_bytes":     func(o capture.Options, _ unturned.Limits) int { return o.MaxFragmentBytes },
+		"max_fragment_datagrams": func(o capture.Options, _ unturned.Limits) int { return o.MaxFragmentDatagrams },
+		"max_interfaces":         func(o capture.Options, _ unturned.Limits) int { return o.MaxInterfaces },
+		"max_notes":              func(o capture.Options, _ unturned.Limits) int { return o.MaxNotes },
+		"max_decompressed":       func(o capture.Options, _ unturned.Limits) int { return int(o.MaxDecompressed) },
+		"max_message":            func(_ capture.Options, l unturned.Limits) int { return l.MaxMessage },
+		"max_table_entries":      func(_ capture.Options, l unturned.Limits) int { return l.MaxEntries },
+		"max_unresolved":         func(_ capture.Options, l unturned.Limits) int { return l.MaxUnresolved },
+		"max_findings":           func(_ capture.Options, l unturned.Limits) int { return l.MaxFindings },
+	}
+	for _, lf := range limitFlags {
+		get, ok := reach[lf.key]
+		if !ok {
+			t.Errorf("--%s: no check of where %s goes", lf.name, lf.key)
+			continue
+		}
+		const v = 777
+		out := dumpRun(t, "--"+lf.name, strconv.Itoa(v), "profile", "show")
+		if !strings.Contains(out, lf.key+" = "+strconv.Itoa(v)+"\n") {
+			t.Errorf("--%s %d: profile show lacks %s = %d:\n%s", lf.name, v, lf.key, v, out)
+		}
+		p, err := unturned.ParseProfile("shown", []byte(out))
+		if err != nil {
+			t.Fatalf("--%s: profile show does not parse back: %v", lf.name, err)
+		}
+		if got := get(boundOptions(capture.Options{}, p.Bounds), p.Bounds.Limits()); got != v {
+			t.Errorf("--%s %d: the code runs with %d", lf.name, v, got)
+		}
+	}
+}
+
+// TestBoundFindings: --max-findings caps the findings kept on a
+// connection; the last kept one says so.
+func TestBoundFindings(t *testing.T) {
+	path := genCapture(t, lossCapture)
+	out := dumpRun(t, "--max-findings", "1", "dump", path)
+	if !strings.Contains(out, "findings limit of 1 reached for this connection") {
+		t.Errorf("--max-findings 1: no limit note:\n%s", out)
+	}
 }

@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
@@ -23,6 +22,7 @@ type liveOptions struct {
 	IO      *streams
 	ctx     context.Context // the command's, for the headless capture
 	profile func() (*unturned.Profile, error)
+	schemas func() (*schema.Set, error)
 
 	iface   string
 	write   string
@@ -61,6 +61,7 @@ memory is used; open the file later for the whole session.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ctx = cmd.Context()
 			o.profile = profileLoader(cmd)
+			o.schemas = schemaLoader(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -100,8 +101,13 @@ func runLive(o *liveOptions) error {
 	if err != nil {
 		return err
 	}
+	set, err := loadWith(o.schemas)
+	if err != nil {
+		return err
+	}
 	opt := capture.DefaultLiveOptions(iface)
 	opt.Options = captureOptions(p)
+	opt.TCPPorts = pipeline.DecodeAsPorts(p.DecodeAs)
 	if o.snaplen > 0 {
 		opt.SnapLen = o.snaplen
 	}
@@ -112,17 +118,16 @@ func runLive(o *liveOptions) error {
 		return err
 	}
 	dc := newLiveDecoder(p, o.arena<<20)
+	dc.SetSchemas(set)
 	attachLive(dc, o.write, src)
 	if o.hl.on() {
 		return o.hl.run(o.ctx, s, iface, src, dc)
 	}
-	defer saveOnHangup(src)()
-	err = runTUI(s, s.in, src, dc, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)})
-	// q, Ctrl-C (a key on the terminal), SIGTERM and a SIGINT
-	// sent from elsewhere (bubbletea's ErrInterrupted) are all a
-	// normal stop. runTUI has closed src, which flushed --write;
-	// Close returns its error again, so that a failed --write is
-	// reported after the screen is gone.
+	err = runTUI(s, s.in, src, dc, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}, nil)
+	// q, Ctrl-C (a key on the terminal), and SIGINT, SIGTERM or SIGHUP
+	// from elsewhere (stopSignals) are all a normal stop. runTUI has
+	// closed src, which flushed --write; Close returns its error again,
+	// so that a failed --write is reported after the screen is gone.
 	if errors.Is(err, tea.ErrInterrupted) {
 		err = nil
 	}
@@ -146,26 +151,4 @@ func newLiveDecoder(p *unturned.Profile, arena int64) *session.Index {
 	lim := p.Bounds.Limits()
 	lim.MaxArena = arena
 	return session.NewIndexLimits(p, lim)
-}
-
-// saveOnHangup makes SIGHUP (the terminal closed under the TUI, which
-// bubbletea leaves to its default: death) close src first, which flushes
-// and closes the --write file, then exit 0 as q would: the terminal is
-// gone, there is no screen to restore. The returned func stops it.
-func saveOnHangup(src capture.Source) (stop func()) {
-	hup := make(chan os.Signal, 1)
-	done := make(chan struct{})
-	signal.Notify(hup, syscall.SIGHUP)
-	go func() {
-		select {
-		case <-hup:
-			src.Close()
-			os.Exit(exitOK)
-		case <-done:
-		}
-	}()
-	return func() {
-		signal.Stop(hup)
-		close(done)
-	}
 }

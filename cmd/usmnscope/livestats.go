@@ -32,7 +32,10 @@ func (h headless) on() bool { return h.stats || h.count > 0 || h.duration > 0 }
 // prints the totals. Rates are over the capture times of the first and
 // the last event, so a capture started before its traffic does not dilute
 // them; those times come with the packets (the kernel stamps them), where
-// reading the clock per packet would cost the reader.
+// reading the clock per packet would cost the reader. Traffic that lasted
+// under minRateSpan (a burst, one packet) makes no rate worth printing
+// (31 packets 0.3 ms apart are not 90,000 a second): then the rates are
+// over the whole capture, from its start to its stop.
 func (h headless) run(ctx context.Context, s *streams, iface string, src capture.Source, dc *session.Index) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -49,6 +52,7 @@ func (h headless) run(ctx context.Context, s *streams, iface string, src capture
 	unwatch := context.AfterFunc(ctx, func() { src.Close() })
 	defer unwatch()
 	ts := &timed{Source: src}
+	start := time.Now()
 	counted := false
 	ferr := pipeline.Feed(ts, dc, func(st capture.Stats) {
 		if h.count > 0 && st.Packets >= h.count && !counted {
@@ -58,11 +62,24 @@ func (h headless) run(ctx context.Context, s *streams, iface string, src capture
 	})
 	st := src.Stats()
 	cerr := src.Close()
-	fmt.Fprintln(s.out, statsLine(iface, st, dc.Len(), ts.last.Sub(ts.first)))
+	fmt.Fprintln(s.out, statsLine(iface, st, dc.Len(), rateSpan(ts.last.Sub(ts.first), time.Since(start))))
 	if ferr != nil {
 		return ferr
 	}
 	return cerr
+}
+
+// minRateSpan is the shortest span of traffic a rate is taken over.
+const minRateSpan = time.Second
+
+// rateSpan is the span the rates are over: active, the span of the
+// traffic, when it is at least minRateSpan, else the longer of active and
+// ran, how long the capture ran.
+func rateSpan(active, ran time.Duration) time.Duration {
+	if active >= minRateSpan {
+		return active
+	}
+	return max(active, ran)
 }
 
 // statsLine is the final line of a headless live capture. Its words are

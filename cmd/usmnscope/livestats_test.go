@@ -33,6 +33,28 @@ func TestStatsLine(t *testing.T) {
 	}
 }
 
+// TestRateSpan: a burst shorter than a second is rated over the whole
+// capture, not over its own fraction of a millisecond (issue 17: 89,894
+// pkt/s for 31 packets "in 0.000 s").
+func TestRateSpan(t *testing.T) {
+	for _, tc := range []struct {
+		active, ran, want time.Duration
+	}{
+		{345 * time.Microsecond, 10 * time.Second, 10 * time.Second},
+		{2 * time.Second, 10 * time.Second, 2 * time.Second},
+		{0, 0, 0},
+		{500 * time.Millisecond, 100 * time.Millisecond, 500 * time.Millisecond},
+	} {
+		if got := rateSpan(tc.active, tc.ran); got != tc.want {
+			t.Errorf("rateSpan(%v, %v) = %v; want %v", tc.active, tc.ran, got, tc.want)
+		}
+	}
+	if got, want := statsLine("lo", capture.Stats{Packets: 31, KernelPackets: 31}, 31, rateSpan(345*time.Microsecond, 10*time.Second)),
+		"live lo: 31 packets, 31 messages in 10.000 s: 3 pkt/s, 3 msg/s; kernel 31 packets, 0 drops"; got != want {
+		t.Errorf("31 packets in a 0.3 ms burst over 10 s: %q; want %q", got, want)
+	}
+}
+
 func TestLiveHeadlessUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"live", "-i", "lo", "--count", "-1"},

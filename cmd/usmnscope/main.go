@@ -11,5 +11,7 @@ func main() {
 	// from Write, which Execute turns into a quiet exit, rather than kill
 	// the process with SIGPIPE.
 	signal.Ignore(syscall.SIGPIPE)
-	os.Exit(Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	tuneGC()
+	code := Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	os.Exit(code)
 }

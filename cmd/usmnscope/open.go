@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -14,7 +12,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
-	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
@@ -24,6 +22,7 @@ import (
 type openOptions struct {
 	IO      *streams
 	profile func() (*unturned.Profile, error)
+	schemas func() (*schema.Set, error)
 
 	capture string // CAPTURE: a file, or - for standard input
 }
@@ -44,6 +43,7 @@ as the capture is read. Press ? for the keys.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture = args[0]
 			o.profile = profileLoader(cmd)
+			o.schemas = schemaLoader(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -55,6 +55,10 @@ as the capture is read. Press ? for the keys.`,
 func runOpen(o *openOptions) error {
 	s, path := o.IO, o.capture
 	p, err := o.profile()
+	if err != nil {
+		return err
+	}
+	set, err := loadWith(o.schemas)
 	if err != nil {
 		return err
 	}
@@ -78,9 +82,12 @@ func runOpen(o *openOptions) error {
 		keys = tty
 	}
 	dc := newDecoder(p)
+	dc.SetSchemas(set)
 	attachStore(dc, path)
 	lowGC()
-	return runTUI(s, keys, src, dc, tuiConfig(path))
+	// A file that decodes badly gets the profile hint dump and tables give
+	// (issue 13 point 5), in the expert pane once the capture is loaded.
+	return runTUI(s, keys, src, dc, tuiConfig(path), func() { profileHint(s, p, path, dc) })
 }
 
 // tuiConfig is what the TUI shows of a capture file, or of standard input
@@ -107,7 +114,7 @@ const tuiGCPercent = 5
 // lowGC sets tuiGCPercent unless the user chose a GOGC.
 func lowGC() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(tuiGCPercent)
+		fixGC(tuiGCPercent)
 	}
 }
 
@@ -119,53 +126,14 @@ const refreshInterval = 50 * time.Millisecond
 // runTUI runs the terminal UI over dc while a goroutine feeds src into it.
 // IO reaches the UI only as messages (Program.Send): progress while
 // reading, live counters, and a final message when the input ends.
-func runTUI(s *streams, keys io.Reader, src capture.Source, dc *session.Index, cfg views.Config) error {
-	prog := tea.NewProgram(views.New(dc, cfg), tea.WithInput(keys), tea.WithOutput(s.out))
-	var (
-		mu     sync.Mutex
-		latest capture.Stats // the feeder's last statistics, for the live ticker
-	)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var last time.Time
-		err := pipeline.Feed(src, dc, func(st capture.Stats) {
-			mu.Lock()
-			latest = st
-			mu.Unlock()
-			if now := time.Now(); now.Sub(last) >= refreshInterval {
-				last = now
-				prog.Send(views.ProgressMsg{Fraction: fraction(st)})
-			}
-		})
-		prog.Send(views.ProgressMsg{Fraction: 1, Done: true, Err: err})
-	}()
-	if cfg.Live {
-		// Packets per second come from a ticker, not from packets, so the
-		// rate falls to zero when the traffic stops.
-		go func() {
-			tick := time.NewTicker(time.Second)
-			defer tick.Stop()
-			var prev int64
-			at := time.Now()
-			for {
-				select {
-				case <-done:
-					return
-				case now := <-tick.C:
-					mu.Lock()
-					st := latest
-					mu.Unlock()
-					prog.Send(views.LiveMsg{PacketsPerS: float64(st.Packets-prev) / now.Sub(at).Seconds(), Drops: st.KernelDrops})
-					// The feeder's progress is throttled on its leading
-					// edge: the last events of a burst send none, so the
-					// view would not show them until more traffic came.
-					prog.Send(views.ProgressMsg{Fraction: -1})
-					prev, at = st.Packets, now
-				}
-			}
-		}()
-	}
+func runTUI(s *streams, keys io.Reader, src capture.Source, dc *session.Index, cfg views.Config, after func()) error {
+	// SIGINT, SIGTERM and SIGHUP are handled here, not by bubbletea: each
+	// quits as q does (stopSignals).
+	prog := tea.NewProgram(views.New(dc, cfg), tea.WithInput(keys), tea.WithOutput(s.out), tea.WithoutSignalHandler())
+	ran := make(chan struct{})
+	defer close(ran)
+	defer stopSignals(prog, src, ran)()
+	done := feedUI(src, dc, prog.Send, wallClock{}, cfg.Live, after)
 	_, err := prog.Run()
 	src.Close() // stops a live capture; the feeder then returns
 	select {

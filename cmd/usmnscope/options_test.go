@@ -66,7 +66,7 @@ func TestDumpOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		got.IO, got.profile = nil, nil
+		got.IO, got.profile, got.schemas = nil, nil, nil
 		same(t, tt.args, got, tt.want)
 	}
 }
@@ -124,7 +124,7 @@ func TestBitsOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		got.IO, got.profile = nil, nil
+		got.IO, got.profile, got.schemas = nil, nil, nil
 		same(t, tt.args, got, tt.want)
 	}
 }
@@ -218,7 +218,7 @@ func TestLiveOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		got.IO, got.profile, got.ctx = nil, nil, nil
+		got.IO, got.profile, got.ctx, got.schemas = nil, nil, nil, nil
 		same(t, tt.args, got, tt.want)
 	}
 }
@@ -228,7 +228,7 @@ func TestOpenOptions(t *testing.T) {
 	if err != nil || got == nil {
 		t.Fatalf("open c.pcapng = %v; want a run", err)
 	}
-	got.IO, got.profile = nil, nil
+	got.IO, got.profile, got.schemas = nil, nil, nil
 	same(t, "open c.pcapng", got, openOptions{capture: "c.pcapng"})
 	if got, err := parseOptions(t, newCmdOpen, "open"); got != nil || err == nil {
 		t.Errorf("open = %+v, %v; want no run and an argument error", got, err)

@@ -61,11 +61,13 @@ func TestHostileOutputClean(t *testing.T) {
 // corpus (none Unturned, many malformed) through the full dump --json path
 // in-process: no panic (the pipeline's recover would print "usmnscope
 // bug"), each file under 10 s, exit 0 or 1 only, and heap in use after
-// each file under 256 MiB. Skipped when the corpus is absent.
+// each file under 256 MiB. The corpus is ../shared/corpus/tcpdump beside
+// the repository (sharedDir); skipped, saying where it looked, when absent.
 func TestCorpusDumpJSON(t *testing.T) {
-	files, _ := filepath.Glob("/work/shared/corpus/tcpdump/*")
+	dir := filepath.Join(sharedDir(t), "corpus", "tcpdump")
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	if len(files) == 0 {
-		t.Skip("no corpus at /work/shared/corpus/tcpdump")
+		t.Skipf("no corpus at %s", dir)
 	}
 	sort.Strings(files)
 	const perFile = 10 * time.Second
@@ -111,4 +113,25 @@ func TestCorpusDumpJSON(t *testing.T) {
 		}
 	}
 	t.Logf("corpus: %d files, exit codes %v, slowest %v (%s), peak heap in use %d MiB", len(files), codes, slowest, filepath.Base(slowName), peak>>20)
+}
+
+// sharedDir is ../shared beside the repository (the specs, corpus and
+// style guide of README.md): the directory above the one holding go.mod,
+// found from the test's working directory, so it holds in any checkout.
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(filepath.Dir(dir), "shared")
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatalf("no go.mod above the test's directory")
+		}
+		dir = up
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -42,26 +43,35 @@ func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, e
 // one that breaks off part-way keeps what was decoded and reports the break
 // as a capture finding and a one-line warning on stderr.
 func readCapture(s *streams, p *unturned.Profile, path string, each func(*session.Index) error) (*session.Index, error) {
-	return readCaptureWith(s, p, path, each, nil)
+	return readCaptureWith(s, p, nil, path, each, nil)
 }
 
-// readCaptureWith is readCapture with a streaming decoder when stream is
-// not nil: stream gives the session.Stream for the new Index (issue 18:
-// dump and tables keep no per-message history). A Stream that prints
-// (Settled) counts as each does for the progress line, and its error stops
-// the read as each's does.
-func readCaptureWith(s *streams, p *unturned.Profile, path string, each func(*session.Index) error, stream func(*session.Index) session.Stream) (*session.Index, error) {
+// readCaptureWith is readCapture decoding payloads with the schemas set
+// (nil: none), and with a streaming decoder when stream is not nil: stream
+// gives the session.Stream for the new Index (issue 18: dump and tables
+// keep no per-message history). A Stream that prints (Settled) counts as
+// each does for the progress line, and its error stops the read as each's
+// does. A streaming Index keeps no messages for the profile hint
+// (profileHint) to score at the end, so the hint's score is tallied from
+// the stream's messages as they are handed out (hintTally).
+func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path string, each func(*session.Index) error, stream func(*session.Index) session.Stream) (*session.Index, error) {
 	src, err := openSource(s, path, p)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
 	dc := newDecoder(p)
+	dc.SetSchemas(set)
 	prints := each != nil
+	var tally *hintTally
 	if stream != nil {
 		st := stream(dc)
-		dc.SetStream(st)
 		prints = prints || st.Settled != nil
+		if path != "-" {
+			tally = &hintTally{}
+			st.Settled = tally.wrap(dc, st.Settled)
+		}
+		dc.SetStream(st)
 	}
 	attachStore(dc, path)
 	// A dump streaming to the same terminal shows its own progress; a
@@ -85,6 +95,13 @@ func readCaptureWith(s *streams, p *unturned.Profile, path string, each func(*se
 	bar.done()
 	if stop == nil {
 		stop = dc.StreamErr()
+	}
+	if ferr == nil && stop == nil {
+		if tally != nil {
+			profileHintFrom(s, p, path, dc, tally.score(dc))
+		} else {
+			profileHint(s, p, path, dc)
+		}
 	}
 	if stop != nil {
 		return dc, stop

@@ -14,6 +14,10 @@ import (
 // from (wire.md 6.1).
 const profileFlag = "profile"
 
+// decodeAsFlag names the protocol of a TCP port (wire.md 2):
+// --decode-as 27017=unturned, --decode-as 6633=none.
+const decodeAsFlag = "decode-as"
+
 // loadProfile returns the profile named by --profile, or the default
 // profile of wire.md 6 when the flag is not set, with the --max-* flags
 // given on the command line over its [limits] (limits.go). A file that
@@ -36,6 +40,14 @@ func loadProfile(cmd *cobra.Command) (*unturned.Profile, error) {
 	p.Bounds = pipeline.CaptureBounds(p.Bounds)
 	if err := applyLimitFlags(cmd, p); err != nil {
 		return nil, err
+	}
+	if f := cmd.Flags().Lookup(decodeAsFlag); f != nil && f.Changed {
+		vals, _ := cmd.Flags().GetStringArray(decodeAsFlag)
+		as, err := pipeline.DecodeAs(vals)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		p.DecodeAs = as
 	}
 	return p, nil
 }
@@ -65,10 +77,10 @@ prints the bounds in effect.`,
 		Example: "  usmnscope profile show\n  usmnscope --profile server.toml profile show",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageError{fmt.Errorf("profile: name a subcommand (show)")}
+			return usageError{fmt.Errorf("profile: name a subcommand (show, infer)")}
 		},
 	}
-	cmd.AddCommand(newCmdProfileShow(s, runF))
+	cmd.AddCommand(newCmdProfileShow(s, runF), newCmdProfileInfer(s, nil))
 	return cmd
 }
 

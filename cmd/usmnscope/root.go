@@ -70,6 +70,7 @@ func newRoot(s *streams) *cobra.Command {
 		newCmdLive(s, nil),
 		newCmdOpen(s, nil),
 		newCmdProfile(s, nil),
+		newCmdSchema(s, nil),
 		newCmdSimulate(s, nil),
 		newCmdTables(s, nil),
 	)
@@ -94,6 +95,8 @@ func newRoot(s *streams) *cobra.Command {
 func addRootFlags(root *cobra.Command) {
 	root.PersistentFlags().String(profileFlag, "", "TOML `FILE` overriding the protocol constants (wire.md 6.1; see `usmnscope profile show`)")
 	addLimitFlags(root)
+	root.PersistentFlags().StringArray(decodeAsFlag, nil, "decode TCP `PORT=PROTO` as unturned or none (repeatable; wire.md 2)")
+	root.PersistentFlags().StringArray(schemaFlag, nil, "payload schema `FILE` (schema.md; repeatable), besides $XDG_CONFIG_HOME/usmnscope/schemas/*.toml")
 }
 
 // Execute runs the command line and returns the process exit code.

@@ -582,8 +582,8 @@ func (p *proc) liveInterruptUnderLoad(t *testing.T) {
 
 // liveTUICtrlC: Ctrl-C typed in the live TUI (a key: the terminal is in
 // raw mode, so no signal) quits with exit 0 after the --write file is
-// flushed and closed; so does SIGHUP (the terminal closed), which bubbletea
-// leaves to the default (death) and live.go handles. The file holds every
+// flushed and closed; so do SIGINT, SIGTERM and SIGHUP sent to it
+// (stopSignals), which also restore the terminal. The file holds every
 // simulated message.
 func (p *proc) liveTUICtrlC(t *testing.T) {
 	if os.Geteuid() != 0 {
@@ -598,34 +598,35 @@ func (p *proc) liveTUICtrlC(t *testing.T) {
 			s.retry("live to exit", contains("usmnscope-exited-0"), []string{"C-c"})
 		})
 	})
-	t.Run("hangup", func(t *testing.T) {
-		p.liveTUI(t, func(s *tmuxSession, status string) {
-			pane, err := s.tmux("list-panes", "-t", "e2e", "-F", "#{pane_pid}")
-			if err != nil {
-				t.Fatalf("list-panes: %v %s", err, pane)
-			}
-			pid := childOf(t, strings.TrimSpace(pane))
-			if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
-				t.Fatal(err)
-			}
-			// The screen is not restored (the terminal is taken to be
-			// gone), so the exit status is read from a file.
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				if b, err := os.ReadFile(status); err == nil && strings.HasSuffix(string(b), "\n") {
-					if got := strings.TrimSpace(string(b)); got != "0" {
-						t.Errorf("live after SIGHUP: exit %s; want 0", got)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			p.liveTUI(t, func(s *tmuxSession, status string) {
+				pane, err := s.tmux("list-panes", "-t", "e2e", "-F", "#{pane_pid}")
+				if err != nil {
+					t.Fatalf("list-panes: %v %s", err, pane)
+				}
+				pid := childOf(t, strings.TrimSpace(pane))
+				if err := syscall.Kill(pid, sig); err != nil {
+					t.Fatal(err)
+				}
+				deadline := time.Now().Add(10 * time.Second)
+				for {
+					if b, err := os.ReadFile(status); err == nil && strings.HasSuffix(string(b), "\n") {
+						if got := strings.TrimSpace(string(b)); got != "0" {
+							t.Errorf("live after %v: exit %s; want 0", sig, got)
+						}
+						break
 					}
-					return
+					if time.Now().After(deadline) {
+						sc, _ := s.screen()
+						t.Fatalf("live did not exit within 10 s of %v; screen:\n%s", sig, sc)
+					}
+					time.Sleep(20 * time.Millisecond)
 				}
-				if time.Now().After(deadline) {
-					sc, _ := s.screen()
-					t.Fatalf("live did not exit within 10 s of SIGHUP; screen:\n%s", sc)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+				s.restored(sig)
+			})
 		})
-	})
+	}
 }
 
 // childOf returns the one child process of ppid (the pane's shell runs

@@ -68,7 +68,7 @@ func runTables(o *tablesOptions) error {
 	}
 	// Streaming (issue 18): no per-message history, the tables as of
 	// --at kept per connection on the way.
-	dc, err := readCaptureWith(o.IO, p, o.capture, nil, func(*session.Index) session.Stream { return session.Stream{AsOf: o.at} })
+	dc, err := readCaptureWith(o.IO, p, nil, o.capture, nil, func(*session.Index) session.Stream { return session.Stream{AsOf: o.at} })
 	if err != nil {
 		return err
 	}

@@ -24,8 +24,17 @@ func CaptureBounds(b unturned.Bounds) unturned.Bounds {
 	if b.MaxTotalBuffer == 0 {
 		b.MaxTotalBuffer = unturned.Size(d.MaxBufferedTotal)
 	}
-	if b.MaxFlows == 0 {
-		b.MaxFlows = d.MaxFlows
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
 	}
+	def(&b.MaxFlows, d.MaxFlows)
+	def(&b.MaxFragments, d.MaxFragments)
+	def((*int)(&b.MaxFragmentBytes), d.MaxFragmentBytes)
+	def(&b.MaxFragmentDatagrams, d.MaxFragmentDatagrams)
+	def(&b.MaxInterfaces, d.MaxInterfaces)
+	def(&b.MaxNotes, d.MaxNotes)
+	def((*int)(&b.MaxDecompressed), int(d.MaxDecompressed))
 	return b
 }

@@ -4,6 +4,17 @@
 // TUI and the tests all feed captures through it, so there is one mapping of
 // capture rules, directions and note levels to the decoder's vocabulary.
 //
+// # Which connections are decoded
+//
+// Feed routes each TCP connection by wire.md section 2 (route.go): the
+// ports named by --decode-as (Profile.DecodeAs), then transport_port, then,
+// for a connection whose start was captured, its first client bytes (the
+// registry of detectors in proto.go: a GetWorkshopFiles for SystemSockets;
+// a second protocol adds a Proto and a detector). A connection held for
+// its first client message is replayed with its own frames and times once
+// decided; one that is not decoded gets one connection note and no
+// messages.
+//
 // capture knows no protocol and the decoders do no IO; this package is the
 // only place, with cmd/usmnscope, that imports both (the import-graph test
 // in this package holds every package to that).

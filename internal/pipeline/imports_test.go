@@ -30,7 +30,9 @@ var floors = map[string]int{
 	"ulinkrpc":          2,
 	"schema":            2,
 	"session":           3,
+	"rpc":               3,
 	"filter":            4,
+	"internal/infer":    4,
 	"scenario":          4,
 	"views/frame":       5,
 	"views":             7,
@@ -40,7 +42,7 @@ var floors = map[string]int{
 
 // protocols are the packages that know a protocol; capture must import none
 // of them.
-var protocols = []string{"dissect", "unturned", "ulinkrpc", "schema", "session", "filter", "netpak"}
+var protocols = []string{"dissect", "unturned", "ulinkrpc", "schema", "session", "rpc", "filter", "netpak"}
 
 func floor(pkg string) (int, bool) {
 	if f, ok := floors[pkg]; ok {

@@ -10,7 +10,9 @@ import (
 	"github.com/usmnscope/usmnscope/session"
 )
 
-// Feed reads every event of src into ix and then calls ix.Finish.
+// Feed reads every event of src into ix and then calls ix.Finish. Only
+// the TCP connections that are SystemSockets reach ix as messages (wire.md
+// section 2; route.go): the rest get one connection note each.
 //
 // progress, when not nil, is called with the source's statistics after each
 // event; it decides itself how often to draw.
@@ -31,16 +33,18 @@ func Feed(src capture.Source, ix *session.Index, progress func(capture.Stats)) (
 			finishSafely(ix)
 		}
 	}()
+	r := newRouter(ix)
 	for {
 		ev, rerr := src.Next()
 		if rerr != nil {
+			r.finish()
 			ix.Finish()
 			if errors.Is(rerr, io.EOF) {
 				return nil
 			}
 			return rerr
 		}
-		Apply(ix, ev)
+		r.apply(ev)
 		if progress != nil {
 			progress(src.Stats())
 		}

@@ -11,12 +11,12 @@ import (
 
 const lowerHex = "0123456789abcdef"
 
-// asciiSafe[b] is true for the ASCII bytes encoding/json copies into a
-// string unchanged when HTML escaping is off: all but the C0 controls, '"'
-// and '\\'.
+// asciiSafe[b] is true for the ASCII bytes a JSON string holds unchanged:
+// all but the C0 controls, '"', '\\' (which encoding/json escapes) and DEL
+// (0x7f, which it leaves raw but a terminal may act on: \u007f, issue 17).
 var asciiSafe = func() (t [utf8.RuneSelf]bool) {
 	for b := 0x20; b < utf8.RuneSelf; b++ {
-		t[b] = b != '"' && b != '\\'
+		t[b] = b != '"' && b != '\\' && b != 0x7f
 	}
 	return t
 }()
@@ -24,7 +24,9 @@ var asciiSafe = func() (t [utf8.RuneSelf]bool) {
 // AppendJSONString appends s as a JSON string: encoding/json's escapes
 // (\", \\, \b, \f, \n, \r, \t, \u00XX for other C0 controls, \ufffd for each
 // byte of invalid UTF-8, \u2028 and \u2029), and the terminal escapes of
-// EscapeJSON (C1 controls and bidi marks as \uXXXX, issue 8).
+// EscapeJSON (DEL, C1 controls and bidi marks as \uXXXX, issues 8 and 17).
+// Invalid UTF-8 cannot be kept in a JSON string: callers that must keep
+// the exact bytes write them beside it (AppendHexIfInvalid).
 func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
@@ -75,7 +77,7 @@ func AppendJSONString(dst []byte, s string) []byte {
 }
 
 // EscapeJSON rewrites, in encoded JSON, the runes a terminal would
-// act on that encoding/json leaves raw: C1 controls (U+0080–U+009F; U+009B
+// act on that encoding/json leaves raw: DEL, C1 controls (U+0080–U+009F; U+009B
 // is an 8-bit CSI) and the bidi marks, embeddings, overrides and isolates.
 // JSON's structure is ASCII, so these can only sit inside strings, where
 // \uXXXX is the same string (outputs.md: wire strings "escaped by the JSON
@@ -84,6 +86,10 @@ func AppendJSONString(dst []byte, s string) []byte {
 func EscapeJSON(b []byte) []byte {
 	first := -1
 	for i := 0; i < len(b); i++ {
+		if b[i] == 0x7f {
+			first = i
+			break
+		}
 		if c := b[i]; c == 0xC2 || c == 0xD8 || c == 0xE2 {
 			if r, n := utf8.DecodeRune(b[i:]); TerminalRune(r) {
 				first = i
@@ -100,7 +106,7 @@ func EscapeJSON(b []byte) []byte {
 	out = append(out, b[:first]...)
 	for i := first; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
-		if TerminalRune(r) {
+		if r == 0x7f || TerminalRune(r) {
 			out = fmt.Appendf(out, `\u%04x`, r)
 		} else {
 			out = append(out, b[i:i+n]...)
@@ -133,4 +139,22 @@ func JSONPlain(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// AppendHexIfInvalid appends `,"KEY":"HEX"`, the exact bytes of s in
+// lower-case hex, when s is not valid UTF-8, and nothing otherwise. A JSON
+// string cannot hold invalid UTF-8 (each bad byte becomes \ufffd, so
+// different byte strings would read the same); the key beside it keeps
+// them, as outputs.md does for ULinkRPC ("raw_hex").
+func AppendHexIfInvalid(dst []byte, key, s string) []byte {
+	if utf8.ValidString(s) {
+		return dst
+	}
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	dst = append(dst, '"', ':', '"')
+	for i := 0; i < len(s); i++ {
+		dst = append(dst, lowerHex[s[i]>>4], lowerHex[s[i]&0xF])
+	}
+	return append(dst, '"')
 }

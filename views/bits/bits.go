@@ -285,8 +285,18 @@ func (m Model) View() string {
 // and the byte under the cursor are highlighted, as in the bit view.
 func (m Model) byteRow(r, k int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%04x ", r*k)
-	lo, hi := r*k, min(r*k+k, len(m.data))
+	lo, hi := m.hexCells(&b, r, k, true)
+	b.WriteString("│")
+	m.asciiCells(&b, lo, hi)
+	return b.String()
+}
+
+// hexCells writes a row's offset and its k hex cells (blank past the data),
+// the selected field's bytes highlighted and, with cursor, the byte under
+// the cursor; it returns the row's byte range.
+func (m Model) hexCells(b *strings.Builder, r, k int, cursor bool) (lo, hi int) {
+	fmt.Fprintf(b, "%04x ", r*k)
+	lo, hi = r*k, min(r*k+k, len(m.data))
 	for i := lo; i < lo+k; i++ {
 		if i >= hi {
 			b.WriteString("   ")
@@ -294,14 +304,18 @@ func (m Model) byteRow(r, k int) string {
 		}
 		s := fmt.Sprintf("%02x", m.data[i])
 		switch {
-		case i == m.cursor/8:
+		case cursor && i == m.cursor/8:
 			s = m.Styles.Cursor.Render(s)
 		case m.sel >= 0 && m.byteInField(i):
 			s = m.Styles.Selected.Render(s)
 		}
 		b.WriteString(s + " ")
 	}
-	b.WriteString("│")
+	return lo, hi
+}
+
+// asciiCells writes bytes lo..hi as ASCII, a dot for anything unprintable.
+func (m Model) asciiCells(b *strings.Builder, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		c := m.data[i]
 		if c < 0x20 || c >= 0x7f {
@@ -309,24 +323,11 @@ func (m Model) byteRow(r, k int) string {
 		}
 		b.WriteByte(c)
 	}
-	return b.String()
 }
 
 func (m Model) row(r, k int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%04x ", r*k)
-	lo, hi := r*k, min(r*k+k, len(m.data))
-	for i := lo; i < lo+k; i++ {
-		if i >= hi {
-			b.WriteString("   ")
-			continue
-		}
-		s := fmt.Sprintf("%02x", m.data[i])
-		if m.sel >= 0 && m.byteInField(i) {
-			s = m.Styles.Selected.Render(s)
-		}
-		b.WriteString(s + " ")
-	}
+	lo, hi := m.hexCells(&b, r, k, false)
 	b.WriteString("│")
 	for i := lo; i < lo+k; i++ {
 		if i >= hi {
@@ -357,13 +358,7 @@ func (m Model) row(r, k int) string {
 		b.WriteByte(' ')
 	}
 	b.WriteString("│")
-	for i := lo; i < hi; i++ {
-		c := m.data[i]
-		if c < 0x20 || c >= 0x7f {
-			c = '.'
-		}
-		b.WriteByte(c)
-	}
+	m.asciiCells(&b, lo, hi)
 	return b.String()
 }
 

@@ -254,7 +254,7 @@ func build(msg *session.Message) []*node {
 			pfx := name[:dot]
 			g := groups[pfx]
 			if g == nil {
-				g = &node{path: "fields/" + pfx, field: i, group: true, depth: 1, text: pfx}
+				g = &node{path: "fields/" + pfx, field: i, group: true, depth: 1, text: groupText(msg, pfx)}
 				groups[pfx] = g
 				fields.children = append(fields.children, g)
 			}
@@ -297,6 +297,22 @@ func build(msg *session.Message) []*node {
 		out = append(out, g)
 	}
 	return out
+}
+
+// groupText is a field group's line: its prefix, and for the payload a
+// schema decoded (schema.md) the payload's message or method name.
+func groupText(msg *session.Message, pfx string) string {
+	if pfx != "payload" {
+		return pfx
+	}
+	name := msg.PayloadMessage
+	if msg.PayloadMethod != "" {
+		name = strings.TrimPrefix(name+" "+msg.PayloadMethod, " ")
+	}
+	if name == "" {
+		return pfx
+	}
+	return pfx + " " + termsafe.Escape(name)
 }
 
 func widenedText(w bool) string {

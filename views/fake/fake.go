@@ -65,6 +65,31 @@ func (s *Source) Tables(c dissect.Conn, asOf int) *session.Tables {
 
 func (s *Source) Findings() []dissect.Finding { return s.Finds }
 
+// ConnectionsSince copies Conns without findings every time: a test may
+// change them between calls.
+func (s *Source) ConnectionsSince(dst []session.ConnInfo, since uint64) ([]session.ConnInfo, uint64) {
+	dst = dst[:0]
+	for _, c := range s.Conns {
+		c.Findings = nil
+		dst = append(dst, c)
+	}
+	return dst, since + 1
+}
+
+// CaptureWorst is the worst severity of Finds.
+func (s *Source) CaptureWorst() (dissect.Severity, bool) {
+	var (
+		w  dissect.Severity
+		ok bool
+	)
+	for _, f := range s.Finds {
+		if !ok || f.Severity > w {
+			w, ok = f.Severity, true
+		}
+	}
+	return w, ok
+}
+
 func (s *Source) Profile() *unturned.Profile {
 	if s.Prof == nil {
 		return unturned.Default()

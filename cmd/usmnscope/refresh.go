@@ -1,0 +1,134 @@
+package main
+
+import (
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/views"
+)
+
+// idleFlush is the longest a decoded event waits before the UI is told of
+// it (issue 13 point 3): the feeder's progress messages are throttled on
+// their leading edge, so the last events of a burst send none; a ticker
+// sends what they left unsent, whatever the writer does next (a pipe that
+// stalls between tcpdump bursts, an idle interface). It is below the
+// 100 ms the issue asks for, so that the tick plus the redraw stay inside.
+const idleFlush = 50 * time.Millisecond
+
+// clock is the time the UI feeder reads: the wall clock, or a fake one in
+// tests, so that the idle flush is tested without sleeping.
+type clock interface {
+	Now() time.Time
+	// Ticker returns a channel that receives a time every d, and its stop.
+	Ticker(d time.Duration) (<-chan time.Time, func())
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+func (wallClock) Ticker(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
+
+// refresher decides when the feeder tells the UI of new events: at once
+// when the last message is refreshInterval old, else on the next idle
+// tick. Both the feeder and the ticker goroutine call it.
+type refresher struct {
+	send func(tea.Msg)
+	clk  clock
+
+	mu     sync.Mutex
+	last   time.Time     // when the last ProgressMsg was sent
+	dirty  bool          // events were applied since
+	latest capture.Stats // the feeder's last statistics
+}
+
+// event is the feeder's per-event hook.
+func (r *refresher) event(st capture.Stats) {
+	r.mu.Lock()
+	r.latest = st
+	now := r.clk.Now()
+	send := now.Sub(r.last) >= refreshInterval
+	if send {
+		r.last, r.dirty = now, false
+	} else {
+		r.dirty = true
+	}
+	r.mu.Unlock()
+	if send {
+		r.send(views.ProgressMsg{Fraction: fraction(st)})
+	}
+}
+
+// idle is the ticker's hook: events left unsent by the throttle are sent.
+func (r *refresher) idle(now time.Time) {
+	r.mu.Lock()
+	send := r.dirty
+	st := r.latest
+	if send {
+		r.last, r.dirty = now, false
+	}
+	r.mu.Unlock()
+	if send {
+		r.send(views.ProgressMsg{Fraction: fraction(st)})
+	}
+}
+
+func (r *refresher) stats() capture.Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.latest
+}
+
+// feedUI feeds src into dc in a goroutine, telling the UI through send:
+// progress (throttled, with the idle flush), live counters once a second
+// when live, and a final ProgressMsg when the input ends. The returned
+// channel closes when the feeder and its tickers are done.
+func feedUI(src capture.Source, dc *session.Index, send func(tea.Msg), clk clock, live bool, after func()) <-chan struct{} {
+	r := &refresher{send: send, clk: clk}
+	fed := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(fed)
+		err := pipeline.Feed(src, dc, r.event)
+		if err == nil && after != nil {
+			after() // before Done: what it adds shows with the loaded capture
+		}
+		send(views.ProgressMsg{Fraction: 1, Done: true, Err: err})
+	}()
+	go func() {
+		defer close(done)
+		ticks, stop := clk.Ticker(idleFlush)
+		defer stop()
+		var second <-chan time.Time
+		if live {
+			// Packets per second come from a ticker, not from packets,
+			// so the rate falls to zero when the traffic stops.
+			c, stop := clk.Ticker(time.Second)
+			defer stop()
+			second = c
+		}
+		var prev int64
+		at := clk.Now()
+		for {
+			select {
+			case <-fed:
+				return
+			case now := <-ticks:
+				r.idle(now)
+			case now := <-second:
+				st := r.stats()
+				send(views.LiveMsg{PacketsPerS: float64(st.Packets-prev) / now.Sub(at).Seconds(), Drops: st.KernelDrops})
+				prev, at = st.Packets, now
+			}
+		}
+	}()
+	return done
+}

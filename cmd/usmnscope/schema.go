@@ -1,0 +1,201 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/schema"
+)
+
+// schemaFlag is the root's repeatable --schema FILE (schema.md).
+const schemaFlag = "schema"
+
+// maxSchemaFile bounds one schema file read: a schema is a few kilobytes,
+// and Parse holds the whole file.
+const maxSchemaFile = 4 << 20
+
+// schemaDir is $XDG_CONFIG_HOME/usmnscope/schemas (default
+// ~/.config/usmnscope/schemas, schema.md), or "" when neither is known.
+func schemaDir() string {
+	base := os.Getenv("XDG_CONFIG_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".config")
+	}
+	return filepath.Join(base, "usmnscope", "schemas")
+}
+
+// schemaFiles lists the schema files in force: the schemas directory's
+// *.toml in name order, then every --schema in command-line order.
+func schemaFiles(cmd *cobra.Command) []string {
+	var files []string
+	if dir := schemaDir(); dir != "" {
+		found, _ := filepath.Glob(filepath.Join(dir, "*.toml"))
+		sort.Strings(found)
+		files = append(files, found...)
+	}
+	if f := cmd.Flag(schemaFlag); f != nil {
+		if vs, err := cmd.Flags().GetStringArray(schemaFlag); err == nil {
+			files = append(files, vs...)
+		}
+	}
+	return files
+}
+
+// readSchema reads and parses one schema file.
+func readSchema(path string) (*schema.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, maxSchemaFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("schema: %s: %w", path, err)
+	}
+	if len(src) > maxSchemaFile {
+		return nil, fmt.Errorf("schema: %s: larger than %d bytes", path, maxSchemaFile)
+	}
+	return schema.Parse(path, src)
+}
+
+// errorLines splits an error into its lines (a schema.ErrorList has one
+// per problem), each escaped for a terminal.
+func errorLines(err error) []string {
+	var l schema.ErrorList
+	if errors.As(err, &l) {
+		out := make([]string, len(l))
+		for i, e := range l {
+			out[i] = termsafe.Escape(e.Error())
+		}
+		return out
+	}
+	return []string{termsafe.Escape(err.Error())}
+}
+
+// loadSchemas reads every schema in force (schemaFiles) into one Set; with
+// none it returns nil, which decodes as before. A file that does not parse,
+// or a definition that clashes with another file's, is an error naming the
+// file, the line and the key.
+func loadSchemas(cmd *cobra.Command) (*schema.Set, error) {
+	paths := schemaFiles(cmd)
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	var files []*schema.File
+	for _, p := range paths {
+		f, err := readSchema(p)
+		if err != nil {
+			return nil, schemaError(err)
+		}
+		files = append(files, f)
+	}
+	set, err := schema.NewSet(files...)
+	if err != nil {
+		return nil, schemaError(err)
+	}
+	return set, nil
+}
+
+// schemaError escapes a schema error for the terminal (file names and keys
+// come from the user's files).
+func schemaError(err error) error { return errors.New(strings.Join(errorLines(err), "\n")) }
+
+// schemaLoader returns the loader of the schemas a command runs with.
+func schemaLoader(cmd *cobra.Command) func() (*schema.Set, error) {
+	return func() (*schema.Set, error) { return loadSchemas(cmd) }
+}
+
+// schemaCheckOptions are what a schema check command line asks for.
+type schemaCheckOptions struct {
+	IO    *streams
+	files []string
+}
+
+// newCmdSchema returns the schema command and its check subcommand; runF,
+// when not nil, runs instead of runSchemaCheck (tests).
+func newCmdSchema(s *streams, runF func(*schemaCheckOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "schema",
+		Short: "Work with payload schema files (schema.md)",
+		Long: `Payload schemas tell usmnscope what is inside listener payloads and vanilla
+InvokeMethod parameters. They are given with --schema FILE (repeatable, on
+every command) and read from $XDG_CONFIG_HOME/usmnscope/schemas/*.toml.`,
+		Example: "  usmnscope schema check fixtures/schemas/chat.toml",
+		Args:    cobra.NoArgs,
+	}
+	o := &schemaCheckOptions{IO: s}
+	check := &cobra.Command{
+		Use:   "check FILE...",
+		Short: "Validate schema files and list what each defines",
+		Long: `Parses each schema file, reports every problem with its file, line and key,
+checks that the files do not define the same listener, vanilla method,
+service or type twice, and lists what each file defines.`,
+		Example: "  usmnscope schema check fixtures/schemas/*.toml",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.files = args
+			if runF != nil {
+				return runF(o)
+			}
+			return runSchemaCheck(o)
+		},
+	}
+	cmd.AddCommand(check)
+	return cmd
+}
+
+func runSchemaCheck(o *schemaCheckOptions) error {
+	out := newOutput(o.IO.out)
+	var files []*schema.File
+	bad := 0
+	for _, p := range o.files {
+		f, err := readSchema(p)
+		if err != nil {
+			bad++
+			for _, l := range errorLines(err) {
+				fmt.Fprintln(o.IO.err, l)
+			}
+			continue
+		}
+		files = append(files, f)
+	}
+	if _, err := schema.NewSet(files...); err != nil {
+		bad++
+		for _, l := range errorLines(err) {
+			fmt.Fprintln(o.IO.err, l)
+		}
+	}
+	for _, f := range files {
+		fmt.Fprintf(out, "%s: ok\n", termsafe.Escape(f.Name))
+		for _, d := range f.Defines() {
+			fmt.Fprintf(out, "  %s\n", termsafe.Escape(d))
+		}
+	}
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	if bad > 0 {
+		return fmt.Errorf("schema check: %d of %d files have problems", bad, len(o.files))
+	}
+	return nil
+}
+
+// loadWith runs a command's schema loader; a command built without one (a
+// test's options) has no schemas.
+func loadWith(load func() (*schema.Set, error)) (*schema.Set, error) {
+	if load == nil {
+		return nil, nil
+	}
+	return load()
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestTUISignals: SIGINT, SIGTERM and SIGHUP sent to `open` (not keys on
+// its terminal) each quit it as q does: exit 0, the terminal back on its
+// main screen with mouse reporting off (issue 17 point 6). live's are in
+// TestProcessFaults (LiveTUICtrlC), which needs capture privileges.
+func TestTUISignals(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (.ci/run installs it): skipping the TUI signal test")
+	}
+	if testing.Short() {
+		t.Skip("-short: skipping the TUI signal test")
+	}
+	fixture, err := filepath.Abs(filepath.Join(capturesDir, "usmn-basic.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "usmnscope")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			s := &tmuxSession{t: t, socket: fmt.Sprintf("usmnscope-sig-%d-%d", os.Getpid(), sig)}
+			t.Cleanup(func() { _, _ = s.tmux("kill-server") })
+			if out, err := s.tmux("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40",
+				fmt.Sprintf("TERM=xterm-256color %q open %q; echo usmnscope-exited-$?; sleep 30", bin, fixture)); err != nil {
+				t.Fatalf("tmux new-session: %v %s", err, out)
+			}
+			s.waitFor("the capture to load", contains("22 msgs"))
+			if on := s.flags(); on != "1 1" {
+				t.Fatalf("while open runs: alternate screen and mouse = %q; want 1 1 (the check below would prove nothing)", on)
+			}
+			pane, err := s.tmux("list-panes", "-t", "e2e", "-F", "#{pane_pid}")
+			if err != nil {
+				t.Fatalf("list-panes: %v %s", err, pane)
+			}
+			if err := syscall.Kill(childOf(t, strings.TrimSpace(pane)), sig); err != nil {
+				t.Fatal(err)
+			}
+			s.waitFor("open to exit 0", contains("usmnscope-exited-0"))
+			s.restored(sig)
+		})
+	}
+}
+
+// flags returns tmux's "alternate_on mouse_any_flag" of the pane: "0 0"
+// once a program restored the terminal.
+func (s *tmuxSession) flags() string {
+	s.t.Helper()
+	out, err := s.tmux("display-message", "-p", "-t", "e2e", "#{alternate_on} #{mouse_any_flag}")
+	if err != nil {
+		s.t.Fatalf("display-message: %v %s", err, out)
+	}
+	return strings.TrimSpace(out)
+}
+
+// restored fails unless the pane is back on the main screen with mouse
+// reporting off, within a few seconds of sig.
+func (s *tmuxSession) restored(sig syscall.Signal) {
+	s.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for s.flags() != "0 0" {
+		if time.Now().After(deadline) {
+			sc, _ := s.screen()
+			s.t.Fatalf("after %v: alternate screen and mouse reporting = %q; want 0 0 (terminal restored); screen:\n%s", sig, s.flags(), sc)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/usmnscope/usmnscope/capture"
+)
+
+// stopSignals makes SIGINT (kill -INT; Ctrl-C on the terminal arrives as
+// a key), SIGTERM and SIGHUP quit the TUI as q does: bubbletea restores
+// the terminal (main screen, mouse reporting off), runTUI closes src,
+// which flushes and closes a --write file, and the command exits 0
+// (SECURITY.md "Signals and IO faults"). Should the program not finish
+// within signalGrace of the signal (a terminal that is gone may block the
+// restore), src is closed and the process exits 0 all the same. ran is
+// closed when the program has returned. The returned func stops listening.
+func stopSignals(prog *tea.Program, src capture.Source, ran <-chan struct{}) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		prog.Quit()
+		select {
+		case <-ran:
+		case <-time.After(signalGrace):
+			src.Close()
+			os.Exit(exitOK)
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+	}
+}
+
+// signalGrace is how long a signalled TUI may take to restore the
+// terminal and return before the process exits without it.
+const signalGrace = 3 * time.Second

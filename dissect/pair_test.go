@@ -1,0 +1,93 @@
+package dissect
+
+import (
+	"testing"
+	"time"
+)
+
+func at(ms int) time.Time { return time.Unix(0, 0).Add(time.Duration(ms) * time.Millisecond) }
+
+// TestPairsPing pairs Unturned pings per direction, first in first out: a
+// PingResponse in s2c answers the oldest PingRequest sent c2s.
+func TestPairsPing(t *testing.T) {
+	var p Pairs[Dir]
+	p.Ask(C2S, Ask{N: 1, Time: at(0)})
+	p.Ask(S2C, Ask{N: 2, Time: at(1)})
+	p.Ask(C2S, Ask{N: 3, Time: at(2)})
+	if a, ok := p.Oldest(C2S); !ok || a.N != 1 {
+		t.Fatalf("Oldest(c2s) = %v, %v; want 1", a, ok)
+	}
+	if a, ok := p.Oldest(C2S); !ok || a.N != 3 {
+		t.Fatalf("Oldest(c2s) = %v, %v; want 3", a, ok)
+	}
+	if _, ok := p.Oldest(C2S); ok {
+		t.Fatal("Oldest(c2s) on an empty key answered")
+	}
+	if got := p.Pending(); len(got) != 1 || got[0].N != 2 || got[0].Key != S2C {
+		t.Fatalf("Pending = %v; want n 2 s2c", got)
+	}
+}
+
+// TestPairsLatest pairs by id, the latest unanswered asker (ULinkRPC).
+func TestPairsLatest(t *testing.T) {
+	var p Pairs[uint32]
+	p.Ask(7, Ask{N: 1})
+	p.Ask(7, Ask{N: 4})
+	p.Ask(8, Ask{N: 5})
+	if a, _ := p.Latest(7); a.N != 4 {
+		t.Fatalf("Latest(7) = %d; want 4", a.N)
+	}
+	if a, _ := p.OldestWhere(func(k uint32) bool { return k == 8 }); a.N != 5 {
+		t.Fatalf("OldestWhere(8) = %d; want 5", a.N)
+	}
+	if a, _ := p.OldestWhere(func(uint32) bool { return true }); a.N != 1 {
+		t.Fatalf("OldestWhere(any) = %d; want 1", a.N)
+	}
+	if p.Len() != 0 {
+		t.Fatalf("Len = %d; want 0", p.Len())
+	}
+}
+
+// TestPairsBound forgets the oldest asker past Max.
+func TestPairsBound(t *testing.T) {
+	p := Pairs[int]{Max: 3}
+	var forgot []int
+	for i := 1; i <= 5; i++ {
+		if a, ok := p.Ask(i%2, Ask{N: i}); ok {
+			forgot = append(forgot, a.N)
+		}
+	}
+	if len(forgot) != 2 || forgot[0] != 1 || forgot[1] != 2 {
+		t.Fatalf("forgotten = %v; want [1 2]", forgot)
+	}
+	if p.Len() != 3 || p.Dropped != 2 {
+		t.Fatalf("Len, Dropped = %d, %d; want 3, 2", p.Len(), p.Dropped)
+	}
+	if got := p.Pending(); got[0].N != 3 {
+		t.Fatalf("oldest kept = %d; want 3", got[0].N)
+	}
+}
+
+func TestDurations(t *testing.T) {
+	for _, tc := range []struct {
+		in            []time.Duration
+		min, med, max time.Duration
+	}{
+		{[]time.Duration{5}, 5, 5, 5},
+		{[]time.Duration{9, 1, 4, 7}, 1, 4, 9},
+		{[]time.Duration{3, 1, 2}, 1, 2, 3},
+	} {
+		var d Durations
+		for _, x := range tc.in {
+			d.Add(x)
+		}
+		mn, md, mx, ok := d.Stats()
+		if !ok || mn != tc.min || md != tc.med || mx != tc.max {
+			t.Errorf("Stats(%v) = %v %v %v; want %v %v %v", tc.in, mn, md, mx, tc.min, tc.med, tc.max)
+		}
+	}
+	var d Durations
+	if _, _, _, ok := d.Stats(); ok {
+		t.Error("Stats of nothing is ok")
+	}
+}

@@ -1,0 +1,246 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/session"
+)
+
+// router decides, per TCP connection, which protocol decodes it (wire.md
+// section 2) and hands the events of the decoded ones to the index:
+//   - a port named by --decode-as (Profile.DecodeAs) is decoded as named;
+//     with no SYN seen, the server is the side on the named port;
+//   - a connection to transport_port is SystemSockets;
+//   - on any other port, a connection whose start was captured is held
+//     until its first client bytes decide it (the registry's detectors:
+//     a GetWorkshopFiles for SystemSockets), then replayed with its own
+//     frames and times;
+//   - everything else is not decoded: one connection note, no messages.
+type router struct {
+	ix    *session.Index
+	port  uint16
+	as    map[uint16]Proto
+	flows map[capture.Flow]*route
+	// pending lists the held connections in the order they opened, so
+	// that the ones still undecided at the end are noted in a stable order.
+	pending []capture.Flow
+	held    int // bytes held over all undecided connections
+}
+
+// route is what the router knows of one connection.
+type route struct {
+	proto   Proto
+	decided bool
+	swap    bool // the capture's client is the server (--decode-as, no SYN)
+
+	held     []capture.Event // events of an undecided connection, data copied
+	heldSize int             // bytes of those events
+	c2s      []byte          // its first client bytes, for the detectors
+	why      string          // for a connection not decoded: the note's reason
+}
+
+// Bounds of what an undecided connection may make the router hold: a
+// SystemSockets server does not speak before the client's first message,
+// so a connection past these is not one.
+// maxHeldTotal bounds the bytes held over all of them, so that many
+// undecided connections at once (10,000 flows of SYNs and server bytes)
+// cannot make the router hold more than a few MiB.
+const (
+	maxHeldBytes  = 64 << 10
+	maxHeldEvents = 256
+	maxHeldTotal  = 4 << 20
+)
+
+func newRouter(ix *session.Index) *router {
+	r := &router{ix: ix, port: 27016, flows: map[capture.Flow]*route{}}
+	if p := ix.Profile(); p != nil {
+		if p.TransportPort != 0 {
+			r.port = p.TransportPort
+		}
+		r.as = decodeAsMap(p.DecodeAs)
+	}
+	return r
+}
+
+// apply routes one capture event.
+func (r *router) apply(ev capture.Event) {
+	if ev.Flow == (capture.Flow{}) {
+		Apply(r.ix, ev)
+		return
+	}
+	if ev.Kind == capture.EventOpen {
+		r.open(ev)
+		return
+	}
+	rt := r.flows[ev.Flow]
+	if rt == nil {
+		// An event of a flow whose open was not seen: capture opens every
+		// flow first, so this is decoded as before the router existed.
+		Apply(r.ix, ev)
+		return
+	}
+	switch {
+	case rt.decided && rt.proto == ProtoUnturned:
+		r.pass(rt, ev)
+	case rt.decided:
+		// Not decoded: its events, its own notes included, are dropped.
+	default:
+		r.hold(rt, ev)
+	}
+	if ev.Kind == capture.EventClose {
+		if !rt.decided {
+			r.decide(rt, ev.Flow, ProtoNone, "it closed before its first client message showed a known protocol")
+		}
+		delete(r.flows, ev.Flow)
+	}
+}
+
+// pass hands an event of a decoded connection to the index, turned round
+// when the router chose the other side as the server.
+func (r *router) pass(rt *route, ev capture.Event) {
+	if rt.swap {
+		ev.Flow = capture.Flow{Client: ev.Flow.Server, Server: ev.Flow.Client}
+		ev.FromServer = !ev.FromServer
+		if ev.Kind == capture.EventOpen {
+			ev.Rule = capture.RulePort
+		}
+	}
+	Apply(r.ix, ev)
+}
+
+// open decides what it can from the ports and the rule.
+func (r *router) open(ev capture.Event) {
+	f := ev.Flow
+	rt := &route{}
+	r.flows[f] = rt
+	cp, sp := f.Client.Port(), f.Server.Port()
+	if p, ok := r.as[sp]; ok {
+		r.decide(rt, f, p, fmt.Sprintf("--decode-as %d=%s turns its port off", sp, p))
+	} else if p, ok := r.as[cp]; ok {
+		rt.swap = ev.Rule != capture.RuleSYN
+		r.decide(rt, f, p, fmt.Sprintf("--decode-as %d=%s turns its port off", cp, p))
+	} else if sp == r.port {
+		r.decide(rt, f, ProtoUnturned, "")
+	} else if ev.Rule != capture.RuleSYN {
+		r.decide(rt, f, ProtoNone, fmt.Sprintf("it is not on transport_port %d and its start was not captured, so it is not guessed", r.port))
+		return
+	}
+	if !rt.decided {
+		r.keepPending(f)
+	}
+	if rt.decided {
+		if rt.proto == ProtoUnturned {
+			r.pass(rt, ev)
+		}
+		return
+	}
+	rt.held = append(rt.held, ev)
+}
+
+// hold keeps an event of an undecided connection and runs the detectors on
+// its first client bytes.
+func (r *router) hold(rt *route, ev capture.Event) {
+	if ev.Kind == capture.EventData {
+		ev.Data = append([]byte(nil), ev.Data...)
+		rt.heldSize += len(ev.Data)
+		r.held += len(ev.Data)
+	}
+	rt.held = append(rt.held, ev)
+	switch {
+	case ev.Kind == capture.EventGap && !ev.FromServer && len(rt.c2s) < 2:
+		r.decide(rt, ev.Flow, ProtoNone, "its first client bytes were not captured")
+		return
+	case ev.Kind == capture.EventData && !ev.FromServer:
+		rt.c2s = append(rt.c2s, ev.Data[:min(len(ev.Data), r.sniffLen()-len(rt.c2s))]...)
+	}
+	if v, p := detect(rt.c2s); v == matches {
+		r.decide(rt, ev.Flow, p, "")
+		return
+	} else if v == differs {
+		r.decide(rt, ev.Flow, ProtoNone, "its first client message is not a GetWorkshopFiles")
+		return
+	}
+	switch {
+	case rt.heldSize > maxHeldBytes || len(rt.held) > maxHeldEvents:
+		r.decide(rt, ev.Flow, ProtoNone, "the server spoke first, which a SystemSockets server does not")
+	case r.held > maxHeldTotal:
+		r.decide(rt, ev.Flow, ProtoNone, fmt.Sprintf("more than %d MiB were held for connections awaiting their first client message", maxHeldTotal>>20))
+	}
+}
+
+// sniffLen is the most client bytes any detector asks for.
+func (r *router) sniffLen() int {
+	n := 0
+	for _, d := range detectors {
+		n = max(n, d.need)
+	}
+	return n
+}
+
+// detect runs the registry: the first detector that matches names the
+// protocol; the bytes differ from every protocol when every detector says so.
+func detect(c2s []byte) (verdict, Proto) {
+	all := differs
+	for _, d := range detectors {
+		switch d.check(c2s) {
+		case matches:
+			return matches, d.proto
+		case undecided:
+			all = undecided
+		}
+	}
+	return all, ProtoNone
+}
+
+// decide settles a connection: a decoded one gets its held events
+// replayed in order, one that is not decoded one note saying why.
+func (r *router) decide(rt *route, f capture.Flow, p Proto, why string) {
+	rt.decided, rt.proto, rt.why = true, p, why
+	held := rt.held
+	r.held -= rt.heldSize
+	rt.held, rt.c2s, rt.heldSize = nil, nil, 0
+	if p == ProtoUnturned {
+		for _, ev := range held {
+			r.pass(rt, ev)
+		}
+		return
+	}
+	c := Conn(f)
+	if rt.swap {
+		c = dissect.Conn{Client: f.Server, Server: f.Client}
+	}
+	r.ix.Note(c, dissect.Finding{Severity: dissect.Note, Group: dissect.Protocol, Bit: -1,
+		Text: fmt.Sprintf("TCP connection not decoded as Unturned: %s; --decode-as %d=unturned forces it", why, f.Server.Port())})
+}
+
+// keepPending lists an undecided connection, first dropping the decided
+// ones when they are most of the list, so that it stays as long as the
+// connections actually held.
+func (r *router) keepPending(f capture.Flow) {
+	if len(r.pending) >= 1024 {
+		kept := r.pending[:0]
+		for _, g := range r.pending {
+			if rt := r.flows[g]; rt != nil && !rt.decided {
+				kept = append(kept, g)
+			}
+		}
+		clear(r.pending[len(kept):])
+		r.pending = kept
+		if cap(r.pending) > 2048 && len(kept) < cap(r.pending)/4 {
+			r.pending = append([]capture.Flow(nil), kept...)
+		}
+	}
+	r.pending = append(r.pending, f)
+}
+
+// finish settles the connections still undecided at the end of input.
+func (r *router) finish() {
+	for _, f := range r.pending {
+		if rt := r.flows[f]; rt != nil && !rt.decided {
+			r.decide(rt, f, ProtoNone, "the capture ended before its first client message was whole")
+		}
+	}
+	r.pending = nil
+}

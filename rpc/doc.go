@@ -1,0 +1,33 @@
+// Package rpc is the stateful side of ULinkRPC, usmnscope's second
+// protocol: per connection, it feeds what a capture yields (TCP byte chunks,
+// WebSocket chunks, KCP datagrams, gaps, the end) through the pure codec of
+// package ulinkrpc and keeps numbered records, their pairing and timing, and
+// the connection's findings and events (../shared/spec/ulinkrpc.md 2–7).
+//
+// # Transports
+//
+// A Session has one Transport. TCP chunks go straight into a per-direction
+// ulinkrpc.Stream; WebSocket chunks through a ulinkrpc.WebSocket first,
+// whose control frames and upgrade become connection events; UDP datagrams
+// through a ulinkrpc.Reassembler per direction (KCP, ulinkrpc.md 2.3), each
+// conv's messages into its own Stream. Buffers are the codec's, each
+// bounded (Stream, WebSocket, KCPLimits); Config bounds the rest.
+//
+// # Records and pairing
+//
+// Each frame becomes a Record (outputs.md "ULinkRPC records"): the transform
+// layer removed (ulinkrpc.md 3), the envelope decoded with byte spans
+// (ulinkrpc.md 4), the payload named and typed from contracts when given
+// (ulinkrpc.md 6). Pairing follows ulinkrpc.md 5 and outputs.md "Pairing":
+// a Response pairs with the latest unanswered Request of its request_id in
+// the opposite direction, a KeepAlivePong with the Ping of the same ticks,
+// else the oldest unanswered Ping; both records carry the partner's number,
+// the answer its latency. An answer with nothing to pair is a note and
+// counts in no statistics; Requests unanswered at End are pending.
+//
+// # Outputs
+//
+// AppendJSON writes a record as a `dump --json` line, Line as a `dump` text
+// line (through internal/termsafe), Session.Tables and AppendTablesJSON the
+// `rpc` object of `tables --json`, AppendConnJSON a whole connection entry.
+package rpc

@@ -1,0 +1,74 @@
+package rpc
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
+)
+
+// FuzzSession feeds arbitrary bytes to a session of each transport, cut
+// into chunks by the first byte and alternating directions, with a gap in
+// the middle: it must never panic, every record must marshal to valid
+// JSON, numbers must run from 1 without a hole and never back in frame, and
+// every pair must point both ways.
+func FuzzSession(f *testing.F) {
+	var seed []byte
+	for _, st := range conversation() {
+		seed = append(seed, wire(st.env)...)
+	}
+	f.Add(uint8(0), seed)
+	f.Add(uint8(1), append(ulinkrpc.EncodeUpgradeRequest("h", "/ws", "dGhlIHNhbXBsZSBub25jZQ=="), ulinkrpc.EncodeWSFrame(nil, ulinkrpc.OpBinary, true, &[4]byte{1, 2, 3, 4}, seed[:40])...))
+	f.Add(uint8(2), ulinkrpc.EncodeSegment(ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Conv: 9}), ulinkrpc.SplitMessage(9, 0, seed[:60], 0)[0]))
+	keys := ulinkrpc.DeriveKeys([]byte("k"), ulinkrpc.HKDF)
+	f.Fuzz(func(t *testing.T, mode uint8, data []byte) {
+		tr := Transport(mode % 3)
+		cfg := Config{Transport: tr, MidStream: mode&4 != 0, Contracts: contracts(t)}
+		if mode&8 != 0 {
+			cfg.Transform.Keys = &keys
+		}
+		s := New(testConn, cfg)
+		chunk := int(mode>>4) + 1
+		frame := 0
+		for len(data) > 0 {
+			n := min(chunk, len(data))
+			frame++
+			d := dissect.Dir(frame & 1)
+			if tr == KCP {
+				s.Datagram(d, data[:n], stamp(frame, frame))
+			} else {
+				s.Bytes(d, data[:n], stamp(frame, frame))
+				if frame == 3 {
+					s.Gap(d, 5, stamp(frame, frame))
+				}
+			}
+			data = data[n:]
+		}
+		s.End(stamp(frame+1, frame+1))
+		rs := s.Records()
+		byN := map[int]*Record{}
+		for i, r := range rs {
+			if r.N != i+1 {
+				t.Fatalf("record %d has n %d", i+1, r.N)
+			}
+			if i > 0 && r.Frame < rs[i-1].Frame {
+				t.Fatalf("record %d frame %d after frame %d", r.N, r.Frame, rs[i-1].Frame)
+			}
+			if !json.Valid(AppendJSON(nil, r)) {
+				t.Fatalf("record %d: invalid JSON: %s", r.N, AppendJSON(nil, r))
+			}
+			_ = Line(r)
+			byN[r.N] = r
+		}
+		for _, r := range rs {
+			if r.Pair != 0 && (byN[r.Pair] == nil || byN[r.Pair].Pair != r.N) {
+				t.Fatalf("record %d pairs with %d, which does not pair back", r.N, r.Pair)
+			}
+		}
+		tb := s.Tables()
+		if !json.Valid(AppendTablesJSON(nil, &tb)) || !json.Valid(AppendConnJSON(nil, s)) {
+			t.Fatal("tables JSON invalid")
+		}
+	})
+}

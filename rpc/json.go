@@ -1,0 +1,241 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+)
+
+// timeLayout is RFC 3339 with all nine nanosecond digits (outputs.md "time").
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// AppendJSON appends r as one `dump --json` line's object (outputs.md
+// "ULinkRPC records"), without the newline. Strings from the wire are kept
+// exactly, escaped by termsafe's JSON rule.
+func AppendJSON(dst []byte, r *Record) []byte {
+	dst = append(dst, `{"n":`...)
+	dst = strconv.AppendInt(dst, int64(r.N), 10)
+	dst = append(dst, `,"frame":`...)
+	dst = strconv.AppendInt(dst, int64(r.Frame), 10)
+	dst = append(dst, `,"time":"`...)
+	dst = r.Time.UTC().AppendFormat(dst, timeLayout)
+	dst = append(dst, `","conn":`...)
+	dst = termsafe.AppendJSONString(dst, r.Conn.String())
+	dst = append(dst, `,"dir":`...)
+	dst = termsafe.AppendJSONString(dst, r.Dir.String())
+	dst = append(dst, `,"proto":"ulinkrpc","transport":`...)
+	dst = termsafe.AppendJSONString(dst, r.Transport.String())
+	dst = append(dst, `,"len":`...)
+	dst = strconv.AppendInt(dst, int64(r.Len), 10)
+	dst = append(dst, `,"msg":`...)
+	dst = termsafe.AppendJSONString(dst, r.Msg)
+	if t := r.Transform; t != nil {
+		dst = append(dst, `,"transform":{"flags":`...)
+		if t.Flags != nil {
+			dst = strconv.AppendInt(dst, int64(*t.Flags), 10)
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = append(dst, `,"gzip":`...)
+		dst = strconv.AppendBool(dst, t.Gzip)
+		dst = append(dst, `,"encrypted":`...)
+		dst = strconv.AppendBool(dst, t.Encrypted)
+		dst = append(dst, `,"decrypted":`...)
+		dst = strconv.AppendBool(dst, t.Decrypted)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `,"fields":[`...)
+	for i := range r.Fields {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendField(dst, &r.Fields[i])
+	}
+	dst = append(dst, `],"rpc":`...)
+	dst = appendRPC(dst, &r.RPC)
+	if p := r.Payload; p != nil {
+		dst = append(dst, `,"payload":{"encoding":`...)
+		dst = termsafe.AppendJSONString(dst, p.Encoding.String())
+		dst = append(dst, `,"bytes":`...)
+		dst = strconv.AppendInt(dst, int64(p.Bytes), 10)
+		dst = append(dst, `,"value":`...)
+		dst = appendAny(dst, p.Value)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `,"expert":[`...)
+	for i := range r.Findings {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = r.Findings[i].AppendJSON(dst)
+	}
+	dst = append(dst, ']')
+	if r.Envelope != nil {
+		dst = append(dst, `,"hex":"`...)
+		dst = hex.AppendEncode(dst, r.Envelope)
+		dst = append(dst, '"')
+	}
+	if r.Pair != 0 {
+		dst = append(dst, `,"pair":`...)
+		dst = strconv.AppendInt(dst, int64(r.Pair), 10)
+	}
+	if r.HasLatency {
+		dst = append(dst, `,"latency_ns":`...)
+		dst = strconv.AppendInt(dst, int64(r.Latency), 10)
+	}
+	return append(dst, '}')
+}
+
+func appendRPC(dst []byte, p *RPC) []byte {
+	dst = append(dst, `{"request_id":`...)
+	if p.RequestID != nil {
+		dst = strconv.AppendUint(dst, uint64(*p.RequestID), 10)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"service_id":`...)
+	dst = appendOptInt32(dst, p.ServiceID)
+	dst = append(dst, `,"method_id":`...)
+	dst = appendOptInt32(dst, p.MethodID)
+	dst = append(dst, `,"service":`...)
+	dst = appendOptString(dst, p.Service)
+	dst = append(dst, `,"method":`...)
+	dst = appendOptString(dst, p.Method)
+	dst = append(dst, `,"status_code":`...)
+	if p.StatusCode != nil {
+		dst = strconv.AppendInt(dst, int64(*p.StatusCode), 10)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"status":`...)
+	dst = appendOptString(dst, p.Status)
+	dst = append(dst, `,"error":`...)
+	dst = appendOptString(dst, p.Error)
+	if p.ErrorRaw != nil {
+		dst = append(dst, `,"error_hex":"`...)
+		dst = hex.AppendEncode(dst, p.ErrorRaw)
+		dst = append(dst, '"')
+	}
+	dst = append(dst, `,"ticks":`...)
+	if p.Ticks != nil {
+		dst = strconv.AppendInt(dst, *p.Ticks, 10)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	return append(dst, '}')
+}
+
+func appendOptInt32(dst []byte, p *int32) []byte {
+	if p == nil {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendInt(dst, int64(*p), 10)
+}
+
+func appendOptString(dst []byte, p *string) []byte {
+	if p == nil {
+		return append(dst, "null"...)
+	}
+	return termsafe.AppendJSONString(dst, *p)
+}
+
+// appendField appends an outputs.md field entry; a string that is not valid
+// UTF-8 keeps its bytes in raw_hex.
+func appendField(dst []byte, f *dissect.Field) []byte {
+	dst = append(dst, `{"name":`...)
+	dst = termsafe.AppendJSONString(dst, f.Name)
+	dst = append(dst, `,"bit":`...)
+	dst = strconv.AppendInt(dst, int64(f.Bit), 10)
+	dst = append(dst, `,"bits":`...)
+	dst = strconv.AppendInt(dst, int64(f.Bits), 10)
+	dst = append(dst, `,"value":`...)
+	dst = appendAny(dst, f.Value)
+	if s, ok := f.Value.(string); ok && !utf8.ValidString(s) {
+		dst = append(dst, `,"raw_hex":"`...)
+		dst = hex.AppendEncode(dst, []byte(s))
+		dst = append(dst, '"')
+	}
+	return append(dst, '}')
+}
+
+// appendAny appends a decoded value: numbers as numbers, strings exactly,
+// byte blocks as lower-case hex, a JSON payload as its compacted text,
+// MemoryPack objects (map[string]any, keys sorted) and lists as JSON, a
+// non-finite float as its Go spelling (JSON has no NaN).
+func appendAny(dst []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case bool:
+		return strconv.AppendBool(dst, x)
+	case uint64:
+		return strconv.AppendUint(dst, x, 10)
+	case int64:
+		return strconv.AppendInt(dst, x, 10)
+	case int:
+		return strconv.AppendInt(dst, int64(x), 10)
+	case uint32:
+		return strconv.AppendUint(dst, uint64(x), 10)
+	case int32:
+		return strconv.AppendInt(dst, int64(x), 10)
+	case string:
+		return termsafe.AppendJSONString(dst, x)
+	case []byte:
+		dst = append(dst, '"')
+		dst = hex.AppendEncode(dst, x)
+		return append(dst, '"')
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return termsafe.AppendJSONString(dst, strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		b, _ := json.Marshal(x)
+		return append(dst, b...)
+	case json.RawMessage:
+		var buf bytes.Buffer
+		if json.Compact(&buf, x) != nil {
+			return termsafe.AppendJSONString(dst, string(x))
+		}
+		return append(dst, termsafe.EscapeJSON(buf.Bytes())...)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = termsafe.AppendJSONString(dst, k)
+			dst = append(dst, ':')
+			dst = appendAny(dst, x[k])
+		}
+		return append(dst, '}')
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendAny(dst, e)
+		}
+		return append(dst, ']')
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return append(dst, "null"...)
+	}
+	return append(dst, termsafe.EscapeJSON(b)...)
+}
+
+// appendNs appends a duration in nanoseconds.
+func appendNs(dst []byte, d time.Duration) []byte { return strconv.AppendInt(dst, int64(d), 10) }

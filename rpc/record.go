@@ -1,0 +1,299 @@
+package rpc
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
+)
+
+// Record is one ULinkRPC frame as outputs.md "ULinkRPC records" describes
+// it. Pointers are the keys that may be null.
+type Record struct {
+	N         int
+	Frame     int
+	Time      time.Time
+	Conn      dissect.Conn
+	Dir       dissect.Dir
+	Transport Transport
+	Len       int    // the length prefix's value: the frame as on the wire
+	Msg       string // Request … KeepAlivePong, Encrypted, Unknown
+	Type      ulinkrpc.FrameType
+	Offset    int64 // stream offset of the frame's length prefix (per conv for KCP)
+
+	Transform       *Transform      // nil when the layer is off (or classified plain)
+	TransformFields []dissect.Field // iv, ciphertext, hmac, flags, body: spans in the transformed frame
+	Envelope        []byte          // the envelope bytes after the transform (outputs.md `hex`); nil if unrecovered
+	Fields          []dissect.Field // envelope fields, then payload.<member>
+	RPC             RPC
+	Payload         *ulinkrpc.Payload // nil for KeepAlive frames, Encrypted and Unknown
+	Findings        []dissect.Finding
+
+	Pair       int           // n of the partner, 0 for none
+	Latency    time.Duration // on the answer of a pair
+	HasLatency bool
+	KeyFailed  bool // encrypted, and the HMAC failed under the key given
+}
+
+// Transform is outputs.md's `transform` object.
+type Transform struct {
+	Flags     *int
+	Gzip      bool
+	Encrypted bool
+	Decrypted bool
+}
+
+// RPC is outputs.md's `rpc` object; nil pointers are null.
+type RPC struct {
+	RequestID  *uint32
+	ServiceID  *int32
+	MethodID   *int32
+	Service    *string
+	Method     *string
+	StatusCode *int
+	Status     *string
+	Error      *string
+	ErrorRaw   []byte // the error's bytes when they are not UTF-8 (`error_hex`)
+	Ticks      *int64
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// methodName is "Service.Method" with numbers for what has no name.
+func (r *Record) methodName() string {
+	svc, m := "?", "?"
+	if r.RPC.ServiceID != nil {
+		svc = fmt.Sprintf("(%d)", *r.RPC.ServiceID)
+	}
+	if r.RPC.MethodID != nil {
+		m = fmt.Sprintf("(%d)", *r.RPC.MethodID)
+	}
+	if r.RPC.Service != nil {
+		svc = *r.RPC.Service
+	}
+	if r.RPC.Method != nil {
+		m = *r.RPC.Method
+	}
+	return svc + "." + m
+}
+
+// frame decodes one frame into a record, pairs it and keeps it.
+// The record waits in the queue, unnumbered, until release.
+func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at Stamp) {
+	r := &Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
+		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown"}
+	q := queued{r: r}
+	defer func() { s.queue = append(s.queue, q) }()
+	u, err := ulinkrpc.Untransform(frame, s.cfg.Transform)
+	r.KeyFailed = errors.Is(err, ulinkrpc.ErrAuth)
+	r.Findings = append(r.Findings, u.Findings...)
+	if u.On || u.Encrypted {
+		t := &Transform{Gzip: u.Gzip, Encrypted: u.Encrypted, Decrypted: u.Decrypted}
+		if u.Flags >= 0 {
+			t.Flags = ptr(u.Flags)
+		}
+		r.Transform = t
+		r.TransformFields = cloneFields(u.Fields)
+	}
+	if u.Envelope == nil {
+		if u.Encrypted {
+			r.Msg = "Encrypted"
+		}
+		return
+	}
+	// The frame aliases the stream's buffers: keep a copy, and decode the
+	// payload from the copy so its values may alias it.
+	r.Envelope = append([]byte(nil), u.Envelope...)
+	env, _ := ulinkrpc.DecodeEnvelope(r.Envelope)
+	r.Type = env.Type
+	if env.Type.Known() {
+		r.Msg = env.Type.String()
+	}
+	r.Fields = env.Fields
+	r.Findings = append(r.Findings, env.Findings...)
+	q.env, q.ok = env, true
+}
+
+// queued is a decoded frame waiting for its number and its pairing.
+type queued struct {
+	r   *Record
+	env ulinkrpc.Envelope
+	ok  bool // env was decoded
+}
+
+// maxQueued bounds the records held back while a direction resynchronises.
+const maxQueued = 4096
+
+// holding reports whether a direction's stream holds bytes it may yet
+// yield as frames completed by earlier packets than those already queued.
+func (s *Session) holding() bool {
+	held := func(f *framer) bool { return f != nil && !f.st.Synced() && f.st.Stats().Buffered > 0 }
+	for d := range s.sides {
+		if held(s.sides[d].stream) {
+			return true
+		}
+		for _, f := range s.sides[d].convs {
+			if held(f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// release numbers and pairs the queued records in capture order (the
+// frame that completed each; stream order within one), unless a stream
+// still holds bytes that may complete earlier frames (outputs.md
+// "Ordering": numbers follow the packet that completed the message, and
+// pairing follows the same order). force releases whatever is queued.
+func (s *Session) release(force bool) {
+	if len(s.queue) == 0 || !force && len(s.queue) < maxQueued && s.holding() {
+		return
+	}
+	slices.SortStableFunc(s.queue, func(a, b queued) int { return cmp.Compare(a.r.Frame, b.r.Frame) })
+	for _, q := range s.queue {
+		q.r.N = s.number()
+		s.records = append(s.records, q.r)
+		if q.ok {
+			s.apply(q.r, q.env)
+		}
+	}
+	clear(s.queue)
+	s.queue = s.queue[:0]
+}
+
+// apply names, pairs and decodes the payload of a numbered record.
+func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
+	d := r.Dir
+	switch env.Type {
+	case ulinkrpc.Request:
+		r.RPC.RequestID = ptr(env.RequestID)
+		r.RPC.ServiceID, r.RPC.MethodID = ptr(env.ServiceID), ptr(env.MethodID)
+		m := s.name(r, ulinkrpc.Request)
+		s.payload(r, env, m, true)
+		if a, ok := s.reqs.Ask(reqKey{d, env.RequestID}, dissect.Ask{N: r.N, Time: r.Time}); ok {
+			delete(s.byN, a.N)
+		}
+		s.byN[r.N] = r
+	case ulinkrpc.Response:
+		r.RPC.RequestID = ptr(env.RequestID)
+		r.RPC.StatusCode, r.RPC.Status = ptr(int(env.Status)), ptr(env.Status.String())
+		if env.HasError {
+			r.RPC.Error = ptr(env.Error)
+			if !utf8.ValidString(env.Error) {
+				r.RPC.ErrorRaw = []byte(env.Error)
+			}
+		}
+		var m *ulinkrpc.Method
+		if a, ok := s.reqs.Latest(reqKey{1 - d, env.RequestID}); ok {
+			req := s.byN[a.N]
+			delete(s.byN, a.N)
+			s.link(req, r, a)
+			if req != nil {
+				r.RPC.ServiceID, r.RPC.MethodID = req.RPC.ServiceID, req.RPC.MethodID
+				r.RPC.Service, r.RPC.Method = req.RPC.Service, req.RPC.Method
+				m = s.method(ulinkrpc.Request, *req.RPC.ServiceID, *req.RPC.MethodID)
+			}
+		} else {
+			r.Findings = append(r.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Sequence,
+				Text: fmt.Sprintf("pairing: Response #%d with nothing to pair: its Request is not in the capture", env.RequestID), Bit: 8})
+		}
+		s.payload(r, env, m, false)
+	case ulinkrpc.Push:
+		r.RPC.ServiceID, r.RPC.MethodID = ptr(env.ServiceID), ptr(env.MethodID)
+		m := s.name(r, ulinkrpc.Push)
+		s.payload(r, env, m, true)
+	case ulinkrpc.KeepAlivePing:
+		r.RPC.Ticks = ptr(env.Ticks)
+		if a, ok := s.pings.Ask(pingKey{d, env.Ticks}, dissect.Ask{N: r.N, Time: r.Time}); ok {
+			delete(s.byN, a.N)
+		}
+		s.byN[r.N] = r
+	case ulinkrpc.KeepAlivePong:
+		r.RPC.Ticks = ptr(env.Ticks)
+		a, ok := s.pings.Oldest(pingKey{1 - d, env.Ticks})
+		if !ok {
+			a, ok = s.pings.OldestWhere(func(k pingKey) bool { return k.dir == 1-d })
+		}
+		if ok {
+			ping := s.byN[a.N]
+			delete(s.byN, a.N)
+			s.link(ping, r, a)
+		} else {
+			r.Findings = append(r.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Sequence,
+				Text: "pairing: KeepAlivePong with nothing to pair: no unanswered KeepAlivePing", Bit: 8})
+		}
+	}
+}
+
+// link pairs an answer with its asker.
+func (s *Session) link(ask, ans *Record, a dissect.Ask) {
+	ans.Pair, ans.Latency, ans.HasLatency = a.N, ans.Time.Sub(a.Time), true
+	if ask != nil {
+		ask.Pair = ans.N
+	}
+}
+
+// method finds a contract method or push.
+func (s *Session) method(t ulinkrpc.FrameType, sid, mid int32) *ulinkrpc.Method {
+	if s.cfg.Contracts == nil {
+		return nil
+	}
+	_, m := s.cfg.Contracts.Lookup(t, sid, mid)
+	return m
+}
+
+// name sets the service and method names of a Request or Push and returns
+// its contract method.
+func (s *Session) name(r *Record, t ulinkrpc.FrameType) *ulinkrpc.Method {
+	if s.cfg.Contracts == nil {
+		return nil
+	}
+	svc, m := s.cfg.Contracts.Lookup(t, *r.RPC.ServiceID, *r.RPC.MethodID)
+	if svc != nil {
+		r.RPC.Service = ptr(svc.Name)
+	}
+	if m != nil {
+		r.RPC.Method = ptr(m.Name)
+	}
+	return m
+}
+
+// payload decodes the envelope's payload: a Request's and a Push's
+// argument type is m.Request, a Response's is m.Reply.
+func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
+	cfg := ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Types: s.types}
+	if m != nil && s.types != nil {
+		name := m.Reply
+		if arg {
+			name = m.Request
+		}
+		cfg.Type = s.types[name]
+	}
+	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
+	r.Payload = &p
+	for _, f := range p.Fields {
+		// The envelope already has the whole payload as its "payload"
+		// field; the payload's own root entry would repeat it.
+		if f.Name != "payload" {
+			r.Fields = append(r.Fields, f)
+		}
+	}
+	r.Findings = append(r.Findings, p.Findings...)
+}
+
+func cloneFields(fs []dissect.Field) []dissect.Field {
+	out := make([]dissect.Field, len(fs))
+	for i, f := range fs {
+		if b, ok := f.Value.([]byte); ok {
+			f.Value = append([]byte(nil), b...)
+		}
+		out[i] = f
+	}
+	return out
+}

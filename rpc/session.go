@@ -1,0 +1,403 @@
+package rpc
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
+)
+
+// Transport is what carries a connection's frames (outputs.md `transport`).
+type Transport uint8
+
+const (
+	TCP Transport = iota
+	WebSocket
+	KCP
+)
+
+var transportNames = [...]string{TCP: "tcp", WebSocket: "websocket", KCP: "kcp"}
+
+func (t Transport) String() string {
+	if int(t) < len(transportNames) {
+		return transportNames[t]
+	}
+	return fmt.Sprintf("Unknown(%d)", uint8(t))
+}
+
+// ParseTransport reads a transport name as String spells it.
+func ParseTransport(s string) (Transport, bool) {
+	for i, n := range transportNames {
+		if n == s {
+			return Transport(i), true
+		}
+	}
+	return 0, false
+}
+
+// Stamp is where in the capture a chunk came from: the pcap frame number
+// (from 1) and the capture time of the packet.
+type Stamp struct {
+	Frame int
+	Time  time.Time
+}
+
+// Config sets up a Session. The zero value decodes TCP with the transform
+// settings unknown (classified per frame), payloads detected, no names.
+type Config struct {
+	Transport  Transport
+	Transform  ulinkrpc.TransformConfig
+	Serializer ulinkrpc.Serializer
+	Contracts  *ulinkrpc.Contracts // nil: no names, MemoryPack cut without a schema
+	// MidStream says the connection's start was not captured: framing
+	// starts unsynchronised, a WebSocket without its upgrade head.
+	MidStream bool
+	MaxFrame  int                // per-frame cap (ulinkrpc.StreamConfig.MaxLen); 0 means 64 MiB
+	KCP       ulinkrpc.KCPLimits // KCP reassembly bounds
+	// MaxConvs bounds the KCP conversations given a frame stream per
+	// direction; 0 means 256.
+	MaxConvs int
+	// MaxOpen bounds unanswered Requests and Pings held for pairing; 0
+	// means dissect.DefaultMaxAsks. Past it the oldest are forgotten.
+	MaxOpen int
+	// Number gives each record its number n; nil numbers the session's
+	// records from 1. The pipeline passes a capture-wide counter so that n
+	// follows outputs.md "Ordering" across connections.
+	Number func() int
+}
+
+// ConnFinding is a connection-level finding (outputs.md `tables --json`
+// "findings"): N is the message that caused it, 0 for none.
+type ConnFinding struct {
+	dissect.Finding
+	N     int
+	Dir   dissect.Dir
+	Frame int
+	Time  time.Time
+}
+
+// Event is a connection event: the HTTP upgrade, a WebSocket ping, pong or
+// close, the KCP handshake (outputs.md: events are not records).
+type Event struct {
+	Kind  string // "upgrade", "ping", "pong", "close", "ukcp", "uack", "close-frame"
+	Dir   dissect.Dir
+	Frame int
+	Time  time.Time
+	Text  string // what to show: the request line, close code and reason, conv
+}
+
+type reqKey struct {
+	dir dissect.Dir
+	id  uint32
+}
+
+type pingKey struct {
+	dir   dissect.Dir
+	ticks int64
+}
+
+// side is one direction's decoding state.
+type side struct {
+	stream  *framer               // TCP and WebSocket
+	ws      *ulinkrpc.WebSocket   // WebSocket
+	kcp     *ulinkrpc.Reassembler // KCP
+	convs   map[uint32]*framer    // KCP: a frame stream per conv
+	tooMany bool                  // a conv was refused a stream
+}
+
+// Session decodes one ULinkRPC connection. Feed it in capture order; it is
+// not safe for concurrent use.
+type Session struct {
+	conn  dissect.Conn
+	cfg   Config
+	sides [2]side
+	types ulinkrpc.DTOs
+	next  int
+	ended bool
+	stamp Stamp
+	dir   dissect.Dir
+
+	records  []*Record
+	byN      map[int]*Record // open Requests and Pings, by n
+	reqs     dissect.Pairs[reqKey]
+	pings    dissect.Pairs[pingKey]
+	findings []ConnFinding
+	events   []Event
+	kcpConvs map[uint32]bool
+	queue    []queued
+}
+
+// New returns a Session for conn.
+func New(conn dissect.Conn, cfg Config) *Session {
+	s := &Session{conn: conn, cfg: cfg, byN: make(map[int]*Record), kcpConvs: make(map[uint32]bool)}
+	s.reqs.Max, s.pings.Max = cfg.MaxOpen, cfg.MaxOpen
+	if cfg.Contracts != nil {
+		s.types = cfg.Contracts.DTOs()
+	}
+	for d := range s.sides {
+		sd := &s.sides[d]
+		switch cfg.Transport {
+		case KCP:
+			sd.kcp = ulinkrpc.NewReassembler(cfg.KCP)
+			sd.convs = make(map[uint32]*framer)
+		case WebSocket:
+			masked := dissect.Dir(d) == dissect.C2S
+			sd.ws = ulinkrpc.NewWebSocket(ulinkrpc.WSConfig{Upgrade: !cfg.MidStream, Masked: &masked})
+			sd.stream = s.newStream()
+		default:
+			sd.stream = s.newStream()
+		}
+	}
+	return s
+}
+
+func (s *Session) newStream() *framer {
+	return newFramer(ulinkrpc.StreamConfig{MaxLen: s.cfg.MaxFrame}, s.cfg.MidStream)
+}
+
+// yield returns the frame callback of direction d.
+func (s *Session) yield(d dissect.Dir) func([]byte, ulinkrpc.FrameInfo, Stamp) {
+	return func(b []byte, info ulinkrpc.FrameInfo, at Stamp) { s.frame(d, b, info, at) }
+}
+
+// Conn is the session's connection.
+func (s *Session) Conn() dissect.Conn { return s.conn }
+
+// Transport is the session's transport.
+func (s *Session) Transport() Transport { return s.cfg.Transport }
+
+// Records are the records released so far, in number order. A record may
+// still change while the session runs: a Request gains its pair when the
+// Response arrives. While a direction resynchronises, decoded frames wait
+// unnumbered (at most 4096), so that numbers and pairing follow the packets
+// that completed the frames; End releases everything.
+func (s *Session) Records() []*Record { return s.records }
+
+// Findings are the connection findings so far.
+func (s *Session) Findings() []ConnFinding { return s.findings }
+
+// Events are the connection events so far.
+func (s *Session) Events() []Event { return s.events }
+
+// Bytes feeds a chunk of direction d's TCP stream (TCP or WebSocket).
+func (s *Session) Bytes(d dissect.Dir, chunk []byte, st Stamp) {
+	defer s.release(false)
+	if s.ended {
+		return
+	}
+	s.stamp, s.dir = st, d
+	sd := &s.sides[d&1]
+	switch {
+	case sd.ws != nil:
+		sd.ws.Feed(chunk, func(ev ulinkrpc.WSEvent) { s.wsEvent(d, ev) })
+		s.drain(d, sd.ws.Findings())
+	case sd.stream != nil:
+		sd.stream.feed(chunk, st, s.yield(d))
+	default:
+		s.finding(d, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Text: "ulinkrpc: stream bytes on a KCP session ignored", Bit: -1}, 0)
+		return
+	}
+	s.drain(d, sd.stream.st.Findings())
+}
+
+// Gap says n bytes of direction d's TCP stream were lost.
+func (s *Session) Gap(d dissect.Dir, n int, st Stamp) {
+	defer s.release(false)
+	if s.ended {
+		return
+	}
+	s.stamp, s.dir = st, d
+	sd := &s.sides[d&1]
+	switch {
+	case sd.ws != nil:
+		sd.ws.Gap(n, func(ev ulinkrpc.WSEvent) { s.wsEvent(d, ev) })
+		s.drain(d, sd.ws.Findings())
+		s.drain(d, sd.stream.st.Findings())
+	case sd.stream != nil:
+		sd.stream.st.Gap(n)
+		s.drain(d, sd.stream.st.Findings())
+	}
+}
+
+// Datagram feeds one UDP datagram of direction d (KCP).
+func (s *Session) Datagram(d dissect.Dir, b []byte, st Stamp) {
+	defer s.release(false)
+	if s.ended {
+		return
+	}
+	s.stamp, s.dir = st, d
+	sd := &s.sides[d&1]
+	if sd.kcp == nil {
+		s.finding(d, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Text: "ulinkrpc: a datagram on a stream session ignored", Bit: -1}, 0)
+		return
+	}
+	if h, ok := ulinkrpc.ParseHandshake(b); ok {
+		kind, text := "ukcp", fmt.Sprintf("KCP handshake UKCP conv %d", h.Conv)
+		if h.Ack {
+			kind, text = "uack", fmt.Sprintf("KCP handshake UACK conv %d session port %d", h.Conv, h.SessionPort)
+		}
+		s.event(d, kind, text)
+		if !s.kcpConvs[h.Conv] && len(s.kcpConvs) < s.maxConvs() {
+			// A repeated UKCP is answered again (ulinkrpc.md 2.3); only
+			// the first starts the conversation at sn 0.
+			s.kcpConvs[h.Conv] = true
+			s.sides[0].kcp.Start(h.Conv)
+			s.sides[1].kcp.Start(h.Conv)
+		}
+		return
+	}
+	_ = sd.kcp.Datagram(b, func(m ulinkrpc.KCPMessage) { s.kcpMessage(d, m) })
+	s.drain(d, sd.kcp.Findings())
+}
+
+func (s *Session) maxConvs() int {
+	if s.cfg.MaxConvs > 0 {
+		return s.cfg.MaxConvs
+	}
+	return 256
+}
+
+func (s *Session) kcpMessage(d dissect.Dir, m ulinkrpc.KCPMessage) {
+	sd := &s.sides[d&1]
+	st := sd.convs[m.Conv]
+	if st == nil {
+		if len(sd.convs) >= s.maxConvs() {
+			if !sd.tooMany {
+				sd.tooMany = true
+				s.finding(d, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence,
+					Text: fmt.Sprintf("kcp: more than %d conversations in %s; the messages of the others are not decoded", s.maxConvs(), d), Bit: -1}, 0)
+			}
+			return
+		}
+		st = newFramer(ulinkrpc.StreamConfig{MaxLen: s.cfg.MaxFrame}, !s.kcpConvs[m.Conv] && s.cfg.MidStream)
+		sd.convs[m.Conv] = st
+	}
+	if m.Gap {
+		st.st.Gap(0)
+	}
+	st.feed(m.Data, s.stamp, s.yield(d))
+	s.drain(d, st.st.Findings())
+}
+
+func (s *Session) wsEvent(d dissect.Dir, ev ulinkrpc.WSEvent) {
+	sd := &s.sides[d&1]
+	switch ev.Kind {
+	case ulinkrpc.WSData:
+		sd.stream.feed(ev.Data, s.stamp, s.yield(d))
+	case ulinkrpc.WSGap:
+		sd.stream.st.Gap(ev.Gap)
+	case ulinkrpc.WSUpgrade:
+		u := ev.Upgrade
+		text := fmt.Sprintf("websocket: HTTP %d %s", u.Status, u.Reason)
+		if u.Request {
+			text = fmt.Sprintf("websocket: HTTP %s %s", u.Method, u.Target)
+		}
+		s.event(d, "upgrade", text)
+		if !u.Request && !u.WebSocket() {
+			s.finding(d, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol,
+				Text: fmt.Sprintf("websocket: the server refused the upgrade: HTTP %d %s", u.Status, u.Reason), Bit: -1}, 0)
+		}
+	case ulinkrpc.WSPing:
+		s.event(d, "ping", fmt.Sprintf("websocket ping, %d bytes", len(ev.Data)))
+	case ulinkrpc.WSPong:
+		s.event(d, "pong", fmt.Sprintf("websocket pong, %d bytes", len(ev.Data)))
+	case ulinkrpc.WSClose:
+		// The decoder's own finding reports the close (ulinkrpc.md 7).
+		s.event(d, "close", fmt.Sprintf("websocket close: code %d reason %q", ev.Code, ev.Reason))
+	}
+}
+
+func (s *Session) event(d dissect.Dir, kind, text string) {
+	s.events = append(s.events, Event{Kind: kind, Dir: d, Frame: s.stamp.Frame, Time: s.stamp.Time, Text: text})
+}
+
+func (s *Session) finding(d dissect.Dir, f dissect.Finding, n int) {
+	s.findings = append(s.findings, ConnFinding{Finding: f, N: n, Dir: d, Frame: s.stamp.Frame, Time: s.stamp.Time})
+}
+
+func (s *Session) drain(d dissect.Dir, fs []dissect.Finding) {
+	for _, f := range fs {
+		s.finding(d, f, 0)
+	}
+}
+
+// number gives the next record number.
+func (s *Session) number() int {
+	if s.cfg.Number != nil {
+		return s.cfg.Number()
+	}
+	s.next++
+	return s.next
+}
+
+// End ends the connection at st: both directions' streams are flushed (a
+// resynchronising stream gets one last chance), unanswered Requests become
+// pending with a note each. Feeding after End is ignored.
+func (s *Session) End(st Stamp) {
+	if s.ended {
+		return
+	}
+	s.stamp = st
+	for d := range s.sides {
+		dir := dissect.Dir(d)
+		s.dir = dir
+		sd := &s.sides[d]
+		if sd.ws != nil {
+			s.drain(dir, sd.ws.End(func(ev ulinkrpc.WSEvent) { s.wsEvent(dir, ev) }))
+		}
+		if sd.stream != nil {
+			s.drain(dir, sd.stream.end(st, s.yield(dir)))
+		}
+		if sd.kcp != nil {
+			s.drain(dir, sd.kcp.End(func(m ulinkrpc.KCPMessage) { s.kcpMessage(dir, m) }))
+			for _, conv := range sortedConvs(sd.convs) {
+				s.drain(dir, sd.convs[conv].end(st, s.yield(dir)))
+			}
+		}
+	}
+	s.release(true)
+	for _, p := range s.reqs.Pending() {
+		r := s.byN[p.N]
+		text := fmt.Sprintf("request #%d pending at the end of the capture: never answered", p.Key.id)
+		if r != nil {
+			text = fmt.Sprintf("request #%d %s pending at the end of the capture: never answered", p.Key.id, r.methodName())
+		}
+		s.finding(p.Key.dir, dissect.Finding{Severity: dissect.Note, Group: dissect.Sequence, Text: text, Bit: -1}, p.N)
+	}
+	if s.reqs.Dropped > 0 || s.pings.Dropped > 0 {
+		s.finding(0, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence,
+			Text: fmt.Sprintf("pairing: %d requests and %d pings forgotten unanswered past the bound of open askers", s.reqs.Dropped, s.pings.Dropped), Bit: -1}, 0)
+	}
+	s.ended = true
+}
+
+// Pending lists the Requests still unanswered, by n.
+func (s *Session) Pending() []*Record {
+	var out []*Record
+	for _, p := range s.reqs.Pending() {
+		if r := s.byN[p.N]; r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func sortedConvs(m map[uint32]*framer) []uint32 {
+	out := make([]uint32, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// KCPCounts returns the KCP counters of conv in direction d (ACK, WASK and
+// WINS segments, duplicates, messages, missing sn).
+func (s *Session) KCPCounts(d dissect.Dir, conv uint32) ulinkrpc.KCPCounts {
+	if k := s.sides[d&1].kcp; k != nil {
+		return k.Counts(conv)
+	}
+	return ulinkrpc.KCPCounts{}
+}

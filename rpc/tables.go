@@ -1,0 +1,281 @@
+package rpc
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
+)
+
+// Tables is the `rpc` object of `tables --json` (outputs.md) for one
+// connection: what its records add up to.
+type Tables struct {
+	Methods   []MethodStats
+	Pushes    []PushStats
+	KeepAlive KeepAliveStats
+	Pending   []PendingRequest
+	Status    []StatusCount // by status code
+}
+
+// Latency is a `{"min", "median", "max"}` object; OK false is null.
+type Latency struct {
+	Min, Median, Max time.Duration
+	OK               bool
+}
+
+func latency(d *dissect.Durations) Latency {
+	mn, md, mx, ok := d.Stats()
+	return Latency{mn, md, mx, ok}
+}
+
+// MethodStats counts one (service_id, method_id)'s Requests and their
+// answers. Errors are Responses with a non-Ok status or has_error.
+type MethodStats struct {
+	ServiceID, MethodID                  int32
+	Service, Method                      *string
+	Requests, Responses, Errors, Pending int
+	Latency                              Latency
+	lat                                  dissect.Durations
+}
+
+// PushStats counts one (service_id, method_id)'s Pushes.
+type PushStats struct {
+	ServiceID, MethodID int32
+	Service, Method     *string
+	Count               int
+}
+
+// KeepAliveStats counts KeepAlivePings and the Pongs paired with them.
+type KeepAliveStats struct {
+	Pings, Pongs int
+	RTT          Latency
+}
+
+// PendingRequest is a Request unanswered at the end.
+type PendingRequest struct {
+	N                   int
+	RequestID           uint32
+	ServiceID, MethodID int32
+}
+
+// StatusCount counts paired Responses of one status.
+type StatusCount struct {
+	Code  int
+	Name  string
+	Count int
+}
+
+type idKey struct{ sid, mid int32 }
+
+// Tables adds up the session's records. Answers with nothing to pair count
+// in no statistics (outputs.md "Pairing"); a Request counts as pending when
+// it is unanswered now (at End: at the end of the capture).
+func (s *Session) Tables() Tables {
+	var t Tables
+	methods := map[idKey]*MethodStats{}
+	pushes := map[idKey]*PushStats{}
+	status := map[int]*StatusCount{}
+	var rtt dissect.Durations
+	method := func(r *Record) *MethodStats {
+		k := idKey{*r.RPC.ServiceID, *r.RPC.MethodID}
+		m := methods[k]
+		if m == nil {
+			m = &MethodStats{ServiceID: k.sid, MethodID: k.mid, Service: r.RPC.Service, Method: r.RPC.Method}
+			methods[k] = m
+		}
+		return m
+	}
+	for _, r := range s.records {
+		switch r.Type {
+		case ulinkrpc.Request:
+			if r.RPC.ServiceID == nil {
+				continue
+			}
+			m := method(r)
+			m.Requests++
+			if r.Pair == 0 {
+				m.Pending++
+				t.Pending = append(t.Pending, PendingRequest{N: r.N, RequestID: *r.RPC.RequestID, ServiceID: m.ServiceID, MethodID: m.MethodID})
+			}
+		case ulinkrpc.Response:
+			if r.Pair == 0 || r.RPC.ServiceID == nil {
+				continue
+			}
+			m := method(r)
+			m.Responses++
+			m.lat.Add(r.Latency)
+			if *r.RPC.StatusCode != 0 || r.RPC.Error != nil {
+				m.Errors++
+			}
+			sc := status[*r.RPC.StatusCode]
+			if sc == nil {
+				sc = &StatusCount{Code: *r.RPC.StatusCode, Name: *r.RPC.Status}
+				status[sc.Code] = sc
+			}
+			sc.Count++
+		case ulinkrpc.Push:
+			if r.RPC.ServiceID == nil {
+				continue
+			}
+			k := idKey{*r.RPC.ServiceID, *r.RPC.MethodID}
+			p := pushes[k]
+			if p == nil {
+				p = &PushStats{ServiceID: k.sid, MethodID: k.mid, Service: r.RPC.Service, Method: r.RPC.Method}
+				pushes[k] = p
+			}
+			p.Count++
+		case ulinkrpc.KeepAlivePing:
+			t.KeepAlive.Pings++
+		case ulinkrpc.KeepAlivePong:
+			if r.Pair != 0 {
+				t.KeepAlive.Pongs++
+				rtt.Add(r.Latency)
+			}
+		}
+	}
+	t.KeepAlive.RTT = latency(&rtt)
+	for _, m := range methods {
+		m.Latency = latency(&m.lat)
+		t.Methods = append(t.Methods, *m)
+	}
+	for _, p := range pushes {
+		t.Pushes = append(t.Pushes, *p)
+	}
+	for _, sc := range status {
+		t.Status = append(t.Status, *sc)
+	}
+	byIDs := func(as, am, bs, bm int32) int { return cmp.Or(cmp.Compare(as, bs), cmp.Compare(am, bm)) }
+	slices.SortFunc(t.Methods, func(a, b MethodStats) int { return byIDs(a.ServiceID, a.MethodID, b.ServiceID, b.MethodID) })
+	slices.SortFunc(t.Pushes, func(a, b PushStats) int { return byIDs(a.ServiceID, a.MethodID, b.ServiceID, b.MethodID) })
+	slices.SortFunc(t.Status, func(a, b StatusCount) int { return cmp.Compare(a.Code, b.Code) })
+	slices.SortFunc(t.Pending, func(a, b PendingRequest) int { return cmp.Compare(a.N, b.N) })
+	return t
+}
+
+// AppendTablesJSON appends t as outputs.md's `rpc` object.
+func AppendTablesJSON(dst []byte, t *Tables) []byte {
+	dst = append(dst, `{"methods":[`...)
+	for i := range t.Methods {
+		m := &t.Methods[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendIDs(dst, m.ServiceID, m.MethodID, m.Service, m.Method)
+		dst = append(dst, `,"requests":`...)
+		dst = strconv.AppendInt(dst, int64(m.Requests), 10)
+		dst = append(dst, `,"responses":`...)
+		dst = strconv.AppendInt(dst, int64(m.Responses), 10)
+		dst = append(dst, `,"errors":`...)
+		dst = strconv.AppendInt(dst, int64(m.Errors), 10)
+		dst = append(dst, `,"pending":`...)
+		dst = strconv.AppendInt(dst, int64(m.Pending), 10)
+		dst = append(dst, `,"latency_ns":`...)
+		dst = appendLatency(dst, m.Latency)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `],"pushes":[`...)
+	for i := range t.Pushes {
+		p := &t.Pushes[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendIDs(dst, p.ServiceID, p.MethodID, p.Service, p.Method)
+		dst = append(dst, `,"count":`...)
+		dst = strconv.AppendInt(dst, int64(p.Count), 10)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `],"keepalive":{"pings":`...)
+	dst = strconv.AppendInt(dst, int64(t.KeepAlive.Pings), 10)
+	dst = append(dst, `,"pongs":`...)
+	dst = strconv.AppendInt(dst, int64(t.KeepAlive.Pongs), 10)
+	dst = append(dst, `,"rtt_ns":`...)
+	dst = appendLatency(dst, t.KeepAlive.RTT)
+	dst = append(dst, `},"pending":[`...)
+	for i, p := range t.Pending {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"n":`...)
+		dst = strconv.AppendInt(dst, int64(p.N), 10)
+		dst = append(dst, `,"request_id":`...)
+		dst = strconv.AppendUint(dst, uint64(p.RequestID), 10)
+		dst = append(dst, `,"service_id":`...)
+		dst = strconv.AppendInt(dst, int64(p.ServiceID), 10)
+		dst = append(dst, `,"method_id":`...)
+		dst = strconv.AppendInt(dst, int64(p.MethodID), 10)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `],"status":{`...)
+	for i, sc := range t.Status {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = termsafe.AppendJSONString(dst, sc.Name)
+		dst = append(dst, ':')
+		dst = strconv.AppendInt(dst, int64(sc.Count), 10)
+	}
+	return append(dst, "}}"...)
+}
+
+func appendIDs(dst []byte, sid, mid int32, svc, m *string) []byte {
+	dst = append(dst, `{"service_id":`...)
+	dst = strconv.AppendInt(dst, int64(sid), 10)
+	dst = append(dst, `,"method_id":`...)
+	dst = strconv.AppendInt(dst, int64(mid), 10)
+	dst = append(dst, `,"service":`...)
+	dst = appendOptString(dst, svc)
+	dst = append(dst, `,"method":`...)
+	return appendOptString(dst, m)
+}
+
+func appendLatency(dst []byte, l Latency) []byte {
+	if !l.OK {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, `{"min":`...)
+	dst = appendNs(dst, l.Min)
+	dst = append(dst, `,"median":`...)
+	dst = appendNs(dst, l.Median)
+	dst = append(dst, `,"max":`...)
+	dst = appendNs(dst, l.Max)
+	return append(dst, '}')
+}
+
+// AppendConnJSON appends the session as one entry of `tables --json`'s
+// "connections" (outputs.md): conn, client, server, proto, transport,
+// messages, rpc and the connection findings (with "n" when one message is
+// the cause).
+func AppendConnJSON(dst []byte, s *Session) []byte {
+	t := s.Tables()
+	dst = append(dst, `{"conn":`...)
+	dst = termsafe.AppendJSONString(dst, s.conn.String())
+	dst = append(dst, `,"client":`...)
+	dst = termsafe.AppendJSONString(dst, s.conn.Client.String())
+	dst = append(dst, `,"server":`...)
+	dst = termsafe.AppendJSONString(dst, s.conn.Server.String())
+	dst = append(dst, `,"proto":"ulinkrpc","transport":`...)
+	dst = termsafe.AppendJSONString(dst, s.cfg.Transport.String())
+	dst = append(dst, `,"messages":`...)
+	dst = strconv.AppendInt(dst, int64(len(s.records)), 10)
+	dst = append(dst, `,"rpc":`...)
+	dst = AppendTablesJSON(dst, &t)
+	dst = append(dst, `,"findings":[`...)
+	for i := range s.findings {
+		f := &s.findings[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = f.Finding.AppendJSON(dst)
+		if f.N != 0 {
+			dst = dst[:len(dst)-1]
+			dst = append(dst, `,"n":`...)
+			dst = strconv.AppendInt(dst, int64(f.N), 10)
+			dst = append(dst, '}')
+		}
+	}
+	return append(dst, "]}"...)
+}
