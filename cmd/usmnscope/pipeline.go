@@ -46,9 +46,19 @@ func readCapture(s *streams, p *unturned.Profile, path string, each func(*sessio
 	return readCaptureWith(s, p, nil, path, each)
 }
 
+// readCaptureRPC is readCaptureWith also decoding ULinkRPC into rp's
+// sessions (nil: ULinkRPC connections get one note each).
+func readCaptureRPC(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, path string, each func(*session.Index) error) (*session.Index, error) {
+	return readCaptureFeed(s, p, set, rp, path, each)
+}
+
 // readCaptureWith is readCapture decoding payloads with the schemas set
 // (nil: none).
 func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path string, each func(*session.Index) error) (*session.Index, error) {
+	return readCaptureFeed(s, p, set, nil, path, each)
+}
+
+func readCaptureFeed(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, path string, each func(*session.Index) error) (*session.Index, error) {
 	src, err := openSource(s, path, p)
 	if err != nil {
 		return nil, err
@@ -74,7 +84,7 @@ func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path stri
 		// Nothing to draw or run: do not gather statistics per event.
 		progress = nil
 	}
-	ferr := pipeline.Feed(src, dc, progress)
+	ferr := pipeline.FeedRPC(src, dc, rp, progress)
 	bar.done()
 	if ferr == nil && stop == nil {
 		profileHint(s, p, path, dc)
@@ -83,7 +93,7 @@ func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path stri
 		return dc, stop
 	}
 	if ferr != nil {
-		if dc.Len() == 0 && len(dc.Connections()) == 0 {
+		if dc.Len() == 0 && len(dc.Connections()) == 0 && (rp == nil || len(rp.Sessions()) == 0) {
 			return nil, ferr
 		}
 		dc.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Bit: -1, Text: termsafe.Escape(ferr.Error())})
