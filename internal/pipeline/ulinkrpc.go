@@ -131,7 +131,7 @@ func rpcTransport(c2s []byte) rpc.Transport {
 func detectULinkRPC(c2s []byte) verdict {
 	get := []byte("GET ")
 	switch {
-	case len(c2s) < len(get) && bytes.HasPrefix(get, c2s):
+	case len(c2s) < len(get) && bytes.HasPrefix(get, c2s) && len(c2s) > 0:
 		return undecided
 	case bytes.HasPrefix(c2s, get):
 		return detectRPCUpgrade(c2s)
@@ -141,7 +141,12 @@ func detectULinkRPC(c2s []byte) verdict {
 
 // detectRPCFrame checks one length-prefixed frame at the start of b.
 func detectRPCFrame(b []byte) verdict {
-	if len(b) < 4 {
+	// A length below rpcNeed starts 00 00 00–3f: decided from the first
+	// bytes, as early as the GetWorkshopFiles detector decides.
+	switch {
+	case len(b) >= 1 && b[0] != 0, len(b) >= 2 && b[1] != 0, len(b) >= 3 && int(b[2]) > (rpcNeed-4)>>8:
+		return differs
+	case len(b) < 4:
 		return undecided
 	}
 	n := int(binary.BigEndian.Uint32(b))
