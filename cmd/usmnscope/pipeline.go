@@ -30,10 +30,15 @@ const progressInterval = 100 * time.Millisecond
 // openSource opens the capture named on the command line: a file, or "-"
 // for the command's standard input (injected in tests).
 func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, error) {
+	return openSourceWith(s, path, captureOptions(p))
+}
+
+// openSourceWith is openSource with the capture options given.
+func openSourceWith(s *streams, path string, opts capture.Options) (capture.Source, error) {
 	if path == "-" {
-		return capture.NewReader(s.in, "stdin", captureOptions(p))
+		return capture.NewReader(s.in, "stdin", opts)
 	}
-	return capture.Open(path, captureOptions(p))
+	return capture.Open(path, opts)
 }
 
 // readCapture opens path, decodes all of it under the profile p and
@@ -59,7 +64,12 @@ func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path stri
 }
 
 func readCaptureFeed(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, path string, each func(*session.Index) error) (*session.Index, error) {
-	src, err := openSource(s, path, p)
+	opts := captureOptions(p)
+	if rp != nil {
+		// KCP: the ULinkRPC ports' UDP datagrams (ulinkrpc.md 2.3).
+		opts.DatagramPorts = rp.DatagramPorts(decodeAsOf(p))
+	}
+	src, err := openSourceWith(s, path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -100,4 +110,12 @@ func readCaptureFeed(s *streams, p *unturned.Profile, set *schema.Set, rp *pipel
 		fmt.Fprintf(s.err, "usmnscope: warning: %s: %v (showing what was read before)\n", termsafe.Escape(path), ferr)
 	}
 	return dc, nil
+}
+
+// decodeAsOf is p's DecodeAs, "" without a profile.
+func decodeAsOf(p *unturned.Profile) string {
+	if p == nil {
+		return ""
+	}
+	return p.DecodeAs
 }

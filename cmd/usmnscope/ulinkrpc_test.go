@@ -32,8 +32,7 @@ func rpcCaptures(t *testing.T) []string {
 }
 
 // TestGoldenULinkRPC runs dump, dump --json, tables and tables --json over
-// every ULinkRPC fixture capture (fixtures/golden/ulinkrpc). The KCP ones
-// give nothing yet: capture yields no UDP payloads.
+// every ULinkRPC fixture capture (fixtures/golden/ulinkrpc).
 func TestGoldenULinkRPC(t *testing.T) {
 	for _, c := range rpcCaptures(t) {
 		name := strings.TrimSuffix(filepath.Base(c), ".pcapng")
@@ -58,16 +57,13 @@ func TestGoldenULinkRPC(t *testing.T) {
 	}
 }
 
-// TestULinkRPCDumpJSONIsRPCs: for every TCP and WebSocket fixture, `dump
+// TestULinkRPCDumpJSONIsRPCs: for every fixture (TCP, WebSocket, KCP), `dump
 // --json` prints exactly the records package rpc's own goldens hold for the
 // capture (fixtures/ulinkrpc/golden), numbered capture-wide from 1; without
 // the key the encrypted one matches the .nokey golden.
 func TestULinkRPCDumpJSONIsRPCs(t *testing.T) {
 	for _, c := range rpcCaptures(t) {
 		name := strings.TrimSuffix(filepath.Base(c), ".pcapng")
-		if strings.HasPrefix(name, "kcp-") {
-			continue
-		}
 		variants := map[string][]string{name: rpcArgs(name)}
 		if strings.Contains(name, "encrypted") {
 			variants[name+".nokey"] = rpcArgs("")

@@ -79,6 +79,12 @@ func (r *router) apply(ev capture.Event) {
 	if r.rp != nil {
 		r.rp.seen(ev)
 	}
+	if ev.Kind == capture.EventDatagram {
+		if r.rp != nil {
+			r.rp.datagram(ev)
+		}
+		return
+	}
 	if ev.Flow == (capture.Flow{}) {
 		Apply(r.ix, ev)
 		return
@@ -319,5 +325,9 @@ func (r *router) finish() {
 	r.pending = nil
 	if r.rp != nil {
 		r.rp.finish()
+		if r.rp.udpOver > 0 {
+			r.ix.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Bit: -1,
+				Text: fmt.Sprintf("ULinkRPC KCP: UDP flows past %d: %d datagrams not decoded", maxDatagramFlows, r.rp.udpOver)})
+		}
 	}
 }

@@ -38,6 +38,56 @@ type RPC struct {
 	sessions []*rpc.Session
 	n        int
 	last     rpc.Stamp
+	udp      map[capture.Flow]*rpc.Session // KCP sessions by UDP flow
+	udpOver  int64                         // datagrams of flows past maxDatagramFlows
+}
+
+// maxDatagramFlows bounds the UDP flows given a KCP session.
+const maxDatagramFlows = 1024
+
+// DatagramPorts are the UDP ports whose datagrams capture must yield
+// (capture.Options.DatagramPorts) for KCP: the ULinkRPC ports and those a
+// profile's DecodeAs names ulinkrpc, the first four.
+func (p *RPC) DatagramPorts(decodeAs string) [4]uint16 {
+	var out [4]uint16
+	ports := p.Ports
+	if ports == nil {
+		ports = DefaultRPCPorts
+	}
+	ports = slices.Clone(ports)
+	as := decodeAsMap(decodeAs)
+	for port, proto := range as {
+		if proto == ProtoULinkRPC {
+			ports = append(ports, port)
+		}
+	}
+	slices.Sort(ports)
+	i := 0
+	for _, port := range slices.Compact(ports) {
+		if proto, ok := as[port]; (!ok || proto == ProtoULinkRPC) && i < len(out) {
+			out[i] = port
+			i++
+		}
+	}
+	return out
+}
+
+// datagram feeds a UDP datagram (capture.EventDatagram) to its flow's KCP
+// session (ulinkrpc.md 2.3).
+func (p *RPC) datagram(ev capture.Event) {
+	if p.udp == nil {
+		p.udp = make(map[capture.Flow]*rpc.Session)
+	}
+	s := p.udp[ev.Flow]
+	if s == nil {
+		if len(p.udp) >= maxDatagramFlows {
+			p.udpOver++
+			return
+		}
+		s = p.start(Conn(ev.Flow), rpc.KCP, false)
+		p.udp[ev.Flow] = s
+	}
+	s.Datagram(Dir(ev.FromServer), ev.Data, rpc.Stamp{Frame: ev.Frame, Time: ev.Time})
 }
 
 // NewRPC returns an RPC whose sessions use cfg.

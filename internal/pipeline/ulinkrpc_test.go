@@ -33,7 +33,7 @@ func feedRPC(t *testing.T, name string, p *unturned.Profile, ports []uint16) (*s
 	}
 	rp := pipeline.NewRPC(cfg)
 	rp.Ports = ports
-	src, err := capture.Open(filepath.Join(rpcFixtures, name+".pcapng"), capture.Options{TransportPort: p.TransportPort})
+	src, err := capture.Open(filepath.Join(rpcFixtures, name+".pcapng"), capture.Options{TransportPort: p.TransportPort, DatagramPorts: rp.DatagramPorts(p.DecodeAs)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func ndjson(rs []*rpc.Record) []byte {
 // TestFeedRPCFixtures: every TCP and WebSocket ULinkRPC fixture, found by
 // its port (20000, the default), gives through the pipeline the records
 // package rpc's own goldens hold for it, and nothing reaches the Unturned
-// index. (KCP: capture yields no UDP payloads yet.)
+// index. KCP comes as UDP datagrams on the same port.
 func TestFeedRPCFixtures(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -64,6 +64,7 @@ func TestFeedRPCFixtures(t *testing.T) {
 	}{
 		{"tcp-json", rpc.TCP}, {"tcp-memorypack", rpc.TCP}, {"tcp-gzip", rpc.TCP},
 		{"tcp-midstream", rpc.TCP}, {"websocket-json", rpc.WebSocket}, {"websocket-encrypted", rpc.WebSocket},
+		{"kcp-json", rpc.KCP}, {"kcp-memorypack", rpc.KCP},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ix, rp := feedRPC(t, tc.name, unturned.Default(), nil)
@@ -119,5 +120,24 @@ func TestFeedRPCDecodeAs(t *testing.T) {
 	_, rp = feedRPC(t, "tcp-midstream", p, []uint16{1})
 	if len(rp.Sessions()) != 1 || len(rp.Records()) == 0 {
 		t.Errorf("20000=ulinkrpc: %d sessions, %d records; want 1 and some", len(rp.Sessions()), len(rp.Records()))
+	}
+}
+
+// TestRPCDatagramPorts: the ULinkRPC ports and the ports --decode-as names
+// ulinkrpc, less those it turns off, at most four.
+func TestRPCDatagramPorts(t *testing.T) {
+	rp := pipeline.NewRPC(rpc.Config{})
+	for _, tt := range []struct {
+		decodeAs string
+		want     [4]uint16
+	}{
+		{"", [4]uint16{20000}},
+		{"20001=ulinkrpc", [4]uint16{20000, 20001}},
+		{"20000=none,7=ulinkrpc,27017=unturned", [4]uint16{7}},
+		{"1=ulinkrpc,2=ulinkrpc,3=ulinkrpc,4=ulinkrpc", [4]uint16{1, 2, 3, 4}},
+	} {
+		if got := rp.DatagramPorts(tt.decodeAs); got != tt.want {
+			t.Errorf("DatagramPorts(%q) = %v; want %v", tt.decodeAs, got, tt.want)
+		}
 	}
 }
