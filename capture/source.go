@@ -47,12 +47,12 @@ func (l Level) String() string { return enumName(levelNames[:], int(l)) }
 type EventKind uint8
 
 const (
-	EventOpen  EventKind = iota // a new TCP flow; Rule says how its server side was chosen
-	EventData                   // reassembled bytes of one direction
-	EventGap                    // Lost bytes are missing in one direction
-	EventClose                  // the flow ended (RST, or FIN in both directions)
-	EventNote                   // a remark about the capture or a flow
-	EventDatagram               // one UDP datagram on an Options.DatagramPorts port (Data, FromServer)
+	EventOpen     EventKind = iota // a new TCP flow; Rule says how its server side was chosen
+	EventData                      // reassembled bytes of one direction
+	EventGap                       // Lost bytes are missing in one direction
+	EventClose                     // the flow ended (RST, or FIN in both directions)
+	EventNote                      // a remark about the capture or a flow
+	EventDatagram                  // one UDP datagram on an Options.DatagramPorts port (Data, FromServer)
 )
 
 var kindNames = [...]string{EventOpen: "open", EventData: "data", EventGap: "gap", EventClose: "close", EventNote: "note", EventDatagram: "datagram"}
