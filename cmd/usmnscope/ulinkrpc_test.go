@@ -106,3 +106,17 @@ func TestULinkRPCFlags(t *testing.T) {
 		t.Errorf("schema import: exit %d, stderr %q, out:\n%s", code, errOut, out)
 	}
 }
+
+// TestGenULinkRPC: gen recognises a ULinkRPC scenario and writes the
+// committed fixture capture byte for byte.
+func TestGenULinkRPC(t *testing.T) {
+	for _, name := range []string{"tcp-json", "kcp-memorypack"} {
+		out := filepath.Join(t.TempDir(), name+".pcapng")
+		code, _, errOut := run(t, nil, "gen", filepath.Join(rpcFixturesDir, name+".toml"), "-o", out)
+		got, _ := os.ReadFile(out)
+		want, err := os.ReadFile(filepath.Join(rpcFixturesDir, name+".pcapng"))
+		if code != exitOK || err != nil || string(got) != string(want) {
+			t.Errorf("gen %s: exit %d, stderr %q, same as the fixture: %v", name, code, errOut, string(got) == string(want))
+		}
+	}
+}
