@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
@@ -19,6 +20,7 @@ type dumpOptions struct {
 	IO      *streams
 	profile func() (*unturned.Profile, error)
 	schemas func() (*schema.Set, error)
+	rpc     func() (*pipeline.RPC, error)
 
 	capture string // CAPTURE: a file, or - for standard input
 	verbose bool
@@ -60,6 +62,7 @@ payload.<field> (payload.text ~ "hi", payload.items[].amount > 1) too.`,
 			o.capture = args[0]
 			o.profile = profileLoader(cmd)
 			o.schemas = schemaLoader(cmd)
+			o.rpc = rpcLoader(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -283,6 +286,10 @@ func runDump(o *dumpOptions) error {
 	if err != nil {
 		return err
 	}
+	rp, err := loadRPC(o.rpc)
+	if err != nil {
+		return err
+	}
 	d := &dumper{o: *o, f: flt, out: newOutput(o.IO.out), next: 1}
 	each := func(dc *session.Index) error { return d.upTo(dc, dc.Settled()) }
 	var pipe *jsonPipe
@@ -290,7 +297,7 @@ func runDump(o *dumpOptions) error {
 		pipe = newJSONPipe(d)
 		each = pipe.kick
 	}
-	dc, err := readCaptureWith(o.IO, p, set, o.capture, each)
+	dc, err := readCaptureRPC(o.IO, p, set, rp, o.capture, each)
 	if pipe != nil {
 		if perr := pipe.stop(); err == nil {
 			err = perr
@@ -299,8 +306,14 @@ func runDump(o *dumpOptions) error {
 	if err == nil {
 		err = d.upTo(dc, dc.Len())
 	}
+	if err == nil {
+		err = dumpRPC(d.out, rp, o)
+	}
 	if err == nil && !o.json && flt == nil {
 		err = d.trailer(dc)
+	}
+	if err == nil && !o.json && flt == nil {
+		err = rpcTrailer(d.out, rp)
 	}
 	if ferr := d.out.Flush(); err == nil {
 		err = ferr

@@ -30,10 +30,15 @@ const progressInterval = 100 * time.Millisecond
 // openSource opens the capture named on the command line: a file, or "-"
 // for the command's standard input (injected in tests).
 func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, error) {
+	return openSourceWith(s, path, captureOptions(p))
+}
+
+// openSourceWith is openSource with the capture options given.
+func openSourceWith(s *streams, path string, opts capture.Options) (capture.Source, error) {
 	if path == "-" {
-		return capture.NewReader(s.in, "stdin", captureOptions(p))
+		return capture.NewReader(s.in, "stdin", opts)
 	}
-	return capture.Open(path, captureOptions(p))
+	return capture.Open(path, opts)
 }
 
 // readCapture opens path, decodes all of it under the profile p and
@@ -46,10 +51,25 @@ func readCapture(s *streams, p *unturned.Profile, path string, each func(*sessio
 	return readCaptureWith(s, p, nil, path, each)
 }
 
+// readCaptureRPC is readCaptureWith also decoding ULinkRPC into rp's
+// sessions (nil: ULinkRPC connections get one note each).
+func readCaptureRPC(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, path string, each func(*session.Index) error) (*session.Index, error) {
+	return readCaptureFeed(s, p, set, rp, path, each)
+}
+
 // readCaptureWith is readCapture decoding payloads with the schemas set
 // (nil: none).
 func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path string, each func(*session.Index) error) (*session.Index, error) {
-	src, err := openSource(s, path, p)
+	return readCaptureFeed(s, p, set, nil, path, each)
+}
+
+func readCaptureFeed(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, path string, each func(*session.Index) error) (*session.Index, error) {
+	opts := captureOptions(p)
+	if rp != nil {
+		// KCP: the ULinkRPC ports' UDP datagrams (ulinkrpc.md 2.3).
+		opts.DatagramPorts = rp.DatagramPorts(decodeAsOf(p))
+	}
+	src, err := openSourceWith(s, path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +94,7 @@ func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path stri
 		// Nothing to draw or run: do not gather statistics per event.
 		progress = nil
 	}
-	ferr := pipeline.Feed(src, dc, progress)
+	ferr := pipeline.FeedRPC(src, dc, rp, progress)
 	bar.done()
 	if ferr == nil && stop == nil {
 		profileHint(s, p, path, dc)
@@ -83,11 +103,19 @@ func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path stri
 		return dc, stop
 	}
 	if ferr != nil {
-		if dc.Len() == 0 && len(dc.Connections()) == 0 {
+		if dc.Len() == 0 && len(dc.Connections()) == 0 && (rp == nil || len(rp.Sessions()) == 0) {
 			return nil, ferr
 		}
 		dc.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Bit: -1, Text: termsafe.Escape(ferr.Error())})
 		fmt.Fprintf(s.err, "usmnscope: warning: %s: %v (showing what was read before)\n", termsafe.Escape(path), ferr)
 	}
 	return dc, nil
+}
+
+// decodeAsOf is p's DecodeAs, "" without a profile.
+func decodeAsOf(p *unturned.Profile) string {
+	if p == nil {
+		return ""
+	}
+	return p.DecodeAs
 }
