@@ -114,7 +114,9 @@
 // from the source's last. Other UDP is counted. Source ports cost an
 // attacker nothing, so Options.MaxFlows bounds the peers counted and the
 // A2S sources compared, as it bounds TCP flows; the datagrams from the
-// others are counted in one note at the end.
+// others are counted in one note at the end. UDP on Options.DatagramPorts
+// (other than those two ports) is yielded one datagram per EventDatagram,
+// holding nothing: ULinkRPC's KCP (ulinkrpc.md 2.3).
 //
 // # Live capture
 //

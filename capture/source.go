@@ -47,14 +47,15 @@ func (l Level) String() string { return enumName(levelNames[:], int(l)) }
 type EventKind uint8
 
 const (
-	EventOpen  EventKind = iota // a new TCP flow; Rule says how its server side was chosen
-	EventData                   // reassembled bytes of one direction
-	EventGap                    // Lost bytes are missing in one direction
-	EventClose                  // the flow ended (RST, or FIN in both directions)
-	EventNote                   // a remark about the capture or a flow
+	EventOpen     EventKind = iota // a new TCP flow; Rule says how its server side was chosen
+	EventData                      // reassembled bytes of one direction
+	EventGap                       // Lost bytes are missing in one direction
+	EventClose                     // the flow ended (RST, or FIN in both directions)
+	EventNote                      // a remark about the capture or a flow
+	EventDatagram                  // one UDP datagram on an Options.DatagramPorts port (Data, FromServer)
 )
 
-var kindNames = [...]string{EventOpen: "open", EventData: "data", EventGap: "gap", EventClose: "close", EventNote: "note"}
+var kindNames = [...]string{EventOpen: "open", EventData: "data", EventGap: "gap", EventClose: "close", EventNote: "note", EventDatagram: "datagram"}
 
 func (k EventKind) String() string { return enumName(kindNames[:], int(k)) }
 
@@ -135,6 +136,12 @@ type Source interface {
 type Options struct {
 	TransportPort uint16 // TCP (SystemSockets) and UDP (SteamNetworkingSockets) game port; 27016 when 0
 	QueryPort     uint16 // UDP A2S query port; 27015 when 0
+	// DatagramPorts are UDP ports (not the game or query port) whose
+	// datagrams are yielded one each as EventDatagram, the side on such a
+	// port as the server (ULinkRPC's KCP, ulinkrpc.md 2.3). Up to four
+	// ports, 0 for none (an array keeps Options comparable). Nothing is
+	// held for them.
+	DatagramPorts [4]uint16
 
 	MaxBufferedPerFlow int // bytes of out-of-order data buffered per flow; 1 MiB when 0
 	MaxBufferedTotal   int // bytes of out-of-order data buffered in all; 64 MiB when 0

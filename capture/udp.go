@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -77,6 +78,12 @@ func (u *udpState) datagram(e *engine, d *linkDecoder) {
 		e.stats.UDPQuery++
 	default:
 		e.stats.UDPNonGame++
+		switch ports := e.opt.DatagramPorts[:]; {
+		case dst.Port() != 0 && slices.Contains(ports, dst.Port()):
+			e.emit(Event{Kind: EventDatagram, Flow: Flow{Client: src, Server: dst}, Data: bytes.Clone(d.body)})
+		case src.Port() != 0 && slices.Contains(ports, src.Port()):
+			e.emit(Event{Kind: EventDatagram, Flow: Flow{Client: dst, Server: src}, FromServer: true, Data: bytes.Clone(d.body)})
+		}
 	}
 }
 

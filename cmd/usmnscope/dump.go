@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
@@ -19,6 +20,7 @@ type dumpOptions struct {
 	IO      *streams
 	profile func() (*unturned.Profile, error)
 	schemas func() (*schema.Set, error)
+	rpc     func() (*pipeline.RPC, error)
 
 	capture string // CAPTURE: a file, or - for standard input
 	verbose bool
@@ -60,6 +62,7 @@ payload.<field> (payload.text ~ "hi", payload.items[].amount > 1) too.`,
 			o.capture = args[0]
 			o.profile = profileLoader(cmd)
 			o.schemas = schemaLoader(cmd)
+			o.rpc = rpcLoader(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -163,6 +166,10 @@ func runDump(o *dumpOptions) error {
 	if err != nil {
 		return err
 	}
+	rp, err := loadRPC(o.rpc)
+	if err != nil {
+		return err
+	}
 	d := &dumper{o: *o, f: flt, out: newOutput(o.IO.out)}
 	// Streaming (issue 18): each message is printed as it settles, from
 	// its one decoding, and then forgotten. With schemas, a reference
@@ -172,7 +179,7 @@ func runDump(o *dumpOptions) error {
 	if o.json {
 		js = newJSONStream(d)
 	}
-	dc, err := readCaptureWith(o.IO, p, set, o.capture, nil, func(dc *session.Index) session.Stream {
+	dc, err := readCaptureRPC(o.IO, p, set, rp, o.capture, nil, func(dc *session.Index) session.Stream {
 		settled := func(n int) error { return d.one(dc, n) }
 		if js != nil {
 			settled = func(n int) error { return js.settled(dc, n) }
@@ -187,8 +194,14 @@ func runDump(o *dumpOptions) error {
 			err = serr
 		}
 	}
+	if err == nil {
+		err = dumpRPC(d.out, rp, o)
+	}
 	if err == nil && !o.json && flt == nil {
 		err = d.trailer(dc)
+	}
+	if err == nil && !o.json && flt == nil {
+		err = rpcTrailer(d.out, rp)
 	}
 	if ferr := d.out.Flush(); err == nil {
 		err = ferr

@@ -83,9 +83,17 @@ func runGen(o *genOptions) error {
 		format = scenario.PCAP
 	}
 	var sc *scenario.Scenario
+	var rs *scenario.RPC // a ULinkRPC scenario (protocol = "ulinkrpc")
 	if len(args) == 1 {
-		var err error
-		if sc, err = scenario.ReadFile(args[0]); err != nil {
+		data, err := os.ReadFile(args[0])
+		if err != nil {
+			return err
+		}
+		if scenario.IsRPC(data) {
+			if rs, err = scenario.ReadRPCFile(args[0]); err != nil {
+				return err
+			}
+		} else if sc, err = scenario.ReadFile(args[0]); err != nil {
 			return err
 		}
 	}
@@ -93,7 +101,7 @@ func runGen(o *genOptions) error {
 		return err
 	}
 	var scaleProfile *unturned.Profile
-	if sc == nil {
+	if sc == nil && rs == nil {
 		p, err := o.profile()
 		if err != nil {
 			return err
@@ -105,9 +113,12 @@ func runGen(o *genOptions) error {
 		return err
 	}
 	var st scenario.Stats
-	if sc != nil {
+	switch {
+	case rs != nil:
+		st, err = rs.Generate(w, format)
+	case sc != nil:
 		st, err = sc.Generate(w, format)
-	} else {
+	default:
 		st, err = scenario.Scale{Messages: o.scale, Conns: o.conns, Seed: o.seed, Link: o.link, P: scaleProfile}.Generate(w, format)
 	}
 	if cerr := closeOut(); err == nil {

@@ -66,7 +66,7 @@ func TestDumpOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		got.IO, got.profile, got.schemas = nil, nil, nil
+		got.IO, got.profile, got.schemas, got.rpc = nil, nil, nil, nil // loaders: funcs
 		same(t, tt.args, got, tt.want)
 	}
 }
@@ -96,7 +96,7 @@ func TestTablesOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		got.IO, got.profile = nil, nil
+		got.IO, got.profile, got.rpc = nil, nil, nil
 		same(t, tt.args, got, tt.want)
 	}
 }

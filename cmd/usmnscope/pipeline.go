@@ -30,10 +30,15 @@ const progressInterval = 100 * time.Millisecond
 // openSource opens the capture named on the command line: a file, or "-"
 // for the command's standard input (injected in tests).
 func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, error) {
+	return openSourceWith(s, path, captureOptions(p))
+}
+
+// openSourceWith is openSource with the capture options given.
+func openSourceWith(s *streams, path string, opts capture.Options) (capture.Source, error) {
 	if path == "-" {
-		return capture.NewReader(s.in, "stdin", captureOptions(p))
+		return capture.NewReader(s.in, "stdin", opts)
 	}
-	return capture.Open(path, captureOptions(p))
+	return capture.Open(path, opts)
 }
 
 // readCapture opens path, decodes all of it under the profile p and
@@ -43,19 +48,38 @@ func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, e
 // one that breaks off part-way keeps what was decoded and reports the break
 // as a capture finding and a one-line warning on stderr.
 func readCapture(s *streams, p *unturned.Profile, path string, each func(*session.Index) error) (*session.Index, error) {
-	return readCaptureWith(s, p, nil, path, each, nil)
+	return readCaptureFeed(s, p, nil, nil, path, each, nil)
+}
+
+// readCaptureRPC is readCaptureFeed for dump and tables: payloads decoded
+// with the schemas set (nil: none), ULinkRPC into rp's sessions (nil:
+// ULinkRPC connections get one note each), and a streaming Index when
+// stream is not nil (readCaptureFeed).
+func readCaptureRPC(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, path string, each func(*session.Index) error, stream func(*session.Index) session.Stream) (*session.Index, error) {
+	return readCaptureFeed(s, p, set, rp, path, each, stream)
 }
 
 // readCaptureWith is readCapture decoding payloads with the schemas set
-// (nil: none), and with a streaming decoder when stream is not nil: stream
-// gives the session.Stream for the new Index (issue 18: dump and tables
-// keep no per-message history). A Stream that prints (Settled) counts as
+// (nil: none).
+func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path string, each func(*session.Index) error) (*session.Index, error) {
+	return readCaptureFeed(s, p, set, nil, path, each, nil)
+}
+
+// readCaptureFeed is readCapture decoding payloads with the schemas set
+// (nil: none), ULinkRPC into rp (nil: none), and with a streaming decoder
+// when stream is not nil: stream gives the session.Stream for the new
+// Index (issue 18: dump and tables keep no per-message history). A Stream that prints (Settled) counts as
 // each does for the progress line, and its error stops the read as each's
 // does. A streaming Index keeps no messages for the profile hint
 // (profileHint) to score at the end, so the hint's score is tallied from
 // the stream's messages as they are handed out (hintTally).
-func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path string, each func(*session.Index) error, stream func(*session.Index) session.Stream) (*session.Index, error) {
-	src, err := openSource(s, path, p)
+func readCaptureFeed(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, path string, each func(*session.Index) error, stream func(*session.Index) session.Stream) (*session.Index, error) {
+	opts := captureOptions(p)
+	if rp != nil {
+		// KCP: the ULinkRPC ports' UDP datagrams (ulinkrpc.md 2.3).
+		opts.DatagramPorts = rp.DatagramPorts(decodeAsOf(p))
+	}
+	src, err := openSourceWith(s, path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +115,7 @@ func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path stri
 		// Nothing to draw or run: do not gather statistics per event.
 		progress = nil
 	}
-	ferr := pipeline.Feed(src, dc, progress)
+	ferr := pipeline.FeedRPC(src, dc, rp, progress)
 	bar.done()
 	if stop == nil {
 		stop = dc.StreamErr()
@@ -107,11 +131,19 @@ func readCaptureWith(s *streams, p *unturned.Profile, set *schema.Set, path stri
 		return dc, stop
 	}
 	if ferr != nil {
-		if dc.Len() == 0 && len(dc.Connections()) == 0 {
+		if dc.Len() == 0 && len(dc.Connections()) == 0 && (rp == nil || len(rp.Sessions()) == 0) {
 			return nil, ferr
 		}
 		dc.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Bit: -1, Text: termsafe.Escape(ferr.Error())})
 		fmt.Fprintf(s.err, "usmnscope: warning: %s: %v (showing what was read before)\n", termsafe.Escape(path), ferr)
 	}
 	return dc, nil
+}
+
+// decodeAsOf is p's DecodeAs, "" without a profile.
+func decodeAsOf(p *unturned.Profile) string {
+	if p == nil {
+		return ""
+	}
+	return p.DecodeAs
 }

@@ -95,7 +95,8 @@ func newRoot(s *streams) *cobra.Command {
 func addRootFlags(root *cobra.Command) {
 	root.PersistentFlags().String(profileFlag, "", "TOML `FILE` overriding the protocol constants (wire.md 6.1; see `usmnscope profile show`)")
 	addLimitFlags(root)
-	root.PersistentFlags().StringArray(decodeAsFlag, nil, "decode TCP `PORT=PROTO` as unturned or none (repeatable; wire.md 2)")
+	root.PersistentFlags().StringArray(decodeAsFlag, nil, "decode TCP `PORT=PROTO` as unturned, ulinkrpc or none (repeatable; wire.md 2, ulinkrpc.md 1)")
+	addRPCFlags(root)
 	root.PersistentFlags().StringArray(schemaFlag, nil, "payload schema `FILE` (schema.md; repeatable), besides $XDG_CONFIG_HOME/usmnscope/schemas/*.toml")
 }
 

@@ -151,7 +151,7 @@ service or type twice, and lists what each file defines.`,
 			return runSchemaCheck(o)
 		},
 	}
-	cmd.AddCommand(check)
+	cmd.AddCommand(check, newCmdSchemaImport(s))
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -17,6 +18,7 @@ import (
 type tablesOptions struct {
 	IO      *streams
 	profile func() (*unturned.Profile, error)
+	rpc     func() (*pipeline.RPC, error)
 
 	capture string // CAPTURE: a file, or - for standard input
 	json    bool
@@ -45,6 +47,7 @@ outputs.md. --at N gives the state right after message N (from 1); without
 			o.capture = args[0]
 			o.atGiven = cmd.Flags().Changed("at")
 			o.profile = profileLoader(cmd)
+			o.rpc = rpcLoader(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -66,9 +69,13 @@ func runTables(o *tablesOptions) error {
 	if err != nil {
 		return err
 	}
+	rp, err := loadRPC(o.rpc)
+	if err != nil {
+		return err
+	}
 	// Streaming (issue 18): no per-message history, the tables as of
 	// --at kept per connection on the way.
-	dc, err := readCaptureWith(o.IO, p, nil, o.capture, nil, func(*session.Index) session.Stream { return session.Stream{AsOf: o.at} })
+	dc, err := readCaptureRPC(o.IO, p, nil, rp, o.capture, nil, func(*session.Index) session.Stream { return session.Stream{AsOf: o.at} })
 	if err != nil {
 		return err
 	}
@@ -81,9 +88,19 @@ func runTables(o *tablesOptions) error {
 		if err != nil {
 			return err
 		}
+		// ULinkRPC tables are those of the end of the capture: --at
+		// numbers Unturned messages.
+		if o.at == 0 {
+			if b, err = withRPCTables(b, rp); err != nil {
+				return err
+			}
+		}
 		out.Write(b)
 	} else {
 		writeTables(out, dc, o.at)
+		if o.at == 0 {
+			writeRPCTables(out, rp)
+		}
 	}
 	return out.Flush()
 }

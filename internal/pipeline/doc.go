@@ -15,6 +15,21 @@
 // decided; one that is not decoded gets one connection note and no
 // messages.
 //
+// # ULinkRPC
+//
+// FeedRPC also decodes ULinkRPC (ulinkrpc.md 1; ulinkrpc.go) into an RPC's
+// rpc.Sessions, one per connection: a port --decode-as names ulinkrpc or
+// one of RPC.Ports (default 20000; the profile has no [ulinkrpc] table yet)
+// is ULinkRPC, held only until four client bytes tell a WebSocket upgrade
+// (an HTTP GET) from the length-prefixed TCP stream; on other ports a
+// connection whose start was captured is ULinkRPC when its first client
+// bytes are a frame that parses exactly, or a WebSocket upgrade whose first
+// client message is one. UDP datagrams on those ports (capture's
+// EventDatagram, asked for with RPC.DatagramPorts) feed one KCP session per
+// UDP flow. ULinkRPC connections never reach the session.Index; their
+// records are numbered by one counter shared by the ULinkRPC sessions, not
+// with the Unturned messages. Feed (the TUI, live) decodes no ULinkRPC.
+//
 // capture knows no protocol and the decoders do no IO; this package is the
 // only place, with cmd/usmnscope, that imports both (the import-graph test
 // in this package holds every package to that).

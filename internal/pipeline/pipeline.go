@@ -23,6 +23,14 @@ import (
 // error finding on the capture and an error return (style.md "one recover at
 // the top of the pipeline").
 func Feed(src capture.Source, ix *session.Index, progress func(capture.Stats)) (err error) {
+	return FeedRPC(src, ix, nil, progress)
+}
+
+// FeedRPC is Feed that also decodes ULinkRPC (ulinkrpc.md 1) into rp's
+// sessions: connections to rp's ports, those --decode-as names ulinkrpc
+// and those whose first client bytes are a ULinkRPC frame or a WebSocket
+// upgrade carrying one. With rp nil it is Feed.
+func FeedRPC(src capture.Source, ix *session.Index, rp *RPC, progress func(capture.Stats)) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error: %v", r)
@@ -33,7 +41,7 @@ func Feed(src capture.Source, ix *session.Index, progress func(capture.Stats)) (
 			finishSafely(ix)
 		}
 	}()
-	r := newRouter(ix)
+	r := newRouter(ix, rp)
 	for {
 		ev, rerr := src.Next()
 		if rerr != nil {

@@ -18,10 +18,11 @@ type Proto uint8
 const (
 	ProtoNone     Proto = iota // not decoded: at most one connection note
 	ProtoUnturned              // SystemSockets NetPak messages (wire.md 2-4)
+	ProtoULinkRPC              // ULinkRPC frames over TCP or a WebSocket (ulinkrpc.md 1)
 )
 
 // protoNames are the names --decode-as and the notes use.
-var protoNames = [...]string{ProtoNone: "none", ProtoUnturned: "unturned"}
+var protoNames = [...]string{ProtoNone: "none", ProtoUnturned: "unturned", ProtoULinkRPC: "ulinkrpc"}
 
 func (p Proto) String() string {
 	if int(p) < len(protoNames) {
@@ -129,10 +130,15 @@ type detector struct {
 }
 
 // detectors is the registry of content detection, tried in order on a TCP
-// connection on no named port. A ULinkRPC detector (its HTTP upgrade, its
-// length-prefixed first frame) joins here.
+// connection on no named port. The ULinkRPC detector (rpcDetectors) joins
+// them when the feed decodes ULinkRPC (FeedRPC).
 var detectors = []detector{
 	{ProtoUnturned, 2 + gwfLen, detectGetWorkshopFiles},
+}
+
+// rpcDetectors follow detectors in a feed that decodes ULinkRPC.
+var rpcDetectors = []detector{
+	{ProtoULinkRPC, rpcNeed, detectULinkRPC},
 }
 
 // gwfLen is the length of the vanilla GetWorkshopFiles message (wire.md

@@ -5,6 +5,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 )
 
@@ -20,8 +21,10 @@ import (
 //   - everything else is not decoded: one connection note, no messages.
 type router struct {
 	ix    *session.Index
+	rp    *RPC // nil: ULinkRPC is not decoded
 	port  uint16
 	as    map[uint16]Proto
+	dets  []detector
 	flows map[capture.Flow]*route
 	// pending lists the held connections in the order they opened, so
 	// that the ones still undecided at the end are noted in a stable order.
@@ -39,6 +42,10 @@ type route struct {
 	heldSize int             // bytes of those events
 	c2s      []byte          // its first client bytes, for the detectors
 	why      string          // for a connection not decoded: the note's reason
+
+	syn    bool         // its start was captured
+	rpcBy  bool         // ULinkRPC by port or --decode-as: held only to tell the transport
+	rpcSes *rpc.Session // a ULinkRPC connection's session
 }
 
 // Bounds of what an undecided connection may make the router hold: a
@@ -53,8 +60,11 @@ const (
 	maxHeldTotal  = 4 << 20
 )
 
-func newRouter(ix *session.Index) *router {
-	r := &router{ix: ix, port: 27016, flows: map[capture.Flow]*route{}}
+func newRouter(ix *session.Index, rp *RPC) *router {
+	r := &router{ix: ix, rp: rp, port: 27016, flows: map[capture.Flow]*route{}, dets: detectors}
+	if rp != nil {
+		r.dets = append(append([]detector(nil), detectors...), rpcDetectors...)
+	}
 	if p := ix.Profile(); p != nil {
 		if p.TransportPort != 0 {
 			r.port = p.TransportPort
@@ -66,6 +76,15 @@ func newRouter(ix *session.Index) *router {
 
 // apply routes one capture event.
 func (r *router) apply(ev capture.Event) {
+	if r.rp != nil {
+		r.rp.seen(ev)
+	}
+	if ev.Kind == capture.EventDatagram {
+		if r.rp != nil {
+			r.rp.datagram(ev)
+		}
+		return
+	}
 	if ev.Flow == (capture.Flow{}) {
 		Apply(r.ix, ev)
 		return
@@ -84,6 +103,8 @@ func (r *router) apply(ev capture.Event) {
 	switch {
 	case rt.decided && rt.proto == ProtoUnturned:
 		r.pass(rt, ev)
+	case rt.decided && rt.rpcSes != nil:
+		r.passRPC(rt, ev)
 	case rt.decided:
 		// Not decoded: its events, its own notes included, are dropped.
 	default:
@@ -110,19 +131,36 @@ func (r *router) pass(rt *route, ev capture.Event) {
 	Apply(r.ix, ev)
 }
 
+// turned is ev as the router sees its connection: turned round when it
+// chose the other side as the server.
+func turned(rt *route, ev capture.Event) capture.Event {
+	if rt.swap {
+		ev.Flow = capture.Flow{Client: ev.Flow.Server, Server: ev.Flow.Client}
+		ev.FromServer = !ev.FromServer
+	}
+	return ev
+}
+
+// passRPC hands an event of a ULinkRPC connection to its session.
+func (r *router) passRPC(rt *route, ev capture.Event) {
+	r.rp.event(rt.rpcSes, turned(rt, ev))
+}
+
 // open decides what it can from the ports and the rule.
 func (r *router) open(ev capture.Event) {
 	f := ev.Flow
-	rt := &route{}
+	rt := &route{syn: ev.Rule == capture.RuleSYN}
 	r.flows[f] = rt
 	cp, sp := f.Client.Port(), f.Server.Port()
 	if p, ok := r.as[sp]; ok {
-		r.decide(rt, f, p, fmt.Sprintf("--decode-as %d=%s turns its port off", sp, p))
+		r.byPort(rt, f, p, fmt.Sprintf("--decode-as %d=%s turns its port off", sp, p))
 	} else if p, ok := r.as[cp]; ok {
 		rt.swap = ev.Rule != capture.RuleSYN
-		r.decide(rt, f, p, fmt.Sprintf("--decode-as %d=%s turns its port off", cp, p))
+		r.byPort(rt, f, p, fmt.Sprintf("--decode-as %d=%s turns its port off", cp, p))
 	} else if sp == r.port {
 		r.decide(rt, f, ProtoUnturned, "")
+	} else if r.rp != nil && r.rp.port(sp) {
+		r.byPort(rt, f, ProtoULinkRPC, "")
 	} else if ev.Rule != capture.RuleSYN {
 		r.decide(rt, f, ProtoNone, fmt.Sprintf("it is not on transport_port %d and its start was not captured, so it is not guessed", r.port))
 		return
@@ -139,6 +177,29 @@ func (r *router) open(ev capture.Event) {
 	rt.held = append(rt.held, ev)
 }
 
+// byPort settles a connection whose protocol its port names. A ULinkRPC
+// one whose start was captured is held until its first client bytes tell
+// its transport (an HTTP GET is a WebSocket).
+func (r *router) byPort(rt *route, f capture.Flow, p Proto, why string) {
+	if p == ProtoULinkRPC && r.rp != nil && rt.syn && !rt.swap {
+		rt.rpcBy = true
+		return
+	}
+	r.decide(rt, f, p, why)
+}
+
+// holdRPC is hold for a connection known to be ULinkRPC: it is decided as
+// soon as four client bytes, a gap, the close or the bounds say so.
+func (r *router) holdRPC(rt *route, ev capture.Event) {
+	if ev.Kind == capture.EventData && !ev.FromServer && len(rt.c2s) < 4 {
+		rt.c2s = append(rt.c2s, ev.Data[:min(len(ev.Data), 4-len(rt.c2s))]...)
+	}
+	if len(rt.c2s) >= 4 || ev.Kind == capture.EventGap || ev.Kind == capture.EventClose ||
+		rt.heldSize > maxHeldBytes || len(rt.held) > maxHeldEvents || r.held > maxHeldTotal {
+		r.decide(rt, ev.Flow, ProtoULinkRPC, "")
+	}
+}
+
 // hold keeps an event of an undecided connection and runs the detectors on
 // its first client bytes.
 func (r *router) hold(rt *route, ev capture.Event) {
@@ -148,6 +209,10 @@ func (r *router) hold(rt *route, ev capture.Event) {
 		r.held += len(ev.Data)
 	}
 	rt.held = append(rt.held, ev)
+	if rt.rpcBy {
+		r.holdRPC(rt, ev)
+		return
+	}
 	switch {
 	case ev.Kind == capture.EventGap && !ev.FromServer && len(rt.c2s) < 2:
 		r.decide(rt, ev.Flow, ProtoNone, "its first client bytes were not captured")
@@ -155,7 +220,7 @@ func (r *router) hold(rt *route, ev capture.Event) {
 	case ev.Kind == capture.EventData && !ev.FromServer:
 		rt.c2s = append(rt.c2s, ev.Data[:min(len(ev.Data), r.sniffLen()-len(rt.c2s))]...)
 	}
-	if v, p := detect(rt.c2s); v == matches {
+	if v, p := detect(r.dets, rt.c2s); v == matches {
 		r.decide(rt, ev.Flow, p, "")
 		return
 	} else if v == differs {
@@ -173,7 +238,7 @@ func (r *router) hold(rt *route, ev capture.Event) {
 // sniffLen is the most client bytes any detector asks for.
 func (r *router) sniffLen() int {
 	n := 0
-	for _, d := range detectors {
+	for _, d := range r.dets {
 		n = max(n, d.need)
 	}
 	return n
@@ -181,9 +246,9 @@ func (r *router) sniffLen() int {
 
 // detect runs the registry: the first detector that matches names the
 // protocol; the bytes differ from every protocol when every detector says so.
-func detect(c2s []byte) (verdict, Proto) {
+func detect(dets []detector, c2s []byte) (verdict, Proto) {
 	all := differs
-	for _, d := range detectors {
+	for _, d := range dets {
 		switch d.check(c2s) {
 		case matches:
 			return matches, d.proto
@@ -198,7 +263,7 @@ func detect(c2s []byte) (verdict, Proto) {
 // replayed in order, one that is not decoded one note saying why.
 func (r *router) decide(rt *route, f capture.Flow, p Proto, why string) {
 	rt.decided, rt.proto, rt.why = true, p, why
-	held := rt.held
+	held, c2s := rt.held, rt.c2s
 	r.held -= rt.heldSize
 	rt.held, rt.c2s, rt.heldSize = nil, nil, 0
 	if p == ProtoUnturned {
@@ -206,6 +271,17 @@ func (r *router) decide(rt *route, f capture.Flow, p Proto, why string) {
 			r.pass(rt, ev)
 		}
 		return
+	}
+	if p == ProtoULinkRPC && r.rp != nil {
+		c := Conn(turned(rt, capture.Event{Flow: f}).Flow)
+		rt.rpcSes = r.rp.start(c, rpcTransport(c2s), !rt.syn)
+		for _, ev := range held {
+			r.passRPC(rt, ev)
+		}
+		return
+	}
+	if p == ProtoULinkRPC {
+		why = "ULinkRPC is decoded by dump and tables only"
 	}
 	c := Conn(f)
 	if rt.swap {
@@ -239,8 +315,19 @@ func (r *router) keepPending(f capture.Flow) {
 func (r *router) finish() {
 	for _, f := range r.pending {
 		if rt := r.flows[f]; rt != nil && !rt.decided {
+			if rt.rpcBy {
+				r.decide(rt, f, ProtoULinkRPC, "")
+				continue
+			}
 			r.decide(rt, f, ProtoNone, "the capture ended before its first client message was whole")
 		}
 	}
 	r.pending = nil
+	if r.rp != nil {
+		r.rp.finish()
+		if r.rp.udpOver > 0 {
+			r.ix.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Bit: -1,
+				Text: fmt.Sprintf("ULinkRPC KCP: UDP flows past %d: %d datagrams not decoded", maxDatagramFlows, r.rp.udpOver)})
+		}
+	}
 }

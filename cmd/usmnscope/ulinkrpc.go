@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
+)
+
+// The ULinkRPC flags every command takes (ulinkrpc.md 3 and 6).
+const (
+	rpcKeyFlag       = "ulinkrpc-key"
+	rpcContractsFlag = "contracts"
+)
+
+func addRPCFlags(root *cobra.Command) {
+	fs := root.PersistentFlags()
+	fs.String(rpcKeyFlag, "", "ULinkRPC master key, `BASE64` (HKDF key derivation): decrypts the transform layer")
+	fs.String(rpcContractsFlag, "", "`DIR` of ULinkRPC C# contract sources: names services, methods and MemoryPack members")
+}
+
+// rpcLoader returns the loader of the ULinkRPC decoding a command runs
+// with (--ulinkrpc-key, --contracts).
+func rpcLoader(cmd *cobra.Command) func() (*pipeline.RPC, error) {
+	return func() (*pipeline.RPC, error) {
+		key, _ := cmd.Flags().GetString(rpcKeyFlag)
+		dir, _ := cmd.Flags().GetString(rpcContractsFlag)
+		return newRPC(key, dir)
+	}
+}
+
+// newRPC builds the ULinkRPC side of a feed from a base64 master key and
+// a contracts folder (each may be empty).
+func newRPC(key, dir string) (*pipeline.RPC, error) {
+	var cfg rpc.Config
+	if key != "" {
+		master, err := base64.StdEncoding.DecodeString(strings.TrimSpace(key))
+		if err != nil || len(master) == 0 {
+			return nil, usageError{fmt.Errorf("--%s: not a base64 key: %q", rpcKeyFlag, termsafe.Escape(key))}
+		}
+		k := ulinkrpc.DeriveKeys(master, ulinkrpc.HKDF)
+		cfg.Transform.Keys = &k
+	}
+	if dir != "" {
+		c, err := readContracts(dir)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Contracts = c
+	}
+	return pipeline.NewRPC(cfg), nil
+}
+
+// readContracts reads every *.cs file under dir.
+func readContracts(dir string) (*ulinkrpc.Contracts, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("--%s %s: not a folder", rpcContractsFlag, termsafe.Escape(dir))
+	}
+	c, err := ulinkrpc.ParseContractsFS(os.DirFS(dir), ".")
+	if err != nil {
+		return nil, fmt.Errorf("--%s %s: %s", rpcContractsFlag, termsafe.Escape(dir), termsafe.Escape(err.Error()))
+	}
+	return c, nil
+}
+
+// loadRPC runs a command's ULinkRPC loader; a command built without one (a
+// test's options) decodes ULinkRPC with no key and no contracts.
+func loadRPC(load func() (*pipeline.RPC, error)) (*pipeline.RPC, error) {
+	if load == nil {
+		return pipeline.NewRPC(rpc.Config{}), nil
+	}
+	return load()
+}
+
+// rpcLine is a ULinkRPC record's dump line: number, time since the first
+// ULinkRPC record, connection, direction and rpc.Line.
+func rpcLine(r *rpc.Record, start time.Time) string {
+	return fmt.Sprintf("%5d %10s %s %s %s", r.N, relTime(r.Time, start), r.Conn, r.Dir, rpc.Line(r))
+}
+
+// dumpRPC prints the ULinkRPC records after the Unturned messages: lines,
+// -x bytes (the envelope) or --json records (outputs.md). A filter (which
+// knows only Unturned fields yet) selects none of them.
+func dumpRPC(out *bufio.Writer, rp *pipeline.RPC, o *dumpOptions) error {
+	if rp == nil || o.filter != "" {
+		return nil
+	}
+	var start time.Time
+	var b []byte
+	for _, r := range rp.Records() {
+		if start.IsZero() {
+			start = r.Time
+		}
+		if o.json {
+			b = append(rpc.AppendJSON(b[:0], r), '\n')
+			if _, err := out.Write(b); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := out.WriteString(rpcLine(r, start) + "\n"); err != nil {
+			return err
+		}
+		if o.hex && len(r.Envelope) > 0 {
+			if _, err := out.WriteString(hexASCII(r.Envelope)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// rpcTrailer prints the ULinkRPC connection findings after a text dump.
+func rpcTrailer(out *bufio.Writer, rp *pipeline.RPC) error {
+	if rp == nil {
+		return nil
+	}
+	for _, s := range rp.Sessions() {
+		for _, f := range s.Findings() {
+			if _, err := fmt.Fprintf(out, "# %s: %s %s: %s\n", s.Conn(), f.Severity, f.Group, termsafe.Escaped(f.Text)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// withRPCTables adds a connection entry per ULinkRPC session to the
+// `tables --json` document doc (session.Index.TablesJSONAt's). Without
+// sessions doc is returned as it is.
+func withRPCTables(doc []byte, rp *pipeline.RPC) ([]byte, error) {
+	if rp == nil || len(rp.Sessions()) == 0 {
+		return doc, nil
+	}
+	var d struct {
+		Profile     string            `json:"profile"`
+		Connections []json.RawMessage `json:"connections"`
+		Findings    json.RawMessage   `json:"findings,omitempty"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return nil, err
+	}
+	for _, s := range rp.Sessions() {
+		d.Connections = append(d.Connections, rpc.AppendConnJSON(nil, s))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(d); err != nil {
+		return nil, err
+	}
+	return termsafe.EscapeJSON(buf.Bytes()), nil
+}
+
+// writeRPCTables prints each ULinkRPC connection's per-method counts and
+// latency, pushes, keep-alives, statuses and pending requests as text.
+func writeRPCTables(out *bufio.Writer, rp *pipeline.RPC) {
+	if rp == nil {
+		return
+	}
+	for _, s := range rp.Sessions() {
+		t := s.Tables()
+		fmt.Fprintf(out, "\nconnection %s: ulinkrpc over %s, %d records\n", s.Conn(), s.Transport(), len(s.Records()))
+		if len(t.Methods) == 0 {
+			fmt.Fprintln(out, "  methods: none")
+		} else {
+			fmt.Fprintln(out, "  methods:")
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "    SERVICE.METHOD\tIDS\tREQUESTS\tRESPONSES\tERRORS\tPENDING\tLATENCY MIN/MEDIAN/MAX")
+			for _, m := range t.Methods {
+				fmt.Fprintf(tw, "    %s\t%d.%d\t%d\t%d\t%d\t%d\t%s\n", methodText(m.Service, m.Method), m.ServiceID, m.MethodID,
+					m.Requests, m.Responses, m.Errors, m.Pending, latencyText(m.Latency))
+			}
+			tw.Flush()
+		}
+		for _, p := range t.Pushes {
+			fmt.Fprintf(out, "  push %s (%d.%d): %d\n", methodText(p.Service, p.Method), p.ServiceID, p.MethodID, p.Count)
+		}
+		fmt.Fprintf(out, "  keep-alive: %d pings, %d pongs, rtt %s\n", t.KeepAlive.Pings, t.KeepAlive.Pongs, latencyText(t.KeepAlive.RTT))
+		if len(t.Status) > 0 {
+			parts := make([]string, len(t.Status))
+			for i, c := range t.Status {
+				parts[i] = fmt.Sprintf("%s %d", termsafe.Escape(c.Name), c.Count)
+			}
+			fmt.Fprintf(out, "  status: %s\n", strings.Join(parts, ", "))
+		}
+		for _, p := range t.Pending {
+			fmt.Fprintf(out, "  pending: #%d request %d (%d.%d)\n", p.N, p.RequestID, p.ServiceID, p.MethodID)
+		}
+		for _, f := range s.Findings() {
+			fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, termsafe.Escaped(f.Text))
+		}
+	}
+}
+
+// methodText is Service.Method with "?" for an unknown name.
+func methodText(svc, m *string) string {
+	name := func(p *string) string {
+		if p == nil {
+			return "?"
+		}
+		return termsafe.Escape(*p)
+	}
+	return name(svc) + "." + name(m)
+}
+
+// latencyText is min/median/max as rpc.FormatLatency writes them, or "-".
+func latencyText(l rpc.Latency) string {
+	if !l.OK {
+		return "-"
+	}
+	return rpc.FormatLatency(l.Min) + " / " + rpc.FormatLatency(l.Median) + " / " + rpc.FormatLatency(l.Max)
+}
+
+// newCmdSchemaImport returns `schema import --contracts DIR`: the
+// ULinkRPC contracts as schema TOML (schema.md section 4).
+func newCmdSchemaImport(s *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "import --contracts DIR",
+		Short: "Print ULinkRPC C# contracts as schema TOML",
+		Long: `Reads the C# contract sources under --contracts DIR (services, methods, their
+ids and the MemoryPack DTOs) and prints them as the schema TOML of schema.md
+section 4, to be edited and given with --schema.`,
+		Example: "  usmnscope schema import --contracts fixtures/ulinkrpc/contracts > player.toml",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, _ := cmd.Flags().GetString(rpcContractsFlag)
+			if dir == "" {
+				return usageError{fmt.Errorf("schema import: --%s DIR is required", rpcContractsFlag)}
+			}
+			c, err := readContracts(dir)
+			if err != nil {
+				return err
+			}
+			out := newOutput(s.out)
+			out.WriteString(ulinkrpc.SchemaTOML(c))
+			return out.Flush()
+		},
+	}
+}
