@@ -467,8 +467,9 @@ func (c *Index) Settled() int {
 
 // lateHold is how many messages a consumer that prints each message once
 // (dump) waits for an unresolved reference to resolve before it prints it
-// undecoded: memory is not at stake (the index keeps every message), only
-// how late output may come.
+// undecoded: for a full Index memory is not at stake (it keeps every
+// message), only how late output may come; a streaming one keeps the bytes
+// of at most this many messages more (stream.go lateBound).
 const lateHold = 4096
 
 // message numbers and records one framed message (at file offset at, or -1

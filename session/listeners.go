@@ -93,7 +93,7 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 			cn.nops++
 			c.noteLate(cn)
 		}
-		if c.stream == nil || c.stream.Settled != nil {
+		if c.stream == nil || c.stream.Settled != nil || c.schemas != nil {
 			c.listenerInfo(cn, i, &o, d, res.resolved)
 		}
 		c.addExtra(i, res.findings...)

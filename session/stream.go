@@ -40,6 +40,12 @@ type Stream struct {
 	// n; a Message's Data and Fields are valid only until it returns. An
 	// error stops the calls (StreamErr returns it); decoding goes on.
 	Settled func(n int) error
+	// Heads, when not nil, is called with each message's Head (Index.Head)
+	// as it is handed out, before Settled: a tally that needs no decoding
+	// (the CLI's profile hint) costs no listener bookkeeping for an
+	// output that prints nothing per message (tables). During the call
+	// Message(n) is valid as in Settled.
+	Heads func(h Head)
 	// Spans decodes each message with its field spans at commit, for
 	// Detail and AppendJSONOne (dump -V, dump --json).
 	Spans bool
@@ -243,6 +249,11 @@ func (c *Index) streamEnd() {
 // emit hands record i to Settled and forgets what only it needed.
 func (c *Index) emit(i int32) {
 	s := c.stream
+	if s.Heads != nil {
+		if h, ok := c.Head(int(i) + 1); ok {
+			s.Heads(h)
+		}
+	}
 	if s.Settled != nil && s.err == nil {
 		s.err = s.Settled(int(i) + 1)
 	}

@@ -196,7 +196,7 @@ func workshopTrailer(m *session.Message) bool {
 
 // hintTally is hintScore gathered from a streaming Index (issue 18), which
 // keeps no messages to score at the end: each message as it is handed out,
-// from its index record (session.Index.Head: kind and worst severity, the
+// from its index record (session.Stream.Heads: kind and worst severity, the
 // findings infer.Score counts as flagged), and a workshop message's
 // findings from the message. It equals scoreIndex of the same capture
 // decoded in full, except that with payload schemas a reference resolved
@@ -206,24 +206,15 @@ type hintTally struct {
 	h hintScore
 }
 
-// wrap returns a Stream.Settled that tallies message n, then calls next
-// (when not nil).
-func (t *hintTally) wrap(dc *session.Index, next func(int) error) func(int) error {
-	return func(n int) error {
-		if h, ok := dc.Head(n); ok {
-			if h.Kind == unturned.KindUnknown || h.HasFinding && h.Worst >= dissect.Warn {
-				t.h.flagged++
-			}
-			if !t.h.trailer && (h.Kind == unturned.KindGetWorkshopFiles || h.Kind == unturned.KindDownloadWorkshopFiles) {
-				if m := dc.Message(n); m != nil {
-					t.h.trailer = workshopTrailer(m)
-				}
-			}
+// head is a Stream.Heads: it tallies message h.N as it is handed out.
+func (t *hintTally) head(dc *session.Index, h session.Head) {
+	if h.Kind == unturned.KindUnknown || h.HasFinding && h.Worst >= dissect.Warn {
+		t.h.flagged++
+	}
+	if !t.h.trailer && (h.Kind == unturned.KindGetWorkshopFiles || h.Kind == unturned.KindDownloadWorkshopFiles) {
+		if m := dc.Message(h.N); m != nil {
+			t.h.trailer = workshopTrailer(m)
 		}
-		if next != nil {
-			return next(n)
-		}
-		return nil
 	}
 }
 

@@ -93,7 +93,7 @@ func readCaptureFeed(s *streams, p *unturned.Profile, set *schema.Set, rp *pipel
 		prints = prints || st.Settled != nil
 		if path != "-" {
 			tally = &hintTally{}
-			st.Settled = tally.wrap(dc, st.Settled)
+			st.Heads = func(h session.Head) { tally.head(dc, h) }
 		}
 		dc.SetStream(st)
 	}
@@ -121,11 +121,14 @@ func readCaptureFeed(s *streams, p *unturned.Profile, set *schema.Set, rp *pipel
 		stop = dc.StreamErr()
 	}
 	if ferr == nil && stop == nil {
-		if tally != nil {
+		switch {
+		case tally != nil:
 			profileHintFrom(s, p, path, dc, tally.score(dc))
-		} else {
+		case stream == nil:
 			profileHint(s, p, path, dc)
 		}
+		// A stream from standard input gets no hint (profileHint): it
+		// cannot be read again for the hint's sample.
 	}
 	if stop != nil {
 		return dc, stop
