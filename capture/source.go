@@ -2,11 +2,11 @@ package capture
 
 import (
 	"errors"
-	"fmt"
 	"net/netip"
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
+	"github.com/usmnscope/usmnscope/internal/enum"
 )
 
 // Flow names one TCP connection by its two ends, the server side chosen by
@@ -28,7 +28,7 @@ const (
 
 var ruleNames = [...]string{RuleSYN: "syn", RulePort: "port", RuleLowerPort: "lower-port"}
 
-func (r ServerRule) String() string { return enumName(ruleNames[:], int(r)) }
+func (r ServerRule) String() string { return enum.Name(ruleNames[:], int(r)) }
 
 // Level grades a note.
 type Level uint8
@@ -41,7 +41,7 @@ const (
 
 var levelNames = [...]string{LevelNote: "note", LevelWarn: "warn", LevelError: "error"}
 
-func (l Level) String() string { return enumName(levelNames[:], int(l)) }
+func (l Level) String() string { return enum.Name(levelNames[:], int(l)) }
 
 // EventKind says what an Event carries.
 type EventKind uint8
@@ -57,14 +57,7 @@ const (
 
 var kindNames = [...]string{EventOpen: "open", EventData: "data", EventGap: "gap", EventClose: "close", EventNote: "note", EventDatagram: "datagram"}
 
-func (k EventKind) String() string { return enumName(kindNames[:], int(k)) }
-
-func enumName(names []string, i int) string {
-	if i >= 0 && i < len(names) && names[i] != "" {
-		return names[i]
-	}
-	return fmt.Sprintf("Unknown(%d)", i)
-}
+func (k EventKind) String() string { return enum.Name(kindNames[:], int(k)) }
 
 // Event is one step of a capture: a flow opening, bytes of one direction,
 // a gap, a close or a note.

@@ -2,8 +2,8 @@ package dissect
 
 import (
 	"net/netip"
-	"strconv"
 
+	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
 )
@@ -24,7 +24,7 @@ const (
 
 var dirNames = [...]string{C2S: "c2s", S2C: "s2c"}
 
-func (d Dir) String() string { return name(dirNames[:], uint8(d)) }
+func (d Dir) String() string { return enum.Name(dirNames[:], d) }
 
 // Severity of a finding (outputs.md: note, warn, error).
 type Severity uint8
@@ -37,7 +37,7 @@ const (
 
 var severityNames = [...]string{Note: "note", Warn: "warn", Error: "error"}
 
-func (s Severity) String() string { return name(severityNames[:], uint8(s)) }
+func (s Severity) String() string { return enum.Name(severityNames[:], s) }
 
 // Group says what kind of finding it is.
 type Group uint8
@@ -52,16 +52,7 @@ const (
 
 var groupNames = [...]string{Malformed: "malformed", Sequence: "sequence", Undecoded: "undecoded", Protocol: "protocol", Inference: "inference"}
 
-func (g Group) String() string { return name(groupNames[:], uint8(g)) }
-
-// name is the one String rule of the enums here: the table's name, or
-// Unknown(v) for a value past it, never a failure.
-func name(names []string, v uint8) string {
-	if int(v) < len(names) && names[v] != "" {
-		return names[v]
-	}
-	return "Unknown(" + strconv.Itoa(int(v)) + ")"
-}
+func (g Group) String() string { return enum.Name(groupNames[:], g) }
 
 // Finding is one piece of expert info about a message or a connection.
 type Finding struct {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -414,12 +415,7 @@ const (
 
 var fieldKindNames = [...]string{fieldString: "text", fieldNumber: "number", fieldChoice: "choice", fieldOrdered: "ordered", fieldBool: "boolean"}
 
-func (k fieldKind) String() string {
-	if int(k) < len(fieldKindNames) {
-		return fieldKindNames[k]
-	}
-	return fmt.Sprintf("Unknown(%d)", uint8(k))
-}
+func (k fieldKind) String() string { return enum.Name(fieldKindNames[:], k) }
 
 // ops lists the operators a kind accepts, space-delimited on both ends.
 func (k fieldKind) ops() string {

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"time"
+
+	"github.com/usmnscope/usmnscope/internal/enum"
 )
 
 // GUID is a .NET System.Guid in the byte order of Guid.ToByteArray(): the
@@ -40,12 +42,7 @@ const (
 
 var kindNames = [...]string{"Unspecified", "Utc", "Local"}
 
-func (k DateTimeKind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("Unknown(%d)", uint8(k))
-}
+func (k DateTimeKind) String() string { return enum.Name(kindNames[:], k) }
 
 const (
 	ticksMask = 1<<62 - 1

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -20,12 +21,7 @@ const (
 
 var transportNames = [...]string{TCP: "tcp", WebSocket: "websocket", KCP: "kcp"}
 
-func (t Transport) String() string {
-	if int(t) < len(transportNames) {
-		return transportNames[t]
-	}
-	return fmt.Sprintf("Unknown(%d)", uint8(t))
-}
+func (t Transport) String() string { return enum.Name(transportNames[:], t) }
 
 // ParseTransport reads a transport name as String spells it.
 func ParseTransport(s string) (Transport, bool) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/pcapgo"
+	"github.com/usmnscope/usmnscope/internal/enum"
 )
 
 // Format is a capture file format.
@@ -22,12 +23,7 @@ const (
 
 var formatNames = [...]string{PCAPNG: "pcapng", PCAP: "pcap"}
 
-func (f Format) String() string {
-	if int(f) < len(formatNames) {
-		return formatNames[f]
-	}
-	return fmt.Sprintf("Unknown(%d)", uint8(f))
-}
+func (f Format) String() string { return enum.Name(formatNames[:], f) }
 
 // packetWriter writes packets in one format through a buffer.
 type packetWriter struct {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -201,12 +202,7 @@ const (
 
 var ruleNames = [...]string{RuleUnknown: "", RuleSYN: "syn", RulePort: "port", RuleLowerPort: "lower-port"}
 
-func (r Rule) String() string {
-	if int(r) < len(ruleNames) {
-		return ruleNames[r]
-	}
-	return "Unknown(" + strconv.Itoa(int(r)) + ")"
-}
+func (r Rule) String() string { return enum.Name(ruleNames[:], r) }
 
 // Open announces a connection; rule says how its server side was chosen.
 // Under any rule but RuleSYN or RuleUnknown the flow was joined

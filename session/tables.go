@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -21,12 +22,7 @@ const (
 
 var learnedNames = [...]string{LearnedDefinition: "definition", LearnedNegotiate: "negotiate", LearnedInferred: "inferred"}
 
-func (l Learned) String() string {
-	if int(l) < len(learnedNames) {
-		return learnedNames[l]
-	}
-	return fmt.Sprintf("Unknown(%d)", uint8(l))
-}
+func (l Learned) String() string { return enum.Name(learnedNames[:], l) }
 
 // ServerEntry is one row of the server table (wire.md 4.5).
 type ServerEntry struct {

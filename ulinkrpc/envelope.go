@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/enum"
 )
 
 // MaxFrameLen is the largest frame and the largest envelope length field:
@@ -25,7 +26,7 @@ const (
 
 var frameTypeNames = [...]string{Request: "Request", Response: "Response", Push: "Push", KeepAlivePing: "KeepAlivePing", KeepAlivePong: "KeepAlivePong"}
 
-func (t FrameType) String() string { return enumName(frameTypeNames[:], uint64(t)) }
+func (t FrameType) String() string { return enum.Name(frameTypeNames[:], uint64(t)) }
 
 // Known reports whether t is one of the five frame types.
 func (t FrameType) Known() bool { return t >= Request && t <= KeepAlivePong }
@@ -44,19 +45,10 @@ const (
 
 var statusNames = [...]string{"Ok", "NotFound", "HandlerError", "Overloaded", "BadRequest", "ProtocolError"}
 
-func (s Status) String() string { return enumName(statusNames[:], uint64(s)) }
+func (s Status) String() string { return enum.Name(statusNames[:], uint64(s)) }
 
 // Known reports whether s is one of the six status values.
 func (s Status) Known() bool { return s <= StatusProtocolError }
-
-// enumName is the one String rule of this package's enums: the table's
-// name, or Unknown(v), never a failure.
-func enumName(names []string, v uint64) string {
-	if v < uint64(len(names)) && names[v] != "" {
-		return names[v]
-	}
-	return "Unknown(" + strconv.FormatUint(v, 10) + ")"
-}
 
 // Envelope is one decoded frame (ulinkrpc.md 4). Which fields are set
 // depends on Type; Fields lists every field read, in wire order, with its

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/enum"
 )
 
 // Cmd is a KCP segment's command (ulinkrpc.md 2.3).
@@ -19,7 +20,7 @@ const (
 
 var cmdNames = [...]string{CmdPush: "PUSH", CmdAck: "ACK", CmdWask: "WASK", CmdWins: "WINS"}
 
-func (c Cmd) String() string { return enumName(cmdNames[:], uint64(c)) }
+func (c Cmd) String() string { return enum.Name(cmdNames[:], uint64(c)) }
 
 func (c Cmd) known() bool { return c >= CmdPush && c <= CmdWins }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/enum"
 )
 
 // Serializer is the payload encoding agreed out of band (profile
@@ -19,7 +20,7 @@ const (
 
 var serializerNames = [...]string{SerializerAuto: "auto", SerializerJSON: "json", SerializerMemoryPack: "memorypack"}
 
-func (s Serializer) String() string { return enumName(serializerNames[:], uint64(s)) }
+func (s Serializer) String() string { return enum.Name(serializerNames[:], uint64(s)) }
 
 // Encoding is what a payload was decoded as (outputs.md `payload.encoding`).
 type Encoding uint8
@@ -33,7 +34,7 @@ const (
 
 var encodingNames = [...]string{EncodingEmpty: "empty", EncodingJSON: "json", EncodingMemoryPack: "memorypack", EncodingRaw: "raw"}
 
-func (e Encoding) String() string { return enumName(encodingNames[:], uint64(e)) }
+func (e Encoding) String() string { return enum.Name(encodingNames[:], uint64(e)) }
 
 // Payload is a decoded payload (outputs.md `payload`).
 type Payload struct {

@@ -13,6 +13,7 @@ import (
 	"io"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/enum"
 )
 
 // Transform-layer constants (ulinkrpc.md 3; TransportFrameCodec and
@@ -45,7 +46,7 @@ const (
 
 var derivationNames = [...]string{HKDF: "hkdf", SHA256: "sha256"}
 
-func (d Derivation) String() string { return enumName(derivationNames[:], uint64(d)) }
+func (d Derivation) String() string { return enum.Name(derivationNames[:], uint64(d)) }
 
 // Keys are the two derived keys of ulinkrpc.md 3.
 type Keys struct {
@@ -86,7 +87,7 @@ const (
 
 var classNames = [...]string{ClassUnknown: "unknown", ClassPlain: "plain", ClassFlags: "transform on, not compressed", ClassGzip: "gzip", ClassEncrypted: "encrypted"}
 
-func (c Class) String() string { return enumName(classNames[:], uint64(c)) }
+func (c Class) String() string { return enum.Name(classNames[:], uint64(c)) }
 
 // Classify applies the spec's order: plain, flags 00, gzip, encrypted.
 func Classify(frame []byte) Class {

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/enum"
 )
 
 // WSEventKind says what a WSEvent is.
@@ -20,7 +21,7 @@ const (
 
 var wsEventNames = [...]string{WSData: "data", WSGap: "gap", WSUpgrade: "upgrade", WSPing: "ping", WSPong: "pong", WSClose: "close"}
 
-func (k WSEventKind) String() string { return enumName(wsEventNames[:], uint64(k)) }
+func (k WSEventKind) String() string { return enum.Name(wsEventNames[:], uint64(k)) }
 
 // WSEvent is what a WebSocket decoder hands on: data for the frame stream,
 // or a connection event (ulinkrpc.md 2.2: control frames are events, never

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/usmnscope/usmnscope/internal/enum"
 )
 
 // Opcode is a WebSocket frame's opcode (RFC 6455 5.2).
@@ -22,7 +24,7 @@ const (
 
 var opcodeNames = [...]string{OpContinuation: "continuation", OpText: "text", OpBinary: "binary", OpClose: "close", OpPing: "ping", OpPong: "pong"}
 
-func (o Opcode) String() string { return enumName(opcodeNames[:], uint64(o)) }
+func (o Opcode) String() string { return enum.Name(opcodeNames[:], uint64(o)) }
 
 // Control reports whether o is a control opcode (8–15).
 func (o Opcode) Control() bool { return o >= 8 }

@@ -1,9 +1,8 @@
 package unturned
 
 import (
-	"fmt"
-
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/enum"
 )
 
 // Kind names what a message is, across both directions: the vanilla
@@ -84,12 +83,7 @@ var kindNames = [kindCount]string{
 	KindNegotiateListenerDetails: "NegotiateListenerDetails",
 }
 
-func (k Kind) String() string {
-	if k < kindCount {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("Unknown(%d)", uint8(k))
-}
+func (k Kind) String() string { return enum.Name(kindNames[:], k) }
 
 // State is the per-direction context a message is decoded in: whether its
 // enum is widened (wire.md 4.2) and the Serverside_ID_Bit_Count in force
@@ -149,12 +143,7 @@ var modeNames = [...]string{
 	ModeUnknown:               "Unknown",
 }
 
-func (m NegotiateMode) String() string {
-	if int(m) < len(modeNames) {
-		return modeNames[m]
-	}
-	return fmt.Sprintf("Unknown(%d)", uint8(m))
-}
+func (m NegotiateMode) String() string { return enum.Name(modeNames[:], m) }
 
 // Negotiate is a decoded Negotiate Listener Details (wire.md 4.4). Which
 // fields are valid depends on Mode.

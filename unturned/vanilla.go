@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/netpak"
 )
 
@@ -40,12 +41,7 @@ var rejectionNames = [...]string{
 	"STEAM_ID_MISMATCH", "CONNECT_RATE_LIMITING",
 }
 
-func (r Rejection) String() string {
-	if int(r) < len(rejectionNames) {
-		return rejectionNames[r]
-	}
-	return fmt.Sprintf("Unknown(%d)", uint8(r))
-}
+func (r Rejection) String() string { return enum.Name(rejectionNames[:], r) }
 
 // WorkshopFile is one entry of DownloadWorkshopFiles' file list.
 type WorkshopFile struct {

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -9,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/bits"
@@ -35,12 +35,7 @@ const (
 
 var focusNames = [...]string{"conns", "messages", "detail", "bits", "tables"}
 
-func (f Focus) String() string {
-	if int(f) < len(focusNames) {
-		return focusNames[f]
-	}
-	return "Unknown(" + strconv.Itoa(int(f)) + ")"
-}
+func (f Focus) String() string { return enum.Name(focusNames[:], f) }
 
 // scanBudget is how many messages one update may index or test against a
 // filter: small enough that a key press never waits on a full pass.

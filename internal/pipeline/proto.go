@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/usmnscope/usmnscope/internal/enum"
 )
 
 // Proto names a protocol a TCP connection may be decoded as (wire.md
@@ -24,12 +26,7 @@ const (
 // protoNames are the names --decode-as and the notes use.
 var protoNames = [...]string{ProtoNone: "none", ProtoUnturned: "unturned", ProtoULinkRPC: "ulinkrpc"}
 
-func (p Proto) String() string {
-	if int(p) < len(protoNames) {
-		return protoNames[p]
-	}
-	return "Unknown(" + strconv.Itoa(int(p)) + ")"
-}
+func (p Proto) String() string { return enum.Name(protoNames[:], p) }
 
 // ParseProto reads a protocol name.
 func ParseProto(s string) (Proto, error) {
