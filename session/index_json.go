@@ -48,9 +48,7 @@ func (c *Index) AppendJSONRange(dst []byte, from, to int, sel Selector) []byte {
 // detailScratch is the storage detailInto reuses from message to message.
 type detailScratch struct {
 	m        Message
-	l        unturned.Listener
-	ids      [3]uint32 // client ID, server ID, version
-	typ      string
+	rc       recordContext // the listener fromRecord sets
 	spans    netpak.Spans
 	d        unturned.Decoded
 	data     []byte // bytes read back from the Store
@@ -113,29 +111,12 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 	if err != nil {
 		fs = append(fs, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Text: termsafe.Escape(err.Error()), Bit: -1})
 	}
-	if r.flags&recListener != 0 {
-		sc.l = unturned.Listener{Resolved: r.flags&recResolved != 0}
-		if r.flags&recCID != 0 {
-			sc.ids[0] = r.cid
-			sc.l.ClientID = &sc.ids[0]
-		}
-		if r.flags&recSID != 0 {
-			sc.ids[1] = r.sid
-			sc.l.ServerID = &sc.ids[1]
-		}
-		if typ, version, ok := c.listenerType(r); ok {
-			sc.typ, sc.ids[2] = typ, version
-			sc.l.Type, sc.l.Version = &sc.typ, &sc.ids[2]
-		}
-		m.Listener = &sc.l
+	m.Findings = c.fromRecord(m, r, int32(n-1), d, &sc.rc, fs)
+	if r.flags&recIDUndecided != 0 {
+		sc.findings = m.Findings
+		m.Summary = undecidedSummary(m, d)
+		return m
 	}
-	if r.flags&recHeld != 0 {
-		fs = append(fs, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: "enum width not settled yet: decoded tentatively while the handshake is being inferred", Bit: -1})
-	}
-	if r.flags&recExtra != 0 {
-		fs = append(fs, c.extra[int32(n-1)]...)
-	}
-	m.Findings = fs
 	decodePayload(c.schemas, m, d, c.profile, c.lateConn(cn), &sc.pay)
 	sc.findings, sc.spans.List = m.Findings, m.Fields
 	m.Summary = payloadSummary(m, summarize(m, d))

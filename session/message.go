@@ -137,40 +137,8 @@ func (c *Index) build(n int, withSpans bool) *Message {
 	}
 	_, t := c.where(int32(n - 1))
 	m.N, m.Frame, m.Time, m.Conn = n, int(r.frame), time.Unix(0, t).UTC(), cn.info.Conn
-	if r.flags&recListener != 0 {
-		l := &unturned.Listener{Resolved: r.flags&recResolved != 0}
-		if r.flags&recCID != 0 {
-			v := r.cid
-			l.ClientID = &v
-		}
-		if r.flags&recSID != 0 {
-			v := r.sid
-			l.ServerID = &v
-		}
-		if typ, version, ok := c.listenerType(r); ok {
-			l.Type, l.Version = &typ, &version
-		}
-		m.Listener = l
-	}
-	if r.flags&recHeld != 0 {
-		m.Findings = append(m.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: "enum width not settled yet: decoded tentatively while the handshake is being inferred", Bit: -1})
-	}
-	if r.flags&recIDUndecided != 0 {
-		if m.Listener == nil {
-			// Held, not yet in the tables: only what the message says
-			// without its server ID.
-			m.Listener = &unturned.Listener{}
-			if d.Kind == unturned.KindNegotiateListenerDetails && d.Negotiate.Mode == unturned.TellClientListenerID {
-				cid := d.Negotiate.ClientID
-				m.Listener.ClientID = &cid
-			}
-		}
-		m.Findings = append(m.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Bit: -1,
-			Text: "Serverside_ID_Bit_Count not known (marker and definitions not captured): the server ID is undecided"})
-	}
-	if r.flags&recExtra != 0 {
-		m.Findings = append(m.Findings, c.extra[int32(n-1)]...)
-	}
+	var rc recordContext
+	m.Findings = c.fromRecord(m, r, int32(n-1), &d, &rc, m.Findings)
 	switch {
 	case dropped != nil:
 		m.Summary = "(bytes no longer in memory)"
@@ -361,4 +329,58 @@ func (m *Message) ModeName() string {
 		return ""
 	}
 	return m.Mode.String()
+}
+
+// recordContext holds what fromRecord gives a Message: its listener and
+// the values the listener's pointers point at, so that a caller that
+// reuses a Message (detailInto) reuses them too.
+type recordContext struct {
+	l   unturned.Listener
+	ids [3]uint32 // client ID, server ID, version
+	typ string
+}
+
+// fromRecord sets what the index record knows of message i beyond its
+// bytes: the listener as the tables resolved it, the note of a message
+// held for an inference, the undecided server ID, and the findings the
+// capture added. It appends the findings to fs and returns it. Message and
+// Detail (build) and dump's records (detailInto) both take it from here.
+func (c *Index) fromRecord(m *Message, r *record, i int32, d *unturned.Decoded, rc *recordContext, fs []dissect.Finding) []dissect.Finding {
+	if r.flags&recListener != 0 {
+		rc.l = unturned.Listener{Resolved: r.flags&recResolved != 0}
+		if r.flags&recCID != 0 {
+			rc.ids[0] = r.cid
+			rc.l.ClientID = &rc.ids[0]
+		}
+		if r.flags&recSID != 0 {
+			rc.ids[1] = r.sid
+			rc.l.ServerID = &rc.ids[1]
+		}
+		if typ, version, ok := c.listenerType(r); ok {
+			rc.typ, rc.ids[2] = typ, version
+			rc.l.Type, rc.l.Version = &rc.typ, &rc.ids[2]
+		}
+		m.Listener = &rc.l
+	}
+	if r.flags&recHeld != 0 {
+		fs = append(fs, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: "enum width not settled yet: decoded tentatively while the handshake is being inferred", Bit: -1})
+	}
+	if r.flags&recIDUndecided != 0 {
+		if m.Listener == nil {
+			// Held, not yet in the tables: only what the message says
+			// without its server ID.
+			rc.l = unturned.Listener{}
+			if d.Kind == unturned.KindNegotiateListenerDetails && d.Negotiate.Mode == unturned.TellClientListenerID {
+				rc.ids[0] = d.Negotiate.ClientID
+				rc.l.ClientID = &rc.ids[0]
+			}
+			m.Listener = &rc.l
+		}
+		fs = append(fs, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Bit: -1,
+			Text: "Serverside_ID_Bit_Count not known (marker and definitions not captured): the server ID is undecided"})
+	}
+	if r.flags&recExtra != 0 {
+		fs = append(fs, c.extra[i]...)
+	}
+	return fs
 }
