@@ -9,6 +9,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -32,6 +33,9 @@ type ConnInfo struct {
 	HasFinding bool
 	Findings   []dissect.Finding // connection-level findings (gaps, resync, inference, UDP notes)
 	Suppressed int               // findings past Limits.MaxFindings: counted, not kept
+
+	RPC       bool          // a ULinkRPC connection: its messages carry Message.RPC
+	Transport rpc.Transport // a ULinkRPC connection's transport
 }
 
 // Index holds the decoded messages and listener tables of one capture. It

@@ -8,6 +8,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -40,6 +41,16 @@ type Message struct {
 	PayloadMessage string
 	PayloadMethod  string
 	payloadTitle   string // the row summary's `Chat.Say`
+
+	// Pairing (outputs.md "Pairing"): the partner's number, 0 for none;
+	// Latency is set on the answering message of a pair only.
+	Pair       int
+	Latency    time.Duration
+	HasLatency bool
+
+	// RPC is the record when the message is a ULinkRPC frame (outputs.md
+	// "ULinkRPC records"); the Unturned fields above are then zero.
+	RPC *rpc.Record
 }
 
 // Worst returns the highest severity among the message's findings and

@@ -8,6 +8,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -76,6 +77,10 @@ type Tables struct {
 	MissingOnClient []uint32 // server IDs the client said it lacks
 	Unresolved      []Ref
 	Warnings        []dissect.Finding // version mismatches and other table-level findings
+
+	// RPC is a ULinkRPC connection's table as of AsOf (outputs.md, the
+	// `rpc` object of tables --json); the listener keys are then empty.
+	RPC *rpc.Tables
 }
 
 // opKind is what a USMN message does to the tables (wire.md 4.5). The

@@ -30,15 +30,15 @@ var floors = map[string]int{
 	"unturned":          2,
 	"ulinkrpc":          2,
 	"schema":            2,
-	"session":           3,
 	"rpc":               3,
-	"filter":            4,
-	"internal/infer":    4,
-	"scenario":          4,
-	"views/frame":       5,
-	"views":             7,
-	"internal/pipeline": 8,
-	"cmd/usmnscope":     9,
+	"session":           4, // hosts rpc's records in the capture-wide order
+	"filter":            5,
+	"internal/infer":    5,
+	"scenario":          5,
+	"views/frame":       6,
+	"views":             8,
+	"internal/pipeline": 9,
+	"cmd/usmnscope":     10,
 }
 
 // protocols are the packages that know a protocol; capture must import none
@@ -50,10 +50,10 @@ func floor(pkg string) (int, bool) {
 		return f, true
 	}
 	if strings.HasPrefix(pkg, "views/") { // the panes: above frame, below the root model
-		return 6, true
+		return 7, true
 	}
 	if strings.HasPrefix(pkg, "bench/") { // yardsticks, not product code: may use any room
-		return 10, true
+		return 11, true
 	}
 	return 0, false
 }
