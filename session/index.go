@@ -143,6 +143,10 @@ type Index struct {
 	pins         uint64
 	pendingBytes int
 	blockers     []dirRef
+	// ULinkRPC records by record index (rpc.go); rpcAsks are the askers a
+	// Stream waits on.
+	rpcRecs      map[int32]*rpc.Record
+	rpcAsks      []rpcAsk
 	schemas      *schema.Set // payload schemas (schema.md); nil: none (payload.go)
 	noLate       bool        // SetLateSchemas(false): no payload decode of references resolved later
 }
@@ -419,6 +423,7 @@ func (c *Index) Note(conn dissect.Conn, f dissect.Finding) {
 func (c *Index) Finish() {
 	c.lock()
 	defer c.unlock()
+	c.rpcEnd()
 	for _, cn := range c.conns {
 		c.touch(cn)
 		c.endFramers(cn)
@@ -427,6 +432,7 @@ func (c *Index) Finish() {
 	for _, cn := range c.conns {
 		c.settle(cn)
 	}
+	c.rpcFinish()
 	if c.stream != nil {
 		c.streamEnd()
 	}

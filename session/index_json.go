@@ -6,6 +6,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -38,8 +39,7 @@ func (c *Index) AppendJSONRange(dst []byte, from, to int, sel Selector) []byte {
 			break
 		}
 		if sel == nil || headOnly || sel.Match(m) {
-			dst, _ = m.appendJSON(dst, sc.conn(m.Conn))
-			dst = append(dst, '\n')
+			dst = m.appendJSONLine(dst, &sc)
 		}
 	}
 	return dst
@@ -79,6 +79,9 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 		return nil
 	}
 	r := c.rec(int32(n - 1))
+	if r.flags&recRPC != 0 {
+		return c.buildRPC(n, r)
+	}
 	cn := c.conns[r.conn]
 	var (
 		data []byte
@@ -121,4 +124,14 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 	sc.findings, sc.spans.List = m.Findings, m.Fields
 	m.Summary = payloadSummary(m, summarize(m, d))
 	return m
+}
+
+// appendJSONLine appends m's `dump --json` line: a ULinkRPC record's as
+// package rpc writes it (outputs.md "ULinkRPC records").
+func (m *Message) appendJSONLine(dst []byte, sc *detailScratch) []byte {
+	if m.RPC != nil {
+		return append(rpc.AppendJSON(dst, m.RPC), '\n')
+	}
+	dst, _ = m.appendJSON(dst, sc.conn(m.Conn))
+	return append(dst, '\n')
 }

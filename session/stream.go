@@ -132,7 +132,7 @@ func (c *Index) runlock() {
 // handed out as soon as it is committed, so that its bytes need no copy.
 func (c *Index) streamNow(cn *connection) bool {
 	s := c.stream
-	return s != nil && !cn.holding() && int32(c.nrec) == s.next && !c.lateOn()
+	return s != nil && !cn.holding() && int32(c.nrec) == s.next && !c.lateOn() && len(c.rpcAsks) == 0
 }
 
 // lateOn reports whether a reference unresolved at its commit is held
@@ -221,6 +221,9 @@ func (c *Index) streamed(i int32) {
 	if len(s.late) > 0 {
 		bound = c.lateBound()
 	}
+	if len(c.rpcAsks) > 0 {
+		bound = min(bound, c.rpcBound())
+	}
 	if i == s.next && i < bound {
 		s.pre.ok = true
 		c.emit(i)
@@ -263,6 +266,9 @@ func (c *Index) emit(i int32) {
 	}
 	if r.flags&recBig != 0 {
 		delete(c.big, i)
+	}
+	if r.flags&recRPC != 0 {
+		delete(c.rpcRecs, i)
 	}
 }
 
@@ -333,6 +339,9 @@ func (c *Index) streamTables(cn *connection, asOf int) *Tables {
 	} else if asOf != c.nrec {
 		return nil // not kept: a streaming Index has no history
 	}
+	if cn.rpc != nil {
+		return c.rpcLive(cn, asOf)
+	}
 	t := cn.tables.snapshot(cn.info.Conn, asOf)
 	t.Messages = cn.info.Messages
 	return t
@@ -360,8 +369,7 @@ func (c *Index) AppendJSONOne(dst []byte, n int, sel Selector) []byte {
 		return dst
 	}
 	if sel == nil || sel.Match(m) {
-		dst, _ = m.appendJSON(dst, sc.conn(m.Conn))
-		dst = append(dst, '\n')
+		dst = m.appendJSONLine(dst, sc)
 	}
 	return dst
 }

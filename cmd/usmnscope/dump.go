@@ -96,6 +96,9 @@ func (d *dumper) selector() session.Selector {
 }
 
 func (d *dumper) print(dc *session.Index, m *session.Message) error {
+	if m.RPC != nil {
+		return d.printRPC(m)
+	}
 	if d.o.verbose {
 		if full := dc.Detail(m.N); full != nil {
 			m = full
@@ -194,14 +197,8 @@ func runDump(o *dumpOptions) error {
 			err = serr
 		}
 	}
-	if err == nil {
-		err = dumpRPC(d.out, rp, o)
-	}
 	if err == nil && !o.json && flt == nil {
 		err = d.trailer(dc)
-	}
-	if err == nil && !o.json && flt == nil {
-		err = rpcTrailer(d.out, rp)
 	}
 	if ferr := d.out.Flush(); err == nil {
 		err = ferr

@@ -208,6 +208,10 @@ type hintTally struct {
 
 // head is a Stream.Heads: it tallies message h.N as it is handed out.
 func (t *hintTally) head(dc *session.Index, h session.Head) {
+	if h.RPC != nil {
+		return // ULinkRPC says nothing of the Unturned profile
+	}
+	t.h.messages++
 	if h.Kind == unturned.KindUnknown || h.HasFinding && h.Worst >= dissect.Warn {
 		t.h.flagged++
 	}
@@ -219,11 +223,7 @@ func (t *hintTally) head(dc *session.Index, h session.Head) {
 }
 
 // score is the tally after the feed.
-func (t *hintTally) score(dc *session.Index) hintScore {
-	h := t.h
-	h.messages = dc.Len()
-	return h
-}
+func (t *hintTally) score(dc *session.Index) hintScore { return t.h }
 
 func containsTrailer(s string) bool {
 	const t = "unknown trailer"

@@ -88,19 +88,9 @@ func runTables(o *tablesOptions) error {
 		if err != nil {
 			return err
 		}
-		// ULinkRPC tables are those of the end of the capture: --at
-		// numbers Unturned messages.
-		if o.at == 0 {
-			if b, err = withRPCTables(b, rp); err != nil {
-				return err
-			}
-		}
 		out.Write(b)
 	} else {
 		writeTables(out, dc, o.at)
-		if o.at == 0 {
-			writeRPCTables(out, rp)
-		}
 	}
 	return out.Flush()
 }
@@ -115,6 +105,10 @@ func writeTables(out *bufio.Writer, dc *session.Index, at int) {
 	fmt.Fprintf(out, "profile %s, as of %s\n", termsafe.Escape(dc.Profile().Name), asOf)
 	for _, ci := range dc.Connections() {
 		t := dc.Tables(ci.Conn, at)
+		if ci.RPC {
+			writeRPCConn(out, ci, t)
+			continue
+		}
 		// The count follows --at, as "messages" does in tables --json.
 		n := ci.Messages
 		if t != nil {
