@@ -145,10 +145,10 @@ type Index struct {
 	blockers     []dirRef
 	// ULinkRPC records by record index (rpc.go); rpcAsks are the askers a
 	// Stream waits on.
-	rpcRecs      map[int32]*rpc.Record
-	rpcAsks      []rpcAsk
-	schemas      *schema.Set // payload schemas (schema.md); nil: none (payload.go)
-	noLate       bool        // SetLateSchemas(false): no payload decode of references resolved later
+	rpcRecs map[int32]*rpc.Record
+	rpcAsks []rpcAsk
+	schemas *schema.Set // payload schemas (schema.md); nil: none (payload.go)
+	noLate  bool        // SetLateSchemas(false): no payload decode of references resolved later
 }
 
 // NewIndex returns an empty Index decoding with profile p.

@@ -37,8 +37,8 @@ type pendingMsg struct {
 	info  unturned.FrameInfo
 	t     time.Time
 	frame int
-	at    int64  // file offset, or -1
-	data  []byte // the caller's bytes, copied
+	at    int64       // file offset, or -1
+	data  []byte      // the caller's bytes, copied
 	rec   *rpc.Record // a ULinkRPC record (rpc.go) instead of data
 }
 

@@ -42,8 +42,8 @@ type route struct {
 	c2s      []byte          // its first client bytes, for the detectors
 	why      string          // for a connection not decoded: the note's reason
 
-	syn    bool         // its start was captured
-	rpcBy  bool         // ULinkRPC by port or --decode-as: held only to tell the transport
+	syn    bool             // its start was captured
+	rpcBy  bool             // ULinkRPC by port or --decode-as: held only to tell the transport
 	rpcSes *session.RPCConn // a ULinkRPC connection's session, hosted by the index
 }
 
