@@ -307,7 +307,10 @@ func (c *Index) Head(n int) (Head, bool) {
 	h := Head{N: n, Conn: c.conns[r.conn].info.Conn, Dir: r.dir, Kind: r.kind}
 	worst := r.worst
 	if r.flags&recRPC != 0 {
-		h.RPC = c.rpcRecs[int32(n-1)]
+		if rr := c.rpcRecs[int32(n-1)]; rr != nil {
+			cp := *rr // as buildRPC: the feeder may still set Pair
+			h.RPC = &cp
+		}
 		if worst > 0 {
 			h.Worst, h.HasFinding = dissect.Severity(worst-1), true
 		}

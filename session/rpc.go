@@ -197,7 +197,8 @@ func (c *Index) rpcFinish() {
 }
 
 // RPCRecord returns the ULinkRPC record numbered n, or nil when n is an
-// Unturned message (or, streaming, no longer kept).
+// Unturned message (or, streaming, no longer kept). It is the index's own:
+// while the capture is fed, a Response may still set an asker's Pair.
 func (c *Index) RPCRecord(n int) *rpc.Record {
 	c.rlock()
 	defer c.runlock()
@@ -207,14 +208,18 @@ func (c *Index) RPCRecord(n int) *rpc.Record {
 	return c.rpcRecs[int32(n-1)]
 }
 
-// buildRPC is build (Message, Detail) for a ULinkRPC record: the record
-// itself in Message.RPC, its envelope as Data, its pairing, findings and
-// dump line.
+// buildRPC is build (Message, Detail) for a ULinkRPC record: the record in
+// Message.RPC, its envelope as Data, its pairing, findings and dump line.
+// Message.RPC is a copy: the feeder may still pair an asker (Pair) while
+// the caller reads it without the lock; the slices it shares are not
+// written again once the record is numbered.
 func (c *Index) buildRPC(n int, r *record) *Message {
 	rr := c.rpcRecs[int32(n-1)]
 	if rr == nil {
 		return nil
 	}
+	cp := *rr
+	rr = &cp
 	return &Message{
 		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: c.conns[r.conn].info.Conn,
 		Dir: r.dir, Data: rr.Envelope, RPC: rr, Pair: rr.Pair, Latency: rr.Latency, HasLatency: rr.HasLatency,
