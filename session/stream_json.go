@@ -66,11 +66,9 @@ func (c *Index) AddJSON(b *JSONBatch, n int, sel Selector) {
 func (b *JSONBatch) add(m *Message) {
 	cp := *m
 	if m.RPC != nil {
-		// A copy of the record as it is now: a Response may still pair
-		// an asker already handed out (Index.rpcBound) while the batch is
-		// encoded on another goroutine. Its slices are not written again.
-		r := *m.RPC
-		cp.RPC = &r
+		// Already a copy (buildRPC): a Response that pairs an asker
+		// handed out (Index.rpcBound) while the batch is encoded on
+		// another goroutine writes the index's record, not this one.
 		b.msgs = append(b.msgs, cp)
 		return
 	}
