@@ -14,7 +14,9 @@
 // table commits, listener names and Tables as of a message (wire.md 4.5);
 // order.go numbering by arrival while a direction resynchronises
 // (outputs.md "Ordering"); idbits.go the Serverside_ID_Bit_Count inference
-// (wire.md 4.6);
+// (wire.md 4.6); rpc.go the ULinkRPC connections the index hosts
+// (ulinkrpc.md, issue 15: their records numbered with the Unturned
+// messages, kept whole, Message.RPC);
 // message.go the rebuild of a Message from its record; tables.go the table
 // state machine, idtable.go its ID-indexed tables; json*.go the outputs.md
 // records; stream.go and stream_json.go the streaming mode.
