@@ -261,6 +261,9 @@ func (c *Index) emit(i int32) {
 		s.err = s.Settled(int(i) + 1)
 	}
 	r := c.rec(i)
+	if r.flags&(recExtra|recBig|recRPC) == 0 {
+		return // the common case: nothing kept beside the record
+	}
 	if r.flags&recExtra != 0 {
 		delete(c.extra, i)
 	}
