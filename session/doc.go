@@ -40,8 +40,10 @@
 // taken. Memory is bounded by connections and buffers. With payload
 // schemas a reference waiting for its listener ID is held in the stream
 // until the ID is defined (at most 4096 messages, as Settled holds it), so
-// dump decodes its payload as the full Index would. The TUI keeps the
-// full Index.
+// dump decodes its payload as the full Index would. Likewise a ULinkRPC
+// Request or KeepAlivePing is held until its answer is numbered (at most
+// 4096 messages), so that both carry `pair` (outputs.md "Pairing"). The
+// TUI keeps the full Index.
 //
 // # Storage
 //

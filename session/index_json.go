@@ -6,7 +6,6 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -39,7 +38,8 @@ func (c *Index) AppendJSONRange(dst []byte, from, to int, sel Selector) []byte {
 			break
 		}
 		if sel == nil || headOnly || sel.Match(m) {
-			dst = m.appendJSONLine(dst, &sc)
+			dst, _ = m.appendJSON(dst, sc.conn(m.Conn))
+			dst = append(dst, '\n')
 		}
 	}
 	return dst
@@ -124,14 +124,4 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 	sc.findings, sc.spans.List = m.Findings, m.Fields
 	m.Summary = payloadSummary(m, summarize(m, d))
 	return m
-}
-
-// appendJSONLine appends m's `dump --json` line: a ULinkRPC record's as
-// package rpc writes it (outputs.md "ULinkRPC records").
-func (m *Message) appendJSONLine(dst []byte, sc *detailScratch) []byte {
-	if m.RPC != nil {
-		return append(rpc.AppendJSON(dst, m.RPC), '\n')
-	}
-	dst, _ = m.appendJSON(dst, sc.conn(m.Conn))
-	return append(dst, '\n')
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -71,6 +72,11 @@ func (m *Message) AppendJSON(dst []byte) []byte {
 // when not nil, is m.Conn already encoded (appendConn), which a caller
 // encoding many messages of few connections keeps.
 func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
+	if m.RPC != nil {
+		// A ULinkRPC message's record, as package rpc writes it
+		// (outputs.md "ULinkRPC records").
+		return rpc.AppendJSON(dst, m.RPC), nil
+	}
 	return m.appendJSONTime(dst, conn, nil)
 }
 

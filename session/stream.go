@@ -372,7 +372,8 @@ func (c *Index) AppendJSONOne(dst []byte, n int, sel Selector) []byte {
 		return dst
 	}
 	if sel == nil || sel.Match(m) {
-		dst = m.appendJSONLine(dst, sc)
+		dst, _ = m.appendJSON(dst, sc.conn(m.Conn))
+		dst = append(dst, '\n')
 	}
 	return dst
 }
