@@ -55,6 +55,8 @@
 // segments, or from a source without a file (stdin, live capture), are
 // copied into an in-memory arena. The decoder itself still does no IO: the
 // Store is the caller's.
+// A ULinkRPC record (rpc.go) is kept whole beside its index record: its
+// decoding is its session's, made once when it is numbered.
 //
 // Limits.MaxArena bounds the arena (0, the default, keeps everything: a
 // file or stdin is read to be shown whole; live capture sets 64 MiB). Past
