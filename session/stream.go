@@ -132,7 +132,9 @@ func (c *Index) runlock() {
 // handed out as soon as it is committed, so that its bytes need no copy.
 func (c *Index) streamNow(cn *connection) bool {
 	s := c.stream
-	return s != nil && !cn.holding() && int32(c.nrec) == s.next && !c.lateOn() && len(c.rpcAsks) == 0
+	// A ULinkRPC asker waiting for its answer (rpcBound) has a record
+	// index below c.nrec, so s.next is below it too.
+	return s != nil && !cn.holding() && int32(c.nrec) == s.next && !c.lateOn()
 }
 
 // lateOn reports whether a reference unresolved at its commit is held
