@@ -37,8 +37,11 @@ func newCmdTables(s *streams, runF func(*tablesOptions) error) *cobra.Command {
 type, version, ID bit count), the client table (client ID → type, version,
 mapped server ID), the IDs each side said it lacks and the references not
 resolved (wire.md 4.5), as aligned text or as the JSON document of
-outputs.md. --at N gives the state right after message N (from 1); without
---at, the state at the end of the capture.`,
+outputs.md. A ULinkRPC connection gets its per-method requests, responses,
+errors, pending requests and latencies, pushes, keep-alives and statuses
+instead (the "rpc" object). --at N gives the state right after message N
+(from 1; messages of both protocols share the numbers); without --at, the
+state at the end of the capture.`,
 		Example: `  usmnscope tables capture.pcapng
   usmnscope tables --at 12 capture.pcapng
   usmnscope tables --json capture.pcapng | jq '.connections[].server_listeners'`,
