@@ -191,3 +191,55 @@ func TestRPCHostForce(t *testing.T) {
 		t.Errorf("%d messages, a sequence finding on the ULinkRPC connection %v; want %d and true", ix.Len(), skipped, msgs)
 	}
 }
+
+// TestRPCHostConcurrentReader: a reader (the TUI) may list, show and
+// tabulate ULinkRPC messages while the feeder numbers and pairs them; run
+// with -race (make test), what they share unlocked shows as a data race
+// when the timing meets it.
+func TestRPCHostConcurrentReader(t *testing.T) {
+	evs := hostTraffic(7)
+	ix := session.NewIndex(nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			for n := 1; n <= ix.Len(); n++ {
+				if m := ix.Message(n); m != nil && m.RPC != nil {
+					_ = m.RPC.Pair + m.Pair
+				}
+				if h, ok := ix.Head(n); ok && h.RPC != nil {
+					_ = h.RPC.Pair
+				}
+			}
+			for _, ci := range ix.Connections() {
+				if t := ix.Tables(ci.Conn, ix.Len()/2); t != nil && t.RPC != nil {
+					_ = len(t.RPC.Methods)
+				}
+			}
+			_, _ = ix.TablesJSON()
+			if ix.Len() > 0 {
+				_ = ix.AppendJSONRange(nil, 1, ix.Len(), nil)
+			}
+		}
+	}()
+	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	h := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{})
+	s := h.Session()
+	for i, ev := range evs {
+		if ev.conn == 0 || ev.gap > 0 {
+			continue
+		}
+		h.Feed(t0.Add(time.Duration(i)*time.Millisecond), i+1, func(st rpc.Stamp) { s.Bytes(ev.dir, ev.data, st) })
+	}
+	ix.Finish()
+	done <- struct{}{}
+	<-done
+	if ix.Len() == 0 {
+		t.Fatal("no ULinkRPC record: the reader read nothing")
+	}
+}
