@@ -225,8 +225,8 @@ func (s *Session) Numbered(r *Record, n int) *Record {
 }
 
 // Open reports whether r is an asker (a Request or a KeepAlivePing) still
-// waiting for its answer: neither answered, nor forgotten past
-// Config.MaxOpen, nor superseded by a later asker of its key.
+// waiting for its answer: neither answered nor forgotten past
+// Config.MaxOpen.
 func (s *Session) Open(r *Record) bool { return r.N != 0 && r.Pair == 0 && s.byN[r.N] == r }
 
 // apply names, pairs and decodes the payload of a numbered record.
