@@ -116,7 +116,7 @@ type Index struct {
 	scratch    []byte                      // the feeder's buffer for bytes read back from the store
 	extra      map[int32][]dissect.Finding // findings the capture adds to message n (tables, inference)
 	conns      []*connection
-	byConn     map[dissect.Conn]uint32
+	byConn     map[dissect.Conn]uint32    // Unturned connections; ULinkRPC ones in rpcByConn (rpc.go)
 	recent     [connCacheSize]*connection // see conn
 	findings   []dissect.Finding
 	suppressed int              // capture findings past Limits.MaxFindings
@@ -145,10 +145,11 @@ type Index struct {
 	blockers     []dirRef
 	// ULinkRPC records by record index (rpc.go); rpcAsks are the askers a
 	// Stream waits on.
-	rpcRecs map[int32]*rpc.Record
-	rpcAsks []rpcAsk
-	schemas *schema.Set // payload schemas (schema.md); nil: none (payload.go)
-	noLate  bool        // SetLateSchemas(false): no payload decode of references resolved later
+	rpcRecs   map[int32]*rpc.Record
+	rpcAsks   []rpcAsk
+	rpcByConn map[dissect.Conn]uint32
+	schemas   *schema.Set // payload schemas (schema.md); nil: none (payload.go)
+	noLate    bool        // SetLateSchemas(false): no payload decode of references resolved later
 }
 
 // NewIndex returns an empty Index decoding with profile p.

@@ -205,11 +205,11 @@ func fromDecoded(r *record, d *unturned.Decoded) {
 func (c *Index) Tables(conn dissect.Conn, asOf int) *Tables {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	i, ok := c.byConn[conn]
+	cn, ok := c.lookup(conn)
 	if !ok {
 		return nil
 	}
-	return c.tablesOf(c.conns[i], asOf)
+	return c.tablesOf(cn, asOf)
 }
 
 // tablesOf is Tables for cn, under the caller's lock; a ULinkRPC

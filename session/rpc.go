@@ -31,16 +31,21 @@ type RPCConn struct {
 
 // OpenRPC makes the index host a new ULinkRPC connection conn decoded
 // with cfg (cfg.Yield is the index's). It is listed among the
-// connections from now on, with ConnInfo.RPC set. A connection key
-// already in use (a port reused, or a UDP flow beside a TCP connection)
-// keeps its first connection for lookups by key (Tables, ConnFindings).
+// connections from now on, with ConnInfo.RPC set. Unturned bytes are never
+// fed to it: events for its key that reach the index (after the router
+// forgot the flow) make an Unturned connection of their own. Lookups by
+// key (Tables, ConnFindings) find the Unturned connection of the key
+// first, then its first ULinkRPC one.
 func (c *Index) OpenRPC(conn dissect.Conn, cfg rpc.Config) *RPCConn {
 	c.lock()
 	defer c.unlock()
 	cn := newConnection(uint32(len(c.conns)), conn, RuleUnknown, &c.limits)
 	cn.info.RPC, cn.info.Transport = true, cfg.Transport
-	if _, ok := c.byConn[conn]; !ok {
-		c.byConn[conn] = cn.idx
+	if c.rpcByConn == nil {
+		c.rpcByConn = map[dissect.Conn]uint32{}
+	}
+	if _, ok := c.rpcByConn[conn]; !ok {
+		c.rpcByConn[conn] = cn.idx
 	}
 	c.conns = append(c.conns, cn)
 	c.touch(cn)
@@ -48,6 +53,31 @@ func (c *Index) OpenRPC(conn dissect.Conn, cfg rpc.Config) *RPCConn {
 	cfg.Number = nil
 	cn.rpc = rpc.New(conn, cfg)
 	return &RPCConn{c: c, cn: cn}
+}
+
+// lookup finds conn's connection by key: the Unturned one, else the first
+// ULinkRPC one (OpenRPC).
+func (c *Index) lookup(conn dissect.Conn) (*connection, bool) {
+	i, ok := c.byConn[conn]
+	if !ok {
+		i, ok = c.rpcByConn[conn]
+	}
+	if !ok {
+		return nil, false
+	}
+	return c.conns[i], true
+}
+
+// TablesOf is Tables of the i-th connection of Connections (from 0): for
+// a key that names both an Unturned and a ULinkRPC connection, each its
+// own. Nil for no such connection.
+func (c *Index) TablesOf(i int, asOf int) *Tables {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if i < 0 || i >= len(c.conns) {
+		return nil
+	}
+	return c.tablesOf(c.conns[i], asOf)
 }
 
 // Session is the connection's decoder.
@@ -243,7 +273,9 @@ func (c *Index) rpcTables(cn *connection, asOf int) *Tables {
 	var tl rpc.Tally
 	k := 0
 	for ; k < cn.msgs.len() && int(cn.msgs.at(k)) < asOf; k++ {
-		tl.Add(c.rpcRecs[cn.msgs.at(k)])
+		if r := c.rpcRecs[cn.msgs.at(k)]; r != nil {
+			tl.Add(r)
+		}
 	}
 	rt := tl.Tables()
 	t.RPC, t.Messages = &rt, k

@@ -243,3 +243,34 @@ func TestRPCHostConcurrentReader(t *testing.T) {
 		t.Fatal("no ULinkRPC record: the reader read nothing")
 	}
 }
+
+// TestRPCHostSameKey: bytes for a hosted ULinkRPC connection's key that
+// reach the index as Unturned data (the router forgot the flow after its
+// close) make an Unturned connection of their own: the ULinkRPC one keeps
+// only its records, and each has its own tables.
+func TestRPCHostSameKey(t *testing.T) {
+	ix := session.NewIndex(nil)
+	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	key := dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}
+	h := ix.OpenRPC(key, rpc.Config{})
+	s := h.Session()
+	env := ulinkrpc.EncodeRequest(1, 1, 1, nil)
+	h.Feed(t0, 1, func(st rpc.Stamp) { s.Bytes(dissect.C2S, append(binary.BigEndian.AppendUint32(nil, uint32(len(env))), env...), st) })
+	h.Feed(t0, 2, func(st rpc.Stamp) { s.End(st) })
+	ix.Data(key, dissect.C2S, []byte{0, 1, 7}, t0.Add(time.Millisecond), 3)
+	ix.Finish()
+	cs := ix.Connections()
+	if len(cs) != 2 || !cs[0].RPC || cs[1].RPC || cs[0].Messages != 1 || cs[1].Messages != 1 {
+		t.Fatalf("connections %+v; want a ULinkRPC one and an Unturned one of one message each", cs)
+	}
+	rt, ut := ix.TablesOf(0, 0), ix.TablesOf(1, 0)
+	if rt == nil || rt.RPC == nil || len(rt.RPC.Methods) != 1 || rt.RPC.Methods[0].Requests != 1 || ut == nil || ut.RPC != nil {
+		t.Errorf("tables of the ULinkRPC connection %+v and of the Unturned one %+v", rt, ut)
+	}
+	if m := ix.Message(2); m == nil || m.RPC != nil {
+		t.Errorf("message 2 is %+v; want the Unturned one", m)
+	}
+	if _, err := ix.TablesJSON(); err != nil {
+		t.Error(err)
+	}
+}

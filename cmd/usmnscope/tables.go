@@ -106,12 +106,12 @@ func writeTables(out *bufio.Writer, dc *session.Index, at int) {
 		asOf = "message " + strconv.Itoa(at)
 	}
 	fmt.Fprintf(out, "profile %s, as of %s\n", termsafe.Escape(dc.Profile().Name), asOf)
-	for _, ci := range dc.Connections() {
-		t := dc.Tables(ci.Conn, at)
+	for i, ci := range dc.Connections() {
 		if ci.RPC {
-			writeRPCConn(out, ci, t)
+			writeRPCConn(out, ci, dc.TablesOf(i, at))
 			continue
 		}
+		t := dc.Tables(ci.Conn, at)
 		// The count follows --at, as "messages" does in tables --json.
 		n := ci.Messages
 		if t != nil {
