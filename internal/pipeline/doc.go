@@ -19,7 +19,7 @@
 //
 // FeedRPC also decodes ULinkRPC (ulinkrpc.md 1; ulinkrpc.go) into an RPC's
 // rpc.Sessions, one per connection: a port --decode-as names ulinkrpc or
-// one of RPC.Ports (default 20000; the profile has no [ulinkrpc] table yet)
+// one of RPC.Ports (the profile's [ulinkrpc] ports, default 20000)
 // is ULinkRPC, held only until four client bytes tell a WebSocket upgrade
 // (an HTTP GET) from the length-prefixed TCP stream; on other ports a
 // connection whose start was captured is ULinkRPC when its first client
