@@ -158,6 +158,7 @@ func (s *Session) release(force bool) {
 	slices.SortStableFunc(s.queue, func(a, b queued) int { return cmp.Compare(a.r.Frame, b.r.Frame) })
 	for _, q := range s.queue {
 		q.r.N = s.number()
+		s.classified(q.r)
 		s.records = append(s.records, q.r)
 		if q.ok {
 			s.apply(q.r, q.env)

@@ -123,6 +123,7 @@ type Session struct {
 	events   []Event
 	kcpConvs map[uint32]bool
 	queue    []queued
+	classes  classTally // the transform classifications said once (classnote.go)
 }
 
 // New returns a Session for conn.
