@@ -141,7 +141,7 @@ func New(conn dissect.Conn, cfg Config) *Session {
 			sd.convs = make(map[uint32]*framer)
 		case WebSocket:
 			masked := dissect.Dir(d) == dissect.C2S
-			sd.ws = ulinkrpc.NewWebSocket(ulinkrpc.WSConfig{Upgrade: !cfg.MidStream, Masked: &masked})
+			sd.ws = ulinkrpc.NewWebSocket(ulinkrpc.WSConfig{Upgrade: !cfg.MidStream, MidStream: cfg.MidStream, Masked: &masked})
 			sd.stream = s.newStream()
 		default:
 			sd.stream = s.newStream()

@@ -21,7 +21,10 @@
 // rpc.Sessions, one per connection: a port --decode-as names ulinkrpc or
 // one of RPC.Ports (the profile's [ulinkrpc] ports, default 20000)
 // is ULinkRPC, held only until four client bytes tell a WebSocket upgrade
-// (an HTTP GET) from the length-prefixed TCP stream; on other ports a
+// (an HTTP GET) from the length-prefixed TCP stream, or, joined
+// mid-stream, until the first bytes of either direction show WebSocket
+// frames (masked from the client, each binary message one ULinkRPC frame)
+// or chained length prefixes (ulinkrpc_detect.go); on other ports a
 // connection whose start was captured is ULinkRPC when its first client
 // bytes are a frame that parses exactly, or a WebSocket upgrade whose first
 // client message is one. UDP datagrams on those ports (capture's

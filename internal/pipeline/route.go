@@ -41,6 +41,7 @@ type route struct {
 	held     []capture.Event // events of an undecided connection, data copied
 	heldSize int             // bytes of those events
 	c2s      []byte          // its first client bytes, for the detectors
+	s2c      []byte          // a ULinkRPC connection joined mid-stream: its first server bytes
 	why      string          // for a connection not decoded: the note's reason
 
 	syn    bool         // its start was captured
@@ -178,10 +179,11 @@ func (r *router) open(ev capture.Event) {
 }
 
 // byPort settles a connection whose protocol its port names. A ULinkRPC
-// one whose start was captured is held until its first client bytes tell
-// its transport (an HTTP GET is a WebSocket).
+// one is held until its first bytes tell its transport: with its start
+// captured, an HTTP GET is a WebSocket; joined mid-stream, WebSocket
+// framing in either direction (holdRPCMid).
 func (r *router) byPort(rt *route, f capture.Flow, p Proto, why string) {
-	if p == ProtoULinkRPC && r.rp != nil && rt.syn && !rt.swap {
+	if p == ProtoULinkRPC && r.rp != nil {
 		rt.rpcBy = true
 		return
 	}
@@ -191,6 +193,10 @@ func (r *router) byPort(rt *route, f capture.Flow, p Proto, why string) {
 // holdRPC is hold for a connection known to be ULinkRPC: it is decided as
 // soon as four client bytes, a gap, the close or the bounds say so.
 func (r *router) holdRPC(rt *route, ev capture.Event) {
+	if !rt.syn {
+		r.holdRPCMid(rt, ev)
+		return
+	}
 	if ev.Kind == capture.EventData && !ev.FromServer && len(rt.c2s) < 4 {
 		rt.c2s = append(rt.c2s, ev.Data[:min(len(ev.Data), 4-len(rt.c2s))]...)
 	}
@@ -263,9 +269,9 @@ func detect(dets []detector, c2s []byte) (verdict, Proto) {
 // replayed in order, one that is not decoded one note saying why.
 func (r *router) decide(rt *route, f capture.Flow, p Proto, why string) {
 	rt.decided, rt.proto, rt.why = true, p, why
-	held, c2s := rt.held, rt.c2s
+	held, c2s, s2c := rt.held, rt.c2s, rt.s2c
 	r.held -= rt.heldSize
-	rt.held, rt.c2s, rt.heldSize = nil, nil, 0
+	rt.held, rt.c2s, rt.s2c, rt.heldSize = nil, nil, nil, 0
 	if p == ProtoUnturned {
 		for _, ev := range held {
 			r.pass(rt, ev)
@@ -274,7 +280,11 @@ func (r *router) decide(rt *route, f capture.Flow, p Proto, why string) {
 	}
 	if p == ProtoULinkRPC && r.rp != nil {
 		c := Conn(turned(rt, capture.Event{Flow: f}).Flow)
-		rt.rpcSes = r.rp.start(c, rpcTransport(c2s), !rt.syn)
+		t := rpcTransport(c2s)
+		if !rt.syn {
+			t, _ = midTransport(c2s, s2c, true)
+		}
+		rt.rpcSes = r.rp.start(c, t, !rt.syn)
 		for _, ev := range held {
 			r.passRPC(rt, ev)
 		}
