@@ -30,6 +30,9 @@ type router struct {
 	// that the ones still undecided at the end are noted in a stable order.
 	pending []capture.Flow
 	held    int // bytes held over all undecided connections
+	// claim asks capture for every datagram of a probed UDP flow found to
+	// be KCP (kcpStart); nil when the source does not probe.
+	claim func(capture.Flow)
 }
 
 // route is what the router knows of one connection.
@@ -81,7 +84,9 @@ func (r *router) apply(ev capture.Event) {
 		r.rp.seen(ev)
 	}
 	if ev.Kind == capture.EventDatagram {
-		if r.rp != nil {
+		// A probed flow's datagram is ULinkRPC only once its handshake
+		// shows it (kcpStart); later ones come claimed, not probed.
+		if r.rp != nil && (!ev.Probe || r.kcpStart(ev)) {
 			r.rp.datagram(ev)
 		}
 		return

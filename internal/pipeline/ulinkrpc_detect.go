@@ -69,3 +69,32 @@ func lengthFramed(b []byte, final bool) bool {
 	}
 	return s.Stats().Frames > 0
 }
+
+// KCPProbeDatagrams is how many first datagrams of each UDP flow on no
+// ULinkRPC port capture yields for kcpStart to look at
+// (capture.Options.ProbeDatagrams): the handshake opens the exchange, and
+// one more allows for a stray datagram before it.
+const KCPProbeDatagrams = 2
+
+// kcpStart decides a probed UDP flow (ulinkrpc.md 1: "a UDP exchange that
+// starts with the KCP handshake (2.3)" is ULinkRPC on any port): a UKCP
+// from the side that spoke first makes it a KCP session, and the flow is
+// claimed so that capture yields the rest of it.
+func (r *router) kcpStart(ev capture.Event) bool {
+	h, ok := ulinkrpc.ParseHandshake(ev.Data)
+	if !ok || h.Ack || ev.FromServer {
+		return false
+	}
+	if r.claim != nil {
+		r.claim(ev.Flow)
+	}
+	return true
+}
+
+// claimFrom lets the router claim probed UDP flows from src, when src
+// probes them (capture.DatagramClaimer).
+func (r *router) claimFrom(src capture.Source) {
+	if c, ok := src.(capture.DatagramClaimer); ok {
+		r.claim = c.ClaimDatagrams
+	}
+}
