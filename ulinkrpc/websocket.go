@@ -7,6 +7,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/enum"
+	"github.com/usmnscope/usmnscope/resync"
 )
 
 // WSEventKind says what a WSEvent is.
@@ -298,7 +299,7 @@ func (w *WebSocket) lose(off int64, keep []byte) {
 // second where the first frame ends), each valid and masked as this
 // direction's are. final: at the end, frames that end exactly on the last
 // byte suffice.
-func (w *WebSocket) wsChain(d []byte, final bool) chainResult {
+func (w *WebSocket) wsChain(d []byte, final bool) resync.Result {
 	return wsChainAt(d, w.masked, final, w.midStart)
 }
 
@@ -315,30 +316,30 @@ const wsChainMax = 8
 // [length][frame]; a first fragment holds less than its frame, its
 // prefix only is checked), which a mask-and-length coincidence inside
 // other bytes does not give.
-func wsChainAt(d []byte, masked *bool, final, rpc bool) chainResult {
-	more := chainUndecided
+func wsChainAt(d []byte, masked *bool, final, rpc bool) resync.Result {
+	more := resync.Undecided
 	if final {
-		more = chainReject
+		more = resync.Reject
 	}
 	pos, open := 0, false // open: a fragmented binary message goes on
 	for i := 0; ; i++ {
 		if !rpc && (i == 2 || final && i > 0 && pos == len(d)) {
-			return chainAccept
+			return resync.Accept
 		}
 		if i == wsChainMax {
-			return chainReject
+			return resync.Reject
 		}
 		h, err := ParseWSHeader(d[pos:])
 		if errors.Is(err, ErrShort) {
 			return more
 		}
 		if err != nil || (masked != nil && *masked != h.Masked) || h.Len > wsResyncMaxLen {
-			return chainReject
+			return resync.Reject
 		}
 		if rpc && (h.Opcode == OpText || h.Opcode == OpContinuation && !open) {
 			// A ULinkRPC peer sends binary messages; a chain that starts
 			// in a message's continuation has no [length] to check.
-			return chainReject
+			return resync.Reject
 		}
 		if h.Opcode == OpContinuation && h.Fin {
 			open = false
@@ -352,7 +353,7 @@ func wsChainAt(d []byte, masked *bool, final, rpc bool) chainResult {
 			continue
 		}
 		if h.Len < 5 {
-			return chainReject
+			return resync.Reject
 		}
 		if len(d) < body+4 {
 			return more
@@ -364,7 +365,7 @@ func wsChainAt(d []byte, masked *bool, final, rpc bool) chainResult {
 		}
 		n := uint64(binary.BigEndian.Uint32(q[:]))
 		if n == 0 || n > MaxFrameLen || h.Fin && 4+n != h.Len || !h.Fin && 4+n <= h.Len {
-			return chainReject
+			return resync.Reject
 		}
 		if !h.Fin {
 			open = true
@@ -378,9 +379,9 @@ func wsChainAt(d []byte, masked *bool, final, rpc bool) chainResult {
 			unmask(frame, h.Key, 4)
 		}
 		if !Plausible(frame) {
-			return chainReject
+			return resync.Reject
 		}
-		return chainAccept
+		return resync.Accept
 	}
 }
 
@@ -393,9 +394,9 @@ func wsChainAt(d []byte, masked *bool, final, rpc bool) chainResult {
 func FindWSFrames(b []byte, masked, final bool) (off int, found, decided bool) {
 	for off = 0; off < len(b); off++ {
 		switch wsChainAt(b[off:], &masked, final, true) {
-		case chainAccept:
+		case resync.Accept:
 			return off, true, true
-		case chainUndecided:
+		case resync.Undecided:
 			return off, false, false
 		}
 	}
@@ -419,12 +420,12 @@ func (w *WebSocket) scan(ev func(WSEvent), final bool) {
 	drop := 0
 	for drop < len(w.rbuf) {
 		switch w.wsChain(w.rbuf[drop:], final) {
-		case chainUndecided:
+		case resync.Undecided:
 			w.rbuf = append(w.rbuf[:0], w.rbuf[drop:]...)
 			w.rbufOff += int64(drop)
 			w.skipped += drop
 			return
-		case chainReject:
+		case resync.Reject:
 			drop++
 			continue
 		}
