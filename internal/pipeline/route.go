@@ -88,6 +88,7 @@ func (r *router) apply(ev capture.Event) {
 		// shows it (kcpStart); later ones come claimed, not probed.
 		if r.rp != nil && (!ev.Probe || r.kcpStart(ev)) {
 			r.rp.datagram(ev)
+			r.kcpMoved(ev)
 		}
 		return
 	}

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"net/netip"
+
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
@@ -96,5 +98,26 @@ func (r *router) kcpStart(ev capture.Event) bool {
 func (r *router) claimFrom(src capture.Source) {
 	if c, ok := src.(capture.DatagramClaimer); ok {
 		r.claim = c.ClaimDatagrams
+	}
+}
+
+// kcpMoved follows a UACK whose session port is not the port the
+// handshake used (ulinkrpc.md 2.3, 3: "the session continues on the UDP
+// flow between the client and sessionPort; ... both flows are one
+// connection"): the new flow feeds the same session and is claimed from
+// capture, within the bound of KCP flows.
+func (r *router) kcpMoved(ev capture.Event) {
+	h, ok := ulinkrpc.ParseHandshake(ev.Data)
+	if !ok || !h.Ack || !ev.FromServer || h.SessionPort <= 0 || h.SessionPort > 65535 || uint16(h.SessionPort) == ev.Flow.Server.Port() {
+		return
+	}
+	s := r.rp.udp[ev.Flow]
+	moved := capture.Flow{Client: ev.Flow.Client, Server: netip.AddrPortFrom(ev.Flow.Server.Addr(), uint16(h.SessionPort))}
+	if s == nil || r.rp.udp[moved] != nil || len(r.rp.udp) >= maxDatagramFlows {
+		return
+	}
+	r.rp.udp[moved] = s
+	if r.claim != nil {
+		r.claim(moved)
 	}
 }

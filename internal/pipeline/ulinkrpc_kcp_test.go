@@ -91,3 +91,37 @@ func udp(t *testing.T, src, dst netip.AddrPort, payload []byte) []byte {
 	}
 	return buf.Bytes()
 }
+
+// TestKCPSessionPort: a UACK naming another session port moves the
+// session to the flow between the client and that port (ulinkrpc.md 2.3):
+// both flows are one connection, its records paired across them.
+func TestKCPSessionPort(t *testing.T) {
+	client := netip.MustParseAddrPort("10.0.0.2:40000")
+	hello, moved := netip.MustParseAddrPort("10.0.0.1:31000"), netip.MustParseAddrPort("10.0.0.1:31001")
+	const conv = 7
+	t0 := time.Date(2026, 4, 30, 12, 0, 0, 0, time.UTC)
+	var pkts []capture.Packet
+	add := func(src, dst netip.AddrPort, b []byte) {
+		pkts = append(pkts, capture.Packet{Data: udp(t, src, dst, b), Link: layers.LinkTypeRaw, Time: t0.Add(time.Duration(len(pkts)) * time.Millisecond)})
+	}
+	add(client, hello, ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Conv: conv}))
+	add(hello, client, ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Ack: true, Conv: conv, SessionPort: int32(moved.Port())}))
+	for _, s := range ulinkrpc.SplitMessage(conv, 0, ulinkrpc.AppendFrame(nil, ulinkrpc.EncodeRequest(1, 1, 1, []byte(`{}`))), 0) {
+		add(client, moved, ulinkrpc.EncodeSegment(nil, s))
+	}
+	for _, s := range ulinkrpc.SplitMessage(conv, 0, ulinkrpc.AppendFrame(nil, ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, nil, "")), 0) {
+		add(moved, client, ulinkrpc.EncodeSegment(nil, s))
+	}
+	src := capture.NewPackets(pkts, capture.Options{ProbeDatagrams: pipeline.KCPProbeDatagrams})
+	rp := pipeline.NewRPC(rpc.Config{})
+	if err := pipeline.FeedRPC(src, session.NewIndex(unturned.Default()), rp, nil); err != nil {
+		t.Fatal(err)
+	}
+	rs := rp.Records()
+	if len(rp.Sessions()) != 1 || len(rs) != 2 || rs[1].Pair != rs[0].N {
+		t.Fatalf("%d sessions, %d records; want 1 session whose Request and Response pair", len(rp.Sessions()), len(rs))
+	}
+	if got := rp.Sessions()[0].Conn().Server; got != hello {
+		t.Errorf("the session's server is %s; want the handshake's %s", got, hello)
+	}
+}
