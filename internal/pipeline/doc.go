@@ -29,7 +29,10 @@
 // bytes are a frame that parses exactly, or a WebSocket upgrade whose first
 // client message is one. UDP datagrams on those ports (capture's
 // EventDatagram, asked for with RPC.DatagramPorts) feed one KCP session per
-// UDP flow. ULinkRPC connections never reach the session.Index; their
+// UDP flow; so does a UDP flow on any other port that opens with the KCP
+// handshake (capture probes each flow's first datagrams,
+// capture.Options.ProbeDatagrams, and the router claims the flow), and a
+// UACK naming another session port adds that flow to the session. ULinkRPC connections never reach the session.Index; their
 // records are numbered by one counter shared by the ULinkRPC sessions, not
 // with the Unturned messages. Feed (the TUI, live) decodes no ULinkRPC.
 //
