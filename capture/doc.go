@@ -116,7 +116,13 @@
 // A2S sources compared, as it bounds TCP flows; the datagrams from the
 // others are counted in one note at the end. UDP on Options.DatagramPorts
 // (other than those two ports) is yielded one datagram per EventDatagram,
-// holding nothing: ULinkRPC's KCP (ulinkrpc.md 2.3).
+// holding nothing: ULinkRPC's KCP (ulinkrpc.md 2.3). With
+// Options.ProbeDatagrams, the first datagrams of every other UDP flow are
+// yielded too, marked Probe, for the consumer to recognise a handshake on
+// any port; a flow it claims (DatagramClaimer) has all its later datagrams
+// yielded. Only a count per flow is held, for at most
+// Options.MaxProbeFlows flows (DefaultMaxProbeFlows); the others are
+// counted in one note at the end. The package still knows no protocol.
 //
 // # Live capture
 //

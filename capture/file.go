@@ -39,6 +39,9 @@ type source struct {
 
 var _ Source = (*source)(nil)
 
+// ClaimDatagrams implements DatagramClaimer.
+func (s *source) ClaimDatagrams(f Flow) { s.e.udp.claim(s.e, f) }
+
 func (s *source) Next() (Event, error) {
 	for {
 		if s.e.pending() {

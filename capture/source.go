@@ -68,6 +68,10 @@ type Event struct {
 	Rule       ServerRule
 	FromServer bool  // direction of Data and Gap
 	Level      Level // EventNote
+	// Probe marks an EventDatagram yielded only because its UDP flow is
+	// being probed (Options.ProbeDatagrams): its consumer may claim the
+	// flow (DatagramClaimer) to have all of it.
+	Probe bool
 
 	Flow  Flow      // zero for capture-wide notes
 	Data  []byte    // EventData: valid until the next Next call
@@ -81,6 +85,15 @@ type Event struct {
 	// bytes and read them back later; -1 otherwise (reassembled from
 	// several segments, gzip, standard input, memory, live, other kinds).
 	Offset int64
+}
+
+// DatagramClaimer is a Source that probes UDP flows
+// (Options.ProbeDatagrams): ClaimDatagrams asks for every later datagram
+// of flow f (either orientation), as EventDatagram without Probe. Claiming
+// a flow not seen yet (a session moved to another port) is allowed, within
+// Options.MaxProbeFlows.
+type DatagramClaimer interface {
+	ClaimDatagrams(f Flow)
 }
 
 // Stats counts what a Source has read so far.
@@ -135,6 +148,18 @@ type Options struct {
 	// ports, 0 for none (an array keeps Options comparable). Nothing is
 	// held for them.
 	DatagramPorts [4]uint16
+	// ProbeDatagrams asks for the first datagrams of every other UDP flow
+	// (not on the game, query or DatagramPorts ports), up to this many
+	// per flow, as EventDatagram with Probe set, so that the consumer can
+	// recognise a protocol that opens with a handshake on any port
+	// (ULinkRPC's KCP, ulinkrpc.md 1 and 2.3); a flow it claims through
+	// DatagramClaimer then has every later datagram yielded. 0: none. A
+	// flow's orientation is its first datagram's: the sender is the client.
+	ProbeDatagrams int
+	// MaxProbeFlows bounds the UDP flows probed and claimed; past it the
+	// datagrams of new flows are only counted, in one note at the end.
+	// DefaultMaxProbeFlows when 0.
+	MaxProbeFlows int
 
 	MaxBufferedPerFlow int // bytes of out-of-order data buffered per flow; 1 MiB when 0
 	MaxBufferedTotal   int // bytes of out-of-order data buffered in all; 64 MiB when 0

@@ -23,7 +23,19 @@ type udpState struct {
 	seed  maphash.Seed
 
 	snsOver, a2sOver int64 // datagrams, replies from peers and sources past the bound
+
+	// probe counts, per UDP flow probed (Options.ProbeDatagrams), the
+	// datagrams yielded so far, or claimed; keyed in the flow's own
+	// orientation. Bounded by Options.MaxProbeFlows.
+	probe     map[Flow]uint8
+	probeOver int64 // datagrams of flows past the bound
 }
+
+// claimed marks a claimed flow in udpState.probe.
+const claimed = 255
+
+// DefaultMaxProbeFlows is the default of Options.MaxProbeFlows.
+const DefaultMaxProbeFlows = 4096
 
 // maxPeerNotes bounds the per-peer summary at the end of input.
 const maxPeerNotes = 20
@@ -32,6 +44,7 @@ func (u *udpState) init() {
 	u.sns = map[netip.AddrPort]int64{}
 	u.a2s = map[netip.AddrPort]uint64{}
 	u.seed = maphash.MakeSeed()
+	u.probe = map[Flow]uint8{}
 }
 
 func (u *udpState) datagram(e *engine, d *linkDecoder) {
@@ -83,11 +96,57 @@ func (u *udpState) datagram(e *engine, d *linkDecoder) {
 			e.emit(Event{Kind: EventDatagram, Flow: Flow{Client: src, Server: dst}, Data: bytes.Clone(d.body)})
 		case src.Port() != 0 && slices.Contains(ports, src.Port()):
 			e.emit(Event{Kind: EventDatagram, Flow: Flow{Client: dst, Server: src}, FromServer: true, Data: bytes.Clone(d.body)})
+		case e.opt.ProbeDatagrams > 0:
+			u.probed(e, src, dst, d.body)
 		}
 	}
 }
 
+// probed yields a datagram of a probed or claimed flow (Options.ProbeDatagrams).
+func (u *udpState) probed(e *engine, src, dst netip.AddrPort, body []byte) {
+	f, fromServer := Flow{Client: src, Server: dst}, false
+	n, seen := u.probe[f]
+	if !seen {
+		if m, ok := u.probe[Flow{Client: dst, Server: src}]; ok {
+			f, fromServer, n, seen = Flow{Client: dst, Server: src}, true, m, true
+		}
+	}
+	switch {
+	case n == claimed:
+		e.emit(Event{Kind: EventDatagram, Flow: f, FromServer: fromServer, Data: bytes.Clone(body)})
+		return
+	case !seen && len(u.probe) >= u.maxProbe(e):
+		u.probeOver++
+		return
+	case int(n) >= e.opt.ProbeDatagrams:
+		return
+	}
+	u.probe[f] = n + 1
+	e.emit(Event{Kind: EventDatagram, Flow: f, FromServer: fromServer, Probe: true, Data: bytes.Clone(body)})
+}
+
+func (u *udpState) maxProbe(e *engine) int {
+	if e.opt.MaxProbeFlows > 0 {
+		return e.opt.MaxProbeFlows
+	}
+	return DefaultMaxProbeFlows
+}
+
+// claim marks f claimed (DatagramClaimer).
+func (u *udpState) claim(e *engine, f Flow) {
+	if _, seen := u.probe[Flow{Client: f.Server, Server: f.Client}]; seen {
+		f = Flow{Client: f.Server, Server: f.Client}
+	} else if _, seen := u.probe[f]; !seen && len(u.probe) >= u.maxProbe(e) {
+		return
+	}
+	u.probe[f] = claimed
+}
+
 func (u *udpState) finish(e *engine) {
+	if u.probeOver > 0 {
+		e.note("", Flow{}, LevelWarn, "UDP flows probed for a handshake: more than %d flows; %d datagrams of the later ones not looked at",
+			u.maxProbe(e), u.probeOver)
+	}
 	if u.snsOver > 0 {
 		e.note("", Flow{}, LevelWarn, "SteamNetworkingSockets UDP from more than %d peers: %d datagrams from the later ones were counted, not per peer",
 			e.opt.MaxFlows, u.snsOver)

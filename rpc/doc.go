@@ -18,7 +18,11 @@
 // Each frame becomes a Record (outputs.md "ULinkRPC records"): the transform
 // layer removed (ulinkrpc.md 3), the envelope decoded with byte spans
 // (ulinkrpc.md 4), the payload named and typed from contracts when given
-// (ulinkrpc.md 6). Pairing follows ulinkrpc.md 5 and outputs.md "Pairing":
+// (ulinkrpc.md 6). With the transform settings unknown each frame is
+// classified (ulinkrpc.md 3); the classification is said once per
+// connection and class, a connection finding naming the first record and
+// counting them, and on a record only where it differs from the
+// connection's first frame's (classnote.go). Pairing follows ulinkrpc.md 5 and outputs.md "Pairing":
 // a Response pairs with the latest unanswered Request of its request_id in
 // the opposite direction, a KeepAlivePong with the Ping of the same ticks,
 // else the oldest unanswered Ping; both records carry the partner's number,

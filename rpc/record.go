@@ -156,12 +156,28 @@ func (s *Session) Holding() (seq uint64, ok bool) {
 		}
 	}
 	for d := range s.sides {
-		held(s.sides[d].stream)
-		for _, f := range s.sides[d].convs {
+		sd := &s.sides[d]
+		held(sd.stream)
+		for _, f := range sd.convs {
 			held(f)
+		}
+		if sd.wsHeld {
+			ok, seq = true, min(seq, sd.wsSince)
 		}
 	}
 	return seq, ok
+}
+
+// markWS notes whether the side's WebSocket decoder holds bytes while it
+// resynchronises, and from which chunk: the earliest it may hold, a
+// conservative watermark for Holding.
+func (sd *side) markWS(seq uint64) {
+	switch held := sd.ws != nil && sd.ws.Held() > 0; {
+	case held && !sd.wsHeld:
+		sd.wsHeld, sd.wsSince = true, seq
+	case !held:
+		sd.wsHeld = false
+	}
 }
 
 // Abandon stops waiting on every stream that is resynchronising: its
@@ -182,6 +198,12 @@ func (s *Session) Abandon() {
 				f.st.StartUnsynced()
 				s.drain(dir, f.st.Findings())
 			}
+		}
+		if sd := &s.sides[d]; sd.wsHeld {
+			s.dir = dir
+			sd.ws.Abandon("while other traffic waited for it", func(ev ulinkrpc.WSEvent) { s.wsEvent(dir, ev) })
+			s.drain(dir, sd.ws.Findings())
+			sd.markWS(s.stamp.Seq)
 		}
 		ab(s.sides[d].stream)
 		for _, conv := range sortedConvs(s.sides[d].convs) {
@@ -216,6 +238,7 @@ func (s *Session) release(force bool) {
 // answer. It returns r.
 func (s *Session) Numbered(r *Record, n int) *Record {
 	r.N = n
+	s.classified(r)
 	if r.envOK {
 		s.apply(r, r.env)
 		r.env, r.envOK = ulinkrpc.Envelope{}, false

@@ -111,6 +111,8 @@ type side struct {
 	kcp     *ulinkrpc.Reassembler // KCP
 	convs   map[uint32]*framer    // KCP: a frame stream per conv
 	tooMany bool                  // a conv was refused a stream
+	wsSince uint64                // WebSocket: Seq of the chunk since which ws holds bytes
+	wsHeld  bool                  // ws holds bytes while resynchronising
 }
 
 // Session decodes one ULinkRPC connection. Feed it in capture order; it is
@@ -135,6 +137,7 @@ type Session struct {
 	kcpConvs map[uint32]bool
 	queue    []*Record
 	finished bool
+	classes  classTally // the transform classifications said once (classnote.go)
 }
 
 // New returns a Session for conn.
@@ -152,7 +155,7 @@ func New(conn dissect.Conn, cfg Config) *Session {
 			sd.convs = make(map[uint32]*framer)
 		case WebSocket:
 			masked := dissect.Dir(d) == dissect.C2S
-			sd.ws = ulinkrpc.NewWebSocket(ulinkrpc.WSConfig{Upgrade: !cfg.MidStream, Masked: &masked})
+			sd.ws = ulinkrpc.NewWebSocket(ulinkrpc.WSConfig{Upgrade: !cfg.MidStream, MidStream: cfg.MidStream, Masked: &masked})
 			sd.stream = s.newStream()
 		default:
 			sd.stream = s.newStream()
@@ -202,6 +205,7 @@ func (s *Session) Bytes(d dissect.Dir, chunk []byte, st Stamp) {
 	case sd.ws != nil:
 		sd.ws.Feed(chunk, func(ev ulinkrpc.WSEvent) { s.wsEvent(d, ev) })
 		s.drain(d, sd.ws.Findings())
+		sd.markWS(st.Seq)
 	case sd.stream != nil:
 		sd.stream.feed(chunk, st, s.yield(d))
 	default:
@@ -382,6 +386,7 @@ func (s *Session) Finish() {
 		return
 	}
 	s.finished = true
+	s.sayClasses()
 	for _, p := range s.reqs.Pending() {
 		r := s.byN[p.N]
 		text := fmt.Sprintf("request #%d pending at the end of the capture: never answered", p.Key.id)

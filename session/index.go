@@ -139,6 +139,10 @@ type Index struct {
 	// Numbering by arrival (order.go): seq counts events; messages wait in
 	// pending while a direction in blockers resynchronises.
 	seq          uint64
+	cur          uint64   // the current event's seq: seq, or one reserved (At)
+	next         uint64   // a seq reserved for the next event (At), 0 for none
+	holds        []uint64 // first seqs of the events a caller holds (Hold)
+	expired      uint64   // seqs reserved up to this one were given up (Idle)
 	pending      pendingQueue
 	pins         uint64
 	pendingBytes int
@@ -260,8 +264,7 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 	c.touch(cn)
 	c.seen(cn, t)
 	cn.fed[dir], cn.lastTime[dir], cn.lastFrame[dir] = true, t, frame
-	c.seq++
-	seq := c.seq
+	seq := c.advance()
 	fr := cn.framer[dir]
 	if !fr.Synced() {
 		cn.unsynced[dir] = append(cn.unsynced[dir], chunkMark{end: fr.Offset() + int64(len(data)), time: t, frame: frame, seq: seq})
@@ -383,7 +386,7 @@ func (c *Index) endFramers(cn *connection) {
 	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
 		h0 := cn.framer[d].Held()
 		c.connFindings(cn, cn.framer[d].End(func(msg []byte, info unturned.FrameInfo) {
-			t, frame, seq := cn.stamp(d, info.Offset+2+int64(len(msg)), cn.lastTime[d], cn.lastFrame[d], c.seq)
+			t, frame, seq := cn.stamp(d, info.Offset+2+int64(len(msg)), cn.lastTime[d], cn.lastFrame[d], c.cur)
 			c.arrive(cn, d, msg, info, t, frame, seq, -1)
 		}))
 		c.account(cn.framer[d], h0)

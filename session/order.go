@@ -71,7 +71,7 @@ type dirRef struct {
 // arrive numbers a framed message now, or queues it when a resynchronising
 // direction may still yield an earlier one.
 func (c *Index) arrive(cn *connection, dir dissect.Dir, msg []byte, info unturned.FrameInfo, t time.Time, frame int, seq uint64, at int64) {
-	if len(c.pending) == 0 && len(c.blockers) == 0 {
+	if len(c.pending) == 0 && len(c.blockers) == 0 && len(c.holds) == 0 {
 		c.message(cn, dir, msg, info, t, frame, at)
 		return
 	}
@@ -110,6 +110,9 @@ func (c *Index) block(cn *connection, dir dissect.Dir) {
 // bytes came in: no message it yields later arrived before it.
 func (c *Index) watermark() uint64 {
 	wm := ^uint64(0)
+	for _, h := range c.holds {
+		wm = min(wm, h)
+	}
 	for _, b := range c.blockers {
 		wm = min(wm, c.blockSeq(b))
 	}
@@ -120,12 +123,12 @@ func (c *Index) watermark() uint64 {
 func (c *Index) blockSeq(b dirRef) uint64 {
 	if b.cn.rpc != nil {
 		s, _ := b.cn.rpc.Holding()
-		return min(s, c.seq)
+		return min(s, c.cur)
 	}
 	if m := b.cn.unsynced[b.dir]; len(m) > 0 {
 		return m[0].seq
 	}
-	return c.seq // no mark: conservatively the current event
+	return c.cur // no mark: conservatively the current event
 }
 
 // release numbers the queued messages that nothing can precede any more,
@@ -168,7 +171,7 @@ func (c *Index) force(why string) {
 	}
 	fr := cn.framer[dir]
 	fr.Abandon(why, func(msg []byte, info unturned.FrameInfo) {
-		t, frame, seq := cn.stamp(dir, info.Offset+2+int64(len(msg)), cn.lastTime[dir], cn.lastFrame[dir], c.seq)
+		t, frame, seq := cn.stamp(dir, info.Offset+2+int64(len(msg)), cn.lastTime[dir], cn.lastFrame[dir], c.cur)
 		c.arrive(cn, dir, msg, info, t, frame, seq, -1)
 	})
 	if fr.Synced() {
@@ -190,5 +193,66 @@ func (c *Index) Idle() {
 	for len(c.blockers) > 0 {
 		c.force("while the source was idle")
 	}
+	// What a caller holds is no longer waited for: its events, fed later,
+	// take new numbers (At ignores their reserved ones).
+	c.holds = c.holds[:0]
+	c.expired = c.seq
 	c.release()
+}
+
+// Events a caller holds (internal/pipeline's router, while a connection's
+// first bytes decide its protocol or transport) arrived before what is fed
+// meanwhile: the caller reserves each held event's seq as it comes, holds
+// numbering from the first, and feeds them later under those seqs (At), so
+// that their messages take the numbers of their arrival (outputs.md
+// "Ordering").
+
+// Reserve returns the seq of an event the caller holds instead of feeding.
+func (c *Index) Reserve() uint64 {
+	c.lock()
+	defer c.unlock()
+	c.seq++
+	return c.seq
+}
+
+// Hold makes every message that arrives from seq on wait until Unhold(seq).
+func (c *Index) Hold(seq uint64) {
+	c.lock()
+	defer c.unlock()
+	c.holds = append(c.holds, seq)
+}
+
+// Unhold ends the hold Hold(seq) began, numbering what it held back.
+func (c *Index) Unhold(seq uint64) {
+	c.lock()
+	defer c.unlock()
+	for k, h := range c.holds {
+		if h == seq {
+			c.holds = append(c.holds[:k], c.holds[k+1:]...)
+			break
+		}
+	}
+	c.release()
+}
+
+// At says the next event fed (Data, DataAt or a ULinkRPC connection's
+// Feed) is the one reserved as seq.
+func (c *Index) At(seq uint64) {
+	c.lock()
+	defer c.unlock()
+	if seq > c.expired {
+		c.next = seq
+	}
+}
+
+// advance is the seq of the event being fed: the one reserved for it, or
+// a new one.
+func (c *Index) advance() uint64 {
+	if c.next != 0 {
+		c.cur, c.next = c.next, 0
+		return c.cur
+	}
+	c.seq++
+	c.cur = c.seq
+	return c.cur
 }

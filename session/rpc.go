@@ -93,8 +93,7 @@ func (h *RPCConn) Feed(t time.Time, frame int, feed func(rpc.Stamp)) {
 	c.touch(cn)
 	c.seen(cn, t)
 	cn.lastFrame[0] = max(cn.lastFrame[0], frame)
-	c.seq++
-	feed(rpc.Stamp{Frame: frame, Time: t, Seq: c.seq})
+	feed(rpc.Stamp{Frame: frame, Time: t, Seq: c.advance()})
 	c.rpcEvent(cn)
 }
 
@@ -105,8 +104,7 @@ func (h *RPCConn) End(t time.Time, frame int) {
 	c.lock()
 	defer c.unlock()
 	c.touch(cn)
-	c.seq++
-	cn.rpc.End(rpc.Stamp{Frame: frame, Time: t, Seq: c.seq})
+	cn.rpc.End(rpc.Stamp{Frame: frame, Time: t, Seq: c.advance()})
 	c.rpcEvent(cn)
 }
 
@@ -129,7 +127,7 @@ func (c *Index) rpcSync(cn *connection) {
 
 // arriveRPC numbers a record now, or queues it (order.go arrive).
 func (c *Index) arriveRPC(cn *connection, r *rpc.Record, seq uint64) {
-	if len(c.pending) == 0 && len(c.blockers) == 0 {
+	if len(c.pending) == 0 && len(c.blockers) == 0 && len(c.holds) == 0 {
 		c.messageRPC(cn, r)
 		return
 	}
@@ -208,8 +206,7 @@ func (cn *connection) rpcHolding() bool {
 func (c *Index) rpcEnd() {
 	for _, cn := range c.conns {
 		if cn.rpc != nil {
-			c.seq++
-			cn.rpc.End(rpc.Stamp{Frame: cn.lastFrame[0], Time: cn.info.Last, Seq: c.seq})
+			cn.rpc.End(rpc.Stamp{Frame: cn.lastFrame[0], Time: cn.info.Last, Seq: c.advance()})
 			c.rpcEvent(cn)
 		}
 	}

@@ -23,6 +23,10 @@
 // boundaries) for a Stream, gaps, and the upgrade, ping, pong and close as
 // connection events. A gap inside a frame's payload keeps the frame; one
 // across frame boundaries resynchronises on two chained frame headers.
+// Joined mid-stream without the upgrade (WSConfig.MidStream) it starts
+// resynchronising, on a whole binary frame holding exactly one
+// [length][frame] that parses, and says the framing was inferred;
+// FindWSFrames is the same test for a detector.
 //
 // # KCP
 //

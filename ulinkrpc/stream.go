@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/resync"
 )
 
 // Resynchronisation rules (ulinkrpc.md 2: "the smallest offset from which
@@ -71,8 +72,8 @@ type StreamConfig struct {
 // MaxLen bytes. While resynchronising it holds at most
 // 3·(4+ResyncMaxLen)+4 bytes.
 type Stream struct {
-	maxLen, resyncLen int
-	valid             func([]byte) bool
+	maxLen int
+	rule   resync.Rule // the resynchronisation search (ulinkrpc.md 2)
 
 	off    int64 // stream offset of the next byte to arrive
 	synced bool
@@ -98,17 +99,22 @@ type Stream struct {
 
 // NewStream returns a synchronised Stream.
 func NewStream(cfg StreamConfig) *Stream {
-	s := &Stream{maxLen: cfg.MaxLen, resyncLen: cfg.ResyncMaxLen, valid: cfg.Valid, synced: true}
+	s := &Stream{maxLen: cfg.MaxLen, synced: true}
 	if s.maxLen <= 0 || s.maxLen > MaxFrameLen {
 		s.maxLen = MaxFrameLen
 	}
-	if s.resyncLen <= 0 {
-		s.resyncLen = ResyncMaxLen
+	limit := cfg.ResyncMaxLen
+	if limit <= 0 {
+		limit = ResyncMaxLen
 	}
-	s.resyncLen = min(s.resyncLen, s.maxLen)
-	if s.valid == nil {
-		s.valid = Plausible
+	valid := cfg.Valid
+	if valid == nil {
+		valid = Plausible
 	}
+	// resyncFrames whole frames of 1..limit bytes, each valid, each prefix
+	// where the previous frame ends; at the end, at least one frame ending
+	// exactly on the last byte.
+	s.rule = resync.Rule{Width: 4, Limit: min(limit, s.maxLen), Whole: resyncFrames, EndWhole: 1, Valid: valid}
 	return s
 }
 
@@ -271,7 +277,7 @@ func (s *Stream) reportSkip(why string) {
 }
 
 // bound is the most bytes deciding one candidate offset can need.
-func (s *Stream) bound() int { return resyncFrames*(4+s.resyncLen) + 4 }
+func (s *Stream) bound() int { return s.rule.Bound() }
 
 func (s *Stream) feedUnsynced(c []byte, yield func([]byte, FrameInfo)) []byte {
 	for len(c) > 0 && !s.synced {
@@ -290,63 +296,25 @@ func (s *Stream) feedUnsynced(c []byte, yield func([]byte, FrameInfo)) []byte {
 	return c
 }
 
-type chainResult uint8
-
-const (
-	chainUndecided chainResult = iota
-	chainAccept
-	chainReject
-)
-
-// chain checks the candidate at d[0]: resyncFrames frames of 1..limit
-// bytes, each valid, each prefix where the previous frame ends. At the end
-// of the stream (final) the frames must instead end exactly on the last
-// byte, at least one of them.
-func (s *Stream) chain(d []byte, final bool) chainResult {
-	pos := 0
-	for h := 0; ; h++ {
-		if final && pos == len(d) && h > 0 {
-			return chainAccept
+func (s *Stream) scan(yield func([]byte, FrameInfo)) {
+	for !s.synced {
+		if !s.search(false) {
+			return
 		}
-		if !final && h == resyncFrames {
-			return chainAccept
-		}
-		if len(d)-pos < 4 {
-			if final {
-				return chainReject
-			}
-			return chainUndecided
-		}
-		n := binary.BigEndian.Uint32(d[pos:])
-		if n == 0 || n > uint32(s.resyncLen) {
-			return chainReject
-		}
-		if len(d)-pos-4 < int(n) {
-			if final {
-				return chainReject
-			}
-			return chainUndecided
-		}
-		if !s.valid(d[pos+4 : pos+4+int(n)]) {
-			return chainReject
-		}
-		pos += 4 + int(n)
+		s.resyncAt(s.rbuf[s.rstart:], yield)
 	}
 }
 
-func (s *Stream) scan(yield func([]byte, FrameInfo)) {
-	for !s.synced {
-		d := s.rbuf[s.rstart:]
-		switch s.chain(d, false) {
-		case chainUndecided:
-			return
-		case chainReject:
-			s.skip(1, s.off-int64(len(d)))
-			s.rstart++
-			continue
-		}
-		s.resyncAt(d, yield)
+// search skips the rejected candidates at the front of the buffer and
+// reports whether the one after them is accepted (final: by the end rule).
+func (s *Stream) search(final bool) bool {
+	d := s.rbuf[s.rstart:]
+	n, found := s.rule.Search(d, final)
+	if n > 0 {
+		s.skip(n, s.off-int64(len(d)))
+		s.rstart += n
 	}
+	return found
 }
 
 // resyncAt synchronises on d[0], the front of the buffer, and frames d.
@@ -420,14 +388,8 @@ func (s *Stream) Findings() []dissect.Finding {
 // as skipped). A partial frame is dropped. End returns every finding not yet
 // drained; bytes fed after End are framed from a frame boundary.
 func (s *Stream) End(yield func(frame []byte, info FrameInfo)) []dissect.Finding {
-	for !s.synced && yield != nil && len(s.rbuf) > s.rstart {
-		d := s.rbuf[s.rstart:]
-		if s.chain(d, true) == chainAccept {
-			s.resyncAt(d, yield)
-			break
-		}
-		s.skip(1, s.off-int64(len(d)))
-		s.rstart++
+	if !s.synced && yield != nil && len(s.rbuf) > s.rstart && s.search(true) {
+		s.resyncAt(s.rbuf[s.rstart:], yield)
 	}
 	s.cut("at the end of the stream")
 	s.unsync()

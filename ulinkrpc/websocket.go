@@ -1,10 +1,13 @@
 package ulinkrpc
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/enum"
+	"github.com/usmnscope/usmnscope/resync"
 )
 
 // WSEventKind says what a WSEvent is.
@@ -44,6 +47,11 @@ type WSConfig struct {
 	// Masked is whether this direction's frames must be masked (client to
 	// server); nil learns it from the first frame.
 	Masked *bool
+	// MidStream says the connection was joined mid-stream, its HTTP
+	// upgrade not captured (Upgrade is then false): the first byte need not
+	// start a frame, so the decoder starts by resynchronising on frame
+	// headers, and says so.
+	MidStream bool
 }
 
 type wsState uint8
@@ -76,6 +84,7 @@ type WebSocket struct {
 	scr    []byte // unmasking scratch
 
 	inMessage bool // a data message is open (a frame without FIN seen)
+	midStart  bool // joined mid-stream, not yet synchronised: resync on a ULinkRPC frame
 	textSeen  bool
 
 	rbuf    []byte // wsLost: bytes from rbufOff on
@@ -88,8 +97,17 @@ type WebSocket struct {
 // NewWebSocket returns a decoder for one direction.
 func NewWebSocket(cfg WSConfig) *WebSocket {
 	w := &WebSocket{state: wsHeader, masked: cfg.Masked}
-	if cfg.Upgrade {
+	switch {
+	case cfg.Upgrade:
 		w.state = wsHTTP
+	case cfg.MidStream:
+		// One note per connection: on the client side, whose frames are
+		// masked.
+		if cfg.Masked == nil || *cfg.Masked {
+			w.find(note(dissect.Inference, -1, "websocket: the HTTP upgrade was not captured: WebSocket framing inferred from the bytes (binary frames each holding one ULinkRPC frame, masked from the client only); resynchronising on frame headers"))
+		}
+		w.midStart = true
+		w.lose(0, nil)
 	}
 	return w
 }
@@ -281,30 +299,109 @@ func (w *WebSocket) lose(off int64, keep []byte) {
 // second where the first frame ends), each valid and masked as this
 // direction's are. final: at the end, frames that end exactly on the last
 // byte suffice.
-func (w *WebSocket) wsChain(d []byte, final bool) chainResult {
-	pos := 0
+func (w *WebSocket) wsChain(d []byte, final bool) resync.Result {
+	return wsChainAt(d, w.masked, final, w.midStart)
+}
+
+// wsChainMax is how many frames a chain that must show a ULinkRPC frame
+// walks looking for a binary one.
+const wsChainMax = 8
+
+// wsChainAt checks the candidate at d[0]: at least two frame headers that
+// chain, each valid and masked as masked says (nil: either). With rpc the
+// evidence is a ULinkRPC frame instead: the chain (control frames, then
+// binary ones, at most wsChainMax) must reach a whole binary frame whose
+// payload is exactly one [length][frame] with a plausible frame (ulinkrpc.md
+// 2.2: each sender write is one binary message holding exactly one
+// [length][frame]; a first fragment holds less than its frame, its
+// prefix only is checked), which a mask-and-length coincidence inside
+// other bytes does not give.
+func wsChainAt(d []byte, masked *bool, final, rpc bool) resync.Result {
+	more := resync.Undecided
+	if final {
+		more = resync.Reject
+	}
+	pos, open := 0, false // open: a fragmented binary message goes on
 	for i := 0; ; i++ {
-		if i == 2 || final && i > 0 && pos == len(d) {
-			return chainAccept
+		if !rpc && (i == 2 || final && i > 0 && pos == len(d)) {
+			return resync.Accept
+		}
+		if i == wsChainMax {
+			return resync.Reject
 		}
 		h, err := ParseWSHeader(d[pos:])
 		if errors.Is(err, ErrShort) {
-			if final {
-				return chainReject
+			return more
+		}
+		if err != nil || (masked != nil && *masked != h.Masked) || h.Len > wsResyncMaxLen {
+			return resync.Reject
+		}
+		if rpc && (h.Opcode == OpText || h.Opcode == OpContinuation && !open) {
+			// A ULinkRPC peer sends binary messages; a chain that starts
+			// in a message's continuation has no [length] to check.
+			return resync.Reject
+		}
+		if h.Opcode == OpContinuation && h.Fin {
+			open = false
+		}
+		body := pos + h.Size
+		pos = body + int(h.Len)
+		if !rpc || h.Opcode != OpBinary {
+			if pos > len(d) {
+				return more
 			}
-			return chainUndecided
+			continue
 		}
-		if err != nil || (w.masked != nil && *w.masked != h.Masked) || h.Len > wsResyncMaxLen {
-			return chainReject
+		if h.Len < 5 {
+			return resync.Reject
 		}
-		pos += h.Size + int(h.Len)
+		if len(d) < body+4 {
+			return more
+		}
+		var q [4]byte
+		copy(q[:], d[body:])
+		if h.Masked {
+			unmask(q[:], h.Key, 0)
+		}
+		n := uint64(binary.BigEndian.Uint32(q[:]))
+		if n == 0 || n > MaxFrameLen || h.Fin && 4+n != h.Len || !h.Fin && 4+n <= h.Len {
+			return resync.Reject
+		}
 		if pos > len(d) {
-			if final {
-				return chainReject
-			}
-			return chainUndecided
+			// The frame (a first fragment included) runs past what is here.
+			return more
+		}
+		if !h.Fin {
+			open = true
+			continue
+		}
+		frame := bytes.Clone(d[body+4 : pos])
+		if h.Masked {
+			unmask(frame, h.Key, 4)
+		}
+		if !Plausible(frame) {
+			return resync.Reject
+		}
+		return resync.Accept
+	}
+}
+
+// FindWSFrames looks for WebSocket framing in a direction's first captured
+// bytes when the connection's start (its HTTP upgrade) was not captured:
+// the smallest offset from which frames chain as a ULinkRPC peer writes
+// them (wsChainAt with rpc), masked as masked says. found is true when one
+// chains; decided is false while more bytes could still decide (final:
+// there are no more).
+func FindWSFrames(b []byte, masked, final bool) (off int, found, decided bool) {
+	for off = 0; off < len(b); off++ {
+		switch wsChainAt(b[off:], &masked, final, true) {
+		case resync.Accept:
+			return off, true, true
+		case resync.Undecided:
+			return off, false, false
 		}
 	}
+	return len(b), false, final
 }
 
 func (w *WebSocket) feedLost(c []byte, ev func(WSEvent)) []byte {
@@ -324,17 +421,18 @@ func (w *WebSocket) scan(ev func(WSEvent), final bool) {
 	drop := 0
 	for drop < len(w.rbuf) {
 		switch w.wsChain(w.rbuf[drop:], final) {
-		case chainUndecided:
+		case resync.Undecided:
 			w.rbuf = append(w.rbuf[:0], w.rbuf[drop:]...)
 			w.rbufOff += int64(drop)
 			w.skipped += drop
 			return
-		case chainReject:
+		case resync.Reject:
 			drop++
 			continue
 		}
 		w.skipped += drop
 		w.reportSkip("")
+		w.midStart = false
 		data := append([]byte(nil), w.rbuf[drop:]...)
 		w.state, w.off = wsHeader, w.rbufOff+int64(drop)
 		w.rbuf = w.rbuf[:0]
@@ -344,6 +442,34 @@ func (w *WebSocket) scan(ev func(WSEvent), final bool) {
 	w.skipped += drop
 	w.rbufOff += int64(drop)
 	w.rbuf = w.rbuf[:0]
+}
+
+// Held is how many bytes the decoder holds while it resynchronises on
+// frame headers: bytes that may yet turn out to end messages (a host's
+// ordering waits on them, outputs.md "Ordering").
+func (w *WebSocket) Held() int {
+	if w.state != wsLost {
+		return 0
+	}
+	return len(w.rbuf)
+}
+
+// Abandon gives the bytes held while resynchronising their end-of-stream
+// chance (frames that chain exactly to the last byte held are decoded),
+// skips them otherwise (reported with why), and goes on resynchronising on
+// the bytes that follow. For a host whose queue of later messages reached
+// its bound.
+func (w *WebSocket) Abandon(why string, ev func(WSEvent)) {
+	if w.state != wsLost || len(w.rbuf) == 0 {
+		return
+	}
+	w.scan(ev, true)
+	if w.state == wsLost {
+		w.skipped += len(w.rbuf)
+		w.rbufOff += int64(len(w.rbuf))
+		w.rbuf = w.rbuf[:0]
+	}
+	w.reportSkip(" " + why)
 }
 
 func (w *WebSocket) reportSkip(why string) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/resync"
 )
 
 // MaxFrameLen is the largest SystemSockets message: the length header is a
@@ -67,6 +68,7 @@ type FrameStats struct {
 // deciding one candidate offset can need.
 type Framer struct {
 	maxLen int
+	rule   resync.Rule // the resynchronisation search (wire.md 2)
 	off    int64 // stream offset of the next byte to arrive
 	synced bool
 
@@ -102,7 +104,15 @@ func NewFramer(maxLen int) *Framer {
 	if maxLen < 1 || maxLen > MaxFrameLen {
 		maxLen = MaxFrameLen
 	}
-	return &Framer{maxLen: maxLen, synced: true}
+	return &Framer{maxLen: maxLen, synced: true, rule: resyncRule(maxLen)}
+}
+
+// resyncRule is wire.md 2's search: from a candidate offset, resyncHeaders
+// 2-byte big-endian lengths of 1..min(maxLen, ResyncMaxLen) chain (the
+// first messages walked over whole, the last header only read); at the end
+// of the stream, endMessages whole messages ending on the last byte.
+func resyncRule(maxLen int) resync.Rule {
+	return resync.Rule{Width: 2, Limit: min(maxLen, ResyncMaxLen), Whole: resyncHeaders - 1, Header: true, EndWhole: endMessages}
 }
 
 // Synced reports whether the framer is at a known message boundary or inside
@@ -280,12 +290,9 @@ func (f *Framer) reportSkip(why string) {
 	f.findings = append(f.findings, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Text: text, Bit: -1})
 }
 
-// resyncLen is the longest message a resynchronisation chain may hold.
-func (f *Framer) resyncLen() int { return min(f.maxLen, ResyncMaxLen) }
-
 // bound is the most bytes that deciding one candidate offset can need:
-// two whole messages of resyncLen and a third header.
-func (f *Framer) bound() int { return 2*(2+f.resyncLen()) + 2 }
+// two whole messages of the resynchronisation limit and a third header.
+func (f *Framer) bound() int { return f.rule.Bound() }
 
 // feedUnsynced buffers c while resynchronising and returns the part of c not
 // yet consumed once the framer is synchronised again (nil if all of c went
@@ -307,69 +314,28 @@ func (f *Framer) feedUnsynced(c []byte, yield func([]byte, FrameInfo)) []byte {
 	return c
 }
 
-// chainResult is what a candidate offset's chain of headers says.
-type chainResult uint8
-
-const (
-	chainUndecided chainResult = iota // more data is needed
-	chainAccept
-	chainReject
-)
-
-// chain checks the candidate at d[0]: resyncHeaders headers of 1..limit
-// bytes, each found where the previous message ends.
-func chain(d []byte, limit int) chainResult {
-	pos := 0
-	for h := 0; ; h++ {
-		if len(d)-pos < 2 {
-			return chainUndecided
-		}
-		n := int(d[pos])<<8 | int(d[pos+1])
-		if n == 0 || n > limit {
-			return chainReject
-		}
-		if h == resyncHeaders-1 {
-			return chainAccept
-		}
-		pos += 2 + n
-	}
-}
-
-// chainEnd checks the candidate at d[0] when no more data can arrive: at
-// least endMessages whole messages ending exactly at the end of d.
-func chainEnd(d []byte, limit int) chainResult {
-	pos := 0
-	for h := 0; ; h++ {
-		if pos == len(d) && h >= endMessages {
-			return chainAccept
-		}
-		if len(d)-pos < 2 {
-			return chainReject
-		}
-		n := int(d[pos])<<8 | int(d[pos+1])
-		if n == 0 || n > limit || len(d)-pos-2 < n {
-			return chainReject
-		}
-		pos += 2 + n
-	}
-}
-
 // scan rejects candidate offsets at the front of the buffer until one is
 // accepted, then frames the buffer from there; it stops when the front
 // candidate needs more data.
 func (f *Framer) scan(yield func([]byte, FrameInfo)) {
 	for !f.synced {
-		d := f.rbuf[f.rstart:]
-		switch chain(d, f.resyncLen()) {
-		case chainUndecided:
+		if !f.search(false) {
 			return
-		case chainReject:
-			f.skip(1, f.off-int64(len(d)))
-			f.rstart++
-			continue
 		}
-		f.resyncAt(d, yield)
+		f.resyncAt(f.rbuf[f.rstart:], yield)
 	}
+}
+
+// search skips the rejected candidates at the front of the buffer and
+// reports whether the one after them is accepted (final: by the end rule).
+func (f *Framer) search(final bool) bool {
+	d := f.rbuf[f.rstart:]
+	n, found := f.rule.Search(d, final)
+	if n > 0 {
+		f.skip(n, f.off-int64(len(d)))
+		f.rstart += n
+	}
+	return found
 }
 
 // resyncAt synchronises on d[0], the front of the buffer, and frames d.
@@ -440,14 +406,9 @@ func (f *Framer) cut(why string) {
 // are skipped and reported with why, and the framer keeps resynchronising on
 // the bytes that follow. A synchronised framer is left as it is.
 func (f *Framer) Abandon(why string, yield func(msg []byte, info FrameInfo)) {
-	for !f.synced && len(f.rbuf) > f.rstart {
-		d := f.rbuf[f.rstart:]
-		if chainEnd(d, f.resyncLen()) == chainAccept {
-			f.resyncAt(d, yield)
-			return
-		}
-		f.skip(1, f.off-int64(len(d)))
-		f.rstart++
+	if !f.synced && len(f.rbuf) > f.rstart && f.search(true) {
+		f.resyncAt(f.rbuf[f.rstart:], yield)
+		return
 	}
 	if !f.synced {
 		f.reportSkip(why)
@@ -509,14 +470,8 @@ func (f *Framer) Findings() []dissect.Finding {
 // partial message is dropped. End returns every finding not yet drained.
 // Bytes fed after End are framed from a message boundary.
 func (f *Framer) End(yield func(msg []byte, info FrameInfo)) []dissect.Finding {
-	for !f.synced && yield != nil && len(f.rbuf) > f.rstart {
-		d := f.rbuf[f.rstart:]
-		if chainEnd(d, f.resyncLen()) == chainAccept {
-			f.resyncAt(d, yield)
-			break
-		}
-		f.skip(1, f.off-int64(len(d)))
-		f.rstart++
+	if !f.synced && yield != nil && len(f.rbuf) > f.rstart && f.search(true) {
+		f.resyncAt(f.rbuf[f.rstart:], yield)
 	}
 	f.cut("at the end of the stream")
 	f.unsync()

@@ -49,6 +49,10 @@ type Profile struct {
 	// Bounds is the [limits] table: resource bounds rather than protocol
 	// constants, kept in the profile so that one file fixes both.
 	Bounds Bounds `toml:"limits"`
+
+	// ULinkRPC is the [ulinkrpc] table (ulinkrpc.md 1): ports, key and
+	// the decoding settings of the second protocol.
+	ULinkRPC RPCProfile `toml:"ulinkrpc"`
 }
 
 // Bounds are the resource bounds of a decode (SECURITY.md "Bounds"): what
@@ -274,6 +278,7 @@ func Default() *Profile {
 		ModeRequestServerListenerID:   3,
 		MarkerMagic:                   0x4E4D5355,
 		Bounds:                        DefaultBounds(),
+		ULinkRPC:                      DefaultRPCProfile(),
 	}
 }
 
@@ -377,6 +382,9 @@ func (p *Profile) validate(given func(key string) bool) error {
 	}
 	if p.ClientInvokeListener == p.ClientNegotiate {
 		return fmt.Errorf("client_negotiate: %d equals client_invoke_listener", p.ClientNegotiate)
+	}
+	if err := p.ULinkRPC.validate(p.TransportPort); err != nil {
+		return err
 	}
 	return p.Bounds.validate(given)
 }

@@ -78,6 +78,7 @@ func readCaptureFeed(s *streams, p *unturned.Profile, set *schema.Set, rp *pipel
 	if rp != nil {
 		// KCP: the ULinkRPC ports' UDP datagrams (ulinkrpc.md 2.3).
 		opts.DatagramPorts = rp.DatagramPorts(decodeAsOf(p))
+		opts.ProbeDatagrams = pipeline.KCPProbeDatagrams // KCP on any port
 	}
 	src, err := openSourceWith(s, path, opts)
 	if err != nil {

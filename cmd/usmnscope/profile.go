@@ -41,6 +41,9 @@ func loadProfile(cmd *cobra.Command) (*unturned.Profile, error) {
 	if err := applyLimitFlags(cmd, p); err != nil {
 		return nil, err
 	}
+	if err := applyRPCFlags(cmd, p); err != nil {
+		return nil, err
+	}
 	if f := cmd.Flags().Lookup(decodeAsFlag); f != nil && f.Changed {
 		vals, _ := cmd.Flags().GetStringArray(decodeAsFlag)
 		as, err := pipeline.DecodeAs(vals)
@@ -73,7 +76,13 @@ Its [limits] table holds the resource bounds (SECURITY.md "Bounds"):
 max_flow_buffer, max_total_buffer, max_flows, max_message,
 max_table_entries, max_unresolved. Sizes are integers or strings like
 "64KiB". The --max-* flags (on every command) override them; profile show
-prints the bounds in effect.`,
+prints the bounds in effect.
+
+Its [ulinkrpc] table (ulinkrpc.md 1) sets the second protocol: ports (the
+server ports of ULinkRPC over TCP, WebSocket and KCP, default [20000]), key
+(the base64 master key), key_derivation ("hkdf" or "sha256"), serializer
+("auto", "json" or "memorypack") and ws_path. --ulinkrpc-key and
+--ulinkrpc-key-derivation override key and key_derivation.`,
 		Example: "  usmnscope profile show\n  usmnscope --profile server.toml profile show",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

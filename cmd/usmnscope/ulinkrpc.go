@@ -2,9 +2,9 @@ package main
 
 import (
 	"bufio"
-	"encoding/base64"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,41 +15,81 @@ import (
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
-// The ULinkRPC flags every command takes (ulinkrpc.md 3 and 6).
+// The ULinkRPC flags every command takes (ulinkrpc.md 3 and 6); the key
+// flags override the profile's [ulinkrpc] key and key_derivation.
 const (
-	rpcKeyFlag       = "ulinkrpc-key"
-	rpcContractsFlag = "contracts"
+	rpcKeyFlag        = "ulinkrpc-key"
+	rpcDerivationFlag = "ulinkrpc-key-derivation"
+	rpcContractsFlag  = "contracts"
 )
 
 func addRPCFlags(root *cobra.Command) {
 	fs := root.PersistentFlags()
-	fs.String(rpcKeyFlag, "", "ULinkRPC master key, `BASE64` (HKDF key derivation): decrypts the transform layer")
+	fs.String(rpcKeyFlag, "", "ULinkRPC master key, `BASE64`: decrypts the transform layer (over the profile's [ulinkrpc] key)")
+	fs.String(rpcDerivationFlag, "", "how the ULinkRPC keys come from the master key: `hkdf` (current releases) or sha256 (before 2026-04-12); over the profile's key_derivation")
 	fs.String(rpcContractsFlag, "", "`DIR` of ULinkRPC C# contract sources: names services, methods and MemoryPack members")
 }
 
+// applyRPCFlags sets the profile's [ulinkrpc] key and key_derivation from
+// --ulinkrpc-key and --ulinkrpc-key-derivation, when given (loadProfile),
+// so that profile show prints what every command decodes with.
+func applyRPCFlags(cmd *cobra.Command, p *unturned.Profile) error {
+	if f := cmd.Flags().Lookup(rpcKeyFlag); f != nil && f.Changed {
+		key := f.Value.String()
+		r := unturned.RPCProfile{Key: key}
+		if k, err := r.MasterKey(); err != nil || k == nil {
+			return usageError{fmt.Errorf("--%s: not a base64 key: %q", rpcKeyFlag, termsafe.Escape(key))}
+		}
+		p.ULinkRPC.Key = strings.TrimSpace(key)
+	}
+	if f := cmd.Flags().Lookup(rpcDerivationFlag); f != nil && f.Changed {
+		d := f.Value.String()
+		if !slices.Contains(unturned.KeyDerivations, d) {
+			return usageError{fmt.Errorf("--%s: %q is not %s", rpcDerivationFlag, termsafe.Escape(d), strings.Join(unturned.KeyDerivations, " or "))}
+		}
+		p.ULinkRPC.KeyDerivation = d
+	}
+	return nil
+}
+
 // rpcLoader returns the loader of the ULinkRPC decoding a command runs
-// with (--ulinkrpc-key, --contracts).
+// with: the profile's [ulinkrpc] table (the key flags over it) and
+// --contracts.
 func rpcLoader(cmd *cobra.Command) func() (*pipeline.RPC, error) {
 	return func() (*pipeline.RPC, error) {
-		key, _ := cmd.Flags().GetString(rpcKeyFlag)
+		p, err := loadProfile(cmd)
+		if err != nil {
+			return nil, err
+		}
 		dir, _ := cmd.Flags().GetString(rpcContractsFlag)
-		return newRPC(key, dir)
+		return newRPC(p.ULinkRPC, dir)
 	}
 }
 
-// newRPC builds the ULinkRPC side of a feed from a base64 master key and
-// a contracts folder (each may be empty).
-func newRPC(key, dir string) (*pipeline.RPC, error) {
+// newRPC builds the ULinkRPC side of a feed from a profile's [ulinkrpc]
+// table (validated) and a contracts folder (may be empty).
+func newRPC(r unturned.RPCProfile, dir string) (*pipeline.RPC, error) {
 	var cfg rpc.Config
-	if key != "" {
-		master, err := base64.StdEncoding.DecodeString(strings.TrimSpace(key))
-		if err != nil || len(master) == 0 {
-			return nil, usageError{fmt.Errorf("--%s: not a base64 key: %q", rpcKeyFlag, termsafe.Escape(key))}
+	master, err := r.MasterKey()
+	if err != nil {
+		return nil, fmt.Errorf("ulinkrpc.key: %w", err)
+	}
+	if master != nil {
+		d := ulinkrpc.HKDF
+		if r.KeyDerivation == "sha256" {
+			d = ulinkrpc.SHA256
 		}
-		k := ulinkrpc.DeriveKeys(master, ulinkrpc.HKDF)
+		k := ulinkrpc.DeriveKeys(master, d)
 		cfg.Transform.Keys = &k
+	}
+	switch r.Serializer {
+	case "json":
+		cfg.Serializer = ulinkrpc.SerializerJSON
+	case "memorypack":
+		cfg.Serializer = ulinkrpc.SerializerMemoryPack
 	}
 	if dir != "" {
 		c, err := readContracts(dir)
@@ -58,7 +98,9 @@ func newRPC(key, dir string) (*pipeline.RPC, error) {
 		}
 		cfg.Contracts = c
 	}
-	return pipeline.NewRPC(cfg), nil
+	rp := pipeline.NewRPC(cfg)
+	rp.Ports = r.Ports.List()
+	return rp, nil
 }
 
 // readContracts reads every *.cs file under dir.

@@ -19,6 +19,9 @@ func rpcArgs(name string) []string {
 	if strings.Contains(name, "encrypted") {
 		args = append(args, "--ulinkrpc-key", rpcFixtureKey)
 	}
+	if strings.Contains(name, "sha256") {
+		args = append(args, "--ulinkrpc-key-derivation", "sha256")
+	}
 	return args
 }
 

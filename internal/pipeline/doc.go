@@ -19,17 +19,23 @@
 //
 // FeedRPC also decodes ULinkRPC (ulinkrpc.md 1; ulinkrpc.go) into an RPC's
 // rpc.Sessions, one per connection: a port --decode-as names ulinkrpc or
-// one of RPC.Ports (default 20000; the profile has no [ulinkrpc] table yet)
+// one of RPC.Ports (the profile's [ulinkrpc] ports, default 20000)
 // is ULinkRPC, held only until four client bytes tell a WebSocket upgrade
-// (an HTTP GET) from the length-prefixed TCP stream; on other ports a
+// (an HTTP GET) from the length-prefixed TCP stream, or, joined
+// mid-stream, until the first bytes of either direction show WebSocket
+// frames (masked from the client, each binary message one ULinkRPC frame)
+// or chained length prefixes (ulinkrpc_detect.go); on other ports a
 // connection whose start was captured is ULinkRPC when its first client
 // bytes are a frame that parses exactly, or a WebSocket upgrade whose first
 // client message is one. UDP datagrams on those ports (capture's
 // EventDatagram, asked for with RPC.DatagramPorts) feed one KCP session per
-// UDP flow. The session.Index hosts each ULinkRPC connection
-// (Index.OpenRPC) and numbers its records with the Unturned messages, by
-// arrival across the whole capture (outputs.md "Ordering"). Feed (the TUI,
-// live) decodes no ULinkRPC.
+// UDP flow; so does a UDP flow on any other port that opens with the KCP
+// handshake (capture probes each flow's first datagrams,
+// capture.Options.ProbeDatagrams, and the router claims the flow), and a
+// UACK naming another session port adds that flow to the session. The
+// session.Index hosts each ULinkRPC connection (Index.OpenRPC) and numbers
+// its records with the Unturned messages, by arrival across the whole
+// capture (outputs.md "Ordering"). Feed (the TUI, live) decodes no ULinkRPC.
 //
 // capture knows no protocol and the decoders do no IO; this package is the
 // only place, with cmd/usmnscope, that imports both (the import-graph test

@@ -27,6 +27,7 @@ var floors = map[string]int{
 	"internal/enum":     -1,
 	"capture":           1,
 	"dissect":           1,
+	"resync":            1, // the length-prefix resynchronisation search both codecs share
 	"unturned":          2,
 	"ulinkrpc":          2,
 	"schema":            2,

@@ -42,6 +42,7 @@ func FeedRPC(src capture.Source, ix *session.Index, rp *RPC, progress func(captu
 		}
 	}()
 	r := newRouter(ix, rp)
+	r.claimFrom(src)
 	for {
 		ev, rerr := src.Next()
 		if rerr != nil {

@@ -29,6 +29,9 @@ type router struct {
 	// that the ones still undecided at the end are noted in a stable order.
 	pending []capture.Flow
 	held    int // bytes held over all undecided connections
+	// claim asks capture for every datagram of a probed UDP flow found to
+	// be KCP (kcpStart); nil when the source does not probe.
+	claim func(capture.Flow)
 }
 
 // route is what the router knows of one connection.
@@ -38,8 +41,10 @@ type route struct {
 	swap    bool // the capture's client is the server (--decode-as, no SYN)
 
 	held     []capture.Event // events of an undecided connection, data copied
+	seqs     []uint64        // each held event's arrival seq (session.Index.Reserve)
 	heldSize int             // bytes of those events
 	c2s      []byte          // its first client bytes, for the detectors
+	s2c      []byte          // a ULinkRPC connection joined mid-stream: its first server bytes
 	why      string          // for a connection not decoded: the note's reason
 
 	syn    bool             // its start was captured
@@ -80,8 +85,11 @@ func (r *router) apply(ev capture.Event) {
 		r.rp.seen(ev)
 	}
 	if ev.Kind == capture.EventDatagram {
-		if r.rp != nil {
+		// A probed flow's datagram is ULinkRPC only once its handshake
+		// shows it (kcpStart); later ones come claimed, not probed.
+		if r.rp != nil && (!ev.Probe || r.kcpStart(ev)) {
 			r.rp.datagram(ev)
+			r.kcpMoved(ev)
 		}
 		return
 	}
@@ -174,14 +182,34 @@ func (r *router) open(ev capture.Event) {
 		}
 		return
 	}
+	r.keep(rt, ev)
+}
+
+// keep holds an event of an undecided connection with the arrival seq the
+// index reserves for it; the first holds the index's numbering until the
+// connection is decided (session.Index.Hold), so that its messages, fed
+// later, are numbered by their arrival (outputs.md "Ordering").
+func (r *router) keep(rt *route, ev capture.Event) {
+	s := r.ix.Reserve()
+	if len(rt.seqs) == 0 {
+		r.ix.Hold(s)
+	}
 	rt.held = append(rt.held, ev)
+	rt.seqs = append(rt.seqs, s)
+}
+
+// consumesSeq reports whether feeding ev takes an arrival seq: Unturned
+// data, or any event of a ULinkRPC session.
+func consumesSeq(ev capture.Event, rpc bool) bool {
+	return ev.Kind == capture.EventData || rpc && (ev.Kind == capture.EventGap || ev.Kind == capture.EventClose)
 }
 
 // byPort settles a connection whose protocol its port names. A ULinkRPC
-// one whose start was captured is held until its first client bytes tell
-// its transport (an HTTP GET is a WebSocket).
+// one is held until its first bytes tell its transport: with its start
+// captured, an HTTP GET is a WebSocket; joined mid-stream, WebSocket
+// framing in either direction (holdRPCMid).
 func (r *router) byPort(rt *route, f capture.Flow, p Proto, why string) {
-	if p == ProtoULinkRPC && r.rp != nil && rt.syn && !rt.swap {
+	if p == ProtoULinkRPC && r.rp != nil {
 		rt.rpcBy = true
 		return
 	}
@@ -191,6 +219,10 @@ func (r *router) byPort(rt *route, f capture.Flow, p Proto, why string) {
 // holdRPC is hold for a connection known to be ULinkRPC: it is decided as
 // soon as four client bytes, a gap, the close or the bounds say so.
 func (r *router) holdRPC(rt *route, ev capture.Event) {
+	if !rt.syn {
+		r.holdRPCMid(rt, ev)
+		return
+	}
 	if ev.Kind == capture.EventData && !ev.FromServer && len(rt.c2s) < 4 {
 		rt.c2s = append(rt.c2s, ev.Data[:min(len(ev.Data), 4-len(rt.c2s))]...)
 	}
@@ -208,7 +240,7 @@ func (r *router) hold(rt *route, ev capture.Event) {
 		rt.heldSize += len(ev.Data)
 		r.held += len(ev.Data)
 	}
-	rt.held = append(rt.held, ev)
+	r.keep(rt, ev)
 	if rt.rpcBy {
 		r.holdRPC(rt, ev)
 		return
@@ -263,19 +295,32 @@ func detect(dets []detector, c2s []byte) (verdict, Proto) {
 // replayed in order, one that is not decoded one note saying why.
 func (r *router) decide(rt *route, f capture.Flow, p Proto, why string) {
 	rt.decided, rt.proto, rt.why = true, p, why
-	held, c2s := rt.held, rt.c2s
+	held, seqs, c2s, s2c := rt.held, rt.seqs, rt.c2s, rt.s2c
 	r.held -= rt.heldSize
-	rt.held, rt.c2s, rt.heldSize = nil, nil, 0
+	rt.held, rt.seqs, rt.c2s, rt.s2c, rt.heldSize = nil, nil, nil, nil, 0
+	if len(seqs) > 0 {
+		defer r.ix.Unhold(seqs[0])
+	}
 	if p == ProtoUnturned {
-		for _, ev := range held {
+		for i, ev := range held {
+			if consumesSeq(ev, false) {
+				r.ix.At(seqs[i])
+			}
 			r.pass(rt, ev)
 		}
 		return
 	}
 	if p == ProtoULinkRPC && r.rp != nil {
 		c := Conn(turned(rt, capture.Event{Flow: f}).Flow)
-		rt.rpcSes = r.rp.start(c, rpcTransport(c2s), !rt.syn)
-		for _, ev := range held {
+		t := rpcTransport(c2s)
+		if !rt.syn {
+			t, _ = midTransport(c2s, s2c, true)
+		}
+		rt.rpcSes = r.rp.start(c, t, !rt.syn)
+		for i, ev := range held {
+			if consumesSeq(ev, true) {
+				r.ix.At(seqs[i])
+			}
 			r.passRPC(rt, ev)
 		}
 		return

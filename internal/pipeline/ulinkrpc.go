@@ -10,13 +10,13 @@ import (
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // DefaultRPCPorts are the ports whose TCP connections are ULinkRPC when
-// nothing else names them (ulinkrpc.md 1: the port of every sample in the
-// ULinkRPC repositories). The profile has no [ulinkrpc] table yet, so the
-// default lives here; RPC.Ports overrides it.
-var DefaultRPCPorts = []uint16{20000}
+// nothing else names them: the default profile's [ulinkrpc] ports
+// (ulinkrpc.md 1), where the default is written; RPC.Ports overrides it.
+var DefaultRPCPorts = unturned.DefaultRPCProfile().Ports.List()
 
 // RPC is the ULinkRPC side of a feed (ulinkrpc.md 1, issue 15): the
 // connections the router finds to be ULinkRPC, each fed to its own

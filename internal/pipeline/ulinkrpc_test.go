@@ -33,7 +33,7 @@ func feedRPC(t *testing.T, name string, p *unturned.Profile, ports []uint16) (*s
 	}
 	rp := pipeline.NewRPC(cfg)
 	rp.Ports = ports
-	src, err := capture.Open(filepath.Join(rpcFixtures, name+".pcapng"), capture.Options{TransportPort: p.TransportPort, DatagramPorts: rp.DatagramPorts(p.DecodeAs)})
+	src, err := capture.Open(filepath.Join(rpcFixtures, name+".pcapng"), capture.Options{TransportPort: p.TransportPort, DatagramPorts: rp.DatagramPorts(p.DecodeAs), ProbeDatagrams: pipeline.KCPProbeDatagrams})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,6 +66,7 @@ func TestFeedRPCFixtures(t *testing.T) {
 		{"tcp-json", rpc.TCP}, {"tcp-memorypack", rpc.TCP}, {"tcp-gzip", rpc.TCP},
 		{"tcp-midstream", rpc.TCP}, {"websocket-json", rpc.WebSocket}, {"websocket-encrypted", rpc.WebSocket},
 		{"kcp-json", rpc.KCP}, {"kcp-memorypack", rpc.KCP},
+		{"websocket-midstream", rpc.WebSocket}, {"kcp-otherport", rpc.KCP},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ix, rp := feedRPC(t, tc.name, unturned.Default(), nil)

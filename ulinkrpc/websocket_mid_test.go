@@ -1,0 +1,120 @@
+package ulinkrpc
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/usmnscope/usmnscope/resync"
+)
+
+// wsMessages is a direction's WebSocket frames as a ULinkRPC peer writes
+// them (one binary message per [length][frame]; masked from the client),
+// the data they carry, and where each frame starts.
+func wsMessages(frames [][]byte, masked bool) (stream, data []byte, starts []int) {
+	key := [4]byte{0x37, 0xfa, 0x21, 0x3d}
+	for i, f := range frames {
+		msg := AppendFrame(nil, f)
+		var k *[4]byte
+		if masked {
+			key[0] = byte(i)
+			k = &key
+		}
+		starts = append(starts, len(stream))
+		stream = EncodeWSFrame(stream, OpBinary, true, k, msg)
+		data = append(data, msg...)
+	}
+	return stream, data, starts
+}
+
+// TestWebSocketMidStream: joined at any byte of its first frame, a
+// WebSocket decoder started MidStream skips to the next frame and hands on
+// the data of every frame from there, with one note (on the masked, client
+// side) that the framing was inferred and one for the bytes skipped.
+func TestWebSocketMidStream(t *testing.T) {
+	_, frames := conversation(6)
+	for _, masked := range []bool{true, false} {
+		stream, data, starts := wsMessages(frames, masked)
+		for cut := 1; cut < starts[1]; cut++ {
+			w := NewWebSocket(WSConfig{MidStream: true, Masked: &masked})
+			var r wsRun
+			w.Feed(stream[cut:], r.ev)
+			fs := w.End(r.ev)
+			want := data[len(AppendFrame(nil, frames[0])):]
+			if !bytes.Equal(r.data, want) {
+				t.Fatalf("masked %v, cut %d: %d data bytes; want %d (every frame after the first)", masked, cut, len(r.data), len(want))
+			}
+			var texts []string
+			for _, f := range fs {
+				texts = append(texts, f.Text)
+			}
+			all := strings.Join(texts, "\n")
+			if strings.Contains(all, "WebSocket framing inferred") != masked || !strings.Contains(all, "resync: skipped") {
+				t.Errorf("masked %v, cut %d: findings %q; want the inference note (client side only) and the skip", masked, cut, texts)
+			}
+		}
+	}
+}
+
+// TestFindWSFrames: WebSocket frames joined mid-stream are found from the
+// next frame's start, masked or not as asked; raw length-prefixed frames,
+// and frames masked the other way, are not; too few bytes are undecided
+// until the end.
+func TestFindWSFrames(t *testing.T) {
+	_, frames := conversation(6)
+	client, _, cs := wsMessages(frames, true)
+	server, _, ss := wsMessages(frames, false)
+	var raw []byte
+	for _, f := range frames {
+		raw = AppendFrame(raw, f)
+	}
+	key := [4]byte{9, 8, 7, 6}
+	m0, m1 := AppendFrame(nil, frames[0]), AppendFrame(nil, frames[1])
+	frag := EncodeWSFrame(nil, OpBinary, false, &key, m0[:5])
+	frag = EncodeWSFrame(frag, OpPing, true, &key, []byte("hi"))
+	frag = EncodeWSFrame(frag, OpContinuation, true, &key, m0[5:])
+	frag = EncodeWSFrame(frag, OpBinary, true, &key, m1)
+	for _, tt := range []struct {
+		name           string
+		in             []byte
+		masked, final  bool
+		off            int
+		found, decided bool
+	}{
+		{"client from 3", client[3:], true, false, cs[1] - 3, true, true},
+		{"server from 1", server[1:], false, false, ss[1] - 1, true, true},
+		{"client read as server", client[3:], false, true, 0, false, true},
+		{"server read as client", server[1:], true, true, 0, false, true},
+		{"raw frames as client", raw, true, true, 0, false, true},
+		{"raw frames as server", raw, false, true, 0, false, true},
+		{"a fragmented message, a ping inside", frag, true, false, 0, true, true},
+		{"from its continuation: the next message", frag[11+8:], true, false, len(frag) - 11 - 8 - len(EncodeWSFrame(nil, OpBinary, true, &key, m1)), true, true},
+		{"a header only", client[cs[1] : cs[1]+6], true, false, 0, false, false},
+		{"a header only, final", client[cs[1] : cs[1]+6], true, true, 0, false, true},
+	} {
+		off, found, decided := FindWSFrames(tt.in, tt.masked, tt.final)
+		if found != tt.found || decided != tt.decided || found && off != tt.off {
+			t.Errorf("FindWSFrames(%s) = %d, %v, %v; want %d, %v, %v", tt.name, off, found, decided, tt.off, tt.found, tt.decided)
+		}
+	}
+}
+
+// TestWSChainFragmentPastEnd: a chain whose first binary fragment runs
+// past the bytes at hand is undecided (or rejected at the end), never a
+// read past them. The host's random resync test found the slice out of
+// range it was before.
+func TestWSChainFragmentPastEnd(t *testing.T) {
+	// Binary, not FIN, masked with a zero key, payload length 10; the
+	// payload opens with a [length] of 100 (more than this fragment holds,
+	// as a first fragment's must) and is cut after those 4 bytes.
+	d := []byte{0x02, 0x80 | 10, 0, 0, 0, 0, 0, 0, 0, 100}
+	for _, final := range []bool{false, true} {
+		want := resync.Undecided
+		if final {
+			want = resync.Reject
+		}
+		if got := wsChainAt(d, nil, final, true); got != want {
+			t.Errorf("wsChainAt(first fragment cut, final=%v) = %v; want %v", final, got, want)
+		}
+	}
+}
