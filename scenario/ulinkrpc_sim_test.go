@@ -267,3 +267,24 @@ func TestSimRPCCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestRPCAddr: without an address a ULinkRPC simulation listens on
+// loopback on the scenario's server port, ULinkRPC's 20000 by default.
+func TestRPCAddr(t *testing.T) {
+	tests := []struct {
+		server, want string
+	}{
+		{"", "127.0.0.1:20000"},
+		{`server = "10.0.0.1:20001"`, "127.0.0.1:20001"},
+		{`server = "[fd00::1]:30000"` + "\n" + `client = "[fd00::2]:4000"`, "127.0.0.1:30000"},
+	}
+	for _, tt := range tests {
+		sc, err := ParseRPC("t", []byte("protocol = \"ulinkrpc\"\n[[connection]]\n"+tt.server+"\n[[connection.action]]\ndo = \"ping\"\n"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := RPCAddr(sc); got != tt.want {
+			t.Errorf("RPCAddr(%q) = %s; want %s", tt.server, got, tt.want)
+		}
+	}
+}
