@@ -30,8 +30,9 @@ func (st *simTap) tap(conn int, d dissect.Dir, b []byte) {
 	st.got[conn][d] = append(st.got[conn][d], bytes.Clone(b))
 }
 
-// runSimRPC simulates a fixture scenario on a free loopback port at full
-// speed and returns it with what each side read.
+// runSimRPC simulates a fixture scenario on a free loopback port in real
+// time (the fixtures' gaps are a millisecond) and returns it with what
+// each side read.
 func runSimRPC(t *testing.T, path string) (*RPC, *simTap, SimResult, string) {
 	t.Helper()
 	sc, err := ReadRPCFile(path)
@@ -42,7 +43,7 @@ func runSimRPC(t *testing.T, path string) (*RPC, *simTap, SimResult, string) {
 	var log bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	sim := &Sim{Addr: "127.0.0.1:0", FullSpeed: true, Log: &log, tap: st.tap}
+	sim := &Sim{Addr: "127.0.0.1:0", Log: &log, tap: st.tap}
 	res, err := sim.RunRPC(ctx, sc)
 	if err != nil {
 		t.Fatalf("RunRPC(%s): %v\n%s", path, err, log.String())
@@ -285,6 +286,68 @@ func TestRPCAddr(t *testing.T) {
 		}
 		if got := RPCAddr(sc); got != tt.want {
 			t.Errorf("RPCAddr(%q) = %s; want %s", tt.server, got, tt.want)
+		}
+	}
+}
+
+// TestKCPReceive: the simulator's KCP receiver joins fragments in sn
+// order whatever order they come in, drops duplicates (before and after
+// their message is complete) and segments outside its window.
+func TestKCPReceive(t *testing.T) {
+	seg := func(sn uint32, frg uint8, data string) ulinkrpc.Segment {
+		return ulinkrpc.Segment{Conv: 7, Cmd: ulinkrpc.CmdPush, Frg: frg, Sn: sn, Data: []byte(data)}
+	}
+	tests := []struct {
+		name string
+		in   []ulinkrpc.Segment
+		want []string
+		next uint32
+	}{
+		{"in order", []ulinkrpc.Segment{seg(0, 1, "ab"), seg(1, 0, "c"), seg(2, 0, "d")}, []string{"abc", "d"}, 3},
+		{"reordered", []ulinkrpc.Segment{seg(1, 0, "c"), seg(0, 1, "ab"), seg(2, 0, "d")}, []string{"abc", "d"}, 3},
+		{"duplicates", []ulinkrpc.Segment{seg(0, 1, "ab"), seg(0, 1, "ab"), seg(1, 0, "c"), seg(1, 0, "c"), seg(0, 1, "ab")}, []string{"abc"}, 2},
+		{"held duplicate", []ulinkrpc.Segment{seg(1, 0, "c"), seg(1, 0, "c"), seg(0, 1, "ab")}, []string{"abc"}, 2},
+		{"outside the window", []ulinkrpc.Segment{seg(kcpWnd, 0, "x"), seg(0, 0, "a")}, []string{"a"}, 1},
+		{"gap", []ulinkrpc.Segment{seg(0, 0, "a"), seg(2, 0, "c")}, []string{"a"}, 1},
+	}
+	for _, tt := range tests {
+		e := &kcpEnd{conv: 7, msgs: make(chan []byte, 8), rcvBuf: map[uint32]ulinkrpc.Segment{}}
+		for _, s := range tt.in {
+			e.push(s)
+		}
+		close(e.msgs)
+		var got []string
+		for m := range e.msgs {
+			got = append(got, string(m))
+		}
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") || e.rcvNext != tt.next {
+			t.Errorf("%s: push(%d segments) = %q, rcvNext %d; want %q, %d", tt.name, len(tt.in), got, e.rcvNext, tt.want, tt.next)
+		}
+	}
+}
+
+// TestCheckUpgradeRequest: the simulated server refuses an upgrade RFC
+// 6455 4.2.1 does not allow.
+func TestCheckUpgradeRequest(t *testing.T) {
+	key := "dGhlIHNhbXBsZSBub25jZQ=="
+	good := string(ulinkrpc.EncodeUpgradeRequest("h", "/ws", key))
+	tests := []struct {
+		head, want string
+	}{
+		{good, ""},
+		{strings.Replace(good, "GET /ws", "GET /other", 1), `path "/other"`},
+		{strings.Replace(good, "GET", "POST", 1), "not a GET"},
+		{strings.Replace(good, "Upgrade: websocket", "Upgrade: h2c", 1), "no Upgrade: websocket"},
+		{strings.Replace(good, "Version: 13", "Version: 8", 1), "Sec-WebSocket-Version"},
+		{strings.Replace(good, key, "c2hvcnQ=", 1), "16 bytes"},
+	}
+	for _, tt := range tests {
+		u, err := ulinkrpc.ParseUpgrade([]byte(tt.head))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := checkUpgradeRequest(u, "/ws"); (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("checkUpgradeRequest(%q) = %q; want %q", tt.head, got, tt.want)
 		}
 	}
 }
