@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
@@ -103,8 +104,8 @@ func (s *Sim) RunRPC(ctx context.Context, sc *RPC) (SimResult, error) {
 
 // playRPC opens connection i over its transport and plays sends on both
 // ends at once.
-func (s *Sim) playRPC(ctx context.Context, sc *RPC, i int, sends []rpcSend) ([2]int64, error) {
-	ctx, cancel := context.WithCancel(ctx)
+func (s *Sim) playRPC(parent context.Context, sc *RPC, i int, sends []rpcSend) ([2]int64, error) {
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	var ends [2]rpcLink
 	var err error
@@ -125,10 +126,12 @@ func (s *Sim) playRPC(ctx context.Context, sc *RPC, i int, sends []rpcSend) ([2]
 	})
 	defer stop()
 	var errs [2]error
+	var first atomic.Int32 // 1 + the side that failed first
 	var wg sync.WaitGroup
 	for d := range ends {
 		wg.Go(func() {
 			if errs[d] = s.playSide(ctx, dissect.Dir(d), ends[d], sends); errs[d] != nil {
+				first.CompareAndSwap(0, int32(d)+1)
 				cancel()
 			}
 		})
@@ -137,14 +140,13 @@ func (s *Sim) playRPC(ctx context.Context, sc *RPC, i int, sends []rpcSend) ([2]
 	ends[0].close()
 	ends[1].close()
 	bytes := [2]int64{ends[0].sent(), ends[1].sent()}
-	side := [2]string{"client", "server"}
-	for d, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return bytes, fmt.Errorf("%s: %w", side[d], err)
-		}
-	}
-	if err := errors.Join(errs[0], errs[1]); err != nil {
+	if err := parent.Err(); err != nil {
 		return bytes, err
+	}
+	// The side that failed first says why; the other only saw its
+	// connection closed.
+	if d := first.Load() - 1; d >= 0 {
+		return bytes, fmt.Errorf("%s: %w", [2]string{"client", "server"}[d], errs[d])
 	}
 	return bytes, nil
 }

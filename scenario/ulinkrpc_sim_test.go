@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -348,6 +349,46 @@ func TestCheckUpgradeRequest(t *testing.T) {
 		}
 		if got := checkUpgradeRequest(u, "/ws"); (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("checkUpgradeRequest(%q) = %q; want %q", tt.head, got, tt.want)
+		}
+	}
+}
+
+// TestSimRPCDetectsCorruption: when what arrives differs from the
+// script, the receiving side says so, on every transport.
+func TestSimRPCDetectsCorruption(t *testing.T) {
+	for _, name := range []string{"tcp-json", "websocket-json", "kcp-memorypack"} {
+		sc, err := ReadRPCFile(filepath.Join(rpcFixtures, name+".toml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sends, _, err := sc.play(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The server expects a different last byte of the first Request.
+		bad := slices.Clone(sends)
+		bad[0].data = slices.Clone(bad[0].data)
+		bad[0].data[len(bad[0].data)-1] ^= 1
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		s := &Sim{FullSpeed: true}
+		var ends [2]rpcLink
+		if sc.U.Transport == "kcp" {
+			ends, err = s.openKCP(ctx, sc, 0, "127.0.0.1:0", sends)
+		} else {
+			ends, err = s.openStream(ctx, sc, 0, "127.0.0.1:0")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- s.playSide(ctx, dissect.C2S, ends[0], sends) }()
+		serr := s.playSide(ctx, dissect.S2C, ends[1], bad)
+		ends[0].close()
+		ends[1].close()
+		<-done
+		cancel()
+		if serr == nil || !strings.Contains(serr.Error(), "differ from the") || !strings.Contains(serr.Error(), "write 1 of the script") {
+			t.Errorf("%s: the server's play with a changed first Request = %v; want the difference found at write 1", name, serr)
 		}
 	}
 }
