@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -165,7 +166,7 @@ func (s *Sim) playSide(ctx context.Context, d dissect.Dir, l rpcLink, sends []rp
 			}
 			continue
 		}
-		if err := s.wait(ctx, gap); err != nil {
+		if err := s.waitFine(ctx, gap); err != nil {
 			return err
 		}
 		if err := l.send(sd); err != nil {
@@ -173,6 +174,29 @@ func (s *Sim) playSide(ctx context.Context, d dissect.Dir, l rpcLink, sends []rp
 		}
 	}
 	return l.finish(ctx)
+}
+
+// fineWait is the longest gap waitFine yields through rather than sleeps.
+const fineWait = 2 * time.Millisecond
+
+// waitFine is wait, but a gap under fineWait (after scaling) is waited by
+// yielding until it has passed: Go's timers wake through the Linux
+// netpoller with millisecond resolution, and would turn a scenario's
+// 200µs answer into a millisecond one on the wire.
+func (s *Sim) waitFine(ctx context.Context, d time.Duration) error {
+	scaled := d
+	if s.Speed > 0 {
+		scaled = time.Duration(float64(d) / s.Speed)
+	}
+	if s.FullSpeed || scaled <= 0 || scaled >= fineWait {
+		return s.wait(ctx, d)
+	}
+	for start := time.Now(); time.Since(start) < scaled; runtime.Gosched() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sendName says what a send is, for errors.
