@@ -39,4 +39,10 @@
 // Sim plays a scenario between a real server and client over TCP
 // (127.0.0.1:27016 by default) in real time, scaled, or as fast as
 // possible, so that live capture can be tried without the game.
+// Sim.RunRPC does the same for a ULinkRPC scenario over its transport
+// (ulinkrpc.md 2): TCP, a WebSocket after a real HTTP/1.1 upgrade, or KCP
+// over UDP after the UKCP/UACK handshake, on the scenario's server port
+// (20000 by default). Both ends follow the script in lockstep, sending the
+// generator's bytes and checking the peer's as they arrive, so that a live
+// capture decodes to the scenario's records.
 package scenario

@@ -45,6 +45,11 @@ type Sim struct {
 	// P is the profile of the load mix; nil: the scenario's, else the
 	// default of wire.md 6.
 	P *unturned.Profile
+
+	// tap, when set (tests), is handed every chunk a side of ULinkRPC
+	// connection conn reads from its socket: TCP stream bytes or a UDP
+	// datagram, sent in direction d.
+	tap func(conn int, d dissect.Dir, b []byte)
 }
 
 // SimResult says what a simulation sent and whether every byte arrived.

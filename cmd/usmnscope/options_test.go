@@ -178,13 +178,15 @@ func TestSimulateOptions(t *testing.T) {
 		{"simulate --full-speed --count 2000 --conns 8 --nagle --congestion cubic", with(func(o *simulateOptions) {
 			o.sim.FullSpeed, o.sim.Count, o.sim.Conns, o.sim.Nagle, o.sim.Congestion = true, 2000, 8, true, "cubic"
 			o.tcpFlags = []string{"full-speed", "nagle", "congestion"}
+			o.mixFlags = []string{"count", "conns"}
 		})},
 		{"simulate --inject --rate 200000 --count 5 -i eth0 --addr 1.2.3.4:5 --seed 3", with(func(o *simulateOptions) {
 			o.inject, o.iface, o.ifaceSet = true, "eth0", true
 			o.sim.Rate, o.sim.Count, o.sim.Addr, o.sim.Seed = 200000, 5, "1.2.3.4:5", 3
 			o.tcpFlags = []string{"addr"}
+			o.mixFlags = []string{"count", "rate", "seed"}
 		})},
-		{"simulate --profile p.toml --count 1", with(func(o *simulateOptions) { o.sim.Count = 1; o.profileSet = true })},
+		{"simulate --profile p.toml --count 1", with(func(o *simulateOptions) { o.sim.Count = 1; o.profileSet = true; o.mixFlags = []string{"count"} })},
 	}
 	for _, tt := range tests {
 		got, err := parseOptions(t, newCmdSimulate, tt.args)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -29,7 +30,12 @@ type simulateOptions struct {
 	speedSet bool     // --speed was given (it excludes --full-speed)
 	ifaceSet bool     // -i was given (it goes with --inject)
 	tcpFlags []string // the TCP-only flags given, which --inject refuses
+	mixFlags []string // the load mix flags given, which a ULinkRPC scenario refuses
 }
+
+// mixFlags are the simulate flags of the Unturned load mix, which a
+// ULinkRPC scenario refuses rather than ignores.
+var mixFlags = []string{"count", "conns", "rate", "seed"}
 
 // tcpOnlyFlags are the simulate flags for TCP connections, which --inject
 // refuses rather than ignores, in the order it names them.
@@ -41,7 +47,7 @@ func newCmdSimulate(s *streams, runF func(*simulateOptions) error) *cobra.Comman
 	o := &simulateOptions{IO: s}
 	cmd := &cobra.Command{
 		Use:   "simulate [--scenario F] [--addr A] [--speed X | --full-speed] [--count N] [--rate R] | --inject [-i IF] [--rate PPS]",
-		Short: "Play a scenario between a real server and client over TCP",
+		Short: "Play a scenario between a real server and client over TCP (ULinkRPC: TCP, WebSocket or KCP)",
 		Long: `Starts a server on --addr (default 127.0.0.1:27016) and a client that connects
 to it, and plays the scenario's connections one after the other in real time
 (--speed scales the scenario's gaps; --full-speed drops them), so that live
@@ -55,6 +61,17 @@ fewer packets than messages. --congestion cubic (Linux) brings packets nearer
 messages; 'usmnscope live -i lo --stats' counts both. At the end every byte
 is checked to have arrived.
 
+A ULinkRPC scenario (protocol = "ulinkrpc", fixtures/ulinkrpc) is played
+over its transport: TCP, a WebSocket after a real HTTP/1.1 upgrade, or KCP
+over UDP after the UKCP/UACK handshake. The server listens on the
+scenario's server port (ULinkRPC's 20000 by default) on 127.0.0.1 unless
+--addr is given, and answers as the script says: each Request gets its
+Response once it has arrived, each Ping its Pong. Every frame is checked to
+arrive intact. A capture of lo decodes with 'usmnscope dump --decode-as
+PORT=ulinkrpc' (not needed on 20000). The load mix (--count, --conns, --rate, --seed) and --inject are for
+Unturned scenarios only and are refused with a ULinkRPC one; so are --nagle
+and --congestion over KCP.
+
 --inject replays instead, like tcpreplay: the frames 'gen' would write for
 the scenario and --count messages of the load mix over --conns connections
 (Ethernet, IPv4, TCP with consistent sequence numbers, the profile's
@@ -65,6 +82,7 @@ lo' reads them as real traffic, so the reader can be measured at rates a
 TCP sender on the same machine cannot reach. It needs CAP_NET_RAW.`,
 		Example: `  usmnscope simulate --scenario fixtures/scenarios/usmn-basic.toml --speed 0.05
   usmnscope live -i lo        # in another terminal
+  usmnscope simulate --scenario fixtures/ulinkrpc/websocket-json.toml --speed 0.01
   usmnscope simulate --full-speed --count 2000000 --conns 8
   usmnscope simulate --inject --rate 200000 --count 2000000 --conns 4 -i lo`,
 		Args: cobra.NoArgs,
@@ -74,6 +92,11 @@ TCP sender on the same machine cannot reach. It needs CAP_NET_RAW.`,
 			o.profileSet = profileSet(cmd)
 			f := cmd.Flags()
 			o.speedSet, o.ifaceSet = f.Changed("speed"), f.Changed("interface")
+			for _, name := range mixFlags {
+				if f.Changed(name) {
+					o.mixFlags = append(o.mixFlags, name)
+				}
+			}
 			for _, name := range tcpOnlyFlags {
 				if f.Changed(name) {
 					o.tcpFlags = append(o.tcpFlags, name)
@@ -87,7 +110,7 @@ TCP sender on the same machine cannot reach. It needs CAP_NET_RAW.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "scenario file to play")
-	f.StringVar(&o.sim.Addr, "addr", scenario.DefaultAddr, "address the server listens on")
+	f.StringVar(&o.sim.Addr, "addr", scenario.DefaultAddr, "address the server listens on (ULinkRPC scenario: 127.0.0.1 and its server port)")
 	f.Float64Var(&o.sim.Speed, "speed", 1, "time factor: 2 plays twice as fast, 0.1 ten times slower")
 	f.BoolVar(&o.sim.FullSpeed, "full-speed", false, "send everything as fast as possible")
 	f.IntVar(&o.sim.Count, "count", 0, "load mix messages to play after the scenario")
@@ -114,6 +137,11 @@ func runSimulate(o *simulateOptions) error {
 	}
 	if o.sim.Count < 0 || o.sim.Rate < 0 || o.sim.Conns < 1 || o.sim.Conns > 10000 {
 		return usageError{fmt.Errorf("simulate: --count and --rate cannot be negative, --conns must be 1 to 10000")}
+	}
+	if o.scenario != "" {
+		if data, err := os.ReadFile(o.scenario); err == nil && scenario.IsRPC(data) {
+			return runSimulateRPC(o)
+		}
 	}
 	var sc *scenario.Scenario
 	if o.scenario != "" {
@@ -152,8 +180,7 @@ func runSimulate(o *simulateOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "done: %d connections, %d messages, c2s %d bytes, s2c %d bytes in %v\n",
-		res.Conns, res.Messages, res.Bytes[0], res.Bytes[1], res.Elapsed.Round(1e6))
+	simDone(s, res)
 	return nil
 }
 
@@ -183,4 +210,50 @@ func runInject(ctx context.Context, o *simulateOptions, sc *scenario.Scenario) e
 	fmt.Fprintf(s.out, "injected %d packets, %d messages in %.3f s: %.0f pkt/s, %.0f msg/s\n",
 		res.Packets, res.Messages, secs, rate(res.Packets), rate(res.Messages))
 	return nil
+}
+
+// runSimulateRPC is simulate of a ULinkRPC scenario: the flags of the
+// Unturned load mix and of --inject are refused rather than ignored.
+func runSimulateRPC(o *simulateOptions) error {
+	s := o.IO
+	sc, err := scenario.ReadRPCFile(o.scenario)
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.inject:
+		return usageError{errors.New("simulate: --inject replays Unturned scenarios, not a ULinkRPC one")}
+	case len(o.mixFlags) > 0:
+		return usageError{fmt.Errorf("simulate: --%s is for the Unturned load mix, not a ULinkRPC scenario", o.mixFlags[0])}
+	case o.ifaceSet:
+		return usageError{fmt.Errorf("simulate: -i goes with --inject")}
+	case sc.U.Transport == "kcp" && (o.sim.Nagle || o.sim.Congestion != ""):
+		return usageError{errors.New("simulate: --nagle and --congestion are for TCP, not a ULinkRPC scenario over KCP")}
+	}
+	addr := scenario.RPCAddr(sc)
+	if slices.Contains(o.tcpFlags, "addr") {
+		addr = o.sim.Addr
+	} else {
+		o.sim.Addr = ""
+	}
+	ctx := o.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	o.sim.Log = s.out
+	fmt.Fprintf(s.out, "simulating ulinkrpc over %s on %s\n", sc.U.Transport, termsafe.Escape(addr))
+	res, err := o.sim.RunRPC(ctx, sc)
+	if err != nil {
+		return err
+	}
+	simDone(s, res)
+	return nil
+}
+
+// simDone prints simulate's last line, the same for both protocols.
+func simDone(s *streams, res scenario.SimResult) {
+	fmt.Fprintf(s.out, "done: %d connections, %d messages, c2s %d bytes, s2c %d bytes in %v\n",
+		res.Conns, res.Messages, res.Bytes[0], res.Bytes[1], res.Elapsed.Round(1e6))
 }
