@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"net"
@@ -67,7 +65,7 @@ func liveRPC(t *testing.T, path string, sc *scenario.RPC) {
 		t.Fatal(err)
 	}
 	name := strings.TrimSuffix(filepath.Base(path), ".toml")
-	rp, err := newRPC(sc.U.Key, filepath.Join(rpcFixturesDir, "contracts"))
+	rp, err := newRPC(unturned.RPCProfile{Key: sc.U.Key, KeyDerivation: sc.U.KeyDerivation}, filepath.Join(rpcFixturesDir, "contracts"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,13 +118,9 @@ func liveRPC(t *testing.T, path string, sc *scenario.RPC) {
 
 	drops := src.Stats().KernelDrops
 
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	if err := dumpRPC(w, rp, &dumpOptions{json: true}); err != nil {
-		t.Fatal(err)
-	}
-	w.Flush()
-	got := rpcLinesOn(t, buf.String(), port)
+	// The live index hosts the ULinkRPC records in the capture-wide
+	// order, as dump's does: its dump --json lines, as dump prints them.
+	got := rpcLinesOn(t, string(live.AppendJSONRange(nil, 1, live.Len(), nil)), port)
 
 	args := append([]string{"dump", "--json", "--decode-as", asFlag}, rpcArgs(name)...)
 	code, dump, stderr := run(t, nil, append(args, out)...)
