@@ -109,7 +109,11 @@ func dumpRPC(out *bufio.Writer, rp *pipeline.RPC, o *dumpOptions) error {
 			}
 			continue
 		}
-		if _, err := out.WriteString(rpcLine(r, start) + "\n"); err != nil {
+		line := rpcLine(r, start) + "\n"
+		if o.verbose {
+			line += rpc.TreeText(r)
+		}
+		if _, err := out.WriteString(line); err != nil {
 			return err
 		}
 		if o.hex && len(r.Envelope) > 0 {
