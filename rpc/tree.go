@@ -212,7 +212,8 @@ func guesses(o *ulinkrpc.MPObject) map[string]string {
 	walk = func(o *ulinkrpc.MPObject, prefix string) {
 		for _, m := range o.Members {
 			name := prefix + "." + strconv.Itoa(m.Index)
-			if m.Guess != "" {
+			// A string's guess repeats the value the field shows.
+			if m.Guess != "" && !strings.HasPrefix(m.Guess, "string ") {
 				out[name] = m.Guess
 			}
 			if m.Object != nil {

@@ -46,7 +46,8 @@ func rpcNode(n rpc.Node, depth int) *node {
 	}
 	text := n.Label + " = " + dissect.FormatValue(n.Span.Value, dissect.TreeValues)
 	if n.Note != "" {
-		text += " (" + n.Note + ")"
+		// The name in place of the hex: "type = 1 (Request)".
+		text = n.Label + " = " + dissect.FormatValue(n.Span.Value, dissect.TextValues) + " (" + n.Note + ")"
 	}
 	out := &node{path: "rpc/field/" + n.Path, field: n.Field, depth: depth, text: text,
 		off: fmt.Sprintf("@%d+%d", n.Span.Bit, n.Span.Bits), group: len(n.Children) > 0, own: true}
