@@ -67,7 +67,7 @@ func TestRPCPairJump(t *testing.T) {
 		{[]string{"enter"}, 1, "message 2 → its pair 1"},
 		{[]string{":", "1", "6", "enter", "enter"}, 17, "message 16 → its pair 17"}, // KeepAlivePing → Pong
 		{[]string{"enter"}, 16, "message 17 → its pair 16"},
-		{[]string{":", "3", "enter", "enter"}, 3, "message 3 has no pair"}, // a Push
+		{[]string{":", "3", "enter", "enter"}, 3, "message 3 has no pair"},        // a Push
 		{[]string{":", "2", "4", "enter", "enter"}, 24, "message 24 has no pair"}, // pending
 	} {
 		m = press(t, m, step.keys...)

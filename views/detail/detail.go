@@ -61,7 +61,7 @@ type node struct {
 	field    int // index into Message.Fields, or -1
 	group    bool
 	own      bool // a group that is field itself, not a group of fields
-	sev      int // severity+1 for finding lines, 0 otherwise
+	sev      int  // severity+1 for finding lines, 0 otherwise
 	children []*node
 }
 
