@@ -1,10 +1,14 @@
 package views
 
 import (
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/usmnscope/usmnscope/dissect"
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
@@ -216,5 +220,76 @@ func TestRPCConnsAndRows(t *testing.T) {
 				t.Errorf("%s: screen lacks %q:\n%s", tc.name, want, s)
 			}
 		}
+	}
+}
+
+// TestRPCHostileSynthetic: terminal controls in every string a ULinkRPC
+// record carries — a JSON key and value, a MemoryPack string cut without a
+// schema, an error text that is not UTF-8, raw payload bytes — never reach
+// a frame raw, in any pane, nor the layer tree's text (dump -V).
+func TestRPCHostileSynthetic(t *testing.T) {
+	conn := fake.Vanilla
+	conn.Server = netip.MustParseAddrPort("10.0.0.1:20000")
+	s := rpc.New(conn, rpc.Config{})
+	evil := "\x1b]0;owned\x07\u202e\u009b2J\x1b[2J"
+	envs := []struct {
+		d   dissect.Dir
+		env []byte
+	}{
+		{dissect.C2S, ulinkrpc.EncodeRequest(1, 1, 1, []byte(`{"\u001b]0;k\u0007":"\u009b31m\u202e","A":[{"B":"\u001b[2J"}]}`))},
+		{dissect.S2C, ulinkrpc.EncodeResponse(1, ulinkrpc.StatusHandlerError, nil, "\xff"+evil)},
+		{dissect.C2S, ulinkrpc.EncodeRequest(2, 1, 2, ulinkrpc.MPEncodeObject(true, ulinkrpc.MPString(evil), ulinkrpc.MPInt32(7)))},
+		{dissect.S2C, ulinkrpc.EncodePush(9, 9, append([]byte{0xff, 0x1b}, evil...))},
+		{dissect.S2C, ulinkrpc.EncodeResponse(2, ulinkrpc.Status(77), []byte(evil), evil)},
+	}
+	for i, e := range envs {
+		s.Bytes(e.d, ulinkrpc.AppendFrame(nil, e.env), rpc.Stamp{Frame: i + 1, Time: fake.T0.Add(time.Duration(i) * time.Millisecond)})
+	}
+	s.End(rpc.Stamp{Frame: len(envs) + 1, Time: fake.T0.Add(time.Second)})
+	for _, r := range s.Records() {
+		if i, c, bad := frameControl(rpc.TreeText(r) + rpc.Line(r)); bad {
+			t.Errorf("record %d: the tree text holds raw %U at byte %d", r.N, c, i)
+		}
+	}
+	src := fake.RPCSource([]*rpc.Session{s})
+	if src.Len() != len(envs) {
+		t.Fatalf("%d records; want %d", src.Len(), len(envs))
+	}
+	for _, size := range [][2]int{{160, 48}, {80, 24}} {
+		m := loaded(t, src, size[0], size[1])
+		walk(t, m, hostileKeys(src.Len()+2))
+	}
+	m := loaded(t, src, 160, 48)
+	if sc := screen(m); !strings.Contains(sc, `\x1b]0;owned\x07\u202e\u009b2J\x1b[2J`) {
+		t.Errorf("the error text is not shown escaped:\n%s", sc)
+	}
+}
+
+// TestUnturnedPairJump: enter goes between an Unturned pair too (a
+// PingRequest and its PingResponse, Message.Pair), with a connection
+// selected as with all.
+func TestUnturnedPairJump(t *testing.T) {
+	src := fake.Capture()
+	src.Msgs[0].Pair, src.Msgs[4].Pair = 5, 1
+	src.Msgs[4].Latency, src.Msgs[4].HasLatency = 400*time.Millisecond, true
+	m := loaded(t, src, 160, 48)
+	if !strings.Contains(screen(m), "enter go to pair #5") {
+		t.Errorf("help line does not offer the pair:\n%s", screen(m))
+	}
+	m = press(t, m, "enter")
+	if m.Selected() != 5 {
+		t.Errorf("enter on 1: selected %d; want 5", m.Selected())
+	}
+	m = press(t, m, "shift+tab", "j", "tab", "enter") // connection c1 (messages 1 and 5), from 5
+	if m.Selected() != 1 || m.allConns {
+		t.Errorf("enter on 5 in its connection: selected %d (all %v); want 1 in c1", m.Selected(), m.allConns)
+	}
+	m = press(t, m, "enter")
+	if m.Selected() != 5 {
+		t.Errorf("enter on 1: selected %d; want 5", m.Selected())
+	}
+	m = press(t, m, ":", "2", "enter", "enter")
+	if m.Selected() != 2 || !strings.Contains(screen(m), "message 2 has no pair") {
+		t.Errorf("enter on unpaired 2: selected %d:\n%s", m.Selected(), screen(m))
 	}
 }
