@@ -69,6 +69,9 @@ func DefaultStyles(dark bool) Styles {
 	}
 }
 
+// MaxBytes bounds the bytes the pane shows of one message.
+const MaxBytes = 1 << 16
+
 // Model is the hexdump.
 type Model struct {
 	KeyMap     KeyMap
@@ -80,6 +83,7 @@ type Model struct {
 	owner   []int32 // field index owning each stream bit, -1 for none
 	sel     int     // selected field, -1 for none
 	cursor  int     // stream bit under the cursor
+	total   int     // the message's bytes, of which data holds at most MaxBytes
 	msb     bool    // the order toggle (m): flips the message's own order
 	byteMSB bool    // the message is byte-oriented, big-endian (ULinkRPC, ulinkrpc.md 4): MSB first unless toggled
 	bytes   bool    // the byte view: hex and ASCII only, many bytes a row
@@ -97,6 +101,11 @@ func (m *Model) SetMessage(msg *session.Message) {
 	m.Home()
 	// A ULinkRPC message shows its envelope, whose fields' spans it indexes.
 	m.data, m.fields = frame.Bytes(msg)
+	// A ULinkRPC envelope may hold up to 64 MiB (ulinkrpc.md 2) and the
+	// owner map takes 32 bytes a byte: the pane shows the first MaxBytes
+	// (an Unturned message, under a 16-bit length, always fits).
+	m.total = len(m.data)
+	m.data = m.data[:min(len(m.data), MaxBytes)]
 	m.byteMSB = msg != nil && msg.RPC != nil
 	m.owner = dissect.Owners(m.fields, len(m.data)*8)
 	m.clamp()
@@ -267,6 +276,9 @@ func (m Model) View() string {
 	title := fmt.Sprintf(" Bits (%s)", order)
 	if m.bytes {
 		title = fmt.Sprintf(" Bytes (%d a row)", m.perRow())
+	}
+	if m.total > len(m.data) {
+		title += fmt.Sprintf("  first %d of %d bytes", len(m.data), m.total)
 	}
 	if len(m.owner) > 0 {
 		title += fmt.Sprintf("  bit %d", m.cursor)
