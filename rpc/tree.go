@@ -82,7 +82,7 @@ func transportNode(r *Record) Node {
 // transformNode is the transform layer (ulinkrpc.md 3). Its fields' spans
 // are in the transformed frame, not in the envelope.
 func transformNode(r *Record) Node {
-	n := Node{Kind: LayerNode, Name: "transform", Field: -1, Text: "none: the frame is the envelope"}
+	n := Node{Kind: LayerNode, Name: "transform", Field: -1, Text: "none (the frame is the envelope)"}
 	t := r.Transform
 	if t == nil {
 		return n
@@ -99,11 +99,7 @@ func transformNode(r *Record) Node {
 			parts = append(parts, p.what)
 		}
 	}
-	n.Text = "on"
-	if len(parts) > 0 {
-		n.Text += ": " + strings.Join(parts, ", ")
-	}
-	n.Text += " (spans in the transformed frame)"
+	n.Text = strings.Join(append(parts, "spans in the transformed frame"), ", ")
 	for _, f := range r.TransformFields {
 		name := termsafe.Escape(f.Name)
 		n.Children = append(n.Children, Node{Kind: FieldNode, Label: name, Path: "transform." + name, Field: -1, Span: f})
@@ -233,6 +229,9 @@ func guesses(o *ulinkrpc.MPObject) map[string]string {
 // the error text, the ticks and the pairing.
 func contractNode(r *Record) Node {
 	n := Node{Kind: LayerNode, Name: "rpc", Field: -1, Text: termsafe.Escape(r.Msg)}
+	if r.RPC.ServiceID != nil {
+		n.Text = termsafe.Escape(r.methodName())
+	}
 	add := func(k, v string) { n.Children = append(n.Children, Node{Kind: InfoNode, Name: k, Text: v, Field: -1}) }
 	c := &r.RPC
 	if c.ServiceID != nil {
@@ -336,6 +335,15 @@ func TreeText(r *Record) string {
 	return b.String()
 }
 
+// FieldValue is a field's value as dissect.FormatValue writes it in
+// format, or "(empty)" for an empty one (a void payload, ulinkrpc.md 5).
+func FieldValue(f dissect.Field, format dissect.ValueFormat) string {
+	if v := dissect.FormatValue(f.Value, format); v != "" {
+		return v
+	}
+	return "(empty)"
+}
+
 // hexColumn is the width of the bytes column: Unturned's bit-string
 // column (cmd/usmnscope format.go), so both trees line up.
 const hexColumn = 49
@@ -348,10 +356,7 @@ func writeFieldLines(b *strings.Builder, data []byte, ns []Node) {
 			continue
 		}
 		f := n.Span
-		v := dissect.FormatValue(f.Value, dissect.TextValues)
-		if f.Value == nil {
-			v = "(none)"
-		}
+		v := FieldValue(f, dissect.TextValues)
 		if n.Note != "" {
 			v += " (" + n.Note + ")"
 		}

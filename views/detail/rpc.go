@@ -44,10 +44,10 @@ func rpcNode(n rpc.Node, depth int) *node {
 	if n.Kind != rpc.FieldNode {
 		return &node{path: "rpc/info/" + n.Name, field: -1, depth: depth, text: n.Name + ": " + n.Text}
 	}
-	text := n.Label + " = " + dissect.FormatValue(n.Span.Value, dissect.TreeValues)
+	text := n.Label + " = " + rpc.FieldValue(n.Span, dissect.TreeValues)
 	if n.Note != "" {
 		// The name in place of the hex: "type = 1 (Request)".
-		text = n.Label + " = " + dissect.FormatValue(n.Span.Value, dissect.TextValues) + " (" + n.Note + ")"
+		text = n.Label + " = " + rpc.FieldValue(n.Span, dissect.TextValues) + " (" + n.Note + ")"
 	}
 	out := &node{path: "rpc/field/" + n.Path, field: n.Field, depth: depth, text: text,
 		off: fmt.Sprintf("@%d+%d", n.Span.Bit, n.Span.Bits), group: len(n.Children) > 0, own: true}
