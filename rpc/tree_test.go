@@ -125,3 +125,26 @@ func TestTicksText(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTree builds the layer tree of a Request with a nested JSON
+// payload, as the detail pane does on each selection.
+func BenchmarkTree(b *testing.B) {
+	s := New(testConn, Config{Contracts: contracts(b)})
+	play(s, []step{{dissect.C2S, 0, ulinkrpc.EncodeRequest(1, 1, 1, []byte(`{"Account":"ann","Items":[{"Name":"a"},{"Name":"b"}],"Inner":{"X":1}}`))}}, 0)
+	r := s.Records()[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		Tree(r)
+	}
+}
+
+// BenchmarkTreeText is dump -V's text of the same record.
+func BenchmarkTreeText(b *testing.B) {
+	s := New(testConn, Config{Contracts: contracts(b)})
+	play(s, []step{{dissect.C2S, 0, ulinkrpc.EncodeRequest(1, 1, 1, []byte(`{"Account":"ann","Items":[{"Name":"a"},{"Name":"b"}],"Inner":{"X":1}}`))}}, 0)
+	r := s.Records()[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		TreeText(r)
+	}
+}
