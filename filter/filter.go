@@ -2,16 +2,15 @@ package filter
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Filter is a compiled message filter: the small expression language that
@@ -380,7 +379,7 @@ func (p *filterParser) bare(t token) (filterNode, error) {
 	if _, ok := filterFields[w]; ok && t.kind == tokWord {
 		return nil, p.errAt(t, "field %q needs an operator and a value (e.g. %s)", t.text, filterFields[w].example)
 	}
-	return testNode{func(s *subject) bool { return containsFold(s.h.Kind.String(), w) }}, nil
+	return testNode{func(s *subject) bool { return containsFold(headName(s.h), w) }}, nil
 }
 
 // test compiles FIELD OP VALUE through the field table.
@@ -411,9 +410,10 @@ const (
 	fieldChoice // a string with a fixed set of values (dir, group, …)
 	fieldOrdered
 	fieldBool
+	fieldDuration // nanoseconds, given as a Go duration (1.5ms) or a number of nanoseconds
 )
 
-var fieldKindNames = [...]string{fieldString: "text", fieldNumber: "number", fieldChoice: "choice", fieldOrdered: "ordered", fieldBool: "boolean"}
+var fieldKindNames = [...]string{fieldString: "text", fieldNumber: "number", fieldChoice: "choice", fieldOrdered: "ordered", fieldBool: "boolean", fieldDuration: "duration"}
 
 func (k fieldKind) String() string { return enum.Name(fieldKindNames[:], k) }
 
@@ -422,7 +422,7 @@ func (k fieldKind) ops() string {
 	switch k {
 	case fieldString:
 		return " == != ~ "
-	case fieldNumber, fieldOrdered:
+	case fieldNumber, fieldOrdered, fieldDuration:
 		return " == != < <= > >= "
 	case fieldChoice:
 		return " == != ~ "
@@ -466,8 +466,16 @@ func (d filterField) accessors(p *filterParser) (str func(*subject) []string, nu
 func (d filterField) compile(p *filterParser, op, v token) (filterNode, error) {
 	str, num := d.accessors(p)
 	switch d.kind {
-	case fieldNumber:
+	case fieldNumber, fieldDuration:
 		want, err := strconv.ParseInt(v.text, 0, 64)
+		if d.kind == fieldDuration && err != nil {
+			var dur time.Duration
+			dur, err = time.ParseDuration(v.text)
+			want = int64(dur)
+		}
+		if err != nil && d.kind == fieldDuration {
+			return nil, p.errAt(v, "%q is not a duration (1.5ms, 2s, or nanoseconds)", v.text)
+		}
 		if err != nil {
 			return nil, p.errAt(v, "%q is not a number", v.text)
 		}
@@ -561,129 +569,3 @@ func anyEqualFold(vs []string, want string) bool {
 
 // containsFold reports whether sub (already lower-case) is in s, ignoring case.
 func containsFold(s, sub string) bool { return strings.Contains(strings.ToLower(s), sub) }
-
-func one(s string) []string { return []string{s} }
-
-func ids(m *session.Message, server, client bool) []int64 {
-	l := m.Listener
-	if l == nil {
-		return nil
-	}
-	var out []int64
-	if server && l.ServerID != nil {
-		out = append(out, int64(*l.ServerID))
-	}
-	if client && l.ClientID != nil {
-		out = append(out, int64(*l.ClientID))
-	}
-	return out
-}
-
-// severityChoices ranks severities for `severity>=warn`; "none" is a
-// message without findings.
-var severityChoices = []string{"none", dissect.Note.String(), dissect.Warn.String(), dissect.Error.String()}
-
-// fieldTable is the field table of the language (the outputs.md key names),
-// in the order the unknown-field error lists them; filterFields and
-// filterFieldList are made from it, so the list cannot drift from the
-// fields.
-var fieldTable = []struct {
-	name string
-	filterField
-}{
-	{"dir", filterField{kind: fieldChoice, example: "dir==c2s", choices: []string{"c2s", "s2c"},
-		headStr: func(h *session.Head) []string { return one(h.Dir.String()) }}},
-	{"msg", filterField{kind: fieldString, example: "msg==InvokeMessageListener", known: isMessageName,
-		headStr: func(h *session.Head) []string { return one(h.Kind.String()) }}},
-	{"listener", filterField{kind: fieldString, example: "listener~Chat",
-		str: func(m *session.Message) []string {
-			if m.Listener == nil || m.Listener.Type == nil {
-				return nil
-			}
-			return one(*m.Listener.Type)
-		}}},
-	{"id", filterField{kind: fieldNumber, example: "id==3", num: func(m *session.Message) []int64 { return ids(m, true, true) }}},
-	{"listener.id", filterField{kind: fieldNumber, example: "listener.id==3", num: func(m *session.Message) []int64 { return ids(m, true, true) }}},
-	{"server_id", filterField{kind: fieldNumber, example: "server_id==0", num: func(m *session.Message) []int64 { return ids(m, true, false) }}},
-	{"client_id", filterField{kind: fieldNumber, example: "client_id==4001", num: func(m *session.Message) []int64 { return ids(m, false, true) }}},
-	{"severity", filterField{kind: fieldOrdered, example: "severity>=warn", choices: severityChoices,
-		headNum: func(h *session.Head) []int64 {
-			if !h.HasFinding {
-				return []int64{0}
-			}
-			return []int64{int64(h.Worst) + 1}
-		}}},
-	{"conn", filterField{kind: fieldString, example: "conn~50412",
-		headStr: func(h *session.Head) []string { return one(h.Conn.String()) }}},
-	{"n", filterField{kind: fieldNumber, example: "n>=10", headNum: func(h *session.Head) []int64 { return []int64{int64(h.N)} }}},
-	{"len", filterField{kind: fieldNumber, example: "len>100", num: func(m *session.Message) []int64 { return []int64{int64(len(m.Data))} }}},
-	{"widened", filterField{kind: fieldBool, example: "widened==true",
-		str: func(m *session.Message) []string {
-			if m.Enum.Widened {
-				return one("true")
-			}
-			return nil
-		}}},
-	{"mode", filterField{kind: fieldString, example: "mode==TellClientListenerId",
-		str: func(m *session.Message) []string {
-			if mode := m.ModeName(); mode != "" {
-				return one(mode)
-			}
-			return nil
-		}}},
-	{"group", filterField{kind: fieldChoice, example: "group==malformed", choices: dissect.GroupNames(),
-		str: func(m *session.Message) []string {
-			out := make([]string, len(m.Findings))
-			for i, f := range m.Findings {
-				out[i] = f.Group.String()
-			}
-			return out
-		}}},
-}
-
-// filterFields finds a field by name.
-var filterFields = func() map[string]filterField {
-	m := make(map[string]filterField, len(fieldTable))
-	for _, f := range fieldTable {
-		m[f.name] = f.filterField
-	}
-	return m
-}()
-
-// filterFieldList is the field list shown in unknown-field errors.
-var filterFieldList = strings.Join(append(FieldNames(), "payload.<field>"), ", ")
-
-// MessageNames lists the outputs.md "msg" names (unturned.Kind's), for
-// completion and for rejecting unknown names in msg==NAME.
-func MessageNames() []string {
-	var out []string
-	for k := unturned.Kind(0); !strings.HasPrefix(k.String(), "Unknown("); k++ {
-		if !slices.Contains(out, k.String()) {
-			out = append(out, k.String())
-		}
-	}
-	return out
-}
-
-// FieldNames lists the filter language's field names.
-func FieldNames() []string {
-	names := make([]string, 0, len(fieldTable)+2)
-	for _, f := range fieldTable {
-		names = append(names, f.name)
-	}
-	return append(names, "payload_message", "payload_method")
-}
-
-// isMessageName reports whether s names a message kind, case folded as
-// == compares; undecodable messages are named Unknown….
-func isMessageName(s string) bool {
-	if strings.HasPrefix(strings.ToLower(s), "unknown") {
-		return true
-	}
-	for _, n := range MessageNames() {
-		if strings.EqualFold(n, s) {
-			return true
-		}
-	}
-	return false
-}

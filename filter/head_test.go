@@ -1,13 +1,16 @@
 package filter_test
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -114,6 +117,58 @@ func TestAppendJSONRangeHeadOnly(t *testing.T) {
 		}
 		if got := ix.AppendJSONRange(nil, 1, ix.Len(), f); string(got) != string(want) {
 			t.Errorf("AppendJSONRange(%q) =\n%s\nwant\n%s", expr, got, want)
+		}
+	}
+}
+
+// TestMatchHeadAgreesULinkRPC is TestMatchHeadAgrees over the ULinkRPC
+// fixture captures decoded into the index (issue 15), with the ULinkRPC
+// head-only fields; each filter selects something somewhere.
+func TestMatchHeadAgreesULinkRPC(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "fixtures", "ulinkrpc", "*.pcapng"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no ULinkRPC fixture captures: %v", err)
+	}
+	con, err := ulinkrpc.ParseContractsFS(os.DirFS(filepath.Join("..", "fixtures", "ulinkrpc", "contracts")), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exprs := []string{"proto==ulinkrpc", "proto==unturned", "msg==Response && status!=Ok", "service~player && method==LoginAsync",
+		"service_id==1 && method_id>=2", "request_id<=2", "status==2 || severity>=warn", "KeepAlive", "s2c && !Push"}
+	selected := map[string]int{}
+	for _, path := range paths {
+		p := unturned.Default()
+		rp := pipeline.NewRPC(rpc.Config{Contracts: con})
+		src, err := capture.Open(path, capture.Options{TransportPort: p.TransportPort, DatagramPorts: rp.DatagramPorts("")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix := session.NewIndex(p)
+		if err := pipeline.FeedRPC(src, ix, rp, nil); err != nil {
+			t.Logf("%s: %v", path, err)
+		}
+		src.Close()
+		for _, expr := range exprs {
+			f, err := filter.Parse(expr)
+			if err != nil || !f.HeadOnly() {
+				t.Fatalf("Parse(%q): %v, head-only %v", expr, err, err == nil && f.HeadOnly())
+			}
+			for n := 1; n <= ix.Len(); n++ {
+				h, _ := ix.Head(n)
+				m := ix.Detail(n)
+				got, want := f.MatchHead(h), f.Match(m)
+				if got != want || m.RPC == nil {
+					t.Errorf("%s message %d: %q MatchHead = %v; Match = %v (ULinkRPC record %v)", filepath.Base(path), n, expr, got, want, m.RPC != nil)
+				}
+				if want {
+					selected[expr]++
+				}
+			}
+		}
+	}
+	for _, expr := range exprs {
+		if selected[expr] == 0 && expr != "proto==unturned" {
+			t.Errorf("%q selects nothing in the ULinkRPC fixtures: the test compares nothing", expr)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 )
 
@@ -27,6 +28,9 @@ func isPayloadField(name string) bool {
 
 // payloadValues returns the values of the payload field name in m.
 func payloadValues(m *session.Message, name string) []any {
+	if m.RPC != nil {
+		return rpcPayloadValues(m.RPC, name)
+	}
 	switch strings.ToLower(name) {
 	case "payload_message":
 		if m.PayloadMessage == "" {
@@ -42,6 +46,21 @@ func payloadValues(m *session.Message, name string) []any {
 	var out []any
 	for _, f := range m.Payload {
 		if payloadNameMatch(f.Name, name) {
+			out = append(out, f.Value)
+		}
+	}
+	return out
+}
+
+// rpcPayloadValues are the values of a ULinkRPC record's payload members
+// (outputs.md: `payload.<Member>`, nested `payload.<Member>.<Inner>`, list
+// items `payload.<Member>[i]`), from its fields: MemoryPack members with or
+// without a schema, and the members of a JSON payload, typed as parsed.
+// payload_message and payload_method are Unturned's.
+func rpcPayloadValues(r *rpc.Record, name string) []any {
+	var out []any
+	for _, f := range r.Fields {
+		if len(f.Name) > len("payload.") && strings.EqualFold(f.Name[:len("payload.")], "payload.") && payloadNameMatch(f.Name, name) {
 			out = append(out, f.Value)
 		}
 	}
@@ -90,6 +109,20 @@ func valueNumber(v any) (float64, bool) {
 	case uint64:
 		return float64(x), true
 	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case uint32:
+		return float64(x), true
+	case int16:
+		return float64(x), true
+	case uint16:
+		return float64(x), true
+	case int8:
+		return float64(x), true
+	case uint8:
 		return float64(x), true
 	case float64:
 		return x, !math.IsNaN(x)

@@ -25,6 +25,17 @@
 // the answer its latency. An answer with nothing to pair is a note and
 // counts in no statistics; Requests unanswered at End are pending.
 //
+// # Hosted sessions
+//
+// With Config.Yield a host (session.Index) numbers the records: the
+// session hands each decoded frame over at once with the Stamp of the
+// chunk that completed it (Stamp.Seq, the host's arrival order), reports
+// streams holding bytes while they resynchronise (Holding, Abandon), and
+// names, pairs and tallies each record when the host calls Numbered, in
+// the host's number order across both protocols. The host keeps the
+// records; the session keeps only the open askers and its Tally, which
+// gives the `rpc` table as of any number.
+//
 // # Outputs
 //
 // AppendJSON writes a record as a `dump --json` line, Line as a `dump` text

@@ -38,6 +38,11 @@ type Record struct {
 	Latency    time.Duration // on the answer of a pair
 	HasLatency bool
 	KeyFailed  bool // encrypted, and the HMAC failed under the key given
+
+	// env is the decoded envelope until the record is numbered and
+	// applied (names, pairing, payload); envOK says it was decoded.
+	env   ulinkrpc.Envelope
+	envOK bool
 }
 
 // Transform is outputs.md's `transform` object.
@@ -87,8 +92,13 @@ func (r *Record) methodName() string {
 func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at Stamp) {
 	r := &Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
 		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown"}
-	q := queued{r: r}
-	defer func() { s.queue = append(s.queue, q) }()
+	defer func() {
+		if s.cfg.Yield != nil {
+			s.cfg.Yield(r, at)
+			return
+		}
+		s.queue = append(s.queue, r)
+	}()
 	u, err := ulinkrpc.Untransform(frame, s.cfg.Transform)
 	r.KeyFailed = errors.Is(err, ulinkrpc.ErrAuth)
 	r.Findings = append(r.Findings, u.Findings...)
@@ -116,14 +126,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	}
 	r.Fields = env.Fields
 	r.Findings = append(r.Findings, env.Findings...)
-	q.env, q.ok = env, true
-}
-
-// queued is a decoded frame waiting for its number and its pairing.
-type queued struct {
-	r   *Record
-	env ulinkrpc.Envelope
-	ok  bool // env was decoded
+	r.env, r.envOK = env, true
 }
 
 // maxQueued bounds the records held back while a direction resynchronises.
@@ -132,18 +135,60 @@ const maxQueued = 4096
 // holding reports whether a direction's stream holds bytes it may yet
 // yield as frames completed by earlier packets than those already queued.
 func (s *Session) holding() bool {
-	held := func(f *framer) bool { return f != nil && !f.st.Synced() && f.st.Stats().Buffered > 0 }
-	for d := range s.sides {
-		if held(s.sides[d].stream) {
-			return true
-		}
-		for _, f := range s.sides[d].convs {
-			if held(f) {
-				return true
+	_, ok := s.Holding()
+	return ok
+}
+
+// Holding reports whether a stream of the session holds bytes awaiting
+// resynchronisation, which may yet end frames earlier than those already
+// yielded, and the earliest Stamp.Seq among the chunks those bytes came in
+// (a host's watermark, outputs.md "Ordering").
+func (s *Session) Holding() (seq uint64, ok bool) {
+	seq = ^uint64(0)
+	held := func(f *framer) {
+		if f != nil && !f.st.Synced() && f.st.Stats().Buffered > 0 {
+			ok = true
+			if len(f.marks) > 0 {
+				seq = min(seq, f.marks[0].at.Seq)
+			} else {
+				seq = min(seq, s.stamp.Seq)
 			}
 		}
 	}
-	return false
+	for d := range s.sides {
+		held(s.sides[d].stream)
+		for _, f := range s.sides[d].convs {
+			held(f)
+		}
+	}
+	return seq, ok
+}
+
+// Abandon stops waiting on every stream that is resynchronising: its
+// buffered bytes get the end-of-stream chance to frame (yielded with their
+// own stamps) and are skipped otherwise (reported), and the stream
+// resynchronises on the bytes that follow. For a host whose queue of
+// later records reached its bound (session.Index, order.go).
+func (s *Session) Abandon() {
+	if s.ended {
+		return
+	}
+	for d := range s.sides {
+		dir := dissect.Dir(d)
+		ab := func(f *framer) {
+			if f != nil && !f.st.Synced() && f.st.Stats().Buffered > 0 {
+				s.dir = dir
+				s.drain(dir, f.end(s.stamp, s.yield(dir)))
+				f.st.StartUnsynced()
+				s.drain(dir, f.st.Findings())
+			}
+		}
+		ab(s.sides[d].stream)
+		for _, conv := range sortedConvs(s.sides[d].convs) {
+			ab(s.sides[d].convs[conv])
+		}
+	}
+	s.release(false)
 }
 
 // release numbers and pairs the queued records in capture order (the
@@ -155,17 +200,34 @@ func (s *Session) release(force bool) {
 	if len(s.queue) == 0 || !force && len(s.queue) < maxQueued && s.holding() {
 		return
 	}
-	slices.SortStableFunc(s.queue, func(a, b queued) int { return cmp.Compare(a.r.Frame, b.r.Frame) })
-	for _, q := range s.queue {
-		q.r.N = s.number()
-		s.records = append(s.records, q.r)
-		if q.ok {
-			s.apply(q.r, q.env)
-		}
+	slices.SortStableFunc(s.queue, func(a, b *Record) int { return cmp.Compare(a.Frame, b.Frame) })
+	for _, r := range s.queue {
+		s.records = append(s.records, r)
+		s.Numbered(r, s.number())
 	}
 	clear(s.queue)
 	s.queue = s.queue[:0]
 }
+
+// Numbered gives r, a record of this session, its number n and then names,
+// pairs and decodes its payload (ulinkrpc.md 5 and 6), in number order: a
+// host (Config.Yield) calls it for each record it was handed, in the order
+// it numbers them, and the asker of a pair is always numbered before its
+// answer. It returns r.
+func (s *Session) Numbered(r *Record, n int) *Record {
+	r.N = n
+	if r.envOK {
+		s.apply(r, r.env)
+		r.env, r.envOK = ulinkrpc.Envelope{}, false
+	}
+	s.tally.Add(r)
+	return r
+}
+
+// Open reports whether r is an asker (a Request or a KeepAlivePing) still
+// waiting for its answer: neither answered nor forgotten past
+// Config.MaxOpen.
+func (s *Session) Open(r *Record) bool { return r.N != 0 && r.Pair == 0 && s.byN[r.N] == r }
 
 // apply names, pairs and decodes the payload of a numbered record.
 func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {

@@ -38,6 +38,10 @@ func ParseTransport(s string) (Transport, bool) {
 type Stamp struct {
 	Frame int
 	Time  time.Time
+	// Seq is the host's arrival sequence of the event (Config.Yield): a
+	// frame held while its stream resynchronises keeps the Seq of the
+	// chunk that completed it, as it keeps its Frame and Time.
+	Seq uint64
 }
 
 // Config sets up a Session. The zero value decodes TCP with the transform
@@ -59,9 +63,15 @@ type Config struct {
 	// means dissect.DefaultMaxAsks. Past it the oldest are forgotten.
 	MaxOpen int
 	// Number gives each record its number n; nil numbers the session's
-	// records from 1. The pipeline passes a capture-wide counter so that n
-	// follows outputs.md "Ordering" across connections.
+	// records from 1. Unused with Yield.
 	Number func() int
+	// Yield, when set, hands each decoded frame's record to a host at
+	// once, unnumbered, with the Stamp of the chunk that completed it
+	// (outputs.md "Ordering": session.Index numbers the records of both
+	// protocols by arrival). The host numbers it with Numbered, in
+	// arrival order; the session then keeps no records of its own (the
+	// host does) and holds none back: the host asks Holding instead.
+	Yield func(r *Record, at Stamp)
 }
 
 // ConnFinding is a connection-level finding (outputs.md `tables --json`
@@ -116,13 +126,15 @@ type Session struct {
 	dir   dissect.Dir
 
 	records  []*Record
+	tally    Tally
 	byN      map[int]*Record // open Requests and Pings, by n
 	reqs     dissect.Pairs[reqKey]
 	pings    dissect.Pairs[pingKey]
 	findings []ConnFinding
 	events   []Event
 	kcpConvs map[uint32]bool
-	queue    []queued
+	queue    []*Record
+	finished bool
 }
 
 // New returns a Session for conn.
@@ -164,7 +176,8 @@ func (s *Session) Conn() dissect.Conn { return s.conn }
 // Transport is the session's transport.
 func (s *Session) Transport() Transport { return s.cfg.Transport }
 
-// Records are the records released so far, in number order. A record may
+// Records are the records released so far, in number order (none with a
+// host, Config.Yield: the host keeps them). A record may
 // still change while the session runs: a Request gains its pair when the
 // Response arrives. While a direction resynchronises, decoded frames wait
 // unnumbered (at most 4096), so that numbers and pairing follow the packets
@@ -354,6 +367,21 @@ func (s *Session) End(st Stamp) {
 		}
 	}
 	s.release(true)
+	s.ended = true
+	if s.cfg.Yield == nil {
+		s.Finish()
+	}
+}
+
+// Finish notes the Requests still unanswered as pending and the askers
+// forgotten past Config.MaxOpen, once. End calls it, unless the session
+// has a host (Config.Yield): the host calls it once every record it was
+// handed is numbered, so that none is missed.
+func (s *Session) Finish() {
+	if s.finished {
+		return
+	}
+	s.finished = true
 	for _, p := range s.reqs.Pending() {
 		r := s.byN[p.N]
 		text := fmt.Sprintf("request #%d pending at the end of the capture: never answered", p.Key.id)
@@ -366,7 +394,6 @@ func (s *Session) End(st Stamp) {
 		s.finding(0, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence,
 			Text: fmt.Sprintf("pairing: %d requests and %d pings forgotten unanswered past the bound of open askers", s.reqs.Dropped, s.pings.Dropped), Bit: -1}, 0)
 	}
-	s.ended = true
 }
 
 // Pending lists the Requests still unanswered, by n.

@@ -71,90 +71,122 @@ type StatusCount struct {
 
 type idKey struct{ sid, mid int32 }
 
-// Tables adds up the session's records. Answers with nothing to pair count
-// in no statistics (outputs.md "Pairing"); a Request counts as pending when
-// it is unanswered now (at End: at the end of the capture).
-func (s *Session) Tables() Tables {
-	var t Tables
-	methods := map[idKey]*MethodStats{}
-	pushes := map[idKey]*PushStats{}
-	status := map[int]*StatusCount{}
-	var rtt dissect.Durations
+// Tally adds up records into a Tables as they are numbered, in number
+// order: a Request is pending until its Response is added, so the tally
+// after the records up to n is the table as of n (`tables --at N`). Its
+// memory follows the methods, statuses, latencies and pending Requests,
+// not the records. The zero value is empty.
+type Tally struct {
+	methods map[idKey]*MethodStats
+	pushes  map[idKey]*PushStats
+	status  map[int]*StatusCount
+	rtt     dissect.Durations
+	pings   int
+	pongs   int
+	pending map[int]PendingRequest // by the Request's n
+	records int                    // records added
+}
+
+// Add counts r, numbered and paired. Answers with nothing to pair count in
+// no statistics (outputs.md "Pairing").
+func (t *Tally) Add(r *Record) {
+	if t.methods == nil {
+		t.methods, t.pushes = map[idKey]*MethodStats{}, map[idKey]*PushStats{}
+		t.status, t.pending = map[int]*StatusCount{}, map[int]PendingRequest{}
+	}
+	t.records++
 	method := func(r *Record) *MethodStats {
 		k := idKey{*r.RPC.ServiceID, *r.RPC.MethodID}
-		m := methods[k]
+		m := t.methods[k]
 		if m == nil {
 			m = &MethodStats{ServiceID: k.sid, MethodID: k.mid, Service: r.RPC.Service, Method: r.RPC.Method}
-			methods[k] = m
+			t.methods[k] = m
 		}
 		return m
 	}
-	for _, r := range s.records {
-		switch r.Type {
-		case ulinkrpc.Request:
-			if r.RPC.ServiceID == nil {
-				continue
-			}
-			m := method(r)
-			m.Requests++
-			if r.Pair == 0 {
-				m.Pending++
-				t.Pending = append(t.Pending, PendingRequest{N: r.N, RequestID: *r.RPC.RequestID, ServiceID: m.ServiceID, MethodID: m.MethodID})
-			}
-		case ulinkrpc.Response:
-			if r.Pair == 0 || r.RPC.ServiceID == nil {
-				continue
-			}
-			m := method(r)
-			m.Responses++
-			m.lat.Add(r.Latency)
-			if *r.RPC.StatusCode != 0 || r.RPC.Error != nil {
-				m.Errors++
-			}
-			sc := status[*r.RPC.StatusCode]
-			if sc == nil {
-				sc = &StatusCount{Code: *r.RPC.StatusCode, Name: *r.RPC.Status}
-				status[sc.Code] = sc
-			}
-			sc.Count++
-		case ulinkrpc.Push:
-			if r.RPC.ServiceID == nil {
-				continue
-			}
-			k := idKey{*r.RPC.ServiceID, *r.RPC.MethodID}
-			p := pushes[k]
-			if p == nil {
-				p = &PushStats{ServiceID: k.sid, MethodID: k.mid, Service: r.RPC.Service, Method: r.RPC.Method}
-				pushes[k] = p
-			}
-			p.Count++
-		case ulinkrpc.KeepAlivePing:
-			t.KeepAlive.Pings++
-		case ulinkrpc.KeepAlivePong:
-			if r.Pair != 0 {
-				t.KeepAlive.Pongs++
-				rtt.Add(r.Latency)
-			}
+	switch r.Type {
+	case ulinkrpc.Request:
+		if r.RPC.ServiceID == nil {
+			return
+		}
+		m := method(r)
+		m.Requests++
+		t.pending[r.N] = PendingRequest{N: r.N, RequestID: *r.RPC.RequestID, ServiceID: m.ServiceID, MethodID: m.MethodID}
+	case ulinkrpc.Response:
+		if r.Pair == 0 || r.RPC.ServiceID == nil {
+			return
+		}
+		delete(t.pending, r.Pair)
+		m := method(r)
+		m.Responses++
+		m.lat.Add(r.Latency)
+		if *r.RPC.StatusCode != 0 || r.RPC.Error != nil {
+			m.Errors++
+		}
+		sc := t.status[*r.RPC.StatusCode]
+		if sc == nil {
+			sc = &StatusCount{Code: *r.RPC.StatusCode, Name: *r.RPC.Status}
+			t.status[sc.Code] = sc
+		}
+		sc.Count++
+	case ulinkrpc.Push:
+		if r.RPC.ServiceID == nil {
+			return
+		}
+		k := idKey{*r.RPC.ServiceID, *r.RPC.MethodID}
+		p := t.pushes[k]
+		if p == nil {
+			p = &PushStats{ServiceID: k.sid, MethodID: k.mid, Service: r.RPC.Service, Method: r.RPC.Method}
+			t.pushes[k] = p
+		}
+		p.Count++
+	case ulinkrpc.KeepAlivePing:
+		t.pings++
+	case ulinkrpc.KeepAlivePong:
+		if r.Pair != 0 {
+			t.pongs++
+			t.rtt.Add(r.Latency)
 		}
 	}
-	t.KeepAlive.RTT = latency(&rtt)
-	for _, m := range methods {
-		m.Latency = latency(&m.lat)
-		t.Methods = append(t.Methods, *m)
+}
+
+// Tables is what the records added so far add up to; a Request counts as
+// pending when no Response was added for it.
+func (t *Tally) Tables() Tables {
+	var out Tables
+	out.KeepAlive = KeepAliveStats{Pings: t.pings, Pongs: t.pongs, RTT: latency(&t.rtt)}
+	pending := map[idKey]int{}
+	for _, p := range t.pending {
+		out.Pending = append(out.Pending, p)
+		pending[idKey{p.ServiceID, p.MethodID}]++
 	}
-	for _, p := range pushes {
-		t.Pushes = append(t.Pushes, *p)
+	for k, m := range t.methods {
+		cp := *m
+		cp.lat = dissect.Durations{}
+		cp.Latency = latency(&m.lat)
+		cp.Pending = pending[k]
+		out.Methods = append(out.Methods, cp)
 	}
-	for _, sc := range status {
-		t.Status = append(t.Status, *sc)
+	for _, p := range t.pushes {
+		out.Pushes = append(out.Pushes, *p)
+	}
+	for _, sc := range t.status {
+		out.Status = append(out.Status, *sc)
 	}
 	byIDs := func(as, am, bs, bm int32) int { return cmp.Or(cmp.Compare(as, bs), cmp.Compare(am, bm)) }
-	slices.SortFunc(t.Methods, func(a, b MethodStats) int { return byIDs(a.ServiceID, a.MethodID, b.ServiceID, b.MethodID) })
-	slices.SortFunc(t.Pushes, func(a, b PushStats) int { return byIDs(a.ServiceID, a.MethodID, b.ServiceID, b.MethodID) })
-	slices.SortFunc(t.Status, func(a, b StatusCount) int { return cmp.Compare(a.Code, b.Code) })
-	slices.SortFunc(t.Pending, func(a, b PendingRequest) int { return cmp.Compare(a.N, b.N) })
-	return t
+	slices.SortFunc(out.Methods, func(a, b MethodStats) int { return byIDs(a.ServiceID, a.MethodID, b.ServiceID, b.MethodID) })
+	slices.SortFunc(out.Pushes, func(a, b PushStats) int { return byIDs(a.ServiceID, a.MethodID, b.ServiceID, b.MethodID) })
+	slices.SortFunc(out.Status, func(a, b StatusCount) int { return cmp.Compare(a.Code, b.Code) })
+	slices.SortFunc(out.Pending, func(a, b PendingRequest) int { return cmp.Compare(a.N, b.N) })
+	return out
 }
+
+// Tables adds up the session's records numbered so far (at End: the end
+// of the capture).
+func (s *Session) Tables() Tables { return s.tally.Tables() }
+
+// Len is how many of the session's records were numbered so far.
+func (s *Session) Len() int { return s.tally.records }
 
 // AppendTablesJSON appends t as outputs.md's `rpc` object.
 func AppendTablesJSON(dst []byte, t *Tables) []byte {
@@ -251,6 +283,12 @@ func appendLatency(dst []byte, l Latency) []byte {
 // the cause).
 func AppendConnJSON(dst []byte, s *Session) []byte {
 	t := s.Tables()
+	return AppendConnJSONOf(dst, s, &t, s.tally.records)
+}
+
+// AppendConnJSONOf is AppendConnJSON with the table t of messages records
+// (`tables --at N`: as of message N); the findings are the session's.
+func AppendConnJSONOf(dst []byte, s *Session, t *Tables, messages int) []byte {
 	dst = append(dst, `{"conn":`...)
 	dst = termsafe.AppendJSONString(dst, s.conn.String())
 	dst = append(dst, `,"client":`...)
@@ -260,9 +298,9 @@ func AppendConnJSON(dst []byte, s *Session) []byte {
 	dst = append(dst, `,"proto":"ulinkrpc","transport":`...)
 	dst = termsafe.AppendJSONString(dst, s.cfg.Transport.String())
 	dst = append(dst, `,"messages":`...)
-	dst = strconv.AppendInt(dst, int64(len(s.records)), 10)
+	dst = strconv.AppendInt(dst, int64(messages), 10)
 	dst = append(dst, `,"rpc":`...)
-	dst = AppendTablesJSON(dst, &t)
+	dst = AppendTablesJSON(dst, t)
 	dst = append(dst, `,"findings":[`...)
 	for i := range s.findings {
 		f := &s.findings[i]

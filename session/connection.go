@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -53,6 +54,11 @@ type connection struct {
 	// checkpoints are table states at points of msgs; the operations after
 	// one are not kept but taken again from their messages (Index.tablesAsOf).
 	checkpoints []checkpoint
+
+	// A ULinkRPC connection (rpc.go): its decoder, and how many of its
+	// findings info has.
+	rpc         *rpc.Session
+	rpcFindings int
 }
 
 // chunkMark is where a chunk ended in its direction's stream, and when and

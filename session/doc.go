@@ -14,7 +14,9 @@
 // table commits, listener names and Tables as of a message (wire.md 4.5);
 // order.go numbering by arrival while a direction resynchronises
 // (outputs.md "Ordering"); idbits.go the Serverside_ID_Bit_Count inference
-// (wire.md 4.6);
+// (wire.md 4.6); rpc.go the ULinkRPC connections the index hosts
+// (ulinkrpc.md, issue 15: their records numbered with the Unturned
+// messages, kept whole, Message.RPC);
 // message.go the rebuild of a Message from its record; tables.go the table
 // state machine, idtable.go its ID-indexed tables; json*.go the outputs.md
 // records; stream.go and stream_json.go the streaming mode.
@@ -38,8 +40,10 @@
 // taken. Memory is bounded by connections and buffers. With payload
 // schemas a reference waiting for its listener ID is held in the stream
 // until the ID is defined (at most 4096 messages, as Settled holds it), so
-// dump decodes its payload as the full Index would. The TUI keeps the
-// full Index.
+// dump decodes its payload as the full Index would. Likewise a ULinkRPC
+// Request or KeepAlivePing is held until its answer is numbered (at most
+// 4096 messages), so that both carry `pair` (outputs.md "Pairing"). The
+// TUI keeps the full Index.
 //
 // # Storage
 //
@@ -51,6 +55,8 @@
 // segments, or from a source without a file (stdin, live capture), are
 // copied into an in-memory arena. The decoder itself still does no IO: the
 // Store is the caller's.
+// A ULinkRPC record (rpc.go) is kept whole beside its index record: its
+// decoding is its session's, made once when it is numbered.
 //
 // Limits.MaxArena bounds the arena (0, the default, keeps everything: a
 // file or stdin is read to be shown whole; live capture sets 64 MiB). Past

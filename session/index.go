@@ -116,7 +116,7 @@ type Index struct {
 	scratch    []byte                      // the feeder's buffer for bytes read back from the store
 	extra      map[int32][]dissect.Finding // findings the capture adds to message n (tables, inference)
 	conns      []*connection
-	byConn     map[dissect.Conn]uint32
+	byConn     map[dissect.Conn]uint32    // Unturned connections; ULinkRPC ones in rpcByConn (rpc.go)
 	recent     [connCacheSize]*connection // see conn
 	findings   []dissect.Finding
 	suppressed int              // capture findings past Limits.MaxFindings
@@ -143,8 +143,13 @@ type Index struct {
 	pins         uint64
 	pendingBytes int
 	blockers     []dirRef
-	schemas      *schema.Set // payload schemas (schema.md); nil: none (payload.go)
-	noLate       bool        // SetLateSchemas(false): no payload decode of references resolved later
+	// ULinkRPC records by record index (rpc.go); rpcAsks are the askers a
+	// Stream waits on.
+	rpcRecs   map[int32]*rpc.Record
+	rpcAsks   []rpcAsk
+	rpcByConn map[dissect.Conn]uint32
+	schemas   *schema.Set // payload schemas (schema.md); nil: none (payload.go)
+	noLate    bool        // SetLateSchemas(false): no payload decode of references resolved later
 }
 
 // NewIndex returns an empty Index decoding with profile p.
@@ -419,6 +424,7 @@ func (c *Index) Note(conn dissect.Conn, f dissect.Finding) {
 func (c *Index) Finish() {
 	c.lock()
 	defer c.unlock()
+	c.rpcEnd()
 	for _, cn := range c.conns {
 		c.touch(cn)
 		c.endFramers(cn)
@@ -427,6 +433,7 @@ func (c *Index) Finish() {
 	for _, cn := range c.conns {
 		c.settle(cn)
 	}
+	c.rpcFinish()
 	if c.stream != nil {
 		c.streamEnd()
 	}

@@ -79,6 +79,9 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 		return nil
 	}
 	r := c.rec(int32(n - 1))
+	if r.flags&recRPC != 0 {
+		return c.buildRPC(n, r)
+	}
 	cn := c.conns[r.conn]
 	var (
 		data []byte

@@ -9,6 +9,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -71,6 +72,11 @@ func (m *Message) AppendJSON(dst []byte) []byte {
 // when not nil, is m.Conn already encoded (appendConn), which a caller
 // encoding many messages of few connections keeps.
 func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
+	if m.RPC != nil {
+		// A ULinkRPC message's record, as package rpc writes it
+		// (outputs.md "ULinkRPC records").
+		return rpc.AppendJSON(dst, m.RPC), nil
+	}
 	return m.appendJSONTime(dst, conn, nil)
 }
 
@@ -270,8 +276,10 @@ type jsonConn struct {
 }
 
 type jsonTables struct {
-	Profile     string     `json:"profile"`
-	Connections []jsonConn `json:"connections"`
+	Profile string `json:"profile"`
+	// Connections are jsonConn, or a ULinkRPC connection's entry as
+	// package rpc writes it (json.RawMessage).
+	Connections []any `json:"connections"`
 	// Findings are the capture-level findings (outputs.md: profile
 	// hints); left out when there are none.
 	Findings []jsonFinding `json:"findings,omitempty"`
@@ -343,8 +351,14 @@ func (c *Index) TablesJSON() ([]byte, error) { return c.TablesJSONAt(0) }
 // TablesJSONAt is TablesJSON with the tables as of message asOf (≤ 0: the
 // end of what was read), for `usmnscope tables --at N --json`.
 func (c *Index) TablesJSONAt(asOf int) ([]byte, error) {
-	doc := jsonTables{Profile: c.Profile().Name, Connections: []jsonConn{}}
-	for _, ci := range c.Connections() {
+	doc := jsonTables{Profile: c.Profile().Name, Connections: []any{}}
+	for i, ci := range c.Connections() {
+		if ci.RPC {
+			if raw, ok := c.rpcConnJSON(i, asOf); ok {
+				doc.Connections = append(doc.Connections, raw)
+				continue
+			}
+		}
 		doc.Connections = append(doc.Connections, tablesJSON(ci, c.Tables(ci.Conn, asOf)))
 	}
 	if fs := c.Findings(); len(fs) > 0 {

@@ -205,17 +205,26 @@ func fromDecoded(r *record, d *unturned.Decoded) {
 func (c *Index) Tables(conn dissect.Conn, asOf int) *Tables {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	i, ok := c.byConn[conn]
+	cn, ok := c.lookup(conn)
 	if !ok {
 		return nil
 	}
+	return c.tablesOf(cn, asOf)
+}
+
+// tablesOf is Tables for cn, under the caller's lock; a ULinkRPC
+// connection's is its `rpc` table (rpc.go).
+func (c *Index) tablesOf(cn *connection, asOf int) *Tables {
 	if c.stream != nil {
-		return c.streamTables(c.conns[i], asOf)
+		return c.streamTables(cn, asOf)
+	}
+	if cn.rpc != nil {
+		return c.rpcTables(cn, asOf)
 	}
 	if asOf <= 0 || asOf > c.nrec {
 		asOf = c.nrec
 	}
-	return c.tablesAsOf(c.conns[i], asOf)
+	return c.tablesAsOf(cn, asOf)
 }
 
 // tablesAsOf returns the tables of cn after every message ≤ asOf: the live

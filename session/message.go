@@ -101,6 +101,9 @@ func (c *Index) build(n int, withSpans bool) *Message {
 		return nil
 	}
 	r := c.rec(int32(n - 1))
+	if r.flags&recRPC != 0 {
+		return c.buildRPC(n, r)
+	}
 	cn := c.conns[r.conn]
 	st := r.state()
 	var spans *netpak.Spans
@@ -277,12 +280,15 @@ type Head struct {
 	Kind       unturned.Kind // outputs.md "msg" is Kind.String()
 	Worst      dissect.Severity
 	HasFinding bool
+	// RPC is the record of a ULinkRPC message (Kind is then zero): the
+	// index keeps it whole, so a filter on its fields needs no decoding.
+	RPC *rpc.Record
 }
 
 // Head returns m's Head, as Index.Head gives it for the same message.
 func (m *Message) Head() Head {
 	w, ok := m.Worst()
-	return Head{N: m.N, Conn: m.Conn, Dir: m.Dir, Kind: m.Kind, Worst: w, HasFinding: ok}
+	return Head{N: m.N, Conn: m.Conn, Dir: m.Dir, Kind: m.Kind, Worst: w, HasFinding: ok, RPC: m.RPC}
 }
 
 // Head returns message n's Head from its index record alone: no bytes are
@@ -300,6 +306,16 @@ func (c *Index) Head(n int) (Head, bool) {
 	r := c.rec(int32(n - 1))
 	h := Head{N: n, Conn: c.conns[r.conn].info.Conn, Dir: r.dir, Kind: r.kind}
 	worst := r.worst
+	if r.flags&recRPC != 0 {
+		if rr := c.rpcRecs[int32(n-1)]; rr != nil {
+			cp := *rr // as buildRPC: the feeder may still set Pair
+			h.RPC = &cp
+		}
+		if worst > 0 {
+			h.Worst, h.HasFinding = dissect.Severity(worst-1), true
+		}
+		return h, true
+	}
 	if r.flags&recHeld != 0 {
 		worst = max(worst, uint8(dissect.Note)+1)
 	}
@@ -330,8 +346,14 @@ type Selector interface {
 	Match(m *Message) bool
 }
 
-// Name is outputs.md's "msg": the message kind's name.
-func (m *Message) Name() string { return m.Kind.String() }
+// Name is outputs.md's "msg": the message kind's name, or the ULinkRPC
+// frame type's.
+func (m *Message) Name() string {
+	if m.RPC != nil {
+		return m.RPC.Msg
+	}
+	return m.Kind.String()
+}
 
 // ModeName is the NegotiateListenerDetails mode's name (outputs.md "mode"),
 // or "" for any other message.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -36,8 +37,9 @@ type pendingMsg struct {
 	info  unturned.FrameInfo
 	t     time.Time
 	frame int
-	at    int64  // file offset, or -1
-	data  []byte // the caller's bytes, copied
+	at    int64       // file offset, or -1
+	data  []byte      // the caller's bytes, copied
+	rec   *rpc.Record // a ULinkRPC record (rpc.go) instead of data
 }
 
 // pendingQueue is a min-heap of pendingMsg by (seq, ins).
@@ -81,8 +83,13 @@ func (c *Index) arrive(cn *connection, dir dissect.Dir, msg []byte, info unturne
 // block records whether cn's direction dir holds bytes awaiting
 // resynchronisation, which may end messages earlier than later arrivals.
 func (c *Index) block(cn *connection, dir dissect.Dir) {
-	fr := cn.framer[dir]
-	on := !fr.Synced() && fr.Stats().Buffered > 0
+	var on bool
+	if cn.rpc != nil {
+		on = dir == 0 && cn.rpcHolding()
+	} else {
+		fr := cn.framer[dir]
+		on = !fr.Synced() && fr.Stats().Buffered > 0
+	}
 	if on == cn.blocking[dir] {
 		return
 	}
@@ -104,13 +111,21 @@ func (c *Index) block(cn *connection, dir dissect.Dir) {
 func (c *Index) watermark() uint64 {
 	wm := ^uint64(0)
 	for _, b := range c.blockers {
-		s := c.seq // no mark: conservatively the current event
-		if m := b.cn.unsynced[b.dir]; len(m) > 0 {
-			s = m[0].seq
-		}
-		wm = min(wm, s)
+		wm = min(wm, c.blockSeq(b))
 	}
 	return wm
+}
+
+// blockSeq is the earliest event whose bytes blocking direction b holds.
+func (c *Index) blockSeq(b dirRef) uint64 {
+	if b.cn.rpc != nil {
+		s, _ := b.cn.rpc.Holding()
+		return min(s, c.seq)
+	}
+	if m := b.cn.unsynced[b.dir]; len(m) > 0 {
+		return m[0].seq
+	}
+	return c.seq // no mark: conservatively the current event
 }
 
 // release numbers the queued messages that nothing can precede any more,
@@ -121,6 +136,11 @@ func (c *Index) release() {
 		wm := c.watermark()
 		for len(c.pending) > 0 && c.pending[0].seq < wm {
 			m := heap.Pop(&c.pending).(pendingMsg)
+			if m.rec != nil {
+				c.pendingBytes -= len(m.rec.Envelope)
+				c.messageRPC(m.cn, m.rec)
+				continue
+			}
 			c.pendingBytes -= len(m.data)
 			c.message(m.cn, m.dir, m.data, m.info, m.t, m.frame, m.at)
 		}
@@ -136,11 +156,16 @@ func (c *Index) release() {
 func (c *Index) force(why string) {
 	oldest := c.blockers[0]
 	for _, b := range c.blockers[1:] {
-		if len(b.cn.unsynced[b.dir]) > 0 && (len(oldest.cn.unsynced[oldest.dir]) == 0 || b.cn.unsynced[b.dir][0].seq < oldest.cn.unsynced[oldest.dir][0].seq) {
+		if c.blockSeq(b) < c.blockSeq(oldest) {
 			oldest = b
 		}
 	}
 	cn, dir := oldest.cn, oldest.dir
+	if cn.rpc != nil {
+		cn.rpc.Abandon()
+		c.rpcSync(cn)
+		return
+	}
 	fr := cn.framer[dir]
 	fr.Abandon(why, func(msg []byte, info unturned.FrameInfo) {
 		t, frame, seq := cn.stamp(dir, info.Offset+2+int64(len(msg)), cn.lastTime[dir], cn.lastFrame[dir], c.seq)

@@ -48,6 +48,7 @@ const (
 	recTimeUS                           // time counts microseconds
 	recBig                              // off and time are in Index.big
 	recIDUndecided                      // reads a server ID in a Serverside_ID_Bit_Count not decided yet
+	recRPC                              // a ULinkRPC record (rpc.go): Index.rpcRecs holds it, no bytes of its own
 )
 
 // recBlock is one block of the index with the bases its records' offsets
@@ -289,7 +290,7 @@ func (c *Index) load(i int32, buf []byte) ([]byte, error) {
 // dropped reports whether r's bytes were in an arena block that
 // Limits.MaxArena has since dropped.
 func (c *Index) dropped(i int32) bool {
-	if c.rec(i).flags&recFile != 0 || c.prepared(i) != nil {
+	if c.rec(i).flags&(recFile|recRPC) != 0 || c.prepared(i) != nil {
 		// A message a Stream hands out at its commit is read from the
 		// caller's bytes: it may have no arena bytes at all.
 		return false

@@ -132,6 +132,8 @@ func (c *Index) runlock() {
 // handed out as soon as it is committed, so that its bytes need no copy.
 func (c *Index) streamNow(cn *connection) bool {
 	s := c.stream
+	// A ULinkRPC asker waiting for its answer (rpcBound) has a record
+	// index below c.nrec, so s.next is below it too.
 	return s != nil && !cn.holding() && int32(c.nrec) == s.next && !c.lateOn()
 }
 
@@ -221,6 +223,9 @@ func (c *Index) streamed(i int32) {
 	if len(s.late) > 0 {
 		bound = c.lateBound()
 	}
+	if len(c.rpcAsks) > 0 {
+		bound = min(bound, c.rpcBound())
+	}
 	if i == s.next && i < bound {
 		s.pre.ok = true
 		c.emit(i)
@@ -258,11 +263,17 @@ func (c *Index) emit(i int32) {
 		s.err = s.Settled(int(i) + 1)
 	}
 	r := c.rec(i)
+	if r.flags&(recExtra|recBig|recRPC) == 0 {
+		return // the common case: nothing kept beside the record
+	}
 	if r.flags&recExtra != 0 {
 		delete(c.extra, i)
 	}
 	if r.flags&recBig != 0 {
 		delete(c.big, i)
+	}
+	if r.flags&recRPC != 0 {
+		delete(c.rpcRecs, i)
 	}
 }
 
@@ -332,6 +343,9 @@ func (c *Index) streamTables(cn *connection, asOf int) *Tables {
 		}
 	} else if asOf != c.nrec {
 		return nil // not kept: a streaming Index has no history
+	}
+	if cn.rpc != nil {
+		return c.rpcLive(cn, asOf)
 	}
 	t := cn.tables.snapshot(cn.info.Conn, asOf)
 	t.Messages = cn.info.Messages

@@ -3,6 +3,7 @@ package session
 import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -64,6 +65,13 @@ func (c *Index) AddJSON(b *JSONBatch, n int, sel Selector) {
 // add appends a copy of m.
 func (b *JSONBatch) add(m *Message) {
 	cp := *m
+	if m.RPC != nil {
+		// Already a copy (buildRPC): a Response that pairs an asker
+		// handed out (Index.rpcBound) while the batch is encoded on
+		// another goroutine writes the index's record, not this one.
+		b.msgs = append(b.msgs, cp)
+		return
+	}
 	d0 := len(b.data)
 	b.data = append(b.data, m.Data...)
 	cp.Data = b.data[d0:len(b.data):len(b.data)]
@@ -131,6 +139,10 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 		if conn == nil {
 			conn = appendConn(nil, m.Conn)
 			b.conns[k] = conn
+		}
+		if m.RPC != nil {
+			dst = append(rpc.AppendJSON(dst, m.RPC), '\n')
+			continue
 		}
 		dst, _ = m.appendJSONTime(dst, conn, &b.tc)
 		dst = append(dst, '\n')

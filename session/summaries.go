@@ -54,11 +54,10 @@ func (c *Index) ConnectionsSince(dst []ConnInfo, since uint64) ([]ConnInfo, uint
 func (c *Index) ConnFindings(conn dissect.Conn) ([]dissect.Finding, int) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	i, ok := c.byConn[conn]
+	cn, ok := c.lookup(conn)
 	if !ok {
 		return nil, 0
 	}
-	cn := c.conns[i]
 	return append([]dissect.Finding(nil), cn.info.Findings...), cn.info.Suppressed
 }
 

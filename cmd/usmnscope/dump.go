@@ -47,10 +47,14 @@ records (outputs.md), the bytes in "hex".
 
 A filter selects messages: ==, !=, ~ (substring), <, <=, >, >= over the
 fields dir, msg, listener, id (listener.id), server_id, client_id, severity
-(note<warn<error), conn, n, len, widened, mode and group, combined with &&,
-|| and ! and parentheses. A bare word matches the message name. With payload
-schemas (--schema, schema.md), payload_message, payload_method and every
-payload.<field> (payload.text ~ "hi", payload.items[].amount > 1) too.`,
+(note<warn<error), conn, n, len, widened, mode, group, proto (unturned or
+ulinkrpc) and latency (a duration: latency>1ms), and for ULinkRPC service,
+method, service_id, method_id, request_id, status and payload.<member>,
+combined with &&, || and ! and parentheses. A bare word matches the message
+name. With payload schemas (--schema, schema.md), payload_message,
+payload_method and every payload.<field> (payload.text ~ "hi",
+payload.items[].amount > 1) too. Messages of both protocols are numbered
+and printed in one sequence, by arrival.`,
 		Example: `  usmnscope dump capture.pcapng
   usmnscope dump -V --filter 'msg==InvokeMessageListener && listener~Chat' capture.pcapng
   usmnscope dump -x --filter 'n==12' capture.pcapng
@@ -96,6 +100,9 @@ func (d *dumper) selector() session.Selector {
 }
 
 func (d *dumper) print(dc *session.Index, m *session.Message) error {
+	if m.RPC != nil {
+		return d.printRPC(m)
+	}
 	if d.o.verbose {
 		if full := dc.Detail(m.N); full != nil {
 			m = full
@@ -194,14 +201,8 @@ func runDump(o *dumpOptions) error {
 			err = serr
 		}
 	}
-	if err == nil {
-		err = dumpRPC(d.out, rp, o)
-	}
 	if err == nil && !o.json && flt == nil {
 		err = d.trailer(dc)
-	}
-	if err == nil && !o.json && flt == nil {
-		err = rpcTrailer(d.out, rp)
 	}
 	if ferr := d.out.Flush(); err == nil {
 		err = ferr

@@ -203,12 +203,19 @@ func workshopTrailer(m *session.Message) bool {
 // only after session's late-resolution bound is judged as it was handed
 // out, undecoded.
 type hintTally struct {
-	h hintScore
+	h   hintScore
+	rpc int // ULinkRPC messages: not Unturned ones
 }
 
 // head is a Stream.Heads: it tallies message h.N as it is handed out.
 func (t *hintTally) head(dc *session.Index, h session.Head) {
 	if h.Kind == unturned.KindUnknown || h.HasFinding && h.Worst >= dissect.Warn {
+		if h.RPC != nil {
+			// ULinkRPC (whose Kind is Unknown) says nothing of the
+			// Unturned profile.
+			t.rpc++
+			return
+		}
 		t.h.flagged++
 	}
 	if !t.h.trailer && (h.Kind == unturned.KindGetWorkshopFiles || h.Kind == unturned.KindDownloadWorkshopFiles) {
@@ -221,7 +228,7 @@ func (t *hintTally) head(dc *session.Index, h session.Head) {
 // score is the tally after the feed.
 func (t *hintTally) score(dc *session.Index) hintScore {
 	h := t.h
-	h.messages = dc.Len()
+	h.messages = dc.Len() - t.rpc
 	return h
 }
 

@@ -37,8 +37,11 @@ func newCmdTables(s *streams, runF func(*tablesOptions) error) *cobra.Command {
 type, version, ID bit count), the client table (client ID → type, version,
 mapped server ID), the IDs each side said it lacks and the references not
 resolved (wire.md 4.5), as aligned text or as the JSON document of
-outputs.md. --at N gives the state right after message N (from 1); without
---at, the state at the end of the capture.`,
+outputs.md. A ULinkRPC connection gets its per-method requests, responses,
+errors, pending requests and latencies, pushes, keep-alives and statuses
+instead (the "rpc" object). --at N gives the state right after message N
+(from 1; messages of both protocols share the numbers); without --at, the
+state at the end of the capture.`,
 		Example: `  usmnscope tables capture.pcapng
   usmnscope tables --at 12 capture.pcapng
   usmnscope tables --json capture.pcapng | jq '.connections[].server_listeners'`,
@@ -88,19 +91,9 @@ func runTables(o *tablesOptions) error {
 		if err != nil {
 			return err
 		}
-		// ULinkRPC tables are those of the end of the capture: --at
-		// numbers Unturned messages.
-		if o.at == 0 {
-			if b, err = withRPCTables(b, rp); err != nil {
-				return err
-			}
-		}
 		out.Write(b)
 	} else {
 		writeTables(out, dc, o.at)
-		if o.at == 0 {
-			writeRPCTables(out, rp)
-		}
 	}
 	return out.Flush()
 }
@@ -113,7 +106,11 @@ func writeTables(out *bufio.Writer, dc *session.Index, at int) {
 		asOf = "message " + strconv.Itoa(at)
 	}
 	fmt.Fprintf(out, "profile %s, as of %s\n", termsafe.Escape(dc.Profile().Name), asOf)
-	for _, ci := range dc.Connections() {
+	for i, ci := range dc.Connections() {
+		if ci.RPC {
+			writeRPCConn(out, ci, dc.TablesOf(i, at))
+			continue
+		}
 		t := dc.Tables(ci.Conn, at)
 		// The count follows --at, as "messages" does in tables --json.
 		n := ci.Messages

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -84,128 +83,67 @@ func loadRPC(load func() (*pipeline.RPC, error)) (*pipeline.RPC, error) {
 }
 
 // rpcLine is a ULinkRPC record's dump line: number, time since the first
-// ULinkRPC record, connection, direction and rpc.Line.
+// message of the capture, connection, direction and rpc.Line.
 func rpcLine(r *rpc.Record, start time.Time) string {
 	return fmt.Sprintf("%5d %10s %s %s %s", r.N, relTime(r.Time, start), r.Conn, r.Dir, rpc.Line(r))
 }
 
-// dumpRPC prints the ULinkRPC records after the Unturned messages: lines,
-// -x bytes (the envelope) or --json records (outputs.md). A filter (which
-// knows only Unturned fields yet) selects none of them.
-func dumpRPC(out *bufio.Writer, rp *pipeline.RPC, o *dumpOptions) error {
-	if rp == nil || o.filter != "" {
-		return nil
+// printRPC prints a ULinkRPC message of a text dump, where its number puts
+// it among the Unturned ones: its line, with -V its layer tree
+// (rpc.TreeText), and with -x its envelope's bytes.
+func (d *dumper) printRPC(m *session.Message) error {
+	line := rpcLine(m.RPC, d.format.start) + "\n"
+	if d.o.verbose {
+		line += rpc.TreeText(m.RPC)
 	}
-	var start time.Time
-	var b []byte
-	for _, r := range rp.Records() {
-		if start.IsZero() {
-			start = r.Time
-		}
-		if o.json {
-			b = append(rpc.AppendJSON(b[:0], r), '\n')
-			if _, err := out.Write(b); err != nil {
-				return err
-			}
-			continue
-		}
-		line := rpcLine(r, start) + "\n"
-		if o.verbose {
-			line += rpc.TreeText(r)
-		}
-		if _, err := out.WriteString(line); err != nil {
-			return err
-		}
-		if o.hex && len(r.Envelope) > 0 {
-			if _, err := out.WriteString(hexASCII(r.Envelope)); err != nil {
-				return err
-			}
-		}
+	if _, err := d.out.WriteString(line); err != nil {
+		return err
+	}
+	if d.o.hex && len(m.RPC.Envelope) > 0 {
+		_, err := d.out.WriteString(hexASCII(m.RPC.Envelope))
+		return err
 	}
 	return nil
 }
 
-// rpcTrailer prints the ULinkRPC connection findings after a text dump.
-func rpcTrailer(out *bufio.Writer, rp *pipeline.RPC) error {
-	if rp == nil {
-		return nil
+// writeRPCConn prints a ULinkRPC connection of `tables`: its per-method
+// counts and latency, pushes, keep-alives, statuses and pending requests as
+// of the table t (nil: none yet), then its findings.
+func writeRPCConn(out *bufio.Writer, ci session.ConnInfo, t *session.Tables) {
+	var rt rpc.Tables
+	n := 0
+	if t != nil && t.RPC != nil {
+		rt, n = *t.RPC, t.Messages
 	}
-	for _, s := range rp.Sessions() {
-		for _, f := range s.Findings() {
-			if _, err := fmt.Fprintf(out, "# %s: %s %s: %s\n", s.Conn(), f.Severity, f.Group, termsafe.Escaped(f.Text)); err != nil {
-				return err
-			}
+	fmt.Fprintf(out, "\nconnection %s: ulinkrpc over %s, %d records\n", ci.Conn, ci.Transport, n)
+	if len(rt.Methods) == 0 {
+		fmt.Fprintln(out, "  methods: none")
+	} else {
+		fmt.Fprintln(out, "  methods:")
+		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "    SERVICE.METHOD\tIDS\tREQUESTS\tRESPONSES\tERRORS\tPENDING\tLATENCY MIN/MEDIAN/MAX")
+		for _, m := range rt.Methods {
+			fmt.Fprintf(tw, "    %s\t%d.%d\t%d\t%d\t%d\t%d\t%s\n", methodText(m.Service, m.Method), m.ServiceID, m.MethodID,
+				m.Requests, m.Responses, m.Errors, m.Pending, latencyText(m.Latency))
 		}
+		tw.Flush()
 	}
-	return nil
-}
-
-// withRPCTables adds a connection entry per ULinkRPC session to the
-// `tables --json` document doc (session.Index.TablesJSONAt's). Without
-// sessions doc is returned as it is.
-func withRPCTables(doc []byte, rp *pipeline.RPC) ([]byte, error) {
-	if rp == nil || len(rp.Sessions()) == 0 {
-		return doc, nil
+	for _, p := range rt.Pushes {
+		fmt.Fprintf(out, "  push %s (%d.%d): %d\n", methodText(p.Service, p.Method), p.ServiceID, p.MethodID, p.Count)
 	}
-	var d struct {
-		Profile     string            `json:"profile"`
-		Connections []json.RawMessage `json:"connections"`
-		Findings    json.RawMessage   `json:"findings,omitempty"`
-	}
-	if err := json.Unmarshal(doc, &d); err != nil {
-		return nil, err
-	}
-	for _, s := range rp.Sessions() {
-		d.Connections = append(d.Connections, rpc.AppendConnJSON(nil, s))
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(d); err != nil {
-		return nil, err
-	}
-	return termsafe.EscapeJSON(buf.Bytes()), nil
-}
-
-// writeRPCTables prints each ULinkRPC connection's per-method counts and
-// latency, pushes, keep-alives, statuses and pending requests as text.
-func writeRPCTables(out *bufio.Writer, rp *pipeline.RPC) {
-	if rp == nil {
-		return
-	}
-	for _, s := range rp.Sessions() {
-		t := s.Tables()
-		fmt.Fprintf(out, "\nconnection %s: ulinkrpc over %s, %d records\n", s.Conn(), s.Transport(), len(s.Records()))
-		if len(t.Methods) == 0 {
-			fmt.Fprintln(out, "  methods: none")
-		} else {
-			fmt.Fprintln(out, "  methods:")
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "    SERVICE.METHOD\tIDS\tREQUESTS\tRESPONSES\tERRORS\tPENDING\tLATENCY MIN/MEDIAN/MAX")
-			for _, m := range t.Methods {
-				fmt.Fprintf(tw, "    %s\t%d.%d\t%d\t%d\t%d\t%d\t%s\n", methodText(m.Service, m.Method), m.ServiceID, m.MethodID,
-					m.Requests, m.Responses, m.Errors, m.Pending, latencyText(m.Latency))
-			}
-			tw.Flush()
+	fmt.Fprintf(out, "  keep-alive: %d pings, %d pongs, rtt %s\n", rt.KeepAlive.Pings, rt.KeepAlive.Pongs, latencyText(rt.KeepAlive.RTT))
+	if len(rt.Status) > 0 {
+		parts := make([]string, len(rt.Status))
+		for i, c := range rt.Status {
+			parts[i] = fmt.Sprintf("%s %d", termsafe.Escape(c.Name), c.Count)
 		}
-		for _, p := range t.Pushes {
-			fmt.Fprintf(out, "  push %s (%d.%d): %d\n", methodText(p.Service, p.Method), p.ServiceID, p.MethodID, p.Count)
-		}
-		fmt.Fprintf(out, "  keep-alive: %d pings, %d pongs, rtt %s\n", t.KeepAlive.Pings, t.KeepAlive.Pongs, latencyText(t.KeepAlive.RTT))
-		if len(t.Status) > 0 {
-			parts := make([]string, len(t.Status))
-			for i, c := range t.Status {
-				parts[i] = fmt.Sprintf("%s %d", termsafe.Escape(c.Name), c.Count)
-			}
-			fmt.Fprintf(out, "  status: %s\n", strings.Join(parts, ", "))
-		}
-		for _, p := range t.Pending {
-			fmt.Fprintf(out, "  pending: #%d request %d (%d.%d)\n", p.N, p.RequestID, p.ServiceID, p.MethodID)
-		}
-		for _, f := range s.Findings() {
-			fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, termsafe.Escaped(f.Text))
-		}
+		fmt.Fprintf(out, "  status: %s\n", strings.Join(parts, ", "))
+	}
+	for _, p := range rt.Pending {
+		fmt.Fprintf(out, "  pending: #%d request %d (%d.%d)\n", p.N, p.RequestID, p.ServiceID, p.MethodID)
+	}
+	for _, f := range ci.Findings {
+		fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, termsafe.Escaped(f.Text))
 	}
 }
 

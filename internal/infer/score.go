@@ -32,9 +32,12 @@ const (
 // score rates a decoded index.
 func score(ix *session.Index) Score {
 	var s Score
-	s.Messages = ix.Len()
-	for n := 1; n <= s.Messages; n++ {
+	for n := 1; n <= ix.Len(); n++ {
 		m := ix.Message(n)
+		if m != nil && m.RPC != nil {
+			continue // ULinkRPC says nothing of the Unturned profile
+		}
+		s.Messages++
 		if m == nil {
 			continue
 		}
@@ -59,6 +62,9 @@ func score(ix *session.Index) Score {
 		}
 	}
 	for _, ci := range ix.Connections() {
+		if ci.RPC {
+			continue
+		}
 		for _, f := range ci.Findings {
 			s.Bad += weight(f)
 		}

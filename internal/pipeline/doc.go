@@ -26,9 +26,10 @@
 // bytes are a frame that parses exactly, or a WebSocket upgrade whose first
 // client message is one. UDP datagrams on those ports (capture's
 // EventDatagram, asked for with RPC.DatagramPorts) feed one KCP session per
-// UDP flow. ULinkRPC connections never reach the session.Index; their
-// records are numbered by one counter shared by the ULinkRPC sessions, not
-// with the Unturned messages. Feed (the TUI, live) decodes no ULinkRPC.
+// UDP flow. The session.Index hosts each ULinkRPC connection
+// (Index.OpenRPC) and numbers its records with the Unturned messages, by
+// arrival across the whole capture (outputs.md "Ordering"). Feed (the TUI,
+// live) decodes no ULinkRPC.
 //
 // capture knows no protocol and the decoders do no IO; this package is the
 // only place, with cmd/usmnscope, that imports both (the import-graph test

@@ -5,7 +5,6 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 )
 
@@ -43,9 +42,9 @@ type route struct {
 	c2s      []byte          // its first client bytes, for the detectors
 	why      string          // for a connection not decoded: the note's reason
 
-	syn    bool         // its start was captured
-	rpcBy  bool         // ULinkRPC by port or --decode-as: held only to tell the transport
-	rpcSes *rpc.Session // a ULinkRPC connection's session
+	syn    bool             // its start was captured
+	rpcBy  bool             // ULinkRPC by port or --decode-as: held only to tell the transport
+	rpcSes *session.RPCConn // a ULinkRPC connection's session, hosted by the index
 }
 
 // Bounds of what an undecided connection may make the router hold: a
@@ -63,6 +62,7 @@ const (
 func newRouter(ix *session.Index, rp *RPC) *router {
 	r := &router{ix: ix, rp: rp, port: 27016, flows: map[capture.Flow]*route{}, dets: detectors}
 	if rp != nil {
+		rp.ix = ix
 		r.dets = append(append([]detector(nil), detectors...), rpcDetectors...)
 	}
 	if p := ix.Profile(); p != nil {

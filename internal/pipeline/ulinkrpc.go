@@ -8,6 +8,7 @@ import (
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -22,24 +23,22 @@ var DefaultRPCPorts = []uint16{20000}
 // rpc.Session. A feed without an RPC (Feed) decodes no ULinkRPC: such
 // connections get the router's one note.
 //
-// Numbering: the records of every ULinkRPC connection share one
-// capture-wide counter in the order the sessions release them (outputs.md
-// "Ordering" within ULinkRPC). It is not shared with the Unturned index,
-// whose numbers are its own records' positions: in a capture holding both
-// protocols, each protocol's n counts from 1.
+// Numbering: the index hosts every ULinkRPC connection (session.OpenRPC)
+// and numbers its records with the Unturned messages, by arrival across
+// the whole capture (outputs.md "Ordering"): one n for both protocols.
 type RPC struct {
-	// Config is every session's configuration; Transport, MidStream and
-	// Number are set per connection.
+	// Config is every session's configuration; Transport and MidStream
+	// are set per connection, Yield by the index.
 	Config rpc.Config
 	// Ports are the server ports decoded as ULinkRPC; nil means
 	// DefaultRPCPorts.
 	Ports []uint16
 
-	sessions []*rpc.Session
-	n        int
-	last     rpc.Stamp
-	udp      map[capture.Flow]*rpc.Session // KCP sessions by UDP flow
-	udpOver  int64                         // datagrams of flows past maxDatagramFlows
+	ix      *session.Index // the feed's index, which hosts the sessions
+	conns   []*session.RPCConn
+	last    rpc.Stamp
+	udp     map[capture.Flow]*session.RPCConn // KCP sessions by UDP flow
+	udpOver int64                             // datagrams of flows past maxDatagramFlows
 }
 
 // maxDatagramFlows bounds the UDP flows given a KCP session.
@@ -76,39 +75,46 @@ func (p *RPC) DatagramPorts(decodeAs string) [4]uint16 {
 // session (ulinkrpc.md 2.3).
 func (p *RPC) datagram(ev capture.Event) {
 	if p.udp == nil {
-		p.udp = make(map[capture.Flow]*rpc.Session)
+		p.udp = make(map[capture.Flow]*session.RPCConn)
 	}
-	s := p.udp[ev.Flow]
-	if s == nil {
+	h := p.udp[ev.Flow]
+	if h == nil {
 		if len(p.udp) >= maxDatagramFlows {
 			p.udpOver++
 			return
 		}
-		s = p.start(Conn(ev.Flow), rpc.KCP, false)
-		p.udp[ev.Flow] = s
+		h = p.start(Conn(ev.Flow), rpc.KCP, false)
+		p.udp[ev.Flow] = h
 	}
-	s.Datagram(Dir(ev.FromServer), ev.Data, rpc.Stamp{Frame: ev.Frame, Time: ev.Time})
+	s, d := h.Session(), Dir(ev.FromServer)
+	h.Feed(ev.Time, ev.Frame, func(st rpc.Stamp) { s.Datagram(d, ev.Data, st) })
 }
 
 // NewRPC returns an RPC whose sessions use cfg.
 func NewRPC(cfg rpc.Config) *RPC { return &RPC{Config: cfg} }
 
 // Sessions are the ULinkRPC connections in the order they were found.
-func (p *RPC) Sessions() []*rpc.Session { return p.sessions }
-
-// Records are every session's records, by n.
-func (p *RPC) Records() []*rpc.Record {
-	var out []*rpc.Record
-	for _, s := range p.sessions {
-		out = append(out, s.Records()...)
+func (p *RPC) Sessions() []*rpc.Session {
+	out := make([]*rpc.Session, len(p.conns))
+	for i, h := range p.conns {
+		out[i] = h.Session()
 	}
-	slices.SortFunc(out, func(a, b *rpc.Record) int { return a.N - b.N })
 	return out
 }
 
-func (p *RPC) number() int {
-	p.n++
-	return p.n
+// Records are the ULinkRPC records the index holds, by n (a full index:
+// a streaming one keeps none once handed out).
+func (p *RPC) Records() []*rpc.Record {
+	var out []*rpc.Record
+	if p.ix == nil {
+		return nil
+	}
+	for n := 1; n <= p.ix.Len(); n++ {
+		if r := p.ix.RPCRecord(n); r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // port reports whether port is a ULinkRPC port.
@@ -121,27 +127,27 @@ func (p *RPC) port(port uint16) bool {
 }
 
 // start makes the session of a connection decided as ULinkRPC.
-func (p *RPC) start(c dissect.Conn, t rpc.Transport, midStream bool) *rpc.Session {
+func (p *RPC) start(c dissect.Conn, t rpc.Transport, midStream bool) *session.RPCConn {
 	cfg := p.Config
-	cfg.Transport, cfg.MidStream, cfg.Number = t, midStream, p.number
-	s := rpc.New(c, cfg)
-	p.sessions = append(p.sessions, s)
-	return s
+	cfg.Transport, cfg.MidStream = t, midStream
+	h := p.ix.OpenRPC(c, cfg)
+	p.conns = append(p.conns, h)
+	return h
 }
 
 // event feeds one event of a ULinkRPC connection (already turned round
 // when the router chose the other side as the server). Capture notes about
 // the flow (retransmissions, caps) are not kept: a session has no place
 // for findings from outside it.
-func (p *RPC) event(s *rpc.Session, ev capture.Event) {
-	st := rpc.Stamp{Frame: ev.Frame, Time: ev.Time}
+func (p *RPC) event(h *session.RPCConn, ev capture.Event) {
+	s, d := h.Session(), Dir(ev.FromServer)
 	switch ev.Kind {
 	case capture.EventData:
-		s.Bytes(Dir(ev.FromServer), ev.Data, st)
+		h.Feed(ev.Time, ev.Frame, func(st rpc.Stamp) { s.Bytes(d, ev.Data, st) })
 	case capture.EventGap:
-		s.Gap(Dir(ev.FromServer), ev.Lost, st)
+		h.Feed(ev.Time, ev.Frame, func(st rpc.Stamp) { s.Gap(d, ev.Lost, st) })
 	case capture.EventClose:
-		s.End(st)
+		h.Feed(ev.Time, ev.Frame, func(st rpc.Stamp) { s.End(st) })
 	}
 }
 
@@ -155,8 +161,8 @@ func (p *RPC) seen(ev capture.Event) {
 
 // finish ends every session (End is idempotent).
 func (p *RPC) finish() {
-	for _, s := range p.sessions {
-		s.End(p.last)
+	for _, h := range p.conns {
+		h.End(p.last.Time, p.last.Frame)
 	}
 }
 

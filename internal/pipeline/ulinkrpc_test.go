@@ -55,8 +55,9 @@ func ndjson(rs []*rpc.Record) []byte {
 
 // TestFeedRPCFixtures: every TCP and WebSocket ULinkRPC fixture, found by
 // its port (20000, the default), gives through the pipeline the records
-// package rpc's own goldens hold for it, and nothing reaches the Unturned
-// index. KCP comes as UDP datagrams on the same port.
+// package rpc's own goldens hold for it, hosted by the index: one ULinkRPC
+// connection whose records are every n from 1. KCP comes as UDP datagrams
+// on the same port.
 func TestFeedRPCFixtures(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -74,8 +75,9 @@ func TestFeedRPCFixtures(t *testing.T) {
 			if got := rp.Sessions()[0].Transport(); got != tc.transport {
 				t.Errorf("transport %s; want %s", got, tc.transport)
 			}
-			if ix.Len() != 0 || len(ix.Connections()) != 0 {
-				t.Errorf("the Unturned index got %d messages on %d connections; want none", ix.Len(), len(ix.Connections()))
+			cs := ix.Connections()
+			if len(cs) != 1 || !cs[0].RPC || cs[0].Transport != tc.transport || cs[0].Messages != ix.Len() || ix.Len() != len(rp.Records()) {
+				t.Errorf("index: %d messages on connections %+v; want one ULinkRPC %s connection holding all %d records", ix.Len(), cs, tc.transport, len(rp.Records()))
 			}
 			want, err := os.ReadFile(filepath.Join(rpcFixtures, "golden", tc.name+".dump.ndjson"))
 			if err != nil {

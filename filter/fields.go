@@ -1,0 +1,241 @@
+package filter
+
+import (
+	"slices"
+	"strings"
+
+	"strconv"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+func one(s string) []string { return []string{s} }
+
+func ids(m *session.Message, server, client bool) []int64 {
+	l := m.Listener
+	if l == nil {
+		return nil
+	}
+	var out []int64
+	if server && l.ServerID != nil {
+		out = append(out, int64(*l.ServerID))
+	}
+	if client && l.ClientID != nil {
+		out = append(out, int64(*l.ClientID))
+	}
+	return out
+}
+
+// severityChoices ranks severities for `severity>=warn`; "none" is a
+// message without findings.
+var severityChoices = []string{"none", dissect.Note.String(), dissect.Warn.String(), dissect.Error.String()}
+
+// fieldTable is the field table of the language (the outputs.md key names),
+// in the order the unknown-field error lists them; filterFields and
+// filterFieldList are made from it, so the list cannot drift from the
+// fields.
+var fieldTable = []struct {
+	name string
+	filterField
+}{
+	{"dir", filterField{kind: fieldChoice, example: "dir==c2s", choices: []string{"c2s", "s2c"},
+		headStr: func(h *session.Head) []string { return one(h.Dir.String()) }}},
+	{"msg", filterField{kind: fieldString, example: "msg==InvokeMessageListener", known: isMessageName,
+		headStr: func(h *session.Head) []string { return one(headName(h)) }}},
+	{"proto", filterField{kind: fieldChoice, example: "proto==ulinkrpc", choices: []string{"unturned", "ulinkrpc"},
+		headStr: func(h *session.Head) []string {
+			if h.RPC != nil {
+				return one("ulinkrpc")
+			}
+			return one("unturned")
+		}}},
+	{"listener", filterField{kind: fieldString, example: "listener~Chat",
+		str: func(m *session.Message) []string {
+			if m.Listener == nil || m.Listener.Type == nil {
+				return nil
+			}
+			return one(*m.Listener.Type)
+		}}},
+	{"id", filterField{kind: fieldNumber, example: "id==3", num: func(m *session.Message) []int64 { return ids(m, true, true) }}},
+	{"listener.id", filterField{kind: fieldNumber, example: "listener.id==3", num: func(m *session.Message) []int64 { return ids(m, true, true) }}},
+	{"server_id", filterField{kind: fieldNumber, example: "server_id==0", num: func(m *session.Message) []int64 { return ids(m, true, false) }}},
+	{"client_id", filterField{kind: fieldNumber, example: "client_id==4001", num: func(m *session.Message) []int64 { return ids(m, false, true) }}},
+	{"severity", filterField{kind: fieldOrdered, example: "severity>=warn", choices: severityChoices,
+		headNum: func(h *session.Head) []int64 {
+			if !h.HasFinding {
+				return []int64{0}
+			}
+			return []int64{int64(h.Worst) + 1}
+		}}},
+	{"conn", filterField{kind: fieldString, example: "conn~50412",
+		headStr: func(h *session.Head) []string { return one(h.Conn.String()) }}},
+	{"n", filterField{kind: fieldNumber, example: "n>=10", headNum: func(h *session.Head) []int64 { return []int64{int64(h.N)} }}},
+	{"len", filterField{kind: fieldNumber, example: "len>100", num: func(m *session.Message) []int64 {
+		if m.RPC != nil {
+			return []int64{int64(m.RPC.Len)} // the frame as on the wire (outputs.md)
+		}
+		return []int64{int64(len(m.Data))}
+	}}},
+	{"widened", filterField{kind: fieldBool, example: "widened==true",
+		str: func(m *session.Message) []string {
+			if m.Enum.Widened {
+				return one("true")
+			}
+			return nil
+		}}},
+	{"mode", filterField{kind: fieldString, example: "mode==TellClientListenerId",
+		str: func(m *session.Message) []string {
+			if mode := m.ModeName(); mode != "" {
+				return one(mode)
+			}
+			return nil
+		}}},
+	{"group", filterField{kind: fieldChoice, example: "group==malformed", choices: dissect.GroupNames(),
+		str: func(m *session.Message) []string {
+			out := make([]string, len(m.Findings))
+			for i, f := range m.Findings {
+				out[i] = f.Group.String()
+			}
+			return out
+		}}},
+	// outputs.md "Pairing": on the answering message of a pair, either
+	// protocol.
+	{"latency", filterField{kind: fieldDuration, example: "latency>1ms",
+		num: func(m *session.Message) []int64 {
+			if !m.HasLatency {
+				return nil
+			}
+			return []int64{int64(m.Latency)}
+		}}},
+	// ULinkRPC (outputs.md "ULinkRPC records", the `rpc` object): read from
+	// the record the index keeps whole, which the Head carries, so they
+	// need no decoding; an Unturned message has none of them.
+	{"service", filterField{kind: fieldString, example: "service~Player",
+		headStr: rpcStr(func(r *rpc.RPC) *string { return r.Service })}},
+	{"method", filterField{kind: fieldString, example: "method==LoginAsync",
+		headStr: rpcStr(func(r *rpc.RPC) *string { return r.Method })}},
+	{"service_id", filterField{kind: fieldNumber, example: "service_id==1",
+		headNum: rpcNum(func(r *rpc.RPC) (int64, bool) { return optInt(r.ServiceID) })}},
+	{"method_id", filterField{kind: fieldNumber, example: "method_id==2",
+		headNum: rpcNum(func(r *rpc.RPC) (int64, bool) { return optInt(r.MethodID) })}},
+	{"request_id", filterField{kind: fieldNumber, example: "request_id==7",
+		headNum: rpcNum(func(r *rpc.RPC) (int64, bool) {
+			if r.RequestID == nil {
+				return 0, false
+			}
+			return int64(*r.RequestID), true
+		})}},
+	// status matches the name (status==NotFound) or the code (status==1).
+	{"status", filterField{kind: fieldString, example: "status==NotFound",
+		headStr: func(h *session.Head) []string {
+			if h.RPC == nil || h.RPC.RPC.Status == nil {
+				return nil
+			}
+			return []string{*h.RPC.RPC.Status, strconv.Itoa(*h.RPC.RPC.StatusCode)}
+		}}},
+}
+
+// headName is outputs.md's "msg" of a Head: the ULinkRPC frame type's name
+// or the Unturned message kind's.
+func headName(h *session.Head) string {
+	if h.RPC != nil {
+		return h.RPC.Msg
+	}
+	return h.Kind.String()
+}
+
+// rpcStr reads a text key of a ULinkRPC record's `rpc` object; null and an
+// Unturned message have none.
+func rpcStr(get func(*rpc.RPC) *string) func(*session.Head) []string {
+	return func(h *session.Head) []string {
+		if h.RPC == nil {
+			return nil
+		}
+		if p := get(&h.RPC.RPC); p != nil {
+			return one(*p)
+		}
+		return nil
+	}
+}
+
+// rpcNum reads a number key of a ULinkRPC record's `rpc` object.
+func rpcNum(get func(*rpc.RPC) (int64, bool)) func(*session.Head) []int64 {
+	return func(h *session.Head) []int64 {
+		if h.RPC == nil {
+			return nil
+		}
+		if v, ok := get(&h.RPC.RPC); ok {
+			return []int64{v}
+		}
+		return nil
+	}
+}
+
+func optInt(p *int32) (int64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return int64(*p), true
+}
+
+// rpcMessageNames are the ULinkRPC "msg" names (outputs.md "ULinkRPC
+// records"; Unknown is also Unturned's).
+var rpcMessageNames = func() []string {
+	var out []string
+	for t := ulinkrpc.Request; t.Known(); t++ {
+		out = append(out, t.String())
+	}
+	return append(out, "Encrypted")
+}()
+
+// filterFields finds a field by name.
+var filterFields = func() map[string]filterField {
+	m := make(map[string]filterField, len(fieldTable))
+	for _, f := range fieldTable {
+		m[f.name] = f.filterField
+	}
+	return m
+}()
+
+// filterFieldList is the field list shown in unknown-field errors.
+var filterFieldList = strings.Join(append(FieldNames(), "payload.<field>"), ", ")
+
+// MessageNames lists the outputs.md "msg" names (unturned.Kind's, then
+// the ULinkRPC ones), for completion and for rejecting unknown names in
+// msg==NAME.
+func MessageNames() []string {
+	var out []string
+	for k := unturned.Kind(0); !strings.HasPrefix(k.String(), "Unknown("); k++ {
+		if !slices.Contains(out, k.String()) {
+			out = append(out, k.String())
+		}
+	}
+	return append(out, rpcMessageNames...)
+}
+
+// FieldNames lists the filter language's field names.
+func FieldNames() []string {
+	names := make([]string, 0, len(fieldTable)+2)
+	for _, f := range fieldTable {
+		names = append(names, f.name)
+	}
+	return append(names, "payload_message", "payload_method")
+}
+
+// isMessageName reports whether s names a message kind, case folded as
+// == compares; undecodable messages are named Unknown….
+func isMessageName(s string) bool {
+	if strings.HasPrefix(strings.ToLower(s), "unknown") {
+		return true
+	}
+	for _, n := range MessageNames() {
+		if strings.EqualFold(n, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,316 @@
+package session
+
+import (
+	"container/heap"
+	"encoding/json"
+	"time"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
+)
+
+// ULinkRPC connections hosted by the index (issue 15, ulinkrpc.md): each
+// one's rpc.Session hands its records to the index as its frames are
+// decoded (rpc.Config.Yield), and the index numbers them with the Unturned
+// messages, by the arrival of each one's last byte across the whole
+// capture (outputs.md "Ordering"). A ULinkRPC stream that holds bytes
+// while it resynchronises is a blocker like an Unturned direction
+// (order.go). Every record gets an index record (recRPC) whose bytes are
+// the rpc.Record itself, kept in Index.rpcRecs: Len, Stamp, Head, Message
+// and Detail work for every n, and a Message of a ULinkRPC record carries
+// it in Message.RPC. Pairing (ulinkrpc.md 5) runs as each record is
+// numbered (rpc.Session.Numbered), so the asker is always numbered first.
+
+// RPCConn is a ULinkRPC connection the index hosts (OpenRPC): what the
+// pipeline feeds its capture events through.
+type RPCConn struct {
+	c  *Index
+	cn *connection
+}
+
+// OpenRPC makes the index host a new ULinkRPC connection conn decoded
+// with cfg (cfg.Yield is the index's). It is listed among the
+// connections from now on, with ConnInfo.RPC set. Unturned bytes are never
+// fed to it: events for its key that reach the index (after the router
+// forgot the flow) make an Unturned connection of their own. Lookups by
+// key (Tables, ConnFindings) find the Unturned connection of the key
+// first, then its first ULinkRPC one.
+func (c *Index) OpenRPC(conn dissect.Conn, cfg rpc.Config) *RPCConn {
+	c.lock()
+	defer c.unlock()
+	cn := newConnection(uint32(len(c.conns)), conn, RuleUnknown, &c.limits)
+	cn.info.RPC, cn.info.Transport = true, cfg.Transport
+	if c.rpcByConn == nil {
+		c.rpcByConn = map[dissect.Conn]uint32{}
+	}
+	if _, ok := c.rpcByConn[conn]; !ok {
+		c.rpcByConn[conn] = cn.idx
+	}
+	c.conns = append(c.conns, cn)
+	c.touch(cn)
+	cfg.Yield = func(r *rpc.Record, at rpc.Stamp) { c.arriveRPC(cn, r, at.Seq) }
+	cfg.Number = nil
+	cn.rpc = rpc.New(conn, cfg)
+	return &RPCConn{c: c, cn: cn}
+}
+
+// lookup finds conn's connection by key: the Unturned one, else the first
+// ULinkRPC one (OpenRPC).
+func (c *Index) lookup(conn dissect.Conn) (*connection, bool) {
+	i, ok := c.byConn[conn]
+	if !ok {
+		i, ok = c.rpcByConn[conn]
+	}
+	if !ok {
+		return nil, false
+	}
+	return c.conns[i], true
+}
+
+// TablesOf is Tables of the i-th connection of Connections (from 0): for
+// a key that names both an Unturned and a ULinkRPC connection, each its
+// own. Nil for no such connection.
+func (c *Index) TablesOf(i int, asOf int) *Tables {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if i < 0 || i >= len(c.conns) {
+		return nil
+	}
+	return c.tablesOf(c.conns[i], asOf)
+}
+
+// Session is the connection's decoder.
+func (h *RPCConn) Session() *rpc.Session { return h.cn.rpc }
+
+// Feed runs one capture event of the connection, captured at t in frame:
+// feed calls the session's Bytes, Gap, Datagram or End with the stamp it
+// is given, which carries the event's arrival sequence.
+func (h *RPCConn) Feed(t time.Time, frame int, feed func(rpc.Stamp)) {
+	c, cn := h.c, h.cn
+	c.lock()
+	defer c.unlock()
+	c.touch(cn)
+	c.seen(cn, t)
+	cn.lastFrame[0] = max(cn.lastFrame[0], frame)
+	c.seq++
+	feed(rpc.Stamp{Frame: frame, Time: t, Seq: c.seq})
+	c.rpcEvent(cn)
+}
+
+// End ends the connection at the end of the capture, captured last at t in
+// frame (its ConnInfo.Last stays that of its own last event).
+func (h *RPCConn) End(t time.Time, frame int) {
+	c, cn := h.c, h.cn
+	c.lock()
+	defer c.unlock()
+	c.touch(cn)
+	c.seq++
+	cn.rpc.End(rpc.Stamp{Frame: frame, Time: t, Seq: c.seq})
+	c.rpcEvent(cn)
+}
+
+// rpcEvent follows what an event did to a ULinkRPC connection: its new
+// findings, whether it blocks numbering, what may be numbered now.
+func (c *Index) rpcEvent(cn *connection) {
+	c.rpcSync(cn)
+	c.release()
+}
+
+// rpcSync takes a ULinkRPC connection's new findings and blocking state.
+func (c *Index) rpcSync(cn *connection) {
+	fs := cn.rpc.Findings()
+	for _, f := range fs[cn.rpcFindings:] {
+		c.connFinding(cn, f.Finding)
+	}
+	cn.rpcFindings = len(fs)
+	c.block(cn, 0)
+}
+
+// arriveRPC numbers a record now, or queues it (order.go arrive).
+func (c *Index) arriveRPC(cn *connection, r *rpc.Record, seq uint64) {
+	if len(c.pending) == 0 && len(c.blockers) == 0 {
+		c.messageRPC(cn, r)
+		return
+	}
+	c.pins++
+	c.pendingBytes += len(r.Envelope)
+	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: r.Dir, rec: r})
+}
+
+// messageRPC numbers and records one ULinkRPC record: the session names
+// and pairs it, the index keeps it under its number.
+func (c *Index) messageRPC(cn *connection, r *rpc.Record) {
+	n := c.nrec + 1
+	if c.stream != nil {
+		c.streamAsOfRPC(cn, n)
+	}
+	cn.rpc.Numbered(r, n)
+	rec := record{frame: int32(r.Frame), length: uint16(min(r.Len, 0xFFFF)), conn: cn.idx, dir: r.Dir, flags: recRPC}
+	for _, f := range r.Findings {
+		rec.worst = max(rec.worst, uint8(f.Severity)+1)
+	}
+	i := c.add(rec, 0, r.Time.UnixNano())
+	if c.rpcRecs == nil {
+		c.rpcRecs = map[int32]*rpc.Record{}
+	}
+	c.rpcRecs[i] = r
+	cn.info.Messages++
+	cn.info.Bytes[r.Dir&1] += int64(r.Len) + 4
+	cn.committed++
+	if rec.worst > 0 && (!cn.info.HasFinding || dissect.Severity(rec.worst-1) > cn.info.Worst) {
+		cn.info.Worst, cn.info.HasFinding = dissect.Severity(rec.worst-1), true
+	}
+	if c.stream == nil {
+		cn.msgs.append(i)
+		return
+	}
+	if (r.Type == ulinkrpc.Request || r.Type == ulinkrpc.KeepAlivePing) && cn.rpc.Open(r) {
+		c.rpcAsks = append(c.rpcAsks, rpcAsk{cn, r})
+	}
+	c.stream.pre = preDecoded{i: -1}
+	c.streamed(i)
+}
+
+// rpcAsk is an asker a Stream waits on (rpcBound).
+type rpcAsk struct {
+	cn *connection
+	r  *rpc.Record
+}
+
+// rpcBound is the record index before which a Stream may hand messages
+// out as far as ULinkRPC pairing goes: a Request or KeepAlivePing still
+// unanswered is not final, since both messages of a pair carry `pair`
+// (outputs.md "Pairing"). It waits at most lateHold messages, then is
+// handed out as it is (its answer then carries the pair alone).
+func (c *Index) rpcBound() int32 {
+	for len(c.rpcAsks) > 0 {
+		a := c.rpcAsks[0]
+		if a.cn.rpc.Open(a.r) && c.nrec-a.r.N < lateHold {
+			return int32(a.r.N - 1)
+		}
+		c.rpcAsks[0] = rpcAsk{}
+		c.rpcAsks = c.rpcAsks[1:]
+	}
+	c.rpcAsks = nil
+	return int32(c.nrec)
+}
+
+// rpcHolding reports whether cn is a ULinkRPC connection whose streams
+// hold bytes awaiting resynchronisation (order.go block).
+func (cn *connection) rpcHolding() bool {
+	_, on := cn.rpc.Holding()
+	return on
+}
+
+// rpcEnd ends the hosted sessions the pipeline has not ended, at the last
+// time and frame each was fed (Finish).
+func (c *Index) rpcEnd() {
+	for _, cn := range c.conns {
+		if cn.rpc != nil {
+			c.seq++
+			cn.rpc.End(rpc.Stamp{Frame: cn.lastFrame[0], Time: cn.info.Last, Seq: c.seq})
+			c.rpcEvent(cn)
+		}
+	}
+}
+
+// rpcFinish notes each hosted session's pending Requests once every record
+// is numbered (Finish, after the last release).
+func (c *Index) rpcFinish() {
+	for _, cn := range c.conns {
+		if cn.rpc != nil {
+			cn.rpc.Finish()
+			c.rpcEvent(cn)
+		}
+	}
+}
+
+// RPCRecord returns the ULinkRPC record numbered n, or nil when n is an
+// Unturned message (or, streaming, no longer kept). It is the index's own:
+// while the capture is fed, a Response may still set an asker's Pair.
+func (c *Index) RPCRecord(n int) *rpc.Record {
+	c.rlock()
+	defer c.runlock()
+	if n < 1 || n > c.nrec || c.rec(int32(n-1)).flags&recRPC == 0 {
+		return nil
+	}
+	return c.rpcRecs[int32(n-1)]
+}
+
+// buildRPC is build (Message, Detail) for a ULinkRPC record: the record in
+// Message.RPC, its envelope as Data, its pairing, findings and dump line.
+// Message.RPC is a copy: the feeder may still pair an asker (Pair) while
+// the caller reads it without the lock; the slices it shares are not
+// written again once the record is numbered.
+func (c *Index) buildRPC(n int, r *record) *Message {
+	rr := c.rpcRecs[int32(n-1)]
+	if rr == nil {
+		return nil
+	}
+	cp := *rr
+	rr = &cp
+	return &Message{
+		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: c.conns[r.conn].info.Conn,
+		Dir: r.dir, Data: rr.Envelope, RPC: rr, Pair: rr.Pair, Latency: rr.Latency, HasLatency: rr.HasLatency,
+		Findings: append([]dissect.Finding(nil), rr.Findings...), Summary: rpc.Line(rr),
+	}
+}
+
+// rpcTables is Tables for a ULinkRPC connection of a full index: the
+// session's tally at the end, else the connection's records up to asOf
+// added up again.
+func (c *Index) rpcTables(cn *connection, asOf int) *Tables {
+	if asOf <= 0 || asOf > c.nrec {
+		asOf = c.nrec
+	}
+	t := &Tables{Conn: cn.info.Conn, AsOf: asOf}
+	if cn.msgs.len() == 0 || int(cn.msgs.at(cn.msgs.len()-1)) < asOf {
+		rt := cn.rpc.Tables()
+		t.RPC, t.Messages = &rt, cn.rpc.Len()
+		return t
+	}
+	var tl rpc.Tally
+	k := 0
+	for ; k < cn.msgs.len() && int(cn.msgs.at(k)) < asOf; k++ {
+		if r := c.rpcRecs[cn.msgs.at(k)]; r != nil {
+			tl.Add(r)
+		}
+	}
+	rt := tl.Tables()
+	t.RPC, t.Messages = &rt, k
+	return t
+}
+
+// streamAsOfRPC keeps a ULinkRPC connection's table as of Stream.AsOf
+// before message n, a later one, is added (streamAsOf).
+func (c *Index) streamAsOfRPC(cn *connection, n int) {
+	s := c.stream
+	if s.AsOf > 0 && n > s.AsOf && s.asOf[cn.idx] == nil {
+		s.asOf[cn.idx] = c.rpcLive(cn, s.AsOf)
+	}
+}
+
+// rpcLive is a ULinkRPC connection's table now, as of asOf.
+func (c *Index) rpcLive(cn *connection, asOf int) *Tables {
+	rt := cn.rpc.Tables()
+	return &Tables{Conn: cn.info.Conn, AsOf: asOf, Messages: cn.rpc.Len(), RPC: &rt}
+}
+
+// rpcConnJSON is connection i's entry of `tables --json` when it is a
+// ULinkRPC one (outputs.md: "transport" and "rpc" instead of the listener
+// keys), as of asOf; ok is false for an Unturned connection.
+func (c *Index) rpcConnJSON(i int, asOf int) (json.RawMessage, bool) {
+	c.rlock()
+	defer c.runlock()
+	cn := c.conns[i]
+	if cn.rpc == nil {
+		return nil, false
+	}
+	t := c.tablesOf(cn, asOf)
+	if t == nil || t.RPC == nil {
+		rt := cn.rpc.Tables()
+		t = &Tables{RPC: &rt, Messages: cn.rpc.Len()}
+	}
+	return rpc.AppendConnJSONOf(nil, cn.rpc, t.RPC, t.Messages), true
+}

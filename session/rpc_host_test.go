@@ -1,0 +1,276 @@
+package session_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
+)
+
+// hostEvent is one event of TestRPCHostRandom's traffic.
+type hostEvent struct {
+	conn int // 0: the Unturned connection, 1…: a hosted ULinkRPC one
+	dir  dissect.Dir
+	data []byte
+	gap  int
+}
+
+// hostTraffic is seeded traffic over one Unturned connection joined
+// mid-stream and three ULinkRPC ones (TCP mid-stream, WebSocket without
+// its upgrade, TCP from its start): whole frames of each protocol cut at
+// random, with garbage and gaps that make both resynchronise.
+func hostTraffic(seed uint64) []hostEvent {
+	r := rand.New(rand.NewPCG(seed, 15))
+	var evs []hostEvent
+	cut := func(conn int, d dissect.Dir, b []byte) {
+		for len(b) > 0 {
+			k := 1 + r.IntN(len(b))
+			evs = append(evs, hostEvent{conn: conn, dir: d, data: b[:k]})
+			b = b[k:]
+		}
+	}
+	var id uint32
+	for range 120 {
+		conn, d := r.IntN(4), dissect.Dir(r.IntN(2))
+		switch k := r.IntN(10); {
+		case k == 0:
+			evs = append(evs, hostEvent{conn: conn, dir: d, gap: 1 + r.IntN(40)})
+		case k == 1:
+			junk := make([]byte, 1+r.IntN(30))
+			for i := range junk {
+				junk[i] = byte(r.IntN(256))
+			}
+			cut(conn, d, junk)
+		case conn == 0:
+			body := make([]byte, 1+r.IntN(20))
+			for i := range body {
+				body[i] = byte(r.IntN(256))
+			}
+			cut(conn, d, append(binary.BigEndian.AppendUint16(nil, uint16(len(body))), body...))
+		default:
+			var env []byte
+			if d == dissect.C2S {
+				id++
+				env = ulinkrpc.EncodeRequest(id, 1, int32(r.IntN(3)), []byte(`{"a":1}`))
+			} else {
+				env = ulinkrpc.EncodeResponse(id, ulinkrpc.StatusOk, nil, "")
+			}
+			cut(conn, d, append(binary.BigEndian.AppendUint32(nil, uint32(len(env))), env...))
+		}
+	}
+	return evs
+}
+
+// feedHost feeds hostTraffic to an index, streaming when st is not nil.
+func feedHost(evs []hostEvent, st func(*session.Index) session.Stream) *session.Index {
+	ix := session.NewIndex(nil)
+	if st != nil {
+		ix.SetStream(st(ix))
+	}
+	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	un := dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.2:5000"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
+	ix.Open(un, session.RuleLowerPort, t0, 1)
+	var hosts []*session.RPCConn
+	for i, cfg := range []rpc.Config{{Transport: rpc.TCP, MidStream: true}, {Transport: rpc.WebSocket, MidStream: true}, {Transport: rpc.TCP}} {
+		c := dissect.Conn{Client: netip.MustParseAddrPort(fmt.Sprintf("10.0.0.%d:6000", 3+i)), Server: netip.MustParseAddrPort("10.0.0.1:20000")}
+		hosts = append(hosts, ix.OpenRPC(c, cfg))
+	}
+	for i, ev := range evs {
+		t, frame := t0.Add(time.Duration(i)*time.Millisecond), i+1
+		if ev.conn == 0 {
+			if ev.gap > 0 {
+				ix.Gap(un, ev.dir, ev.gap, t, frame)
+			} else {
+				ix.Data(un, ev.dir, ev.data, t, frame)
+			}
+			continue
+		}
+		h := hosts[ev.conn-1]
+		s := h.Session()
+		h.Feed(t, frame, func(st rpc.Stamp) {
+			switch {
+			case ev.gap > 0:
+				s.Gap(ev.dir, ev.gap, st)
+			case s.Transport() == rpc.WebSocket:
+				// A server's unmasked binary message carrying the bytes.
+				s.Bytes(ev.dir, append([]byte{0x82, byte(len(ev.data))}, ev.data...), st)
+			default:
+				s.Bytes(ev.dir, ev.data, st)
+			}
+		})
+	}
+	ix.Finish()
+	return ix
+}
+
+// TestRPCHostRandom: hosted ULinkRPC connections and an Unturned one, all
+// resynchronising on seeded garbage and gaps, number every message once,
+// densely from 1, frame never decreasing; the streaming index hands out
+// the same messages in the same order with the same dump --json lines.
+func TestRPCHostRandom(t *testing.T) {
+	rpcSeen := 0
+	for seed := range uint64(60) {
+		evs := hostTraffic(seed)
+		ix := feedHost(evs, nil)
+		prev := 0
+		for n := 1; n <= ix.Len(); n++ {
+			m := ix.Message(n)
+			if m == nil || m.N != n || m.Frame < prev {
+				t.Fatalf("seed %d: message %d is %v after frame %d", seed, n, m, prev)
+			}
+			prev = m.Frame
+			if m.RPC != nil {
+				rpcSeen++
+			}
+		}
+		want := ix.AppendJSONRange(nil, 1, ix.Len(), nil)
+		var got []byte
+		next := 1
+		sx := feedHost(evs, func(sx *session.Index) session.Stream {
+			return session.Stream{Spans: true, Settled: func(n int) error {
+				if n != next {
+					return fmt.Errorf("handed out %d; want %d", n, next)
+				}
+				next++
+				got = sx.AppendJSONOne(got, n, nil)
+				return nil
+			}}
+		})
+		if err := sx.StreamErr(); err != nil || next != ix.Len()+1 || string(got) != string(want) {
+			t.Fatalf("seed %d: stream %v, handed out %d of %d, same lines %v", seed, err, next-1, ix.Len(), string(got) == string(want))
+		}
+	}
+	t.Logf("%d ULinkRPC records over 60 seeds", rpcSeen)
+	if rpcSeen == 0 {
+		t.Fatal("no ULinkRPC record decoded: the traffic tests nothing")
+	}
+}
+
+// TestRPCHostForce (order.go bounds): a ULinkRPC stream resynchronising on
+// a trickle holds other traffic only up to the queue's bound; then it is
+// abandoned (its bytes skipped, reported) and every message is numbered,
+// in order, frame never decreasing.
+func TestRPCHostForce(t *testing.T) {
+	ix := session.NewIndex(nil)
+	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	un := dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.2:5000"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
+	ix.Open(un, session.RuleSYN, t0, 1)
+	h := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{MidStream: true})
+	s := h.Session()
+	h.Feed(t0, 2, func(st rpc.Stamp) { s.Bytes(dissect.C2S, []byte{0, 0, 0}, st) })
+	const msgs = 20000
+	for i := range msgs {
+		ix.Data(un, dissect.Dir(i&1), []byte{0, 1, byte(i)}, t0.Add(time.Duration(i+3)*time.Microsecond), i+3)
+	}
+	if n := ix.Len(); n < msgs-16384-1 {
+		t.Errorf("%d of %d messages numbered before the end: the trickle held them past the bound", n, msgs)
+	}
+	ix.Finish()
+	prev := 0
+	for n := 1; n <= ix.Len(); n++ {
+		m := ix.Message(n)
+		if m == nil || m.N != n || m.Frame < prev {
+			t.Fatalf("message %d is %v after frame %d", n, m, prev)
+		}
+		prev = m.Frame
+	}
+	skipped := false
+	for _, ci := range ix.Connections() {
+		for _, f := range ci.Findings {
+			skipped = skipped || ci.RPC && f.Group == dissect.Sequence
+		}
+	}
+	if ix.Len() != msgs || !skipped {
+		t.Errorf("%d messages, a sequence finding on the ULinkRPC connection %v; want %d and true", ix.Len(), skipped, msgs)
+	}
+}
+
+// TestRPCHostConcurrentReader: a reader (the TUI) may list, show and
+// tabulate ULinkRPC messages while the feeder numbers and pairs them; run
+// with -race (make test), what they share unlocked shows as a data race
+// when the timing meets it.
+func TestRPCHostConcurrentReader(t *testing.T) {
+	evs := hostTraffic(7)
+	ix := session.NewIndex(nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			for n := 1; n <= ix.Len(); n++ {
+				if m := ix.Message(n); m != nil && m.RPC != nil {
+					_ = m.RPC.Pair + m.Pair
+				}
+				if h, ok := ix.Head(n); ok && h.RPC != nil {
+					_ = h.RPC.Pair
+				}
+			}
+			for _, ci := range ix.Connections() {
+				if t := ix.Tables(ci.Conn, ix.Len()/2); t != nil && t.RPC != nil {
+					_ = len(t.RPC.Methods)
+				}
+			}
+			_, _ = ix.TablesJSON()
+			if ix.Len() > 0 {
+				_ = ix.AppendJSONRange(nil, 1, ix.Len(), nil)
+			}
+		}
+	}()
+	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	h := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{})
+	s := h.Session()
+	for i, ev := range evs {
+		if ev.conn == 0 || ev.gap > 0 {
+			continue
+		}
+		h.Feed(t0.Add(time.Duration(i)*time.Millisecond), i+1, func(st rpc.Stamp) { s.Bytes(ev.dir, ev.data, st) })
+	}
+	ix.Finish()
+	done <- struct{}{}
+	<-done
+	if ix.Len() == 0 {
+		t.Fatal("no ULinkRPC record: the reader read nothing")
+	}
+}
+
+// TestRPCHostSameKey: bytes for a hosted ULinkRPC connection's key that
+// reach the index as Unturned data (the router forgot the flow after its
+// close) make an Unturned connection of their own: the ULinkRPC one keeps
+// only its records, and each has its own tables.
+func TestRPCHostSameKey(t *testing.T) {
+	ix := session.NewIndex(nil)
+	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	key := dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}
+	h := ix.OpenRPC(key, rpc.Config{})
+	s := h.Session()
+	env := ulinkrpc.EncodeRequest(1, 1, 1, nil)
+	h.Feed(t0, 1, func(st rpc.Stamp) { s.Bytes(dissect.C2S, append(binary.BigEndian.AppendUint32(nil, uint32(len(env))), env...), st) })
+	h.Feed(t0, 2, func(st rpc.Stamp) { s.End(st) })
+	ix.Data(key, dissect.C2S, []byte{0, 1, 7}, t0.Add(time.Millisecond), 3)
+	ix.Finish()
+	cs := ix.Connections()
+	if len(cs) != 2 || !cs[0].RPC || cs[1].RPC || cs[0].Messages != 1 || cs[1].Messages != 1 {
+		t.Fatalf("connections %+v; want a ULinkRPC one and an Unturned one of one message each", cs)
+	}
+	rt, ut := ix.TablesOf(0, 0), ix.TablesOf(1, 0)
+	if rt == nil || rt.RPC == nil || len(rt.RPC.Methods) != 1 || rt.RPC.Methods[0].Requests != 1 || ut == nil || ut.RPC != nil {
+		t.Errorf("tables of the ULinkRPC connection %+v and of the Unturned one %+v", rt, ut)
+	}
+	if m := ix.Message(2); m == nil || m.RPC != nil {
+		t.Errorf("message 2 is %+v; want the Unturned one", m)
+	}
+	if _, err := ix.TablesJSON(); err != nil {
+		t.Error(err)
+	}
+}
