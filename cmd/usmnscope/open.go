@@ -38,9 +38,11 @@ func newCmdOpen(s *streams, runF func(*openOptions) error) *cobra.Command {
 		Short: "Browse a capture in the terminal UI",
 		Long: `Open a pcap or pcapng file (or - for standard input) in the terminal UI:
 connections, messages, the field tree, a bit-level hexdump and the listener-ID
-tables as of the selected message. The first screen shows at once and fills in
+tables as of the selected message. ULinkRPC connections show beside the game's:
+their calls, the layer tree and the per-method tables (--contracts names the
+methods, --ulinkrpc-key decrypts). The first screen shows at once and fills in
 as the capture is read. Press ? for the keys.`,
-		Example: "  usmnscope open capture.pcapng\n  tcpdump -U -w - port 27016 | usmnscope open -",
+		Example: "  usmnscope open capture.pcapng\n  usmnscope open --contracts ./Contracts rpc.pcapng\n  tcpdump -U -w - port 27016 | usmnscope open -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture = args[0]
