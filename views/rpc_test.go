@@ -21,9 +21,9 @@ import (
 
 // RPCFixture decodes fixtures/ulinkrpc/NAME.pcapng with the fixtures'
 // contracts (and the encrypted scenario's key) through the pipeline every
-// command uses, and returns its ULinkRPC records as the index hosts them
-// (fake.RPCSource). Exported for the views_test goldens.
-func RPCFixture(t testing.TB, name string) *fake.Source {
+// command uses, into the index that hosts its ULinkRPC records (issue 15).
+// Exported for the views_test goldens.
+func RPCFixture(t testing.TB, name string) *session.Index {
 	t.Helper()
 	c, err := ulinkrpc.ParseContractsFS(os.DirFS("../fixtures/ulinkrpc"), "contracts")
 	if err != nil {
@@ -40,13 +40,14 @@ func RPCFixture(t testing.TB, name string) *fake.Source {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	if err := pipeline.FeedRPC(src, session.NewIndex(unturned.Default()), rp, nil); err != nil {
+	ix := session.NewIndex(unturned.Default())
+	if err := pipeline.FeedRPC(src, ix, rp, nil); err != nil {
 		t.Fatal(err)
 	}
-	if len(rp.Records()) == 0 {
+	if ix.Len() == 0 {
 		t.Fatalf("%s: no ULinkRPC records", name)
 	}
-	return fake.RPCSource(rp.Sessions())
+	return ix
 }
 
 // TestRPCPairJump: enter in the message list goes from a Request to its
@@ -173,10 +174,11 @@ func TestRPCFramesClean(t *testing.T) {
 
 // TestRPCTablesPane: the tables pane of a ULinkRPC connection lists its
 // methods with counts and latency, pushes, keep-alives, statuses and the
-// pending request, and Enter on that request goes to it.
+// pending request as of the selected message, and Enter on that request
+// goes to it.
 func TestRPCTablesPane(t *testing.T) {
 	m := loaded(t, RPCFixture(t, "tcp-json"), 160, 48)
-	m = press(t, m, "t")
+	m = press(t, m, "G", "t") // as of the last message: the capture's end
 	got := strings.Join(m.tables.Lines(), "\n")
 	for _, want := range []string{
 		"IPlayerService.LoginAsync 1.1     4    3    1    1  0.21/0.22/1.01 ms",
@@ -190,6 +192,11 @@ func TestRPCTablesPane(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("tables pane lacks %q:\n%s", want, got)
 		}
+	}
+	// As of message 2 only LoginAsync was called, and answered.
+	early := strings.Join(press(t, m, "t", ":", "2", "enter", "t").tables.Lines(), "\n")
+	if !strings.Contains(early, "Methods (1)") || !strings.Contains(early, "IPlayerService.LoginAsync 1.1     1    1    0    0  0.22/0.22/0.22 ms") {
+		t.Errorf("tables as of message 2:\n%s", early)
 	}
 	for range len(m.tables.Lines()) {
 		m = press(t, m, "j")
