@@ -43,6 +43,9 @@
 // # Outputs
 //
 // AppendJSON writes a record as a `dump --json` line, Line as a `dump` text
-// line (through internal/termsafe), Session.Tables and AppendTablesJSON the
+// line (through internal/termsafe), Tree its layer tree (transport →
+// transform → envelope → payload → the contract, each field with its span)
+// that the TUI's detail pane draws and TreeText prints for `dump -V`,
+// Session.Tables and AppendTablesJSON the
 // `rpc` object of `tables --json`, AppendConnJSON a whole connection entry.
 package rpc

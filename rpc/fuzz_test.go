@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/usmnscope/usmnscope/dissect"
@@ -59,6 +60,12 @@ func FuzzSession(f *testing.F) {
 				t.Fatalf("record %d: invalid JSON: %s", r.N, AppendJSON(nil, r))
 			}
 			_ = Line(r)
+			// The layer tree (dump -V, the TUI) escapes what it shows.
+			if txt := TreeText(r); strings.ContainsFunc(txt, func(c rune) bool {
+				return c < 0x20 && c != '\n' || c == 0x7f || c >= 0x80 && c <= 0x9f || c >= 0x202a && c <= 0x202e
+			}) {
+				t.Fatalf("record %d: raw control character in the tree text: %q", r.N, txt)
+			}
 			byN[r.N] = r
 		}
 		for _, r := range rs {

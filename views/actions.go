@@ -119,6 +119,42 @@ func (m *Model) gotoMsg(n int) {
 	m.setFocus(FocusMessages)
 }
 
+// pair returns the selected message's partner (outputs.md "Pairing": a
+// Response's Request, a Pong's Ping, a PingResponse's PingRequest and
+// back), 0 when it has none or its detail is not read yet.
+func (m Model) pair() int {
+	if msg := m.detail.Message(); msg != nil && msg.N == m.selected {
+		return msg.Pair
+	}
+	return 0
+}
+
+// jumpPair selects the selected message's partner, in the list as it is
+// when the partner is listed (the same connection, no filter), else as :N
+// does; without a partner it only says so.
+func (m *Model) jumpPair() {
+	msg := m.detail.Message()
+	switch {
+	case m.selected <= 0:
+		m.note = "no message selected"
+	case msg == nil || msg.N != m.selected:
+		m.note = fmt.Sprintf("message %d is still being read", m.selected)
+	case msg.Pair == 0:
+		m.note = fmt.Sprintf("message %d has no pair", msg.N)
+	case msg.Pair > m.n:
+		m.note = fmt.Sprintf("the pair of message %d, %d, is not listed yet", msg.N, msg.Pair)
+	case m.filter == nil && m.listener == nil && (m.allConns || m.conn == msg.Conn):
+		m.msgs.Select(msg.Pair)
+		m.note = fmt.Sprintf("message %d → its pair %d (enter goes back)", msg.N, msg.Pair)
+	default:
+		n := msg.N
+		m.gotoMsg(msg.Pair)
+		if m.note == "" {
+			m.note = fmt.Sprintf("message %d → its pair %d (enter goes back)", n, msg.Pair)
+		}
+	}
+}
+
 func pauseNote(paused, loading bool) string {
 	switch {
 	case !paused:
@@ -176,7 +212,14 @@ func (m Model) shortHelp() []key.Binding {
 	case m.over != NoOverlay:
 		return m.pager.KeyMap.ShortHelp()
 	}
-	return append(m.paneHelp().ShortHelp(), m.KeyMap.ShortHelp()...)
+	pane := m.paneHelp().ShortHelp()
+	if p := m.pair(); p > 0 && m.focus == FocusMessages {
+		// Offered only where it acts: a paired message in the list.
+		b := m.KeyMap.Pair
+		b.SetHelp("enter", fmt.Sprintf("go to pair #%d", p))
+		pane = append(pane, b)
+	}
+	return append(pane, m.KeyMap.ShortHelp()...)
 }
 
 // rewrap wraps rows of text (built for another width) to w.

@@ -381,6 +381,9 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case filterbar.GotoMsg:
 		m.gotoMsg(msg.N)
 		return m, nil
+	case tables.PendingMsg:
+		m.gotoMsg(msg.N)
+		return m, nil
 	case tables.ListenerMsg:
 		l := msg
 		m.listener = &l
@@ -446,6 +449,8 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.filter, m.listener = nil, nil
 		m.bar.Clear()
 		m.applyFilter()
+	case m.focus == FocusMessages && key.Matches(k, m.KeyMap.Pair):
+		m.jumpPair()
 	default:
 		return m.route(k)
 	}

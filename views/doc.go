@@ -13,7 +13,8 @@
 // # Keys
 //
 // Global keys are matched first (tab, /, :N, ?, t, f, space, esc, e, F,
-// i, y, w, v, q), then the focused pane's KeyMap. The help (?), expert info
+// i, y, w, v, q, and Enter in the message list: to the message's pair,
+// outputs.md "Pairing", and back), then the focused pane's KeyMap. The help (?), expert info
 // (e, package expert), a followed connection (F, package follow), the I/O
 // graph (i, package iograph) and the full text of the selection (v) open
 // in one scrolling overlay (package pager) over the panes; Enter there
@@ -42,6 +43,12 @@
 // messages by connection, testing a filter) is done in bounded steps
 // across updates, and only visible rows are read, so the first frame and
 // each key press stay fast on a million messages.
+//
+// # ULinkRPC
+//
+// A ULinkRPC message (session.Message.RPC) is shown by every pane from its
+// record: the row from rpc.Line, the tree from rpc.Tree, the bytes are the
+// envelope (frame.Bytes), the tables the connection's `rpc` table.
 //
 // # Terminal safety
 //

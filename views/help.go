@@ -31,7 +31,9 @@ func (m Model) helpLines(width int) []frame.Row {
 		k.Expert, k.FollowConn, k.Graph, k.Copy, write, k.Text, k.Help, k.Quit)
 	l := frame.DefaultListKeyMap()
 	section("Every list pane (mouse: click selects, wheel scrolls)", l.Up, l.Down, l.Top, l.Bottom)
-	section("Messages", m.msgs.KeyMap.PageUp, m.msgs.KeyMap.PageDown)
+	pair := k.Pair
+	pair.SetHelp("enter", "go to the paired message and back: Request ↔ Response, KeepAlivePing ↔ Pong, PingRequest ↔ PingResponse")
+	section("Messages", m.msgs.KeyMap.PageUp, m.msgs.KeyMap.PageDown, pair)
 	section("Detail (field tree)", m.detail.KeyMap.Toggle, m.detail.KeyMap.Expand, m.detail.KeyMap.Collapse)
 	b := m.bits.KeyMap
 	section("Bits", b.Left, b.Right, b.PrevField, b.Order, b.Bytes)

@@ -6,6 +6,9 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	Quit, NextPane, PrevPane, Filter, Goto, Help, Tables, Follow, Pause, Clear key.Binding
 	Expert, FollowConn, Graph, Copy, Write, Text                               key.Binding
+	// Pair goes from the selected message to its partner (outputs.md
+	// "Pairing"), in the message list, where Enter has no other use.
+	Pair key.Binding
 }
 
 // DefaultKeyMap returns bindings familiar from less, vim and Wireshark.
@@ -27,6 +30,7 @@ func DefaultKeyMap() KeyMap {
 		Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy hex/value")),
 		Write:      key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "write pcapng")),
 		Text:       key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "view full text")),
+		Pair:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to pair")),
 	}
 }
 

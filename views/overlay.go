@@ -91,7 +91,7 @@ func expertCmd(src Source, n int) tea.Cmd {
 			if msg == nil {
 				continue
 			}
-			for _, f := range msg.Findings {
+			for _, f := range frame.Findings(msg) {
 				items = append(items, expert.Item{Finding: f, Msg: i})
 			}
 		}
@@ -125,7 +125,8 @@ func graphCmd(src Source, what string, nums []int) tea.Cmd {
 		pts := make([]iograph.Point, 0, len(nums))
 		for _, n := range nums {
 			if msg := src.Message(n); msg != nil {
-				pts = append(pts, iograph.Point{T: msg.Time, Bytes: len(msg.Data)})
+				data, _ := frame.Bytes(msg)
+				pts = append(pts, iograph.Point{T: msg.Time, Bytes: len(data)})
 			}
 		}
 		return overlayMsg{o: GraphOverlay, title: "I/O graph: " + what, lines: func(w, h int) []frame.Row { return iograph.Lines(pts, w, h) }}
@@ -182,15 +183,16 @@ func (m *Model) copyCmd() tea.Cmd {
 		m.note = "nothing to copy: no message selected"
 		return nil
 	}
+	data, fields := frame.Bytes(msg)
 	if m.focus == FocusDetail || m.focus == FocusBits {
-		if f := m.detail.SelectedField(); f >= 0 && f < len(msg.Fields) {
-			v := dissect.FormatValue(msg.Fields[f].Value, dissect.TreeValues)
-			m.note = fmt.Sprintf("copied the value of %s", msg.Fields[f].Name)
+		if f := m.detail.SelectedField(); f >= 0 && f < len(fields) {
+			v := dissect.FormatValue(fields[f].Value, dissect.TreeValues)
+			m.note = fmt.Sprintf("copied the value of %s", termsafe.Escape(fields[f].Name))
 			return tea.SetClipboard(v)
 		}
 	}
-	m.note = fmt.Sprintf("copied message %d: %d bytes as hex", msg.N, len(msg.Data))
-	return tea.SetClipboard(hex.EncodeToString(msg.Data))
+	m.note = fmt.Sprintf("copied message %d: %d bytes as hex", msg.N, len(data))
+	return tea.SetClipboard(hex.EncodeToString(data))
 }
 
 // textLines is the full text of what is selected, wrapped: the detail
@@ -212,7 +214,7 @@ func (m *Model) textLines(w int) (string, []frame.Row) {
 		src = m.detail.Lines()
 		if msg := m.detail.Message(); msg != nil {
 			title = fmt.Sprintf("Message %d", msg.N)
-			src = append(src, "summary: "+termsafe.Escaped(msg.Summary))
+			src = append(src, "summary: "+frame.Summary(msg))
 		}
 	}
 	var out []frame.Row

@@ -123,7 +123,7 @@ func runLive(o *liveOptions) error {
 	if o.hl.on() {
 		return o.hl.run(o.ctx, s, iface, src, dc)
 	}
-	err = runTUI(s, s.in, src, dc, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}, nil)
+	err = runTUI(s, s.in, src, dc, nil, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}, nil)
 	// q, Ctrl-C (a key on the terminal), and SIGINT, SIGTERM or SIGHUP
 	// from elsewhere (stopSignals) are all a normal stop. runTUI has
 	// closed src, which flushed --write; Close returns its error again,

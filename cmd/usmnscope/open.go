@@ -12,6 +12,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -23,6 +24,7 @@ type openOptions struct {
 	IO      *streams
 	profile func() (*unturned.Profile, error)
 	schemas func() (*schema.Set, error)
+	rpc     func() (*pipeline.RPC, error)
 
 	capture string // CAPTURE: a file, or - for standard input
 }
@@ -36,14 +38,17 @@ func newCmdOpen(s *streams, runF func(*openOptions) error) *cobra.Command {
 		Short: "Browse a capture in the terminal UI",
 		Long: `Open a pcap or pcapng file (or - for standard input) in the terminal UI:
 connections, messages, the field tree, a bit-level hexdump and the listener-ID
-tables as of the selected message. The first screen shows at once and fills in
+tables as of the selected message. ULinkRPC connections show beside the game's:
+their calls, the layer tree and the per-method tables (--contracts names the
+methods, --ulinkrpc-key decrypts). The first screen shows at once and fills in
 as the capture is read. Press ? for the keys.`,
-		Example: "  usmnscope open capture.pcapng\n  tcpdump -U -w - port 27016 | usmnscope open -",
+		Example: "  usmnscope open capture.pcapng\n  usmnscope open --contracts ./Contracts rpc.pcapng\n  tcpdump -U -w - port 27016 | usmnscope open -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture = args[0]
 			o.profile = profileLoader(cmd)
 			o.schemas = schemaLoader(cmd)
+			o.rpc = rpcLoader(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -62,7 +67,13 @@ func runOpen(o *openOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := openSource(s, path, p)
+	rp, err := loadRPC(o.rpc)
+	if err != nil {
+		return err
+	}
+	opts := captureOptions(p)
+	opts.DatagramPorts = rp.DatagramPorts(decodeAsOf(p)) // KCP (ulinkrpc.md 2.3)
+	src, err := openSourceWith(s, path, opts)
 	if err != nil {
 		return err
 	}
@@ -87,7 +98,7 @@ func runOpen(o *openOptions) error {
 	lowGC()
 	// A file that decodes badly gets the profile hint dump and tables give
 	// (issue 13 point 5), in the expert pane once the capture is loaded.
-	return runTUI(s, keys, src, dc, tuiConfig(path), func() { profileHint(s, p, path, dc) })
+	return runTUI(s, keys, src, dc, rp, tuiConfig(path), func() { profileHint(s, p, path, dc) })
 }
 
 // tuiConfig is what the TUI shows of a capture file, or of standard input
@@ -123,17 +134,18 @@ func lowGC() {
 // redraw rate whatever the packet rate.
 const refreshInterval = 50 * time.Millisecond
 
-// runTUI runs the terminal UI over dc while a goroutine feeds src into it.
+// runTUI runs the terminal UI over dc while a goroutine feeds src into it,
+// ULinkRPC connections through rp (nil: none) into the same index.
 // IO reaches the UI only as messages (Program.Send): progress while
 // reading, live counters, and a final message when the input ends.
-func runTUI(s *streams, keys io.Reader, src capture.Source, dc *session.Index, cfg views.Config, after func()) error {
+func runTUI(s *streams, keys io.Reader, src capture.Source, dc *session.Index, rp *pipeline.RPC, cfg views.Config, after func()) error {
 	// SIGINT, SIGTERM and SIGHUP are handled here, not by bubbletea: each
 	// quits as q does (stopSignals).
 	prog := tea.NewProgram(views.New(dc, cfg), tea.WithInput(keys), tea.WithOutput(s.out), tea.WithoutSignalHandler())
 	ran := make(chan struct{})
 	defer close(ran)
 	defer stopSignals(prog, src, ran)()
-	done := feedUI(src, dc, prog.Send, wallClock{}, cfg.Live, after)
+	done := feedUI(src, dc, rp, prog.Send, wallClock{}, cfg.Live, after)
 	_, err := prog.Run()
 	src.Close() // stops a live capture; the feeder then returns
 	select {

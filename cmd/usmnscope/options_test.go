@@ -230,7 +230,7 @@ func TestOpenOptions(t *testing.T) {
 	if err != nil || got == nil {
 		t.Fatalf("open c.pcapng = %v; want a run", err)
 	}
-	got.IO, got.profile, got.schemas = nil, nil, nil
+	got.IO, got.profile, got.schemas, got.rpc = nil, nil, nil, nil // loaders: funcs
 	same(t, "open c.pcapng", got, openOptions{capture: "c.pcapng"})
 	if got, err := parseOptions(t, newCmdOpen, "open"); got != nil || err == nil {
 		t.Errorf("open = %+v, %v; want no run and an argument error", got, err)

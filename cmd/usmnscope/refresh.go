@@ -87,17 +87,18 @@ func (r *refresher) stats() capture.Stats {
 	return r.latest
 }
 
-// feedUI feeds src into dc in a goroutine, telling the UI through send:
+// feedUI feeds src into dc in a goroutine (ULinkRPC connections through
+// rp into the same index; nil: none), telling the UI through send:
 // progress (throttled, with the idle flush), live counters once a second
 // when live, and a final ProgressMsg when the input ends. The returned
 // channel closes when the feeder and its tickers are done.
-func feedUI(src capture.Source, dc *session.Index, send func(tea.Msg), clk clock, live bool, after func()) <-chan struct{} {
+func feedUI(src capture.Source, dc *session.Index, rp *pipeline.RPC, send func(tea.Msg), clk clock, live bool, after func()) <-chan struct{} {
 	r := &refresher{send: send, clk: clk}
 	fed := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(fed)
-		err := pipeline.Feed(src, dc, r.event)
+		err := pipeline.FeedRPC(src, dc, rp, r.event)
 		if err == nil && after != nil {
 			after() // before Done: what it adds shows with the loaded capture
 		}

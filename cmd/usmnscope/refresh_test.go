@@ -96,7 +96,7 @@ func TestIdleFlushPipe(t *testing.T) {
 				}
 			}
 			clk := &fakeClock{now: time.Unix(1e9, 0), ticks: make(chan time.Time)}
-			fin := feedUI(src, dc, send, clk, false, nil)
+			fin := feedUI(src, dc, nil, send, clk, false, nil)
 
 			// The feeder is blocked in Read: every event before the stall
 			// has been applied and reported to the throttle.
@@ -165,7 +165,7 @@ func TestOpenProfileHint(t *testing.T) {
 		}
 	}
 	clk := &fakeClock{now: time.Unix(1e9, 0), ticks: make(chan time.Time)}
-	<-feedUI(src, dc, send, clk, false, func() { profileHint(&streams{}, p, path, dc) })
+	<-feedUI(src, dc, nil, send, clk, false, func() { profileHint(&streams{}, p, path, dc) })
 	mu.Lock()
 	defer mu.Unlock()
 	if !hint {

@@ -131,9 +131,14 @@ func rpcLine(r *rpc.Record, start time.Time) string {
 }
 
 // printRPC prints a ULinkRPC message of a text dump, where its number puts
-// it among the Unturned ones: its line, and with -x its envelope's bytes.
+// it among the Unturned ones: its line, with -V its layer tree
+// (rpc.TreeText), and with -x its envelope's bytes.
 func (d *dumper) printRPC(m *session.Message) error {
-	if _, err := d.out.WriteString(rpcLine(m.RPC, d.format.start) + "\n"); err != nil {
+	line := rpcLine(m.RPC, d.format.start) + "\n"
+	if d.o.verbose {
+		line += rpc.TreeText(m.RPC)
+	}
+	if _, err := d.out.WriteString(line); err != nil {
 		return err
 	}
 	if d.o.hex && len(m.RPC.Envelope) > 0 {

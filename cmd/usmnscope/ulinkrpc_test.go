@@ -34,7 +34,8 @@ func rpcCaptures(t *testing.T) []string {
 	return caps
 }
 
-// TestGoldenULinkRPC runs dump, dump --json, tables and tables --json over
+// TestGoldenULinkRPC runs dump, dump -V (the layer tree, rpc.TreeText),
+// dump --json, tables and tables --json over
 // every ULinkRPC fixture capture (fixtures/golden/ulinkrpc).
 func TestGoldenULinkRPC(t *testing.T) {
 	for _, c := range rpcCaptures(t) {
@@ -44,6 +45,7 @@ func TestGoldenULinkRPC(t *testing.T) {
 			args   []string
 		}{
 			{"dump.txt", []string{"dump"}},
+			{"dump-V.txt", []string{"dump", "-V"}},
 			{"dump.ndjson", []string{"dump", "--json"}},
 			{"tables.txt", []string{"tables"}},
 			{"tables.json", []string{"tables", "--json"}},

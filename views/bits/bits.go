@@ -69,19 +69,24 @@ func DefaultStyles(dark bool) Styles {
 	}
 }
 
+// MaxBytes bounds the bytes the pane shows of one message.
+const MaxBytes = 1 << 16
+
 // Model is the hexdump.
 type Model struct {
 	KeyMap     KeyMap
 	Styles     Styles
 	frame.List // a row per perRow bytes; the cursor below is a bit
 
-	data   []byte
-	fields []netpak.Span
-	owner  []int32 // field index owning each stream bit, -1 for none
-	sel    int     // selected field, -1 for none
-	cursor int     // stream bit under the cursor
-	msb    bool
-	bytes  bool // the byte view: hex and ASCII only, many bytes a row
+	data    []byte
+	fields  []netpak.Span
+	owner   []int32 // field index owning each stream bit, -1 for none
+	sel     int     // selected field, -1 for none
+	cursor  int     // stream bit under the cursor
+	total   int     // the message's bytes, of which data holds at most MaxBytes
+	msb     bool    // the order toggle (m): flips the message's own order
+	byteMSB bool    // the message is byte-oriented, big-endian (ULinkRPC, ulinkrpc.md 4): MSB first unless toggled
+	bytes   bool    // the byte view: hex and ASCII only, many bytes a row
 }
 
 // New returns an empty pane.
@@ -90,13 +95,18 @@ func New() Model { return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(t
 // SetSize sets the pane size, title line included.
 func (m *Model) SetSize(w, h int) { m.List.SetSize(w, h); m.clamp() }
 
-// SetMessage shows msg's bytes and fields; nil clears the pane.
+// SetMessage shows msg's bytes and fields (frame.Bytes); nil clears the pane.
 func (m *Model) SetMessage(msg *session.Message) {
 	m.data, m.fields, m.sel, m.cursor = nil, nil, -1, 0
 	m.Home()
-	if msg != nil {
-		m.data, m.fields = msg.Data, msg.Fields
-	}
+	// A ULinkRPC message shows its envelope, whose fields' spans it indexes.
+	m.data, m.fields = frame.Bytes(msg)
+	// A ULinkRPC envelope may hold up to 64 MiB (ulinkrpc.md 2) and the
+	// owner map takes 32 bytes a byte: the pane shows the first MaxBytes
+	// (an Unturned message, under a 16-bit length, always fits).
+	m.total = len(m.data)
+	m.data = m.data[:min(len(m.data), MaxBytes)]
+	m.byteMSB = msg != nil && msg.RPC != nil
 	m.owner = dissect.Owners(m.fields, len(m.data)*8)
 	m.clamp()
 }
@@ -108,7 +118,7 @@ func (m Model) Cursor() int { return m.cursor }
 func (m Model) SelectedField() int { return m.sel }
 
 // MSBFirst reports whether bytes are shown MSB first.
-func (m Model) MSBFirst() bool { return m.msb }
+func (m Model) MSBFirst() bool { return m.msb != m.byteMSB }
 
 // SelectField highlights field i and moves the cursor to its first bit.
 func (m *Model) SelectField(i int) {
@@ -250,7 +260,7 @@ func (m Model) bitAt(x, y int) (int, bool) {
 		return 0, false
 	}
 	byt, col := row*k+x/9, x%9
-	if m.msb {
+	if m.MSBFirst() {
 		col = 7 - col
 	}
 	b := byt*8 + col
@@ -260,12 +270,15 @@ func (m Model) bitAt(x, y int) (int, bool) {
 // View renders the pane.
 func (m Model) View() string {
 	order := "LSB first"
-	if m.msb {
+	if m.MSBFirst() {
 		order = "MSB first"
 	}
 	title := fmt.Sprintf(" Bits (%s)", order)
 	if m.bytes {
 		title = fmt.Sprintf(" Bytes (%d a row)", m.perRow())
+	}
+	if m.total > len(m.data) {
+		title += fmt.Sprintf("  first %d of %d bytes", len(m.data), m.total)
 	}
 	if len(m.owner) > 0 {
 		title += fmt.Sprintf("  bit %d", m.cursor)
@@ -327,6 +340,7 @@ func (m Model) asciiCells(b *strings.Builder, lo, hi int) {
 
 func (m Model) row(r, k int) string {
 	var b strings.Builder
+	msb := m.MSBFirst()
 	lo, hi := m.hexCells(&b, r, k, false)
 	b.WriteString("│")
 	for i := lo; i < lo+k; i++ {
@@ -340,7 +354,7 @@ func (m Model) row(r, k int) string {
 		n, class := 0, bitPlain
 		for j := 0; j < 8; j++ {
 			bit := j
-			if m.msb {
+			if msb {
 				bit = 7 - j
 			}
 			sb := i*8 + bit

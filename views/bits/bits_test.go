@@ -1,6 +1,7 @@
 package bits
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -8,7 +9,9 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/fake"
 	"github.com/usmnscope/usmnscope/views/frame"
@@ -178,5 +181,25 @@ func TestBytesView(t *testing.T) {
 		if k := bytesPerRow(w); 4*k+7 > w && k > 1 {
 			t.Errorf("bytesPerRow(%d) = %d: the row takes %d cells", w, k, 4*k+7)
 		}
+	}
+}
+
+// TestBitsCap: a ULinkRPC envelope past MaxBytes is shown in part, and the
+// title says so; its fields past the cut own no bit shown.
+func TestBitsCap(t *testing.T) {
+	env := make([]byte, MaxBytes+100)
+	r := &rpc.Record{Envelope: env, Fields: []dissect.Field{{Name: "type", Bit: 0, Bits: 8}, {Name: "payload", Bit: 8, Bits: 8 * (len(env) - 1)}}}
+	m := New()
+	m.SetSize(80, 10)
+	m.SetMessage(&session.Message{N: 1, RPC: r})
+	if len(m.owner) != 8*MaxBytes {
+		t.Errorf("owner map of %d bits; want %d", len(m.owner), 8*MaxBytes)
+	}
+	if v := m.View(); !strings.Contains(v, fmt.Sprintf("first %d of %d bytes", MaxBytes, len(env))) {
+		t.Errorf("title does not say the bytes were cut:\n%s", v)
+	}
+	m.SetCursor(8*MaxBytes - 1)
+	if m.SelectedField() != 1 {
+		t.Errorf("last bit shown owned by field %d; want 1 (payload)", m.SelectedField())
 	}
 }

@@ -5,7 +5,9 @@
 // crosses a byte boundary read contiguously; a toggle shows MSB first.
 //
 // The pane does not decode: it renders Message.Data and the message's
-// field spans. The bits of the selected field are highlighted exactly,
+// field spans, or a ULinkRPC message's envelope and its fields' spans
+// (frame.Bytes). ULinkRPC is byte-oriented and big-endian (ulinkrpc.md 4),
+// so its bytes are drawn MSB first; the order toggle flips that too. The bits of the selected field are highlighted exactly,
 // fields alternate shades, and moving the bit cursor selects the field that
 // owns the bit under it.
 //

@@ -186,7 +186,8 @@ func (m Model) row(i int) string {
 
 // line formats one connection. The USMN column reads client/server: U a
 // marker was seen, - none; then the widened directions, and "?" when the
-// widening was inferred rather than seen in a handshake (wire.md 4.2).
+// widening was inferred rather than seen in a handshake (wire.md 4.2). A
+// ULinkRPC connection shows "ulinkrpc" and its transport there.
 func (m Model) line(c session.ConnInfo) string {
 	worst := "ok"
 	if c.HasFinding {
@@ -195,8 +196,14 @@ func (m Model) line(c session.ConnInfo) string {
 	if k := m.miss[c.Conn]; k > 0 {
 		worst += fmt.Sprintf(" missing %d", k)
 	}
-	return fmt.Sprintf("%-3s %s ↔ %s  usmn %s/%s %s  %d msgs %d/%dB  %s  %s",
-		m.label[c.Conn], c.Conn.Client, c.Conn.Server, flag(c.USMNClient, "C"), flag(c.USMNServer, "S"), c.WidenedText(session.Brief),
+	// A ULinkRPC connection names its protocol and transport where an
+	// Unturned one has its USMN and widening columns (ulinkrpc.md 2).
+	proto := fmt.Sprintf("usmn %s/%s %s", flag(c.USMNClient, "C"), flag(c.USMNServer, "S"), c.WidenedText(session.Brief))
+	if c.RPC {
+		proto = "ulinkrpc " + c.Transport.String()
+	}
+	return fmt.Sprintf("%-3s %s ↔ %s  %s  %d msgs %d/%dB  %s  %s",
+		m.label[c.Conn], c.Conn.Client, c.Conn.Server, proto,
 		c.Messages, c.Bytes[dissect.C2S], c.Bytes[dissect.S2C], worst, Sparkline(m.spark[c.Conn], 12))
 }
 

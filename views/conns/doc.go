@@ -9,4 +9,6 @@
 // 4.1); "wide:c2s,s2c" lists the directions read with widened enums (wire.md
 // 4.2), with "?" when the widening was inferred rather than seen. The
 // sparkline shows messages per second over the connection's last seconds.
+// A ULinkRPC connection shows "ulinkrpc" and its transport (tcp, websocket
+// or kcp, ulinkrpc.md 2) in their place.
 package conns

@@ -60,7 +60,8 @@ type node struct {
 	depth    int
 	field    int // index into Message.Fields, or -1
 	group    bool
-	sev      int // severity+1 for finding lines, 0 otherwise
+	own      bool // a group that is field itself, not a group of fields
+	sev      int  // severity+1 for finding lines, 0 otherwise
 	children []*node
 }
 
@@ -105,12 +106,21 @@ func (m Model) SelectedField() int {
 	return -1
 }
 
-// SelectField moves the cursor to field i, opening the groups around it.
+// SelectField moves the cursor to field i, opening the groups around it:
+// to the field's own line, or, for a field that is itself a group (a
+// ULinkRPC payload member holding others), to the group's.
 func (m *Model) SelectField(i int) {
+	if !m.selectField(i, false) {
+		m.selectField(i, true)
+	}
+}
+
+func (m *Model) selectField(i int, groups bool) bool {
+	is := func(n *node) bool { return n.field == i && (!n.group || groups && n.own) }
 	var walk func(ns []*node, parents []string) bool
 	walk = func(ns []*node, parents []string) bool {
 		for _, n := range ns {
-			if n.field == i && !n.group {
+			if is(n) {
 				for _, p := range parents {
 					delete(m.closed, p)
 				}
@@ -123,16 +133,17 @@ func (m *Model) SelectField(i int) {
 		return false
 	}
 	if !walk(m.root, nil) {
-		return
+		return false
 	}
 	m.flatten()
 	cursor := m.Cursor()
 	for j, n := range m.lines {
-		if n.field == i && !n.group {
+		if is(n) {
 			cursor = j
 		}
 	}
 	m.SetCursor(cursor, len(m.lines))
+	return true
 }
 
 // Lines returns the visible tree lines without styling (for tests).
@@ -241,6 +252,9 @@ func build(msg *session.Message) []*node {
 	if msg == nil {
 		return nil
 	}
+	if msg.RPC != nil {
+		return buildRPC(msg)
+	}
 	head := &node{path: "msg", field: -1, text: fmt.Sprintf("#%d frame %d %s %s %d bytes", msg.N, msg.Frame, msg.Dir, msg.Conn, len(msg.Data))}
 	enum := &node{path: "enum", field: -1, text: fmt.Sprintf("%s: enum %d (%d bits%s)", termsafe.Escape(msg.Name()), msg.Enum.Value, msg.Enum.Bits, widenedText(msg.Enum.Widened))}
 	out := []*node{head, enum}
@@ -287,16 +301,21 @@ func build(msg *session.Message) []*node {
 	if len(msg.Findings) > 0 {
 		g := &node{path: "findings", field: -1, group: true, text: fmt.Sprintf("Findings (%d)", len(msg.Findings))}
 		for i, f := range msg.Findings {
-			n := &node{path: fmt.Sprintf("findings/%d", i), field: -1, depth: 1, sev: int(f.Severity) + 1,
-				text: fmt.Sprintf("%s/%s: %s", f.Severity, f.Group, termsafe.Escaped(f.Text))}
-			if f.Bit >= 0 {
-				n.off = fmt.Sprintf("@%d", f.Bit)
-			}
-			g.children = append(g.children, n)
+			g.children = append(g.children, findingNode(i, f))
 		}
 		out = append(out, g)
 	}
 	return out
+}
+
+// findingNode is finding i's line, in its severity's colour.
+func findingNode(i int, f dissect.Finding) *node {
+	n := &node{path: fmt.Sprintf("findings/%d", i), field: -1, depth: 1, sev: int(f.Severity) + 1,
+		text: fmt.Sprintf("%s/%s: %s", f.Severity, f.Group, termsafe.Escaped(f.Text))}
+	if f.Bit >= 0 {
+		n.off = fmt.Sprintf("@%d", f.Bit)
+	}
+	return n
 }
 
 // groupText is a field group's line: its prefix, and for the payload a

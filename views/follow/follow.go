@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
@@ -30,12 +29,13 @@ func Lines(msgs []*session.Message, t0 time.Time, more bool) []frame.Row {
 		if m.Dir == dissect.S2C {
 			arrow, style = "←", frame.NoteRow
 		}
-		name := termsafe.Escape(m.Name())
+		name := frame.Name(m)
 		if m.Enum.Widened {
 			name += "⁺"
 		}
-		out = append(out, frame.Row{Text: fmt.Sprintf("%s #%d %.6f %s %d bytes", arrow, m.N, m.Time.Sub(t0).Seconds(), name, len(m.Data)), Style: style, Msg: m.N})
-		for _, h := range Hex(m.Data) {
+		data, _ := frame.Bytes(m) // a ULinkRPC record's envelope
+		out = append(out, frame.Row{Text: fmt.Sprintf("%s #%d %.6f %s %d bytes", arrow, m.N, m.Time.Sub(t0).Seconds(), name, len(data)), Style: style, Msg: m.N})
+		for _, h := range Hex(data) {
 			out = append(out, frame.Row{Text: "  " + h, Style: style, Msg: m.N})
 		}
 	}

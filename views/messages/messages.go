@@ -11,7 +11,6 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
@@ -382,7 +381,7 @@ func (m Model) row(i int) string {
 	if msg == nil {
 		return frame.Line(fmt.Sprintf("  %7d  (not decoded yet)", n), m.Width())
 	}
-	sev, any := msg.Worst()
+	sev, any := frame.Worst(msg)
 	letter := " "
 	if any {
 		letter = strings.ToUpper(sev.String()[:1])
@@ -391,7 +390,7 @@ func (m Model) row(i int) string {
 	if int(msg.Dir) < len(arrows) {
 		arrow = arrows[msg.Dir]
 	}
-	name := termsafe.Escape(msg.Name())
+	name := frame.Name(msg)
 	if msg.Enum.Widened {
 		name += "⁺" // read with the widened enum width (wire.md 4.2)
 	}
@@ -399,16 +398,11 @@ func (m Model) row(i int) string {
 	if !m.t0.IsZero() {
 		rel = msg.Time.Sub(m.t0).Seconds()
 	}
-	// The summary may start with the name already shown in its own column.
-	sum := strings.TrimPrefix(msg.Summary, msg.Name()+" ")
-	if sum == msg.Name() {
-		sum = ""
-	}
 	conn := ""
 	if m.ConnLabel != nil {
 		conn = fmt.Sprintf("%-3s ", m.ConnLabel(msg.Conn))
 	}
-	s := fmt.Sprintf("%s %7d %10.6f %s%s %-26s %s", letter, n, rel, conn, arrow, name, termsafe.Escaped(sum))
+	s := fmt.Sprintf("%s %7d %10.6f %s%s %-26s %s", letter, n, rel, conn, arrow, name, frame.Summary(msg))
 	s = frame.Line(s, m.Width())
 	switch {
 	case i == m.Cursor():

@@ -66,9 +66,10 @@ func DefaultStyles(dark bool) Styles {
 }
 
 type line struct {
-	text  string
-	entry *ListenerMsg // selectable when non-nil
-	style int          // 0 plain, 1 heading, 2 warning
+	text    string
+	entry   *ListenerMsg // selectable when non-nil
+	pending int          // a pending ULinkRPC request: the message Enter goes to
+	style   int          // 0 plain, 1 heading, 2 warning
 }
 
 // Model is the tables pane.
@@ -91,6 +92,13 @@ func (m *Model) SetSize(w, h int) { m.List.SetSize(w, h); m.Clamp(len(m.lines)) 
 func (m *Model) SetTables(t *session.Tables) {
 	m.t = t
 	m.lines = render(t)
+	// Enter acts on what the pane lists: a listener, or a ULinkRPC
+	// connection's pending request.
+	desc := "filter by listener"
+	if t != nil && t.RPC != nil {
+		desc = "go to pending request"
+	}
+	m.KeyMap.Select.SetHelp("enter", desc)
 	m.Clamp(len(m.lines))
 }
 
@@ -125,6 +133,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		} else if key.Matches(msg, m.KeyMap.Select) {
 			if e, ok := m.Entry(); ok {
 				cmd = func() tea.Msg { return e }
+			} else if c := m.Cursor(); c < len(m.lines) && m.lines[c].pending > 0 {
+				p := PendingMsg{N: m.lines[c].pending}
+				cmd = func() tea.Msg { return p }
 			}
 		}
 	case tea.MouseClickMsg, tea.MouseWheelMsg:
@@ -167,6 +178,9 @@ func changed(c bool) string {
 func render(t *session.Tables) []line {
 	if t == nil {
 		return []line{{text: "  select a connection to see its listener tables"}}
+	}
+	if t.RPC != nil {
+		return renderRPC(t)
 	}
 	ls := []line{{text: fmt.Sprintf("Server table (%d)", len(t.Server)), style: 1}}
 	for _, e := range t.Server {

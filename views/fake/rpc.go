@@ -1,0 +1,74 @@
+package fake
+
+import (
+	"slices"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/session"
+)
+
+// RPCSource is a source holding the records of ULinkRPC sessions as the
+// index hosts them (session.Message.RPC, outputs.md "ULinkRPC records"):
+// each record a message numbered by its N, with its pair and latency, and
+// each session a connection with its `rpc` table. The tables are the
+// sessions' at the end of the capture whatever the message asked for
+// (package rpc adds up a session's records only as they stand); their
+// AsOf is the message asked for, as the index's would be.
+func RPCSource(sessions []*rpc.Session) *Source {
+	s := &Source{}
+	tables := map[dissect.Conn]*rpc.Tables{}
+	var msgs []*session.Message
+	for _, ss := range sessions {
+		ci := session.ConnInfo{Conn: ss.Conn(), RPC: true, Transport: ss.Transport()}
+		for _, f := range ss.Findings() {
+			ci.Findings = append(ci.Findings, f.Finding)
+			worse(&ci, f.Severity)
+		}
+		for _, r := range ss.Records() {
+			msgs = append(msgs, Record(r))
+			if ci.First.IsZero() {
+				ci.First = r.Time
+			}
+			ci.Last = r.Time
+			ci.Messages++
+			ci.Bytes[r.Dir] += int64(r.Len) + 4 // the length prefix too (ulinkrpc.md 2)
+			for _, f := range r.Findings {
+				worse(&ci, f.Severity)
+			}
+		}
+		t := ss.Tables()
+		tables[ss.Conn()] = &t
+		s.Conns = append(s.Conns, ci)
+	}
+	slices.SortFunc(msgs, func(a, b *session.Message) int { return a.N - b.N })
+	s.Msgs = make([]*session.Message, 0, len(msgs))
+	for _, m := range msgs {
+		for len(s.Msgs) < m.N-1 {
+			s.Msgs = append(s.Msgs, nil) // numbers the sources do not hold
+		}
+		if m.N == len(s.Msgs)+1 {
+			s.Msgs = append(s.Msgs, m)
+		}
+	}
+	s.Table = func(c dissect.Conn, asOf int) *session.Tables {
+		t := &session.Tables{Conn: c, AsOf: asOf}
+		t.RPC = tables[c]
+		return t
+	}
+	return s
+}
+
+// Record is r as the index hosts it: a message with the record, its
+// number, frame, time, connection, direction, pair and latency, and no
+// Unturned fields.
+func Record(r *rpc.Record) *session.Message {
+	return &session.Message{N: r.N, Frame: r.Frame, Time: r.Time, Conn: r.Conn, Dir: r.Dir,
+		Pair: r.Pair, Latency: r.Latency, HasLatency: r.HasLatency, RPC: r}
+}
+
+func worse(ci *session.ConnInfo, s dissect.Severity) {
+	if !ci.HasFinding || s > ci.Worst {
+		ci.Worst, ci.HasFinding = s, true
+	}
+}
