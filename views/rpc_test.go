@@ -215,8 +215,9 @@ func TestRPCConnsAndRows(t *testing.T) {
 		rows       []string
 	}{
 		{"tcp-json", "ulinkrpc tcp  26 msgs", []string{
-			"N       1   0.000000 c1  → Request                    #1 IPlayerService.LoginAsync {\"Account\":\"ann\",\"Level\":3}",
-			"N       2   0.000220 c1  ← Response                   #1 Ok 0.22 ms {\"Code\":0,\"Token\":\"t-1\"}",
+			"        1   0.000000 c1  → Request                    #1 IPlayerService.LoginAsync {\"Account\":\"ann\",\"Level\":3}",
+			"        2   0.000220 c1  ← Response                   #1 Ok 0.22 ms {\"Code\":0,\"Token\":\"t-1\"}",
+			"N      15   0.009350 c1  ← Response                   #7 Unknown(9) 0.21 ms",
 		}},
 		{"websocket-encrypted", "ulinkrpc websocket", []string{"[decrypted]"}},
 		{"kcp-memorypack", "ulinkrpc kcp", []string{`#1 IPlayerService.LoginAsync {"Account":"a long account`}},

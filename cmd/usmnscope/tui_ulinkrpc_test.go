@@ -23,7 +23,7 @@ import (
 func loadRPCFixture(t *testing.T, name string) *session.Index {
 	t.Helper()
 	p := unturned.Default()
-	rp, err := newRPC("", filepath.Join(rpcFixturesDir, "contracts"))
+	rp, err := newRPC(unturned.RPCProfile{}, filepath.Join(rpcFixturesDir, "contracts"))
 	if err != nil {
 		t.Fatal(err)
 	}
