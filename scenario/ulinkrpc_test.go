@@ -67,6 +67,10 @@ func decodeRPC(t *testing.T, s *RPC, data []byte, keys *ulinkrpc.Keys) []*rpc.Se
 		return byConn[c]
 	}
 	var last rpc.Stamp
+	port := uint16(20000) // the ULinkRPC default, which the scale captures use
+	if len(s.Conns) > 0 && s.Conns[0].ServerAddr.Port() != 0 {
+		port = s.Conns[0].ServerAddr.Port() // the scenario's server port, 20000 or not
+	}
 	if cfg.Transport == rpc.KCP {
 		pkts, _ := readCapture(t, data)
 		for i, p := range pkts {
@@ -77,7 +81,7 @@ func decodeRPC(t *testing.T, s *RPC, data []byte, keys *ulinkrpc.Keys) []*rpc.Se
 			src, dst := p.NetworkLayer().NetworkFlow().Endpoints()
 			c := dissect.Conn{Client: addrPort(src.String(), uint16(udp.SrcPort)), Server: addrPort(dst.String(), uint16(udp.DstPort))}
 			d := dissect.C2S
-			if uint16(udp.SrcPort) == s.Conns[0].ServerAddr.Port() { // the scenario's server port, 20000 or not
+			if uint16(udp.SrcPort) == port {
 				c.Client, c.Server, d = c.Server, c.Client, dissect.S2C
 			}
 			last = rpc.Stamp{Frame: i + 1, Time: p.Metadata().Timestamp}

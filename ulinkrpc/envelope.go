@@ -1,6 +1,7 @@
 package ulinkrpc
 
 import (
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 
@@ -213,6 +214,91 @@ func DecodeEnvelope(b []byte) (Envelope, error) {
 		env.Findings = append(env.Findings, errf(dissect.Malformed, 8*(len(b)-len(env.Error)), "envelope: error: invalid UTF-8"))
 	}
 	return env, nil
+}
+
+// Head is an envelope's values without its payload, fields and findings:
+// what a table of calls, answers and keep-alives needs (`tables`, issue
+// 15). Which are set depends on Type, as in Envelope.
+type Head struct {
+	Type      FrameType
+	Status    Status
+	HasError  bool
+	RequestID uint32
+	ServiceID int32
+	MethodID  int32
+	Ticks     int64
+}
+
+// Head returns the envelope's values.
+func (e *Envelope) Head() Head {
+	return Head{Type: e.Type, Status: e.Status, HasError: e.HasError, RequestID: e.RequestID, ServiceID: e.ServiceID, MethodID: e.MethodID, Ticks: e.Ticks}
+}
+
+// DecodeHead is Untransform then DecodeEnvelope for a caller that reads
+// only the envelope's values: the same Head as DecodeEnvelope's Envelope
+// (a frame that fails to decode keeps what was read before the failure),
+// ok false when Untransform recovers no envelope. A plain frame (Mode Off,
+// or Auto's first class: ulinkrpc.md 3) of a known type that is consumed
+// exactly, the common case, is read in one pass from ulinkrpc.md 4's fixed
+// offsets with no allocation; every other frame takes the long way.
+func DecodeHead(frame []byte, cfg TransformConfig) (h Head, ok bool) {
+	if (cfg.Mode == Off || cfg.Mode == Auto && (cfg.Keys == nil || !encryptedShape(frame))) && headExact(frame, &h) {
+		return h, true
+	}
+	env, _ := untransformEnvelope(frame, cfg)
+	if env == nil {
+		return Head{}, false
+	}
+	if headExact(env, &h) {
+		return h, true
+	}
+	e, _ := DecodeEnvelope(env)
+	return e.Head(), true
+}
+
+// headExact reads the Head of a frame of a known type that is consumed
+// exactly (envelopeShape's test) and whose lengths DecodeEnvelope accepts;
+// false leaves h to DecodeEnvelope.
+func headExact(b []byte, h *Head) bool {
+	n := len(b)
+	if n == 0 || n > MaxFrameLen {
+		return false
+	}
+	be := func(off int) uint32 { return binary.BigEndian.Uint32(b[off:]) }
+	switch t := FrameType(b[0]); t {
+	case Request:
+		if n < 17 || int(int32(be(13))) != n-17 {
+			return false
+		}
+		*h = Head{Type: t, RequestID: be(1), ServiceID: int32(be(5)), MethodID: int32(be(9))}
+	case Push:
+		if n < 13 || int(int32(be(9))) != n-13 {
+			return false
+		}
+		*h = Head{Type: t, ServiceID: int32(be(1)), MethodID: int32(be(5))}
+	case KeepAlivePing, KeepAlivePong:
+		if n != 9 {
+			return false
+		}
+		*h = Head{Type: t, Ticks: int64(binary.BigEndian.Uint64(b[1:]))}
+	case Response:
+		if n < 11 {
+			return false
+		}
+		p := int(int32(be(6)))
+		if p < 0 || p > n-11 {
+			return false
+		}
+		at := 10 + p
+		hasErr := b[at] != 0
+		if !hasErr && at+1 != n || hasErr && (n-at-1 < 4 || int(int32(be(at+1))) != n-at-5) {
+			return false
+		}
+		*h = Head{Type: t, RequestID: be(1), Status: Status(b[5]), HasError: hasErr}
+	default:
+		return false
+	}
+	return true
 }
 
 // ParsesExactly reports whether b is a complete, exactly consumed frame of a

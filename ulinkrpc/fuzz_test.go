@@ -82,6 +82,9 @@ func FuzzEnvelope(f *testing.F) {
 		if ParsesExactly(b) != (err == nil && env.Type.Known()) {
 			t.Fatalf("ParsesExactly(%x) = %v, DecodeEnvelope error %v", b, ParsesExactly(b), err)
 		}
+		if h, ok := DecodeHead(b, TransformConfig{Mode: Off}); !ok || h != env.Head() {
+			t.Fatalf("DecodeHead(%x) = %+v, %v; want %+v, true", b, h, ok, env.Head())
+		}
 		if err != nil || !env.Type.Known() {
 			return
 		}
@@ -121,6 +124,12 @@ func FuzzTransform(f *testing.F) {
 		if err != nil && len(u.Findings) == 0 && !errors.Is(err, ErrNoKey) {
 			t.Fatalf("error %v without a finding", err)
 		}
+		cfg := TransformConfig{Mode: Mode(mode % 4), Keys: &k, MaxInflate: 1 << 16}
+		if mode&4 != 0 {
+			cfg.Keys = nil
+			u, _ = Untransform(b, cfg)
+		}
+		checkHead(t, b, cfg, u)
 	})
 }
 

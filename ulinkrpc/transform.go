@@ -108,6 +108,16 @@ func encryptedShape(frame []byte) bool {
 	return len(frame) >= minEncrypted && (len(frame)-ivLen-macLen)%aes.BlockSize == 0
 }
 
+// classNotes are Untransform's note in Auto mode for each class, written
+// once: every frame of a connection whose settings are unknown carries one.
+var classNotes = func() []string {
+	out := make([]string, len(classNames))
+	for c := range out {
+		out[c] = "transform: settings unknown, classified as " + Class(c).String()
+	}
+	return out
+}()
+
 // Plausible reports whether a frame has one of the classified shapes: the
 // default validity test of resynchronisation.
 func Plausible(frame []byte) bool { return Classify(frame) != ClassUnknown }
@@ -168,7 +178,7 @@ func Untransform(frame []byte, cfg TransformConfig) (Untransformed, error) {
 		if cfg.Keys != nil && encryptedShape(frame) && hmacOK(frame, cfg.Keys) {
 			u.Class = ClassEncrypted
 		}
-		u.Findings = append(u.Findings, note(dissect.Inference, 0, "transform: settings unknown, classified as %s", u.Class))
+		u.Findings = append(u.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: classNotes[min(int(u.Class), len(classNotes)-1)], Bit: 0})
 		switch u.Class {
 		case ClassPlain, ClassUnknown:
 			u.Envelope = frame
@@ -211,6 +221,30 @@ func Untransform(frame []byte, cfg TransformConfig) (Untransformed, error) {
 	u.Decrypted = true
 	// The plaintext's spans are offsets within the plaintext, not the frame.
 	return u, u.flagsBody(plain[:len(plain)-pad], 0, "plain.", max)
+}
+
+// untransformEnvelope is Untransform's Envelope and error without its
+// fields and findings, for DecodeHead: the plain and flags-00 frames of
+// Mode Off and Auto, the common case, cost a classification and nothing
+// else; every other frame goes through Untransform, so the result is the
+// same.
+func untransformEnvelope(frame []byte, cfg TransformConfig) ([]byte, error) {
+	switch cfg.Mode {
+	case Off:
+		return frame, nil
+	case Auto:
+		if cfg.Keys != nil && encryptedShape(frame) {
+			break // the HMAC test may overrule the shape (Untransform)
+		}
+		switch Classify(frame) {
+		case ClassPlain, ClassUnknown:
+			return frame, nil
+		case ClassFlags:
+			return frame[1:], nil // flags 0: the body is the envelope
+		}
+	}
+	u, err := Untransform(frame, cfg)
+	return u.Envelope, err
 }
 
 func hmacOK(frame []byte, k *Keys) bool {

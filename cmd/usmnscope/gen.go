@@ -27,6 +27,10 @@ type genOptions struct {
 	conns int
 	seed  uint64
 	link  string
+	// --protocol ulinkrpc: a ULinkRPC load capture over --transport
+	// (issue 15) instead of the Unturned one.
+	protocol  string
+	transport string
 }
 
 // newCmdGen returns the gen command; runF, when not nil, runs instead of
@@ -43,12 +47,16 @@ checksums: pcapng, or classic pcap with --pcap or a .pcap file name.
 With --scale N it writes instead a load capture of N messages over --conns
 connections that all run USMN, in a realistic mix (pings, short-ID invokes,
 some definitions and negotiation), for benchmarks and big-capture trials.
+With --protocol ulinkrpc the load is N ULinkRPC frames over --transport
+(tcp, websocket or kcp) on port 20000: JSON and MemoryPack requests,
+responses of every status, pushes and keep-alives.
 
 -o - writes the capture to standard output. The same input always gives the
 same file.`,
 		Example: `  usmnscope gen fixtures/scenarios/usmn-basic.toml -o usmn-basic.pcapng
   usmnscope gen fixtures/scenarios/vanilla.toml --pcap -o vanilla.pcap
-  usmnscope gen --scale 1000000 --conns 64 -o load.pcapng`,
+  usmnscope gen --scale 1000000 --conns 64 -o load.pcapng
+  usmnscope gen --scale 1000000 --conns 32 --protocol ulinkrpc -o rpc.pcapng`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args
@@ -67,6 +75,8 @@ same file.`,
 	f.IntVar(&o.conns, "conns", 16, "connections of a --scale capture")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the --scale mix")
 	f.StringVar(&o.link, "link", "ethernet", "link layer of a --scale capture: ethernet, vlan-ethernet, sll, sll2, raw, null")
+	f.StringVar(&o.protocol, "protocol", "unturned", "protocol of a --scale capture: unturned, or ulinkrpc (N frames)")
+	f.StringVar(&o.transport, "transport", "tcp", "transport of a --scale --protocol ulinkrpc capture: tcp, websocket, kcp")
 	return cmd
 }
 
@@ -77,6 +87,12 @@ func runGen(o *genOptions) error {
 	}
 	if (len(args) == 1) == (o.scale > 0) {
 		return usageError{fmt.Errorf("gen: give either a scenario file or --scale N")}
+	}
+	if o.protocol != "unturned" && o.protocol != "ulinkrpc" {
+		return usageError{fmt.Errorf("gen: --protocol %s: not unturned or ulinkrpc", termsafe.Escape(o.protocol))}
+	}
+	if o.transport != "tcp" && (o.protocol != "ulinkrpc" || o.scale == 0) {
+		return usageError{fmt.Errorf("gen: --transport is for --scale N --protocol ulinkrpc")}
 	}
 	format := scenario.PCAPNG
 	if o.pcap || strings.EqualFold(filepath.Ext(o.out), ".pcap") {
@@ -118,6 +134,8 @@ func runGen(o *genOptions) error {
 		st, err = rs.Generate(w, format)
 	case sc != nil:
 		st, err = sc.Generate(w, format)
+	case o.protocol == "ulinkrpc":
+		st, err = scenario.RPCScale{Frames: o.scale, Conns: o.conns, Seed: o.seed, Transport: o.transport, Link: o.link}.Generate(w, format)
 	default:
 		st, err = scenario.Scale{Messages: o.scale, Conns: o.conns, Seed: o.seed, Link: o.link, P: scaleProfile}.Generate(w, format)
 	}

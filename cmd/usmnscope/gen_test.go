@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,9 @@ func TestGenErrors(t *testing.T) {
 		{[]string{"gen", "--scale", "5", "--link", "pigeon", "-o", filepath.Join(t.TempDir(), "x.pcapng")}, 1, "link"},
 		{[]string{"gen", "--bogus"}, 2, "unknown flag"},
 		{[]string{"gen", "--scale", "5", "--conns", "70000", "-o", keep}, 1, "connections"},
+		{[]string{"gen", "--scale", "5", "--protocol", "http", "-o", keep}, 2, "--protocol http"},
+		{[]string{"gen", "--scale", "5", "--transport", "kcp", "-o", keep}, 2, "--transport is for"},
+		{[]string{"gen", "--scale", "5", "--protocol", "ulinkrpc", "--transport", "quic", "-o", keep}, 1, "transport"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := runArgs(tt.args...)
@@ -119,5 +123,41 @@ func TestGenProfile(t *testing.T) {
 	}
 	if code, _, stderr := runArgs("--profile", filepath.Join(dir, "none.toml"), "gen", "--scale", "10", "-o", filepath.Join(dir, "x.pcapng")); code != exitInput || !strings.Contains(stderr, "no such file") {
 		t.Errorf("gen with a missing --profile: exit %d, %q; want 1 and the file's error", code, stderr)
+	}
+}
+
+// TestGenRPCScale: gen --scale N --protocol ulinkrpc writes N ULinkRPC
+// frames over --conns connections of --transport, which tables (from its
+// summaries) and dump (from full records) both count.
+func TestGenRPCScale(t *testing.T) {
+	for _, tr := range []string{"tcp", "websocket", "kcp"} {
+		path := filepath.Join(t.TempDir(), tr+".pcapng")
+		code, stdout, stderr := runArgs("gen", "--scale", "900", "--conns", "5", "--protocol", "ulinkrpc", "--transport", tr, "-o", path)
+		if code != 0 || !strings.Contains(stdout, "5 connections, 900 messages") {
+			t.Fatalf("gen --protocol ulinkrpc --transport %s = exit %d, %q, %q", tr, code, stdout, stderr)
+		}
+		_, out, _ := runArgs("tables", "--json", path)
+		var doc struct {
+			Connections []struct {
+				Proto, Transport string
+				Messages         int
+				RPC              struct {
+					KeepAlive struct{ Pings, Pongs int } `json:"keepalive"`
+				} `json:"rpc"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%s: tables --json: %v", tr, err)
+		}
+		conns, frames, pongs := 0, 0, 0
+		for _, c := range doc.Connections {
+			if c.Proto == "ulinkrpc" && c.Transport == tr {
+				conns, frames, pongs = conns+1, frames+c.Messages, pongs+c.RPC.KeepAlive.Pongs
+			}
+		}
+		_, dump, _ := runArgs("dump", "--json", path)
+		if records := strings.Count(dump, `"proto":"ulinkrpc"`); conns != 5 || frames != 900 || pongs == 0 || records != 900 {
+			t.Errorf("%s: tables --json has %d %s connections of %d frames with %d pongs, dump --json %d records; want 5, 900, some, 900", tr, conns, tr, frames, pongs, records)
+		}
 	}
 }

@@ -130,7 +130,7 @@ func TestBitsOptions(t *testing.T) {
 }
 
 func TestGenOptions(t *testing.T) {
-	def := genOptions{conns: 16, seed: 1, link: "ethernet"}
+	def := genOptions{conns: 16, seed: 1, link: "ethernet", protocol: "unturned", transport: "tcp"}
 	with := func(f func(*genOptions)) genOptions { o := def; f(&o); return o }
 	tests := []struct {
 		args string
@@ -144,6 +144,10 @@ func TestGenOptions(t *testing.T) {
 			o.scale, o.conns, o.seed, o.link, o.out = 1000, 64, 9, "sll", "l.pcapng"
 		}), ""},
 		{"gen --profile p.toml s.toml -o x", with(func(o *genOptions) { o.args = []string{"s.toml"}; o.out = "x"; o.profileSet = true }), ""},
+		{"gen --scale 9 --protocol ulinkrpc --transport kcp -o k.pcapng", with(func(o *genOptions) {
+			o.args = []string{}
+			o.scale, o.protocol, o.transport, o.out = 9, "ulinkrpc", "kcp", "k.pcapng"
+		}), ""},
 		{"gen a b", genOptions{}, "accepts at most 1 arg(s), received 2"},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# bench/ulinkrpc.sh prints issue 15's performance must-hold as a paired
+# ratio with HOLDS / DOES NOT HOLD (bench/README.md "ULinkRPC at scale"):
+# on a generated RPC_N-frame ULinkRPC capture (`gen --scale N --protocol
+# ulinkrpc`), `usmnscope tables --json F > /dev/null` at least 20x faster
+# than tshark's plain pass `tshark -n -r F > /dev/null`. bench/report.sh
+# runs it as its section "ulinkrpc"; it runs on its own too.
+#
+# Environment: RPC_N (frames, default 1000000), RPC_CONNS (default 32),
+# RPC_TRANSPORT (tcp, websocket or kcp; default tcp), RUNS (paired runs,
+# default 5), WORK (scratch directory; the capture is generated once and
+# kept there, so a second run over the same WORK reuses it).
+set -u
+cd "$(dirname "$0")/.."
+RPC_N=${RPC_N:-1000000}
+RPC_CONNS=${RPC_CONNS:-32}
+RPC_TRANSPORT=${RPC_TRANSPORT:-tcp}
+RUNS=${RUNS:-5}
+WORK=${WORK:-$(mktemp -d /tmp/usmnscope-ulinkrpc.XXXXXX)}
+mkdir -p "$WORK" || exit 1
+BIN=$WORK/usmnscope
+CAP=$WORK/ulinkrpc-$RPC_TRANSPORT-$RPC_N-$RPC_CONNS.pcapng
+TIMEV=/usr/bin/time
+TARGET=20
+
+say() { printf '%s\n' "$*"; }
+now() { date +%s.%N; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+# median of the arguments
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "n/a"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "n/a" && b != "n/a" && b > 0) printf "%.2f", a / b; else printf "n/a" }'; }
+# atleast R T: HOLDS when ratio R >= T
+atleast() { awk -v r="$1" -v t="$2" 'BEGIN { if (r == "n/a") print "DOES NOT HOLD"; else if (r + 0 >= t + 0) print "HOLDS"; else print "DOES NOT HOLD" }'; }
+# run CMD...: one run, stdout to /dev/null (a shell redirection, as the
+# figure is defined); sets WALL (s, from the shell's clock), CPU (user +
+# system s) and RSS (KiB) from /usr/bin/time; OK=0 when it failed.
+run() {
+	local t0 t1 st
+	t0=$(now)
+	"$TIMEV" -f '%e %U %S %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/err"
+	st=$?
+	t1=$(now)
+	WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+	CPU=$(tail -1 "$WORK/time" | awk '{ print $2 + $3 }')
+	RSS=$(tail -1 "$WORK/time" | awk '{ print $4 }')
+	OK=1
+	if [ $st != 0 ]; then
+		OK=0
+		say "  (exit $st: $(grep -v '^Running as user' "$WORK/err" | head -c 200))"
+	fi
+}
+
+say "== issue 15: ULinkRPC at scale ($(date -u +%FT%TZ), $(nproc) CPUs, load average $(load), $RUNS paired runs, $RPC_N frames over $RPC_CONNS $RPC_TRANSPORT connections)"
+if [ ! -x "$TIMEV" ]; then
+	say "ulinkrpc: $TIMEV missing (apt-get install -y time)"
+	exit 1
+fi
+if ! command -v tshark >/dev/null 2>&1; then
+	say "tshark not installed: tables --json / tshark -n -r: DOES NOT HOLD (not measured)"
+	exit 0
+fi
+CGO_ENABLED=0 go build -o "$BIN" ./cmd/usmnscope || exit 1
+if [ ! -f "$CAP" ]; then
+	"$BIN" gen --scale "$RPC_N" --conns "$RPC_CONNS" --protocol ulinkrpc --transport "$RPC_TRANSPORT" -o "$CAP.tmp" >/dev/null && mv "$CAP.tmp" "$CAP" || exit 1
+fi
+say "capture: $CAP ($(stat -c %s "$CAP") bytes)"
+
+# RUNS pairs, the order alternating so that neither command always runs
+# on a warmer cache; the verdict is the median of the per-pair ratios.
+tw=() tc=() uw=() uc=() ur=() pr=() pc=() bad=0
+for i in $(seq 1 "$RUNS"); do
+	if [ $((i % 2)) = 1 ]; then
+		run tshark -n -r "$CAP"; tw+=("$WALL") tc+=("$CPU") tok=$OK
+		run "$BIN" tables --json "$CAP"; uw+=("$WALL") uc+=("$CPU") ur+=("$RSS") uok=$OK
+	else
+		run "$BIN" tables --json "$CAP"; uw+=("$WALL") uc+=("$CPU") ur+=("$RSS") uok=$OK
+		run tshark -n -r "$CAP"; tw+=("$WALL") tc+=("$CPU") tok=$OK
+	fi
+	[ "$tok$uok" = 11 ] || bad=1
+	pr+=("$(ratio "${tw[-1]}" "${uw[-1]}")") pc+=("$(ratio "${tc[-1]}" "${uc[-1]}")")
+	say "  pair $i: tshark -n -r ${tw[-1]} s, tables --json ${uw[-1]} s: ${pr[-1]}x wall (${pc[-1]}x CPU)"
+done
+R=$(median "${pr[@]}")
+[ $bad = 0 ] || R=n/a
+say "$(printf '  %-24s median %7.3f s wall %6.2f s CPU' "tshark -n -r" "$(median "${tw[@]}")" "$(median "${tc[@]}")")"
+say "$(printf '  %-24s median %7.3f s wall %6.2f s CPU  peak RSS %7d KiB' "usmnscope tables --json" "$(median "${uw[@]}")" "$(median "${uc[@]}")" "$(median "${ur[@]}")")"
+say "tshark -n -r / tables --json on $RPC_N ULinkRPC frames = ${R}x wall (median of paired ratios; $(median "${pc[@]}")x CPU; target >= ${TARGET}x): $(atleast "$R" "$TARGET")"
+say "== load average at the end: $(load)"
