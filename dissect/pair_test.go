@@ -91,3 +91,53 @@ func TestDurations(t *testing.T) {
 		t.Error("Stats of nothing is ok")
 	}
 }
+
+// TestPairsFlood answers a long run of askers one by one while more come
+// (a PingRequest flood): the queue's head moves and compacts, and every
+// answer is still the oldest.
+func TestPairsFlood(t *testing.T) {
+	var p Pairs[Dir]
+	next := 1
+	for i := 1; i <= 5000; i++ {
+		p.Ask(C2S, Ask{N: i})
+		if i%3 == 0 {
+			if a, ok := p.Peek(C2S); !ok || a.N != next {
+				t.Fatalf("Peek(c2s) after %d = %v, %v; want %d", i, a, ok, next)
+			}
+			if a, _ := p.Oldest(C2S); a.N != next {
+				t.Fatalf("Oldest(c2s) after %d = %d; want %d", i, a.N, next)
+			}
+			next++
+		}
+	}
+	if p.Len() != 5000-next+1 {
+		t.Fatalf("Len = %d; want %d", p.Len(), 5000-next+1)
+	}
+	for p.Len() > 0 {
+		if a, _ := p.Oldest(C2S); a.N != next {
+			t.Fatalf("Oldest(c2s) = %d; want %d", a.N, next)
+		}
+		next++
+	}
+	if _, ok := p.Peek(C2S); ok {
+		t.Fatal("Peek of an emptied key answered")
+	}
+}
+
+// TestPairsNoAlloc: question and answer in turn, over keys that come and
+// go, allocate nothing once warm (issue 15: no allocation per message).
+func TestPairsNoAlloc(t *testing.T) {
+	var p Pairs[uint32]
+	k := uint32(0)
+	step := func() {
+		k++
+		p.Ask(k, Ask{N: int(k)})
+		p.Ask(k+1, Ask{N: int(k)})
+		p.Oldest(k)
+		p.Latest(k + 1)
+	}
+	step()
+	if n := testing.AllocsPerRun(1000, step); n != 0 {
+		t.Errorf("AllocsPerRun(ask, answer) = %v; want 0", n)
+	}
+}
