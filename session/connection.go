@@ -53,6 +53,8 @@ type connection struct {
 	// checkpoints are table states at points of msgs; the operations after
 	// one are not kept but taken again from their messages (Index.tablesAsOf).
 	checkpoints []checkpoint
+
+	pairs pairState // PingRequest and RequestServerListenerId pairing (pairs.go)
 }
 
 // chunkMark is where a chunk ended in its direction's stream, and when and

@@ -426,6 +426,7 @@ func (c *Index) Finish() {
 	c.release()
 	for _, cn := range c.conns {
 		c.settle(cn)
+		cn.pairs.ended = true // no asker can be answered any more (pairs.go)
 	}
 	if c.stream != nil {
 		c.streamEnd()
@@ -452,6 +453,7 @@ func (c *Index) Settled() int {
 		if len(cn.held) > 0 && int(cn.held[0]) < settled {
 			settled = int(cn.held[0])
 		}
+		settled = c.pairSettled(cn, settled) // an asker that may still be answered (pairs.go)
 		// With payload schemas, a reference still waiting for its ID is
 		// not final: once the ID is defined its payload decodes with the
 		// listener's schema (issue 14 point 2). It waits at most

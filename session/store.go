@@ -48,6 +48,8 @@ const (
 	recTimeUS                           // time counts microseconds
 	recBig                              // off and time are in Index.big
 	recIDUndecided                      // reads a server ID in a Serverside_ID_Bit_Count not decided yet
+	recAsk                              // an asker of a pair (pairs.go)
+	recPaired                           // paired: a ping's partner and latency in cid, sid and tv, a negotiate message's in its connection's links
 )
 
 // recBlock is one block of the index with the bases its records' offsets

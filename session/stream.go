@@ -209,6 +209,7 @@ func (c *Index) streamAsOf(cn *connection, n int) {
 	if s.AsOf > 0 && n > s.AsOf && s.asOf[cn.idx] == nil {
 		t := cn.tables.snapshot(cn.info.Conn, s.AsOf)
 		t.Messages = cn.committed
+		t.Ping = cn.pairs.pingStats(0, false)
 		s.asOf[cn.idx] = t
 	}
 }
@@ -221,13 +222,13 @@ func (c *Index) streamed(i int32) {
 	if len(s.late) > 0 {
 		bound = c.lateBound()
 	}
-	if i == s.next && i < bound {
+	if i == s.next && i < bound && !c.awaiting(i) {
 		s.pre.ok = true
 		c.emit(i)
 		s.next++
 	}
 	s.pre = preDecoded{}
-	for s.next < bound && c.rec(s.next).flags&recHeld == 0 {
+	for s.next < bound && c.rec(s.next).flags&recHeld == 0 && !c.awaiting(s.next) {
 		c.emit(s.next)
 		s.next++
 	}
@@ -235,7 +236,8 @@ func (c *Index) streamed(i int32) {
 }
 
 // streamEnd hands out what is left at Finish: the messages held back for
-// a late resolution (none is held for an inference any more).
+// a late resolution or a pair (none is held for an inference any more,
+// and no asker can be answered).
 func (c *Index) streamEnd() {
 	s := c.stream
 	s.pre = preDecoded{}
@@ -264,6 +266,7 @@ func (c *Index) emit(i int32) {
 	if r.flags&recBig != 0 {
 		delete(c.big, i)
 	}
+	c.unlink(r, i)
 }
 
 // release18 releases the record blocks and arena blocks whose messages
@@ -335,6 +338,7 @@ func (c *Index) streamTables(cn *connection, asOf int) *Tables {
 	}
 	t := cn.tables.snapshot(cn.info.Conn, asOf)
 	t.Messages = cn.info.Messages
+	t.Ping = cn.pairs.pingStats(0, false)
 	return t
 }
 
