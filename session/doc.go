@@ -14,7 +14,8 @@
 // table commits, listener names and Tables as of a message (wire.md 4.5);
 // order.go numbering by arrival while a direction resynchronises
 // (outputs.md "Ordering"); idbits.go the Serverside_ID_Bit_Count inference
-// (wire.md 4.6);
+// (wire.md 4.6); pairs.go the pairing of pings and listener-ID requests
+// with their answers and the ping statistics (outputs.md "Pairing");
 // message.go the rebuild of a Message from its record; tables.go the table
 // state machine, idtable.go its ID-indexed tables; json*.go the outputs.md
 // records; stream.go and stream_json.go the streaming mode.
@@ -38,8 +39,11 @@
 // taken. Memory is bounded by connections and buffers. With payload
 // schemas a reference waiting for its listener ID is held in the stream
 // until the ID is defined (at most 4096 messages, as Settled holds it), so
-// dump decodes its payload as the full Index would. The TUI keeps the
-// full Index.
+// dump decodes its payload as the full Index would. An asker of a pair
+// (pairs.go, outputs.md "Pairing": a PingRequest, a
+// RequestServerListenerId) is held the same way until it is answered or
+// pairHold (4096) messages later no answer can pair with it, so it is
+// handed out with its `pair`. The TUI keeps the full Index.
 //
 // # Storage
 //

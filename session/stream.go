@@ -33,6 +33,14 @@ import (
 // bytes until it is handed out (nothing can be handed out at its commit
 // before its decoding says whether it waits), and Finish hands out what
 // is still waiting.
+//
+// A message that asks (a PingRequest, a RequestServerListenerId: pairs.go)
+// is not final either while an answer may still pair with it: it and
+// every later message wait until it is answered, or until pairHold (4096)
+// messages later nothing can answer it any more (then it is handed out
+// without a pair; the full Index pairs by the same rule, so both agree).
+// Its bytes are kept for that wait even when it was to be handed out at
+// its commit. Without Settled nothing waits.
 type Stream struct {
 	// Settled, when not nil, is called with each message number, in
 	// order, once the message is final. During the call Message(n),
