@@ -202,6 +202,10 @@ func (d *Durations) Add(x time.Duration) { d.v = append(d.v, x) }
 // Len is the number of durations added.
 func (d *Durations) Len() int { return len(d.v) }
 
+// Prefix is the first n durations added (n ≤ Len), sharing d's storage:
+// statistics as of an earlier point.
+func (d *Durations) Prefix(n int) Durations { return Durations{v: d.v[:n:n]} }
+
 // Stats returns the minimum, the median (over an even count the lower of
 // the two middle values, outputs.md) and the maximum; ok is false when
 // nothing was added.

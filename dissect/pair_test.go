@@ -141,3 +141,22 @@ func TestPairsNoAlloc(t *testing.T) {
 		t.Errorf("AllocsPerRun(ask, answer) = %v; want 0", n)
 	}
 }
+
+// TestDurationsPrefix: statistics of the first n durations only.
+func TestDurationsPrefix(t *testing.T) {
+	var d Durations
+	for _, x := range []time.Duration{9, 1, 4, 7} {
+		d.Add(x)
+	}
+	p := d.Prefix(3)
+	if mn, md, mx, ok := p.Stats(); !ok || mn != 1 || md != 4 || mx != 9 || p.Len() != 3 {
+		t.Errorf("Prefix(3).Stats() = %v %v %v %v, Len %d; want 1 4 9 true, 3", mn, md, mx, ok, p.Len())
+	}
+	p.Add(0)
+	if _, md, _, _ := d.Stats(); md != 4 {
+		t.Errorf("Stats after adding to a prefix: median %v; want 4 (the prefix must not write into d)", md)
+	}
+	if e := d.Prefix(0); e.Len() != 0 {
+		t.Errorf("Prefix(0).Len() = %d; want 0", e.Len())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -73,7 +74,7 @@ type pingCount struct {
 	requests int
 	reqN     []int32 // full Index: the requests' numbers, ascending
 	ansN     []int32 // full Index: the answers' numbers, ascending, as rtt
-	rtt      []time.Duration
+	rtt      dissect.Durations
 }
 
 // PingStats are outputs.md's STATS for the PingRequests sent in one
@@ -113,7 +114,7 @@ func (c *Index) pair(cn *connection, i int32, d *unturned.Decoded) {
 		if a, ok := ps.answer(true, uint32(asked), int(i)+1); ok {
 			lat := c.link(cn, a, i, true)
 			pc := &ps.ping[asked]
-			pc.rtt = append(pc.rtt, lat)
+			pc.rtt.Add(lat)
 			if c.stream == nil {
 				pc.ansN = append(pc.ansN, i+1)
 			}
@@ -121,7 +122,7 @@ func (c *Index) pair(cn *connection, i int32, d *unturned.Decoded) {
 	case d.Kind == unturned.KindNegotiateListenerDetails && d.Clean():
 		ng := &d.Negotiate
 		switch {
-		case r.dir == dissect.C2S && ng.Mode == unturned.RequestServerListenerID:
+		case requestAsker(r.dir, d):
 			c.ask(cn, i, askRef{n: i + 1, key: ng.ClientID})
 		case r.dir == dissect.S2C && (ng.Mode == unturned.TellClientListenerID || ng.Mode == unturned.TellClientMissingListener):
 			if a, ok := ps.answer(false, ng.ClientID, int(i)+1); ok {
@@ -166,6 +167,31 @@ func (c *Index) rekeep(i int32, msg []byte) {
 	}
 	c.big[i] = [2]int64{off, t}
 	r.flags |= recBig
+}
+
+// requestAsker reports whether d, decoded in direction dir, is a
+// RequestServerListenerId that asks (pair).
+func requestAsker(dir dissect.Dir, d *unturned.Decoded) bool {
+	return dir == dissect.C2S && d.Kind == unturned.KindNegotiateListenerDetails && d.Clean() && d.Negotiate.Mode == unturned.RequestServerListenerID
+}
+
+// asksLater reports whether msg, read in state st, is a C→S Negotiate
+// Listener Details: perhaps a RequestServerListenerId, which a Stream holds
+// until its answer (awaiting), so that the decoding its commit makes is
+// not the one handed out. Only its enum is read (wire.md 4.2: the vanilla
+// width, then the extra bits unless it is the detection message).
+func (c *Index) asksLater(dir dissect.Dir, st unturned.State, msg []byte) bool {
+	if dir != dissect.C2S {
+		return false
+	}
+	p := c.profile
+	r := netpak.NewReader(msg)
+	old := p.EnumBits(dir)
+	v := r.Bits(old)
+	if st.Widened && v != p.DetectionMessage(dir) {
+		v |= r.Bits(p.ExtraBits) << uint(old)
+	}
+	return r.Err() == nil && p.Kind(dir, v) == unturned.KindNegotiateListenerDetails
 }
 
 // answer takes the oldest unanswered asker of key that message n may
@@ -329,14 +355,10 @@ func (ps *pairState) pingStats(asOf int, full bool) [2]PingStats {
 		req, rtt := pc.requests, pc.rtt
 		if full && asOf > 0 {
 			req = sort.Search(len(pc.reqN), func(k int) bool { return int(pc.reqN[k]) > asOf })
-			rtt = rtt[:sort.Search(len(pc.ansN), func(k int) bool { return int(pc.ansN[k]) > asOf })]
+			rtt = pc.rtt.Prefix(sort.Search(len(pc.ansN), func(k int) bool { return int(pc.ansN[k]) > asOf }))
 		}
-		var ds dissect.Durations
-		for _, x := range rtt {
-			ds.Add(x)
-		}
-		mn, md, mx, ok := ds.Stats()
-		out[d] = PingStats{Requests: req, Answered: len(rtt), RTT: rpc.Latency{Min: mn, Median: md, Max: mx, OK: ok}}
+		mn, md, mx, ok := rtt.Stats()
+		out[d] = PingStats{Requests: req, Answered: rtt.Len(), RTT: rpc.Latency{Min: mn, Median: md, Max: mx, OK: ok}}
 	}
 	return out
 }

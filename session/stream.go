@@ -198,15 +198,28 @@ func (c *Index) decodeCommit(i int32, dir dissect.Dir, st unturned.State, msg []
 	if msg == nil {
 		msg = c.feederBytes(i)
 	}
-	var spans *netpak.Spans
-	if s.Spans && s.Settled != nil {
-		spans = &s.sc.spans
-		spans.Reset()
+	// Only a message that may be handed out at its commit (every one
+	// before it was) is worth its spans now: one that waits is decoded
+	// again when handed out, and spans cost an allocation per string and
+	// wide value. A RequestServerListenerId waits for its answer: a C→S
+	// negotiate message is decoded without them first, and again with
+	// them when it turns out to ask nothing.
+	withSpans := s.Spans && s.Settled != nil && i == s.next
+	ask := withSpans && c.asksLater(dir, st, msg)
+	for {
+		var spans *netpak.Spans
+		if withSpans && !ask {
+			spans = &s.sc.spans
+			spans.Reset()
+		}
+		c.dec = unturned.Decoded{Findings: c.dec.Findings[:0]}
+		unturned.Decode(c.profile, dir, st, msg, spans, &c.dec)
+		s.pre = preDecoded{i: i, data: msg, d: &c.dec, spans: spans}
+		if !ask || requestAsker(dir, &c.dec) {
+			return &c.dec
+		}
+		ask = false
 	}
-	c.dec = unturned.Decoded{Findings: c.dec.Findings[:0]}
-	unturned.Decode(c.profile, dir, st, msg, spans, &c.dec)
-	s.pre = preDecoded{i: i, data: msg, d: &c.dec, spans: spans}
-	return &c.dec
 }
 
 // streamAsOf keeps cn's tables as of Stream.AsOf before message n, a later
