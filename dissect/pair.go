@@ -25,13 +25,17 @@ type Ask struct {
 // and Latest take constant time (a flood of PingRequests answered one by
 // one never shifts the queue), and the queues of keys that emptied are
 // kept for the next keys: a steady question-and-answer traffic allocates
-// nothing per message.
+// nothing per message. The key used last keeps its queue in the map even
+// while it is empty, so a key asked and answered in turn (a ping) costs no
+// map operation.
 type Pairs[K comparable] struct {
 	Max     int
 	Dropped int64
 	open    map[K]*askQueue
 	free    []*askQueue
 	count   int
+	last    K
+	lastQ   *askQueue // open[last], nil when not set
 }
 
 // askQueue is one key's unanswered askers, by N: as[head:].
@@ -60,7 +64,7 @@ func (p *Pairs[K]) Ask(k K, a Ask) (forgotten Ask, dropped bool) {
 	if p.count >= max {
 		forgotten, dropped = p.dropOldest()
 	}
-	q := p.open[k]
+	q := p.queue(k)
 	if q == nil {
 		if n := len(p.free); n > 0 {
 			q = p.free[n-1]
@@ -70,10 +74,41 @@ func (p *Pairs[K]) Ask(k K, a Ask) (forgotten Ask, dropped bool) {
 			q = &askQueue{}
 		}
 		p.open[k] = q
+		p.setLast(k, q)
 	}
 	q.as = append(q.as, a)
 	p.count++
 	return forgotten, dropped
+}
+
+// queue returns k's queue (perhaps empty), or nil.
+func (p *Pairs[K]) queue(k K) *askQueue {
+	if p.lastQ != nil && p.last == k {
+		return p.lastQ
+	}
+	q := p.open[k]
+	if q != nil {
+		p.setLast(k, q)
+	}
+	return q
+}
+
+// setLast makes k the key used last; the one before leaves the map if its
+// queue is empty.
+func (p *Pairs[K]) setLast(k K, q *askQueue) {
+	if old := p.lastQ; old != nil && old != q && old.head == len(old.as) {
+		p.release(p.last, old)
+	}
+	p.last, p.lastQ = k, q
+}
+
+// release takes k's empty queue q out of the map, to the free list.
+func (p *Pairs[K]) release(k K, q *askQueue) {
+	delete(p.open, k)
+	q.as, q.head = q.as[:0], 0
+	if len(p.free) < maxFreeQueues {
+		p.free = append(p.free, q)
+	}
 }
 
 // dropOldest forgets the asker with the lowest N.
@@ -93,6 +128,9 @@ func (p *Pairs[K]) oldestKey(match func(K) bool) (K, bool) {
 	found := false
 	best := 0
 	for k, q := range p.open {
+		if q.head == len(q.as) {
+			continue
+		}
 		if n := q.as[q.head].N; match(k) && (!found || n < best) {
 			key, best, found = k, n, true
 		}
@@ -115,12 +153,10 @@ func (p *Pairs[K]) takeHead(k K, q *askQueue) Ask {
 func (p *Pairs[K]) taken(k K, q *askQueue) {
 	p.count--
 	switch {
-	case q.head == len(q.as):
-		delete(p.open, k)
+	case q.head == len(q.as) && q == p.lastQ:
 		q.as, q.head = q.as[:0], 0
-		if len(p.free) < maxFreeQueues {
-			p.free = append(p.free, q)
-		}
+	case q.head == len(q.as):
+		p.release(k, q)
 	case q.head >= 32 && 2*q.head >= len(q.as):
 		n := copy(q.as, q.as[q.head:])
 		clear(q.as[n:])
@@ -130,8 +166,8 @@ func (p *Pairs[K]) taken(k K, q *askQueue) {
 
 // Peek returns the oldest unanswered asker of k without answering it.
 func (p *Pairs[K]) Peek(k K) (Ask, bool) {
-	q := p.open[k]
-	if q == nil {
+	q := p.queue(k)
+	if q == nil || q.head == len(q.as) {
 		return Ask{}, false
 	}
 	return q.as[q.head], true
@@ -139,8 +175,8 @@ func (p *Pairs[K]) Peek(k K) (Ask, bool) {
 
 // Oldest answers the oldest unanswered asker of k (first in, first out).
 func (p *Pairs[K]) Oldest(k K) (Ask, bool) {
-	q := p.open[k]
-	if q == nil {
+	q := p.queue(k)
+	if q == nil || q.head == len(q.as) {
 		return Ask{}, false
 	}
 	return p.takeHead(k, q), true
@@ -148,8 +184,8 @@ func (p *Pairs[K]) Oldest(k K) (Ask, bool) {
 
 // Latest answers the latest unanswered asker of k.
 func (p *Pairs[K]) Latest(k K) (Ask, bool) {
-	q := p.open[k]
-	if q == nil {
+	q := p.queue(k)
+	if q == nil || q.head == len(q.as) {
 		return Ask{}, false
 	}
 	last := len(q.as) - 1

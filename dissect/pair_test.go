@@ -160,3 +160,31 @@ func TestDurationsPrefix(t *testing.T) {
 		t.Errorf("Prefix(0).Len() = %d; want 0", e.Len())
 	}
 }
+
+// TestPairsLastKey: the key used last keeps its emptied queue, which
+// answers nothing and is not listed, and leaves the map for the next key.
+func TestPairsLastKey(t *testing.T) {
+	var p Pairs[int]
+	p.Ask(1, Ask{N: 1})
+	p.Oldest(1)
+	if _, ok := p.Oldest(1); ok {
+		t.Fatal("Oldest(1) answered from an emptied queue")
+	}
+	if _, ok := p.Latest(1); ok {
+		t.Fatal("Latest(1) answered from an emptied queue")
+	}
+	if _, ok := p.OldestWhere(func(int) bool { return true }); ok || len(p.Pending()) != 0 || p.Len() != 0 {
+		t.Fatalf("OldestWhere, Pending, Len = %v, %v, %d; want none", ok, p.Pending(), p.Len())
+	}
+	p.Ask(2, Ask{N: 2})
+	if len(p.open) != 1 {
+		t.Errorf("%d queues in the map after moving to key 2; want 1", len(p.open))
+	}
+	p.Ask(1, Ask{N: 3})
+	if a, _ := p.OldestWhere(func(int) bool { return true }); a.N != 2 {
+		t.Errorf("OldestWhere = %d; want 2", a.N)
+	}
+	if a, _ := p.Peek(1); a.N != 3 {
+		t.Errorf("Peek(1) = %d; want 3", a.N)
+	}
+}

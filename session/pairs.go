@@ -38,7 +38,9 @@ const pairHold = 4096
 // made for messages the records cannot hold, and the ping statistics of
 // tables --json ("ping", outputs.md).
 type pairState struct {
-	pings dissect.Pairs[dissect.Dir] // PingRequests by their direction
+	// pings are the PingRequests of each direction, apart: a direction's
+	// key is always the one used last (dissect.Pairs: no map operation).
+	pings [2]dissect.Pairs[dissect.Dir]
 	reqs  dissect.Pairs[uint32]      // RequestServerListenerIds by Clientside_Listener_ID
 	// order lists the askers in number order from head on, answered ones
 	// among them until they reach the head: the oldest still unanswered is
@@ -139,14 +141,17 @@ func (c *Index) ask(cn *connection, i int32, a askRef) {
 	ps := &cn.pairs
 	t := time.Unix(0, c.timeOf(i))
 	if a.ping {
-		ps.pings.Ask(dissect.Dir(a.key), dissect.Ask{N: int(a.n), Time: t})
+		ps.pings[a.key].Ask(dissect.Dir(a.key), dissect.Ask{N: int(a.n), Time: t})
 	} else {
 		ps.reqs.Ask(a.key, dissect.Ask{N: int(a.n), Time: t})
 	}
 	ps.order = append(ps.order, a)
 	r := c.rec(i)
 	r.flags |= recAsk
-	if s := c.stream; s != nil && s.Settled != nil && r.flags&recFile == 0 && !c.lateOn() && i == s.next && s.pre.i == i {
+	// Kept in the arena: a message handed out at its commit has no bytes
+	// kept (streamNow), and one in the capture file would be read back
+	// with a system call for a few bytes.
+	if s := c.stream; s != nil && s.Settled != nil && s.pre.i == i && (r.flags&recFile != 0 || i == s.next && !c.lateOn()) {
 		c.rekeep(i, s.pre.data)
 	}
 }
@@ -157,8 +162,15 @@ func (c *Index) rekeep(i int32, msg []byte) {
 	_, t := c.where(i)
 	off := c.keep(msg)
 	r := c.rec(i)
+	if r.flags&recFile != 0 {
+		r.flags &^= recFile
+		c.inFile--
+	}
 	b := &c.recs[i/recChunk]
-	if d := off - b.arena0; r.flags&recBig == 0 && b.hasArena && d >= 0 && d <= math.MaxUint32 {
+	if !b.hasArena {
+		b.arena0, b.hasArena = off, true
+	}
+	if d := off - b.arena0; r.flags&recBig == 0 && d >= 0 && d <= math.MaxUint32 {
 		r.off = uint32(d)
 		return
 	}
@@ -195,25 +207,25 @@ func (c *Index) asksLater(dir dissect.Dir, st unturned.State, msg []byte) bool {
 }
 
 // answer takes the oldest unanswered asker of key that message n may
-// answer: askers more than pairHold messages older are forgotten.
+// answer: askers more than pairHold messages older are forgotten. The
+// asker at the head of order, the usual one, leaves it at once.
 func (ps *pairState) answer(ping bool, key uint32, n int) (dissect.Ask, bool) {
 	for {
 		var a dissect.Ask
 		var ok bool
 		if ping {
-			a, ok = ps.pings.Peek(dissect.Dir(key))
+			a, ok = ps.pings[key].Oldest(dissect.Dir(key))
 		} else {
-			a, ok = ps.reqs.Peek(key)
+			a, ok = ps.reqs.Oldest(key)
 		}
 		if !ok {
 			return a, false
 		}
-		if ping {
-			ps.pings.Oldest(dissect.Dir(key))
-		} else {
-			ps.reqs.Oldest(key)
-		}
 		if n-a.N <= pairHold {
+			if ps.head < len(ps.order) && int(ps.order[ps.head].n) == a.N {
+				ps.head++
+				ps.compact()
+			}
 			return a, true
 		}
 	}
@@ -224,7 +236,7 @@ func (ps *pairState) open(a askRef) bool {
 	var o dissect.Ask
 	var ok bool
 	if a.ping {
-		o, ok = ps.pings.Peek(dissect.Dir(a.key))
+		o, ok = ps.pings[a.key].Peek(dissect.Dir(a.key))
 	} else {
 		o, ok = ps.reqs.Peek(a.key)
 	}
@@ -238,24 +250,30 @@ func (c *Index) pairFinal(cn *connection, n int32) bool {
 	return cn.pairs.ended || c.nrec-int(n) >= pairHold && cn.committed == cn.info.Messages
 }
 
-// expire forgets the askers at the head of order that were answered or
-// that message n, being committed, and the connection's later messages
-// can no longer answer.
+// expire forgets the askers at the head of order that message n, being
+// committed, and the connection's later messages can no longer answer
+// (those answered meanwhile just leave order).
 func (ps *pairState) expire(n int32) {
 	for ps.head < len(ps.order) {
 		a := ps.order[ps.head]
+		if n-a.n <= pairHold {
+			break
+		}
 		if ps.open(a) {
-			if n-a.n <= pairHold {
-				break
-			}
 			if a.ping {
-				ps.pings.Oldest(dissect.Dir(a.key))
+				ps.pings[a.key].Oldest(dissect.Dir(a.key))
 			} else {
 				ps.reqs.Oldest(a.key)
 			}
 		}
 		ps.head++
 	}
+	ps.compact()
+}
+
+// compact empties order once it is all behind head, and moves what is
+// left to its start once most of it is.
+func (ps *pairState) compact() {
 	if ps.head == len(ps.order) {
 		ps.order, ps.head = ps.order[:0], 0
 	} else if ps.head >= 64 && 2*ps.head >= len(ps.order) {

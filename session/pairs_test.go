@@ -240,7 +240,7 @@ func TestPairsBounded(t *testing.T) {
 	c := NewIndex(nil)
 	pairScript(c, steps)
 	ps := &c.conns[0].pairs
-	if n := ps.pings.Len() + ps.reqs.Len(); n > pairHold+1 {
+	if n := ps.pings[0].Len() + ps.pings[1].Len() + ps.reqs.Len(); n > pairHold+1 {
 		t.Errorf("%d askers kept; want at most %d", n, pairHold+1)
 	}
 	if ps.ping[dissect.C2S].requests != 3*pairHold {

@@ -69,6 +69,9 @@ type streamState struct {
 	err      error
 	pre      preDecoded
 	sc       detailScratch
+	// spare holds the spans of an answer decoded at its commit right
+	// behind its asker, which is handed out first with sc's (streamed).
+	spare netpak.Spans
 	asOf     map[uint32]*Tables // per connection index: tables as of AsOf, taken before its first later message
 	freedRec int                // record blocks before this one are released
 	freeRecs [][]record         // released record blocks, for reuse
@@ -204,12 +207,20 @@ func (c *Index) decodeCommit(i int32, dir dissect.Dir, st unturned.State, msg []
 	// wide value. A RequestServerListenerId waits for its answer: a C→S
 	// negotiate message is decoded without them first, and again with
 	// them when it turns out to ask nothing.
-	withSpans := s.Spans && s.Settled != nil && i == s.next
+	//
+	// The message right behind an asker, its answer in the common case,
+	// may be handed out at its commit too, after the asker: its spans go
+	// to the spare buffer, as handing out the asker fills sc's.
+	buf := &s.sc.spans
+	if i == s.next+1 && c.awaiting(s.next) {
+		buf = &s.spare
+	}
+	withSpans := s.Spans && s.Settled != nil && (i == s.next || buf == &s.spare)
 	ask := withSpans && c.asksLater(dir, st, msg)
 	for {
 		var spans *netpak.Spans
 		if withSpans && !ask {
-			spans = &s.sc.spans
+			spans = buf
 			spans.Reset()
 		}
 		c.dec = unturned.Decoded{Findings: c.dec.Findings[:0]}
@@ -243,16 +254,21 @@ func (c *Index) streamed(i int32) {
 	if len(s.late) > 0 {
 		bound = c.lateBound()
 	}
-	if i == s.next && i < bound && !c.awaiting(i) {
-		s.pre.ok = true
-		c.emit(i)
+	for s.next < bound && c.rec(s.next).flags&recHeld == 0 && !c.awaiting(s.next) {
+		if s.next == i && s.pre.i == i && s.pre.d != nil {
+			// Commit's decoding of i, handed out after what waited
+			// before it (an asker): its spans move to sc's place.
+			if s.pre.spans == &s.spare {
+				s.sc.spans, s.spare = s.spare, s.sc.spans
+				s.pre.spans = &s.sc.spans
+			}
+			s.pre.ok = true
+		}
+		c.emit(s.next)
+		s.pre.ok = false
 		s.next++
 	}
 	s.pre = preDecoded{}
-	for s.next < bound && c.rec(s.next).flags&recHeld == 0 && !c.awaiting(s.next) {
-		c.emit(s.next)
-		s.next++
-	}
 	c.release18()
 }
 
