@@ -41,7 +41,7 @@ type pairState struct {
 	// pings are the PingRequests of each direction, apart: a direction's
 	// key is always the one used last (dissect.Pairs: no map operation).
 	pings [2]dissect.Pairs[dissect.Dir]
-	reqs  dissect.Pairs[uint32]      // RequestServerListenerIds by Clientside_Listener_ID
+	reqs  dissect.Pairs[uint32] // RequestServerListenerIds by Clientside_Listener_ID
 	// order lists the askers in number order from head on, answered ones
 	// among them until they reach the head: the oldest still unanswered is
 	// found, and forgotten once pairHold expires, in constant time.

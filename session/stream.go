@@ -69,9 +69,6 @@ type streamState struct {
 	err      error
 	pre      preDecoded
 	sc       detailScratch
-	// spare holds the spans of an answer decoded at its commit right
-	// behind its asker, which is handed out first with sc's (streamed).
-	spare netpak.Spans
 	asOf     map[uint32]*Tables // per connection index: tables as of AsOf, taken before its first later message
 	freedRec int                // record blocks before this one are released
 	freeRecs [][]record         // released record blocks, for reuse
@@ -83,6 +80,9 @@ type streamState struct {
 	// inLate says which connection indices are in it.
 	late   []*connection
 	inLate map[uint32]bool
+	// spare holds the spans of an answer decoded at its commit right
+	// behind its asker, which is handed out first with sc's (streamed).
+	spare netpak.Spans
 }
 
 // preDecoded is the decoding of record i that commit has just made, with
