@@ -42,9 +42,10 @@ type pairState struct {
 	// key is always the one used last (dissect.Pairs: no map operation).
 	pings [2]dissect.Pairs[dissect.Dir]
 	reqs  dissect.Pairs[uint32] // RequestServerListenerIds by Clientside_Listener_ID
-	// order lists the askers in number order from head on, answered ones
-	// among them until they reach the head: the oldest still unanswered is
-	// found, and forgotten once pairHold expires, in constant time.
+	// order lists the askers in number order from head on: the oldest
+	// leaves when it is answered, and every one once pairHold expires it
+	// (forgotten then if still unanswered), in constant time; one answered
+	// out of order stays in it until then.
 	order []askRef
 	head  int
 	// links are the pairs of the negotiate messages, by record index: their
