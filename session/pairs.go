@@ -306,8 +306,11 @@ func (c *Index) pairSettled(cn *connection, settled int) int {
 // still be answered, when messages are handed out (Settled) with their
 // pair.
 func (c *Index) awaiting(i int32) bool {
+	if c.stream.Settled == nil {
+		return false
+	}
 	r := c.rec(i)
-	if r.flags&(recAsk|recPaired) != recAsk || c.stream.Settled == nil {
+	if r.flags&(recAsk|recPaired) != recAsk {
 		return false
 	}
 	return !c.pairFinal(c.conns[r.conn], i+1)

@@ -211,11 +211,15 @@ func (c *Index) decodeCommit(i int32, dir dissect.Dir, st unturned.State, msg []
 	// The message right behind an asker, its answer in the common case,
 	// may be handed out at its commit too, after the asker: its spans go
 	// to the spare buffer, as handing out the asker fills sc's.
-	buf := &s.sc.spans
-	if i == s.next+1 && c.awaiting(s.next) {
-		buf = &s.spare
+	buf, withSpans := &s.sc.spans, false
+	if s.Spans && s.Settled != nil {
+		switch {
+		case i == s.next:
+			withSpans = true
+		case i == s.next+1 && c.awaiting(s.next):
+			buf, withSpans = &s.spare, true
+		}
 	}
-	withSpans := s.Spans && s.Settled != nil && (i == s.next || buf == &s.spare)
 	ask := withSpans && c.asksLater(dir, st, msg)
 	for {
 		var spans *netpak.Spans
