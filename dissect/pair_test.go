@@ -91,3 +91,100 @@ func TestDurations(t *testing.T) {
 		t.Error("Stats of nothing is ok")
 	}
 }
+
+// TestPairsFlood answers a long run of askers one by one while more come
+// (a PingRequest flood): the queue's head moves and compacts, and every
+// answer is still the oldest.
+func TestPairsFlood(t *testing.T) {
+	var p Pairs[Dir]
+	next := 1
+	for i := 1; i <= 5000; i++ {
+		p.Ask(C2S, Ask{N: i})
+		if i%3 == 0 {
+			if a, ok := p.Peek(C2S); !ok || a.N != next {
+				t.Fatalf("Peek(c2s) after %d = %v, %v; want %d", i, a, ok, next)
+			}
+			if a, _ := p.Oldest(C2S); a.N != next {
+				t.Fatalf("Oldest(c2s) after %d = %d; want %d", i, a.N, next)
+			}
+			next++
+		}
+	}
+	if p.Len() != 5000-next+1 {
+		t.Fatalf("Len = %d; want %d", p.Len(), 5000-next+1)
+	}
+	for p.Len() > 0 {
+		if a, _ := p.Oldest(C2S); a.N != next {
+			t.Fatalf("Oldest(c2s) = %d; want %d", a.N, next)
+		}
+		next++
+	}
+	if _, ok := p.Peek(C2S); ok {
+		t.Fatal("Peek of an emptied key answered")
+	}
+}
+
+// TestPairsNoAlloc: question and answer in turn, over keys that come and
+// go, allocate nothing once warm (issue 15: no allocation per message).
+func TestPairsNoAlloc(t *testing.T) {
+	var p Pairs[uint32]
+	k := uint32(0)
+	step := func() {
+		k++
+		p.Ask(k, Ask{N: int(k)})
+		p.Ask(k+1, Ask{N: int(k)})
+		p.Oldest(k)
+		p.Latest(k + 1)
+	}
+	step()
+	if n := testing.AllocsPerRun(1000, step); n != 0 {
+		t.Errorf("AllocsPerRun(ask, answer) = %v; want 0", n)
+	}
+}
+
+// TestDurationsPrefix: statistics of the first n durations only.
+func TestDurationsPrefix(t *testing.T) {
+	var d Durations
+	for _, x := range []time.Duration{9, 1, 4, 7} {
+		d.Add(x)
+	}
+	p := d.Prefix(3)
+	if mn, md, mx, ok := p.Stats(); !ok || mn != 1 || md != 4 || mx != 9 || p.Len() != 3 {
+		t.Errorf("Prefix(3).Stats() = %v %v %v %v, Len %d; want 1 4 9 true, 3", mn, md, mx, ok, p.Len())
+	}
+	p.Add(0)
+	if _, md, _, _ := d.Stats(); md != 4 {
+		t.Errorf("Stats after adding to a prefix: median %v; want 4 (the prefix must not write into d)", md)
+	}
+	if e := d.Prefix(0); e.Len() != 0 {
+		t.Errorf("Prefix(0).Len() = %d; want 0", e.Len())
+	}
+}
+
+// TestPairsLastKey: the key used last keeps its emptied queue, which
+// answers nothing and is not listed, and leaves the map for the next key.
+func TestPairsLastKey(t *testing.T) {
+	var p Pairs[int]
+	p.Ask(1, Ask{N: 1})
+	p.Oldest(1)
+	if _, ok := p.Oldest(1); ok {
+		t.Fatal("Oldest(1) answered from an emptied queue")
+	}
+	if _, ok := p.Latest(1); ok {
+		t.Fatal("Latest(1) answered from an emptied queue")
+	}
+	if _, ok := p.OldestWhere(func(int) bool { return true }); ok || len(p.Pending()) != 0 || p.Len() != 0 {
+		t.Fatalf("OldestWhere, Pending, Len = %v, %v, %d; want none", ok, p.Pending(), p.Len())
+	}
+	p.Ask(2, Ask{N: 2})
+	if len(p.open) != 1 {
+		t.Errorf("%d queues in the map after moving to key 2; want 1", len(p.open))
+	}
+	p.Ask(1, Ask{N: 3})
+	if a, _ := p.OldestWhere(func(int) bool { return true }); a.N != 2 {
+		t.Errorf("OldestWhere = %d; want 2", a.N)
+	}
+	if a, _ := p.Peek(1); a.N != 3 {
+		t.Errorf("Peek(1) = %d; want 3", a.N)
+	}
+}

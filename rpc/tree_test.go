@@ -37,8 +37,15 @@ func TestTreeLayersAndNesting(t *testing.T) {
 		}
 		layers = append(layers, n.Name)
 	}
-	if got, want := strings.Join(layers, " "), "transport transform envelope payload rpc findings"; got != want {
+	if got, want := strings.Join(layers, " "), "transport transform envelope payload rpc"; got != want {
 		t.Errorf("Tree(request) layers = %s; want %s", got, want)
+	}
+	// A record with findings ends with them (the classification note is a
+	// connection finding since it is said once per connection).
+	noted := *req
+	noted.Findings = []dissect.Finding{{Severity: dissect.Note, Group: dissect.Protocol, Text: "a note", Bit: -1}}
+	if top := Tree(&noted); len(top) == 0 || top[len(top)-1].Name != "findings" {
+		t.Errorf("Tree(request with a finding): the last layer is not findings")
 	}
 
 	// Every field node points at the record's field of its span, and the

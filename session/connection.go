@@ -59,6 +59,8 @@ type connection struct {
 	// findings info has.
 	rpc         *rpc.Session
 	rpcFindings int
+
+	pairs pairState // PingRequest and RequestServerListenerId pairing (pairs.go)
 }
 
 // chunkMark is where a chunk ended in its direction's stream, and when and

@@ -17,6 +17,8 @@
 // (wire.md 4.6); rpc.go the ULinkRPC connections the index hosts
 // (ulinkrpc.md, issue 15: their records numbered with the Unturned
 // messages, kept whole, Message.RPC);
+// pairs.go the pairing of pings and listener-ID requests with their
+// answers and the ping statistics (outputs.md "Pairing");
 // message.go the rebuild of a Message from its record; tables.go the table
 // state machine, idtable.go its ID-indexed tables; json*.go the outputs.md
 // records; stream.go and stream_json.go the streaming mode.
@@ -40,10 +42,13 @@
 // taken. Memory is bounded by connections and buffers. With payload
 // schemas a reference waiting for its listener ID is held in the stream
 // until the ID is defined (at most 4096 messages, as Settled holds it), so
-// dump decodes its payload as the full Index would. Likewise a ULinkRPC
-// Request or KeepAlivePing is held until its answer is numbered (at most
-// 4096 messages), so that both carry `pair` (outputs.md "Pairing"). The
-// TUI keeps the full Index.
+// dump decodes its payload as the full Index would. An asker of a pair
+// (pairs.go, outputs.md "Pairing": a PingRequest, a
+// RequestServerListenerId) is held the same way until it is answered or
+// pairHold (4096) messages later no answer can pair with it, so it is
+// handed out with its `pair`; likewise a ULinkRPC Request or KeepAlivePing
+// until its answer is numbered (at most 4096 messages). The TUI keeps the
+// full Index.
 //
 // # Storage
 //

@@ -435,6 +435,7 @@ func (c *Index) Finish() {
 	c.release()
 	for _, cn := range c.conns {
 		c.settle(cn)
+		cn.pairs.ended = true // no asker can be answered any more (pairs.go)
 	}
 	c.rpcFinish()
 	if c.stream != nil {
@@ -462,6 +463,7 @@ func (c *Index) Settled() int {
 		if len(cn.held) > 0 && int(cn.held[0]) < settled {
 			settled = int(cn.held[0])
 		}
+		settled = c.pairSettled(cn, settled) // an asker that may still be answered (pairs.go)
 		// With payload schemas, a reference still waiting for its ID is
 		// not final: once the ID is defined its payload decodes with the
 		// listener's schema (issue 14 point 2). It waits at most

@@ -181,7 +181,17 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *timeCache) ([]byte, error
 		}
 		dst = m.Findings[i].AppendJSON(dst)
 	}
-	dst = append(dst, "]}"...)
+	dst = append(dst, ']')
+	// After the findings, as the ULinkRPC records place them (rpc.AppendJSON).
+	if m.Pair != 0 {
+		dst = append(dst, `,"pair":`...)
+		dst = appendInt(dst, m.Pair)
+	}
+	if m.HasLatency {
+		dst = append(dst, `,"latency_ns":`...)
+		dst = strconv.AppendInt(dst, int64(m.Latency), 10)
+	}
+	dst = append(dst, '}')
 	return dst, err
 }
 
@@ -273,6 +283,34 @@ type jsonConn struct {
 	MissingOnClient []uint32          `json:"missing_on_client"`
 	Unresolved      []jsonRef         `json:"unresolved"`
 	Warnings        []jsonFinding     `json:"warnings"`
+	Ping            *jsonPing         `json:"ping,omitempty"`
+}
+
+// jsonPing is outputs.md's `"ping": {"c2s": STATS, "s2c": STATS}`.
+type jsonPing struct {
+	C2S jsonPingStats `json:"c2s"`
+	S2C jsonPingStats `json:"s2c"`
+}
+
+type jsonPingStats struct {
+	Requests int          `json:"requests"`
+	Answered int          `json:"answered"`
+	RTT      *jsonLatency `json:"rtt_ns"`
+}
+
+// jsonLatency is a `{"min", "median", "max"}` object in nanoseconds.
+type jsonLatency struct {
+	Min    int64 `json:"min"`
+	Median int64 `json:"median"`
+	Max    int64 `json:"max"`
+}
+
+func pingJSON(s PingStats) jsonPingStats {
+	j := jsonPingStats{Requests: s.Requests, Answered: s.Answered}
+	if s.RTT.OK {
+		j.RTT = &jsonLatency{Min: int64(s.RTT.Min), Median: int64(s.RTT.Median), Max: int64(s.RTT.Max)}
+	}
+	return j
 }
 
 type jsonTables struct {
@@ -328,6 +366,9 @@ func tablesJSON(ci ConnInfo, t *Tables) jsonConn {
 		j.Unresolved = append(j.Unresolved, jsonRef{N: r.N, Dir: r.Dir.String(), ID: r.ID})
 	}
 	j.Warnings = jsonFindings(t.Warnings)
+	if t.RPC == nil {
+		j.Ping = &jsonPing{C2S: pingJSON(t.Ping[dissect.C2S]), S2C: pingJSON(t.Ping[dissect.S2C])}
+	}
 	return j
 }
 

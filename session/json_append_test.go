@@ -61,6 +61,8 @@ type refMessage struct {
 	Listener    *refListener  `json:"listener,omitempty"`
 	PayloadBits *int          `json:"payload_bits,omitempty"`
 	Expert      []jsonFinding `json:"expert"`
+	Pair        int           `json:"pair,omitempty"`
+	LatencyNS   *int64        `json:"latency_ns,omitempty"`
 }
 
 func refValue(v any) any {
@@ -104,6 +106,11 @@ func refMarshalJSON(m *Message) ([]byte, error) {
 		Fields:  make([]refField, len(m.Fields)),
 		Mode:    m.ModeName(),
 		Expert:  jsonFindings(m.Findings),
+		Pair:    m.Pair,
+	}
+	if m.HasLatency {
+		ns := int64(m.Latency)
+		j.LatencyNS = &ns
 	}
 	for i, s := range m.Fields {
 		j.Fields[i] = refField{Name: s.Name, Bit: s.Bit, Bits: s.Bits, Value: refValue(s.Value)}

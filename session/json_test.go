@@ -169,7 +169,7 @@ func TestTablesJSONKeys(t *testing.T) {
 		t.Fatalf("%d connections; want 2", len(conns))
 	}
 	c0 := conns[0].(map[string]any)
-	if got, want := keys(c0), sortedStrings("conn", "client", "server", "usmn", "messages", "server_listeners", "client_listeners", "missing_on_server", "missing_on_client", "unresolved", "warnings"); !reflect.DeepEqual(got, want) {
+	if got, want := keys(c0), sortedStrings("conn", "client", "server", "usmn", "messages", "server_listeners", "client_listeners", "missing_on_server", "missing_on_client", "unresolved", "warnings", "ping"); !reflect.DeepEqual(got, want) {
 		t.Errorf("connection keys = %v; want %v", got, want)
 	}
 	if got, want := c0["usmn"], map[string]any{"client": true, "server": true, "widened": true}; !reflect.DeepEqual(got, want) {

@@ -101,6 +101,7 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 	if r.worst > 0 && (!cn.info.HasFinding || dissect.Severity(r.worst-1) > cn.info.Worst) {
 		cn.info.Worst, cn.info.HasFinding = dissect.Severity(r.worst-1), true
 	}
+	c.pair(cn, i, d)
 	cn.learn(dir, d)
 	if c.stream != nil {
 		c.streamed(i)
@@ -224,7 +225,9 @@ func (c *Index) tablesOf(cn *connection, asOf int) *Tables {
 	if asOf <= 0 || asOf > c.nrec {
 		asOf = c.nrec
 	}
-	return c.tablesAsOf(cn, asOf)
+	t := c.tablesAsOf(cn, asOf)
+	t.Ping = cn.pairs.pingStats(asOf, true)
+	return t
 }
 
 // tablesAsOf returns the tables of cn after every message ≤ asOf: the live

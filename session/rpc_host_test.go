@@ -255,7 +255,9 @@ func TestRPCHostSameKey(t *testing.T) {
 	h := ix.OpenRPC(key, rpc.Config{})
 	s := h.Session()
 	env := ulinkrpc.EncodeRequest(1, 1, 1, nil)
-	h.Feed(t0, 1, func(st rpc.Stamp) { s.Bytes(dissect.C2S, append(binary.BigEndian.AppendUint32(nil, uint32(len(env))), env...), st) })
+	h.Feed(t0, 1, func(st rpc.Stamp) {
+		s.Bytes(dissect.C2S, append(binary.BigEndian.AppendUint32(nil, uint32(len(env))), env...), st)
+	})
 	h.Feed(t0, 2, func(st rpc.Stamp) { s.End(st) })
 	ix.Data(key, dissect.C2S, []byte{0, 1, 7}, t0.Add(time.Millisecond), 3)
 	ix.Finish()

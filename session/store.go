@@ -49,6 +49,8 @@ const (
 	recBig                              // off and time are in Index.big
 	recIDUndecided                      // reads a server ID in a Serverside_ID_Bit_Count not decided yet
 	recRPC                              // a ULinkRPC record (rpc.go): Index.rpcRecs holds it, no bytes of its own
+	recAsk                              // an asker of a pair (pairs.go)
+	recPaired                           // paired: a ping's partner and latency in cid, sid and tv, a negotiate message's in its connection's links
 )
 
 // recBlock is one block of the index with the bases its records' offsets

@@ -33,6 +33,14 @@ import (
 // bytes until it is handed out (nothing can be handed out at its commit
 // before its decoding says whether it waits), and Finish hands out what
 // is still waiting.
+//
+// A message that asks (a PingRequest, a RequestServerListenerId: pairs.go)
+// is not final either while an answer may still pair with it: it and
+// every later message wait until it is answered, or until pairHold (4096)
+// messages later nothing can answer it any more (then it is handed out
+// without a pair; the full Index pairs by the same rule, so both agree).
+// Its bytes are kept for that wait even when it was to be handed out at
+// its commit. Without Settled nothing waits.
 type Stream struct {
 	// Settled, when not nil, is called with each message number, in
 	// order, once the message is final. During the call Message(n),
@@ -72,6 +80,9 @@ type streamState struct {
 	// inLate says which connection indices are in it.
 	late   []*connection
 	inLate map[uint32]bool
+	// spare holds the spans of an answer decoded at its commit right
+	// behind its asker, which is handed out first with sc's (streamed).
+	spare netpak.Spans
 }
 
 // preDecoded is the decoding of record i that commit has just made, with
@@ -192,15 +203,40 @@ func (c *Index) decodeCommit(i int32, dir dissect.Dir, st unturned.State, msg []
 	if msg == nil {
 		msg = c.feederBytes(i)
 	}
-	var spans *netpak.Spans
+	// Only a message that may be handed out at its commit (every one
+	// before it was) is worth its spans now: one that waits is decoded
+	// again when handed out, and spans cost an allocation per string and
+	// wide value. A RequestServerListenerId waits for its answer: a C→S
+	// negotiate message is decoded without them first, and again with
+	// them when it turns out to ask nothing.
+	//
+	// The message right behind an asker, its answer in the common case,
+	// may be handed out at its commit too, after the asker: its spans go
+	// to the spare buffer, as handing out the asker fills sc's.
+	buf, withSpans := &s.sc.spans, false
 	if s.Spans && s.Settled != nil {
-		spans = &s.sc.spans
-		spans.Reset()
+		switch {
+		case i == s.next:
+			withSpans = true
+		case i == s.next+1 && c.awaiting(s.next):
+			buf, withSpans = &s.spare, true
+		}
 	}
-	c.dec = unturned.Decoded{Findings: c.dec.Findings[:0]}
-	unturned.Decode(c.profile, dir, st, msg, spans, &c.dec)
-	s.pre = preDecoded{i: i, data: msg, d: &c.dec, spans: spans}
-	return &c.dec
+	ask := withSpans && c.asksLater(dir, st, msg)
+	for {
+		var spans *netpak.Spans
+		if withSpans && !ask {
+			spans = buf
+			spans.Reset()
+		}
+		c.dec = unturned.Decoded{Findings: c.dec.Findings[:0]}
+		unturned.Decode(c.profile, dir, st, msg, spans, &c.dec)
+		s.pre = preDecoded{i: i, data: msg, d: &c.dec, spans: spans}
+		if !ask || requestAsker(dir, &c.dec) {
+			return &c.dec
+		}
+		ask = false
+	}
 }
 
 // streamAsOf keeps cn's tables as of Stream.AsOf before message n, a later
@@ -211,6 +247,7 @@ func (c *Index) streamAsOf(cn *connection, n int) {
 	if s.AsOf > 0 && n > s.AsOf && s.asOf[cn.idx] == nil {
 		t := cn.tables.snapshot(cn.info.Conn, s.AsOf)
 		t.Messages = cn.committed
+		t.Ping = cn.pairs.pingStats(0, false)
 		s.asOf[cn.idx] = t
 	}
 }
@@ -226,21 +263,27 @@ func (c *Index) streamed(i int32) {
 	if len(c.rpcAsks) > 0 {
 		bound = min(bound, c.rpcBound())
 	}
-	if i == s.next && i < bound {
-		s.pre.ok = true
-		c.emit(i)
+	for s.next < bound && c.rec(s.next).flags&recHeld == 0 && !c.awaiting(s.next) {
+		if s.next == i && s.pre.i == i && s.pre.d != nil {
+			// Commit's decoding of i, handed out after what waited
+			// before it (an asker): its spans move to sc's place.
+			if s.pre.spans == &s.spare {
+				s.sc.spans, s.spare = s.spare, s.sc.spans
+				s.pre.spans = &s.sc.spans
+			}
+			s.pre.ok = true
+		}
+		c.emit(s.next)
+		s.pre.ok = false
 		s.next++
 	}
 	s.pre = preDecoded{}
-	for s.next < bound && c.rec(s.next).flags&recHeld == 0 {
-		c.emit(s.next)
-		s.next++
-	}
 	c.release18()
 }
 
 // streamEnd hands out what is left at Finish: the messages held back for
-// a late resolution (none is held for an inference any more).
+// a late resolution or a pair (none is held for an inference any more,
+// and no asker can be answered).
 func (c *Index) streamEnd() {
 	s := c.stream
 	s.pre = preDecoded{}
@@ -263,7 +306,7 @@ func (c *Index) emit(i int32) {
 		s.err = s.Settled(int(i) + 1)
 	}
 	r := c.rec(i)
-	if r.flags&(recExtra|recBig|recRPC) == 0 {
+	if r.flags&(recExtra|recBig|recRPC|recPaired) == 0 {
 		return // the common case: nothing kept beside the record
 	}
 	if r.flags&recExtra != 0 {
@@ -272,6 +315,7 @@ func (c *Index) emit(i int32) {
 	if r.flags&recBig != 0 {
 		delete(c.big, i)
 	}
+	c.unlink(r, i)
 	if r.flags&recRPC != 0 {
 		delete(c.rpcRecs, i)
 	}
@@ -349,6 +393,7 @@ func (c *Index) streamTables(cn *connection, asOf int) *Tables {
 	}
 	t := cn.tables.snapshot(cn.info.Conn, asOf)
 	t.Messages = cn.info.Messages
+	t.Ping = cn.pairs.pingStats(0, false)
 	return t
 }
 

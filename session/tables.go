@@ -81,6 +81,10 @@ type Tables struct {
 	// RPC is a ULinkRPC connection's table as of AsOf (outputs.md, the
 	// `rpc` object of tables --json); the listener keys are then empty.
 	RPC *rpc.Tables
+
+	// Ping is, per direction, the PingRequests sent in it up to AsOf
+	// and the PingResponses that answered them (outputs.md "ping").
+	Ping [2]PingStats
 }
 
 // opKind is what a USMN message does to the tables (wire.md 4.5). The

@@ -8,6 +8,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -160,6 +161,11 @@ func (f lineFormat) line(m *session.Message) string {
 	if s := summary(m); s != "" {
 		b.WriteString(" " + s)
 	}
+	// The answer of a pair shows its latency (outputs.md "Pairing"), as a
+	// ULinkRPC Response's line does.
+	if m.HasLatency {
+		b.WriteString(" " + rpc.FormatLatency(m.Latency))
+	}
 	if w, ok := m.Worst(); ok {
 		var first dissect.Finding
 		count := 0
@@ -180,7 +186,7 @@ func (f lineFormat) line(m *session.Message) string {
 	return b.String()
 }
 
-// tree is the -V field tree of a message: its line, its bytes as hex, every field with its
+// tree is the -V field tree of a message: its line, its pair, its bytes as hex, every field with its
 // bit offset and length and, for fields of at most maxDrawBytes bytes, the
 // Wireshark-style bit string; then the findings.
 func (f lineFormat) tree(m *session.Message) string {
@@ -192,6 +198,13 @@ func (f lineFormat) tree(m *session.Message) string {
 		b.WriteString(" (widened)")
 	}
 	b.WriteByte('\n')
+	if m.Pair != 0 {
+		fmt.Fprintf(&b, "    pair: message %d", m.Pair)
+		if m.HasLatency {
+			b.WriteString(", latency " + rpc.FormatLatency(m.Latency))
+		}
+		b.WriteByte('\n')
+	}
 	// The bytes as one hex string, as dump --json's "hex" key spells them:
 	// what `usmnscope bits` takes back (issue 16).
 	fmt.Fprintf(&b, "    hex: %x\n", m.Data)

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
@@ -141,6 +142,21 @@ func writeTables(out *bufio.Writer, dc *session.Index, at int) {
 		for _, f := range t.Warnings {
 			fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, termsafe.Escaped(f.Text))
 		}
+		writePing(out, t)
+	}
+}
+
+// writePing prints the PingRequests of each direction, how many were
+// answered and their round trips (tables --json "ping"), when there were
+// any.
+func writePing(out *bufio.Writer, t *session.Tables) {
+	p := t.Ping
+	if t.RPC != nil || p[dissect.C2S].Requests == 0 && p[dissect.S2C].Requests == 0 {
+		return
+	}
+	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
+		s := p[d]
+		fmt.Fprintf(out, "  ping %s: %d requests, %d answered, rtt min/median/max %s\n", d, s.Requests, s.Answered, latencyText(s.RTT))
 	}
 }
 

@@ -1,0 +1,386 @@
+package session
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// Pairing of Unturned messages (outputs.md "Pairing"): a PingResponse
+// answers the oldest unanswered PingRequest of the opposite direction on
+// its connection, a TellClientListenerId or TellClientMissingListener the
+// oldest unanswered RequestServerListenerId of its Clientside_Listener_ID
+// (wire.md 3 and 4.4). Both messages of a pair get Message.Pair, the
+// answer Message.Latency. An answer with no asker outstanding (a Tell*
+// answering a definition, a PingResponse to a PingRequest not captured)
+// pairs with nothing and counts in no statistics.
+//
+// Pairs are made when the answer is committed (listeners.go commit), in
+// the connection's message order, by the full Index and by a Stream alike,
+// so both give every message the same pair. A Stream hands out each
+// message once, so it holds an asker, and everything numbered after it,
+// until the asker is answered or can no longer be (awaiting).
+
+// pairHold bounds pairing: an answer pairs only with an asker at most
+// pairHold messages (capture-wide numbers) before it. An asker older than
+// that is left unanswered, so that a Stream holds an asker, and the
+// messages after it, for at most pairHold messages (as lateHold bounds a
+// reference waiting for its listener ID), and a flood of questions that
+// are never answered costs a bounded queue.
+const pairHold = 4096
+
+// pairState is one connection's pairing: the unanswered askers, the pairs
+// made for messages the records cannot hold, and the ping statistics of
+// tables --json ("ping", outputs.md).
+type pairState struct {
+	// pings are the PingRequests of each direction, apart: a direction's
+	// key is always the one used last (dissect.Pairs: no map operation).
+	pings [2]dissect.Pairs[dissect.Dir]
+	reqs  dissect.Pairs[uint32] // RequestServerListenerIds by Clientside_Listener_ID
+	// order lists the askers in number order from head on: the oldest
+	// leaves when it is answered, and every one once pairHold expires it
+	// (forgotten then if still unanswered), in constant time; one answered
+	// out of order stays in it until then.
+	order []askRef
+	head  int
+	// links are the pairs of the negotiate messages, by record index: their
+	// records' listener fields are taken (a ping's record keeps its pair).
+	links map[int32]pairLink
+	ping  [2]pingCount // by the PingRequests' direction
+	ended bool         // Finish: no answer can come any more
+}
+
+// askRef is an asker in pairState.order: its number and its key.
+type askRef struct {
+	n    int32
+	ping bool
+	key  uint32 // the Dir of a PingRequest, the Clientside_Listener_ID of a request
+}
+
+// pairLink is one side of a negotiate pair.
+type pairLink struct {
+	partner int32 // record index
+	answer  bool
+	latency time.Duration
+}
+
+// pingCount counts the PingRequests of one direction and the PingResponses
+// that answered them. A full Index also keeps their numbers, for the
+// statistics as of a message (Tables(conn, n)); a Stream answers only the
+// end and Stream.AsOf, whose statistics it takes on the way.
+type pingCount struct {
+	requests int
+	reqN     []int32 // full Index: the requests' numbers, ascending
+	ansN     []int32 // full Index: the answers' numbers, ascending, as rtt
+	rtt      dissect.Durations
+}
+
+// PingStats are outputs.md's STATS for the PingRequests sent in one
+// direction: how many, how many a PingResponse answered, and the round
+// trip times of those (RTT.OK false: none, `null`).
+type PingStats struct {
+	Requests, Answered int
+	RTT                rpc.Latency
+}
+
+func pingRequest(k unturned.Kind) bool {
+	return k == unturned.KindServerPingRequest || k == unturned.KindClientPingRequest
+}
+
+func pingResponse(k unturned.Kind) bool {
+	return k == unturned.KindServerPingResponse || k == unturned.KindClientPingResponse
+}
+
+// pair applies message i, just decoded as d by commit, to its connection's
+// pairing. A negotiate message that did not decode cleanly pairs with
+// nothing: its Clientside_Listener_ID may be garbage (as the tables do not
+// take it, opFor).
+func (c *Index) pair(cn *connection, i int32, d *unturned.Decoded) {
+	ps := &cn.pairs
+	ps.expire(i + 1)
+	r := c.rec(i)
+	switch {
+	case pingRequest(d.Kind):
+		c.ask(cn, i, askRef{n: i + 1, ping: true, key: uint32(r.dir)})
+		pc := &ps.ping[r.dir]
+		pc.requests++
+		if c.stream == nil {
+			pc.reqN = append(pc.reqN, i+1)
+		}
+	case pingResponse(d.Kind):
+		asked := 1 - r.dir
+		if a, ok := ps.answer(true, uint32(asked), int(i)+1); ok {
+			lat := c.link(cn, a, i, true)
+			pc := &ps.ping[asked]
+			pc.rtt.Add(lat)
+			if c.stream == nil {
+				pc.ansN = append(pc.ansN, i+1)
+			}
+		}
+	case d.Kind == unturned.KindNegotiateListenerDetails && d.Clean():
+		ng := &d.Negotiate
+		switch {
+		case requestAsker(r.dir, d):
+			c.ask(cn, i, askRef{n: i + 1, key: ng.ClientID})
+		case r.dir == dissect.S2C && (ng.Mode == unturned.TellClientListenerID || ng.Mode == unturned.TellClientMissingListener):
+			if a, ok := ps.answer(false, ng.ClientID, int(i)+1); ok {
+				c.link(cn, a, i, false)
+			}
+		}
+	}
+}
+
+// ask records message i as an asker. A Stream that hands messages out
+// holds it (awaiting): when it was to be handed out at its commit, its
+// bytes were not kept (Index.streamNow), so they are kept now.
+func (c *Index) ask(cn *connection, i int32, a askRef) {
+	ps := &cn.pairs
+	t := time.Unix(0, c.timeOf(i))
+	if a.ping {
+		ps.pings[a.key].Ask(dissect.Dir(a.key), dissect.Ask{N: int(a.n), Time: t})
+	} else {
+		ps.reqs.Ask(a.key, dissect.Ask{N: int(a.n), Time: t})
+	}
+	ps.order = append(ps.order, a)
+	r := c.rec(i)
+	r.flags |= recAsk
+	// Kept in the arena: a message handed out at its commit has no bytes
+	// kept (streamNow), and one in the capture file would be read back
+	// with a system call for a few bytes.
+	if s := c.stream; s != nil && s.Settled != nil && s.pre.i == i && (r.flags&recFile != 0 || i == s.next && !c.lateOn()) {
+		c.rekeep(i, s.pre.data)
+	}
+}
+
+// rekeep copies message i's bytes into the arena and points its record
+// at them.
+func (c *Index) rekeep(i int32, msg []byte) {
+	_, t := c.where(i)
+	off := c.keep(msg)
+	r := c.rec(i)
+	if r.flags&recFile != 0 {
+		r.flags &^= recFile
+		c.inFile--
+	}
+	b := &c.recs[i/recChunk]
+	if !b.hasArena {
+		b.arena0, b.hasArena = off, true
+	}
+	if d := off - b.arena0; r.flags&recBig == 0 && d >= 0 && d <= math.MaxUint32 {
+		r.off = uint32(d)
+		return
+	}
+	if c.big == nil {
+		c.big = map[int32][2]int64{}
+	}
+	c.big[i] = [2]int64{off, t}
+	r.flags |= recBig
+}
+
+// requestAsker reports whether d, decoded in direction dir, is a
+// RequestServerListenerId that asks (pair).
+func requestAsker(dir dissect.Dir, d *unturned.Decoded) bool {
+	return dir == dissect.C2S && d.Kind == unturned.KindNegotiateListenerDetails && d.Clean() && d.Negotiate.Mode == unturned.RequestServerListenerID
+}
+
+// asksLater reports whether msg, read in state st, is a C→S Negotiate
+// Listener Details: perhaps a RequestServerListenerId, which a Stream holds
+// until its answer (awaiting), so that the decoding its commit makes is
+// not the one handed out. Only its enum is read (wire.md 4.2: the vanilla
+// width, then the extra bits unless it is the detection message).
+func (c *Index) asksLater(dir dissect.Dir, st unturned.State, msg []byte) bool {
+	if dir != dissect.C2S {
+		return false
+	}
+	p := c.profile
+	r := netpak.NewReader(msg)
+	old := p.EnumBits(dir)
+	v := r.Bits(old)
+	if st.Widened && v != p.DetectionMessage(dir) {
+		v |= r.Bits(p.ExtraBits) << uint(old)
+	}
+	return r.Err() == nil && p.Kind(dir, v) == unturned.KindNegotiateListenerDetails
+}
+
+// answer takes the oldest unanswered asker of key that message n may
+// answer: askers more than pairHold messages older are forgotten. The
+// asker at the head of order, the usual one, leaves it at once.
+func (ps *pairState) answer(ping bool, key uint32, n int) (dissect.Ask, bool) {
+	for {
+		var a dissect.Ask
+		var ok bool
+		if ping {
+			a, ok = ps.pings[key].Oldest(dissect.Dir(key))
+		} else {
+			a, ok = ps.reqs.Oldest(key)
+		}
+		if !ok {
+			return a, false
+		}
+		if n-a.N <= pairHold {
+			if ps.head < len(ps.order) && int(ps.order[ps.head].n) == a.N {
+				ps.head++
+				ps.compact()
+			}
+			return a, true
+		}
+	}
+}
+
+// open reports whether asker a is still unanswered.
+func (ps *pairState) open(a askRef) bool {
+	var o dissect.Ask
+	var ok bool
+	if a.ping {
+		o, ok = ps.pings[a.key].Peek(dissect.Dir(a.key))
+	} else {
+		o, ok = ps.reqs.Peek(a.key)
+	}
+	return ok && o.N == int(a.n)
+}
+
+// pairFinal reports whether no message can answer cn's asker n any more:
+// every message that may (numbered at most pairHold after it) has been
+// committed on its connection and none did, or the capture ended.
+func (c *Index) pairFinal(cn *connection, n int32) bool {
+	return cn.pairs.ended || c.nrec-int(n) >= pairHold && cn.committed == cn.info.Messages
+}
+
+// expire forgets the askers at the head of order that message n, being
+// committed, and the connection's later messages can no longer answer
+// (those answered meanwhile just leave order).
+func (ps *pairState) expire(n int32) {
+	for ps.head < len(ps.order) {
+		a := ps.order[ps.head]
+		if n-a.n <= pairHold {
+			break
+		}
+		if ps.open(a) {
+			if a.ping {
+				ps.pings[a.key].Oldest(dissect.Dir(a.key))
+			} else {
+				ps.reqs.Oldest(a.key)
+			}
+		}
+		ps.head++
+	}
+	ps.compact()
+}
+
+// compact empties order once it is all behind head, and moves what is
+// left to its start once most of it is.
+func (ps *pairState) compact() {
+	if ps.head == len(ps.order) {
+		ps.order, ps.head = ps.order[:0], 0
+	} else if ps.head >= 64 && 2*ps.head >= len(ps.order) {
+		k := copy(ps.order, ps.order[ps.head:])
+		ps.order, ps.head = ps.order[:k], 0
+	}
+}
+
+// oldestOpen is the number of cn's oldest unanswered asker, 0 for none.
+func (ps *pairState) oldestOpen() int32 {
+	for _, a := range ps.order[ps.head:] {
+		if ps.open(a) {
+			return a.n
+		}
+	}
+	return 0
+}
+
+// pairSettled lowers settled (Index.Settled) to before cn's oldest asker
+// that may still be answered: its Message would change.
+func (c *Index) pairSettled(cn *connection, settled int) int {
+	if n := cn.pairs.oldestOpen(); n > 0 && int(n)-1 < settled && !c.pairFinal(cn, n) {
+		return int(n) - 1
+	}
+	return settled
+}
+
+// awaiting reports whether a Stream must hold record i: an asker that may
+// still be answered, when messages are handed out (Settled) with their
+// pair.
+func (c *Index) awaiting(i int32) bool {
+	if c.stream.Settled == nil {
+		return false
+	}
+	r := c.rec(i)
+	if r.flags&(recAsk|recPaired) != recAsk {
+		return false
+	}
+	return !c.pairFinal(c.conns[r.conn], i+1)
+}
+
+// link pairs asker ask with answer i and returns the latency. A ping's
+// pair is kept in its records (partner in cid, the answer's latency in sid
+// and tv, which a ping's record does not use); a negotiate pair in links.
+// A Stream that hands out no Message (no Settled) holds no asker, whose
+// record may be released already: only the statistics count then.
+func (c *Index) link(cn *connection, ask dissect.Ask, i int32, ping bool) time.Duration {
+	lat := time.Duration(c.timeOf(i) - ask.Time.UnixNano())
+	if s := c.stream; s != nil && s.Settled == nil {
+		return lat
+	}
+	a := int32(ask.N - 1)
+	ra, ri := c.rec(a), c.rec(i)
+	ra.flags |= recPaired
+	ri.flags |= recPaired
+	if ping {
+		ra.cid, ri.cid = uint32(i), uint32(a)
+		ri.sid, ri.tv = uint32(uint64(lat)>>32), uint32(uint64(lat))
+		return lat
+	}
+	if cn.pairs.links == nil {
+		cn.pairs.links = map[int32]pairLink{}
+	}
+	cn.pairs.links[a] = pairLink{partner: i}
+	cn.pairs.links[i] = pairLink{partner: a, answer: true, latency: lat}
+	return lat
+}
+
+// pairInto sets m's pair from record i (fromRecord).
+func (c *Index) pairInto(m *Message, r *record, i int32) {
+	if r.flags&recPaired == 0 {
+		return
+	}
+	if pingRequest(r.kind) || pingResponse(r.kind) {
+		m.Pair = int(r.cid) + 1
+		if pingResponse(r.kind) {
+			m.Latency, m.HasLatency = time.Duration(int64(uint64(r.sid)<<32|uint64(r.tv))), true
+		}
+		return
+	}
+	l := c.conns[r.conn].pairs.links[i]
+	m.Pair = int(l.partner) + 1
+	m.Latency, m.HasLatency = l.latency, l.answer
+}
+
+// unlink forgets what a Stream kept of record i's pair once it is handed
+// out.
+func (c *Index) unlink(r *record, i int32) {
+	if r.flags&recPaired != 0 && !pingRequest(r.kind) && !pingResponse(r.kind) {
+		delete(c.conns[r.conn].pairs.links, i)
+	}
+}
+
+// pingStats gives the statistics of each direction's PingRequests
+// answered as of message asOf (a full Index; ≤ 0 or a Stream: all).
+func (ps *pairState) pingStats(asOf int, full bool) [2]PingStats {
+	var out [2]PingStats
+	for d := range ps.ping {
+		pc := &ps.ping[d]
+		req, rtt := pc.requests, pc.rtt
+		if full && asOf > 0 {
+			req = sort.Search(len(pc.reqN), func(k int) bool { return int(pc.reqN[k]) > asOf })
+			rtt = pc.rtt.Prefix(sort.Search(len(pc.ansN), func(k int) bool { return int(pc.ansN[k]) > asOf }))
+		}
+		mn, md, mx, ok := rtt.Stats()
+		out[d] = PingStats{Requests: req, Answered: rtt.Len(), RTT: rpc.Latency{Min: mn, Median: md, Max: mx, OK: ok}}
+	}
+	return out
+}
