@@ -165,19 +165,19 @@ func (h hintScore) decodesBadly() bool {
 	return h.flagged*10 >= h.messages || h.trailer
 }
 
-// scoreIndex is hintScore of a full Index (every message kept).
+// scoreIndex is hintScore of a full Index (every message kept), tallied
+// from each message's Head as hintTally does for a stream: the index
+// records say the kind and the worst severity without decoding, so only
+// workshop messages are decoded (for their trailer note). The TUI scores
+// its million-message index this way before it says loaded (issue 18).
 func scoreIndex(dc *session.Index) hintScore {
-	sc := infer.ScoreOf(dc)
-	h := hintScore{messages: sc.Messages, flagged: sc.Flagged}
-	if sc.Messages == 0 || h.decodesBadly() {
-		return h
-	}
-	for n := 1; n <= dc.Len() && !h.trailer; n++ {
-		if m := dc.Message(n); m != nil {
-			h.trailer = workshopTrailer(m)
+	var t hintTally
+	for n := 1; n <= dc.Len(); n++ {
+		if h, ok := dc.Head(n); ok {
+			t.head(dc, h)
 		}
 	}
-	return h
+	return t.score(dc)
 }
 
 // workshopTrailer reports whether m is a workshop message with an unknown
