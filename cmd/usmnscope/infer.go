@@ -172,7 +172,7 @@ func (h hintScore) decodesBadly() bool {
 // its million-message index this way before it says loaded (issue 18).
 func scoreIndex(dc *session.Index) hintScore {
 	var t hintTally
-	for n := 1; n <= dc.Len(); n++ {
+	for n, last := 1, dc.Len(); n <= last; n++ {
 		if h, ok := dc.Head(n); ok {
 			t.head(dc, h)
 		}
