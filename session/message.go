@@ -294,6 +294,11 @@ func (m *Message) Head() Head {
 func (c *Index) Head(n int) (Head, bool) {
 	c.rlock()
 	defer c.runlock()
+	return c.head(n)
+}
+
+// head is Head with the lock held.
+func (c *Index) head(n int) (Head, bool) {
 	if n < 1 || n > c.nrec {
 		return Head{}, false
 	}

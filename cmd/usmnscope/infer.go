@@ -172,12 +172,17 @@ func (h hintScore) decodesBadly() bool {
 // its million-message index this way before it says loaded (issue 18).
 func scoreIndex(dc *session.Index) hintScore {
 	var t hintTally
-	for n, last := 1, dc.Len(); n <= last; n++ {
-		if h, ok := dc.Head(n); ok {
+	buf := make([]session.Head, 0, 4096)
+	for n := 1; ; {
+		hs := dc.Heads(buf, n)
+		if len(hs) == 0 {
+			return t.score(dc)
+		}
+		for _, h := range hs {
 			t.head(dc, h)
 		}
+		n += len(hs)
 	}
-	return t.score(dc)
 }
 
 // workshopTrailer reports whether m is a workshop message with an unknown
