@@ -44,8 +44,8 @@ func (c *Index) Heads(dst []Head, from int) []Head {
 	c.rlock()
 	defer c.runlock()
 	for n := max(from, 1); n <= c.nrec && len(dst) < cap(dst); n++ {
-		h, _ := c.head(n)
-		dst = append(dst, h)
+		dst = dst[:len(dst)+1]
+		c.head(n, &dst[len(dst)-1])
 	}
 	return dst
 }

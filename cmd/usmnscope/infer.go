@@ -178,8 +178,8 @@ func scoreIndex(dc *session.Index) hintScore {
 		if len(hs) == 0 {
 			return t.score(dc)
 		}
-		for _, h := range hs {
-			t.head(dc, h)
+		for i := range hs {
+			t.head(dc, &hs[i])
 		}
 		n += len(hs)
 	}
@@ -212,7 +212,7 @@ type hintTally struct {
 }
 
 // head is a Stream.Heads: it tallies message h.N as it is handed out.
-func (t *hintTally) head(dc *session.Index, h session.Head) {
+func (t *hintTally) head(dc *session.Index, h *session.Head) {
 	if h.Kind == unturned.KindUnknown || h.HasFinding && h.Worst >= dissect.Warn {
 		t.h.flagged++
 	}
