@@ -57,6 +57,21 @@ type refresher struct {
 // next check or the idle tick, idleFlush at most.
 const clockEvery = 16
 
+// fileRefresh is refreshInterval for a capture file: nothing there waits
+// on a writer, so its load redraws at 10 Hz (issue 18: each redraw is a
+// frame built and diffed, a tenth of a million-message load at 20 Hz).
+const fileRefresh = 100 * time.Millisecond
+
+// interval is how far apart progress messages are: refreshInterval for
+// standard input and live capture (Size unknown), whose last events must
+// show within issue 13's 100 ms, fileRefresh for a file.
+func interval(st capture.Stats) time.Duration {
+	if st.Size > 0 {
+		return fileRefresh
+	}
+	return refreshInterval
+}
+
 // event is the feeder's per-event hook.
 func (r *refresher) event(st capture.Stats) {
 	r.mu.Lock()
@@ -68,7 +83,7 @@ func (r *refresher) event(st capture.Stats) {
 		return
 	}
 	now := r.clk.Now()
-	send := now.Sub(r.last) >= refreshInterval
+	send := now.Sub(r.last) >= interval(st)
 	if send {
 		r.last, r.dirty, r.events = now, false, 0
 	} else {
@@ -83,8 +98,11 @@ func (r *refresher) event(st capture.Stats) {
 // idle is the ticker's hook: events left unsent by the throttle are sent.
 func (r *refresher) idle(now time.Time) {
 	r.mu.Lock()
-	send := r.dirty
 	st := r.latest
+	// A file's tick sends only when about fileRefresh has passed (the
+	// tick's phase is anywhere in idleFlush); a pipe's or live capture's,
+	// whenever events wait.
+	send := r.dirty && (st.Size <= 0 || now.Sub(r.last) >= fileRefresh-idleFlush/2)
 	if send {
 		r.last, r.dirty, r.events = now, false, 0
 	}
