@@ -52,8 +52,8 @@ type Stream struct {
 	// as it is handed out, before Settled: a tally that needs no decoding
 	// (the CLI's profile hint) costs no listener bookkeeping for an
 	// output that prints nothing per message (tables). During the call
-	// Message(n) is valid as in Settled.
-	Heads func(h Head)
+	// Message(n) is valid as in Settled, and *h only during the call.
+	Heads func(h *Head)
 	// Spans decodes each message with its field spans at commit, for
 	// Detail and AppendJSONOne (dump -V, dump --json).
 	Spans bool
@@ -68,6 +68,7 @@ type streamState struct {
 	next     int32 // record index of the next message to hand out
 	err      error
 	pre      preDecoded
+	head     Head // Heads's, filled in place
 	sc       detailScratch
 	asOf     map[uint32]*Tables // per connection index: tables as of AsOf, taken before its first later message
 	freedRec int                // record blocks before this one are released
@@ -297,10 +298,8 @@ func (c *Index) streamEnd() {
 // emit hands record i to Settled and forgets what only it needed.
 func (c *Index) emit(i int32) {
 	s := c.stream
-	if s.Heads != nil {
-		if h, ok := c.Head(int(i) + 1); ok {
-			s.Heads(h)
-		}
+	if s.Heads != nil && c.head(int(i)+1, &s.head) {
+		s.Heads(&s.head)
 	}
 	if s.Settled != nil && s.err == nil {
 		s.err = s.Settled(int(i) + 1)

@@ -41,6 +41,13 @@ func (f Focus) String() string { return enum.Name(focusNames[:], f) }
 // filter: small enough that a key press never waits on a full pass.
 const scanBudget = 5000
 
+// indexBudget is how many messages one background update indexes by
+// connection (index.step): reading stamps in batches costs tens of
+// nanoseconds a message, so a larger slice still keeps a key press
+// waiting well under a frame, and a million-message load takes a few dozen
+// updates (each with its frame) instead of two hundred (issue 18).
+const indexBudget = 1 << 16
+
 // syncBudget is the work done in the update that brings new data or a new
 // filter, before its frame: a small capture is complete at once (and its
 // screens deterministic); a large one continues in later updates.
@@ -209,7 +216,12 @@ func (m *Model) rows() messages.Rows {
 // and re-arms itself while work remains. A filter scan that reads the
 // capture file runs as a command; its ScannedMsg re-arms the next one.
 func (m *Model) step(budget int) tea.Cmd {
-	more := m.idx.step(m.src, m.n, budget)
+	return m.stepIndex(budget, budget)
+}
+
+// stepIndex is step indexing up to index messages by connection.
+func (m *Model) stepIndex(budget, index int) tea.Cmd {
+	more := m.idx.step(m.src, m.n, index)
 	m.conns.SetSpark(m.idx.spark)
 	if !m.allConns {
 		m.msgs.SetRows(m.rows(), false)
@@ -373,7 +385,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case scanMsg:
 		m.scanning = false
-		return m, m.step(scanBudget)
+		return m, m.stepIndex(scanBudget, indexBudget)
 	case filterbar.FilterMsg:
 		m.filter = msg.Match
 		m.applyFilter()

@@ -16,55 +16,82 @@ import (
 // peak at the index plus this (issue 17: 160 MB beside the index).
 const gcHeadroom = 24 << 20
 
-// tuneGC keeps the collector's headroom near gcHeadroom: after each cycle
-// GOGC is set to gcHeadroom as a percentage of the live heap, between 10
-// and 100 (below 10 the collector would run too often for the index's
-// sake; small heaps keep the default). A GOGC or GOMEMLIMIT given in the
-// environment wins. The records of the index hold no pointers, so a cycle
-// costs little however large it is.
+// tuiHeadroom is the TUI's headroom (issue 7: at most 64 bytes a message
+// for the TUI, which keeps its index). It was GOGC=5, 5% of the live heap:
+// 2.6 MiB above 52 MiB at a million messages, but a collection every 5% of
+// growth from the start, 800 cycles over a million-message load, each
+// scanning the program's 5 MiB of pointerful globals (gopacket's layer
+// tables): a fifth of the load's CPU (issue 18). A fixed 8 MiB costs a
+// couple of dozen cycles and 1 MiB more peak RSS at 1M messages (VmHWM
+// 71 MB against 17 MB for a small capture: 55 bytes a message).
+const tuiHeadroom = 8 << 20
+
+// gcTuning is what tuneGC keeps: the headroom and the least GOGC.
+type gcTuning struct {
+	headroom uint64
+	min      int
+}
+
+var (
+	gcMu     sync.Mutex
+	gcTune   = gcTuning{headroom: gcHeadroom, min: 10}
+	gcOnce   sync.Once
+	gcSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+)
+
+// tuneGC keeps the collector's headroom near gcTune.headroom: after each
+// cycle GOGC is set to the headroom as a percentage of the live heap,
+// between gcTune.min and 100 (the command's least: below it the collector
+// would run too often for the index's sake; small heaps keep the
+// default). A GOGC or GOMEMLIMIT given in the environment wins. The
+// records of the index hold no pointers, so a cycle costs little however
+// large it is. Later calls do nothing.
 func tuneGC() {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	var rearm func()
-	rearm = func() {
-		// A finalizer runs once after the cycle that finds its object
-		// unreachable; making a new one each time hears of every cycle.
-		runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
-			gcMu.Lock()
-			defer gcMu.Unlock()
-			if gcFixed {
-				return
-			}
-			metrics.Read(sample)
-			if sample[0].Value.Kind() == metrics.KindUint64 {
-				debug.SetGCPercent(gcPercent(sample[0].Value.Uint64()))
-			}
-			rearm()
-		})
-	}
-	rearm()
+	gcOnce.Do(func() {
+		var rearm func()
+		rearm = func() {
+			// A finalizer runs once after the cycle that finds its object
+			// unreachable; making a new one each time hears of every cycle.
+			runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
+				gcMu.Lock()
+				defer gcMu.Unlock()
+				retune()
+				rearm()
+			})
+		}
+		rearm()
+	})
 }
 
-var (
-	gcMu    sync.Mutex
-	gcFixed bool // a command set its own GOGC (fixGC): tuneGC stops
-)
+// retune sets GOGC from the live heap and gcTune; gcMu is held.
+func retune() {
+	metrics.Read(gcSample)
+	if gcSample[0].Value.Kind() == metrics.KindUint64 {
+		debug.SetGCPercent(gcTune.percent(gcSample[0].Value.Uint64()))
+	}
+}
 
-// fixGC sets GOGC to percent for the rest of the run, ending tuneGC.
-func fixGC(percent int) {
+// setTuning makes t the tuning from now on and returns the one before
+// (the TUI sets tuiHeadroom; benchmarks restore).
+func setTuning(t gcTuning) gcTuning {
 	gcMu.Lock()
 	defer gcMu.Unlock()
-	gcFixed = true
-	debug.SetGCPercent(percent)
+	old := gcTune
+	gcTune = t
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		retune()
+	}
+	return old
 }
 
-// gcPercent is the GOGC that lets a heap of live bytes grow by about
-// gcHeadroom, between 10 and 100.
-func gcPercent(live uint64) int {
+// percent is the GOGC that lets a heap of live bytes grow by about
+// t.headroom, between t.min and 100.
+func (t gcTuning) percent(live uint64) int {
 	if live == 0 {
 		return 100
 	}
-	return int(min(100, max(10, uint64(gcHeadroom)*100/live)))
+	return int(min(100, max(uint64(t.min), t.headroom*100/live)))
 }

@@ -165,19 +165,24 @@ func (h hintScore) decodesBadly() bool {
 	return h.flagged*10 >= h.messages || h.trailer
 }
 
-// scoreIndex is hintScore of a full Index (every message kept).
+// scoreIndex is hintScore of a full Index (every message kept), tallied
+// from each message's Head as hintTally does for a stream: the index
+// records say the kind and the worst severity without decoding, so only
+// workshop messages are decoded (for their trailer note). The TUI scores
+// its million-message index this way before it says loaded (issue 18).
 func scoreIndex(dc *session.Index) hintScore {
-	sc := infer.ScoreOf(dc)
-	h := hintScore{messages: sc.Messages, flagged: sc.Flagged}
-	if sc.Messages == 0 || h.decodesBadly() {
-		return h
-	}
-	for n := 1; n <= dc.Len() && !h.trailer; n++ {
-		if m := dc.Message(n); m != nil {
-			h.trailer = workshopTrailer(m)
+	var t hintTally
+	buf := make([]session.Head, 0, 4096)
+	for n := 1; ; {
+		hs := dc.Heads(buf, n)
+		if len(hs) == 0 {
+			return t.score(dc)
 		}
+		for i := range hs {
+			t.head(dc, &hs[i])
+		}
+		n += len(hs)
 	}
-	return h
 }
 
 // workshopTrailer reports whether m is a workshop message with an unknown
@@ -208,7 +213,7 @@ type hintTally struct {
 }
 
 // head is a Stream.Heads: it tallies message h.N as it is handed out.
-func (t *hintTally) head(dc *session.Index, h session.Head) {
+func (t *hintTally) head(dc *session.Index, h *session.Head) {
 	if h.Kind == unturned.KindUnknown || h.HasFinding && h.Worst >= dissect.Warn {
 		if h.RPC != nil {
 			// ULinkRPC (whose Kind is Unknown) says nothing of the

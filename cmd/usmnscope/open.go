@@ -115,19 +115,19 @@ func tuiConfig(path string) views.Config {
 	return cfg
 }
 
-// tuiGCPercent is the TUI's GOGC. The decoded capture is a large, long-lived
-// and pointer-free index (cheap to mark), while showing messages makes
-// short-lived garbage; at the default 100 the heap may grow to twice the
-// index before a collection, which doubles the resident set for nothing
-// (issue 7: ≤ 64 bytes per message).
-const tuiGCPercent = 5
-
-// lowGC sets tuiGCPercent unless the user chose a GOGC.
+// lowGC gives the TUI its tight headroom (tuiHeadroom, least GOGC 1):
+// the decoded capture is a large, long-lived and pointer-free index (cheap
+// to mark), while showing messages makes short-lived garbage; at the
+// default the heap may grow to twice the index before a collection, which
+// doubles the resident set for nothing (issue 7: ≤ 64 bytes per message).
+// A GOGC or GOMEMLIMIT in the environment wins (tuneGC).
 func lowGC() {
-	if os.Getenv("GOGC") == "" {
-		fixGC(tuiGCPercent)
-	}
+	tuneGC()
+	setTuning(tuiTuning)
 }
+
+// tuiTuning is the TUI's collector tuning (lowGC).
+var tuiTuning = gcTuning{headroom: tuiHeadroom, min: 1}
 
 // refreshInterval throttles the progress messages the feeding goroutine
 // sends to the UI (20 Hz): the UI redraws on each, so this bounds the

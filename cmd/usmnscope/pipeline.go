@@ -94,7 +94,7 @@ func readCaptureFeed(s *streams, p *unturned.Profile, set *schema.Set, rp *pipel
 		prints = prints || st.Settled != nil
 		if path != "-" {
 			tally = &hintTally{}
-			st.Heads = func(h session.Head) { tally.head(dc, h) }
+			st.Heads = func(h *session.Head) { tally.head(dc, h) }
 		}
 		dc.SetStream(st)
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
-	"runtime/debug"
 	"testing"
 	"time"
 
@@ -13,12 +11,13 @@ import (
 )
 
 // BenchmarkScaleIndexLoad decodes the scale capture into a full Index as
-// the TUI does (file store attached, GOGC at tuiGCPercent), without the
+// the TUI does (file store attached, the collector tuned as lowGC does), without the
 // UI: the part of the TUI's load issue 18 holds to 2x `tables --json`.
 func BenchmarkScaleIndexLoad(b *testing.B) {
 	b.ReportAllocs()
 	path := scaleCapture(b)
-	defer debug.SetGCPercent(debug.SetGCPercent(tuiGCPercent))
+	tuneGC()
+	defer setTuning(setTuning(tuiTuning))
 	for b.Loop() {
 		indexLoad(b, path)
 	}
@@ -56,16 +55,14 @@ func BenchmarkScaleRatios(b *testing.B) {
 			b.Fatalf("%v: exit %d", args, code)
 		}
 	}
+	tuneGC() // as main does
 	for b.Loop() {
 		timed(&tables, func() { execute("tables", "--json") })
 		timed(&dump, func() { execute("dump", "--json") })
 		timed(&index, func() {
-			old := debug.SetGCPercent(tuiGCPercent)
-			if os.Getenv("GOGC") != "" {
-				debug.SetGCPercent(old)
-			}
+			old := setTuning(tuiTuning)
 			indexLoad(b, path)
-			debug.SetGCPercent(old)
+			setTuning(old)
 		})
 	}
 	b.ReportMetric(float64(dump)/float64(tables), "dump/tables")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -44,20 +45,66 @@ type refresher struct {
 	send func(tea.Msg)
 	clk  clock
 
+	// events counts the feeder's events since it last sent (the feeder's
+	// alone); skipped says events passed without the lock since the
+	// feeder last took it.
+	events  int
+	skipped atomic.Bool
+
 	mu     sync.Mutex
 	last   time.Time     // when the last ProgressMsg was sent
 	dirty  bool          // events were applied since
-	latest capture.Stats // the feeder's last statistics
+	latest capture.Stats // the feeder's statistics as of its last check
+}
+
+// clockEvery is how often (in events) the feeder's hook takes the lock and
+// reads the clock after the first event since it sent: the clock and the
+// lock were a twentieth of a million-message load (issue 18). Events in
+// between only mark that something waits, for the next check or the idle
+// tick (idleFlush at most); for a file they skip the lock too, so the
+// progress fraction sent is up to clockEvery-1 events old.
+const clockEvery = 16
+
+// fileRefresh is refreshInterval for a capture file: nothing there waits
+// on a writer, so its load redraws at 10 Hz (issue 18: each redraw is a
+// frame built and diffed, a tenth of a million-message load at 20 Hz).
+const fileRefresh = 100 * time.Millisecond
+
+// interval is how far apart progress messages are: refreshInterval for
+// standard input and live capture (Size unknown), whose last events must
+// show within issue 13's 100 ms, fileRefresh for a file.
+func interval(st capture.Stats) time.Duration {
+	if st.Size > 0 {
+		return fileRefresh
+	}
+	return refreshInterval
 }
 
 // event is the feeder's per-event hook.
 func (r *refresher) event(st capture.Stats) {
+	r.events++
+	skip := r.events%clockEvery != 1
+	if skip && st.Size > 0 {
+		// A file: only the progress fraction goes stale.
+		if !r.skipped.Load() {
+			r.skipped.Store(true)
+		}
+		return
+	}
 	r.mu.Lock()
 	r.latest = st
+	r.skipped.Store(false)
+	if skip {
+		// Standard input or live: the statistics stay current (the live
+		// packet rate), the clock is read every clockEvery events.
+		r.dirty = true
+		r.mu.Unlock()
+		return
+	}
 	now := r.clk.Now()
-	send := now.Sub(r.last) >= refreshInterval
+	send := now.Sub(r.last) >= interval(st)
 	if send {
-		r.last, r.dirty = now, false
+		r.last, r.dirty, r.events = now, false, 0
 	} else {
 		r.dirty = true
 	}
@@ -70,8 +117,14 @@ func (r *refresher) event(st capture.Stats) {
 // idle is the ticker's hook: events left unsent by the throttle are sent.
 func (r *refresher) idle(now time.Time) {
 	r.mu.Lock()
-	send := r.dirty
 	st := r.latest
+	if r.skipped.Swap(false) {
+		r.dirty = true
+	}
+	// A file's tick sends only when about fileRefresh has passed (the
+	// tick's phase is anywhere in idleFlush); a pipe's or live capture's,
+	// whenever events wait.
+	send := r.dirty && (st.Size <= 0 || now.Sub(r.last) >= fileRefresh-idleFlush/2)
 	if send {
 		r.last, r.dirty = now, false
 	}

@@ -32,6 +32,35 @@ type router struct {
 	// claim asks capture for every datagram of a probed UDP flow found to
 	// be KCP (kcpStart); nil when the source does not probe.
 	claim func(capture.Flow)
+	// recent caches flows by port pair (direct-mapped), so that most
+	// events skip hashing their 64-byte Flow key in flows (issue 18: that
+	// lookup was a twentieth of `tables --json`).
+	recent [flowCacheSize]flowSlot
+}
+
+const flowCacheSize = 256
+
+type flowSlot struct {
+	f  capture.Flow
+	rt *route
+}
+
+// slot is f's cache slot.
+func (r *router) slot(f capture.Flow) *flowSlot {
+	return &r.recent[(uint(f.Client.Port())*31^uint(f.Server.Port()))%flowCacheSize]
+}
+
+// route returns f's route, nil when f has none.
+func (r *router) route(f capture.Flow) *route {
+	s := r.slot(f)
+	if s.rt != nil && s.f == f {
+		return s.rt
+	}
+	rt := r.flows[f]
+	if rt != nil {
+		*s = flowSlot{f, rt}
+	}
+	return rt
 }
 
 // route is what the router knows of one connection.
@@ -101,7 +130,7 @@ func (r *router) apply(ev capture.Event) {
 		r.open(ev)
 		return
 	}
-	rt := r.flows[ev.Flow]
+	rt := r.route(ev.Flow)
 	if rt == nil {
 		// An event of a flow whose open was not seen: capture opens every
 		// flow first, so this is decoded as before the router existed.
@@ -123,6 +152,7 @@ func (r *router) apply(ev capture.Event) {
 			r.decide(rt, ev.Flow, ProtoNone, "it closed before its first client message showed a known protocol")
 		}
 		delete(r.flows, ev.Flow)
+		*r.slot(ev.Flow) = flowSlot{}
 	}
 }
 
@@ -159,6 +189,7 @@ func (r *router) open(ev capture.Event) {
 	f := ev.Flow
 	rt := &route{syn: ev.Rule == capture.RuleSYN}
 	r.flows[f] = rt
+	*r.slot(f) = flowSlot{f, rt}
 	cp, sp := f.Client.Port(), f.Server.Port()
 	if p, ok := r.as[sp]; ok {
 		r.byPort(rt, f, p, fmt.Sprintf("--decode-as %d=%s turns its port off", sp, p))
