@@ -102,7 +102,7 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *timeCache) ([]byte, error
 	}
 	dst = append(dst, `,"dir":`...)
 	dst = termsafe.AppendJSONString(dst, m.Dir.String())
-	dst = append(dst, `,"len":`...)
+	dst = append(dst, `,"proto":"unturned","len":`...)
 	dst = appendInt(dst, len(m.Data))
 	dst = appendHex(dst, m.Data)
 	dst = append(dst, `,"enum":{"value":`...)
@@ -275,6 +275,7 @@ type jsonConn struct {
 	Conn            string            `json:"conn"`
 	Client          string            `json:"client"`
 	Server          string            `json:"server"`
+	Proto           string            `json:"proto"` // outputs.md: every connection has it
 	USMN            jsonUSMN          `json:"usmn"`
 	Messages        int               `json:"messages"`
 	ServerListeners []jsonServerEntry `json:"server_listeners"`
@@ -284,6 +285,9 @@ type jsonConn struct {
 	Unresolved      []jsonRef         `json:"unresolved"`
 	Warnings        []jsonFinding     `json:"warnings"`
 	Ping            *jsonPing         `json:"ping,omitempty"`
+	// Findings are the connection-level findings (outputs.md: every
+	// connection has them): gaps, resynchronisation, inference notes.
+	Findings []jsonFinding `json:"findings"`
 }
 
 // jsonPing is outputs.md's `"ping": {"c2s": STATS, "s2c": STATS}`.
@@ -330,6 +334,7 @@ func tablesJSON(ci ConnInfo, t *Tables) jsonConn {
 		Conn:            ci.Conn.String(),
 		Client:          ci.Conn.Client.String(),
 		Server:          ci.Conn.Server.String(),
+		Proto:           "unturned",
 		USMN:            jsonUSMN{Client: ci.USMNClient, Server: ci.USMNServer, Widened: ci.Widened[dissect.C2S] || ci.Widened[dissect.S2C]},
 		Messages:        ci.Messages,
 		ServerListeners: []jsonServerEntry{},
@@ -338,6 +343,10 @@ func tablesJSON(ci ConnInfo, t *Tables) jsonConn {
 		MissingOnClient: []uint32{},
 		Unresolved:      []jsonRef{},
 		Warnings:        []jsonFinding{},
+		Findings:        make([]jsonFinding, 0, len(ci.Findings)),
+	}
+	for _, f := range ci.Findings {
+		j.Findings = append(j.Findings, jsonFinding{Severity: f.Severity.String(), Group: f.Group.String(), Text: f.Text})
 	}
 	if t == nil {
 		return j

@@ -51,6 +51,7 @@ type refMessage struct {
 	Time        string        `json:"time"`
 	Conn        string        `json:"conn"`
 	Dir         string        `json:"dir"`
+	Proto       string        `json:"proto"`
 	Len         int           `json:"len"`
 	Hex         string        `json:"hex"`
 	Enum        refEnum       `json:"enum"`
@@ -98,6 +99,7 @@ func refMarshalJSON(m *Message) ([]byte, error) {
 		Time:    m.Time.UTC().Format(timeLayout),
 		Conn:    m.Conn.String(),
 		Dir:     m.Dir.String(),
+		Proto:   "unturned",
 		Len:     len(m.Data),
 		Hex:     hexString(m.Data),
 		Enum:    refEnum{Value: m.Enum.Value, Bits: m.Enum.Bits, Widened: m.Enum.Widened},

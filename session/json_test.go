@@ -55,7 +55,7 @@ func TestMessageJSONKicked(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := decodeObject(t, b)
-	if got, want := keys(j), sortedStrings("n", "frame", "time", "conn", "dir", "len", "hex", "enum", "msg", "summary", "fields", "expert"); !reflect.DeepEqual(got, want) {
+	if got, want := keys(j), sortedStrings("n", "frame", "time", "conn", "dir", "proto", "len", "hex", "enum", "msg", "summary", "fields", "expert"); !reflect.DeepEqual(got, want) {
 		t.Errorf("Kicked record keys = %v; want %v", got, want)
 	}
 	if j["dir"] != "s2c" || j["len"] != 6.0 || j["msg"] != "Kicked" {
@@ -103,7 +103,7 @@ func TestMessageJSONListener(t *testing.T) {
 	f.send(dissect.S2C, cvS2C(true, 1, 2, "<Tab>\t\"q\" & é, Sample", 3))                              // 5
 	b, _ := f.c.Message(3).MarshalJSON()
 	j := decodeObject(t, b)
-	if got, want := keys(j), sortedStrings("n", "frame", "time", "conn", "dir", "len", "hex", "enum", "msg", "summary", "fields", "listener", "payload_bits", "expert"); !reflect.DeepEqual(got, want) {
+	if got, want := keys(j), sortedStrings("n", "frame", "time", "conn", "dir", "proto", "len", "hex", "enum", "msg", "summary", "fields", "listener", "payload_bits", "expert"); !reflect.DeepEqual(got, want) {
 		t.Errorf("invoke record keys = %v; want %v", got, want)
 	}
 	if got, want := j["listener"], map[string]any{"type": nil, "version": nil, "client_id": nil, "server_id": 1.0, "resolved": false}; !reflect.DeepEqual(got, want) {
@@ -169,7 +169,7 @@ func TestTablesJSONKeys(t *testing.T) {
 		t.Fatalf("%d connections; want 2", len(conns))
 	}
 	c0 := conns[0].(map[string]any)
-	if got, want := keys(c0), sortedStrings("conn", "client", "server", "usmn", "messages", "server_listeners", "client_listeners", "missing_on_server", "missing_on_client", "unresolved", "warnings", "ping"); !reflect.DeepEqual(got, want) {
+	if got, want := keys(c0), sortedStrings("conn", "client", "server", "proto", "usmn", "messages", "server_listeners", "client_listeners", "missing_on_server", "missing_on_client", "unresolved", "warnings", "ping", "findings"); !reflect.DeepEqual(got, want) {
 		t.Errorf("connection keys = %v; want %v", got, want)
 	}
 	if got, want := c0["usmn"], map[string]any{"client": true, "server": true, "widened": true}; !reflect.DeepEqual(got, want) {
