@@ -155,3 +155,20 @@ func BenchmarkTreeText(b *testing.B) {
 		TreeText(r)
 	}
 }
+
+func TestMethodText(t *testing.T) {
+	s, m, bad := "IPlayerService", "LoginAsync", "Evil\x1b[2J"
+	for _, tc := range []struct {
+		svc, method *string
+		want        string
+	}{
+		{&s, &m, "IPlayerService.LoginAsync"},
+		{&s, nil, "IPlayerService.?"},
+		{nil, nil, "?.?"},
+		{&bad, &m, `Evil\x1b[2J.LoginAsync`},
+	} {
+		if got := MethodText(tc.svc, tc.method); got != tc.want {
+			t.Errorf("MethodText(%v, %v) = %q; want %q", tc.svc, tc.method, got, tc.want)
+		}
+	}
+}

@@ -165,13 +165,13 @@ func writeRPCConn(out *bufio.Writer, ci session.ConnInfo, t *session.Tables) {
 		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "    SERVICE.METHOD\tIDS\tREQUESTS\tRESPONSES\tERRORS\tPENDING\tLATENCY MIN/MEDIAN/MAX")
 		for _, m := range rt.Methods {
-			fmt.Fprintf(tw, "    %s\t%d.%d\t%d\t%d\t%d\t%d\t%s\n", methodText(m.Service, m.Method), m.ServiceID, m.MethodID,
+			fmt.Fprintf(tw, "    %s\t%d.%d\t%d\t%d\t%d\t%d\t%s\n", rpc.MethodText(m.Service, m.Method), m.ServiceID, m.MethodID,
 				m.Requests, m.Responses, m.Errors, m.Pending, latencyText(m.Latency))
 		}
 		tw.Flush()
 	}
 	for _, p := range rt.Pushes {
-		fmt.Fprintf(out, "  push %s (%d.%d): %d\n", methodText(p.Service, p.Method), p.ServiceID, p.MethodID, p.Count)
+		fmt.Fprintf(out, "  push %s (%d.%d): %d\n", rpc.MethodText(p.Service, p.Method), p.ServiceID, p.MethodID, p.Count)
 	}
 	fmt.Fprintf(out, "  keep-alive: %d pings, %d pongs, rtt %s\n", rt.KeepAlive.Pings, rt.KeepAlive.Pongs, latencyText(rt.KeepAlive.RTT))
 	if len(rt.Status) > 0 {
@@ -187,17 +187,6 @@ func writeRPCConn(out *bufio.Writer, ci session.ConnInfo, t *session.Tables) {
 	for _, f := range ci.Findings {
 		fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, termsafe.Escaped(f.Text))
 	}
-}
-
-// methodText is Service.Method with "?" for an unknown name.
-func methodText(svc, m *string) string {
-	name := func(p *string) string {
-		if p == nil {
-			return "?"
-		}
-		return termsafe.Escape(*p)
-	}
-	return name(svc) + "." + name(m)
 }
 
 // latencyText is min/median/max as rpc.FormatLatency writes them, or "-".

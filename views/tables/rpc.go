@@ -28,7 +28,7 @@ func renderRPC(t *session.Tables) []line {
 	names := make([]string, len(r.Methods))
 	w := len("SERVICE.METHOD")
 	for i, m := range r.Methods {
-		names[i] = clip(methodText(m.Service, m.Method), maxNameColumn)
+		names[i] = clip(rpc.MethodText(m.Service, m.Method), maxNameColumn)
 		w = max(w, utf8.RuneCountInString(names[i]))
 	}
 	ls := []line{{text: fmt.Sprintf("Methods (%d)", len(r.Methods)), style: 1}}
@@ -45,7 +45,7 @@ func renderRPC(t *session.Tables) []line {
 	}
 	ls = append(ls, line{text: fmt.Sprintf("Pushes (%d)", len(r.Pushes)), style: 1})
 	for _, p := range r.Pushes {
-		ls = append(ls, line{text: fmt.Sprintf("  %s %s  %d", methodText(p.Service, p.Method), ids(p.ServiceID, p.MethodID), p.Count)})
+		ls = append(ls, line{text: fmt.Sprintf("  %s %s  %d", rpc.MethodText(p.Service, p.Method), ids(p.ServiceID, p.MethodID), p.Count)})
 	}
 	k := r.KeepAlive
 	ls = append(ls, line{text: "Keep-alive", style: 1},
@@ -70,23 +70,11 @@ func renderRPC(t *session.Tables) []line {
 	return ls
 }
 
-// methodText is Service.Method, escaped, with "?" for a name the
-// contracts do not give.
-func methodText(svc, m *string) string {
-	name := func(p *string) string {
-		if p == nil {
-			return "?"
-		}
-		return termsafe.Escape(*p)
-	}
-	return name(svc) + "." + name(m)
-}
-
 // pendingName names a pending request by its method's row.
 func pendingName(r *rpc.Tables, p rpc.PendingRequest) string {
 	for _, m := range r.Methods {
 		if m.ServiceID == p.ServiceID && m.MethodID == p.MethodID {
-			return methodText(m.Service, m.Method)
+			return rpc.MethodText(m.Service, m.Method)
 		}
 	}
 	return "?.?"
