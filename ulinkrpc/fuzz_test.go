@@ -232,3 +232,34 @@ func FuzzContracts(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWebSocketMid: a WebSocket joined mid-stream (MidStream, no upgrade)
+// resynchronises on frame headers after a gap and when abandoned, and the
+// mid-stream transport search (FindWSFrames) reads only what it is given:
+// no panic, and what the decoder holds stays within its bound.
+func FuzzWebSocketMid(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte, split uint16) {
+		for _, masked := range []bool{false, true} {
+			for _, final := range []bool{false, true} {
+				FindWSFrames(b, masked, final)
+			}
+			m := masked
+			w := NewWebSocket(WSConfig{MidStream: true, Masked: &m})
+			ev := func(WSEvent) {}
+			cut := int(split) % (len(b) + 1)
+			w.Feed(b[:cut], ev)
+			if w.Held() > w.bound() {
+				t.Fatalf("holds %d bytes; bound %d", w.Held(), w.bound())
+			}
+			if split&1 != 0 {
+				w.Gap(int(split>>1)%4096+1, ev)
+			}
+			w.Feed(b[cut:], ev)
+			if split&2 != 0 {
+				w.Abandon("in the fuzz test", ev)
+			}
+			w.End(ev)
+		}
+	})
+}
