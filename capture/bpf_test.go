@@ -197,4 +197,3 @@ func TestKernelPorts(t *testing.T) {
 		t.Errorf("kernelPorts(%+v) = %s; want %s", opt, got, want)
 	}
 }
-
