@@ -17,8 +17,11 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/scenario"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // TestLiveRPC is issue 15's live must-hold: simulate plays each ULinkRPC
@@ -307,4 +310,55 @@ func frameKeys(t *testing.T, line string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestLiveCaptureOptions: live keeps, and decodes, ULinkRPC where dump
+// does: TCP on the profile's [ulinkrpc] ports and those --decode-as names
+// (less those it turns off), KCP datagrams on the same ports; --any-port
+// keeps all TCP and probes every UDP flow as dump does.
+func TestLiveCaptureOptions(t *testing.T) {
+	tests := []struct {
+		decodeAs []string
+		ports    []uint16 // the profile's [ulinkrpc] ports; nil: the default
+		anyPort  bool
+		tcp      string
+		udp      [4]uint16
+	}{
+		{nil, nil, false, "[20000]", [4]uint16{20000}},
+		{[]string{"31000=ulinkrpc"}, nil, false, "[20000 31000]", [4]uint16{20000, 31000}},
+		{[]string{"20000=none", "27017=unturned"}, nil, false, "[27017]", [4]uint16{}},
+		{nil, []uint16{20001, 20000}, true, "[20000 20001]", [4]uint16{20000, 20001}},
+	}
+	for _, tt := range tests {
+		p := unturned.Default()
+		var err error
+		if p.DecodeAs, err = pipeline.DecodeAs(tt.decodeAs); err != nil {
+			t.Fatal(err)
+		}
+		rp := pipeline.NewRPC(rpc.Config{})
+		rp.Ports = tt.ports
+		opt := liveCaptureOptions(p, rp, "lo", tt.anyPort)
+		probe := 0
+		if tt.anyPort {
+			probe = pipeline.KCPProbeDatagrams
+		}
+		if got := fmt.Sprint(opt.TCPPorts); got != tt.tcp || opt.DatagramPorts != tt.udp || opt.AllTCP != tt.anyPort || opt.ProbeDatagrams != probe ||
+			!opt.BPF || opt.Interface != "lo" || opt.TransportPort != p.TransportPort {
+			t.Errorf("liveCaptureOptions(--decode-as %v, ports %v, any-port %v) = TCP %s, UDP %v, all TCP %v, probe %d, BPF %v, %q, transport %d; want TCP %s, UDP %v, all TCP %v, probe %d, the filter on lo, transport %d",
+				tt.decodeAs, tt.ports, tt.anyPort, got, opt.DatagramPorts, opt.AllTCP, opt.ProbeDatagrams, opt.BPF, opt.Interface, opt.TransportPort,
+				tt.tcp, tt.udp, tt.anyPort, probe, p.TransportPort)
+		}
+	}
+}
+
+// TestLiveHelpRPC: live --help says that live decodes ULinkRPC, on which
+// ports, and what --any-port costs.
+func TestLiveHelpRPC(t *testing.T) {
+	_, help, _ := run(t, nil, "live", "--help")
+	for _, want := range []string{"ULinkRPC is decoded as dump decodes it", "--decode-as PORT=ulinkrpc", "--any-port",
+		"keeps all TCP and\nall UDP of the interface", fmt.Sprintf("up to %d UDP flows", capture.DefaultMaxProbeFlows), "messages per protocol"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("live --help lacks %q:\n%s", want, help)
+		}
+	}
 }
