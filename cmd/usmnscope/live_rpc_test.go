@@ -209,7 +209,12 @@ var statsRE = regexp.MustCompile(`^live lo: \d+ packets, (\d+ messages) in .*; k
 // stops it as Ctrl-C would; decoded is given live's index once it stopped.
 func runLiveCmd(ctx context.Context, decoded func(*session.Index), args ...string) (stdout, stderr string, err error) {
 	var out, errw bytes.Buffer
-	s := &streams{in: strings.NewReader(""), out: &out, err: &errw}
+	err = runLiveOn(ctx, &streams{in: strings.NewReader(""), out: &out, err: &errw}, decoded, args...)
+	return out.String(), errw.String(), err
+}
+
+// runLiveOn is runLiveCmd over the streams s.
+func runLiveOn(ctx context.Context, s *streams, decoded func(*session.Index), args ...string) error {
 	root := newRoot(s)
 	for _, c := range root.Commands() {
 		if c.Name() == "live" {
@@ -221,8 +226,7 @@ func runLiveCmd(ctx context.Context, decoded func(*session.Index), args ...strin
 		return runLive(o)
 	}))
 	root.SetArgs(args)
-	err = root.ExecuteContext(ctx)
-	return out.String(), errw.String(), err
+	return root.ExecuteContext(ctx)
 }
 
 // protoCounts counts dump --json's records per protocol.
