@@ -74,7 +74,9 @@ filter keeps besides the game's. Finding ULinkRPC by content on other ports
 another port) needs --any-port: the kernel filter then keeps all TCP and
 all UDP of the interface, so every such packet is copied to user space,
 reassembled or probed (up to 4096 UDP flows; see --max-flows for TCP) and
-saved by --write. Without it, only the ports above are seen.`,
+saved by --write. Without it, only the ports above are seen. A ULinkRPC
+record is kept whole in memory (its fields and envelope bytes, not only an
+index record) for as long as live runs: --max-arena does not bound it.`,
 		Example: "  sudo usmnscope live -i lo\n  sudo usmnscope live -i eth0 --write session.pcapng\n  sudo usmnscope live -i lo --duration 30s",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
