@@ -129,9 +129,11 @@
 // OpenLive (Linux only) reads an AF_PACKET TPACKET_V3 ring through
 // gopacket/afpacket without libpcap or cgo, on a cooked socket so that every
 // interface, "any" included, yields IP packets. A kernel BPF program keeps
-// `tcp port P or udp port P or udp port Q`, and every later IPv4 fragment
-// of TCP or UDP (it has no ports to judge: one of another port never
-// completes, and expires), and drops the duplicate outgoing copy of
+// `tcp port P or udp port P or udp port Q`, TCP on LiveOptions.TCPPorts,
+// UDP on Options.DatagramPorts (all UDP with Options.ProbeDatagrams, all
+// TCP with LiveOptions.AllTCP), and every later IPv4 fragment of TCP or
+// UDP (it has no ports to judge: one of another port never completes, and
+// expires), and drops the duplicate outgoing copy of
 // loopback packets. Kernel packet and drop counters appear in Stats.
 // LiveOptions.Write saves every packet to a pcapng file, flushed before the
 // packet is decoded, so that an interrupted session loses nothing it showed.

@@ -173,7 +173,7 @@ func udp6(t *testing.T, src, dst netip.AddrPort) []byte {
 // ip6Ext follows, and drops later fragments and chains longer than
 // maxIP6Ext, which it cannot follow.
 func TestPortFilterIPv6Extensions(t *testing.T) {
-	vm := filterVM(t)
+	vm := filterVM(t, LiveOptions{}, 0)
 	rawIP := frameOpts{link: layers.LinkTypeRaw}
 	for _, tc := range ip6Cases {
 		keep := tc.name != "later fragment" && len(tc.hs) <= maxIP6Ext

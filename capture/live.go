@@ -7,15 +7,20 @@ type LiveOptions struct {
 	SnapLen     int    // bytes kept per packet; 262144 when 0
 	Promiscuous bool   // off by default; ignored for "any"
 	Write       string // when set, every captured packet is also saved to this pcapng file
-	// BPF attaches the kernel filter `tcp port P or udp port P or udp port
-	// Q` (P the transport port, Q the query port) so that only game traffic
-	// reaches user space. DefaultLiveOptions turns it on; without it every
-	// packet of the interface is read.
+	// BPF attaches the kernel filter `tcp port (P or T…) or udp port (P
+	// or Q or U…)` (P the transport port, Q the query port, T TCPPorts, U
+	// Options.DatagramPorts) so that only the traffic asked for reaches
+	// user space; with Options.ProbeDatagrams it keeps all UDP (a probed
+	// flow may start on any port), with AllTCP all TCP. DefaultLiveOptions
+	// turns it on; without it every packet of the interface is read.
 	BPF bool
 	// TCPPorts are more TCP ports the kernel filter keeps besides the
-	// transport port: the ports --decode-as names (wire.md 2). Files and
-	// standard input read every port anyway.
+	// transport port: the ports --decode-as names (wire.md 2), ULinkRPC's
+	// (ulinkrpc.md 1). Files and standard input read every port anyway.
 	TCPPorts []uint16
+	// AllTCP keeps TCP on every port in the kernel filter, for a consumer
+	// that recognises connections by their first bytes on any port.
+	AllTCP bool
 }
 
 // DefaultLiveOptions returns the options of a plain `-i iface`: the kernel

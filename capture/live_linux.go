@@ -160,7 +160,7 @@ func OpenLive(opt LiveOptions) (Source, error) {
 	}
 	lo := loopbackIndex()
 	if opt.BPF {
-		if err := h.SetBPF(portFilter(o.TransportPort, o.QueryPort, snap, lo, opt.TCPPorts...)); err != nil {
+		if err := h.SetBPF(portFilter(kernelPorts(opt), snap, lo)); err != nil {
 			return fail(fmt.Errorf("capture: kernel filter: %w", err))
 		}
 	} else if err := h.SetBPF(acceptAll(snap, lo)); err != nil {

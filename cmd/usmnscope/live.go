@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
@@ -23,13 +25,19 @@ type liveOptions struct {
 	ctx     context.Context // the command's, for the headless capture
 	profile func() (*unturned.Profile, error)
 	schemas func() (*schema.Set, error)
+	rpc     func() (*pipeline.RPC, error)
 
 	iface   string
 	write   string
 	snaplen int
 	promisc bool
 	arena   int64 // --max-arena, in MiB
+	anyPort bool  // --any-port
 	hl      headless
+	// decoded, when not nil, is given the index once the capture has
+	// stopped and the feed ended (tests: what live decoded, record by
+	// record).
+	decoded func(*session.Index)
 }
 
 // newCmdLive returns the live command; runF, when not nil, runs instead of
@@ -47,7 +55,8 @@ pcapng file (buffered, flushed every 100 ms and on exit).
 
 --stats, --count N or --duration D capture without the TUI: the traffic is
 decoded the same way until Ctrl-C, N packets or D, and one line of totals
-is printed (packets, messages, pkt/s, msg/s, kernel packets and drops).
+is printed (packets, messages, pkt/s, msg/s, kernel packets and drops, then
+the messages per protocol).
 
 Memory: every decoded message keeps an index record (36 bytes) for as long
 as live runs, so it always lists. Its bytes are kept in memory only up to
@@ -55,13 +64,26 @@ as live runs, so it always lists. Its bytes are kept in memory only up to
 still lists but shows "bytes of message N are no longer in memory", and the
 tables as of it may be shown as of an earlier message. With --write the
 bytes are read back from the file instead, so nothing is lost and little
-memory is used; open the file later for the whole session.`,
+memory is used; open the file later for the whole session.
+
+ULinkRPC is decoded as dump decodes it (--ulinkrpc-key, --contracts): over
+TCP, WebSocket and KCP (UDP) on the profile's [ulinkrpc] ports and the ports
+--decode-as PORT=ulinkrpc names (KCP on the first four), which the kernel
+filter keeps besides the game's. Finding ULinkRPC by content on other ports
+(a TCP connection or a KCP handshake on any port, or a KCP session moved to
+another port) needs --any-port: the kernel filter then keeps all TCP and
+all UDP of the interface, so every such packet is copied to user space,
+reassembled or probed (up to 4096 UDP flows; see --max-flows for TCP) and
+saved by --write. Without it, only the ports above are seen. A ULinkRPC
+record is kept whole in memory (its fields and envelope bytes, not only an
+index record) for as long as live runs: --max-arena does not bound it.`,
 		Example: "  sudo usmnscope live -i lo\n  sudo usmnscope live -i eth0 --write session.pcapng\n  sudo usmnscope live -i lo --duration 30s",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ctx = cmd.Context()
 			o.profile = profileLoader(cmd)
 			o.schemas = schemaLoader(cmd)
+			o.rpc = rpcLoader(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -74,6 +96,7 @@ memory is used; open the file later for the whole session.`,
 	f.IntVar(&o.snaplen, "snaplen", 0, "bytes kept per packet (default 262144)")
 	f.BoolVar(&o.promisc, "promisc", false, "put the interface in promiscuous mode")
 	f.Int64Var(&o.arena, "max-arena", liveArenaMiB, "keep the bytes of at most `MiB` of recent messages in memory (0: all); older ones are read back from --write or shown without bytes")
+	f.BoolVar(&o.anyPort, "any-port", false, "keep all TCP and UDP in the kernel filter, to find ULinkRPC (TCP, WebSocket, KCP) on any port as dump does; costs every TCP and UDP packet of the interface")
 	f.BoolVar(&o.hl.stats, "stats", false, "no TUI: capture and decode until Ctrl-C (or --count/--duration), then print one line of totals")
 	f.Int64Var(&o.hl.count, "count", 0, "no TUI: stop after `N` packets (implies --stats)")
 	f.DurationVar(&o.hl.duration, "duration", 0, "no TUI: stop after `D`, e.g. 10s (implies --stats)")
@@ -97,33 +120,19 @@ func runLive(o *liveOptions) error {
 	if !o.hl.on() && !isTerminal(s.out) {
 		return errors.New("live: standard output is not a terminal; use `tcpdump -U -w - | usmnscope dump -` for text output")
 	}
-	p, err := o.profile()
+	lv, err := openLive(o)
 	if err != nil {
 		return err
 	}
-	set, err := loadWith(o.schemas)
-	if err != nil {
-		return err
-	}
-	opt := capture.DefaultLiveOptions(iface)
-	opt.Options = captureOptions(p)
-	opt.TCPPorts = pipeline.DecodeAsPorts(p.DecodeAs)
-	if o.snaplen > 0 {
-		opt.SnapLen = o.snaplen
-	}
-	opt.Promiscuous = o.promisc
-	opt.Write = o.write
-	src, err := capture.OpenLive(opt)
-	if err != nil {
-		return err
-	}
-	dc := newLiveDecoder(p, o.arena<<20)
-	dc.SetSchemas(set)
-	attachLive(dc, o.write, src)
 	if o.hl.on() {
-		return o.hl.run(o.ctx, s, iface, src, dc)
+		err := o.hl.run(o.ctx, s, iface, lv.src, lv.dc, lv.rp)
+		if o.decoded != nil {
+			o.decoded(lv.dc)
+		}
+		return err
 	}
-	err = runTUI(s, s.in, src, dc, nil, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}, nil)
+	src := lv.src
+	err = runTUI(s, s.in, src, lv.dc, lv.rp, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}, nil)
 	// q, Ctrl-C (a key on the terminal), and SIGINT, SIGTERM or SIGHUP
 	// from elsewhere (stopSignals) are all a normal stop. runTUI has
 	// closed src, which flushed --write; Close returns its error again,
@@ -134,7 +143,95 @@ func runLive(o *liveOptions) error {
 	if cerr := src.Close(); err == nil {
 		err = cerr
 	}
+	if o.decoded != nil {
+		o.decoded(lv.dc)
+	}
 	return err
+}
+
+// liveFeed is what a live capture decodes: the capture, the index and
+// the ULinkRPC side fed into it.
+type liveFeed struct {
+	src capture.Source
+	dc  *session.Index
+	rp  *pipeline.RPC
+}
+
+// openLive opens o's capture and its decoding, the one wiring of every
+// live mode (the TUI, --stats, and the tests): the profile, the schemas,
+// ULinkRPC as dump decodes it (rpcLoader), the capture and kernel filter
+// options of liveCaptureOptions, the bounded arena and --write's store.
+func openLive(o *liveOptions) (*liveFeed, error) {
+	p, err := o.profile()
+	if err != nil {
+		return nil, err
+	}
+	set, err := loadWith(o.schemas)
+	if err != nil {
+		return nil, err
+	}
+	rp, err := loadRPC(o.rpc)
+	if err != nil {
+		return nil, err
+	}
+	opt := liveCaptureOptions(p, rp, o.iface, o.anyPort)
+	if o.snaplen > 0 {
+		opt.SnapLen = o.snaplen
+	}
+	opt.Promiscuous = o.promisc
+	opt.Write = o.write
+	src, err := capture.OpenLive(opt)
+	if err != nil {
+		return nil, err
+	}
+	dc := newLiveDecoder(p, o.arena<<20)
+	dc.SetSchemas(set)
+	attachLive(dc, o.write, src)
+	return &liveFeed{src: src, dc: dc, rp: rp}, nil
+}
+
+// liveCaptureOptions are the capture options of a live capture on iface
+// under p, decoding ULinkRPC with rp: the profile's ports and bounds
+// (captureOptions); TCP kept on the ports --decode-as names and on
+// ULinkRPC's (liveTCPPorts); KCP's UDP datagrams on ULinkRPC's ports
+// (ulinkrpc.md 2.3), which the kernel filter then keeps too. anyPort
+// (--any-port) keeps all TCP and probes every other UDP flow for a KCP
+// handshake, as dump does: the kernel filter keeps all TCP and UDP.
+func liveCaptureOptions(p *unturned.Profile, rp *pipeline.RPC, iface string, anyPort bool) capture.LiveOptions {
+	opt := capture.DefaultLiveOptions(iface)
+	opt.Options = captureOptions(p)
+	opt.TCPPorts = liveTCPPorts(decodeAsOf(p), rp)
+	opt.DatagramPorts = rp.DatagramPorts(decodeAsOf(p))
+	if anyPort {
+		opt.AllTCP = true
+		opt.ProbeDatagrams = pipeline.KCPProbeDatagrams
+	}
+	return opt
+}
+
+// liveTCPPorts are the TCP ports besides transport_port whose traffic a
+// live capture decodes: those decodeAs (a profile's DecodeAs) names and
+// ULinkRPC's (rp.Ports, by default pipeline.DefaultRPCPorts), less those
+// --decode-as turns off, sorted.
+func liveTCPPorts(decodeAs string, rp *pipeline.RPC) []uint16 {
+	ports := pipeline.DecodeAsPorts(decodeAs)
+	off := map[uint16]bool{}
+	for _, v := range strings.Split(decodeAs, ",") {
+		if port, proto, err := pipeline.ParseDecodeAs(v); err == nil && proto == pipeline.ProtoNone {
+			off[port] = true
+		}
+	}
+	rpcPorts := rp.Ports
+	if rpcPorts == nil {
+		rpcPorts = pipeline.DefaultRPCPorts
+	}
+	for _, port := range rpcPorts {
+		if !off[port] {
+			ports = append(ports, port)
+		}
+	}
+	slices.Sort(ports)
+	return slices.Compact(ports)
 }
 
 // liveArenaMiB is live's default bound on message bytes in memory

@@ -35,8 +35,9 @@ func (h headless) on() bool { return h.stats || h.count > 0 || h.duration > 0 }
 // reading the clock per packet would cost the reader. Traffic that lasted
 // under minRateSpan (a burst, one packet) makes no rate worth printing
 // (31 packets 0.3 ms apart are not 90,000 a second): then the rates are
-// over the whole capture, from its start to its stop.
-func (h headless) run(ctx context.Context, s *streams, iface string, src capture.Source, dc *session.Index) error {
+// over the whole capture, from its start to its stop. ULinkRPC is decoded
+// through rp (nil: none), into dc beside the game's messages.
+func (h headless) run(ctx context.Context, s *streams, iface string, src capture.Source, dc *session.Index, rp *pipeline.RPC) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -54,7 +55,7 @@ func (h headless) run(ctx context.Context, s *streams, iface string, src capture
 	ts := &timed{Source: src}
 	start := time.Now()
 	counted := false
-	ferr := pipeline.Feed(ts, dc, func(st capture.Stats) {
+	ferr := pipeline.FeedRPC(ts, dc, rp, func(st capture.Stats) {
 		if h.count > 0 && st.Packets >= h.count && !counted {
 			counted = true
 			src.Close()
@@ -62,7 +63,7 @@ func (h headless) run(ctx context.Context, s *streams, iface string, src capture
 	})
 	st := src.Stats()
 	cerr := src.Close()
-	fmt.Fprintln(s.out, statsLine(iface, st, dc.Len(), rateSpan(ts.last.Sub(ts.first), time.Since(start))))
+	fmt.Fprintln(s.out, statsLine(iface, st, dc.Len(), rpcMessages(dc), rateSpan(ts.last.Sub(ts.first), time.Since(start))))
 	if ferr != nil {
 		return ferr
 	}
@@ -82,9 +83,22 @@ func rateSpan(active, ran time.Duration) time.Duration {
 	return max(active, ran)
 }
 
-// statsLine is the final line of a headless live capture. Its words are
-// stable: bench/report.sh reads them.
-func statsLine(iface string, st capture.Stats, msgs int, active time.Duration) string {
+// rpcMessages counts the ULinkRPC records of dc (session.ConnInfo.RPC).
+func rpcMessages(dc *session.Index) int {
+	n := 0
+	for _, c := range dc.Connections() {
+		if c.RPC {
+			n += c.Messages
+		}
+	}
+	return n
+}
+
+// statsLine is the final line of a headless live capture: msgs messages,
+// rpcMsgs of them ULinkRPC records, the rest the game's. Its words are
+// stable: bench/report.sh reads them; the split per protocol comes last,
+// so that what was there before reads the same.
+func statsLine(iface string, st capture.Stats, msgs, rpcMsgs int, active time.Duration) string {
 	secs := active.Seconds()
 	rate := func(n float64) float64 {
 		if secs <= 0 {
@@ -92,8 +106,8 @@ func statsLine(iface string, st capture.Stats, msgs int, active time.Duration) s
 		}
 		return n / secs
 	}
-	return fmt.Sprintf("live %s: %d packets, %d messages in %.3f s: %.0f pkt/s, %.0f msg/s; kernel %d packets, %d drops",
-		termsafe.Escape(iface), st.Packets, msgs, secs, rate(float64(st.Packets)), rate(float64(msgs)), st.KernelPackets, st.KernelDrops)
+	return fmt.Sprintf("live %s: %d packets, %d messages in %.3f s: %.0f pkt/s, %.0f msg/s; kernel %d packets, %d drops; messages: %d unturned, %d ulinkrpc",
+		termsafe.Escape(iface), st.Packets, msgs, secs, rate(float64(st.Packets)), rate(float64(msgs)), st.KernelPackets, st.KernelDrops, msgs-rpcMsgs, rpcMsgs)
 }
 
 // timed is a Source that keeps the capture times of its first and last
@@ -101,6 +115,14 @@ func statsLine(iface string, st capture.Stats, msgs int, active time.Duration) s
 type timed struct {
 	capture.Source
 	first, last time.Time
+}
+
+// ClaimDatagrams passes a probed UDP flow's claim (KCP found by its
+// handshake, ulinkrpc.md 2.3) on to the capture, when it probes.
+func (t *timed) ClaimDatagrams(f capture.Flow) {
+	if c, ok := t.Source.(capture.DatagramClaimer); ok {
+		c.ClaimDatagrams(f)
+	}
 }
 
 func (t *timed) Next() (capture.Event, error) {

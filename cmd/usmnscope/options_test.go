@@ -216,6 +216,9 @@ func TestLiveOptions(t *testing.T) {
 		{"live -i lo --stats --count 10 --duration 30s", with(func(o *liveOptions) {
 			o.iface, o.hl = "lo", headless{stats: true, count: 10, duration: 30 * time.Second}
 		})},
+		{"live -i lo --any-port --stats", with(func(o *liveOptions) {
+			o.iface, o.anyPort, o.hl = "lo", true, headless{stats: true}
+		})},
 		// Ranges are the run function's to refuse.
 		{"live --snaplen -1", with(func(o *liveOptions) { o.snaplen = -1 })},
 	}
@@ -224,7 +227,10 @@ func TestLiveOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		got.IO, got.profile, got.ctx, got.schemas = nil, nil, nil, nil
+		if got.rpc == nil {
+			t.Errorf("%q: no ULinkRPC loader; want live to decode ULinkRPC as dump does", tt.args)
+		}
+		got.IO, got.profile, got.ctx, got.schemas, got.rpc = nil, nil, nil, nil, nil
 		same(t, tt.args, got, tt.want)
 	}
 }
