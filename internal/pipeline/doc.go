@@ -35,7 +35,8 @@
 // UACK naming another session port adds that flow to the session. The
 // session.Index hosts each ULinkRPC connection (Index.OpenRPC) and numbers
 // its records with the Unturned messages, by arrival across the whole
-// capture (outputs.md "Ordering"). Feed (the TUI, live) decodes no ULinkRPC.
+// capture (outputs.md "Ordering"). Every command feeds with FeedRPC but
+// profile infer, whose Feed decodes no ULinkRPC.
 //
 // capture knows no protocol and the decoders do no IO; this package is the
 // only place, with cmd/usmnscope, that imports both (the import-graph test

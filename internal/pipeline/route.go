@@ -357,7 +357,7 @@ func (r *router) decide(rt *route, f capture.Flow, p Proto, why string) {
 		return
 	}
 	if p == ProtoULinkRPC {
-		why = "ULinkRPC is decoded by dump and tables only"
+		why = "this command does not decode ULinkRPC"
 	}
 	c := Conn(f)
 	if rt.swap {
