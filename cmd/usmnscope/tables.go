@@ -78,8 +78,9 @@ func runTables(o *tablesOptions) error {
 		return err
 	}
 	// Streaming (issue 18): no per-message history, the tables as of
-	// --at kept per connection on the way.
-	dc, err := readCaptureRPC(o.IO, p, nil, rp, o.capture, nil, func(*session.Index) session.Stream { return session.Stream{AsOf: o.at} })
+	// --at kept per connection on the way, and the capture read only until
+	// message --at is final (session.Stream.Cut).
+	dc, err := readCaptureRPC(o.IO, p, nil, rp, o.capture, nil, func(*session.Index) session.Stream { return session.Stream{AsOf: o.at, Cut: o.at > 0} })
 	if err != nil {
 		return err
 	}
