@@ -422,34 +422,47 @@ func (r *rttCounts) add(x time.Duration) {
 	}
 }
 
-// merge moves the values added into vals and cnts.
+// merge moves the values added into vals and cnts. A value already there
+// is counted in place, so that merging allocates only when new distinct
+// values come (the common case allocates nothing: no garbage per ping,
+// which would make the collector's goal, not the capture, set the heap).
 func (r *rttCounts) merge() {
 	if len(r.raw) == 0 {
 		return
 	}
 	slices.Sort(r.raw)
-	vals := make([]time.Duration, 0, len(r.vals)+len(r.raw))
+	fresh := r.raw[:0] // the values not in vals, sorted, in raw's room
+	for _, x := range r.raw {
+		if k, ok := slices.BinarySearch(r.vals, x); ok {
+			r.cnts[k]++
+		} else {
+			fresh = append(fresh, x)
+		}
+	}
+	if len(fresh) > 0 {
+		r.mergeFresh(fresh)
+	}
+	r.raw = r.raw[:0]
+}
+
+// mergeFresh merges fresh (sorted, none in vals) into vals and cnts.
+func (r *rttCounts) mergeFresh(fresh []time.Duration) {
+	vals := make([]time.Duration, 0, len(r.vals)+len(fresh))
 	cnts := make([]uint32, 0, cap(vals))
 	k := 0
-	push := func(v time.Duration, c uint32) {
-		if m := len(vals); m > 0 && vals[m-1] == v {
-			cnts[m-1] += c
-			return
-		}
-		vals, cnts = append(vals, v), append(cnts, c)
-	}
-	for _, x := range r.raw {
+	for _, x := range fresh {
 		for k < len(r.vals) && r.vals[k] < x {
-			push(r.vals[k], r.cnts[k])
+			vals, cnts = append(vals, r.vals[k]), append(cnts, r.cnts[k])
 			k++
 		}
-		push(x, 1)
+		if m := len(vals); m > 0 && vals[m-1] == x {
+			cnts[m-1]++
+			continue
+		}
+		vals, cnts = append(vals, x), append(cnts, 1)
 	}
-	for ; k < len(r.vals); k++ {
-		push(r.vals[k], r.cnts[k])
-	}
-	r.vals, r.cnts = slices.Clip(vals), slices.Clip(cnts)
-	r.raw = r.raw[:0]
+	vals, cnts = append(vals, r.vals[k:]...), append(cnts, r.cnts[k:]...)
+	r.vals, r.cnts = vals, cnts
 }
 
 // stats returns the minimum, the median (over an even count the lower of
