@@ -412,7 +412,7 @@ type rttCounts struct {
 // rttMergeMin is the fewest added values a merge waits for; a merge also
 // waits for as many as there are distinct values, so that its cost per
 // value added stays constant.
-const rttMergeMin = 256
+const rttMergeMin = 64
 
 func (r *rttCounts) add(x time.Duration) {
 	r.raw = append(r.raw, x)
@@ -447,7 +447,13 @@ func (r *rttCounts) merge() {
 
 // mergeFresh merges fresh (sorted, none in vals) into vals and cnts.
 func (r *rttCounts) mergeFresh(fresh []time.Duration) {
-	vals := make([]time.Duration, 0, len(r.vals)+len(fresh))
+	distinct := 1
+	for k := 1; k < len(fresh); k++ {
+		if fresh[k] != fresh[k-1] {
+			distinct++
+		}
+	}
+	vals := make([]time.Duration, 0, len(r.vals)+distinct)
 	cnts := make([]uint32, 0, cap(vals))
 	k := 0
 	for _, x := range fresh {
