@@ -9,7 +9,12 @@
 # Environment: SIZES (messages, default "200000 1000000 4000000"), CONNS
 # (default 64), RUNS (paired runs per figure, default 5), MID (the size of
 # the dump and TUI figures, default 1000000), WORK (scratch directory),
-# TUI_TIMEOUT (default 300 s), KEEP=1 keeps the captures.
+# TUI_TIMEOUT (default 300 s), KEEP=1 keeps the captures (and a capture
+# already in WORK is used again), ROWS (default "floor dump at rss tui"):
+# which figures to run: floor (tables --json / floor), dump (dump --json /
+# tables --json, and the peak RSS both print), at (tables --at AT, default
+# 1000, / tables --json at each size: the cut reads only the beginning),
+# rss (the peak RSS rows, from the dump figure's runs), tui.
 set -u
 cd "$(dirname "$0")/.."
 SIZES=${SIZES:-200000 1000000 4000000}
@@ -17,6 +22,9 @@ CONNS=${CONNS:-64}
 RUNS=${RUNS:-5}
 MID=${MID:-1000000}
 TUI_TIMEOUT=${TUI_TIMEOUT:-300}
+ROWS=${ROWS:-floor dump at rss tui}
+AT=${AT:-1000}
+row() { case " $ROWS " in *" $1 "*) return 0 ;; esac; return 1; }
 WORK=${WORK:-$(mktemp -d /tmp/usmnscope-floor.XXXXXX)}
 mkdir -p "$WORK" || exit 1
 BIN=$WORK/usmnscope
@@ -89,13 +97,23 @@ for n in $SIZES; do
 	[ -f "$cap" ] || "$BIN" gen --scale "$n" --conns "$CONNS" -o "$cap" >/dev/null || exit 1
 	say ""
 	say "-- $n messages ($(stat -c %s "$cap") bytes; load average $(load))"
-	pair "floor" "tables --json" -- "$FLOOR" "$cap" -- "$BIN" tables --json "$cap"
-	TRSS[$n]=$RSS_B
-	say "tables --json / floor at $n = ${PAIR}x wall (median of paired ratios; ${PAIR_CPU}x CPU; target <= 4x, aim 3x): $(atmost "$PAIR" 4)"
-	pair "tables --json" "dump --json" -- "$BIN" tables --json "$cap" -- "$BIN" dump --json "$cap"
-	DRSS[$n]=$RSS_B
-	if [ "$n" = "$MID" ]; then
-		say "dump --json / tables --json at $n = ${PAIR}x wall (${PAIR_CPU}x CPU; target <= 2x): $(atmost "$PAIR" 2)"
+	if row floor; then
+		pair "floor" "tables --json" -- "$FLOOR" "$cap" -- "$BIN" tables --json "$cap"
+		TRSS[$n]=$RSS_B
+		say "tables --json / floor at $n = ${PAIR}x wall (median of paired ratios; ${PAIR_CPU}x CPU; target <= 4x, aim 3x): $(atmost "$PAIR" 4)"
+	fi
+	if row dump || row rss; then
+		pair "tables --json" "dump --json" -- "$BIN" tables --json "$cap" -- "$BIN" dump --json "$cap"
+		TRSS[$n]=$RSS_A DRSS[$n]=$RSS_B
+		if [ "$n" = "$MID" ] && row dump; then
+			say "dump --json / tables --json at $n = ${PAIR}x wall (${PAIR_CPU}x CPU; target <= 2x): $(atmost "$PAIR" 2)"
+		fi
+	fi
+	if row at; then
+		# The cut (issue 18): tables --at AT stops reading once message AT
+		# is final, so its cost is that of the beginning, not of the file.
+		pair "tables --json" "tables --at $AT" -- "$BIN" tables --json "$cap" -- "$BIN" tables --json --at "$AT" "$cap"
+		say "tables --at $AT / tables --json at $n = ${PAIR}x wall (${PAIR_CPU}x CPU; target: far below 1, <= 0.1x): $(atmost "$PAIR" 0.1)"
 	fi
 	[ -n "${KEEP:-}" ] || [ "$n" = "$MID" ] || rm -f "$cap"
 done
@@ -103,17 +121,20 @@ done
 set -- $SIZES
 small=$1
 eval "large=\${$#}"
-say ""
-say "-- peak RSS, $small against $large messages (target: $large <= 1.25x $small and < 64 MiB)"
+row rss || row dump || row floor || set -- # no RSS figures
+[ $# = 0 ] || say ""
+[ $# = 0 ] || say "-- peak RSS, $small against $large messages (target: $large <= 1.25x $small and < 64 MiB)"
 for cmd in tables dump; do
+	[ $# = 0 ] && break
 	if [ $cmd = tables ]; then s=${TRSS[$small]} l=${TRSS[$large]}; else s=${DRSS[$small]} l=${DRSS[$large]}; fi
 	r=$(ratio "$l" "$s")
 	v=$(awk -v r="$r" -v l="$l" 'BEGIN { print (r != "n/a" && r + 0 <= 1.25 && l < 65536) ? "HOLDS" : "DOES NOT HOLD" }')
 	say "peak RSS $cmd --json: $s KiB at $small, $l KiB at $large = ${r}x, $(awk -v l="$l" 'BEGIN { printf "%.1f", l / 1024 }') MiB: $v"
 done
 
-say ""
 cap=$WORK/scale-$MID.pcapng
+if row tui; then
+say ""
 say "-- TUI full load of $MID messages against tables --json (usmnscope open in a detached 160x48 tmux, timed from starting tmux until the status bar no longer says loading, polled every 0.05 s)"
 if ! command -v tmux >/dev/null 2>&1 || [ ! -f "$cap" ]; then
 	say "tmux not installed or no $MID-message capture: TUI load / tables --json: DOES NOT HOLD (not measured)"
@@ -155,6 +176,7 @@ else
 	say "  TUI load runs (s): ${tw[*]}; their ratios: ${pw[*]}"
 	say "  TUI load median $(median "${tw[@]}") s wall, $(median "${tc[@]}") s CPU (the CPU includes the first frame and idling until polled)"
 	say "TUI full load of $MID / tables --json = ${r}x wall ($(median "${pc[@]}")x CPU; target <= 2x): $(atmost "$r" 2)"
+fi
 fi
 [ -n "${KEEP:-}" ] || rm -f "$cap"
 say ""

@@ -49,10 +49,18 @@ compare)
     echo "samebytes: $n outputs over $files captures: all identical"
     rm -f "$a" "$b"
   else
-    diff "$a" "$b" | grep '^[<>]' | head -50
-    d=$(diff "$a" "$b" | grep -c '^>' || true)
-    echo "samebytes: $n outputs over $files captures: $d differ"
-    rm -f "$a" "$b"
+    # diff exits 1 when the files differ, and head closes the pipe after
+    # 50 lines: under pipefail either would end the script before its
+    # summary, so the differences go to a file first.
+    d=$(mktemp)
+    diff "$a" "$b" | grep '^>' >"$d" || true
+    diff "$a" "$b" | grep '^[<>]' >"$d.both" || true
+    head -50 "$d.both"
+    if [ "$(wc -l <"$d.both")" -gt 50 ]; then echo "... ($(($(wc -l <"$d.both") - 50)) more lines)"; fi
+    # Which commands differ, and how often.
+    cut -f2 "$d" | sort | uniq -c | sed 's/^/samebytes: differ: /'
+    echo "samebytes: $n outputs over $files captures: $(wc -l <"$d") differ"
+    rm -f "$a" "$b" "$d" "$d.both"
     exit 1
   fi
   ;;

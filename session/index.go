@@ -443,10 +443,14 @@ func (c *Index) Finish() {
 	}
 }
 
-// Len returns the number of messages decoded so far.
+// Len returns the number of messages decoded so far; after a Stream's
+// Cut, AsOf (stream.go).
 func (c *Index) Len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	if c.Cut() {
+		return c.stream.AsOf
+	}
 	return c.nrec
 }
 
@@ -519,6 +523,9 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 	} else {
 		at = c.keep(msg)
 	}
+	if c.stream != nil {
+		c.streamNumber(c.nrec + 1)
+	}
 	i := c.add(r, at, t.UnixNano())
 	cn.info.Messages++
 	if c.stream == nil {
@@ -563,10 +570,15 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 	}
 }
 
-// Connections returns the connections in the order they were first seen.
+// Connections returns the connections in the order they were first seen;
+// after a Stream's Cut, those seen when message AsOf was numbered, as of
+// AsOf (stream.go).
 func (c *Index) Connections() []ConnInfo {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	if c.Cut() {
+		return c.cutConnections()
+	}
 	out := make([]ConnInfo, len(c.conns))
 	for i, cn := range c.conns {
 		out[i] = cn.info

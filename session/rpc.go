@@ -280,12 +280,11 @@ func (c *Index) rpcTables(cn *connection, asOf int) *Tables {
 }
 
 // streamAsOfRPC keeps a ULinkRPC connection's table as of Stream.AsOf
-// before message n, a later one, is added (streamAsOf).
+// before message n, a later one, is added (streamAsOf), and notes the
+// connections of a Cut at n (streamNumber).
 func (c *Index) streamAsOfRPC(cn *connection, n int) {
-	s := c.stream
-	if s.AsOf > 0 && n > s.AsOf && s.asOf[cn.idx] == nil {
-		s.asOf[cn.idx] = c.rpcLive(cn, s.AsOf)
-	}
+	c.streamNumber(n)
+	c.streamAsOf(cn, n)
 }
 
 // rpcLive is a ULinkRPC connection's table now, as of asOf.

@@ -72,6 +72,9 @@ const recChunk = 4096
 // message's bytes can be handed out without copying.
 const arenaChunk = 1 << 20
 
+// streamArenaChunk is the largest arena block of a streaming Index.
+const streamArenaChunk = 64 << 10
+
 // Store gives back the bytes of the capture file, by offset, when a message
 // is shown again (io.ReaderAt's contract). The decoder does no IO itself:
 // the caller that reads the capture from a file supplies it (SetStore), and
@@ -106,6 +109,13 @@ func (c *Index) keep(msg []byte) int64 {
 	last := len(c.arena) - 1
 	if last < 0 || c.arena[last] == nil || len(c.arena[last])+len(msg) > cap(c.arena[last]) {
 		size, largest := 4096, int64(arenaChunk)
+		if c.stream != nil {
+			// A stream keeps only the bytes of the messages waiting to
+			// be handed out (an asker and those behind it, issue 18):
+			// small blocks are released as soon as those are, where a
+			// block of 1 MiB would stay half empty for a long time.
+			largest = streamArenaChunk
+		}
 		if m := c.limits.MaxArena; m > 0 {
 			largest = max(min(largest, m/4), 4096)
 		}

@@ -60,6 +60,18 @@ type Stream struct {
 	// AsOf > 0 keeps each connection's tables as of message AsOf, so that
 	// Tables(conn, AsOf) answers `tables --at AsOf` after the end.
 	AsOf int
+	// Cut, with AsOf > 0, cuts the capture at message AsOf (issue 18:
+	// `tables --at N` reads only the beginning): once AsOf is final
+	// (handed out, in order) nothing later is handed out, Cut reports
+	// true so that the feeder stops reading, and the Index answers as of
+	// AsOf: Len is AsOf, Connections lists the connections seen when
+	// AsOf was numbered, each as it was before its first later message
+	// was numbered (messages, markers, widening, findings), and Tables
+	// gives the tables and ping statistics as of AsOf. The feeder does
+	// not call Finish after a cut: the end-of-capture findings (partial
+	// messages, requests still pending at the end) are not made, as the
+	// capture did not end there.
+	Cut bool
 }
 
 // streamState is an Index's Stream and what streaming keeps.
@@ -84,6 +96,12 @@ type streamState struct {
 	// spare holds the spans of an answer decoded at its commit right
 	// behind its asker, which is handed out first with sc's (streamed).
 	spare netpak.Spans
+	// A Cut: cut is set once AsOf is handed out; cutConns is how many
+	// connections there were when AsOf was numbered; info is each
+	// connection's summary kept with its tables (keepAsOf).
+	cut      bool
+	cutConns int
+	info     map[uint32]*ConnInfo
 }
 
 // preDecoded is the decoding of record i that commit has just made, with
@@ -101,7 +119,7 @@ type preDecoded struct {
 // answers only the end of the capture and Stream.AsOf, and Message and
 // Detail only the message being handed to Settled.
 func (c *Index) SetStream(s Stream) {
-	c.stream = &streamState{Stream: s, asOf: map[uint32]*Tables{}}
+	c.stream = &streamState{Stream: s, asOf: map[uint32]*Tables{}, info: map[uint32]*ConnInfo{}}
 }
 
 // StreamErr returns the first error Stream.Settled returned.
@@ -246,11 +264,71 @@ func (c *Index) decodeCommit(i int32, dir dissect.Dir, st unturned.State, msg []
 func (c *Index) streamAsOf(cn *connection, n int) {
 	s := c.stream
 	if s.AsOf > 0 && n > s.AsOf && s.asOf[cn.idx] == nil {
-		t := cn.tables.snapshot(cn.info.Conn, s.AsOf)
+		c.keepAsOf(cn)
+	}
+}
+
+// keepAsOf keeps cn's tables now as those as of Stream.AsOf, and for a
+// Cut its summary too, with the messages counted as of AsOf: before its
+// first message after AsOf is committed its widening is decided and its
+// markers are those of its messages up to AsOf.
+func (c *Index) keepAsOf(cn *connection) {
+	s := c.stream
+	var t *Tables
+	if cn.rpc != nil {
+		t = c.rpcLive(cn, s.AsOf)
+	} else {
+		t = cn.tables.snapshot(cn.info.Conn, s.AsOf)
 		t.Messages = cn.committed
 		t.Ping = cn.pairs.pingStats(0, false)
-		s.asOf[cn.idx] = t
 	}
+	s.asOf[cn.idx] = t
+	if !s.Cut {
+		return
+	}
+	ci := cn.info
+	ci.Messages = t.Messages
+	ci.Findings = append([]dissect.Finding(nil), cn.info.Findings...)
+	s.info[cn.idx] = &ci
+}
+
+// streamNumber is called before message n is numbered on cn: for a Cut,
+// when n is AsOf, it notes how many connections were seen by then.
+func (c *Index) streamNumber(n int) {
+	if s := c.stream; s.Cut && n == s.AsOf {
+		s.cutConns = len(c.conns)
+	}
+}
+
+// cutHere makes the cut once message Stream.AsOf is handed out: every
+// connection seen when it was numbered keeps its summary and tables as
+// they are, unless kept already (a connection with later messages).
+// Nothing after is handed out.
+func (c *Index) cutHere() {
+	s := c.stream
+	s.cut = true
+	for _, cn := range c.conns[:s.cutConns] {
+		if s.asOf[cn.idx] == nil {
+			c.keepAsOf(cn)
+		}
+	}
+}
+
+// Cut reports whether a Stream with Cut was cut at message AsOf: the
+// feeder may stop reading (internal/pipeline.FeedRPC does).
+func (c *Index) Cut() bool {
+	return c.stream != nil && c.stream.cut
+}
+
+// cutConnections is Connections after a Cut (stream.go).
+func (c *Index) cutConnections() []ConnInfo {
+	s := c.stream
+	out := make([]ConnInfo, s.cutConns)
+	for i, cn := range c.conns[:s.cutConns] {
+		out[i] = *s.info[cn.idx]
+		out[i].Findings = append([]dissect.Finding(nil), out[i].Findings...)
+	}
+	return out
 }
 
 // streamed hands out record i, just committed, when every message before
@@ -264,7 +342,7 @@ func (c *Index) streamed(i int32) {
 	if len(c.rpcAsks) > 0 {
 		bound = min(bound, c.rpcBound())
 	}
-	for s.next < bound && c.rec(s.next).flags&recHeld == 0 && !c.awaiting(s.next) {
+	for !s.cut && s.next < bound && c.rec(s.next).flags&recHeld == 0 && !c.awaiting(s.next) {
 		if s.next == i && s.pre.i == i && s.pre.d != nil {
 			// Commit's decoding of i, handed out after what waited
 			// before it (an asker): its spans move to sc's place.
@@ -288,7 +366,7 @@ func (c *Index) streamed(i int32) {
 func (c *Index) streamEnd() {
 	s := c.stream
 	s.pre = preDecoded{}
-	for int(s.next) < c.nrec && c.rec(s.next).flags&recHeld == 0 {
+	for !s.cut && int(s.next) < c.nrec && c.rec(s.next).flags&recHeld == 0 {
 		c.emit(s.next)
 		s.next++
 	}
@@ -303,6 +381,9 @@ func (c *Index) emit(i int32) {
 	}
 	if s.Settled != nil && s.err == nil {
 		s.err = s.Settled(int(i) + 1)
+	}
+	if s.Cut && int(i)+1 == s.AsOf {
+		c.cutHere()
 	}
 	r := c.rec(i)
 	if r.flags&(recExtra|recBig|recRPC|recPaired) == 0 {

@@ -28,6 +28,11 @@ func (ci ConnInfo) WidenedText(w Wording) string {
 	for _, d := range []dissect.Dir{dissect.C2S, dissect.S2C} {
 		switch {
 		case !ci.Widened[d]:
+		case w == Full && ci.WidenedAt[d] == 0:
+			// Widened by the handshake, but no message of the direction
+			// came since (a capture, or a tables --at cut, that ends
+			// there): wire.md 4.2 widens its next one.
+			parts = append(parts, d.String()+" from its next message")
 		case w == Full:
 			parts = append(parts, fmt.Sprintf("%s from #%d", d, ci.WidenedAt[d]))
 		default:

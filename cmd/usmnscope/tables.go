@@ -40,9 +40,16 @@ mapped server ID), the IDs each side said it lacks and the references not
 resolved (wire.md 4.5), as aligned text or as the JSON document of
 outputs.md. A ULinkRPC connection gets its per-method requests, responses,
 errors, pending requests and latencies, pushes, keep-alives and statuses
-instead (the "rpc" object). --at N gives the state right after message N
-(from 1; messages of both protocols share the numbers); without --at, the
-state at the end of the capture.`,
+instead (the "rpc" object). Without --at, the state at the end of the
+capture.
+
+--at N (from 1; messages of both protocols share the numbers) reads the
+capture only until message N is final (no inference or answer it waits
+for can change it) and reports the capture as cut there: the connections
+seen by message N, their message counts, USMN markers and widening, their
+findings before their first later message (none of the end of the
+capture, which was not reached), and their tables, ping statistics and
+rpc objects as of N. A capture with fewer than N messages is an error.`,
 		Example: `  usmnscope tables capture.pcapng
   usmnscope tables --at 12 capture.pcapng
   usmnscope tables --json capture.pcapng | jq '.connections[].server_listeners'`,
@@ -78,8 +85,9 @@ func runTables(o *tablesOptions) error {
 		return err
 	}
 	// Streaming (issue 18): no per-message history, the tables as of
-	// --at kept per connection on the way.
-	dc, err := readCaptureRPC(o.IO, p, nil, rp, o.capture, nil, func(*session.Index) session.Stream { return session.Stream{AsOf: o.at} })
+	// --at kept per connection on the way, and the capture read only until
+	// message --at is final (session.Stream.Cut).
+	dc, err := readCaptureRPC(o.IO, p, nil, rp, o.capture, nil, func(*session.Index) session.Stream { return session.Stream{AsOf: o.at, Cut: o.at > 0} })
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,11 @@ func Feed(src capture.Source, ix *session.Index, progress func(capture.Stats)) (
 // sessions: connections to rp's ports, those --decode-as names ulinkrpc
 // and those whose first client bytes are a ULinkRPC frame or a WebSocket
 // upgrade carrying one. With rp nil it is Feed.
+//
+// The feed stops early, without Finish, once ix is cut (a session.Stream
+// with Cut, `tables --at N`: ix.Cut after an event): the rest of src is
+// not read, and no end-of-capture finding is made, since the capture did
+// not end there. The caller closes src.
 func FeedRPC(src capture.Source, ix *session.Index, rp *RPC, progress func(capture.Stats)) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -56,6 +61,9 @@ func FeedRPC(src capture.Source, ix *session.Index, rp *RPC, progress func(captu
 		r.apply(ev)
 		if progress != nil {
 			progress(src.Stats())
+		}
+		if ix.Cut() {
+			return nil
 		}
 	}
 }
