@@ -43,6 +43,10 @@ type Record struct {
 	// applied (names, pairing, payload); envOK says it was decoded.
 	env   ulinkrpc.Envelope
 	envOK bool
+	// light marks a light session's record (Config.Light, light.go),
+	// brief its reading of the frame.
+	light bool
+	brief ulinkrpc.Brief
 }
 
 // Transform is outputs.md's `transform` object.
@@ -71,25 +75,44 @@ func ptr[T any](v T) *T { return &v }
 
 // methodName is "Service.Method" with numbers for what has no name.
 func (r *Record) methodName() string {
+	return methodText(r.RPC.ServiceID, r.RPC.MethodID, r.RPC.Service, r.RPC.Method)
+}
+
+// methodText is "Service.Method" with numbers for what has no name.
+func methodText(sid, mid *int32, service, method *string) string {
 	svc, m := "?", "?"
-	if r.RPC.ServiceID != nil {
-		svc = fmt.Sprintf("(%d)", *r.RPC.ServiceID)
+	if sid != nil {
+		svc = fmt.Sprintf("(%d)", *sid)
 	}
-	if r.RPC.MethodID != nil {
-		m = fmt.Sprintf("(%d)", *r.RPC.MethodID)
+	if mid != nil {
+		m = fmt.Sprintf("(%d)", *mid)
 	}
-	if r.RPC.Service != nil {
-		svc = *r.RPC.Service
+	if service != nil {
+		svc = *service
 	}
-	if r.RPC.Method != nil {
-		m = *r.RPC.Method
+	if method != nil {
+		m = *method
 	}
 	return svc + "." + m
+}
+
+// EnvelopeLen is the length of the envelope recovered from the frame (0
+// for none): len(Envelope), or a light record's reading of it. A host
+// counts the bytes of the records it queues by it (session's order.go).
+func (r *Record) EnvelopeLen() int {
+	if r.light {
+		return r.brief.Len
+	}
+	return len(r.Envelope)
 }
 
 // frame decodes one frame into a record, pairs it and keeps it.
 // The record waits in the queue, unnumbered, until release.
 func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at Stamp) {
+	if s.cfg.Light {
+		s.lightFrame(d, frame, info, at)
+		return
+	}
 	r := &Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
 		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown"}
 	defer func() {
@@ -224,6 +247,10 @@ func (s *Session) release(force bool) {
 	}
 	slices.SortStableFunc(s.queue, func(a, b *Record) int { return cmp.Compare(a.Frame, b.Frame) })
 	for _, r := range s.queue {
+		if r.light {
+			s.Recycle(s.Numbered(r, s.number()))
+			continue
+		}
 		s.records = append(s.records, r)
 		s.Numbered(r, s.number())
 	}
@@ -238,6 +265,10 @@ func (s *Session) release(force bool) {
 // answer. It returns r.
 func (s *Session) Numbered(r *Record, n int) *Record {
 	r.N = n
+	if r.light {
+		s.numberedLight(r)
+		return r
+	}
 	s.classified(r)
 	if r.envOK {
 		s.apply(r, r.env)
