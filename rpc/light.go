@@ -36,8 +36,12 @@ func (s *Session) lightFrame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInf
 	} else {
 		r = new(Record)
 	}
-	*r = Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d, Transport: s.cfg.Transport,
-		Len: len(frame), Offset: info.Offset, light: true, brief: ulinkrpc.DecodeBrief(frame, s.cfg.Transform)}
+	// A light record has only these set (numberedLight adds N and the
+	// pairing), so a reused one needs no clearing beyond them.
+	r.Frame, r.Time, r.Conn, r.Dir, r.Transport = at.Frame, at.Time, s.conn, d, s.cfg.Transport
+	r.Len, r.Offset, r.light = len(frame), info.Offset, true
+	r.Pair, r.Latency, r.HasLatency = 0, 0, false
+	r.brief = ulinkrpc.DecodeBrief(frame, s.cfg.Transform)
 	// As frame: the type of an envelope recovered, 0 without one.
 	r.Type = r.brief.Type
 	if s.cfg.Yield != nil {
@@ -81,10 +85,10 @@ func (s *Session) numberedLight(r *Record) {
 		}
 		// A Request forgotten past MaxOpen stays pending in the tally, as
 		// a full session's does.
-		s.reqs.Ask(reqKey{d, b.RequestID}, dissect.Ask{N: r.N, Time: r.Time})
+		s.reqs.Ask(keyOf(d, b.RequestID), dissect.Ask{N: r.N, Time: r.Time})
 		t.request(r.N, b.RequestID, m)
 	case ulinkrpc.Response:
-		if a, ok := s.reqs.Latest(reqKey{1 - d, b.RequestID}); ok {
+		if a, ok := s.reqs.Latest(keyOf(1-d, b.RequestID)); ok {
 			r.Pair, r.Latency, r.HasLatency = a.N, r.Time.Sub(a.Time), true
 			t.response(a.N, nil, r.Latency, b.Status, b.HasError)
 		}
@@ -132,7 +136,7 @@ func (s *Session) askName(n int) (string, bool) {
 	if r := s.byN[n]; r != nil {
 		return r.methodName(), true
 	}
-	p, ok := s.tally.pending[n]
+	p, ok := s.tally.pending.find(n)
 	if !ok || !s.cfg.Light {
 		return "", false
 	}

@@ -292,7 +292,7 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 		r.RPC.ServiceID, r.RPC.MethodID = ptr(env.ServiceID), ptr(env.MethodID)
 		m := s.name(r, ulinkrpc.Request)
 		s.payload(r, env, m, true)
-		if a, ok := s.reqs.Ask(reqKey{d, env.RequestID}, dissect.Ask{N: r.N, Time: r.Time}); ok {
+		if a, ok := s.reqs.Ask(keyOf(d, env.RequestID), dissect.Ask{N: r.N, Time: r.Time}); ok {
 			delete(s.byN, a.N)
 		}
 		s.byN[r.N] = r
@@ -306,7 +306,7 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 			}
 		}
 		var m *ulinkrpc.Method
-		if a, ok := s.reqs.Latest(reqKey{1 - d, env.RequestID}); ok {
+		if a, ok := s.reqs.Latest(keyOf(1-d, env.RequestID)); ok {
 			req := s.byN[a.N]
 			delete(s.byN, a.N)
 			s.link(req, r, a)

@@ -100,10 +100,14 @@ type Event struct {
 	Text  string // what to show: the request line, close code and reason, conv
 }
 
-type reqKey struct {
-	dir dissect.Dir
-	id  uint32
-}
+// reqKey is a Request's direction and request_id as one integer: the
+// pairing map's key (a padded struct would hash byte by byte).
+type reqKey uint64
+
+func keyOf(d dissect.Dir, id uint32) reqKey { return reqKey(d)<<32 | reqKey(id) }
+
+func (k reqKey) dir() dissect.Dir { return dissect.Dir(k >> 32) }
+func (k reqKey) id() uint32       { return uint32(k) }
 
 type pingKey struct {
 	dir   dissect.Dir
@@ -395,11 +399,11 @@ func (s *Session) Finish() {
 	s.finished = true
 	s.sayClasses()
 	for _, p := range s.reqs.Pending() {
-		text := fmt.Sprintf("request #%d pending at the end of the capture: never answered", p.Key.id)
+		text := fmt.Sprintf("request #%d pending at the end of the capture: never answered", p.Key.id())
 		if name, ok := s.askName(p.N); ok {
-			text = fmt.Sprintf("request #%d %s pending at the end of the capture: never answered", p.Key.id, name)
+			text = fmt.Sprintf("request #%d %s pending at the end of the capture: never answered", p.Key.id(), name)
 		}
-		s.finding(p.Key.dir, dissect.Finding{Severity: dissect.Note, Group: dissect.Sequence, Text: text, Bit: -1}, p.N)
+		s.finding(p.Key.dir(), dissect.Finding{Severity: dissect.Note, Group: dissect.Sequence, Text: text, Bit: -1}, p.N)
 	}
 	if s.reqs.Dropped > 0 || s.pings.Dropped > 0 {
 		s.finding(0, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence,
