@@ -34,6 +34,21 @@ func (f *framer) feed(chunk []byte, at Stamp, yield func([]byte, ulinkrpc.FrameI
 	if len(chunk) == 0 {
 		return
 	}
+	if len(f.marks) == 0 && f.st.Synced() {
+		// Synchronised, and no bytes held for resynchronisation: every
+		// frame this chunk completes ends in it, whether the stream
+		// stays synchronised or loses it and finds a frame again here
+		// (the most an earlier chunk gives resynchronisation is two
+		// bytes of a rejected length prefix, and no frame is that
+		// short). Marks are only needed for what stays held for
+		// resynchronisation: the common case costs none.
+		f.st.Feed(chunk, func(b []byte, info ulinkrpc.FrameInfo) { yield(b, info, at) })
+		if !f.st.Synced() {
+			f.marks = append(f.marks, mark{end: f.st.Offset(), at: at})
+			f.trim()
+		}
+		return
+	}
 	f.marks = append(f.marks, mark{end: f.st.Offset() + int64(len(chunk)), at: at})
 	f.st.Feed(chunk, func(b []byte, info ulinkrpc.FrameInfo) { yield(b, info, f.stamp(info.Offset+4+int64(len(b)), at)) })
 	f.trim()
