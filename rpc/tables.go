@@ -88,7 +88,7 @@ type Tally struct {
 	pings   int
 	pongs   int
 	pending pendingList // Requests without a Response
-	records int                 // records added
+	records int         // records added
 }
 
 // openRequest is a Request waiting for its Response, with its method's
