@@ -62,6 +62,9 @@ func (s *Session) Recycle(r *Record) {
 	s.free = append(s.free, r)
 }
 
+// Light reports whether s is a light session (Config.Light).
+func (s *Session) Light() bool { return s.cfg.Light }
+
 // Light reports whether r is a light record (Config.Light).
 func (r *Record) Light() bool { return r.light }
 
