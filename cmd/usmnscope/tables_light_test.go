@@ -60,8 +60,9 @@ func tablesWith(t *testing.T, args string, stream func(at int) session.Stream) (
 // prints, as text and as JSON, at the end and --at a message, exactly what
 // full sessions give (a Stream that hands every message out, as dump's),
 // over every fixture capture (the encrypted ones also without the key and
-// with a wrong one) and generated load captures of each transport. The CLI
-// prints the light reading.
+// with a wrong one), generated load captures of each transport and
+// Unturned fixtures mixed with ULinkRPC ones. The CLI prints the light
+// reading.
 func TestTablesLightSame(t *testing.T) {
 	var caps [][2]string // capture, ULinkRPC flags
 	for _, c := range rpcCaptures(t) {
@@ -71,6 +72,7 @@ func TestTablesLightSame(t *testing.T) {
 			caps = append(caps, [2]string{c, ""}, [2]string{c, "--ulinkrpc-key bm90IHRoZSBrZXk="})
 		}
 	}
+	contracts := "--contracts " + filepath.Join(rpcFixturesDir, "contracts")
 	dir := t.TempDir()
 	for _, tr := range []string{"tcp", "websocket", "kcp"} {
 		path := filepath.Join(dir, "scale-"+tr+".pcapng")
@@ -82,7 +84,12 @@ func TestTablesLightSame(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Close()
-		caps = append(caps, [2]string{path, "--contracts " + filepath.Join(rpcFixturesDir, "contracts")}, [2]string{path, ""})
+		caps = append(caps, [2]string{path, contracts}, [2]string{path, ""})
+	}
+	// Both protocols at once: Unturned messages held for an inference or a
+	// resynchronisation hold the ULinkRPC records numbered after them.
+	for _, mix := range [][2]string{{"usmn-basic", "tcp-json"}, {"usmn-midstream", "websocket-json"}, {"usmn-idbits-3", "kcp-json"}, {"vanilla", "tcp-midstream"}, {"usmn-midframe", "tcp-gzip"}} {
+		caps = append(caps, [2]string{mixedCapture(t, "../../fixtures/captures/"+mix[0]+".pcapng", filepath.Join(rpcFixturesDir, mix[1]+".pcapng")), contracts})
 	}
 	lightStream := func(at int) session.Stream { return session.Stream{AsOf: at} }
 	fullStream := func(at int) session.Stream {
