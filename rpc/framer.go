@@ -34,18 +34,14 @@ func (f *framer) feed(chunk []byte, at Stamp, yield func([]byte, ulinkrpc.FrameI
 	if len(chunk) == 0 {
 		return
 	}
-	if len(f.marks) == 0 && f.st.Synced() {
-		// Synchronised, and no bytes held for resynchronisation: every
-		// frame this chunk completes ends in it, whether the stream
-		// stays synchronised or loses it and finds a frame again here
-		// (the most an earlier chunk gives resynchronisation is two
-		// bytes of a rejected length prefix, and no frame is that
-		// short). Marks are only needed for what stays held for
-		// resynchronisation: the common case costs none.
+	if len(f.marks) == 0 {
+		// The marks cover every byte held: with none, the stream holds
+		// nothing of earlier chunks, so every frame this chunk completes
+		// ends in it, and a mark is needed only if it leaves bytes held
+		// (the common case, a chunk of whole frames, costs none).
 		f.st.Feed(chunk, func(b []byte, info ulinkrpc.FrameInfo) { yield(b, info, at) })
-		if !f.st.Synced() {
+		if f.st.Stats().Buffered > 0 {
 			f.marks = append(f.marks, mark{end: f.st.Offset(), at: at})
-			f.trim()
 		}
 		return
 	}

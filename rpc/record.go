@@ -168,27 +168,29 @@ func (s *Session) holding() bool {
 // (a host's watermark, outputs.md "Ordering").
 func (s *Session) Holding() (seq uint64, ok bool) {
 	seq = ^uint64(0)
-	held := func(f *framer) {
-		if f != nil && !f.st.Synced() && f.st.Stats().Buffered > 0 {
-			ok = true
-			if len(f.marks) > 0 {
-				seq = min(seq, f.marks[0].at.Seq)
-			} else {
-				seq = min(seq, s.stamp.Seq)
-			}
-		}
-	}
 	for d := range s.sides {
 		sd := &s.sides[d]
-		held(sd.stream)
+		seq, ok = s.held(sd.stream, seq, ok)
 		for _, f := range sd.convs {
-			held(f)
+			seq, ok = s.held(f, seq, ok)
 		}
 		if sd.wsHeld {
 			ok, seq = true, min(seq, sd.wsSince)
 		}
 	}
 	return seq, ok
+}
+
+// held is Holding's test of one frame stream, called for every event a
+// host feeds: a synchronised stream (the common case) answers first.
+func (s *Session) held(f *framer, seq uint64, ok bool) (uint64, bool) {
+	if f == nil || f.st.Synced() || f.st.Stats().Buffered == 0 {
+		return seq, ok
+	}
+	if len(f.marks) > 0 {
+		return min(seq, f.marks[0].at.Seq), true
+	}
+	return min(seq, s.stamp.Seq), true
 }
 
 // markWS notes whether the side's WebSocket decoder holds bytes while it
