@@ -103,8 +103,8 @@ type openRequest struct {
 // (a Tally adds them in it). A Response finds its Request by binary search
 // and marks it answered; answered entries leave once they are half the
 // list, so that its length follows the Requests open, not all the
-// Requests. (A map by n cost a hash insert,
-// lookup and delete per call: a tenth of `tables` on a million frames.)
+// Requests. (A map by n cost a hash insert, lookup and delete per call:
+// a twentieth of `tables` on a million frames.)
 type pendingList struct {
 	open []openRequest
 	dead int // answered entries still in open

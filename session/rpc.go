@@ -191,8 +191,8 @@ func (c *Index) keepRPC(i int32, r *rpc.Record) {
 
 // streamLight hands out record i, a light session's record r (OpenRPC),
 // when nothing before it waits: a light session's askers never wait for
-// their answers, as nothing prints them. Heads gets r itself (streamed's
-// light). r goes back to its session once handed out; one that waits
+// their answers, as nothing prints them. Heads gets r itself
+// (streamState.light). r goes back to its session once handed out; one that waits
 // behind another message (an Unturned one held for an inference) is kept
 // until then (emit).
 func (c *Index) streamLight(cn *connection, r *rpc.Record, i int32) {
