@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -38,26 +39,38 @@ func (s *Session) classified(r *Record) {
 	if s.cfg.Transform.Mode != ulinkrpc.Auto || len(r.Findings) == 0 || !strings.HasPrefix(r.Findings[0].Text, classPrefix) {
 		return
 	}
-	t := &s.classes
 	c, ok := parseClass(strings.TrimPrefix(r.Findings[0].Text, classPrefix))
 	if !ok {
 		return
 	}
-	if !t.set {
-		t.set, t.conn = true, c
-	}
-	if t.count[c] == 0 {
-		t.order = append(t.order, c)
-		t.first[c] = ConnFinding{Finding: r.Findings[0], N: r.N, Dir: r.Dir, Frame: r.Frame, Time: r.Time}
-		t.first[c].Bit = -1
-	}
-	t.count[c]++
-	if c == t.conn {
+	if s.countClass(c, r) {
 		r.Findings = append(r.Findings[:0], r.Findings[1:]...)
 		if len(r.Findings) == 0 {
 			r.Findings = nil
 		}
 	}
+}
+
+// countClass counts numbered record r, classified c, in the connection
+// finding of its class, and reports whether c is the connection's. A
+// light record has no note of its own: its class's is written as
+// Untransform writes it.
+func (s *Session) countClass(c ulinkrpc.Class, r *Record) bool {
+	t := &s.classes
+	if !t.set {
+		t.set, t.conn = true, c
+	}
+	if t.count[c] == 0 {
+		t.order = append(t.order, c)
+		f := dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: classPrefix + c.String()}
+		if !r.light {
+			f = r.Findings[0]
+		}
+		t.first[c] = ConnFinding{Finding: f, N: r.N, Dir: r.Dir, Frame: r.Frame, Time: r.Time}
+		t.first[c].Bit = -1
+	}
+	t.count[c]++
+	return c == t.conn
 }
 
 // sayClasses adds the connection finding of each class, once every record

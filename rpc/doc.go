@@ -40,6 +40,17 @@
 // records; the session keeps only the open askers and its Tally, which
 // gives the `rpc` table as of any number.
 //
+// # Light sessions
+//
+// Config.Light is what `tables` needs and no more (light.go, issue 15):
+// each frame is read only as far as the tables go (ulinkrpc.DecodeBrief),
+// into a light record without fields, payload, envelope copy or findings,
+// numbered, paired and counted by the same rules, and handed back for
+// reuse once the host is done with it (Recycle). The tables, the record
+// count and the connection findings equal a full session's (TestLightSame,
+// FuzzSession); session.Index hosts light sessions when its Stream hands
+// no message out.
+//
 // # Outputs
 //
 // AppendJSON writes a record as a `dump --json` line, Line as a `dump` text

@@ -34,6 +34,17 @@ func (f *framer) feed(chunk []byte, at Stamp, yield func([]byte, ulinkrpc.FrameI
 	if len(chunk) == 0 {
 		return
 	}
+	if len(f.marks) == 0 {
+		// The marks cover every byte held: with none, the stream holds
+		// nothing of earlier chunks, so every frame this chunk completes
+		// ends in it, and a mark is needed only if it leaves bytes held
+		// (the common case, a chunk of whole frames, costs none).
+		f.st.Feed(chunk, func(b []byte, info ulinkrpc.FrameInfo) { yield(b, info, at) })
+		if f.st.Stats().Buffered > 0 {
+			f.marks = append(f.marks, mark{end: f.st.Offset(), at: at})
+		}
+		return
+	}
 	f.marks = append(f.marks, mark{end: f.st.Offset() + int64(len(chunk)), at: at})
 	f.st.Feed(chunk, func(b []byte, info ulinkrpc.FrameInfo) { yield(b, info, f.stamp(info.Offset+4+int64(len(b)), at)) })
 	f.trim()

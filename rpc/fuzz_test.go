@@ -11,9 +11,10 @@ import (
 
 // FuzzSession feeds arbitrary bytes to a session of each transport, cut
 // into chunks by the first byte and alternating directions, with a gap in
-// the middle: it must never panic, every record must marshal to valid
-// JSON, numbers must run from 1 without a hole and never back in frame, and
-// every pair must point both ways.
+// the middle (feedChunks): it must never panic, every record must marshal
+// to valid JSON, numbers must run from 1 without a hole and never back in
+// frame, every pair must point both ways, and a light session
+// (Config.Light) must add up to the same tables and connection findings.
 func FuzzSession(f *testing.F) {
 	var seed []byte
 	for _, st := range conversation() {
@@ -24,29 +25,18 @@ func FuzzSession(f *testing.F) {
 	f.Add(uint8(2), ulinkrpc.EncodeSegment(ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Conv: 9}), ulinkrpc.SplitMessage(9, 0, seed[:60], 0)[0]))
 	keys := ulinkrpc.DeriveKeys([]byte("k"), ulinkrpc.HKDF)
 	f.Fuzz(func(t *testing.T, mode uint8, data []byte) {
-		tr := Transport(mode % 3)
-		cfg := Config{Transport: tr, MidStream: mode&4 != 0, Contracts: contracts(t)}
+		cfg := Config{Transport: Transport(mode % 3), MidStream: mode&4 != 0, Contracts: contracts(t)}
 		if mode&8 != 0 {
 			cfg.Transform.Keys = &keys
 		}
 		s := New(testConn, cfg)
-		chunk := int(mode>>4) + 1
-		frame := 0
-		for len(data) > 0 {
-			n := min(chunk, len(data))
-			frame++
-			d := dissect.Dir(frame & 1)
-			if tr == KCP {
-				s.Datagram(d, data[:n], stamp(frame, frame))
-			} else {
-				s.Bytes(d, data[:n], stamp(frame, frame))
-				if frame == 3 {
-					s.Gap(d, 5, stamp(frame, frame))
-				}
-			}
-			data = data[n:]
-		}
-		s.End(stamp(frame+1, frame+1))
+		feedChunks(s, mode, data)
+		// A light session (tables) adds up to the same tables and
+		// connection findings.
+		cfg.Light = true
+		light := New(testConn, cfg)
+		feedChunks(light, mode, data)
+		sameLight(t, s, light)
 		rs := s.Records()
 		byN := map[int]*Record{}
 		for i, r := range rs {
@@ -78,4 +68,27 @@ func FuzzSession(f *testing.F) {
 			t.Fatal("tables JSON invalid")
 		}
 	})
+}
+
+// feedChunks feeds data to s as FuzzSession does: in chunks of mode>>4 + 1
+// bytes, alternating directions, datagrams for KCP, a gap of 5 bytes with
+// the third chunk for a stream, then the end.
+func feedChunks(s *Session, mode uint8, data []byte) {
+	chunk := int(mode>>4) + 1
+	frame := 0
+	for len(data) > 0 {
+		n := min(chunk, len(data))
+		frame++
+		d := dissect.Dir(frame & 1)
+		if s.Transport() == KCP {
+			s.Datagram(d, data[:n], stamp(frame, frame))
+		} else {
+			s.Bytes(d, data[:n], stamp(frame, frame))
+			if frame == 3 {
+				s.Gap(d, 5, stamp(frame, frame))
+			}
+		}
+		data = data[n:]
+	}
+	s.End(stamp(frame+1, frame+1))
 }

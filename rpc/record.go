@@ -43,6 +43,10 @@ type Record struct {
 	// applied (names, pairing, payload); envOK says it was decoded.
 	env   ulinkrpc.Envelope
 	envOK bool
+	// light marks a light session's record (Config.Light, light.go),
+	// brief its reading of the frame.
+	light bool
+	brief ulinkrpc.Brief
 }
 
 // Transform is outputs.md's `transform` object.
@@ -71,25 +75,44 @@ func ptr[T any](v T) *T { return &v }
 
 // methodName is "Service.Method" with numbers for what has no name.
 func (r *Record) methodName() string {
+	return methodText(r.RPC.ServiceID, r.RPC.MethodID, r.RPC.Service, r.RPC.Method)
+}
+
+// methodText is "Service.Method" with numbers for what has no name.
+func methodText(sid, mid *int32, service, method *string) string {
 	svc, m := "?", "?"
-	if r.RPC.ServiceID != nil {
-		svc = fmt.Sprintf("(%d)", *r.RPC.ServiceID)
+	if sid != nil {
+		svc = fmt.Sprintf("(%d)", *sid)
 	}
-	if r.RPC.MethodID != nil {
-		m = fmt.Sprintf("(%d)", *r.RPC.MethodID)
+	if mid != nil {
+		m = fmt.Sprintf("(%d)", *mid)
 	}
-	if r.RPC.Service != nil {
-		svc = *r.RPC.Service
+	if service != nil {
+		svc = *service
 	}
-	if r.RPC.Method != nil {
-		m = *r.RPC.Method
+	if method != nil {
+		m = *method
 	}
 	return svc + "." + m
+}
+
+// EnvelopeLen is the length of the envelope recovered from the frame (0
+// for none): len(Envelope), or a light record's reading of it. A host
+// counts the bytes of the records it queues by it (session's order.go).
+func (r *Record) EnvelopeLen() int {
+	if r.light {
+		return r.brief.Len
+	}
+	return len(r.Envelope)
 }
 
 // frame decodes one frame into a record, pairs it and keeps it.
 // The record waits in the queue, unnumbered, until release.
 func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at Stamp) {
+	if s.cfg.Light {
+		s.lightFrame(d, frame, info, at)
+		return
+	}
 	r := &Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
 		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown"}
 	defer func() {
@@ -145,27 +168,29 @@ func (s *Session) holding() bool {
 // (a host's watermark, outputs.md "Ordering").
 func (s *Session) Holding() (seq uint64, ok bool) {
 	seq = ^uint64(0)
-	held := func(f *framer) {
-		if f != nil && !f.st.Synced() && f.st.Stats().Buffered > 0 {
-			ok = true
-			if len(f.marks) > 0 {
-				seq = min(seq, f.marks[0].at.Seq)
-			} else {
-				seq = min(seq, s.stamp.Seq)
-			}
-		}
-	}
 	for d := range s.sides {
 		sd := &s.sides[d]
-		held(sd.stream)
+		seq, ok = s.held(sd.stream, seq, ok)
 		for _, f := range sd.convs {
-			held(f)
+			seq, ok = s.held(f, seq, ok)
 		}
 		if sd.wsHeld {
 			ok, seq = true, min(seq, sd.wsSince)
 		}
 	}
 	return seq, ok
+}
+
+// held is Holding's test of one frame stream, called for every event a
+// host feeds: a synchronised stream (the common case) answers first.
+func (s *Session) held(f *framer, seq uint64, ok bool) (uint64, bool) {
+	if f == nil || f.st.Synced() || f.st.Stats().Buffered == 0 {
+		return seq, ok
+	}
+	if len(f.marks) > 0 {
+		return min(seq, f.marks[0].at.Seq), true
+	}
+	return min(seq, s.stamp.Seq), true
 }
 
 // markWS notes whether the side's WebSocket decoder holds bytes while it
@@ -224,6 +249,10 @@ func (s *Session) release(force bool) {
 	}
 	slices.SortStableFunc(s.queue, func(a, b *Record) int { return cmp.Compare(a.Frame, b.Frame) })
 	for _, r := range s.queue {
+		if r.light {
+			s.Recycle(s.Numbered(r, s.number()))
+			continue
+		}
 		s.records = append(s.records, r)
 		s.Numbered(r, s.number())
 	}
@@ -238,6 +267,10 @@ func (s *Session) release(force bool) {
 // answer. It returns r.
 func (s *Session) Numbered(r *Record, n int) *Record {
 	r.N = n
+	if r.light {
+		s.numberedLight(r)
+		return r
+	}
 	s.classified(r)
 	if r.envOK {
 		s.apply(r, r.env)
@@ -261,7 +294,7 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 		r.RPC.ServiceID, r.RPC.MethodID = ptr(env.ServiceID), ptr(env.MethodID)
 		m := s.name(r, ulinkrpc.Request)
 		s.payload(r, env, m, true)
-		if a, ok := s.reqs.Ask(reqKey{d, env.RequestID}, dissect.Ask{N: r.N, Time: r.Time}); ok {
+		if a, ok := s.reqs.Ask(keyOf(d, env.RequestID), dissect.Ask{N: r.N, Time: r.Time}); ok {
 			delete(s.byN, a.N)
 		}
 		s.byN[r.N] = r
@@ -275,7 +308,7 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 			}
 		}
 		var m *ulinkrpc.Method
-		if a, ok := s.reqs.Latest(reqKey{1 - d, env.RequestID}); ok {
+		if a, ok := s.reqs.Latest(keyOf(1-d, env.RequestID)); ok {
 			req := s.byN[a.N]
 			delete(s.byN, a.N)
 			s.link(req, r, a)

@@ -65,6 +65,12 @@ type Config struct {
 	// Number gives each record its number n; nil numbers the session's
 	// records from 1. Unused with Yield.
 	Number func() int
+	// Light decodes each frame only as far as Tables and the connection
+	// findings go (light.go, issue 15: `tables`): records are light (no
+	// fields, payload, envelope copy or findings), numbered and paired as
+	// full ones and then handed back for reuse (Recycle). Records and
+	// Pending are then empty.
+	Light bool
 	// Yield, when set, hands each decoded frame's record to a host at
 	// once, unnumbered, with the Stamp of the chunk that completed it
 	// (outputs.md "Ordering": session.Index numbers the records of both
@@ -94,10 +100,14 @@ type Event struct {
 	Text  string // what to show: the request line, close code and reason, conv
 }
 
-type reqKey struct {
-	dir dissect.Dir
-	id  uint32
-}
+// reqKey is a Request's direction and request_id as one integer: the
+// pairing map's key (a padded struct would hash byte by byte).
+type reqKey uint64
+
+func keyOf(d dissect.Dir, id uint32) reqKey { return reqKey(d)<<32 | reqKey(id) }
+
+func (k reqKey) dir() dissect.Dir { return dissect.Dir(k >> 32) }
+func (k reqKey) id() uint32       { return uint32(k) }
 
 type pingKey struct {
 	dir   dissect.Dir
@@ -136,6 +146,7 @@ type Session struct {
 	events   []Event
 	kcpConvs map[uint32]bool
 	queue    []*Record
+	free     []*Record // light records handed back (Recycle)
 	finished bool
 	classes  classTally // the transform classifications said once (classnote.go)
 }
@@ -388,12 +399,11 @@ func (s *Session) Finish() {
 	s.finished = true
 	s.sayClasses()
 	for _, p := range s.reqs.Pending() {
-		r := s.byN[p.N]
-		text := fmt.Sprintf("request #%d pending at the end of the capture: never answered", p.Key.id)
-		if r != nil {
-			text = fmt.Sprintf("request #%d %s pending at the end of the capture: never answered", p.Key.id, r.methodName())
+		text := fmt.Sprintf("request #%d pending at the end of the capture: never answered", p.Key.id())
+		if name, ok := s.askName(p.N); ok {
+			text = fmt.Sprintf("request #%d %s pending at the end of the capture: never answered", p.Key.id(), name)
 		}
-		s.finding(p.Key.dir, dissect.Finding{Severity: dissect.Note, Group: dissect.Sequence, Text: text, Bit: -1}, p.N)
+		s.finding(p.Key.dir(), dissect.Finding{Severity: dissect.Note, Group: dissect.Sequence, Text: text, Bit: -1}, p.N)
 	}
 	if s.reqs.Dropped > 0 || s.pings.Dropped > 0 {
 		s.finding(0, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence,

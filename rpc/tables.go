@@ -69,7 +69,10 @@ type StatusCount struct {
 	Count int
 }
 
-type idKey struct{ sid, mid int32 }
+// idKey is a (service_id, method_id) pair as one map key.
+type idKey uint64
+
+func ids(sid, mid int32) idKey { return idKey(uint32(sid))<<32 | idKey(uint32(mid)) }
 
 // Tally adds up records into a Tables as they are numbered, in number
 // order: a Request is pending until its Response is added, so the tally
@@ -79,75 +82,177 @@ type idKey struct{ sid, mid int32 }
 type Tally struct {
 	methods map[idKey]*MethodStats
 	pushes  map[idKey]*PushStats
-	status  map[int]*StatusCount
+	status  [ulinkrpc.StatusProtocolError + 1]StatusCount // the known statuses, by code; Count 0 is none
+	other   map[ulinkrpc.Status]*StatusCount              // the unknown ones
 	rtt     dissect.Durations
 	pings   int
 	pongs   int
-	pending map[int]PendingRequest // by the Request's n
-	records int                    // records added
+	pending pendingList // Requests without a Response
+	records int         // records added
+}
+
+// openRequest is a Request waiting for its Response, with its method's
+// entry (the Response counts there, and a light session names the
+// pending note from it).
+type openRequest struct {
+	PendingRequest
+	m *MethodStats // nil once answered (pendingList)
+}
+
+// pendingList is a Tally's Requests without a Response, in number order
+// (a Tally adds them in it). A Response finds its Request by binary search
+// and marks it answered; answered entries leave once they are half the
+// list, so that its length follows the Requests open, not all the
+// Requests. (A map by n cost a hash insert, lookup and delete per call:
+// a twentieth of `tables` on a million frames.)
+type pendingList struct {
+	open []openRequest
+	dead int // answered entries still in open
+}
+
+func (l *pendingList) add(p openRequest) {
+	if k := len(l.open); k == 0 || l.open[k-1].N < p.N {
+		l.open = append(l.open, p)
+		return
+	}
+	i, _ := slices.BinarySearchFunc(l.open, p.N, byN)
+	l.open = slices.Insert(l.open, i, p)
+}
+
+func byN(p openRequest, n int) int { return cmp.Compare(p.N, n) }
+
+// find is the open Request n.
+func (l *pendingList) find(n int) (*openRequest, bool) {
+	i, ok := slices.BinarySearchFunc(l.open, n, byN)
+	if !ok || l.open[i].m == nil {
+		return nil, false
+	}
+	return &l.open[i], true
+}
+
+// take answers the open Request n and returns it.
+func (l *pendingList) take(n int) (openRequest, bool) {
+	p, ok := l.find(n)
+	if !ok {
+		return openRequest{}, false
+	}
+	out := *p
+	p.m = nil
+	l.dead++
+	if l.dead >= 16 && 2*l.dead >= len(l.open) {
+		// In place: the array is reused, so a steady traffic of calls
+		// and answers allocates nothing.
+		l.open = slices.DeleteFunc(l.open, func(p openRequest) bool { return p.m == nil })
+		l.dead = 0
+	}
+	return out, true
 }
 
 // Add counts r, numbered and paired. Answers with nothing to pair count in
-// no statistics (outputs.md "Pairing").
+// no statistics (outputs.md "Pairing"). A light record (Config.Light) is
+// counted by its session as it is numbered, not here.
 func (t *Tally) Add(r *Record) {
-	if t.methods == nil {
-		t.methods, t.pushes = map[idKey]*MethodStats{}, map[idKey]*PushStats{}
-		t.status, t.pending = map[int]*StatusCount{}, map[int]PendingRequest{}
-	}
 	t.records++
-	method := func(r *Record) *MethodStats {
-		k := idKey{*r.RPC.ServiceID, *r.RPC.MethodID}
-		m := t.methods[k]
-		if m == nil {
-			m = &MethodStats{ServiceID: k.sid, MethodID: k.mid, Service: r.RPC.Service, Method: r.RPC.Method}
-			t.methods[k] = m
-		}
-		return m
-	}
 	switch r.Type {
 	case ulinkrpc.Request:
-		if r.RPC.ServiceID == nil {
-			return
+		if r.RPC.ServiceID != nil {
+			m := t.method(*r.RPC.ServiceID, *r.RPC.MethodID, r.RPC.Service, r.RPC.Method)
+			t.request(r.N, *r.RPC.RequestID, m)
 		}
-		m := method(r)
-		m.Requests++
-		t.pending[r.N] = PendingRequest{N: r.N, RequestID: *r.RPC.RequestID, ServiceID: m.ServiceID, MethodID: m.MethodID}
 	case ulinkrpc.Response:
-		if r.Pair == 0 || r.RPC.ServiceID == nil {
-			return
+		if r.Pair != 0 && r.RPC.ServiceID != nil {
+			m := t.method(*r.RPC.ServiceID, *r.RPC.MethodID, r.RPC.Service, r.RPC.Method)
+			t.response(r.Pair, m, r.Latency, ulinkrpc.Status(*r.RPC.StatusCode), r.RPC.Error != nil)
 		}
-		delete(t.pending, r.Pair)
-		m := method(r)
-		m.Responses++
-		m.lat.Add(r.Latency)
-		if *r.RPC.StatusCode != 0 || r.RPC.Error != nil {
-			m.Errors++
-		}
-		sc := t.status[*r.RPC.StatusCode]
-		if sc == nil {
-			sc = &StatusCount{Code: *r.RPC.StatusCode, Name: *r.RPC.Status}
-			t.status[sc.Code] = sc
-		}
-		sc.Count++
 	case ulinkrpc.Push:
-		if r.RPC.ServiceID == nil {
-			return
+		if r.RPC.ServiceID != nil {
+			t.push(*r.RPC.ServiceID, *r.RPC.MethodID, r.RPC.Service, r.RPC.Method)
 		}
-		k := idKey{*r.RPC.ServiceID, *r.RPC.MethodID}
-		p := t.pushes[k]
-		if p == nil {
-			p = &PushStats{ServiceID: k.sid, MethodID: k.mid, Service: r.RPC.Service, Method: r.RPC.Method}
-			t.pushes[k] = p
-		}
-		p.Count++
 	case ulinkrpc.KeepAlivePing:
 		t.pings++
 	case ulinkrpc.KeepAlivePong:
 		if r.Pair != 0 {
-			t.pongs++
-			t.rtt.Add(r.Latency)
+			t.pong(r.Latency)
 		}
 	}
+}
+
+// method is the entry of (sid, mid), made with the names svc and m when
+// it is new.
+func (t *Tally) method(sid, mid int32, svc, m *string) *MethodStats {
+	if ms := t.methods[ids(sid, mid)]; ms != nil {
+		return ms
+	}
+	return t.newMethod(sid, mid, svc, m)
+}
+
+func (t *Tally) newMethod(sid, mid int32, svc, m *string) *MethodStats {
+	if t.methods == nil {
+		t.methods = map[idKey]*MethodStats{}
+	}
+	ms := &MethodStats{ServiceID: sid, MethodID: mid, Service: svc, Method: m}
+	t.methods[ids(sid, mid)] = ms
+	return ms
+}
+
+// request counts Request n of method m, pending until answered.
+func (t *Tally) request(n int, id uint32, m *MethodStats) {
+	m.Requests++
+	t.pending.add(openRequest{PendingRequest{N: n, RequestID: id, ServiceID: m.ServiceID, MethodID: m.MethodID}, m})
+}
+
+// response counts a Response paired with Request ask of method m (nil:
+// the Request's entry).
+func (t *Tally) response(ask int, m *MethodStats, lat time.Duration, st ulinkrpc.Status, hasError bool) {
+	if p, ok := t.pending.take(ask); ok {
+		if m == nil {
+			m = p.m
+		}
+	}
+	if m == nil {
+		return
+	}
+	m.Responses++
+	m.lat.Add(lat)
+	if st != ulinkrpc.StatusOk || hasError {
+		m.Errors++
+	}
+	var sc *StatusCount
+	if st.Known() {
+		sc = &t.status[st]
+	} else {
+		if t.other == nil {
+			t.other = map[ulinkrpc.Status]*StatusCount{}
+		}
+		if sc = t.other[st]; sc == nil {
+			sc = &StatusCount{}
+			t.other[st] = sc
+		}
+	}
+	if sc.Count == 0 {
+		sc.Code, sc.Name = int(st), st.String()
+	}
+	sc.Count++
+}
+
+// push counts a Push of (sid, mid), named svc and m.
+func (t *Tally) push(sid, mid int32, svc, m *string) {
+	if t.pushes == nil {
+		t.pushes = map[idKey]*PushStats{}
+	}
+	k := ids(sid, mid)
+	p := t.pushes[k]
+	if p == nil {
+		p = &PushStats{ServiceID: sid, MethodID: mid, Service: svc, Method: m}
+		t.pushes[k] = p
+	}
+	p.Count++
+}
+
+// pong counts a KeepAlivePong paired after rtt.
+func (t *Tally) pong(rtt time.Duration) {
+	t.pongs++
+	t.rtt.Add(rtt)
 }
 
 // Tables is what the records added so far add up to; a Request counts as
@@ -155,28 +260,39 @@ func (t *Tally) Add(r *Record) {
 func (t *Tally) Tables() Tables {
 	var out Tables
 	out.KeepAlive = KeepAliveStats{Pings: t.pings, Pongs: t.pongs, RTT: latency(&t.rtt)}
-	pending := map[idKey]int{}
-	for _, p := range t.pending {
-		out.Pending = append(out.Pending, p)
-		pending[idKey{p.ServiceID, p.MethodID}]++
-	}
-	for k, m := range t.methods {
+	for _, m := range t.methods {
 		cp := *m
 		cp.lat = dissect.Durations{}
 		cp.Latency = latency(&m.lat)
-		cp.Pending = pending[k]
 		out.Methods = append(out.Methods, cp)
 	}
 	for _, p := range t.pushes {
 		out.Pushes = append(out.Pushes, *p)
 	}
 	for _, sc := range t.status {
+		if sc.Count > 0 {
+			out.Status = append(out.Status, sc)
+		}
+	}
+	for _, sc := range t.other {
 		out.Status = append(out.Status, *sc)
 	}
 	byIDs := func(as, am, bs, bm int32) int { return cmp.Or(cmp.Compare(as, bs), cmp.Compare(am, bm)) }
 	slices.SortFunc(out.Methods, func(a, b MethodStats) int { return byIDs(a.ServiceID, a.MethodID, b.ServiceID, b.MethodID) })
 	slices.SortFunc(out.Pushes, func(a, b PushStats) int { return byIDs(a.ServiceID, a.MethodID, b.ServiceID, b.MethodID) })
 	slices.SortFunc(out.Status, func(a, b StatusCount) int { return cmp.Compare(a.Code, b.Code) })
+	for _, p := range t.pending.open {
+		if p.m == nil {
+			continue
+		}
+		out.Pending = append(out.Pending, p.PendingRequest)
+		// Every pending Request has its method's entry (request).
+		if i, ok := slices.BinarySearchFunc(out.Methods, p.PendingRequest, func(m MethodStats, p PendingRequest) int {
+			return byIDs(m.ServiceID, m.MethodID, p.ServiceID, p.MethodID)
+		}); ok {
+			out.Methods[i].Pending++
+		}
+	}
 	slices.SortFunc(out.Pending, func(a, b PendingRequest) int { return cmp.Compare(a.N, b.N) })
 	return out
 }

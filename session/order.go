@@ -140,7 +140,7 @@ func (c *Index) release() {
 		for len(c.pending) > 0 && c.pending[0].seq < wm {
 			m := heap.Pop(&c.pending).(pendingMsg)
 			if m.rec != nil {
-				c.pendingBytes -= len(m.rec.Envelope)
+				c.pendingBytes -= m.rec.EnvelopeLen()
 				c.messageRPC(m.cn, m.rec)
 				continue
 			}

@@ -21,6 +21,9 @@ import (
 // and Detail work for every n, and a Message of a ULinkRPC record carries
 // it in Message.RPC. Pairing (ulinkrpc.md 5) runs as each record is
 // numbered (rpc.Session.Numbered), so the asker is always numbered first.
+// A Stream that hands no message out (`tables`) hosts light sessions
+// (rpc.Config.Light): their records are read only as far as the tables go,
+// kept only until handed out (streamLight) and then reused by the session.
 
 // RPCConn is a ULinkRPC connection the index hosts (OpenRPC): what the
 // pipeline feeds its capture events through.
@@ -51,6 +54,10 @@ func (c *Index) OpenRPC(conn dissect.Conn, cfg rpc.Config) *RPCConn {
 	c.touch(cn)
 	cfg.Yield = func(r *rpc.Record, at rpc.Stamp) { c.arriveRPC(cn, r, at.Seq) }
 	cfg.Number = nil
+	// A Stream that hands no message out (tables: Stream.Settled nil)
+	// reads nothing of a record but its tables: light sessions decode no
+	// more than those (rpc.Config.Light, issue 15).
+	cfg.Light = c.stream != nil && c.stream.Settled == nil
 	cn.rpc = rpc.New(conn, cfg)
 	return &RPCConn{c: c, cn: cn}
 }
@@ -132,7 +139,7 @@ func (c *Index) arriveRPC(cn *connection, r *rpc.Record, seq uint64) {
 		return
 	}
 	c.pins++
-	c.pendingBytes += len(r.Envelope)
+	c.pendingBytes += r.EnvelopeLen()
 	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: r.Dir, rec: r})
 }
 
@@ -149,10 +156,9 @@ func (c *Index) messageRPC(cn *connection, r *rpc.Record) {
 		rec.worst = max(rec.worst, uint8(f.Severity)+1)
 	}
 	i := c.add(rec, 0, r.Time.UnixNano())
-	if c.rpcRecs == nil {
-		c.rpcRecs = map[int32]*rpc.Record{}
+	if !r.Light() {
+		c.keepRPC(i, r)
 	}
-	c.rpcRecs[i] = r
 	cn.info.Messages++
 	cn.info.Bytes[r.Dir&1] += int64(r.Len) + 4
 	cn.committed++
@@ -163,11 +169,43 @@ func (c *Index) messageRPC(cn *connection, r *rpc.Record) {
 		cn.msgs.append(i)
 		return
 	}
+	if r.Light() {
+		c.streamLight(cn, r, i)
+		return
+	}
 	if (r.Type == ulinkrpc.Request || r.Type == ulinkrpc.KeepAlivePing) && cn.rpc.Open(r) {
 		c.rpcAsks = append(c.rpcAsks, rpcAsk{cn, r})
 	}
 	c.stream.pre = preDecoded{i: -1}
 	c.streamed(i)
+}
+
+// keepRPC keeps record i's rpc.Record until it is handed out (a Stream)
+// or for good.
+func (c *Index) keepRPC(i int32, r *rpc.Record) {
+	if c.rpcRecs == nil {
+		c.rpcRecs = map[int32]*rpc.Record{}
+	}
+	c.rpcRecs[i] = r
+}
+
+// streamLight hands out record i, a light session's record r (OpenRPC),
+// when nothing before it waits: a light session's askers never wait for
+// their answers, as nothing prints them. Heads gets r itself
+// (streamState.light). r goes back to its session once handed out; one that waits
+// behind another message (an Unturned one held for an inference) is kept
+// until then (emit).
+func (c *Index) streamLight(cn *connection, r *rpc.Record, i int32) {
+	s := c.stream
+	s.light, s.lightRec = r, i
+	s.pre = preDecoded{i: -1}
+	c.streamed(i)
+	s.light = nil
+	if s.next > i {
+		cn.rpc.Recycle(r)
+		return
+	}
+	c.keepRPC(i, r)
 }
 
 // rpcAsk is an asker a Stream waits on (rpcBound).

@@ -3,6 +3,7 @@ package session
 import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -53,6 +54,8 @@ type Stream struct {
 	// (the CLI's profile hint) costs no listener bookkeeping for an
 	// output that prints nothing per message (tables). During the call
 	// Message(n) is valid as in Settled, and *h only during the call.
+	// Without Settled, a ULinkRPC message's h.RPC is its light record
+	// (rpc.Config.Light: its type, pairing and stamps, no fields).
 	Heads func(h *Head)
 	// Spans decodes each message with its field spans at commit, for
 	// Detail and AppendJSONOne (dump -V, dump --json).
@@ -102,6 +105,10 @@ type streamState struct {
 	cut      bool
 	cutConns int
 	info     map[uint32]*ConnInfo
+	// light is the light ULinkRPC record of index lightRec while it is
+	// numbered (streamLight): Heads gets it as the Head's RPC.
+	light    *rpc.Record
+	lightRec int32
 }
 
 // preDecoded is the decoding of record i that commit has just made, with
@@ -377,6 +384,9 @@ func (c *Index) streamEnd() {
 func (c *Index) emit(i int32) {
 	s := c.stream
 	if s.Heads != nil && c.head(int(i)+1, &s.head) {
+		if s.light != nil && s.lightRec == i {
+			s.head.RPC = s.light
+		}
 		s.Heads(&s.head)
 	}
 	if s.Settled != nil && s.err == nil {
@@ -397,7 +407,10 @@ func (c *Index) emit(i int32) {
 	}
 	c.unlink(r, i)
 	if r.flags&recRPC != 0 {
-		delete(c.rpcRecs, i)
+		if rr := c.rpcRecs[i]; rr != nil {
+			delete(c.rpcRecs, i)
+			c.conns[r.conn].rpc.Recycle(rr) // a light record (streamLight)
+		}
 	}
 }
 

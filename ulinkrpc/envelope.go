@@ -242,18 +242,39 @@ func (e *Envelope) Head() Head {
 // exactly, the common case, is read in one pass from ulinkrpc.md 4's fixed
 // offsets with no allocation; every other frame takes the long way.
 func DecodeHead(frame []byte, cfg TransformConfig) (h Head, ok bool) {
-	if (cfg.Mode == Off || cfg.Mode == Auto && (cfg.Keys == nil || !encryptedShape(frame))) && headExact(frame, &h) {
-		return h, true
+	b := DecodeBrief(frame, cfg)
+	return b.Head, b.OK
+}
+
+// Brief is DecodeBrief's reading of a frame: its Head and what a tally of
+// frames needs beside it (rpc's light sessions for `tables`, issue 15).
+type Brief struct {
+	Head
+	OK    bool  // Untransform recovered an envelope
+	Class Class // Untransform's Class: the classification in Mode Auto (ulinkrpc.md 3)
+	Len   int   // the envelope's length in bytes; 0 without one
+}
+
+// DecodeBrief is DecodeHead with Untransform's Class and the length of
+// the envelope it recovers, read the same way: without allocating for a
+// plain frame or one behind a flags byte 00.
+func DecodeBrief(frame []byte, cfg TransformConfig) (b Brief) {
+	if (cfg.Mode == Off || cfg.Mode == Auto && (cfg.Keys == nil || !encryptedShape(frame))) && headExact(frame, &b.Head) {
+		// headExact is ParsesExactly's test: Auto classifies it plain.
+		b.OK, b.Class, b.Len = true, ClassPlain, len(frame)
+		return b
 	}
-	env, _ := untransformEnvelope(frame, cfg)
+	env, class, _ := untransformEnvelope(frame, cfg)
+	b.Class = class
 	if env == nil {
-		return Head{}, false
+		return b
 	}
-	if headExact(env, &h) {
-		return h, true
+	b.OK, b.Len = true, len(env)
+	if !headExact(env, &b.Head) {
+		e, _ := DecodeEnvelope(env)
+		b.Head = e.Head()
 	}
-	e, _ := DecodeEnvelope(env)
-	return e.Head(), true
+	return b
 }
 
 // headExact reads the Head of a frame of a known type that is consumed

@@ -74,7 +74,8 @@ func TestWriteFuzzCorpus(t *testing.T) {
 }
 
 // FuzzEnvelope: no panic; a frame that parses exactly decodes with no
-// error and re-encodes to the same bytes (dnsmessage's FuzzUnpackPack).
+// error and re-encodes to the same bytes (dnsmessage's FuzzUnpackPack);
+// DecodeHead and DecodeBrief read what DecodeEnvelope and Untransform do.
 func FuzzEnvelope(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -85,6 +86,9 @@ func FuzzEnvelope(f *testing.F) {
 		if h, ok := DecodeHead(b, TransformConfig{Mode: Off}); !ok || h != env.Head() {
 			t.Fatalf("DecodeHead(%x) = %+v, %v; want %+v, true", b, h, ok, env.Head())
 		}
+		// With the settings unknown: classified as Untransform classifies.
+		u, _ := Untransform(b, TransformConfig{})
+		checkHead(t, b, TransformConfig{}, u)
 		if err != nil || !env.Type.Known() {
 			return
 		}

@@ -3,7 +3,8 @@ package ulinkrpc
 import "testing"
 
 // checkHead fails unless DecodeHead(b, cfg) is the Head of DecodeEnvelope
-// over u's envelope (u = Untransform(b, cfg)), ok false when u has none.
+// over u's envelope (u = Untransform(b, cfg)), ok false when u has none,
+// and DecodeBrief(b, cfg) that Head with u's Class and envelope length.
 func checkHead(t *testing.T, b []byte, cfg TransformConfig, u Untransformed) {
 	t.Helper()
 	var want Head
@@ -13,6 +14,10 @@ func checkHead(t *testing.T, b []byte, cfg TransformConfig, u Untransformed) {
 	}
 	if h, ok := DecodeHead(b, cfg); ok != (u.Envelope != nil) || h != want {
 		t.Fatalf("DecodeHead(%x, mode %d, key %v) = %+v, %v; want %+v, %v", b, cfg.Mode, cfg.Keys != nil, h, ok, want, u.Envelope != nil)
+	}
+	wantBrief := Brief{Head: want, OK: u.Envelope != nil, Class: u.Class, Len: len(u.Envelope)}
+	if br := DecodeBrief(b, cfg); br != wantBrief {
+		t.Fatalf("DecodeBrief(%x, mode %d, key %v) = %+v; want %+v", b, cfg.Mode, cfg.Keys != nil, br, wantBrief)
 	}
 }
 
@@ -52,13 +57,13 @@ func TestDecodeHead(t *testing.T) {
 	}
 }
 
-// TestDecodeHeadAllocs: a plain frame of each type, and one behind the
-// flags byte, is read without allocating (issue 15: tables decodes a
-// million of them).
+// TestDecodeHeadAllocs: DecodeBrief (and so DecodeHead) reads a plain
+// frame of each type, and one behind the flags byte, without allocating
+// (issue 15: tables decodes a million of them).
 func TestDecodeHeadAllocs(t *testing.T) {
 	for _, f := range [][]byte{vecRequest, vecResponseErr, vecResponseOk, vecPush, vecPing, append([]byte{0}, vecPush...)} {
-		if n := testing.AllocsPerRun(100, func() { DecodeHead(f, TransformConfig{}) }); n != 0 {
-			t.Errorf("DecodeHead(%x) allocates %.0f times; want 0", f, n)
+		if n := testing.AllocsPerRun(100, func() { DecodeBrief(f, TransformConfig{}) }); n != 0 {
+			t.Errorf("DecodeBrief(%x) allocates %.0f times; want 0", f, n)
 		}
 	}
 }

@@ -223,28 +223,28 @@ func Untransform(frame []byte, cfg TransformConfig) (Untransformed, error) {
 	return u, u.flagsBody(plain[:len(plain)-pad], 0, "plain.", max)
 }
 
-// untransformEnvelope is Untransform's Envelope and error without its
-// fields and findings, for DecodeHead: the plain and flags-00 frames of
-// Mode Off and Auto, the common case, cost a classification and nothing
+// untransformEnvelope is Untransform's Envelope, Class and error without
+// its fields and findings, for DecodeBrief: the plain and flags-00 frames
+// of Mode Off and Auto, the common case, cost a classification and nothing
 // else; every other frame goes through Untransform, so the result is the
 // same.
-func untransformEnvelope(frame []byte, cfg TransformConfig) ([]byte, error) {
+func untransformEnvelope(frame []byte, cfg TransformConfig) ([]byte, Class, error) {
 	switch cfg.Mode {
 	case Off:
-		return frame, nil
+		return frame, ClassPlain, nil
 	case Auto:
 		if cfg.Keys != nil && encryptedShape(frame) {
 			break // the HMAC test may overrule the shape (Untransform)
 		}
-		switch Classify(frame) {
+		switch c := Classify(frame); c {
 		case ClassPlain, ClassUnknown:
-			return frame, nil
+			return frame, c, nil
 		case ClassFlags:
-			return frame[1:], nil // flags 0: the body is the envelope
+			return frame[1:], c, nil // flags 0: the body is the envelope
 		}
 	}
 	u, err := Untransform(frame, cfg)
-	return u.Envelope, err
+	return u.Envelope, u.Class, err
 }
 
 func hmacOK(frame []byte, k *Keys) bool {
