@@ -409,3 +409,19 @@ from = "client"
 		}
 	}
 }
+
+// TestCheckLink: every link type the generator writes passes, anything
+// else (the empty name included: scenarios default it before) is refused
+// with the list.
+func TestCheckLink(t *testing.T) {
+	for name := range linkTypes {
+		if err := checkLink(name); err != nil {
+			t.Errorf("checkLink(%q) = %v; want nil", name, err)
+		}
+	}
+	for _, name := range []string{"", "token-ring", "Ethernet"} {
+		if err := checkLink(name); err == nil || !strings.Contains(err.Error(), "is not one of ethernet") {
+			t.Errorf("checkLink(%q) = %v; want the list of link types", name, err)
+		}
+	}
+}

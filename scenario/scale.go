@@ -52,8 +52,8 @@ func (sc Scale) defaults() (Scale, error) {
 	if sc.Link == "" {
 		sc.Link = "ethernet"
 	}
-	if _, ok := linkTypes[sc.Link]; !ok {
-		return sc, fmt.Errorf("scenario: scale: link %q is not one of ethernet, vlan-ethernet, sll, sll2, raw, null", sc.Link)
+	if err := checkLink(sc.Link); err != nil {
+		return sc, fmt.Errorf("scenario: scale: %w", err)
 	}
 	if sc.Start.IsZero() {
 		sc.Start = defaultStart

@@ -202,14 +202,20 @@ func parse(name string, data []byte, readProfile func(string) ([]byte, error)) (
 	return s, nil
 }
 
-// links are the link types a scenario may name.
-var links = map[string]bool{"ethernet": true, "vlan-ethernet": true, "sll": true, "sll2": true, "raw": true, "null": true}
+// checkLink says whether link is a link type the generator writes
+// (linkTypes): the one check of every scenario kind.
+func checkLink(link string) error {
+	if _, ok := linkTypes[link]; !ok {
+		return fmt.Errorf("link: %q is not one of ethernet, vlan-ethernet, sll, sll2, raw, null", link)
+	}
+	return nil
+}
 
 // check validates the scenario and fills in defaults: addresses, client
 // listener IDs, the USMN version.
 func (s *Scenario) check() error {
-	if !links[s.Link] {
-		return fmt.Errorf("link: %q is not one of ethernet, vlan-ethernet, sll, sll2, raw, null", s.Link)
+	if err := checkLink(s.Link); err != nil {
+		return err
 	}
 	if len(s.Conns) == 0 && len(s.Floods) == 0 {
 		return fmt.Errorf("no [[connection]]")

@@ -138,8 +138,8 @@ func (s *RPC) check(dir string) error {
 	if s.Protocol != "ulinkrpc" {
 		return fmt.Errorf("protocol: %q, want \"ulinkrpc\"", s.Protocol)
 	}
-	if !links[s.Link] {
-		return fmt.Errorf("link: %q is not one of ethernet, vlan-ethernet, sll, sll2, raw, null", s.Link)
+	if err := checkLink(s.Link); err != nil {
+		return err
 	}
 	u := &s.U
 	if u.Transport == "" {
