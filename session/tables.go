@@ -173,7 +173,13 @@ func (t *tableState) countType(side int, typ string, version uint32, delta int) 
 // type the answer is the other one; with more it is any of them, as
 // scanning them all would make every definition cost as much as the table.
 func (t *tableState) otherVersion(side int, typ string, version uint32) (uint32, bool) {
-	for v := range t.versions[side][typ] {
+	vs := t.versions[side][typ]
+	if _, same := vs[version]; len(vs) == 0 || len(vs) == 1 && same {
+		// The common case, one version a type: a lookup, not an iterator
+		// (whose start was 2% of `tables --json`, issue 18).
+		return 0, false
+	}
+	for v := range vs {
 		if v != version {
 			return v, true
 		}

@@ -16,7 +16,19 @@ type decoder struct {
 	spans  *netpak.Spans
 	d      *Decoded
 	part   string // message part named in error texts ("usmn invoke header")
+	named  bool   // the enum was read: with part empty, the part is the kind's name
 	failed bool   // an error finding was recorded for the reader's error
+}
+
+// partName is the message part error texts name: the one a body set, else
+// the message's kind once its enum was read. Spelled only for a finding:
+// naming every message's kind up front cost 2% of `tables --json`
+// (issue 18).
+func (m *decoder) partName() string {
+	if m.part == "" && m.named {
+		return m.d.Kind.String()
+	}
+	return m.part
 }
 
 // check reports whether the reader has no error. On the first error it
@@ -38,8 +50,8 @@ func (m *decoder) check(name string, from int) bool {
 			bit = e.Bit
 		}
 		text := name + ": " + err.Error()
-		if m.part != "" {
-			text = m.part + ": " + text
+		if part := m.partName(); part != "" {
+			text = part + ": " + text
 		}
 		m.d.Findings = append(m.d.Findings, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Text: text, Bit: bit})
 	}
@@ -69,7 +81,7 @@ func Decode(p *Profile, dir dissect.Dir, st State, data []byte, spans *netpak.Sp
 	if m.failed {
 		return
 	}
-	m.part = d.Kind.String()
+	m.named = true
 	bodies[d.Kind](m)
 }
 
@@ -190,12 +202,12 @@ func (m *decoder) end() {
 			m.spans.Add("padding", from, &m.r, uint64(v))
 		}
 		if v != 0 {
-			m.finding(dissect.Warn, dissect.Malformed, from, m.part+": padding: "+itoa(n)+" bits after the body are not zero")
+			m.finding(dissect.Warn, dissect.Malformed, from, m.partName()+": padding: "+itoa(n)+" bits after the body are not zero")
 		}
 		return
 	}
 	m.rest("undecoded")
-	m.finding(dissect.Note, dissect.Undecoded, from, m.part+": "+itoa(n)+" bits after the body are not decoded")
+	m.finding(dissect.Note, dissect.Undecoded, from, m.partName()+": "+itoa(n)+" bits after the body are not decoded")
 }
 
 func emptyBody(m *decoder) { m.end() }
@@ -222,7 +234,7 @@ func longBody(m *decoder) {
 		return
 	}
 	from, n := m.rest("undecoded")
-	m.finding(dissect.Note, dissect.Undecoded, from, m.part+": "+itoa(n)+" bits after the enum are not decoded (build-specific fields)")
+	m.finding(dissect.Note, dissect.Undecoded, from, m.partName()+": "+itoa(n)+" bits after the enum are not decoded (build-specific fields)")
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -105,7 +105,7 @@ func getWorkshopFiles(m *decoder) {
 	}
 	for i, c := range z {
 		if c != 0 {
-			m.finding(dissect.Warn, dissect.Protocol, 8*(1+i), fmt.Sprintf("%s: zeros: byte %d is %#02x; the vanilla client writes 960 zero bytes", m.part, 1+i, c))
+			m.finding(dissect.Warn, dissect.Protocol, 8*(1+i), fmt.Sprintf("%s: zeros: byte %d is %#02x; the vanilla client writes 960 zero bytes", m.partName(), 1+i, c))
 			break
 		}
 	}
@@ -115,7 +115,7 @@ func getWorkshopFiles(m *decoder) {
 	}
 	m.d.Vanilla.Text = g
 	if string(g) != gwfGreeting {
-		m.finding(dissect.Warn, dissect.Protocol, from+8*gwfZeros, m.part+": greeting: the vanilla client writes \"Hello!\"")
+		m.finding(dissect.Warn, dissect.Protocol, from+8*gwfZeros, m.partName()+": greeting: the vanilla client writes \"Hello!\"")
 	}
 	m.trailer()
 }
@@ -214,7 +214,7 @@ func accepted(m *decoder) {
 	m.d.Vanilla.Port = uint16(m.bits("query_port", 16))
 	if m.p.Game == "3.24" && !m.failed && m.r.Remaining() >= 8 {
 		from, n := m.rest("config")
-		m.finding(dissect.Note, dissect.Undecoded, from, m.part+": config: "+itoa(n)+" bits of 3.24 server config are not decoded")
+		m.finding(dissect.Note, dissect.Undecoded, from, m.partName()+": config: "+itoa(n)+" bits of 3.24 server config are not decoded")
 		return
 	}
 	m.end()
@@ -232,7 +232,7 @@ func invokeMethod(m *decoder) {
 	}
 	m.d.Vanilla.Value = i
 	if count := m.p.methodCount(m.dir); i >= count {
-		m.finding(dissect.Warn, dissect.Protocol, from, m.part+": method: index "+itoa(int(i))+" is out of range (the profile has "+itoa(int(count))+" methods)")
+		m.finding(dissect.Warn, dissect.Protocol, from, m.partName()+": method: index "+itoa(int(i))+" is out of range (the profile has "+itoa(int(count))+" methods)")
 	}
 	if m.r.Remaining() > 0 {
 		m.rest("parameters")
@@ -247,7 +247,7 @@ func legacyBuffer(m *decoder) {
 	if pad := (8 - m.r.Pos()&7) & 7; pad > 0 {
 		from := m.r.Pos()
 		if v := m.bits("padding", pad); v != 0 && !m.failed {
-			m.finding(dissect.Warn, dissect.Malformed, from, m.part+": padding: "+itoa(pad)+" bits after the enum are not zero")
+			m.finding(dissect.Warn, dissect.Malformed, from, m.partName()+": padding: "+itoa(pad)+" bits after the enum are not zero")
 		}
 	}
 	m.d.Vanilla.Value = m.bits("call_index", 8)
