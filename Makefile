@@ -16,6 +16,8 @@ build:
 # leaves out the subprocess tests, which the plain run has covered.
 RACE_PKGS ?= ./session ./capture ./scenario ./internal/pipeline ./views ./cmd/usmnscope
 test:
+	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then \
+	  echo "gofmt: these files are not formatted (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	GO=$(GO) ./bench/gotest.sh -count=1 ./...
 	@if command -v $${CC:-gcc} >/dev/null 2>&1; then \

@@ -69,7 +69,7 @@ type FrameStats struct {
 type Framer struct {
 	maxLen int
 	rule   resync.Rule // the resynchronisation search (wire.md 2)
-	off    int64 // stream offset of the next byte to arrive
+	off    int64       // stream offset of the next byte to arrive
 	synced bool
 
 	// Synchronised: the partial message, if any.
