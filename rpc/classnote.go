@@ -2,15 +2,9 @@ package rpc
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
-
-// classPrefix opens the note ulinkrpc.Untransform gives every frame it
-// classifies with the transform settings unknown (its first finding).
-const classPrefix = "transform: settings unknown, classified as "
 
 // classTally turns the per-frame classification notes into connection
 // findings (ulinkrpc.md 3: "never guess silently: the finding says which
@@ -36,14 +30,10 @@ type classTally struct {
 // count must be final), and leaves the record unless the class differs
 // from the connection's.
 func (s *Session) classified(r *Record) {
-	if s.cfg.Transform.Mode != ulinkrpc.Auto || len(r.Findings) == 0 || !strings.HasPrefix(r.Findings[0].Text, classPrefix) {
+	if !r.classNoted {
 		return
 	}
-	c, ok := parseClass(strings.TrimPrefix(r.Findings[0].Text, classPrefix))
-	if !ok {
-		return
-	}
-	if s.countClass(c, r) {
+	if s.countClass(r.class, r) {
 		r.Findings = append(r.Findings[:0], r.Findings[1:]...)
 		if len(r.Findings) == 0 {
 			r.Findings = nil
@@ -62,7 +52,7 @@ func (s *Session) countClass(c ulinkrpc.Class, r *Record) bool {
 	}
 	if t.count[c] == 0 {
 		t.order = append(t.order, c)
-		f := dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: classPrefix + c.String()}
+		f := ulinkrpc.ClassNote(c)
 		if !r.light {
 			f = r.Findings[0]
 		}
@@ -97,14 +87,4 @@ func classText(c ulinkrpc.Class, n, first int, conn bool) string {
 		text += " (unlike the connection's first frame: each such record says so too)"
 	}
 	return text
-}
-
-// parseClass reads a Class as its String spells it.
-func parseClass(name string) (ulinkrpc.Class, bool) {
-	for c := ulinkrpc.ClassUnknown; c <= ulinkrpc.ClassEncrypted; c++ {
-		if c.String() == name {
-			return c, true
-		}
-	}
-	return 0, false
 }

@@ -46,7 +46,7 @@ func TestClassifiedOnce(t *testing.T) {
 		t.Errorf("first class finding names #%d; want #1", n)
 	}
 	for _, r := range s.Records() {
-		noted := len(r.Findings) > 0 && strings.HasPrefix(r.Findings[0].Text, classPrefix)
+		noted := len(r.Findings) > 0 && strings.HasPrefix(r.Findings[0].Text, "transform: settings unknown, classified as ")
 		if noted != (r.N == 3) {
 			t.Errorf("record #%d has its own class note: %v; want only #3 (classified unlike the connection)", r.N, noted)
 		}

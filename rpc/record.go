@@ -47,6 +47,11 @@ type Record struct {
 	// brief its reading of the frame.
 	light bool
 	brief ulinkrpc.Brief
+	// class is how the transform layer classified the frame; classNoted
+	// says Findings[0] is its note (ulinkrpc.ClassNote: the settings were
+	// unknown), which classified turns into a connection finding.
+	class      ulinkrpc.Class
+	classNoted bool
 }
 
 // Transform is outputs.md's `transform` object.
@@ -125,6 +130,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	u, err := ulinkrpc.Untransform(frame, s.cfg.Transform)
 	r.KeyFailed = errors.Is(err, ulinkrpc.ErrAuth)
 	r.Findings = append(r.Findings, u.Findings...)
+	r.class, r.classNoted = u.Class, s.cfg.Transform.Mode == ulinkrpc.Auto
 	if u.On || u.Encrypted {
 		t := &Transform{Gzip: u.Gzip, Encrypted: u.Encrypted, Decrypted: u.Decrypted}
 		if u.Flags >= 0 {

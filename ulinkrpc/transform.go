@@ -104,12 +104,20 @@ func Classify(frame []byte) Class {
 	return ClassUnknown
 }
 
+// ClassNote is the note Untransform gives, as its first finding, a frame it
+// classifies with the transform settings unknown (ulinkrpc.md 3: "never
+// guess silently").
+func ClassNote(c Class) dissect.Finding {
+	return dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: classNotes[min(int(c), len(classNotes)-1)], Bit: 0}
+}
+
 func encryptedShape(frame []byte) bool {
 	return len(frame) >= minEncrypted && (len(frame)-ivLen-macLen)%aes.BlockSize == 0
 }
 
 // classNotes are Untransform's note in Auto mode for each class, written
-// once: every frame of a connection whose settings are unknown carries one.
+// once: every frame of a connection whose settings are unknown carries one
+// (ClassNote).
 var classNotes = func() []string {
 	out := make([]string, len(classNames))
 	for c := range out {
@@ -178,7 +186,7 @@ func Untransform(frame []byte, cfg TransformConfig) (Untransformed, error) {
 		if cfg.Keys != nil && encryptedShape(frame) && hmacOK(frame, cfg.Keys) {
 			u.Class = ClassEncrypted
 		}
-		u.Findings = append(u.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: classNotes[min(int(u.Class), len(classNotes)-1)], Bit: 0})
+		u.Findings = append(u.Findings, ClassNote(u.Class))
 		switch u.Class {
 		case ClassPlain, ClassUnknown:
 			u.Envelope = frame
