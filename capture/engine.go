@@ -81,6 +81,22 @@ func (e *engine) push(ev Event) {
 	e.queue = append(e.queue, ev)
 }
 
+// add queues a zero event of the current packet and returns it to be filled
+// in place. The per-segment Data event is built this way: an Event literal
+// is built on the stack and copied whole, and that copy stalled the store
+// buffer on every segment (issue 18).
+func (e *engine) add() *Event {
+	if len(e.queue) < cap(e.queue) {
+		e.queue = e.queue[:len(e.queue)+1]
+	} else {
+		e.queue = append(e.queue, Event{})
+	}
+	ev := &e.queue[len(e.queue)-1]
+	*ev = Event{}
+	ev.Time, ev.Frame = e.ts, e.frame
+	return ev
+}
+
 // note emits a note; key, when not empty, makes it once per capture. The
 // keys are few by construction: notes that can repeat go through noteOf.
 func (e *engine) note(key string, f Flow, lvl Level, format string, args ...any) {

@@ -106,8 +106,13 @@ func NewReader(b []byte) *Reader {
 
 // Reset makes r read b from its start, clearing any error. It lets a hot
 // loop reuse one Reader without allocating.
+//
+// Every field is set one by one: a Reader literal is built on the stack and
+// copied whole, and that copy stalled the store buffer on every message
+// (issue 18).
 func (r *Reader) Reset(b []byte) {
-	*r = Reader{buf: b, end: len(b) * 8, lim: len(b) * 8}
+	r.pos, r.lim, r.start, r.end, r.err = 0, len(b)*8, 0, len(b)*8, nil
+	r.buf = b
 	r.setLoad()
 }
 

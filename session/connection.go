@@ -147,12 +147,16 @@ func (cn *connection) learn(dir dissect.Dir, d *unturned.Decoded) {
 	}
 }
 
-// opFor turns a decoded USMN message into its table operation. A message
-// that did not decode cleanly changes nothing: its IDs may be garbage.
-func opFor(dir dissect.Dir, n int, st unturned.State, d *unturned.Decoded, intern func([]byte) string) op {
-	o := op{dir: dir, n: n, idBits: uint8(st.IDBits)}
+// opFor sets o to the table operation of a decoded USMN message. A message
+// that did not decode cleanly changes nothing: its IDs may be garbage. It
+// fills o in place: an op returned by value was built field by field and
+// copied whole, which stalled the store buffer on every USMN message
+// (issue 18).
+func opFor(o *op, dir dissect.Dir, n int, st unturned.State, d *unturned.Decoded, intern func([]byte) string) {
+	*o = op{}
+	o.dir, o.n, o.idBits = dir, n, uint8(st.IDBits)
 	if !d.Clean() {
-		return o
+		return
 	}
 	switch d.Kind {
 	case unturned.KindInvokeMessageListener:
@@ -184,7 +188,6 @@ func opFor(dir dissect.Dir, n int, st unturned.State, d *unturned.Decoded, inter
 			o.kind, o.typ = opRequestID, intern(opTypeBytes(ng.Type, ng.TypeBytes))
 		}
 	}
-	return o
 }
 
 func opTypeBytes(s string, b []byte) []byte {
@@ -198,15 +201,14 @@ func opTypeBytes(s string, b []byte) []byte {
 // pos of msgs, to the live tables and takes a checkpoint when enough
 // operations passed since the last one. The interval grows with the tables,
 // so that checkpoints never cost more memory than the replays they save.
-func (cn *connection) applyOp(o op, lim *unturned.Limits, pos int) result {
-	res := cn.tables.apply(&o, lim)
+func (cn *connection) applyOp(o *op, lim *unturned.Limits, pos int, res *result) {
+	cn.tables.apply(o, lim, res)
 	cn.nops++
 	last := cn.checkpoints[len(cn.checkpoints)-1]
 	size := cn.tables.server.len() + cn.tables.client.len() + len(cn.tables.queue)
 	if since := cn.nops - last.ops; since >= lim.CheckpointEvery && since >= size/4 {
 		cn.checkpoints = append(cn.checkpoints, checkpoint{pos: pos + 1, ops: cn.nops, state: cn.tables.clone()})
 	}
-	return res
 }
 
 // inference is the outcome of trying both enum widths on an undecided

@@ -509,14 +509,9 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 			cn.idUndecided = cn.idUndecided || !cn.idKnown && !cn.marker[dissect.S2C]
 		}
 	}
-	r := record{
-		frame:  int32(frame),
-		length: uint16(len(msg)),
-		conn:   cn.idx,
-		dir:    dir,
-	}
+	var flags recFlags
 	if at >= 0 {
-		r.flags = recFile
+		flags = recFile
 		c.inFile++
 	} else if c.streamNow(cn) {
 		at = 0 // handed out at its commit, from msg: never read back
@@ -526,7 +521,8 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 	if c.stream != nil {
 		c.streamNumber(c.nrec + 1)
 	}
-	i := c.add(r, at, t.UnixNano())
+	i, r := c.add(flags, at, t.UnixNano())
+	r.frame, r.length, r.conn, r.dir = int32(frame), uint16(len(msg)), cn.idx, dir
 	cn.info.Messages++
 	if c.stream == nil {
 		cn.msgs.append(i)

@@ -79,17 +79,18 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 	}
 	c.overrides(cn, i, dir, d)
 	if d.Kind == unturned.KindInvokeMessageListener || d.Kind == unturned.KindNegotiateListenerDetails {
-		o := opFor(dir, n, st, d, c.intern)
+		var o op
+		opFor(&o, dir, n, st, d, c.intern)
 		if undecided {
 			// Its server ID is not known: the tables do not take it.
 			o = op{dir: dir, n: n, idBits: uint8(st.IDBits)}
 		}
 		var res result
 		if c.stream == nil {
-			res = cn.applyOp(o, &c.limits, pos)
+			cn.applyOp(&o, &c.limits, pos, &res)
 		} else {
 			// No checkpoints: a stream keeps no history.
-			res = cn.tables.apply(&o, &c.limits)
+			cn.tables.apply(&o, &c.limits, &res)
 			cn.nops++
 			c.noteLate(cn)
 		}
@@ -268,11 +269,13 @@ func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 			}
 			d = unturned.Decoded{Findings: d.Findings[:0]}
 			unturned.Decode(c.profile, r.dir, r.state(), msg, nil, &d)
-			o := opFor(r.dir, int(i)+1, r.state(), &d, c.lookupType)
+			var o op
+			opFor(&o, r.dir, int(i)+1, r.state(), &d, c.lookupType)
 			if r.flags&recIDUndecided != 0 {
 				o = op{dir: r.dir, n: int(i) + 1, idBits: r.idBits}
 			}
-			st.apply(&o, &c.limits)
+			var res result
+			st.apply(&o, &c.limits, &res)
 		}
 		t = st.snapshot(cn.info.Conn, asOf)
 	}

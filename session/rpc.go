@@ -151,11 +151,11 @@ func (c *Index) messageRPC(cn *connection, r *rpc.Record) {
 		c.streamAsOfRPC(cn, n)
 	}
 	cn.rpc.Numbered(r, n)
-	rec := record{frame: int32(r.Frame), length: uint16(min(r.Len, 0xFFFF)), conn: cn.idx, dir: r.Dir, flags: recRPC}
+	i, rec := c.add(recRPC, 0, r.Time.UnixNano())
+	rec.frame, rec.length, rec.conn, rec.dir = int32(r.Frame), uint16(min(r.Len, 0xFFFF)), cn.idx, r.Dir
 	for _, f := range r.Findings {
 		rec.worst = max(rec.worst, uint8(f.Severity)+1)
 	}
-	i := c.add(rec, 0, r.Time.UnixNano())
 	if !r.Light() {
 		c.keepRPC(i, r)
 	}

@@ -192,10 +192,12 @@ func (c *Index) rec(i int32) *record {
 	return &c.recs[i/recChunk].recs[i%recChunk]
 }
 
-// add appends r, whose bytes are at off (in the file with recFile, else in
-// the arena) and whose time is t (UnixNano), to the index and returns its
-// index.
-func (c *Index) add(r record, off, t int64) int32 {
+// add appends a record with flags, whose bytes are at off (in the file
+// with recFile, else in the arena) and whose time is t (UnixNano), and
+// returns its index and the record for the caller to fill in. It is filled
+// in place: a record built field by field and then copied whole stalled the
+// store buffer on every message (issue 18).
+func (c *Index) add(flags recFlags, off, t int64) (int32, *record) {
 	if c.nrec%recChunk == 0 {
 		// The first block starts small, so a small capture stays small.
 		size := recChunk
@@ -209,9 +211,12 @@ func (c *Index) add(r record, off, t int64) int32 {
 		b.recs = append(make([]record, 0, recChunk), b.recs...)
 	}
 	i := int32(c.nrec)
+	b.recs = b.recs[:len(b.recs)+1]
+	r := &b.recs[len(b.recs)-1]
+	*r = record{flags: flags}
 	fits := true
 	base := &b.arena0
-	if r.flags&recFile != 0 {
+	if flags&recFile != 0 {
 		if !b.hasFile {
 			b.file0, b.hasFile = off, true
 		}
@@ -240,9 +245,8 @@ func (c *Index) add(r record, off, t int64) int32 {
 		c.big[i] = [2]int64{off, t}
 		r.flags |= recBig
 	}
-	b.recs = append(b.recs, r)
 	c.nrec++
-	return i
+	return i, r
 }
 
 // where returns the offset of record i's bytes (in the file with recFile,

@@ -257,7 +257,9 @@ func (c *Index) decodeCommit(i int32, dir dissect.Dir, st unturned.State, msg []
 		}
 		c.dec = unturned.Decoded{Findings: c.dec.Findings[:0]}
 		unturned.Decode(c.profile, dir, st, msg, spans, &c.dec)
-		s.pre = preDecoded{i: i, data: msg, d: &c.dec, spans: spans}
+		// Field by field, not a literal copied whole (issue 18: the copy
+		// stalled the store buffer on every message).
+		s.pre.ok, s.pre.i, s.pre.data, s.pre.d, s.pre.spans = false, i, msg, &c.dec, spans
 		if !ask || requestAsker(dir, &c.dec) {
 			return &c.dec
 		}

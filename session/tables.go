@@ -301,9 +301,11 @@ func (t *tableState) setClient(id uint32, typ string, version uint32, sid uint32
 	return true
 }
 
-// apply performs o on the tables (wire.md 4.5).
-func (t *tableState) apply(o *op, lim *unturned.Limits) result {
-	var res result
+// apply performs o on the tables (wire.md 4.5) and sets res, which starts
+// zero, to its outcome. res is the caller's: a result returned by value was
+// built field by field and copied whole, which stalled the store buffer on
+// every USMN message (issue 18).
+func (t *tableState) apply(o *op, lim *unturned.Limits, res *result) {
 	stored := true
 	switch o.kind {
 	case opServerDef:
@@ -313,11 +315,11 @@ func (t *tableState) apply(o *op, lim *unturned.Limits) result {
 		stored = t.setClient(o.cid, o.typ, o.version, 0, false, LearnedDefinition, o.n, lim)
 		res.resolved = t.count(Ref{N: o.n, Dir: dissect.C2S, ID: o.cid, Client: true}, o.payload, o.n) || stored
 	case opServerInvoke:
-		res.resolved = t.reference(Ref{N: o.n, Dir: dissect.S2C, ID: o.sid}, o.payload, &res, lim)
+		res.resolved = t.reference(Ref{N: o.n, Dir: dissect.S2C, ID: o.sid}, o.payload, res, lim)
 	case opClientInvoke:
-		res.resolved = t.reference(Ref{N: o.n, Dir: dissect.C2S, ID: o.cid, Client: true}, o.payload, &res, lim)
+		res.resolved = t.reference(Ref{N: o.n, Dir: dissect.C2S, ID: o.cid, Client: true}, o.payload, res, lim)
 	case opServerIDInvoke:
-		res.resolved = t.reference(Ref{N: o.n, Dir: dissect.C2S, ID: o.sid}, o.payload, &res, lim)
+		res.resolved = t.reference(Ref{N: o.n, Dir: dissect.C2S, ID: o.sid}, o.payload, res, lim)
 	case opMissingClient:
 		stored = addSet(&t.missSrv, o.cid, lim)
 	case opMissingServer:
@@ -343,9 +345,8 @@ func (t *tableState) apply(o *op, lim *unturned.Limits) result {
 	}
 	if o.defines() {
 		res.findings = append(res.findings, t.mismatch(o)...)
-		t.replay(&res, o.n)
+		t.replay(res, o.n)
 	}
-	return res
 }
 
 // limitFinding reports a hit limit: a warning the first time on the

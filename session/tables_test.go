@@ -35,17 +35,17 @@ func TestReplayStopsAtFirstUnmapped(t *testing.T) {
 		{kind: opServerInvoke, n: 3, sid: 5, payload: 30},
 	}
 	for i := range ops {
-		if res := st.apply(&ops[i], &lim); res.resolved {
+		if res := applied(st, &ops[i], &lim); res.resolved {
 			t.Errorf("apply(invoke srv#%d) resolved with empty tables", ops[i].sid)
 		}
 	}
 	// Defining 6 resolves nothing: the head (srv#5, message 1) is unmapped.
-	res := st.apply(&op{kind: opServerDef, n: 4, sid: 6, idBits: 3, typ: "B", version: 1}, &lim)
+	res := applied(st, &op{kind: opServerDef, n: 4, sid: 6, idBits: 3, typ: "B", version: 1}, &lim)
 	if len(res.replayed) != 0 || len(st.queue) != 3 {
 		t.Errorf("after defining srv#6: replayed %v, queue %d; want none replayed, 3 queued", res.replayed, len(st.queue))
 	}
 	// Defining 5 resolves the whole queue in order.
-	res = st.apply(&op{kind: opServerDef, n: 5, sid: 5, idBits: 3, typ: "A", version: 1, payload: 1}, &lim)
+	res = applied(st, &op{kind: opServerDef, n: 5, sid: 5, idBits: 3, typ: "A", version: 1, payload: 1}, &lim)
 	if want := []int{1, 2, 3}; !reflect.DeepEqual(res.replayed, want) || len(st.queue) != 0 {
 		t.Errorf("after defining srv#5: replayed %v, queue %d; want %v, 0", res.replayed, len(st.queue), want)
 	}
@@ -63,19 +63,19 @@ func TestReplayStopsAtFirstUnmapped(t *testing.T) {
 func TestTellClientListenerIDUpdates(t *testing.T) {
 	lim := unturned.DefaultLimits()
 	st := newTableState()
-	st.apply(&op{kind: opClientDef, n: 1, cid: 100, typ: "A", version: 1, payload: 8}, &lim)
-	st.apply(&op{kind: opTellID, n: 2, cid: 100, sid: 3, idBits: 2, typ: "A", version: 1}, &lim)
+	applied(st, &op{kind: opClientDef, n: 1, cid: 100, typ: "A", version: 1, payload: 8}, &lim)
+	applied(st, &op{kind: opTellID, n: 2, cid: 100, sid: 3, idBits: 2, typ: "A", version: 1}, &lim)
 	if got, want := st.client.at(100), (ClientEntry{ID: 100, Type: "A", Version: 1, ServerID: 3, Mapped: true, Learned: LearnedDefinition, First: 1, Invokes: 1, PayloadBits: 8, touched: 2}); got != want {
 		t.Errorf("client 100 = %+v; want %+v", got, want)
 	}
 	if got, want := st.server.at(3), (ServerEntry{ID: 3, Type: "A", Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 2, touched: 2}); got != want {
 		t.Errorf("server 3 = %+v; want %+v", got, want)
 	}
-	st.apply(&op{kind: opTellID, n: 3, cid: 100, sid: 1, idBits: 2, typ: "A", version: 1}, &lim)
+	applied(st, &op{kind: opTellID, n: 3, cid: 100, sid: 1, idBits: 2, typ: "A", version: 1}, &lim)
 	if _, ok := st.mappedBy.get(3); ok || st.mappedBy.at(1) != 100 {
 		t.Errorf("mappedBy = %v; want only 1 → 100 after the remapping", st.mappedBy)
 	}
-	if res := st.apply(&op{kind: opServerIDInvoke, n: 4, sid: 1, payload: 5}, &lim); !res.resolved || st.client.at(100).Invokes != 2 {
+	if res := applied(st, &op{kind: opServerIDInvoke, n: 4, sid: 1, payload: 5}, &lim); !res.resolved || st.client.at(100).Invokes != 2 {
 		t.Errorf("C2S invoke by srv#1: resolved %v, client 100 invokes %d; want true, 2", res.resolved, st.client.at(100).Invokes)
 	}
 }
@@ -96,7 +96,7 @@ func TestVersionMismatch(t *testing.T) {
 		st := newTableState()
 		var fs []dissect.Finding
 		for i := range tc.ops {
-			fs = append(fs, st.apply(&tc.ops[i], &lim).findings...)
+			fs = append(fs, applied(st, &tc.ops[i], &lim).findings...)
 		}
 		snap := st.snapshot(cvConn, 2)
 		if got := len(fs) == 1 && len(snap.Warnings) == 1 && fs[0].Severity == dissect.Warn; got != tc.warn {
@@ -223,4 +223,11 @@ func TestStoreReadError(t *testing.T) {
 	if c.Tables(cvConn, 1) == nil {
 		t.Error("Tables(conn, 1) = nil")
 	}
+}
+
+// applied is st.apply for a test: the outcome as a value.
+func applied(st *tableState, o *op, lim *unturned.Limits) result {
+	var res result
+	st.apply(o, lim, &res)
+	return res
 }

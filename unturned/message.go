@@ -75,7 +75,9 @@ func Decode(p *Profile, dir dissect.Dir, st State, data []byte, spans *netpak.Sp
 		p = defaultProfile
 	}
 	m := &d.scratch
-	*m = decoder{p: p, dir: dir, st: st, spans: spans, d: d}
+	// Set field by field, not as a literal copied whole (netpak.Reader.Reset).
+	m.p, m.dir, m.st, m.spans, m.d = p, dir, st, spans, d
+	m.part, m.named, m.failed = "", false, false
 	m.r.Reset(data)
 	m.readEnum()
 	if m.failed {
