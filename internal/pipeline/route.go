@@ -109,16 +109,16 @@ func newRouter(ix *session.Index, rp *RPC) *router {
 }
 
 // apply routes one capture event.
-func (r *router) apply(ev capture.Event) {
+func (r *router) apply(ev *capture.Event) {
 	if r.rp != nil {
 		r.rp.seen(ev)
 	}
 	if ev.Kind == capture.EventDatagram {
 		// A probed flow's datagram is ULinkRPC only once its handshake
 		// shows it (kcpStart); later ones come claimed, not probed.
-		if r.rp != nil && (!ev.Probe || r.kcpStart(ev)) {
-			r.rp.datagram(ev)
-			r.kcpMoved(ev)
+		if r.rp != nil && (!ev.Probe || r.kcpStart(*ev)) {
+			r.rp.datagram(*ev)
+			r.kcpMoved(*ev)
 		}
 		return
 	}
@@ -145,7 +145,7 @@ func (r *router) apply(ev capture.Event) {
 	case rt.decided:
 		// Not decoded: its events, its own notes included, are dropped.
 	default:
-		r.hold(rt, ev)
+		r.hold(rt, *ev)
 	}
 	if ev.Kind == capture.EventClose {
 		if !rt.decided {
@@ -158,8 +158,10 @@ func (r *router) apply(ev capture.Event) {
 
 // pass hands an event of a decoded connection to the index, turned round
 // when the router chose the other side as the server.
-func (r *router) pass(rt *route, ev capture.Event) {
+func (r *router) pass(rt *route, ev *capture.Event) {
 	if rt.swap {
+		t := *ev // the caller's event keeps its flow
+		ev = &t
 		ev.Flow = capture.Flow{Client: ev.Flow.Server, Server: ev.Flow.Client}
 		ev.FromServer = !ev.FromServer
 		if ev.Kind == capture.EventOpen {
@@ -180,12 +182,12 @@ func turned(rt *route, ev capture.Event) capture.Event {
 }
 
 // passRPC hands an event of a ULinkRPC connection to its session.
-func (r *router) passRPC(rt *route, ev capture.Event) {
-	r.rp.event(rt.rpcSes, turned(rt, ev))
+func (r *router) passRPC(rt *route, ev *capture.Event) {
+	r.rp.event(rt.rpcSes, turned(rt, *ev))
 }
 
 // open decides what it can from the ports and the rule.
-func (r *router) open(ev capture.Event) {
+func (r *router) open(ev *capture.Event) {
 	f := ev.Flow
 	rt := &route{syn: ev.Rule == capture.RuleSYN}
 	r.flows[f] = rt
@@ -213,7 +215,7 @@ func (r *router) open(ev capture.Event) {
 		}
 		return
 	}
-	r.keep(rt, ev)
+	r.keep(rt, *ev)
 }
 
 // keep holds an event of an undecided connection with the arrival seq the
@@ -333,11 +335,11 @@ func (r *router) decide(rt *route, f capture.Flow, p Proto, why string) {
 		defer r.ix.Unhold(seqs[0])
 	}
 	if p == ProtoUnturned {
-		for i, ev := range held {
-			if consumesSeq(ev, false) {
+		for i := range held {
+			if consumesSeq(held[i], false) {
 				r.ix.At(seqs[i])
 			}
-			r.pass(rt, ev)
+			r.pass(rt, &held[i])
 		}
 		return
 	}
@@ -348,11 +350,11 @@ func (r *router) decide(rt *route, f capture.Flow, p Proto, why string) {
 			t, _ = midTransport(c2s, s2c, true)
 		}
 		rt.rpcSes = r.rp.start(c, t, !rt.syn)
-		for i, ev := range held {
-			if consumesSeq(ev, true) {
+		for i := range held {
+			if consumesSeq(held[i], true) {
 				r.ix.At(seqs[i])
 			}
-			r.passRPC(rt, ev)
+			r.passRPC(rt, &held[i])
 		}
 		return
 	}

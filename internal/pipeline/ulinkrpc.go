@@ -153,7 +153,7 @@ func (p *RPC) event(h *session.RPCConn, ev capture.Event) {
 
 // seen keeps the stamp of the latest event, at which sessions still open
 // end.
-func (p *RPC) seen(ev capture.Event) {
+func (p *RPC) seen(ev *capture.Event) {
 	if ev.Frame > 0 {
 		p.last = rpc.Stamp{Frame: ev.Frame, Time: ev.Time}
 	}
