@@ -33,8 +33,8 @@ func (c *Index) AppendJSONRange(dst []byte, from, to int, sel Selector) []byte {
 				continue
 			}
 		}
-		m := c.detailInto(n, &sc)
-		if m == nil {
+		m := &sc.m
+		if !c.detailInto(n, &sc, m) {
 			break
 		}
 		if sel == nil || headOnly || sel.Match(m) {
@@ -55,6 +55,8 @@ type detailScratch struct {
 	findings []dissect.Finding
 	pay      payloadScratch          // payload schema decoding (payload.go)
 	conns    map[dissect.Conn][]byte // each connection's "conn" value, encoded once
+	text     []byte                  // summary's buffer
+	texts    map[string]string       // summary's strings
 }
 
 // conn returns c encoded as a JSON string (appendConn), from the cache.
@@ -70,17 +72,25 @@ func (sc *detailScratch) conn(c dissect.Conn) []byte {
 	return b
 }
 
-// detailInto is build(n, true) into sc: the same Message, valid until the
-// next call with sc, or nil when there is no message n.
-func (c *Index) detailInto(n int, sc *detailScratch) *Message {
+// detailInto is build(n, true) into m, using sc: the same Message, whose
+// slices point into sc until the next call with sc; false when there is no
+// message n. m is the caller's so that a JSONBatch has it filled in its own
+// slot: filled in one place and copied whole to another, a Message stalled
+// the store buffer on every record (issue 18).
+func (c *Index) detailInto(n int, sc *detailScratch, m *Message) bool {
 	c.rlock()
 	defer c.runlock()
 	if n < 1 || n > c.nrec {
-		return nil
+		return false
 	}
 	r := c.rec(int32(n - 1))
 	if r.flags&recRPC != 0 {
-		return c.buildRPC(n, r)
+		bm := c.buildRPC(n, r)
+		if bm == nil {
+			return false
+		}
+		*m = *bm
+		return true
 	}
 	cn := c.conns[r.conn]
 	var (
@@ -101,11 +111,9 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 		unturned.Decode(c.profile, r.dir, r.state(), data, &sc.spans, d)
 	}
 
-	m := &sc.m
-	*m = Message{
-		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: cn.info.Conn,
-		Dir: r.dir, Data: data, Enum: d.Enum, Kind: d.Kind, Fields: sc.spans.List,
-	}
+	*m = Message{}
+	m.N, m.Frame, m.Time, m.Conn = n, int(r.frame), time.Unix(0, c.timeOf(int32(n-1))).UTC(), cn.info.Conn
+	m.Dir, m.Data, m.Enum, m.Kind, m.Fields = r.dir, data, d.Enum, d.Kind, sc.spans.List
 	if m.Fields == nil {
 		m.Fields = []netpak.Span{}
 	}
@@ -118,10 +126,10 @@ func (c *Index) detailInto(n int, sc *detailScratch) *Message {
 	if r.flags&recIDUndecided != 0 {
 		sc.findings = m.Findings
 		m.Summary = undecidedSummary(m, d)
-		return m
+		return true
 	}
 	decodePayload(c.schemas, m, d, c.profile, c.lateConn(cn), &sc.pay)
 	sc.findings, sc.spans.List = m.Findings, m.Fields
-	m.Summary = payloadSummary(m, summarize(m, d))
-	return m
+	m.Summary = payloadSummary(m, sc.summary(m, d))
+	return true
 }

@@ -198,6 +198,28 @@ func summarize(m *Message, d *unturned.Decoded) string {
 	return string(d.AppendListenerSummary(buf[:0], m.Listener))
 }
 
+// maxTexts bounds detailScratch.texts.
+const maxTexts = 4096
+
+// summary is summarize for a run of messages: a capture's
+// summaries repeat (one listener, one payload size), so each distinct text
+// is made a string once. A string per message was a tenth of the feeding
+// side of `dump --json` (issue 18). The set is emptied when it reaches
+// maxTexts, so hostile input costs no more than a string per message.
+func (sc *detailScratch) summary(m *Message, d *unturned.Decoded) string {
+	b := d.AppendListenerSummary(sc.text[:0], m.Listener)
+	sc.text = b[:0]
+	if s, ok := sc.texts[string(b)]; ok {
+		return s
+	}
+	if sc.texts == nil || len(sc.texts) >= maxTexts {
+		sc.texts = make(map[string]string)
+	}
+	s := string(b)
+	sc.texts[s] = s
+	return s
+}
+
 // undecidedSummary is the summary of a message whose server ID was read in
 // a count not known yet: `srv#?` and what does not depend on the count.
 func undecidedSummary(m *Message, d *unturned.Decoded) string {

@@ -509,8 +509,8 @@ func (c *Index) AppendJSONOne(dst []byte, n int, sel Selector) []byte {
 		}
 		sel = nil
 	}
-	m := c.detailInto(n, sc)
-	if m == nil {
+	m := &sc.m
+	if !c.detailInto(n, sc, m) {
 		return dst
 	}
 	if sel == nil || sel.Match(m) {

@@ -54,43 +54,56 @@ func (c *Index) AddJSON(b *JSONBatch, n int, sel Selector) {
 		}
 		sel = nil
 	}
-	m := c.detailInto(n, sc)
-	if m == nil || sel != nil && !sel.Match(m) {
+	m := b.next()
+	if !c.detailInto(n, sc, m) || sel != nil && !sel.Match(m) {
+		b.msgs = b.msgs[:len(b.msgs)-1]
 		return
 	}
-	b.add(m)
+	b.own(m)
 	b.conn = append(b.conn, c.rec(int32(n-1)).conn)
 }
 
-// add appends a copy of m.
-func (b *JSONBatch) add(m *Message) {
-	cp := *m
-	if m.RPC != nil {
+// next returns a new last message slot for detailInto to fill.
+func (b *JSONBatch) next() *Message {
+	if len(b.msgs) < cap(b.msgs) {
+		b.msgs = b.msgs[:len(b.msgs)+1]
+	} else {
+		b.msgs = append(b.msgs, Message{})
+	}
+	return &b.msgs[len(b.msgs)-1]
+}
+
+// own points the slices of cp, filled by detailInto, at copies of their
+// contents in b: they pointed into the decoder's scratch.
+func (b *JSONBatch) own(cp *Message) {
+	if cp.RPC != nil {
 		// Already a copy (buildRPC): a Response that pairs an asker
 		// handed out (Index.rpcBound) while the batch is encoded on
 		// another goroutine writes the index's record, not this one.
-		b.msgs = append(b.msgs, cp)
 		return
 	}
 	d0 := len(b.data)
-	b.data = append(b.data, m.Data...)
+	b.data = append(b.data, cp.Data...)
 	cp.Data = b.data[d0:len(b.data):len(b.data)]
 	s0 := len(b.spans)
-	b.spans = append(b.spans, m.Fields...)
+	b.spans = append(b.spans, cp.Fields...)
 	cp.Fields = b.spans[s0:len(b.spans):len(b.spans)]
 	b.ownBytes(cp.Fields)
-	if m.Payload != nil {
+	if cp.Payload != nil {
 		// The payload's fields live in the decoder's scratch.
 		p0 := len(b.spans)
-		b.spans = append(b.spans, m.Payload...)
+		b.spans = append(b.spans, cp.Payload...)
 		cp.Payload = b.spans[p0:len(b.spans):len(b.spans)]
 		b.ownBytes(cp.Payload)
 	}
 	f0 := len(b.findings)
-	b.findings = append(b.findings, m.Findings...)
+	b.findings = append(b.findings, cp.Findings...)
 	cp.Findings = b.findings[f0:len(b.findings):len(b.findings)]
-	if l := m.Listener; l != nil {
-		cl := unturned.Listener{Resolved: l.Resolved}
+	if l := cp.Listener; l != nil {
+		// Filled in place, not copied whole (Message and detailInto).
+		b.listeners = append(b.listeners, unturned.Listener{})
+		cl := &b.listeners[len(b.listeners)-1]
+		cl.Resolved = l.Resolved
 		cl.ClientID = b.id(l.ClientID)
 		cl.ServerID = b.id(l.ServerID)
 		cl.Version = b.id(l.Version)
@@ -98,10 +111,8 @@ func (b *JSONBatch) add(m *Message) {
 			b.strs = append(b.strs, *l.Type)
 			cl.Type = &b.strs[len(b.strs)-1]
 		}
-		b.listeners = append(b.listeners, cl)
-		cp.Listener = &b.listeners[len(b.listeners)-1]
+		cp.Listener = cl
 	}
-	b.msgs = append(b.msgs, cp)
 }
 
 // ownBytes copies the byte-block values of spans (a payload schema's
