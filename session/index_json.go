@@ -34,7 +34,7 @@ func (c *Index) AppendJSONRange(dst []byte, from, to int, sel Selector) []byte {
 			}
 		}
 		m := &sc.m
-		if !c.detailInto(n, &sc, m) {
+		if !c.detailInto(n, &sc, m, false) {
 			break
 		}
 		if sel == nil || headOnly || sel.Match(m) {
@@ -55,8 +55,7 @@ type detailScratch struct {
 	findings []dissect.Finding
 	pay      payloadScratch          // payload schema decoding (payload.go)
 	conns    map[dissect.Conn][]byte // each connection's "conn" value, encoded once
-	text     []byte                  // summary's buffer
-	texts    map[string]string       // summary's strings
+	texts    texts                   // the summaries
 }
 
 // conn returns c encoded as a JSON string (appendConn), from the cache.
@@ -76,8 +75,10 @@ func (sc *detailScratch) conn(c dissect.Conn) []byte {
 // slices point into sc until the next call with sc; false when there is no
 // message n. m is the caller's so that a JSONBatch has it filled in its own
 // slot: filled in one place and copied whole to another, a Message stalled
-// the store buffer on every record (issue 18).
-func (c *Index) detailInto(n int, sc *detailScratch, m *Message) bool {
+// the store buffer on every record (issue 18). With later, a summary that
+// needs only the listener and the message's ListenerLine is left to the
+// encoder (Message.lineLater).
+func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) bool {
 	c.rlock()
 	defer c.runlock()
 	if n < 1 || n > c.nrec {
@@ -130,6 +131,11 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message) bool {
 	}
 	decodePayload(c.schemas, m, d, c.profile, c.lateConn(cn), &sc.pay)
 	sc.findings, sc.spans.List = m.Findings, m.Fields
-	m.Summary = payloadSummary(m, sc.summary(m, d))
+	if line, ok := d.ListenerLine(m.Listener); ok && later && !m.hasPayloadSummary() {
+		// Made by the encoder (JSONBatch.AppendJSON).
+		m.line, m.lineLater = line, true
+		return true
+	}
+	m.Summary = payloadSummary(m, sc.texts.of(d.AppendListenerSummary(sc.texts.buf, m.Listener)))
 	return true
 }

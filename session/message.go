@@ -42,6 +42,11 @@ type Message struct {
 	PayloadMethod  string
 	payloadTitle   string // the row summary's `Chat.Say`
 
+	// With lineLater, Summary is left empty for whoever encodes the
+	// message to make from line and Listener (Index.detailInto).
+	line      unturned.ListenerLine
+	lineLater bool
+
 	// Pairing (outputs.md "Pairing"): the partner's number, 0 for none;
 	// Latency is set on the answering message of a pair only.
 	Pair       int
@@ -198,25 +203,31 @@ func summarize(m *Message, d *unturned.Decoded) string {
 	return string(d.AppendListenerSummary(buf[:0], m.Listener))
 }
 
-// maxTexts bounds detailScratch.texts.
+// maxTexts bounds a texts set.
 const maxTexts = 4096
 
-// summary is summarize for a run of messages: a capture's
-// summaries repeat (one listener, one payload size), so each distinct text
-// is made a string once. A string per message was a tenth of the feeding
-// side of `dump --json` (issue 18). The set is emptied when it reaches
-// maxTexts, so hostile input costs no more than a string per message.
-func (sc *detailScratch) summary(m *Message, d *unturned.Decoded) string {
-	b := d.AppendListenerSummary(sc.text[:0], m.Listener)
-	sc.text = b[:0]
-	if s, ok := sc.texts[string(b)]; ok {
+// texts makes each distinct text a string once: a capture's summaries
+// repeat (one listener, one payload size), and a string per message was a
+// tenth of the feeding side of `dump --json` (issue 18). The set is emptied
+// when it reaches maxTexts, so hostile input costs no more than a string
+// per message. buf is a buffer to build the next text in.
+type texts struct {
+	buf []byte
+	set map[string]string
+}
+
+// of returns b as a string, the set's one copy of it, and keeps b's array
+// as buf.
+func (t *texts) of(b []byte) string {
+	t.buf = b[:0]
+	if s, ok := t.set[string(b)]; ok {
 		return s
 	}
-	if sc.texts == nil || len(sc.texts) >= maxTexts {
-		sc.texts = make(map[string]string)
+	if t.set == nil || len(t.set) >= maxTexts {
+		t.set = make(map[string]string)
 	}
 	s := string(b)
-	sc.texts[s] = s
+	t.set[s] = s
 	return s
 }
 

@@ -172,11 +172,15 @@ func payloadTitle(listener string, res schema.Result) string {
 	return t
 }
 
+// hasPayloadSummary reports whether payloadSummary changes m's summary:
+// whether a schema named or decoded its payload.
+func (m *Message) hasPayloadSummary() bool { return m.payloadTitle != "" || m.Payload != nil }
+
 // payloadSummary prefixes a summary with the payload's name and its first
 // values, escaped for a terminal: `Chat.Say "hello" · srv#0 …`. It is
 // written into one buffer: dump --json writes one per message.
 func payloadSummary(m *Message, summary string) string {
-	if m.payloadTitle == "" && m.Payload == nil {
+	if !m.hasPayloadSummary() {
 		return summary
 	}
 	var buf [256]byte

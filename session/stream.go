@@ -510,7 +510,7 @@ func (c *Index) AppendJSONOne(dst []byte, n int, sel Selector) []byte {
 		sel = nil
 	}
 	m := &sc.m
-	if !c.detailInto(n, sc, m) {
+	if !c.detailInto(n, sc, m, false) {
 		return dst
 	}
 	if sel == nil || sel.Match(m) {

@@ -25,6 +25,7 @@ type JSONBatch struct {
 	// encoding goroutine's alone.
 	conns [][]byte
 	tc    timeCache
+	texts texts // the summaries the encoder makes (Message.lineLater)
 }
 
 // Len returns how many messages b holds.
@@ -55,7 +56,7 @@ func (c *Index) AddJSON(b *JSONBatch, n int, sel Selector) {
 		sel = nil
 	}
 	m := b.next()
-	if !c.detailInto(n, sc, m) || sel != nil && !sel.Match(m) {
+	if !c.detailInto(n, sc, m, true) || sel != nil && !sel.Match(m) {
 		b.msgs = b.msgs[:len(b.msgs)-1]
 		return
 	}
@@ -154,6 +155,9 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 		if m.RPC != nil {
 			dst = append(rpc.AppendJSON(dst, m.RPC), '\n')
 			continue
+		}
+		if m.lineLater {
+			m.Summary = b.texts.of(m.line.Append(b.texts.buf, m.Listener))
 		}
 		dst, _ = m.appendJSONTime(dst, conn, &b.tc)
 		dst = append(dst, '\n')

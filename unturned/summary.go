@@ -137,11 +137,38 @@ func (d *Decoded) appendVanillaSummary(b []byte) []byte {
 // the listener as the tables knew it, as in
 // `srv#2 Sample.ChatListener v1 +def 88 payload bits`.
 func (d *Decoded) AppendListenerSummary(b []byte, l *Listener) []byte {
-	if l == nil || (d.Kind == KindNegotiateListenerDetails && d.Negotiate.Mode == ModeUnknown) {
-		return d.AppendSummary(b)
+	if line, ok := d.ListenerLine(l); ok {
+		return line.Append(b, l)
 	}
-	if d.Kind == KindNegotiateListenerDetails {
-		b = append(b, d.Negotiate.Mode.String()...)
+	return d.AppendSummary(b)
+}
+
+// ListenerLine is what AppendListenerSummary takes from the decoding when
+// it shows the listener: with it and the Listener the text can be made
+// later, and elsewhere (dump --json makes it on its encoding goroutine,
+// issue 18).
+type ListenerLine struct {
+	Kind          Kind
+	Mode          NegotiateMode // KindNegotiateListenerDetails
+	HasDefinition bool          // KindInvokeMessageListener
+	PayloadBits   int           // KindInvokeMessageListener
+}
+
+// ListenerLine returns d's part of AppendListenerSummary's text with l,
+// and false when that text is the decoder's own summary instead (no
+// listener, or a negotiation of unknown mode).
+func (d *Decoded) ListenerLine(l *Listener) (ListenerLine, bool) {
+	if l == nil || d.Kind == KindNegotiateListenerDetails && d.Negotiate.Mode == ModeUnknown {
+		return ListenerLine{}, false
+	}
+	return ListenerLine{Kind: d.Kind, Mode: d.Negotiate.Mode, HasDefinition: d.Invoke.HasDefinition, PayloadBits: d.PayloadBits}, true
+}
+
+// Append appends AppendListenerSummary's text for a message of s whose
+// listener the tables resolved as l (not nil).
+func (s ListenerLine) Append(b []byte, l *Listener) []byte {
+	if s.Kind == KindNegotiateListenerDetails {
+		b = append(b, s.Mode.String()...)
 		b = append(b, ' ')
 	}
 	switch {
@@ -160,11 +187,11 @@ func (d *Decoded) AppendListenerSummary(b []byte, l *Listener) []byte {
 	if l.Version != nil {
 		b = appendID(b, " v", *l.Version)
 	}
-	if d.Kind == KindInvokeMessageListener {
-		if d.Invoke.HasDefinition {
+	if s.Kind == KindInvokeMessageListener {
+		if s.HasDefinition {
 			b = append(b, " +def"...)
 		}
-		b = appendPayloadBits(b, d.PayloadBits)
+		b = appendPayloadBits(b, s.PayloadBits)
 	}
 	if !l.Resolved {
 		b = append(b, " (unresolved)"...)

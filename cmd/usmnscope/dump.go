@@ -178,6 +178,7 @@ func runDump(o *dumpOptions) error {
 		return err
 	}
 	d := &dumper{o: *o, f: flt, out: newOutput(o.IO.out)}
+	defer setTuning(setTuning(streamTuning))
 	// Streaming (issue 18): each message is printed as it settles, from
 	// its one decoding, and then forgotten. With schemas, a reference
 	// waiting for its listener ID settles once the ID is defined (at most

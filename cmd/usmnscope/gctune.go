@@ -26,17 +26,31 @@ const gcHeadroom = 24 << 20
 // 71 MB against 17 MB for a small capture: 55 bytes a message).
 const tuiHeadroom = 8 << 20
 
+// streamHeadroom is dump's headroom: it keeps no index, so its live heap
+// is a few MiB of buffers and batches, and its garbage comes at a steady
+// rate. At the default the heap grew to twice its live bytes and roots
+// (5 MiB of globals) only once a run was long enough for collections to
+// settle, so the peak RSS grew with the capture (issue 18: 17.5 MiB at
+// 200k messages, 22.7 at 4M); 4 MiB reaches the same heap from the start,
+// for about one more cycle per million messages.
+const streamHeadroom = 4 << 20
+
 // gcTuning is what tuneGC keeps: the headroom and the least GOGC.
 type gcTuning struct {
 	headroom uint64
 	min      int
 }
 
+// streamTuning is dump's collector tuning (streamHeadroom).
+var streamTuning = gcTuning{headroom: streamHeadroom, min: 10}
+
 var (
 	gcMu     sync.Mutex
 	gcTune   = gcTuning{headroom: gcHeadroom, min: 10}
 	gcOnce   sync.Once
-	gcSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	// The collector's goal is the live heap plus GOGC% of the live heap
+	// and its roots, the stacks and globals (runtime/debug.SetGCPercent).
+	gcSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/globals:bytes"}, {Name: "/gc/scan/stack:bytes"}}
 )
 
 // tuneGC keeps the collector's headroom near gcTune.headroom: after each
@@ -69,9 +83,14 @@ func tuneGC() {
 // retune sets GOGC from the live heap and gcTune; gcMu is held.
 func retune() {
 	metrics.Read(gcSample)
-	if gcSample[0].Value.Kind() == metrics.KindUint64 {
-		debug.SetGCPercent(gcTune.percent(gcSample[0].Value.Uint64()))
+	var v [3]uint64
+	for i, s := range gcSample {
+		if s.Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		v[i] = s.Value.Uint64()
 	}
+	debug.SetGCPercent(gcTune.percent(v[0], v[1]+v[2]))
 }
 
 // setTuning makes t the tuning from now on and returns the one before
@@ -87,11 +106,11 @@ func setTuning(t gcTuning) gcTuning {
 	return old
 }
 
-// percent is the GOGC that lets a heap of live bytes grow by about
-// t.headroom, between t.min and 100.
-func (t gcTuning) percent(live uint64) int {
-	if live == 0 {
+// percent is the GOGC that lets a heap of live bytes, with roots bytes of
+// stacks and globals, grow by about t.headroom, between t.min and 100.
+func (t gcTuning) percent(live, roots uint64) int {
+	if live+roots == 0 {
 		return 100
 	}
-	return int(min(100, max(uint64(t.min), t.headroom*100/live)))
+	return int(min(100, max(uint64(t.min), t.headroom*100/(live+roots))))
 }
