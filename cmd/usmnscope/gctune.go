@@ -45,9 +45,9 @@ type gcTuning struct {
 var streamTuning = gcTuning{headroom: streamHeadroom, min: 10}
 
 var (
-	gcMu     sync.Mutex
-	gcTune   = gcTuning{headroom: gcHeadroom, min: 10}
-	gcOnce   sync.Once
+	gcMu   sync.Mutex
+	gcTune = gcTuning{headroom: gcHeadroom, min: 10}
+	gcOnce sync.Once
 	// The collector's goal is the live heap plus GOGC% of the live heap
 	// and its roots, the stacks and globals (runtime/debug.SetGCPercent).
 	gcSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/globals:bytes"}, {Name: "/gc/scan/stack:bytes"}}
