@@ -399,12 +399,14 @@ func appendLatency(dst []byte, l Latency) []byte {
 // the cause).
 func AppendConnJSON(dst []byte, s *Session) []byte {
 	t := s.Tables()
-	return AppendConnJSONOf(dst, s, &t, s.tally.records)
+	return AppendConnJSONOf(dst, s, &t, s.tally.records, -1)
 }
 
 // AppendConnJSONOf is AppendConnJSON with the table t of messages records
-// (`tables --at N`: as of message N); the findings are the session's.
-func AppendConnJSONOf(dst []byte, s *Session, t *Tables, messages int) []byte {
+// and the session's first findings findings, all when negative (`tables
+// --at N`: as of message N, the findings said before the connection's
+// first message after N).
+func AppendConnJSONOf(dst []byte, s *Session, t *Tables, messages, findings int) []byte {
 	dst = append(dst, `{"conn":`...)
 	dst = termsafe.AppendJSONString(dst, s.conn.String())
 	dst = append(dst, `,"client":`...)
@@ -418,8 +420,12 @@ func AppendConnJSONOf(dst []byte, s *Session, t *Tables, messages int) []byte {
 	dst = append(dst, `,"rpc":`...)
 	dst = AppendTablesJSON(dst, t)
 	dst = append(dst, `,"findings":[`...)
-	for i := range s.findings {
-		f := &s.findings[i]
+	fs := s.findings
+	if findings >= 0 && findings < len(fs) {
+		fs = fs[:findings]
+	}
+	for i := range fs {
+		f := &fs[i]
 		if i > 0 {
 			dst = append(dst, ',')
 		}

@@ -346,5 +346,9 @@ func (c *Index) rpcConnJSON(i int, asOf int) (json.RawMessage, bool) {
 		rt := cn.rpc.Tables()
 		t = &Tables{RPC: &rt, Messages: cn.rpc.Len()}
 	}
-	return rpc.AppendConnJSONOf(nil, cn.rpc, t.RPC, t.Messages), true
+	findings := -1
+	if t.rpcCut {
+		findings = t.rpcFindings
+	}
+	return rpc.AppendConnJSONOf(nil, cn.rpc, t.RPC, t.Messages, findings), true
 }

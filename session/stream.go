@@ -286,6 +286,7 @@ func (c *Index) keepAsOf(cn *connection) {
 	var t *Tables
 	if cn.rpc != nil {
 		t = c.rpcLive(cn, s.AsOf)
+		t.rpcCut, t.rpcFindings = s.Cut, len(cn.rpc.Findings())
 	} else {
 		t = cn.tables.snapshot(cn.info.Conn, s.AsOf)
 		t.Messages = cn.committed

@@ -81,6 +81,11 @@ type Tables struct {
 	// RPC is a ULinkRPC connection's table as of AsOf (outputs.md, the
 	// `rpc` object of tables --json); the listener keys are then empty.
 	RPC *rpc.Tables
+	// With rpcCut, rpcFindings is how many of the ULinkRPC session's
+	// findings were said before the connection's first message after AsOf
+	// (a Stream's Cut: Index.keepAsOf); without, all were.
+	rpcCut      bool
+	rpcFindings int
 
 	// Ping is, per direction, the PingRequests sent in it up to AsOf
 	// and the PingResponses that answered them (outputs.md "ping").
