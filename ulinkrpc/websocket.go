@@ -185,13 +185,14 @@ func (w *WebSocket) feedHeader(c []byte, ev func(WSEvent)) []byte {
 		w.hdrOff = w.off
 	}
 	for len(c) > 0 {
-		w.head = append(w.head, c[0])
-		c = c[1:]
-		w.off++
-		h, err := ParseWSHeader(w.head)
-		if errors.Is(err, ErrShort) {
+		k := min(wsHeaderSize(w.head)-len(w.head), len(c))
+		w.head = append(w.head, c[:k]...)
+		c = c[k:]
+		w.off += int64(k)
+		if len(w.head) < wsHeaderSize(w.head) {
 			continue
 		}
+		h, err := ParseWSHeader(w.head)
 		if err != nil {
 			w.find(errf(dissect.Malformed, -1, "%v (frame at stream offset %d)", err, w.hdrOff))
 			// Resynchronise from the byte after the bad header's first.

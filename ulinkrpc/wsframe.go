@@ -92,6 +92,28 @@ func ParseWSHeader(b []byte) (WSHeader, error) {
 	return w, r.err
 }
 
+// wsHeaderSize is the size of the frame header at the front of b as its
+// second byte tells it (RFC 6455 5.2: the extended length and the masking
+// key follow it), or 2 while b holds less. A decoder fed a byte at a time
+// collects this many bytes before ParseWSHeader: asking it at each byte
+// built an ErrShort error per byte (issue 18).
+func wsHeaderSize(b []byte) int {
+	if len(b) < 2 {
+		return 2
+	}
+	n := 2
+	switch b[1] & 0x7f {
+	case 126:
+		n += 2
+	case 127:
+		n += 8
+	}
+	if b[1]&0x80 != 0 {
+		n += 4
+	}
+	return n
+}
+
 // ParseWSFrame reads one whole frame at the front of b and returns its
 // header and its unmasked payload (a copy when masked). The error is
 // ErrShort for a cut frame.
