@@ -72,8 +72,12 @@ func ParseSegment(b []byte) (Segment, int, error) {
 
 // ParseDatagram reads every segment of a datagram. On an error the
 // segments before it are returned; the error's offset is in the datagram.
-func ParseDatagram(b []byte) ([]Segment, error) {
-	var segs []Segment
+func ParseDatagram(b []byte) ([]Segment, error) { return AppendDatagram(nil, b) }
+
+// AppendDatagram is ParseDatagram appending to segs, so that a reader of
+// many datagrams reuses one slice (a slice per datagram was most of what
+// `tables` allocated over KCP, issue 18).
+func AppendDatagram(segs []Segment, b []byte) ([]Segment, error) {
 	for off := 0; off < len(b); {
 		s, n, err := ParseSegment(b[off:])
 		if err != nil {

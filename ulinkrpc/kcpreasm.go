@@ -80,6 +80,7 @@ type Reassembler struct {
 	total    int
 	refused  bool
 	findings []dissect.Finding
+	segs     []Segment // Datagram's, reused
 }
 
 // NewReassembler returns an empty reassembler.
@@ -135,7 +136,8 @@ func (r *Reassembler) conv(conv uint32) *kcpConv {
 // parse error, if any (the segments before it are fed; the error is also a
 // finding).
 func (r *Reassembler) Datagram(b []byte, yield func(KCPMessage)) error {
-	segs, err := ParseDatagram(b)
+	segs, err := AppendDatagram(r.segs[:0], b)
+	r.segs = segs
 	for _, s := range segs {
 		r.Segment(s, yield)
 	}
