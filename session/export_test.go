@@ -12,3 +12,7 @@ var ReadFixture func(t testing.TB, path string, store bool) *Index
 var FixtureSchemas = fixtureSchemas
 
 const SchemaFixture = schemaFixture
+
+// Prepared reports whether message n, in a Stream's Settled, comes with
+// the decoding its commit made (not decoded again).
+func (c *Index) Prepared(n int) bool { return c.prepared(int32(n-1)) != nil }

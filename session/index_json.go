@@ -98,10 +98,13 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		data []byte
 		err  error
 		d    = &sc.d
+		// spans holds the fields: sc's, or those of commit's decoding
+		// (sc's, the spare's, or a waiting message's own).
+		spans = &sc.spans
 	)
-	if p := c.prepared(int32(n - 1)); p != nil && p.spans == &sc.spans {
+	if p := c.prepared(int32(n - 1)); p != nil && p.spans != nil {
 		// In a Stream's Settled: commit's decoding (stream.go).
-		data, d = p.data, p.d
+		data, d, spans = p.data, p.d, p.spans
 	} else {
 		data, err = c.load(int32(n-1), sc.data[:0])
 		if r.flags&recFile != 0 {
@@ -114,7 +117,7 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 
 	*m = Message{}
 	m.N, m.Frame, m.Time, m.Conn = n, int(r.frame), time.Unix(0, c.timeOf(int32(n-1))).UTC(), cn.info.Conn
-	m.Dir, m.Data, m.Enum, m.Kind, m.Fields = r.dir, data, d.Enum, d.Kind, sc.spans.List
+	m.Dir, m.Data, m.Enum, m.Kind, m.Fields = r.dir, data, d.Enum, d.Kind, spans.List
 	if m.Fields == nil {
 		m.Fields = []netpak.Span{}
 	}
@@ -130,7 +133,7 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		return true
 	}
 	decodePayload(c.schemas, m, d, c.profile, c.lateConn(cn), &sc.pay)
-	sc.findings, sc.spans.List = m.Findings, m.Fields
+	sc.findings, spans.List = m.Findings, m.Fields
 	if line, ok := d.ListenerLine(m.Listener); ok && later && !m.hasPayloadSummary() {
 		// Made by the encoder (JSONBatch.AppendJSON).
 		m.line, m.lineLater = line, true

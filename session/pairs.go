@@ -192,23 +192,30 @@ func requestAsker(dir dissect.Dir, d *unturned.Decoded) bool {
 	return dir == dissect.C2S && d.Kind == unturned.KindNegotiateListenerDetails && d.Clean() && d.Negotiate.Mode == unturned.RequestServerListenerID
 }
 
-// asksLater reports whether msg, read in state st, is a C→S Negotiate
-// Listener Details: perhaps a RequestServerListenerId, which a Stream holds
-// until its answer (awaiting), so that the decoding its commit makes is
-// not the one handed out. Only its enum is read (wire.md 4.2: the vanilla
-// width, then the extra bits unless it is the detection message).
-func (c *Index) asksLater(dir dissect.Dir, st unturned.State, msg []byte) bool {
-	if dir != dissect.C2S {
-		return false
-	}
+// peekKind is the kind of msg read in state st from its enum alone
+// (wire.md 4.2: the vanilla width, then the extra bits unless it is the
+// detection message), KindUnknown when the enum does not read: so that a
+// Stream knows before decoding whether a message may be an asker, which
+// it holds until its answer (awaiting).
+func (c *Index) peekKind(dir dissect.Dir, st unturned.State, msg []byte) unturned.Kind {
 	p := c.profile
-	r := netpak.NewReader(msg)
+	var r netpak.Reader
+	r.Reset(msg)
 	old := p.EnumBits(dir)
 	v := r.Bits(old)
 	if st.Widened && v != p.DetectionMessage(dir) {
 		v |= r.Bits(p.ExtraBits) << uint(old)
 	}
-	return r.Err() == nil && p.Kind(dir, v) == unturned.KindNegotiateListenerDetails
+	if r.Err() != nil {
+		return unturned.KindUnknown
+	}
+	return p.Kind(dir, v)
+}
+
+// negotiateAsk reports whether a message of kind k in dir may be a
+// RequestServerListenerId, which asks (requestAsker).
+func negotiateAsk(dir dissect.Dir, k unturned.Kind) bool {
+	return dir == dissect.C2S && k == unturned.KindNegotiateListenerDetails
 }
 
 // answer takes the oldest unanswered asker of key that message n may

@@ -99,6 +99,12 @@ type streamState struct {
 	// spare holds the spans of an answer decoded at its commit right
 	// behind its asker, which is handed out first with sc's (streamed).
 	spare netpak.Spans
+	// waiting keeps commit's decodings of messages that wait to be handed
+	// out behind an earlier one (an asker, a late resolution): record i,
+	// less than waitRing after next, in slot i mod waitRing. nwaiting
+	// counts the slots in use.
+	waiting  [waitRing]waitDecoded
+	nwaiting int
 	// A Cut: cut is set once AsOf is handed out; cutConns is how many
 	// connections there were when AsOf was numbered; info is each
 	// connection's summary kept with its tables (keepAsOf).
@@ -109,6 +115,48 @@ type streamState struct {
 	// numbered (streamLight): Heads gets it as the Head's RPC.
 	light    *rpc.Record
 	lightRec int32
+}
+
+// waitDecoded is commit's decoding of a message that waits to be handed
+// out, with its own copy of the bytes and its own spans: a message decoded
+// again when handed out broke "each message decoded once" for a quarter of
+// the messages of `dump --json` once pairs made askers wait (issue 18).
+type waitDecoded struct {
+	i     int32
+	used  bool
+	with  bool // decoded with spans
+	data  []byte
+	d     unturned.Decoded
+	spans netpak.Spans
+}
+
+// waitRing is how far behind the next message to hand out a waiting one
+// may be to keep its decoding; one further is decoded again when handed
+// out. In the million-message scale capture none waits more than 16
+// behind: an asker's answer comes a few messages later.
+const waitRing = 64
+
+// waitEntry returns the cleared entry for record i, or nil when i is too
+// far behind.
+func (s *streamState) waitEntry(i int32) *waitDecoded {
+	if i-s.next >= waitRing {
+		return nil
+	}
+	w := &s.waiting[i%waitRing]
+	if w.used {
+		return nil // a slot handed out on no message's turn (cannot happen)
+	}
+	w.i, w.used = i, true
+	s.nwaiting++
+	return w
+}
+
+// waited returns the entry of record i, or nil.
+func (s *streamState) waited(i int32) *waitDecoded {
+	if w := &s.waiting[i%waitRing]; w.used && w.i == i {
+		return w
+	}
+	return nil
 }
 
 // preDecoded is the decoding of record i that commit has just made, with
@@ -229,26 +277,40 @@ func (c *Index) decodeCommit(i int32, dir dissect.Dir, st unturned.State, msg []
 	if msg == nil {
 		msg = c.feederBytes(i)
 	}
-	// Only a message that may be handed out at its commit (every one
-	// before it was) is worth its spans now: one that waits is decoded
-	// again when handed out, and spans cost an allocation per string and
-	// wide value. A RequestServerListenerId waits for its answer: a C→S
-	// negotiate message is decoded without them first, and again with
-	// them when it turns out to ask nothing.
+	// A message handed out at its commit (every one before it was) is
+	// decoded into sc, with its spans when Stream.Spans. The message
+	// right behind an asker, its answer in the common case, may be handed
+	// out at its commit too, after the asker: its spans go to the spare
+	// buffer.
 	//
-	// The message right behind an asker, its answer in the common case,
-	// may be handed out at its commit too, after the asker: its spans go
-	// to the spare buffer, as handing out the asker fills sc's.
-	buf, withSpans := &s.sc.spans, false
-	if s.Spans && s.Settled != nil {
+	// A message that will wait, or may (an asker: a ping request, or a
+	// C→S negotiate message, perhaps a RequestServerListenerId), is
+	// decoded once into its entry of s.waiting, with its own copy of the
+	// bytes, and handed out from there. One more than waitRing behind is
+	// decoded without spans now and again when handed out; a negotiate
+	// message then first without spans, and again with them when it turns
+	// out to ask nothing.
+	buf, withSpans, k := &s.sc.spans, false, unturned.KindUnknown
+	if s.Settled != nil {
+		// Only a message that may go at once needs its kind read first.
+		mayAsk := true
+		if i == s.next || i == s.next+1 {
+			k = c.peekKind(dir, st, msg)
+			mayAsk = pingRequest(k) || negotiateAsk(dir, k)
+		}
 		switch {
-		case i == s.next:
-			withSpans = true
-		case i == s.next+1 && c.awaiting(s.next):
-			buf, withSpans = &s.spare, true
+		case i == s.next && !mayAsk:
+			withSpans = s.Spans
+		case i == s.next+1 && !mayAsk && c.awaiting(s.next):
+			buf, withSpans = &s.spare, s.Spans
+		default:
+			if w := s.waitEntry(i); w != nil {
+				return c.decodeWaiting(w, i, dir, st, msg)
+			}
+			withSpans = i == s.next && s.Spans
 		}
 	}
-	ask := withSpans && c.asksLater(dir, st, msg)
+	ask := withSpans && negotiateAsk(dir, k)
 	for {
 		var spans *netpak.Spans
 		if withSpans && !ask {
@@ -265,6 +327,47 @@ func (c *Index) decodeCommit(i int32, dir dissect.Dir, st unturned.State, msg []
 		}
 		ask = false
 	}
+}
+
+// decodeWaiting is decodeCommit for a message that will wait to be handed
+// out: decoded once, from its own copy of the bytes, into entry w.
+func (c *Index) decodeWaiting(w *waitDecoded, i int32, dir dissect.Dir, st unturned.State, msg []byte) *unturned.Decoded {
+	s := c.stream
+	w.data = append(w.data[:0], msg...)
+	w.d = unturned.Decoded{Findings: w.d.Findings[:0]}
+	w.spans.Reset()
+	w.with = s.Spans
+	var spans *netpak.Spans
+	if w.with {
+		spans = &w.spans
+	}
+	unturned.Decode(c.profile, dir, st, w.data, spans, &w.d)
+	s.pre.ok, s.pre.i, s.pre.data, s.pre.d, s.pre.spans = false, i, w.data, &w.d, spans
+	return &w.d
+}
+
+// settleWaiting hands record i to Settled with its entry of s.waiting, if
+// it has one, as the decoding commit made (prepared), and then frees it.
+// The decoding of the message committed last stays the prepared one for
+// its own turn.
+func (c *Index) settleWaiting(i int32) {
+	s := c.stream
+	w := s.waited(i)
+	if w == nil {
+		s.err = s.Settled(int(i) + 1)
+		return
+	}
+	saved := s.pre
+	if !s.pre.ok || s.pre.i != i {
+		s.pre = preDecoded{ok: true, i: i, data: w.data, d: &w.d}
+		if w.with {
+			s.pre.spans = &w.spans
+		}
+	}
+	s.err = s.Settled(int(i) + 1)
+	s.pre = saved
+	w.used = false
+	s.nwaiting--
 }
 
 // streamAsOf keeps cn's tables as of Stream.AsOf before message n, a later
@@ -393,7 +496,11 @@ func (c *Index) emit(i int32) {
 		s.Heads(&s.head)
 	}
 	if s.Settled != nil && s.err == nil {
-		s.err = s.Settled(int(i) + 1)
+		if s.nwaiting > 0 {
+			c.settleWaiting(i)
+		} else {
+			s.err = s.Settled(int(i) + 1)
+		}
 	}
 	if s.Cut && int(i)+1 == s.AsOf {
 		c.cutHere()
