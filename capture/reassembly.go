@@ -39,6 +39,7 @@ type half struct {
 type conn struct {
 	e    *engine
 	flow Flow
+	id   uint32 // Event.ID
 	rule ServerRule
 	h    [2]half // [0] client → server, [1] server → client
 
@@ -97,8 +98,9 @@ type tcpState struct {
 
 	pool   *reassembly.StreamPool
 	asm    *reassembly.Assembler
-	slow   int // flows on the slow path
-	active int // flows not closed
+	slow   int    // flows on the slow path
+	active int    // flows not closed
+	ids    uint32 // the last Event.ID given
 
 	fromServer bool // direction of the segment being assembled
 	flushing   bool // inside a flush: skips are timeouts, not cap hits
@@ -191,7 +193,11 @@ func (t *tcpState) open(k flowKey, src, dst netip.AddrPort, tcp *layers.TCP) *co
 		e.note("maxflows", Flow{}, LevelWarn, "more than %d TCP flows at once: new flows are ignored until some close", e.opt.MaxFlows)
 		return nil
 	}
-	c := &conn{e: e}
+	t.ids++
+	if t.ids == 0 {
+		t.ids++ // 0 is no flow's
+	}
+	c := &conn{e: e, id: t.ids}
 	port := e.opt.TransportPort
 	switch {
 	case tcp.SYN && !tcp.ACK:
@@ -212,7 +218,7 @@ func (t *tcpState) open(k flowKey, src, dst netip.AddrPort, tcp *layers.TCP) *co
 	}
 	t.flows[k] = c
 	e.stats.Flows++
-	e.emit(Event{Kind: EventOpen, Flow: c.flow, Rule: c.rule})
+	e.emit(Event{Kind: EventOpen, Flow: c.flow, ID: c.id, Rule: c.rule})
 	return c
 }
 
@@ -260,7 +266,7 @@ func (t *tcpState) fast(c *conn, tcp *layers.TCP, fromServer bool) bool {
 	}
 	if len(payload) > 0 {
 		ev := t.e.add()
-		ev.Kind, ev.Flow, ev.FromServer, ev.Data, ev.Offset = EventData, c.flow, fromServer, payload, t.e.offset(payload)
+		ev.Kind, ev.Flow, ev.ID, ev.FromServer, ev.Data, ev.Offset = EventData, c.flow, c.id, fromServer, payload, t.e.offset(payload)
 		h.next += uint32(len(payload))
 	}
 	if tcp.RST {
@@ -282,7 +288,7 @@ func (t *tcpState) close(c *conn) {
 		return
 	}
 	c.closed = true
-	t.e.emit(Event{Kind: EventClose, Flow: c.flow})
+	t.e.emit(Event{Kind: EventClose, Flow: c.flow, ID: c.id})
 	// The closed flow stays in the table so that its last ACKs do not open
 	// a new one; purge drops such entries when the table is full.
 	t.active--
@@ -385,13 +391,13 @@ func (c *conn) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.Assembler
 			e.noteOf(noteBufferCap, "", c.flow, LevelWarn, "out-of-order buffer cap hit on %s (%d bytes per flow, %d in all): skipping %d missing bytes",
 				c.flow, e.opt.MaxBufferedPerFlow, e.opt.MaxBufferedTotal, skip)
 		}
-		e.emit(Event{Kind: EventGap, Flow: c.flow, FromServer: fromServer, Lost: skip})
+		e.emit(Event{Kind: EventGap, Flow: c.flow, ID: c.id, FromServer: fromServer, Lost: skip})
 	}
 	n, _ := sg.Lengths()
 	if n > 0 {
 		start := len(e.arena)
 		e.arena = append(e.arena, sg.Fetch(n)...)
-		e.emit(Event{Kind: EventData, Flow: c.flow, FromServer: fromServer, Data: e.arena[start:len(e.arena):len(e.arena)]})
+		e.emit(Event{Kind: EventData, Flow: c.flow, ID: c.id, FromServer: fromServer, Data: e.arena[start:len(e.arena):len(e.arena)]})
 	}
 	if end {
 		h := &c.h[dirIndex(fromServer)]

@@ -78,6 +78,12 @@ type Event struct {
 	// bytes and read them back later; -1 otherwise (reassembled from
 	// several segments, gzip, standard input, memory, live, other kinds).
 	Offset int64
+	// ID numbers the TCP flow of an open, data, gap or close event, from 1
+	// in the order flows open, never again for another flow (until 2³²
+	// flows); 0 for other events. A consumer may key its per-flow state by
+	// it rather than by Flow: a new flow on the 4-tuple of a closed one has
+	// the same Flow and a new ID.
+	ID uint32
 
 	// The one-byte fields come last, together, so that the event is 16
 	// bytes smaller than in declaration-by-topic order.

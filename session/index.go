@@ -260,7 +260,37 @@ func (c *Index) DataAt(conn dissect.Conn, dir dissect.Dir, data []byte, t time.T
 	}
 	c.lock()
 	defer c.unlock()
-	cn := c.conn(conn, RuleUnknown)
+	c.dataOn(c.conn(conn, RuleUnknown), dir, data, t, frame, offset)
+}
+
+// ConnRef is a connection of an Index, for a feeder that looks each of its
+// flows up once (internal/pipeline's router keeps one per flow): DataOn
+// with it skips DataAt's lookup by the 64-byte Conn (issue 18). The zero
+// ConnRef is none.
+type ConnRef struct{ cn *connection }
+
+// Valid reports whether r is a connection's.
+func (r ConnRef) Valid() bool { return r.cn != nil }
+
+// Ref returns conn's ConnRef, creating the connection as DataAt would.
+func (c *Index) Ref(conn dissect.Conn) ConnRef {
+	c.lock()
+	defer c.unlock()
+	return ConnRef{c.conn(conn, RuleUnknown)}
+}
+
+// DataOn is DataAt for the connection of r (Ref).
+func (c *Index) DataOn(r ConnRef, dir dissect.Dir, data []byte, t time.Time, frame int, offset int64) {
+	if dir > dissect.S2C || r.cn == nil {
+		return
+	}
+	c.lock()
+	defer c.unlock()
+	c.dataOn(r.cn, dir, data, t, frame, offset)
+}
+
+// dataOn is DataAt for cn, with the lock held.
+func (c *Index) dataOn(cn *connection, dir dissect.Dir, data []byte, t time.Time, frame int, offset int64) {
 	c.touch(cn)
 	c.seen(cn, t)
 	cn.fed[dir], cn.lastTime[dir], cn.lastFrame[dir] = true, t, frame

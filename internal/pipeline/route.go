@@ -32,33 +32,30 @@ type router struct {
 	// claim asks capture for every datagram of a probed UDP flow found to
 	// be KCP (kcpStart); nil when the source does not probe.
 	claim func(capture.Flow)
-	// recent caches flows by port pair (direct-mapped), so that most
-	// events skip hashing their 64-byte Flow key in flows (issue 18: that
-	// lookup was a twentieth of `tables --json`).
+	// recent caches routes by capture.Event.ID (direct-mapped), so that
+	// most events skip hashing their 64-byte Flow key in flows: a 4-byte
+	// key in a 4 KiB table (issue 18: by port pair, comparing Flows in an
+	// 18 KiB one, it was a twentieth of `tables --json`). An ID is never
+	// another flow's, so a slot needs no clearing.
 	recent [flowCacheSize]flowSlot
 }
 
 const flowCacheSize = 256
 
 type flowSlot struct {
-	f  capture.Flow
+	id uint32
 	rt *route
 }
 
-// slot is f's cache slot.
-func (r *router) slot(f capture.Flow) *flowSlot {
-	return &r.recent[(uint(f.Client.Port())*31^uint(f.Server.Port()))%flowCacheSize]
-}
-
-// route returns f's route, nil when f has none.
-func (r *router) route(f capture.Flow) *route {
-	s := r.slot(f)
-	if s.rt != nil && s.f == f {
+// route returns ev's route, nil when its flow has none.
+func (r *router) route(ev *capture.Event) *route {
+	s := &r.recent[ev.ID%flowCacheSize]
+	if ev.ID != 0 && s.id == ev.ID {
 		return s.rt
 	}
-	rt := r.flows[f]
-	if rt != nil {
-		*s = flowSlot{f, rt}
+	rt := r.flows[ev.Flow]
+	if rt != nil && ev.ID != 0 {
+		*s = flowSlot{ev.ID, rt}
 	}
 	return rt
 }
@@ -79,6 +76,7 @@ type route struct {
 	syn    bool             // its start was captured
 	rpcBy  bool             // ULinkRPC by port or --decode-as: held only to tell the transport
 	rpcSes *session.RPCConn // a ULinkRPC connection's session, hosted by the index
+	ref    session.ConnRef  // an Unturned connection's, once it has data
 }
 
 // Bounds of what an undecided connection may make the router hold: a
@@ -130,7 +128,7 @@ func (r *router) apply(ev *capture.Event) {
 		r.open(ev)
 		return
 	}
-	rt := r.route(ev.Flow)
+	rt := r.route(ev)
 	if rt == nil {
 		// An event of a flow whose open was not seen: capture opens every
 		// flow first, so this is decoded as before the router existed.
@@ -152,7 +150,6 @@ func (r *router) apply(ev *capture.Event) {
 			r.decide(rt, ev.Flow, ProtoNone, "it closed before its first client message showed a known protocol")
 		}
 		delete(r.flows, ev.Flow)
-		*r.slot(ev.Flow) = flowSlot{}
 	}
 }
 
@@ -167,6 +164,14 @@ func (r *router) pass(rt *route, ev *capture.Event) {
 		if ev.Kind == capture.EventOpen {
 			ev.Rule = capture.RulePort
 		}
+	}
+	if ev.Kind == capture.EventData {
+		// Apply's case, with the connection looked up once per route.
+		if !rt.ref.Valid() {
+			rt.ref = r.ix.Ref(Conn(ev.Flow))
+		}
+		r.ix.DataOn(rt.ref, Dir(ev.FromServer), ev.Data, ev.Time, ev.Frame, ev.Offset)
+		return
 	}
 	Apply(r.ix, ev)
 }
@@ -191,7 +196,9 @@ func (r *router) open(ev *capture.Event) {
 	f := ev.Flow
 	rt := &route{syn: ev.Rule == capture.RuleSYN}
 	r.flows[f] = rt
-	*r.slot(f) = flowSlot{f, rt}
+	if ev.ID != 0 {
+		r.recent[ev.ID%flowCacheSize] = flowSlot{ev.ID, rt}
+	}
 	cp, sp := f.Client.Port(), f.Server.Port()
 	if p, ok := r.as[sp]; ok {
 		r.byPort(rt, f, p, fmt.Sprintf("--decode-as %d=%s turns its port off", sp, p))
