@@ -170,8 +170,9 @@ func (s *Session) holding() bool {
 
 // Holding reports whether a stream of the session holds bytes awaiting
 // resynchronisation, which may yet end frames earlier than those already
-// yielded, and the earliest Stamp.Seq among the chunks those bytes came in
-// (a host's watermark, outputs.md "Ordering").
+// yielded (so does a WebSocket decoder, ulinkrpc.WebSocket.Held), and the
+// earliest Stamp.Seq among the chunks those bytes came in (a host's
+// watermark, outputs.md "Ordering").
 func (s *Session) Holding() (seq uint64, ok bool) {
 	seq = ^uint64(0)
 	for d := range s.sides {
@@ -180,8 +181,8 @@ func (s *Session) Holding() (seq uint64, ok bool) {
 		for _, f := range sd.convs {
 			seq, ok = s.held(f, seq, ok)
 		}
-		if sd.wsHeld {
-			ok, seq = true, min(seq, sd.wsSince)
+		if sd.ws != nil && sd.ws.Held() > 0 {
+			ok, seq = true, min(seq, s.wsSeq(sd))
 		}
 	}
 	return seq, ok
@@ -197,18 +198,6 @@ func (s *Session) held(f *framer, seq uint64, ok bool) (uint64, bool) {
 		return min(seq, f.marks[0].at.Seq), true
 	}
 	return min(seq, s.stamp.Seq), true
-}
-
-// markWS notes whether the side's WebSocket decoder holds bytes while it
-// resynchronises, and from which chunk: the earliest it may hold, a
-// conservative watermark for Holding.
-func (sd *side) markWS(seq uint64) {
-	switch held := sd.ws != nil && sd.ws.Held() > 0; {
-	case held && !sd.wsHeld:
-		sd.wsHeld, sd.wsSince = true, seq
-	case !held:
-		sd.wsHeld = false
-	}
 }
 
 // Abandon stops waiting on every stream that is resynchronising: its
@@ -230,11 +219,11 @@ func (s *Session) Abandon() {
 				s.drain(dir, f.st.Findings())
 			}
 		}
-		if sd := &s.sides[d]; sd.wsHeld {
+		if sd := &s.sides[d]; sd.ws != nil && sd.ws.Held() > 0 {
 			s.dir = dir
 			sd.ws.Abandon("while other traffic waited for it", func(ev ulinkrpc.WSEvent) { s.wsEvent(dir, ev) })
 			s.drain(dir, sd.ws.Findings())
-			sd.markWS(s.stamp.Seq)
+			sd.markWS(s.stamp)
 		}
 		ab(s.sides[d].stream)
 		for _, conv := range sortedConvs(s.sides[d].convs) {

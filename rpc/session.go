@@ -121,8 +121,7 @@ type side struct {
 	kcp     *ulinkrpc.Reassembler // KCP
 	convs   map[uint32]*framer    // KCP: a frame stream per conv
 	tooMany bool                  // a conv was refused a stream
-	wsSince uint64                // WebSocket: Seq of the chunk since which ws holds bytes
-	wsHeld  bool                  // ws holds bytes while resynchronising
+	wsMarks []mark                // WebSocket: which chunk brought the bytes ws holds (wsheld.go)
 }
 
 // Session decodes one ULinkRPC connection. Feed it in capture order; it is
@@ -214,9 +213,8 @@ func (s *Session) Bytes(d dissect.Dir, chunk []byte, st Stamp) {
 	sd := &s.sides[d&1]
 	switch {
 	case sd.ws != nil:
-		sd.ws.Feed(chunk, func(ev ulinkrpc.WSEvent) { s.wsEvent(d, ev) })
+		s.feedWS(d, chunk, st)
 		s.drain(d, sd.ws.Findings())
-		sd.markWS(st.Seq)
 	case sd.stream != nil:
 		sd.stream.feed(chunk, st, s.yield(d))
 	default:
@@ -237,6 +235,7 @@ func (s *Session) Gap(d dissect.Dir, n int, st Stamp) {
 	switch {
 	case sd.ws != nil:
 		sd.ws.Gap(n, func(ev ulinkrpc.WSEvent) { s.wsEvent(d, ev) })
+		sd.markWS(st)
 		s.drain(d, sd.ws.Findings())
 		s.drain(d, sd.stream.st.Findings())
 	case sd.stream != nil:
@@ -309,7 +308,7 @@ func (s *Session) wsEvent(d dissect.Dir, ev ulinkrpc.WSEvent) {
 	sd := &s.sides[d&1]
 	switch ev.Kind {
 	case ulinkrpc.WSData:
-		sd.stream.feed(ev.Data, s.stamp, s.yield(d))
+		s.wsData(d, ev)
 	case ulinkrpc.WSGap:
 		sd.stream.st.Gap(ev.Gap)
 	case ulinkrpc.WSUpgrade:
@@ -370,6 +369,7 @@ func (s *Session) End(st Stamp) {
 		sd := &s.sides[d]
 		if sd.ws != nil {
 			s.drain(dir, sd.ws.End(func(ev ulinkrpc.WSEvent) { s.wsEvent(dir, ev) }))
+			sd.markWS(st)
 		}
 		if sd.stream != nil {
 			s.drain(dir, sd.stream.end(st, s.yield(dir)))

@@ -68,57 +68,99 @@ func hostTraffic(seed uint64) []hostEvent {
 	return evs
 }
 
+var (
+	hostT0       = time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	hostUnturned = dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.2:5000"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
+	// hostConfigs are hostTraffic's ULinkRPC connections 1, 2 and 3.
+	hostConfigs = []rpc.Config{{Transport: rpc.TCP, MidStream: true}, {Transport: rpc.WebSocket, MidStream: true}, {Transport: rpc.TCP}}
+)
+
 // feedHost feeds hostTraffic to an index, streaming when st is not nil.
 func feedHost(evs []hostEvent, st func(*session.Index) session.Stream) *session.Index {
 	ix := session.NewIndex(nil)
 	if st != nil {
 		ix.SetStream(st(ix))
 	}
-	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	un := dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.2:5000"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
-	ix.Open(un, session.RuleLowerPort, t0, 1)
+	ix.Open(hostUnturned, session.RuleLowerPort, hostT0, 1)
 	var hosts []*session.RPCConn
-	for i, cfg := range []rpc.Config{{Transport: rpc.TCP, MidStream: true}, {Transport: rpc.WebSocket, MidStream: true}, {Transport: rpc.TCP}} {
+	for i, cfg := range hostConfigs {
 		c := dissect.Conn{Client: netip.MustParseAddrPort(fmt.Sprintf("10.0.0.%d:6000", 3+i)), Server: netip.MustParseAddrPort("10.0.0.1:20000")}
 		hosts = append(hosts, ix.OpenRPC(c, cfg))
 	}
 	for i, ev := range evs {
-		t, frame := t0.Add(time.Duration(i)*time.Millisecond), i+1
+		t, frame := hostT0.Add(time.Duration(i)*time.Millisecond), i+1
 		if ev.conn == 0 {
-			if ev.gap > 0 {
-				ix.Gap(un, ev.dir, ev.gap, t, frame)
-			} else {
-				ix.Data(un, ev.dir, ev.data, t, frame)
-			}
+			ev.unturned(ix, t, frame)
 			continue
 		}
 		h := hosts[ev.conn-1]
-		s := h.Session()
-		h.Feed(t, frame, func(st rpc.Stamp) {
-			switch {
-			case ev.gap > 0:
-				s.Gap(ev.dir, ev.gap, st)
-			case s.Transport() == rpc.WebSocket:
-				// A server's unmasked binary message carrying the bytes.
-				s.Bytes(ev.dir, append([]byte{0x82, byte(len(ev.data))}, ev.data...), st)
-			default:
-				s.Bytes(ev.dir, ev.data, st)
-			}
-		})
+		h.Feed(t, frame, func(st rpc.Stamp) { ev.rpc(h.Session(), st) })
 	}
 	ix.Finish()
 	return ix
 }
 
+// unturned feeds an event of the Unturned connection.
+func (ev hostEvent) unturned(ix *session.Index, t time.Time, frame int) {
+	if ev.gap > 0 {
+		ix.Gap(hostUnturned, ev.dir, ev.gap, t, frame)
+		return
+	}
+	ix.Data(hostUnturned, ev.dir, ev.data, t, frame)
+}
+
+// rpc feeds an event of a ULinkRPC connection.
+func (ev hostEvent) rpc(s *rpc.Session, st rpc.Stamp) {
+	switch {
+	case ev.gap > 0:
+		s.Gap(ev.dir, ev.gap, st)
+	case s.Transport() == rpc.WebSocket:
+		// A server's unmasked binary message carrying the bytes.
+		s.Bytes(ev.dir, append([]byte{0x82, byte(len(ev.data))}, ev.data...), st)
+	default:
+		s.Bytes(ev.dir, ev.data, st)
+	}
+}
+
+// hostAlone is how many messages hostTraffic's connections decode each
+// alone, with no host: as many as an index hosting them all must number.
+func hostAlone(evs []hostEvent) int {
+	ix := session.NewIndex(nil)
+	ix.Open(hostUnturned, session.RuleLowerPort, hostT0, 1)
+	var alone []*rpc.Session
+	for _, cfg := range hostConfigs {
+		alone = append(alone, rpc.New(dissect.Conn{}, cfg))
+	}
+	for i, ev := range evs {
+		t, frame := hostT0.Add(time.Duration(i)*time.Millisecond), i+1
+		if ev.conn == 0 {
+			ev.unturned(ix, t, frame)
+			continue
+		}
+		ev.rpc(alone[ev.conn-1], rpc.Stamp{Frame: frame, Time: t})
+	}
+	ix.Finish()
+	n := ix.Len()
+	for _, s := range alone {
+		s.End(rpc.Stamp{Time: hostT0.Add(time.Duration(len(evs)) * time.Millisecond)})
+		n += len(s.Records())
+	}
+	return n
+}
+
 // TestRPCHostRandom: hosted ULinkRPC connections and an Unturned one, all
-// resynchronising on seeded garbage and gaps, number every message once,
-// densely from 1, frame never decreasing; the streaming index hands out
-// the same messages in the same order with the same dump --json lines.
+// resynchronising on seeded garbage and gaps, number every message once
+// (as many as each connection decodes alone), densely from 1, frame never
+// decreasing; the streaming index hands out the same messages in the same
+// order with the same dump --json lines.
 func TestRPCHostRandom(t *testing.T) {
 	rpcSeen := 0
 	for seed := range uint64(60) {
 		evs := hostTraffic(seed)
 		ix := feedHost(evs, nil)
+		if n, want := ix.Len(), hostAlone(evs); n != want {
+			t.Fatalf("seed %d: %d messages numbered; want %d, as the connections decode alone", seed, n, want)
+		}
 		prev := 0
 		for n := 1; n <= ix.Len(); n++ {
 			m := ix.Message(n)
@@ -274,5 +316,36 @@ func TestRPCHostSameKey(t *testing.T) {
 	}
 	if _, err := ix.TablesJSON(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRPCHostWebSocketHeldAtEnd (outputs.md "Ordering"; TestRPCHostRandom
+// seed 59): a WebSocket joined mid-stream holds a whole Response (frame 2)
+// behind a frame header its chain cannot decide until the end, while
+// another connection's Request comes in frame 3. The Response is handed on
+// only at the end, yet numbered as of frame 2, before the Request; and the
+// ended session holds nothing, so that both are numbered at all.
+func TestRPCHostWebSocketHeldAtEnd(t *testing.T) {
+	ix := session.NewIndex(nil)
+	ws := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{Transport: rpc.WebSocket, MidStream: true})
+	tcp := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.4:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{})
+	frame := func(env []byte) []byte { return ulinkrpc.AppendFrame(nil, env) }
+	// A binary frame whose [length] says it runs 28 bytes on: undecided
+	// until they come, or until the end.
+	undecided := []byte{0x82, 0x20, 0, 0, 0, 0x1c}
+	resp := ulinkrpc.EncodeWSFrame(nil, ulinkrpc.OpBinary, true, nil, frame(ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, nil, "")))
+	ws.Feed(hostT0, 1, func(st rpc.Stamp) { ws.Session().Bytes(dissect.S2C, undecided, st) })
+	ws.Feed(hostT0.Add(time.Millisecond), 2, func(st rpc.Stamp) { ws.Session().Bytes(dissect.S2C, resp, st) })
+	tcp.Feed(hostT0.Add(2*time.Millisecond), 3, func(st rpc.Stamp) {
+		tcp.Session().Bytes(dissect.C2S, frame(ulinkrpc.EncodeRequest(1, 1, 1, nil)), st)
+	})
+	ix.Finish()
+	var got []string
+	for n := 1; n <= ix.Len(); n++ {
+		m := ix.Message(n)
+		got = append(got, fmt.Sprintf("%d:%s", m.Frame, m.RPC.Msg))
+	}
+	if want := "[2:Response 3:Request]"; fmt.Sprint(got) != want {
+		t.Errorf("messages (frame:msg) %v; want %s", got, want)
 	}
 }

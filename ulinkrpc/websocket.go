@@ -37,6 +37,10 @@ type WSEvent struct {
 	Upgrade *Upgrade // WSUpgrade
 	Code    int      // WSClose: status code, 0 when absent
 	Reason  string   // WSClose: the reason, UTF-8 by the RFC (escape before showing)
+	// DataOffset is WSData's stream offset of Data[0] (Data[i] is at
+	// DataOffset+i): by it a host finds the chunk that brought each byte,
+	// and stamps the frames they end with it (outputs.md "Ordering").
+	DataOffset int64
 }
 
 // WSConfig sets up a WebSocket decoder for one direction.
@@ -90,6 +94,9 @@ type WebSocket struct {
 	rbuf    []byte // wsLost: bytes from rbufOff on
 	rbufOff int64
 	skipped int // bytes skipped while resynchronising, not yet reported
+	// let is how many bytes of the frame header being collected Abandon let
+	// go: they are not Held any more.
+	let int
 
 	findings []dissect.Finding
 }
@@ -182,7 +189,7 @@ func (w *WebSocket) feedHTTP(c []byte, ev func(WSEvent)) []byte {
 // feedHeader collects a frame header (2..14 bytes) and checks it.
 func (w *WebSocket) feedHeader(c []byte, ev func(WSEvent)) []byte {
 	if len(w.head) == 0 {
-		w.hdrOff = w.off
+		w.hdrOff, w.let = w.off, 0
 	}
 	for len(c) > 0 {
 		k := min(wsHeaderSize(w.head)-len(w.head), len(c))
@@ -246,7 +253,7 @@ func (w *WebSocket) feedPayload(c []byte, ev func(WSEvent)) []byte {
 	if w.hdr.Opcode.Control() {
 		w.ctrl = append(w.ctrl, p...)
 	} else if k > 0 {
-		ev(WSEvent{Kind: WSData, Offset: w.hdrOff, Data: p})
+		ev(WSEvent{Kind: WSData, Offset: w.hdrOff, Data: p, DataOffset: w.off})
 	}
 	w.off += int64(k)
 	w.at += k
@@ -445,22 +452,40 @@ func (w *WebSocket) scan(ev func(WSEvent), final bool) {
 	w.rbuf = w.rbuf[:0]
 }
 
-// Held is how many bytes the decoder holds while it resynchronises on
-// frame headers: bytes that may yet turn out to end messages (a host's
-// ordering waits on them, outputs.md "Ordering").
+// Held is how many of the last bytes fed the decoder holds that it may
+// yet hand on as data later than they came, to end frames earlier than
+// those handed on meanwhile (a host's ordering waits on them, outputs.md
+// "Ordering"): while it resynchronises on frame headers, every byte not
+// yet placed; otherwise those of a frame header not yet whole past its
+// third byte, unless Abandon let them go. A header that turns out bad is
+// resynchronised on from its second byte, so a 2-byte header and its data
+// may lie within it.
 func (w *WebSocket) Held() int {
-	if w.state != wsLost {
-		return 0
+	switch w.state {
+	case wsLost:
+		return len(w.rbuf)
+	case wsHeader:
+		return max(len(w.head)-max(3, w.let), 0)
 	}
-	return len(w.rbuf)
+	return 0
 }
+
+// Offset is the stream offset of the next byte to arrive (lost bytes
+// count): the bytes Held are the last Held() before it.
+func (w *WebSocket) Offset() int64 { return w.off }
 
 // Abandon gives the bytes held while resynchronising their end-of-stream
 // chance (frames that chain exactly to the last byte held are decoded),
 // skips them otherwise (reported with why), and goes on resynchronising on
-// the bytes that follow. For a host whose queue of later messages reached
-// its bound.
+// the bytes that follow. A frame header not yet whole is not waited for
+// any more (Held): it goes on, and should it turn out bad, the data within
+// it is handed on as of the chunk that shows it bad. For a host whose
+// queue of later messages reached its bound.
 func (w *WebSocket) Abandon(why string, ev func(WSEvent)) {
+	if w.state == wsHeader {
+		w.let = len(w.head)
+		return
+	}
 	if w.state != wsLost || len(w.rbuf) == 0 {
 		return
 	}
