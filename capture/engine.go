@@ -53,8 +53,8 @@ func newEngine(opt Options) *engine {
 // pending reports whether events are queued; reset drops consumed ones.
 func (e *engine) pending() bool { return e.qi < len(e.queue) }
 
-func (e *engine) pop() Event {
-	ev := e.queue[e.qi]
+func (e *engine) pop() *Event {
+	ev := &e.queue[e.qi]
 	e.qi++
 	return ev
 }

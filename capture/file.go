@@ -42,13 +42,13 @@ var _ Source = (*source)(nil)
 // ClaimDatagrams implements DatagramClaimer.
 func (s *source) ClaimDatagrams(f Flow) { s.e.udp.claim(s.e, f) }
 
-func (s *source) Next() (Event, error) {
+func (s *source) Next() (*Event, error) {
 	for {
 		if s.e.pending() {
 			return s.e.pop(), nil
 		}
 		if s.done {
-			return Event{}, io.EOF
+			return nil, io.EOF
 		}
 		s.e.reset()
 		if r := s.rd; r != nil {

@@ -187,8 +187,12 @@ func TestStdinStreaming(t *testing.T) {
 	go func() {
 		for {
 			ev, err := src.Next()
-			if err != nil || ev.Kind == EventData {
-				got <- ev
+			if err != nil {
+				got <- Event{}
+				return
+			}
+			if ev.Kind == EventData {
+				got <- *ev
 				return
 			}
 		}

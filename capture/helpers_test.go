@@ -275,7 +275,7 @@ func drain(t testing.TB, src Source) *result {
 		}
 		switch ev.Kind {
 		case EventOpen:
-			r.opens = append(r.opens, ev)
+			r.opens = append(r.opens, *ev)
 			r.streams[ev.Flow] = &[2]strings.Builder{}
 			r.log = append(r.log, "open "+ev.Rule.String())
 		case EventData:
@@ -290,7 +290,7 @@ func drain(t testing.TB, src Source) *result {
 			s[dirIndex(ev.FromServer)].WriteString(fmt.Sprintf("<gap %d>", ev.Lost))
 			r.log = append(r.log, fmt.Sprintf("%s:gap %d", dir, ev.Lost))
 		case EventClose:
-			r.closes = append(r.closes, ev)
+			r.closes = append(r.closes, *ev)
 			r.log = append(r.log, "close")
 		case EventNote:
 			r.notes = append(r.notes, ev.Level.String()+": "+ev.Text)

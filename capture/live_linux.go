@@ -269,10 +269,13 @@ func (l *live) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 // offset for) carries the file offset of Data[0] in the Write file, so that
 // a decoder given the file as its store (Sync before reading) need not
 // keep the bytes.
-func (l *live) Next() (Event, error) {
+func (l *live) Next() (*Event, error) {
 	ev, err := l.source.Next()
 	if errors.Is(err, io.EOF) && l.rerr != nil {
-		return ev, l.rerr
+		return nil, l.rerr
+	}
+	if err != nil {
+		return nil, err
 	}
 	if ev.Kind == EventData && l.pktOff >= 0 && len(ev.Data) > 0 {
 		// As engine.offset: the capacity difference locates the run in

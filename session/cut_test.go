@@ -20,7 +20,7 @@ type countingSource struct {
 	events int
 }
 
-func (s *countingSource) Next() (capture.Event, error) {
+func (s *countingSource) Next() (*capture.Event, error) {
 	ev, err := s.Source.Next()
 	if err == nil {
 		s.events++

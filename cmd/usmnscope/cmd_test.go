@@ -331,12 +331,12 @@ func TestHexdumpKeys(t *testing.T) {
 // panicSource panics on its second event, as a decoder bug would.
 type panicSource struct{ n int }
 
-func (s *panicSource) Next() (capture.Event, error) {
+func (s *panicSource) Next() (*capture.Event, error) {
 	s.n++
 	if s.n > 1 {
 		panic("boom")
 	}
-	return capture.Event{Kind: capture.EventNote, Level: capture.LevelWarn, Text: "first"}, nil
+	return &capture.Event{Kind: capture.EventNote, Level: capture.LevelWarn, Text: "first"}, nil
 }
 func (s *panicSource) Stats() capture.Stats { return capture.Stats{} }
 func (s *panicSource) Close() error         { return nil }
@@ -344,12 +344,12 @@ func (s *panicSource) Close() error         { return nil }
 // failSource fails after one event.
 type failSource struct{ n int }
 
-func (s *failSource) Next() (capture.Event, error) {
+func (s *failSource) Next() (*capture.Event, error) {
 	s.n++
 	if s.n > 1 {
-		return capture.Event{}, errors.New("capture: truncated")
+		return nil, errors.New("capture: truncated")
 	}
-	return capture.Event{Kind: capture.EventNote, Level: capture.LevelError, Text: "x"}, nil
+	return &capture.Event{Kind: capture.EventNote, Level: capture.LevelError, Text: "x"}, nil
 }
 func (s *failSource) Stats() capture.Stats { return capture.Stats{Packets: int64(s.n)} }
 func (s *failSource) Close() error         { return nil }

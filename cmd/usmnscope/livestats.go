@@ -125,7 +125,7 @@ func (t *timed) ClaimDatagrams(f capture.Flow) {
 	}
 }
 
-func (t *timed) Next() (capture.Event, error) {
+func (t *timed) Next() (*capture.Event, error) {
 	ev, err := t.Source.Next()
 	if err == nil && !ev.Time.IsZero() {
 		if t.first.IsZero() {

@@ -102,9 +102,9 @@ type stoppable struct {
 	stop atomic.Bool
 }
 
-func (s *stoppable) Next() (capture.Event, error) {
+func (s *stoppable) Next() (*capture.Event, error) {
 	if s.stop.Load() {
-		return capture.Event{}, io.EOF
+		return nil, io.EOF
 	}
 	return s.Source.Next()
 }

@@ -58,7 +58,7 @@ func FeedRPC(src capture.Source, ix *session.Index, rp *RPC, progress func(captu
 			}
 			return rerr
 		}
-		r.apply(&ev)
+		r.apply(ev)
 		if progress != nil {
 			progress(src.Stats())
 		}

@@ -20,13 +20,13 @@ type events struct {
 	err  error
 }
 
-func (e *events) Next() (capture.Event, error) {
+func (e *events) Next() (*capture.Event, error) {
 	if len(e.list) == 0 {
-		return capture.Event{}, e.err
+		return nil, e.err
 	}
 	ev := e.list[0]
 	e.list = e.list[1:]
-	return ev, nil
+	return &ev, nil
 }
 func (e *events) Stats() capture.Stats { return capture.Stats{} }
 func (e *events) Close() error         { return nil }
@@ -82,7 +82,7 @@ func TestFeedError(t *testing.T) {
 // panics is a source whose Next panics: a bug in capture code.
 type panics struct{ events }
 
-func (*panics) Next() (capture.Event, error) { panic("boom") }
+func (*panics) Next() (*capture.Event, error) { panic("boom") }
 
 // TestFeedPanic turns a panic into an error and a capture finding.
 func TestFeedPanic(t *testing.T) {

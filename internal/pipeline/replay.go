@@ -42,7 +42,7 @@ func Record(src capture.Source, maxBytes int) *Recording {
 			held += len(ev.Data)
 		}
 		ev.Offset = -1
-		rec.Events = append(rec.Events, ev)
+		rec.Events = append(rec.Events, *ev)
 	}
 	rec.Stats = src.Stats()
 	return rec
@@ -52,18 +52,21 @@ func Record(src capture.Source, maxBytes int) *Recording {
 func (r *Recording) Source() capture.Source { return &replay{r: r} }
 
 type replay struct {
-	r *Recording
-	i int
+	r  *Recording
+	i  int
+	ev capture.Event // the event Next handed out
 }
 
 var _ capture.Source = (*replay)(nil)
 
-func (s *replay) Next() (capture.Event, error) {
+func (s *replay) Next() (*capture.Event, error) {
 	if s.i >= len(s.r.Events) {
-		return capture.Event{}, io.EOF
+		return nil, io.EOF
 	}
 	s.i++
-	return s.r.Events[s.i-1], nil
+	// A copy: the caller may change it, and the recording replays again.
+	s.ev = s.r.Events[s.i-1]
+	return &s.ev, nil
 }
 
 func (s *replay) Stats() capture.Stats { return s.r.Stats }

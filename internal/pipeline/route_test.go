@@ -167,9 +167,9 @@ type heldSource struct {
 	data []byte
 }
 
-func (s *heldSource) Next() (capture.Event, error) {
+func (s *heldSource) Next() (*capture.Event, error) {
 	if s.i >= 2*s.n {
-		return capture.Event{}, io.EOF
+		return nil, io.EOF
 	}
 	k := s.i / 2
 	f := capture.Flow{
@@ -183,7 +183,7 @@ func (s *heldSource) Next() (capture.Event, error) {
 		ev.Kind, ev.FromServer, ev.Data = capture.EventData, true, s.data
 	}
 	s.i++
-	return ev, nil
+	return &ev, nil
 }
 func (s *heldSource) Stats() capture.Stats { return capture.Stats{} }
 func (s *heldSource) Close() error         { return nil }
