@@ -349,3 +349,77 @@ func TestRPCHostWebSocketHeldAtEnd(t *testing.T) {
 		t.Errorf("messages (frame:msg) %v; want %s", got, want)
 	}
 }
+
+// TestRPCHostKCPHeld (ulinkrpc.md 2.3, outputs.md "Ordering"): a KCP
+// Request arrives in frame 2 as sn 1 of a conversation whose sn 0 is
+// missing, so the reassembler holds it, while another connection's TCP
+// Request comes in frame 3. However the KCP one is handed on (at the end,
+// when Idle abandons the wait, or once sn 0 comes in frame 4) it is
+// numbered as of frame 2, before the TCP one; and Idle, which abandons
+// every wait, returns. With a KCP Ping as sn 1 in frame 4 and the Request
+// as sn 2, two held segments are too many: the gap is skipped and the
+// frame stream resynchronises on the Ping of frame 4 and then the Request
+// of frame 2, which it holds until the end.
+func TestRPCHostKCPHeld(t *testing.T) {
+	const conv = 7
+	kcpReq := func(sn uint32) []byte {
+		env := ulinkrpc.EncodeRequest(1, 1, 1, nil)
+		return ulinkrpc.EncodeSegment(nil, ulinkrpc.SplitMessage(conv, sn, ulinkrpc.AppendFrame(nil, env), 0)[0])
+	}
+	kcpPing := func(sn uint32) []byte {
+		env := ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePing, 5)
+		return ulinkrpc.EncodeSegment(nil, ulinkrpc.SplitMessage(conv, sn, ulinkrpc.AppendFrame(nil, env), 0)[0])
+	}
+	tests := []struct {
+		name   string
+		lim    ulinkrpc.KCPLimits
+		req    uint32 // the Request's sn, in frame 2
+		ping   bool   // the Ping comes in frame 4 …
+		pingSn uint32 // … as this sn
+		idle   bool
+		want   string
+	}{
+		{"at the end", ulinkrpc.KCPLimits{}, 1, false, 0, false,
+			"[2:kcp:Request 3:tcp:Request]"},
+		{"at Idle", ulinkrpc.KCPLimits{}, 1, false, 0, true,
+			"[2:kcp:Request 3:tcp:Request]"},
+		{"once the gap fills", ulinkrpc.KCPLimits{}, 1, true, 0, false,
+			"[2:kcp:Request 3:tcp:Request 4:kcp:KeepAlivePing]"},
+		{"resynchronising out of arrival order", ulinkrpc.KCPLimits{MaxSegments: 1}, 2, true, 1, false,
+			"[2:kcp:Request 3:tcp:Request 4:kcp:KeepAlivePing]"},
+	}
+	for _, tt := range tests {
+		ix := session.NewIndex(nil)
+		kcp := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{Transport: rpc.KCP, KCP: tt.lim})
+		tcp := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.4:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{})
+		datagram := func(frame int, b []byte) {
+			kcp.Feed(hostT0.Add(time.Duration(frame)*time.Millisecond), frame, func(st rpc.Stamp) { kcp.Session().Datagram(dissect.C2S, b, st) })
+		}
+		datagram(1, ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Conv: conv}))
+		datagram(2, kcpReq(tt.req))
+		tcp.Feed(hostT0.Add(3*time.Millisecond), 3, func(st rpc.Stamp) {
+			tcp.Session().Bytes(dissect.C2S, ulinkrpc.AppendFrame(nil, ulinkrpc.EncodeRequest(1, 1, 1, nil)), st)
+		})
+		if tt.ping {
+			datagram(4, kcpPing(tt.pingSn))
+		}
+		if tt.idle {
+			done := make(chan struct{})
+			go func() { ix.Idle(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: Idle() did not return: Abandon left the KCP wait on", tt.name)
+			}
+		}
+		ix.Finish()
+		var got []string
+		for n := 1; n <= ix.Len(); n++ {
+			m := ix.Message(n)
+			got = append(got, fmt.Sprintf("%d:%s:%s", m.Frame, m.RPC.Transport, m.RPC.Msg))
+		}
+		if fmt.Sprint(got) != tt.want {
+			t.Errorf("%s: messages (frame:transport:msg) %v; want %s", tt.name, got, tt.want)
+		}
+	}
+}
