@@ -34,7 +34,8 @@
 // With Config.Yield a host (session.Index) numbers the records: the
 // session hands each decoded frame over at once with the Stamp of the
 // chunk that completed it (Stamp.Seq, the host's arrival order), reports
-// streams holding bytes while they resynchronise (Holding, Abandon), and
+// streams holding bytes while they resynchronise, and KCP segments held
+// behind a missing sn (Holding, Abandon; wsheld.go, kcpheld.go), and
 // names, pairs and tallies each record when the host calls Numbered, in
 // the host's number order across both protocols. The host keeps the
 // records; the session keeps only the open askers and its Tally, which

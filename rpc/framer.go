@@ -13,6 +13,12 @@ import (
 type framer struct {
 	st    *ulinkrpc.Stream
 	marks []mark
+	// unordered says a mark's Seq is below an earlier mark's: a KCP
+	// conversation's messages come in sn order, each with the stamp of its
+	// own datagram (kcpheld.go), and a message held behind a gap may have
+	// come before the one that fills it. The earliest chunk held is then
+	// the least Seq of the marks, not the first (seq).
+	unordered bool
 }
 
 type mark struct {
@@ -42,9 +48,11 @@ func (f *framer) feed(chunk []byte, at Stamp, yield func([]byte, ulinkrpc.FrameI
 		f.st.Feed(chunk, func(b []byte, info ulinkrpc.FrameInfo) { yield(b, info, at) })
 		if f.st.Stats().Buffered > 0 {
 			f.marks = append(f.marks, mark{end: f.st.Offset(), at: at})
+			f.unordered = false
 		}
 		return
 	}
+	f.unordered = f.unordered || at.Seq < f.marks[len(f.marks)-1].at.Seq
 	f.marks = append(f.marks, mark{end: f.st.Offset() + int64(len(chunk)), at: at})
 	f.st.Feed(chunk, func(b []byte, info ulinkrpc.FrameInfo) { yield(b, info, f.stamp(info.Offset+4+int64(len(b)), at)) })
 	f.trim()
@@ -53,8 +61,21 @@ func (f *framer) feed(chunk []byte, at Stamp, yield func([]byte, ulinkrpc.FrameI
 // end ends the stream; held frames keep their own stamps.
 func (f *framer) end(at Stamp, yield func([]byte, ulinkrpc.FrameInfo, Stamp)) []dissect.Finding {
 	fs := f.st.End(func(b []byte, info ulinkrpc.FrameInfo) { yield(b, info, f.stamp(info.Offset+4+int64(len(b)), at)) })
-	f.marks = f.marks[:0]
+	f.marks, f.unordered = f.marks[:0], false
 	return fs
+}
+
+// seq is the Seq of the earliest chunk whose bytes the stream holds; there
+// are marks.
+func (f *framer) seq() uint64 {
+	if !f.unordered {
+		return f.marks[0].at.Seq
+	}
+	seq := f.marks[0].at.Seq
+	for _, m := range f.marks[1:] {
+		seq = min(seq, m.at.Seq)
+	}
+	return seq
 }
 
 // stamp finds the chunk holding the byte just before end.

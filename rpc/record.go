@@ -170,7 +170,8 @@ func (s *Session) holding() bool {
 
 // Holding reports whether a stream of the session holds bytes awaiting
 // resynchronisation, which may yet end frames earlier than those already
-// yielded (so does a WebSocket decoder, ulinkrpc.WebSocket.Held), and the
+// yielded (so does a WebSocket decoder, ulinkrpc.WebSocket.Held, and a KCP
+// reassembler with segments behind a missing sn, kcpheld.go), and the
 // earliest Stamp.Seq among the chunks those bytes came in (a host's
 // watermark, outputs.md "Ordering").
 func (s *Session) Holding() (seq uint64, ok bool) {
@@ -184,6 +185,11 @@ func (s *Session) Holding() (seq uint64, ok bool) {
 		if sd.ws != nil && sd.ws.Held() > 0 {
 			ok, seq = true, min(seq, s.wsSeq(sd))
 		}
+		if sd.kcp != nil {
+			if first, held := sd.kcp.Holding(); held {
+				ok, seq = true, min(seq, s.kcpSeq(sd, first))
+			}
+		}
 	}
 	return seq, ok
 }
@@ -195,7 +201,7 @@ func (s *Session) held(f *framer, seq uint64, ok bool) (uint64, bool) {
 		return seq, ok
 	}
 	if len(f.marks) > 0 {
-		return min(seq, f.marks[0].at.Seq), true
+		return min(seq, f.seq()), true
 	}
 	return min(seq, s.stamp.Seq), true
 }
@@ -203,8 +209,10 @@ func (s *Session) held(f *framer, seq uint64, ok bool) (uint64, bool) {
 // Abandon stops waiting on every stream that is resynchronising: its
 // buffered bytes get the end-of-stream chance to frame (yielded with their
 // own stamps) and are skipped otherwise (reported), and the stream
-// resynchronises on the bytes that follow. For a host whose queue of
-// later records reached its bound (session.Index, order.go).
+// resynchronises on the bytes that follow. A KCP reassembler skips its
+// gaps first (reported), and the messages behind them go into their frame
+// streams with their own stamps. For a host whose queue of later records
+// reached its bound (session.Index, order.go).
 func (s *Session) Abandon() {
 	if s.ended {
 		return
@@ -217,6 +225,14 @@ func (s *Session) Abandon() {
 				s.drain(dir, f.end(s.stamp, s.yield(dir)))
 				f.st.StartUnsynced()
 				s.drain(dir, f.st.Findings())
+			}
+		}
+		if sd := &s.sides[d]; sd.kcp != nil {
+			if _, held := sd.kcp.Holding(); held {
+				s.dir = dir
+				sd.kcp.Abandon("while other traffic waited for it", func(m ulinkrpc.KCPMessage) { s.kcpMessage(dir, m) })
+				s.drain(dir, sd.kcp.Findings())
+				sd.markKCP(s.stamp)
 			}
 		}
 		if sd := &s.sides[d]; sd.ws != nil && sd.ws.Held() > 0 {

@@ -122,6 +122,11 @@ type side struct {
 	convs   map[uint32]*framer    // KCP: a frame stream per conv
 	tooMany bool                  // a conv was refused a stream
 	wsMarks []mark                // WebSocket: which chunk brought the bytes ws holds (wsheld.go)
+	// KCP: which datagram brought the segments kcp holds (kcpheld.go), and
+	// the count of marks past which markKCP forgets those of datagrams
+	// whose segments are all let go.
+	kcpMarks []kcpMark
+	kcpKeep  int
 }
 
 // Session decodes one ULinkRPC connection. Feed it in capture order; it is
@@ -272,6 +277,7 @@ func (s *Session) Datagram(d dissect.Dir, b []byte, st Stamp) {
 		return
 	}
 	_ = sd.kcp.Datagram(b, func(m ulinkrpc.KCPMessage) { s.kcpMessage(d, m) })
+	sd.markKCP(st)
 	s.drain(d, sd.kcp.Findings())
 }
 
@@ -300,7 +306,7 @@ func (s *Session) kcpMessage(d dissect.Dir, m ulinkrpc.KCPMessage) {
 	if m.Gap {
 		st.st.Gap(0)
 	}
-	st.feed(m.Data, s.stamp, s.yield(d))
+	st.feed(m.Data, s.kcpStamp(sd, m.Datagram), s.yield(d))
 	s.drain(d, st.st.Findings())
 }
 
@@ -376,6 +382,7 @@ func (s *Session) End(st Stamp) {
 		}
 		if sd.kcp != nil {
 			s.drain(dir, sd.kcp.End(func(m ulinkrpc.KCPMessage) { s.kcpMessage(dir, m) }))
+			sd.markKCP(st)
 			for _, conv := range sortedConvs(sd.convs) {
 				s.drain(dir, sd.convs[conv].end(st, s.yield(dir)))
 			}

@@ -18,8 +18,22 @@ import (
 type hostEvent struct {
 	conn int // 0: the Unturned connection, 1…: a hosted ULinkRPC one
 	dir  dissect.Dir
-	data []byte
+	data []byte // a KCP connection's: one datagram
 	gap  int
+	// wire: a WebSocket connection's data is its bytes as they are; else
+	// they are wrapped into a server's unmasked binary message.
+	wire bool
+	// idle: no event of a connection but the source pausing (Index.Idle):
+	// every wait is abandoned.
+	idle bool
+}
+
+// hostMix is seeded traffic (events) over one Unturned connection joined
+// mid-stream and hosted ULinkRPC ones, connection i decoded with
+// configs[i-1].
+type hostMix struct {
+	configs []rpc.Config
+	evs     []hostEvent
 }
 
 // hostTraffic is seeded traffic over one Unturned connection joined
@@ -68,6 +82,162 @@ func hostTraffic(seed uint64) []hostEvent {
 	return evs
 }
 
+// hostTrafficKCP is seeded traffic over one Unturned connection joined
+// mid-stream and four ULinkRPC ones: KCP past both handshakes of its two
+// conversations, KCP joined mid-stream (holding at most 6 segments behind a
+// gap), WebSocket from its upgrade, TCP joined mid-stream. Each KCP
+// conversation and direction splits its messages into segments of 6 to 40
+// bytes and sends them in datagrams of one to three, picked at random from
+// those not yet sent (reordered), a few never sent (lost), a few sent again
+// (retransmitted), with ACKs among them. WebSocket messages are frames,
+// masked from the client, some continued by continuation frames or
+// preceded by pings, and each direction's bytes are cut at random across
+// them. The Unturned and TCP connections get garbage and gaps besides, and
+// the source pauses now and then (idle).
+func hostTrafficKCP(seed uint64) hostMix {
+	r := rand.New(rand.NewPCG(seed, 16))
+	mix := hostMix{configs: []rpc.Config{
+		{Transport: rpc.KCP},
+		{Transport: rpc.KCP, MidStream: true, KCP: ulinkrpc.KCPLimits{MaxSegments: 6}},
+		{Transport: rpc.WebSocket},
+		{Transport: rpc.TCP, MidStream: true},
+	}}
+	emit := func(ev hostEvent) { mix.evs = append(mix.evs, ev) }
+	cut := func(conn int, d dissect.Dir, b []byte) {
+		for len(b) > 0 {
+			k := 1 + r.IntN(len(b))
+			emit(hostEvent{conn: conn, dir: d, data: b[:k], wire: true})
+			b = b[k:]
+		}
+	}
+	var id uint32
+	env := func(d dissect.Dir) []byte {
+		switch {
+		case r.IntN(8) == 0:
+			return ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePing+ulinkrpc.FrameType(d), int64(r.IntN(3)))
+		case d == dissect.C2S:
+			id++
+			return ulinkrpc.EncodeRequest(id, 1, int32(r.IntN(3)), []byte(`{"a":1}`))
+		}
+		return ulinkrpc.EncodeResponse(id, ulinkrpc.StatusOk, nil, "")
+	}
+	// KCP: the segments not yet sent, per connection (1, 2), direction and
+	// conversation; the next sn of each.
+	type kcpKey struct {
+		conn int
+		dir  dissect.Dir
+		conv uint32
+	}
+	convs := map[int][]uint32{1: {7, 8}, 2: {9}}
+	unsent, sn := map[kcpKey][]ulinkrpc.Segment{}, map[kcpKey]uint32{}
+	for _, conv := range convs[1] {
+		emit(hostEvent{conn: 1, dir: dissect.C2S, data: ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Conv: conv})})
+		emit(hostEvent{conn: 1, dir: dissect.S2C, data: ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Ack: true, Conv: conv, SessionPort: 20000})})
+	}
+	sn[kcpKey{2, dissect.C2S, 9}], sn[kcpKey{2, dissect.S2C, 9}] = 1000, 5000
+	datagram := func(k kcpKey) {
+		var dg []byte
+		for range 1 + r.IntN(3) {
+			segs := unsent[k]
+			if len(segs) == 0 {
+				break
+			}
+			i := r.IntN(min(len(segs), 4))
+			seg := segs[i]
+			if r.IntN(8) != 0 {
+				// Not retransmitted: sent this once, or lost.
+				unsent[k] = append(segs[:i], segs[i+1:]...)
+			}
+			if r.IntN(16) != 0 {
+				dg = ulinkrpc.EncodeSegment(dg, seg)
+			}
+		}
+		if r.IntN(4) == 0 {
+			dg = ulinkrpc.EncodeSegment(dg, ulinkrpc.Segment{Conv: k.conv, Cmd: ulinkrpc.CmdAck, Sn: sn[k]})
+		}
+		if len(dg) > 0 {
+			emit(hostEvent{conn: k.conn, dir: k.dir, data: dg})
+		}
+	}
+	// WebSocket: each direction's bytes not yet sent.
+	ws := [2][]byte{
+		ulinkrpc.EncodeUpgradeRequest("10.0.0.1:20000", "/ws", "dGhlIHNhbXBsZSBub25jZQ=="),
+		ulinkrpc.EncodeUpgradeResponse("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="),
+	}
+	wsFrame := func(d dissect.Dir, op ulinkrpc.Opcode, fin bool, p []byte) {
+		var key *[4]byte
+		if d == dissect.C2S {
+			key = &[4]byte{byte(r.IntN(256)), byte(r.IntN(256)), byte(r.IntN(256)), byte(r.IntN(256))}
+		}
+		ws[d] = ulinkrpc.EncodeWSFrame(ws[d], op, fin, key, p)
+	}
+	for range 120 {
+		conn, d := r.IntN(5), dissect.Dir(r.IntN(2))
+		switch {
+		case r.IntN(40) == 0:
+			emit(hostEvent{idle: true})
+		case conn == 1 || conn == 2:
+			k := kcpKey{conn, d, convs[conn][r.IntN(len(convs[conn]))]}
+			if r.IntN(3) != 0 {
+				segs := ulinkrpc.SplitMessage(k.conv, sn[k], ulinkrpc.AppendFrame(nil, env(d)), 6+r.IntN(35))
+				sn[k] += uint32(len(segs))
+				unsent[k] = append(unsent[k], segs...)
+			}
+			datagram(k)
+		case conn == 3:
+			if r.IntN(2) == 0 {
+				if r.IntN(6) == 0 {
+					wsFrame(d, ulinkrpc.OpPing, true, []byte{byte(r.IntN(256))})
+				}
+				msg := ulinkrpc.AppendFrame(nil, env(d))
+				at := len(msg)
+				if r.IntN(3) == 0 {
+					at = r.IntN(len(msg) + 1)
+				}
+				wsFrame(d, ulinkrpc.OpBinary, at == len(msg), msg[:at])
+				if at < len(msg) {
+					wsFrame(d, ulinkrpc.OpContinuation, true, msg[at:])
+				}
+			}
+			if len(ws[d]) > 0 {
+				k := 1 + r.IntN(len(ws[d]))
+				emit(hostEvent{conn: 3, dir: d, data: ws[d][:k], wire: true})
+				ws[d] = ws[d][k:]
+			}
+		case r.IntN(10) == 0:
+			emit(hostEvent{conn: conn, dir: d, gap: 1 + r.IntN(40)})
+		case r.IntN(9) == 0:
+			junk := make([]byte, 1+r.IntN(30))
+			for i := range junk {
+				junk[i] = byte(r.IntN(256))
+			}
+			cut(conn, d, junk)
+		case conn == 0:
+			body := make([]byte, 1+r.IntN(20))
+			for i := range body {
+				body[i] = byte(r.IntN(256))
+			}
+			cut(conn, d, append(binary.BigEndian.AppendUint16(nil, uint16(len(body))), body...))
+		default:
+			cut(conn, d, ulinkrpc.AppendFrame(nil, env(d)))
+		}
+	}
+	// The rest, still reordered.
+	for _, conn := range []int{1, 2} {
+		for _, conv := range convs[conn] {
+			for d := range dissect.Dir(2) {
+				for k := (kcpKey{conn, d, conv}); len(unsent[k]) > 0; {
+					datagram(k)
+				}
+			}
+		}
+	}
+	for d := range dissect.Dir(2) {
+		cut(3, d, ws[d])
+	}
+	return mix
+}
+
 var (
 	hostT0       = time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	hostUnturned = dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.2:5000"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
@@ -75,21 +245,25 @@ var (
 	hostConfigs = []rpc.Config{{Transport: rpc.TCP, MidStream: true}, {Transport: rpc.WebSocket, MidStream: true}, {Transport: rpc.TCP}}
 )
 
-// feedHost feeds hostTraffic to an index, streaming when st is not nil.
-func feedHost(evs []hostEvent, st func(*session.Index) session.Stream) *session.Index {
+// feedHost feeds a mix to an index, streaming when st is not nil.
+func feedHost(mix hostMix, st func(*session.Index) session.Stream) *session.Index {
 	ix := session.NewIndex(nil)
 	if st != nil {
 		ix.SetStream(st(ix))
 	}
 	ix.Open(hostUnturned, session.RuleLowerPort, hostT0, 1)
 	var hosts []*session.RPCConn
-	for i, cfg := range hostConfigs {
+	for i, cfg := range mix.configs {
 		c := dissect.Conn{Client: netip.MustParseAddrPort(fmt.Sprintf("10.0.0.%d:6000", 3+i)), Server: netip.MustParseAddrPort("10.0.0.1:20000")}
 		hosts = append(hosts, ix.OpenRPC(c, cfg))
 	}
-	for i, ev := range evs {
+	for i, ev := range mix.evs {
 		t, frame := hostT0.Add(time.Duration(i)*time.Millisecond), i+1
-		if ev.conn == 0 {
+		switch {
+		case ev.idle:
+			ix.Idle()
+			continue
+		case ev.conn == 0:
 			ev.unturned(ix, t, frame)
 			continue
 		}
@@ -114,7 +288,9 @@ func (ev hostEvent) rpc(s *rpc.Session, st rpc.Stamp) {
 	switch {
 	case ev.gap > 0:
 		s.Gap(ev.dir, ev.gap, st)
-	case s.Transport() == rpc.WebSocket:
+	case s.Transport() == rpc.KCP:
+		s.Datagram(ev.dir, ev.data, st)
+	case s.Transport() == rpc.WebSocket && !ev.wire:
 		// A server's unmasked binary message carrying the bytes.
 		s.Bytes(ev.dir, append([]byte{0x82, byte(len(ev.data))}, ev.data...), st)
 	default:
@@ -122,18 +298,27 @@ func (ev hostEvent) rpc(s *rpc.Session, st rpc.Stamp) {
 	}
 }
 
-// hostAlone is how many messages hostTraffic's connections decode each
-// alone, with no host: as many as an index hosting them all must number.
-func hostAlone(evs []hostEvent) int {
+// hostAlone is how many messages a mix's connections decode each alone,
+// with no host: as many as an index hosting them all must number. Where
+// the source pauses, each stops waiting as the index makes the ones that
+// hold numbering stop (Abandon; a no-op for one that holds none).
+func hostAlone(mix hostMix) int {
 	ix := session.NewIndex(nil)
 	ix.Open(hostUnturned, session.RuleLowerPort, hostT0, 1)
 	var alone []*rpc.Session
-	for _, cfg := range hostConfigs {
+	for _, cfg := range mix.configs {
 		alone = append(alone, rpc.New(dissect.Conn{}, cfg))
 	}
-	for i, ev := range evs {
+	for i, ev := range mix.evs {
 		t, frame := hostT0.Add(time.Duration(i)*time.Millisecond), i+1
-		if ev.conn == 0 {
+		switch {
+		case ev.idle:
+			ix.Idle()
+			for _, s := range alone {
+				s.Abandon()
+			}
+			continue
+		case ev.conn == 0:
 			ev.unturned(ix, t, frame)
 			continue
 		}
@@ -142,56 +327,70 @@ func hostAlone(evs []hostEvent) int {
 	ix.Finish()
 	n := ix.Len()
 	for _, s := range alone {
-		s.End(rpc.Stamp{Time: hostT0.Add(time.Duration(len(evs)) * time.Millisecond)})
+		s.End(rpc.Stamp{Time: hostT0.Add(time.Duration(len(mix.evs)) * time.Millisecond)})
 		n += len(s.Records())
 	}
 	return n
 }
 
 // TestRPCHostRandom: hosted ULinkRPC connections and an Unturned one, all
-// resynchronising on seeded garbage and gaps, number every message once
-// (as many as each connection decodes alone), densely from 1, frame never
-// decreasing; the streaming index hands out the same messages in the same
-// order with the same dump --json lines.
+// resynchronising on seeded garbage and gaps, KCP ones reassembling
+// reordered, lost and repeated segments, the waits abandoned where the
+// source pauses, number every message once (as many as each connection
+// decodes alone), densely from 1, frame never decreasing; the streaming
+// index hands out the same messages in the same order with the same dump
+// --json lines. Each mix runs 60 seeds here (thousands pass: raise them
+// to look further).
 func TestRPCHostRandom(t *testing.T) {
-	rpcSeen := 0
-	for seed := range uint64(60) {
-		evs := hostTraffic(seed)
-		ix := feedHost(evs, nil)
-		if n, want := ix.Len(), hostAlone(evs); n != want {
-			t.Fatalf("seed %d: %d messages numbered; want %d, as the connections decode alone", seed, n, want)
-		}
-		prev := 0
-		for n := 1; n <= ix.Len(); n++ {
-			m := ix.Message(n)
-			if m == nil || m.N != n || m.Frame < prev {
-				t.Fatalf("seed %d: message %d is %v after frame %d", seed, n, m, prev)
+	for _, tt := range []struct {
+		name    string
+		seeds   uint64
+		traffic func(seed uint64) hostMix
+	}{
+		{"tcp and websocket", 60, func(seed uint64) hostMix { return hostMix{hostConfigs, hostTraffic(seed)} }},
+		{"kcp and masked websocket", 60, hostTrafficKCP},
+	} {
+		rpcSeen := map[rpc.Transport]int{}
+		for seed := range tt.seeds {
+			mix := tt.traffic(seed)
+			ix := feedHost(mix, nil)
+			if n, want := ix.Len(), hostAlone(mix); n != want {
+				t.Fatalf("%s seed %d: %d messages numbered; want %d, as the connections decode alone", tt.name, seed, n, want)
 			}
-			prev = m.Frame
-			if m.RPC != nil {
-				rpcSeen++
-			}
-		}
-		want := ix.AppendJSONRange(nil, 1, ix.Len(), nil)
-		var got []byte
-		next := 1
-		sx := feedHost(evs, func(sx *session.Index) session.Stream {
-			return session.Stream{Spans: true, Settled: func(n int) error {
-				if n != next {
-					return fmt.Errorf("handed out %d; want %d", n, next)
+			prev := 0
+			for n := 1; n <= ix.Len(); n++ {
+				m := ix.Message(n)
+				if m == nil || m.N != n || m.Frame < prev {
+					t.Fatalf("%s seed %d: message %d is %v after frame %d", tt.name, seed, n, m, prev)
 				}
-				next++
-				got = sx.AppendJSONOne(got, n, nil)
-				return nil
-			}}
-		})
-		if err := sx.StreamErr(); err != nil || next != ix.Len()+1 || string(got) != string(want) {
-			t.Fatalf("seed %d: stream %v, handed out %d of %d, same lines %v", seed, err, next-1, ix.Len(), string(got) == string(want))
+				prev = m.Frame
+				if m.RPC != nil {
+					rpcSeen[m.RPC.Transport]++
+				}
+			}
+			want := ix.AppendJSONRange(nil, 1, ix.Len(), nil)
+			var got []byte
+			next := 1
+			sx := feedHost(mix, func(sx *session.Index) session.Stream {
+				return session.Stream{Spans: true, Settled: func(n int) error {
+					if n != next {
+						return fmt.Errorf("handed out %d; want %d", n, next)
+					}
+					next++
+					got = sx.AppendJSONOne(got, n, nil)
+					return nil
+				}}
+			})
+			if err := sx.StreamErr(); err != nil || next != ix.Len()+1 || string(got) != string(want) {
+				t.Fatalf("%s seed %d: stream %v, handed out %d of %d, same lines %v", tt.name, seed, err, next-1, ix.Len(), string(got) == string(want))
+			}
 		}
-	}
-	t.Logf("%d ULinkRPC records over 60 seeds", rpcSeen)
-	if rpcSeen == 0 {
-		t.Fatal("no ULinkRPC record decoded: the traffic tests nothing")
+		t.Logf("%s: ULinkRPC records over %d seeds by transport: %v", tt.name, tt.seeds, rpcSeen)
+		for _, cfg := range tt.traffic(0).configs {
+			if rpcSeen[cfg.Transport] == 0 {
+				t.Errorf("%s: no %s record decoded: the traffic tests nothing of it", tt.name, cfg.Transport)
+			}
+		}
 	}
 }
 
@@ -347,5 +546,79 @@ func TestRPCHostWebSocketHeldAtEnd(t *testing.T) {
 	}
 	if want := "[2:Response 3:Request]"; fmt.Sprint(got) != want {
 		t.Errorf("messages (frame:msg) %v; want %s", got, want)
+	}
+}
+
+// TestRPCHostKCPHeld (ulinkrpc.md 2.3, outputs.md "Ordering"): a KCP
+// Request arrives in frame 2 as sn 1 of a conversation whose sn 0 is
+// missing, so the reassembler holds it, while another connection's TCP
+// Request comes in frame 3. However the KCP one is handed on (at the end,
+// when Idle abandons the wait, or once sn 0 comes in frame 4) it is
+// numbered as of frame 2, before the TCP one; and Idle, which abandons
+// every wait, returns. With a KCP Ping as sn 1 in frame 4 and the Request
+// as sn 2, two held segments are too many: the gap is skipped and the
+// frame stream resynchronises on the Ping of frame 4 and then the Request
+// of frame 2, which it holds until the end.
+func TestRPCHostKCPHeld(t *testing.T) {
+	const conv = 7
+	kcpReq := func(sn uint32) []byte {
+		env := ulinkrpc.EncodeRequest(1, 1, 1, nil)
+		return ulinkrpc.EncodeSegment(nil, ulinkrpc.SplitMessage(conv, sn, ulinkrpc.AppendFrame(nil, env), 0)[0])
+	}
+	kcpPing := func(sn uint32) []byte {
+		env := ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePing, 5)
+		return ulinkrpc.EncodeSegment(nil, ulinkrpc.SplitMessage(conv, sn, ulinkrpc.AppendFrame(nil, env), 0)[0])
+	}
+	tests := []struct {
+		name   string
+		lim    ulinkrpc.KCPLimits
+		req    uint32 // the Request's sn, in frame 2
+		ping   bool   // the Ping comes in frame 4 …
+		pingSn uint32 // … as this sn
+		idle   bool
+		want   string
+	}{
+		{"at the end", ulinkrpc.KCPLimits{}, 1, false, 0, false,
+			"[2:kcp:Request 3:tcp:Request]"},
+		{"at Idle", ulinkrpc.KCPLimits{}, 1, false, 0, true,
+			"[2:kcp:Request 3:tcp:Request]"},
+		{"once the gap fills", ulinkrpc.KCPLimits{}, 1, true, 0, false,
+			"[2:kcp:Request 3:tcp:Request 4:kcp:KeepAlivePing]"},
+		{"resynchronising out of arrival order", ulinkrpc.KCPLimits{MaxSegments: 1}, 2, true, 1, false,
+			"[2:kcp:Request 3:tcp:Request 4:kcp:KeepAlivePing]"},
+	}
+	for _, tt := range tests {
+		ix := session.NewIndex(nil)
+		kcp := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{Transport: rpc.KCP, KCP: tt.lim})
+		tcp := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.4:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{})
+		datagram := func(frame int, b []byte) {
+			kcp.Feed(hostT0.Add(time.Duration(frame)*time.Millisecond), frame, func(st rpc.Stamp) { kcp.Session().Datagram(dissect.C2S, b, st) })
+		}
+		datagram(1, ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Conv: conv}))
+		datagram(2, kcpReq(tt.req))
+		tcp.Feed(hostT0.Add(3*time.Millisecond), 3, func(st rpc.Stamp) {
+			tcp.Session().Bytes(dissect.C2S, ulinkrpc.AppendFrame(nil, ulinkrpc.EncodeRequest(1, 1, 1, nil)), st)
+		})
+		if tt.ping {
+			datagram(4, kcpPing(tt.pingSn))
+		}
+		if tt.idle {
+			done := make(chan struct{})
+			go func() { ix.Idle(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: Idle() did not return: Abandon left the KCP wait on", tt.name)
+			}
+		}
+		ix.Finish()
+		var got []string
+		for n := 1; n <= ix.Len(); n++ {
+			m := ix.Message(n)
+			got = append(got, fmt.Sprintf("%d:%s:%s", m.Frame, m.RPC.Transport, m.RPC.Msg))
+		}
+		if fmt.Sprint(got) != tt.want {
+			t.Errorf("%s: messages (frame:transport:msg) %v; want %s", tt.name, got, tt.want)
+		}
 	}
 }

@@ -34,8 +34,11 @@
 // ParseDatagram the 24-byte little-endian segments. A Reassembler orders
 // PUSH segments by sn per conv, drops duplicates, joins fragments into
 // messages, counts ACK, WASK and WINS, skips gaps with a warning when it
-// holds too much behind one, and is bounded per conv and in total
-// (KCPLimits).
+// holds too much behind one (or when told to stop waiting, Abandon), and is
+// bounded per conv and in total (KCPLimits). Each message names the
+// datagram it arrived with, the one that brought the last of its segments
+// (KCPMessage.Datagram), and Holding the earliest datagram whose segments
+// wait behind a missing sn: a host numbering by arrival needs both.
 //
 // # Transform
 //

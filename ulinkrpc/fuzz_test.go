@@ -193,13 +193,32 @@ func FuzzKCP(f *testing.F) {
 			}
 		}
 		r := NewReassembler(KCPLimits{MaxSegments: 4, MaxConvData: 256, MaxData: 512, MaxConvs: 4})
-		for range 3 {
-			r.Datagram(b, nil)
+		// Each message arrived with a datagram fed so far, and none is
+		// held past Abandon or End.
+		yield := func(m KCPMessage) {
+			if m.Datagram < 1 || m.Datagram > r.Datagrams() {
+				t.Fatalf("a message of datagram %d after %d datagrams", m.Datagram, r.Datagrams())
+			}
+		}
+		for i := range 3 {
+			r.Datagram(b, yield)
 			if r.Held() > 512+len(b) {
 				t.Fatalf("held %d", r.Held())
 			}
+			if first, ok := r.Holding(); ok && (first < 1 || first > r.Datagrams() || !r.HoldsFrom(first)) {
+				t.Fatalf("Holding() = %d after %d datagrams", first, r.Datagrams())
+			}
+			if i == 1 {
+				r.Abandon("for the fuzzer", yield)
+				if _, ok := r.Holding(); ok {
+					t.Fatal("holding after Abandon")
+				}
+			}
 		}
-		r.End(nil)
+		r.End(yield)
+		if _, ok := r.Holding(); ok {
+			t.Fatal("holding after End")
+		}
 	})
 }
 

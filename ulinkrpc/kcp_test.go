@@ -166,3 +166,77 @@ func TestReassemblerBounds(t *testing.T) {
 		t.Errorf("held %d bytes after End", r.Held())
 	}
 }
+
+// TestReassemblerHolding (ulinkrpc.md 2.3): Holding names the earliest
+// datagram (counted from 1) that brought a segment held behind a missing
+// sn, exactly while one is held, and each message carries the datagram
+// that brought the last of its segments (Datagram), however late it is
+// handed on: when the gap fills, at Abandon, or at End. Steps are
+// datagrams of segments conv/sn/frg (nil is Abandon, which is no
+// datagram); after each, the earliest datagram held ("-" for none) and the
+// messages yielded, as conv/FirstSn@Datagram, with "!" for Gap.
+func TestReassemblerHolding(t *testing.T) {
+	type seg struct {
+		conv, sn uint32
+		frg      uint8
+	}
+	tests := []struct {
+		name  string
+		steps [][]seg // nil: Abandon
+		want  []string
+		end   string // End's messages
+	}{
+		{"in order", [][]seg{{{7, 0, 0}}, {{7, 1, 1}}, {{7, 2, 0}}},
+			[]string{"- [7/0@1]", "- []", "- [7/1@3]"}, "[]"},
+		{"held until the gap fills", [][]seg{{{7, 1, 0}}, {{7, 2, 0}}, {{7, 0, 0}}},
+			[]string{"1 []", "1 []", "- [7/0@3 7/1@1 7/2@2]"}, "[]"},
+		{"the earliest still held", [][]seg{{{7, 1, 0}}, {{7, 3, 0}}, {{7, 0, 0}}},
+			[]string{"1 []", "1 []", "2 [7/0@3 7/1@1]"}, "[7/3@2!]"},
+		{"a message by its last segment to come", [][]seg{{{7, 2, 0}}, {{7, 1, 1}}, {{7, 0, 0}}},
+			[]string{"1 []", "1 []", "- [7/0@3 7/1@2]"}, "[]"},
+		{"one datagram of several segments", [][]seg{{{7, 2, 0}, {7, 1, 1}}, {{7, 0, 0}}},
+			[]string{"1 []", "- [7/0@2 7/1@1]"}, "[]"},
+		{"a retransmission keeps its first datagram", [][]seg{{{7, 1, 0}}, {{7, 1, 0}}},
+			[]string{"1 []", "1 []"}, "[7/1@1!]"},
+		{"Abandon skips the gaps", [][]seg{{{7, 1, 0}}, {{7, 3, 1}}, nil, {{7, 4, 0}}, {{7, 0, 0}}},
+			[]string{"1 []", "1 []", "- [7/1@1!]", "- [7/3@3!]", "- []"}, "[]"},
+		{"a datagram let go between two held", [][]seg{{{7, 1, 0}}, {{8, 5, 0}}, {{8, 7, 0}}, {{8, 6, 0}}, {{8, 9, 0}}},
+			[]string{"1 []", "1 [8/5@2]", "1 []", "1 [8/6@4 8/7@3]", "1 []"}, "[7/1@1! 8/9@5!]"},
+	}
+	for _, tt := range tests {
+		r := NewReassembler(KCPLimits{})
+		r.Start(7)
+		var msgs []string
+		yield := func(m KCPMessage) {
+			gap := ""
+			if m.Gap {
+				gap = "!"
+			}
+			msgs = append(msgs, fmt.Sprintf("%d/%d@%d%s", m.Conv, m.FirstSn, m.Datagram, gap))
+		}
+		for i, step := range tt.steps {
+			msgs = nil
+			if step == nil {
+				r.Abandon("for the test", yield)
+			} else {
+				var dg []byte
+				for _, s := range step {
+					dg = EncodeSegment(dg, Segment{Conv: s.conv, Cmd: CmdPush, Frg: s.frg, Sn: s.sn, Data: []byte{byte(s.sn)}})
+				}
+				r.Datagram(dg, yield)
+			}
+			held := "-"
+			if first, ok := r.Holding(); ok {
+				held = fmt.Sprint(first)
+			}
+			if got := held + " " + fmt.Sprint(msgs); got != tt.want[i] {
+				t.Errorf("%s: after step %d: Holding, messages = %s; want %s", tt.name, i+1, got, tt.want[i])
+			}
+		}
+		msgs = nil
+		r.End(yield)
+		if _, ok := r.Holding(); ok || fmt.Sprint(msgs) != tt.end {
+			t.Errorf("%s: End: holding %v, messages %v; want false, %s", tt.name, ok, msgs, tt.end)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package ulinkrpc
 
 import (
 	"bytes"
+	"cmp"
 	"maps"
 	"slices"
 
@@ -47,19 +48,32 @@ type KCPMessage struct {
 	// Gap: segments were lost before this message (the frame stream must
 	// be told: Stream.Gap).
 	Gap bool
+	// Datagram is the datagram the message arrived with (ulinkrpc.md 2.3):
+	// the latest that brought one of its segments, counted from 1 in the
+	// order Datagram was called. A message held behind a missing sn is
+	// handed on by a later call (the one that fills the gap or skips it,
+	// Abandon, End), which is not its arrival.
+	Datagram uint64
+}
+
+// kcpSeg is a PUSH segment held ahead of its conversation's next sn.
+type kcpSeg struct {
+	data []byte
+	frg  uint8
+	dg   uint64 // the datagram that brought it (Reassembler.dg)
 }
 
 type kcpConv struct {
 	started bool
 	next    uint32
-	held    map[uint32][]byte // data of PUSH segments ahead of next, by sn
-	frg     map[uint32]uint8
+	held    map[uint32]kcpSeg // PUSH segments ahead of next, by sn
 	bytes   int
 
 	part      []byte
 	partFirst uint32
 	partN     int
-	lastFrg   int // frg of the last segment joined, -1 at a message start
+	partDg    uint64 // the latest datagram that brought a segment of part
+	lastFrg   int    // frg of the last segment joined, -1 at a message start
 	gap       bool
 	// After a gap inside a message, the rest of that message (its frg
 	// said how much) is dropped: sn up to dropTo.
@@ -81,6 +95,16 @@ type Reassembler struct {
 	refused  bool
 	findings []dissect.Finding
 	segs     []Segment // Datagram's, reused
+	dg       uint64    // datagrams fed
+	// heldDgs counts the held segments by the datagram that brought them,
+	// in arrival order, only datagrams with some still held: Holding's
+	// answer, kept as segments are held and let go.
+	heldDgs []heldCount
+}
+
+type heldCount struct {
+	dg uint64
+	n  int
 }
 
 // NewReassembler returns an empty reassembler.
@@ -127,7 +151,7 @@ func (r *Reassembler) conv(conv uint32) *kcpConv {
 		}
 		return nil
 	}
-	c := &kcpConv{held: map[uint32][]byte{}, frg: map[uint32]uint8{}, lastFrg: -1}
+	c := &kcpConv{held: map[uint32]kcpSeg{}, lastFrg: -1}
 	r.convs[conv] = c
 	return c
 }
@@ -136,6 +160,7 @@ func (r *Reassembler) conv(conv uint32) *kcpConv {
 // parse error, if any (the segments before it are fed; the error is also a
 // finding).
 func (r *Reassembler) Datagram(b []byte, yield func(KCPMessage)) error {
+	r.dg++
 	segs, err := AppendDatagram(r.segs[:0], b)
 	r.segs = segs
 	for _, s := range segs {
@@ -148,7 +173,8 @@ func (r *Reassembler) Datagram(b []byte, yield func(KCPMessage)) error {
 	return err
 }
 
-// Segment feeds one segment; its data is copied when held.
+// Segment feeds one segment, as part of the last datagram fed (Datagram;
+// none before the first); its data is copied when held.
 func (r *Reassembler) Segment(s Segment, yield func(KCPMessage)) {
 	c := r.conv(s.Conv)
 	if c == nil {
@@ -172,81 +198,144 @@ func (r *Reassembler) Segment(s Segment, yield func(KCPMessage)) {
 	if !c.started {
 		c.started, c.next = true, s.Sn
 	}
-	if d := int32(s.Sn - c.next); d < 0 {
+	ahead := int32(s.Sn - c.next)
+	if ahead < 0 {
 		c.counts.Duplicates++
 		return
 	}
-	if _, dup := c.held[s.Sn]; dup {
-		c.counts.Duplicates++
-		return
+	if ahead > 0 {
+		if _, dup := c.held[s.Sn]; dup {
+			c.counts.Duplicates++
+			return
+		}
 	}
 	if s.Frg >= KCPMaxFragments {
 		r.find(warn(dissect.Protocol, -1, "kcp: conv %d sn %d: frg %d: a message of more than %d fragments (the sender drops those)", s.Conv, s.Sn, s.Frg, KCPMaxFragments))
 	}
-	c.held[s.Sn] = bytes.Clone(s.Data)
-	c.frg[s.Sn] = s.Frg
-	c.bytes += len(s.Data)
-	r.total += len(s.Data)
-	r.drain(s.Conv, c, yield)
+	if ahead == 0 {
+		// The next sn (the common case) is joined at once: no copy held.
+		r.join(s.Conv, c, s.Data, s.Frg, r.dg, yield)
+		r.drain(s.Conv, c, yield)
+	} else {
+		c.held[s.Sn] = kcpSeg{data: bytes.Clone(s.Data), frg: s.Frg, dg: r.dg}
+		c.bytes += len(s.Data)
+		r.total += len(s.Data)
+		r.hold(r.dg)
+	}
 	for c.started && len(c.held) > 0 && (len(c.held) > r.lim.MaxSegments || c.bytes > r.lim.MaxConvData || r.total > r.lim.MaxData) {
 		r.skipGap(s.Conv, c, "too much held behind it")
 		r.drain(s.Conv, c, yield)
 	}
 }
 
-// drain joins the segments from next on while they are consecutive.
+// drain joins the held segments from next on while they are consecutive.
 func (r *Reassembler) drain(conv uint32, c *kcpConv, yield func(KCPMessage)) {
 	for {
-		data, ok := c.held[c.next]
+		seg, ok := c.held[c.next]
 		if !ok {
 			return
 		}
-		frg := c.frg[c.next]
 		delete(c.held, c.next)
-		delete(c.frg, c.next)
-		c.bytes -= len(data)
-		r.total -= len(data)
-		if c.dropping && int32(c.next-c.dropTo) <= 0 {
-			c.next++
-			continue
-		}
-		c.dropping = false
-		if c.lastFrg >= 0 && int(frg) != c.lastFrg-1 {
-			r.find(warn(dissect.Sequence, -1, "kcp: conv %d sn %d: frg %d after frg %d: fragments do not count down", conv, c.next, frg, c.lastFrg))
-		}
-		if c.partN == 0 {
-			c.partFirst = c.next
-		}
-		c.part = append(c.part, data...)
-		c.partN++
-		c.lastFrg = int(frg)
-		c.bytes += len(data)
-		r.total += len(data)
+		c.bytes -= len(seg.data)
+		r.total -= len(seg.data)
+		r.unhold(seg.dg)
+		r.join(conv, c, seg.data, seg.frg, seg.dg, yield)
+	}
+}
+
+// join adds the segment at next, brought by datagram dg, to the partial
+// message, and yields the message its frg 0 ends.
+func (r *Reassembler) join(conv uint32, c *kcpConv, data []byte, frg uint8, dg uint64, yield func(KCPMessage)) {
+	if c.dropping && int32(c.next-c.dropTo) <= 0 {
 		c.next++
-		if c.partN > 256 || len(c.part) > r.lim.MaxConvData {
-			// frg is a byte, so a message has at most 256 fragments: one
-			// that never counts down to 0 is garbage, not held forever.
-			r.find(warn(dissect.Sequence, -1, "kcp: conv %d: a message of %d fragments (%d bytes) from sn %d never ended: dropped", conv, c.partN, len(c.part), c.partFirst))
-			r.dropPart(c)
-			c.gap = true
-			continue
-		}
-		if frg == 0 {
-			m := KCPMessage{Conv: conv, Data: c.part, FirstSn: c.partFirst, Fragments: c.partN, Gap: c.gap}
-			c.gap = false
-			c.counts.Messages++
-			r.dropPart(c)
-			if yield != nil {
-				yield(m)
-			}
+		return
+	}
+	c.dropping = false
+	if c.lastFrg >= 0 && int(frg) != c.lastFrg-1 {
+		r.find(warn(dissect.Sequence, -1, "kcp: conv %d sn %d: frg %d after frg %d: fragments do not count down", conv, c.next, frg, c.lastFrg))
+	}
+	if c.partN == 0 {
+		c.partFirst = c.next
+	}
+	c.part = append(c.part, data...)
+	c.partN++
+	c.partDg = max(c.partDg, dg)
+	c.lastFrg = int(frg)
+	c.bytes += len(data)
+	r.total += len(data)
+	c.next++
+	if c.partN > 256 || len(c.part) > r.lim.MaxConvData {
+		// frg is a byte, so a message has at most 256 fragments: one
+		// that never counts down to 0 is garbage, not held forever.
+		r.find(warn(dissect.Sequence, -1, "kcp: conv %d: a message of %d fragments (%d bytes) from sn %d never ended: dropped", conv, c.partN, len(c.part), c.partFirst))
+		r.dropPart(c)
+		c.gap = true
+		return
+	}
+	if frg == 0 {
+		m := KCPMessage{Conv: conv, Data: c.part, FirstSn: c.partFirst, Fragments: c.partN, Gap: c.gap, Datagram: c.partDg}
+		c.gap = false
+		c.counts.Messages++
+		r.dropPart(c)
+		if yield != nil {
+			yield(m)
 		}
 	}
+}
+
+// hold counts a segment of datagram dg held; dg is the latest datagram.
+func (r *Reassembler) hold(dg uint64) {
+	if k := len(r.heldDgs); k > 0 && r.heldDgs[k-1].dg == dg {
+		r.heldDgs[k-1].n++
+		return
+	}
+	r.heldDgs = append(r.heldDgs, heldCount{dg: dg, n: 1})
+}
+
+// unhold counts a segment of datagram dg let go. A datagram with none left
+// is forgotten at once, so that heldDgs is never longer than the segments
+// held (usually it loses its first: gaps fill in arrival order).
+func (r *Reassembler) unhold(dg uint64) {
+	i, found := slices.BinarySearchFunc(r.heldDgs, dg, func(h heldCount, dg uint64) int { return cmp.Compare(h.dg, dg) })
+	if !found {
+		return
+	}
+	if r.heldDgs[i].n--; r.heldDgs[i].n > 0 {
+		return
+	}
+	if i == 0 {
+		r.heldDgs = r.heldDgs[1:]
+		return
+	}
+	r.heldDgs = slices.Delete(r.heldDgs, i, i+1)
+}
+
+// Datagrams is the number of datagrams fed: the latest's number.
+func (r *Reassembler) Datagrams() uint64 { return r.dg }
+
+// Holding reports whether segments are held behind a missing sn, which may
+// yet complete messages that arrived with their datagrams (ulinkrpc.md
+// 2.3) however late they are handed on, and the earliest datagram (as
+// KCPMessage.Datagram counts) that brought one of them. The part of a
+// message joined so far holds nothing: the fragment that goes on with it
+// comes in a later datagram, which the message then arrives with.
+func (r *Reassembler) Holding() (first uint64, ok bool) {
+	if len(r.heldDgs) == 0 {
+		return 0, false
+	}
+	return r.heldDgs[0].dg, true
+}
+
+// HoldsFrom reports whether a segment datagram dg brought is held.
+func (r *Reassembler) HoldsFrom(dg uint64) bool {
+	_, found := slices.BinarySearchFunc(r.heldDgs, dg, func(h heldCount, dg uint64) int { return cmp.Compare(h.dg, dg) })
+	return found
 }
 
 func (r *Reassembler) dropPart(c *kcpConv) {
 	c.bytes -= len(c.part)
 	r.total -= len(c.part)
-	c.part, c.partN, c.lastFrg = c.part[:0], 0, -1
+	c.part, c.partN, c.partDg, c.lastFrg = c.part[:0], 0, 0, -1
 	if cap(c.part) > 1<<20 {
 		c.part = nil
 	}
@@ -279,16 +368,34 @@ func (r *Reassembler) skipGap(conv uint32, c *kcpConv, why string) {
 	c.next, c.gap = lowest, true
 }
 
+// Abandon stops waiting for the missing sn of every conversation: each
+// gap is skipped (a warning says why) and the complete messages behind it
+// are yielded, as at End; a message left cut goes on with the segments
+// that follow. For a host that cannot wait longer (rpc.Session.Abandon).
+func (r *Reassembler) Abandon(why string, yield func(KCPMessage)) {
+	if len(r.heldDgs) == 0 {
+		return
+	}
+	for _, conv := range slices.Sorted(maps.Keys(r.convs)) {
+		r.skipAll(conv, r.convs[conv], why, yield)
+	}
+}
+
+// skipAll skips every gap of a conversation.
+func (r *Reassembler) skipAll(conv uint32, c *kcpConv, why string, yield func(KCPMessage)) {
+	for len(c.held) > 0 {
+		r.skipGap(conv, c, why)
+		r.drain(conv, c, yield)
+	}
+}
+
 // End flushes every conversation: gaps are skipped (with warnings) so that
 // the complete messages behind them are yielded; a partial message left at
 // the end is reported. It returns every finding not yet drained.
 func (r *Reassembler) End(yield func(KCPMessage)) []dissect.Finding {
 	for _, conv := range slices.Sorted(maps.Keys(r.convs)) {
 		c := r.convs[conv]
-		for len(c.held) > 0 {
-			r.skipGap(conv, c, "at the end of the capture")
-			r.drain(conv, c, yield)
-		}
+		r.skipAll(conv, c, "at the end of the capture", yield)
 		if c.partN > 0 {
 			r.find(warn(dissect.Sequence, -1, "kcp: conv %d: the capture ended inside a message of %d fragments from sn %d", conv, c.partN, c.partFirst))
 			r.dropPart(c)
