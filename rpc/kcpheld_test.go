@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/usmnscope/usmnscope/dissect"
@@ -101,18 +100,7 @@ func TestHoldingKCP(t *testing.T) {
 		s := kcpSession(Config{KCP: tt.lim}, nil)
 		for i, st := range tt.steps {
 			st.feed(s)
-			seq, ok := s.Holding()
-			got := fmt.Sprint(ok)
-			if ok {
-				got = fmt.Sprint(seq)
-			}
-			want := fmt.Sprint(tt.want[i] != 0)
-			if tt.want[i] != 0 {
-				want = fmt.Sprint(tt.want[i])
-			}
-			if got != want {
-				t.Errorf("%s: Holding() after step %d = %s; want %s", tt.name, i+1, got, want)
-			}
+			checkHolding(t, tt.name, i, s, tt.want[i])
 		}
 	}
 }
@@ -157,16 +145,11 @@ func TestKCPHeldStamps(t *testing.T) {
 			"[4:4]"},
 	}
 	for _, tt := range tests {
-		var got []string
-		s := kcpSession(Config{KCP: tt.lim}, func(r *Record, at Stamp) {
-			got = append(got, fmt.Sprintf("%d:%d", r.Frame, at.Seq))
-		})
+		var log stampLog
+		s := kcpSession(Config{KCP: tt.lim}, log.yield)
 		for _, st := range tt.steps {
 			st.feed(s)
 		}
-		s.End(Stamp{Frame: 9, Time: t0, Seq: 9})
-		if fmt.Sprint(got) != tt.want {
-			t.Errorf("%s: records (frame:seq) = %v; want %s", tt.name, got, tt.want)
-		}
+		log.check(t, tt.name, s, tt.want)
 	}
 }

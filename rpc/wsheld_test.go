@@ -103,18 +103,7 @@ func TestHoldingWebSocket(t *testing.T) {
 		s := wsSession(tt.midStream, nil)
 		for i, st := range tt.steps {
 			st.feed(s)
-			seq, ok := s.Holding()
-			got := fmt.Sprint(ok)
-			if ok {
-				got = fmt.Sprint(seq)
-			}
-			want := fmt.Sprint(tt.want[i] != 0)
-			if tt.want[i] != 0 {
-				want = fmt.Sprint(tt.want[i])
-			}
-			if got != want {
-				t.Errorf("%s: Holding() after step %d = %s; want %s", tt.name, i+1, got, want)
-			}
+			checkHolding(t, tt.name, i, s, tt.want[i])
 		}
 	}
 }
@@ -150,16 +139,44 @@ func TestWebSocketHeldStamps(t *testing.T) {
 			"[2:2]"},
 	}
 	for _, tt := range tests {
-		var got []string
-		s := wsSession(tt.midStream, func(r *Record, at Stamp) {
-			got = append(got, fmt.Sprintf("%d:%d", r.Frame, at.Seq))
-		})
+		var log stampLog
+		s := wsSession(tt.midStream, log.yield)
 		for _, st := range tt.steps {
 			st.feed(s)
 		}
-		s.End(Stamp{Frame: 9, Time: t0, Seq: 9})
-		if fmt.Sprint(got) != tt.want {
-			t.Errorf("%s: records (frame:seq) = %v; want %s", tt.name, got, tt.want)
-		}
+		log.check(t, tt.name, s, tt.want)
+	}
+}
+
+// checkHolding checks s.Holding() after step i of test name: want is the
+// watermark, 0 for holding nothing.
+func checkHolding(t *testing.T, name string, i int, s *Session, want uint64) {
+	t.Helper()
+	seq, ok := s.Holding()
+	got, w := fmt.Sprint(ok), fmt.Sprint(want != 0)
+	if ok {
+		got = fmt.Sprint(seq)
+	}
+	if want != 0 {
+		w = fmt.Sprint(want)
+	}
+	if got != w {
+		t.Errorf("%s: Holding() after step %d = %s; want %s", name, i+1, got, w)
+	}
+}
+
+// stampLog notes the frame:seq of each record a session yields.
+type stampLog []string
+
+func (l *stampLog) yield(r *Record, at Stamp) {
+	*l = append(*l, fmt.Sprintf("%d:%d", r.Frame, at.Seq))
+}
+
+// check ends s at frame 9 and checks the records' frame:seq in test name.
+func (l *stampLog) check(t *testing.T, name string, s *Session, want string) {
+	t.Helper()
+	s.End(Stamp{Frame: 9, Time: t0, Seq: 9})
+	if fmt.Sprint(*l) != want {
+		t.Errorf("%s: records (frame:seq) = %v; want %s", name, *l, want)
 	}
 }

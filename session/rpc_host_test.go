@@ -57,16 +57,9 @@ func hostTraffic(seed uint64) []hostEvent {
 		case k == 0:
 			evs = append(evs, hostEvent{conn: conn, dir: d, gap: 1 + r.IntN(40)})
 		case k == 1:
-			junk := make([]byte, 1+r.IntN(30))
-			for i := range junk {
-				junk[i] = byte(r.IntN(256))
-			}
-			cut(conn, d, junk)
+			cut(conn, d, randBytes(r, 1+r.IntN(30)))
 		case conn == 0:
-			body := make([]byte, 1+r.IntN(20))
-			for i := range body {
-				body[i] = byte(r.IntN(256))
-			}
+			body := randBytes(r, 1+r.IntN(20))
 			cut(conn, d, append(binary.BigEndian.AppendUint16(nil, uint16(len(body))), body...))
 		default:
 			var env []byte
@@ -207,16 +200,9 @@ func hostTrafficKCP(seed uint64) hostMix {
 		case r.IntN(10) == 0:
 			emit(hostEvent{conn: conn, dir: d, gap: 1 + r.IntN(40)})
 		case r.IntN(9) == 0:
-			junk := make([]byte, 1+r.IntN(30))
-			for i := range junk {
-				junk[i] = byte(r.IntN(256))
-			}
-			cut(conn, d, junk)
+			cut(conn, d, randBytes(r, 1+r.IntN(30)))
 		case conn == 0:
-			body := make([]byte, 1+r.IntN(20))
-			for i := range body {
-				body[i] = byte(r.IntN(256))
-			}
+			body := randBytes(r, 1+r.IntN(20))
 			cut(conn, d, append(binary.BigEndian.AppendUint16(nil, uint16(len(body))), body...))
 		default:
 			cut(conn, d, ulinkrpc.AppendFrame(nil, env(d)))
@@ -369,20 +355,10 @@ func TestRPCHostRandom(t *testing.T) {
 				}
 			}
 			want := ix.AppendJSONRange(nil, 1, ix.Len(), nil)
-			var got []byte
-			next := 1
-			sx := feedHost(mix, func(sx *session.Index) session.Stream {
-				return session.Stream{Spans: true, Settled: func(n int) error {
-					if n != next {
-						return fmt.Errorf("handed out %d; want %d", n, next)
-					}
-					next++
-					got = sx.AppendJSONOne(got, n, nil)
-					return nil
-				}}
-			})
-			if err := sx.StreamErr(); err != nil || next != ix.Len()+1 || string(got) != string(want) {
-				t.Fatalf("%s seed %d: stream %v, handed out %d of %d, same lines %v", tt.name, seed, err, next-1, ix.Len(), string(got) == string(want))
+			var o inOrder
+			sx := feedHost(mix, o.stream)
+			if err := sx.StreamErr(); err != nil || o.next != ix.Len()+1 || string(o.got) != string(want) {
+				t.Fatalf("%s seed %d: stream %v, handed out %d of %d, same lines %v", tt.name, seed, err, o.next-1, ix.Len(), string(o.got) == string(want))
 			}
 		}
 		t.Logf("%s: ULinkRPC records over %d seeds by transport: %v", tt.name, tt.seeds, rpcSeen)
@@ -621,4 +597,32 @@ func TestRPCHostKCPHeld(t *testing.T) {
 			t.Errorf("%s: messages (frame:transport:msg) %v; want %s", tt.name, got, tt.want)
 		}
 	}
+}
+
+// inOrder is a Stream whose Settled requires the messages in n order and
+// collects their dump --json lines.
+type inOrder struct {
+	next int
+	got  []byte
+}
+
+func (o *inOrder) stream(sx *session.Index) session.Stream {
+	o.next = 1
+	return session.Stream{Spans: true, Settled: func(n int) error {
+		if n != o.next {
+			return fmt.Errorf("handed out %d; want %d", n, o.next)
+		}
+		o.next++
+		o.got = sx.AppendJSONOne(o.got, n, nil)
+		return nil
+	}}
+}
+
+// randBytes is n random bytes of r.
+func randBytes(r *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.IntN(256))
+	}
+	return b
 }

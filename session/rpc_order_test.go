@@ -139,20 +139,11 @@ func TestOrderInvariantMixed(t *testing.T) {
 				t.Fatalf("%s: %d Unturned and %d ULinkRPC messages; want both", name, protos[0], protos[1])
 			}
 			want := ix.AppendJSONRange(nil, 1, ix.Len(), nil)
-			var got []byte
-			next := 1
-			sx := decodeMixed(t, pkts, cis, lt, k, func(sx *session.Index) session.Stream {
-				return session.Stream{Spans: true, Settled: func(n int) error {
-					if n != next {
-						return fmt.Errorf("handed out %d; want %d", n, next)
-					}
-					next++
-					got = sx.AppendJSONOne(got, n, nil)
-					return nil
-				}}
-			})
-			if err := sx.StreamErr(); err != nil || next != ix.Len()+1 {
-				t.Fatalf("%s: stream: %v, handed out %d of %d", name, err, next-1, ix.Len())
+			var o inOrder
+			sx := decodeMixed(t, pkts, cis, lt, k, o.stream)
+			got := o.got
+			if err := sx.StreamErr(); err != nil || o.next != ix.Len()+1 {
+				t.Fatalf("%s: stream: %v, handed out %d of %d", name, err, o.next-1, ix.Len())
 			}
 			if !bytes.Equal(got, want) {
 				t.Fatalf("%s: the stream's dump --json differs from the full index's:\n%s\nwant:\n%s", name, got, want)
