@@ -98,7 +98,10 @@ type ConnInfo struct {
 // was known when the message was decoded; a reference resolved later by
 // replay keeps false in its own record and counts in its listener.
 type Index struct {
-	mu      sync.RWMutex
+	mu sync.RWMutex
+	// batched: the feeder holds mu for a Batch (written and read only by
+	// the feeder's goroutine, in lock, unlock and the batch calls).
+	batched bool
 	profile *unturned.Profile
 	limits  unturned.Limits
 
