@@ -139,6 +139,6 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		m.line, m.lineLater = line, true
 		return true
 	}
-	m.Summary = payloadSummary(m, sc.texts.of(d.AppendListenerSummary(sc.texts.buf, m.Listener)))
+	m.Summary = payloadSummary(m, sc.texts.of(d.AppendListenerSummary(sc.texts.buf, m.Listener), d.Kind.String()))
 	return true
 }

@@ -216,10 +216,14 @@ type texts struct {
 	set map[string]string
 }
 
-// of returns b as a string, the set's one copy of it, and keeps b's array
-// as buf.
-func (t *texts) of(b []byte) string {
+// of returns b as a string, and keeps b's array as buf: known when b spells
+// it (a message kind's name, which is the whole summary of a ping, half
+// the messages of a game's traffic), else the set's one copy.
+func (t *texts) of(b []byte, known string) string {
 	t.buf = b[:0]
+	if string(b) == known {
+		return known
+	}
 	if s, ok := t.set[string(b)]; ok {
 		return s
 	}

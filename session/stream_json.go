@@ -157,7 +157,7 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 			continue
 		}
 		if m.lineLater {
-			m.Summary = b.texts.of(m.line.Append(b.texts.buf, m.Listener))
+			m.Summary = b.texts.of(m.line.Append(b.texts.buf, m.Listener), "")
 		}
 		dst, _ = m.appendJSONTime(dst, conn, &b.tc)
 		dst = append(dst, '\n')
