@@ -99,7 +99,7 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		err  error
 		d    = &sc.d
 		// spans holds the fields: sc's, or those of commit's decoding
-		// (sc's, the spare's, or a waiting message's own).
+		// (its entry's of streamState.waiting).
 		spans = &sc.spans
 	)
 	if p := c.prepared(int32(n - 1)); p != nil && p.spans != nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -153,10 +152,11 @@ func (c *Index) ask(cn *connection, i int32, a askRef) {
 	ps.order = append(ps.order, a)
 	r := c.rec(i)
 	r.flags |= recAsk
-	// Kept in the arena: a message handed out at its commit has no bytes
-	// kept (streamNow), and one in the capture file would be read back
-	// with a system call for a few bytes.
-	if s := c.stream; s != nil && s.Settled != nil && s.pre.i == i && (r.flags&recFile != 0 || i == s.next && !c.lateOn()) {
+	// Kept in the arena when its decoding is not kept (past waitRing): a
+	// message handed out at its commit has no bytes kept (streamNow), and
+	// one in the capture file would be read back with a system call for a
+	// few bytes.
+	if s := c.stream; s != nil && s.Settled != nil && s.pre.i == i && s.waited(i) == nil && (r.flags&recFile != 0 || i == s.next && !c.lateOn()) {
 		c.rekeep(i, s.pre.data)
 	}
 }
@@ -190,32 +190,6 @@ func (c *Index) rekeep(i int32, msg []byte) {
 // RequestServerListenerId that asks (pair).
 func requestAsker(dir dissect.Dir, d *unturned.Decoded) bool {
 	return dir == dissect.C2S && d.Kind == unturned.KindNegotiateListenerDetails && d.Clean() && d.Negotiate.Mode == unturned.RequestServerListenerID
-}
-
-// peekKind is the kind of msg read in state st from its enum alone
-// (wire.md 4.2: the vanilla width, then the extra bits unless it is the
-// detection message), KindUnknown when the enum does not read: so that a
-// Stream knows before decoding whether a message may be an asker, which
-// it holds until its answer (awaiting).
-func (c *Index) peekKind(dir dissect.Dir, st unturned.State, msg []byte) unturned.Kind {
-	p := c.profile
-	var r netpak.Reader
-	r.Reset(msg)
-	old := p.EnumBits(dir)
-	v := r.Bits(old)
-	if st.Widened && v != p.DetectionMessage(dir) {
-		v |= r.Bits(p.ExtraBits) << uint(old)
-	}
-	if r.Err() != nil {
-		return unturned.KindUnknown
-	}
-	return p.Kind(dir, v)
-}
-
-// negotiateAsk reports whether a message of kind k in dir may be a
-// RequestServerListenerId, which asks (requestAsker).
-func negotiateAsk(dir dissect.Dir, k unturned.Kind) bool {
-	return dir == dissect.C2S && k == unturned.KindNegotiateListenerDetails
 }
 
 // answer takes the oldest unanswered asker of key that message n may

@@ -96,9 +96,6 @@ type streamState struct {
 	// inLate says which connection indices are in it.
 	late   []*connection
 	inLate map[uint32]bool
-	// spare holds the spans of an answer decoded at its commit right
-	// behind its asker, which is handed out first with sc's (streamed).
-	spare netpak.Spans
 	// waiting keeps commit's decodings of messages that wait to be handed
 	// out behind an earlier one (an asker, a late resolution): record i,
 	// less than waitRing after next, in slot i mod waitRing. nwaiting
@@ -301,56 +298,23 @@ func (c *Index) decodeCommit(i int32, dir dissect.Dir, st unturned.State, msg []
 	if msg == nil {
 		msg = c.feederBytes(i)
 	}
-	// A message handed out at its commit (every one before it was) is
-	// decoded into sc, with its spans when Stream.Spans. The message
-	// right behind an asker, its answer in the common case, may be handed
-	// out at its commit too, after the asker: its spans go to the spare
-	// buffer.
-	//
-	// A message that will wait, or may (an asker: a ping request, or a
-	// C→S negotiate message, perhaps a RequestServerListenerId), is
-	// decoded once into its entry of s.waiting, with its own copy of the
-	// bytes, and handed out from there. One more than waitRing behind is
-	// decoded without spans now and again when handed out; a negotiate
-	// message then first without spans, and again with them when it turns
-	// out to ask nothing.
-	buf, withSpans, k := &s.sc.spans, false, unturned.KindUnknown
+	// A message that Settled is handed is decoded once, into its entry of
+	// s.waiting, with its own copy of the bytes and its spans when
+	// Stream.Spans, whether it goes at its commit (every one before it
+	// went) or waits (behind an asker, or an asker itself), and handed
+	// out from there. One more than waitRing behind the next to go is
+	// decoded without spans now and again when handed out.
 	if s.Settled != nil {
-		// Only a message that may go at once needs its kind read first.
-		mayAsk := true
-		if i == s.next || i == s.next+1 {
-			k = c.peekKind(dir, st, msg)
-			mayAsk = pingRequest(k) || negotiateAsk(dir, k)
-		}
-		switch {
-		case i == s.next && !mayAsk:
-			withSpans = s.Spans
-		case i == s.next+1 && !mayAsk && c.awaiting(s.next):
-			buf, withSpans = &s.spare, s.Spans
-		default:
-			if w := s.waitEntry(i); w != nil {
-				return c.decodeWaiting(w, i, dir, st, msg)
-			}
-			withSpans = i == s.next && s.Spans
+		if w := s.waitEntry(i); w != nil {
+			return c.decodeWaiting(w, i, dir, st, msg)
 		}
 	}
-	ask := withSpans && negotiateAsk(dir, k)
-	for {
-		var spans *netpak.Spans
-		if withSpans && !ask {
-			spans = buf
-			spans.Reset()
-		}
-		c.dec = unturned.Decoded{Findings: c.dec.Findings[:0]}
-		unturned.Decode(c.profile, dir, st, msg, spans, &c.dec)
-		// Field by field, not a literal copied whole (issue 18: the copy
-		// stalled the store buffer on every message).
-		s.pre.ok, s.pre.i, s.pre.data, s.pre.d, s.pre.spans = false, i, msg, &c.dec, spans
-		if !ask || requestAsker(dir, &c.dec) {
-			return &c.dec
-		}
-		ask = false
-	}
+	c.dec = unturned.Decoded{Findings: c.dec.Findings[:0]}
+	unturned.Decode(c.profile, dir, st, msg, nil, &c.dec)
+	// Field by field, not a literal copied whole (issue 18: the copy
+	// stalled the store buffer on every message).
+	s.pre.ok, s.pre.i, s.pre.data, s.pre.d, s.pre.spans = false, i, msg, &c.dec, nil
+	return &c.dec
 }
 
 // decodeWaiting is decodeCommit for a message that will wait to be handed
@@ -481,13 +445,7 @@ func (c *Index) streamed(i int32) {
 	}
 	for !s.cut && s.next < bound && c.rec(s.next).flags&recHeld == 0 && !c.awaiting(s.next) {
 		if s.next == i && s.pre.i == i && s.pre.d != nil {
-			// Commit's decoding of i, handed out after what waited
-			// before it (an asker): its spans move to sc's place.
-			if s.pre.spans == &s.spare {
-				s.sc.spans, s.spare = s.spare, s.sc.spans
-				s.pre.spans = &s.sc.spans
-			}
-			s.pre.ok = true
+			s.pre.ok = true // commit's decoding of i, just made
 		}
 		c.emit(s.next)
 		s.pre.ok = false
