@@ -96,9 +96,9 @@ type streamState struct {
 	// inLate says which connection indices are in it.
 	late   []*connection
 	inLate map[uint32]bool
-	// waiting keeps commit's decodings of messages that wait to be handed
-	// out behind an earlier one (an asker, a late resolution): record i,
-	// less than waitRing after next, in slot i mod waitRing. nwaiting
+	// waiting keeps commit's decodings of the messages not handed out yet
+	// (the next, and those behind an asker or a late resolution): record
+	// i, less than waitRing after next, in slot i mod waitRing. nwaiting
 	// counts the slots in use.
 	waiting  [waitRing]waitDecoded
 	nwaiting int
@@ -114,10 +114,11 @@ type streamState struct {
 	lightRec int32
 }
 
-// waitDecoded is commit's decoding of a message that waits to be handed
-// out, with its own copy of the bytes and its own spans: a message decoded
-// again when handed out broke "each message decoded once" for a quarter of
-// the messages of `dump --json` once pairs made askers wait (issue 18).
+// waitDecoded is commit's decoding of a message until it is handed out,
+// with its own copy of the bytes and its own spans, whether it goes at
+// once or waits: a message decoded again when handed out broke "each
+// message decoded once" for a quarter of the messages of `dump --json`
+// once pairs made askers wait (issue 18).
 type waitDecoded struct {
 	i     int32
 	used  bool
@@ -127,10 +128,10 @@ type waitDecoded struct {
 	spans netpak.Spans
 }
 
-// waitRing is how far behind the next message to hand out a waiting one
-// may be to keep its decoding; one further is decoded again when handed
-// out. In the million-message scale capture none waits more than 16
-// behind: an asker's answer comes a few messages later.
+// waitRing is how far from the next message to hand out a message may be
+// to keep its decoding; one further is decoded again when handed out. In
+// the million-message scale capture none waits more than 16 behind: an
+// asker's answer comes a few messages later.
 const waitRing = 64
 
 // waitEntry returns the cleared entry for record i, or nil when i is too
@@ -141,7 +142,7 @@ func (s *streamState) waitEntry(i int32) *waitDecoded {
 	}
 	w := &s.waiting[i%waitRing]
 	if w.used {
-		return nil // a slot handed out on no message's turn (cannot happen)
+		return nil // its message was not handed out: Settled failed
 	}
 	w.i, w.used = i, true
 	s.nwaiting++
