@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -48,9 +49,12 @@ type pairState struct {
 	// out of order stays in it until then.
 	order []askRef
 	head  int
-	// links are the pairs of the negotiate messages, by record index: their
-	// records' listener fields are taken (a ping's record keeps its pair).
-	links map[int32]pairLink
+	// links are the pairs of the negotiate messages, by record index in
+	// increasing order: their records' listener fields are taken (a ping's
+	// record keeps its pair). A sorted slice, not a map: a full Index keeps
+	// every one, and a map took 60 bytes a link (issue 18: the TUI's 64
+	// bytes a message).
+	links []pairLink
 	ping  [2]pingCount // by the PingRequests' direction
 	ended bool         // Finish: no answer can come any more
 }
@@ -64,9 +68,27 @@ type askRef struct {
 
 // pairLink is one side of a negotiate pair.
 type pairLink struct {
-	partner int32 // record index
+	idx     int32 // record index of the message
+	partner int32 // record index of its partner
 	answer  bool
 	latency time.Duration
+}
+
+// linkAt returns the position in links of record idx's link, or where it
+// goes.
+func (ps *pairState) linkAt(idx int32) (int, bool) {
+	return slices.BinarySearchFunc(ps.links, idx, func(l pairLink, idx int32) int { return cmp.Compare(l.idx, idx) })
+}
+
+// setLink stores l. A connection's messages commit in order, so the
+// answer's goes at the end and the asker's a little before it.
+func (ps *pairState) setLink(l pairLink) {
+	k, found := ps.linkAt(l.idx)
+	if found {
+		ps.links[k] = l
+		return
+	}
+	ps.links = slices.Insert(ps.links, k, l)
 }
 
 // pingCount counts the PingRequests of one direction and the PingResponses
@@ -320,11 +342,8 @@ func (c *Index) link(cn *connection, ask dissect.Ask, i int32, ping bool) time.D
 		ri.sid, ri.tv = uint32(uint64(lat)>>32), uint32(uint64(lat))
 		return lat
 	}
-	if cn.pairs.links == nil {
-		cn.pairs.links = map[int32]pairLink{}
-	}
-	cn.pairs.links[a] = pairLink{partner: i}
-	cn.pairs.links[i] = pairLink{partner: a, answer: true, latency: lat}
+	cn.pairs.setLink(pairLink{idx: a, partner: i})
+	cn.pairs.setLink(pairLink{idx: i, partner: a, answer: true, latency: lat})
 	return lat
 }
 
@@ -340,16 +359,22 @@ func (c *Index) pairInto(m *Message, r *record, i int32) {
 		}
 		return
 	}
-	l := c.conns[r.conn].pairs.links[i]
-	m.Pair = int(l.partner) + 1
-	m.Latency, m.HasLatency = l.latency, l.answer
+	ps := &c.conns[r.conn].pairs
+	if k, ok := ps.linkAt(i); ok {
+		l := ps.links[k]
+		m.Pair = int(l.partner) + 1
+		m.Latency, m.HasLatency = l.latency, l.answer
+	}
 }
 
 // unlink forgets what a Stream kept of record i's pair once it is handed
 // out.
 func (c *Index) unlink(r *record, i int32) {
 	if r.flags&recPaired != 0 && !pingRequest(r.kind) && !pingResponse(r.kind) {
-		delete(c.conns[r.conn].pairs.links, i)
+		ps := &c.conns[r.conn].pairs
+		if k, ok := ps.linkAt(i); ok {
+			ps.links = slices.Delete(ps.links, k, k+1)
+		}
 	}
 }
 
