@@ -49,14 +49,8 @@ func (sc Scale) defaults() (Scale, error) {
 	if sc.Conns > 60000 {
 		return sc, fmt.Errorf("scenario: scale: %d connections is more than 60000", sc.Conns)
 	}
-	if sc.Link == "" {
-		sc.Link = "ethernet"
-	}
-	if err := checkLink(sc.Link); err != nil {
+	if err := scaleCapture(&sc.Link, &sc.Start); err != nil {
 		return sc, fmt.Errorf("scenario: scale: %w", err)
-	}
-	if sc.Start.IsZero() {
-		sc.Start = defaultStart
 	}
 	if sc.P == nil {
 		sc.P = unturned.Default()

@@ -211,6 +211,19 @@ func checkLink(link string) error {
 	return nil
 }
 
+// scaleCapture fills in the capture defaults of the scale generators (an
+// Ethernet link, the default start) and checks the link: what Scale and
+// RPCScale share.
+func scaleCapture(link *string, start *time.Time) error {
+	if *link == "" {
+		*link = "ethernet"
+	}
+	if start.IsZero() {
+		*start = defaultStart
+	}
+	return checkLink(*link)
+}
+
 // check validates the scenario and fills in defaults: addresses, client
 // listener IDs, the USMN version.
 func (s *Scenario) check() error {

@@ -86,14 +86,8 @@ func (sc RPCScale) defaults() (RPCScale, error) {
 	default:
 		return sc, fmt.Errorf("scenario: ulinkrpc scale: transport %q is not tcp, websocket or kcp", sc.Transport)
 	}
-	if sc.Link == "" {
-		sc.Link = "ethernet"
-	}
-	if err := checkLink(sc.Link); err != nil {
+	if err := scaleCapture(&sc.Link, &sc.Start); err != nil {
 		return sc, fmt.Errorf("scenario: ulinkrpc scale: %w", err)
-	}
-	if sc.Start.IsZero() {
-		sc.Start = defaultStart
 	}
 	return sc, nil
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -88,12 +87,7 @@ func contains(sub string) func(string) bool {
 // the USMN connection, opens the tables as of a message, filters by a
 // listener and moves the bit cursor, asserting on what tmux shows.
 func TestTUIEndToEnd(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed (.ci/run installs it): skipping the end-to-end TUI test")
-	}
-	if testing.Short() {
-		t.Skip("-short: skipping the end-to-end TUI test")
-	}
+	needTmux(t, "end-to-end TUI test")
 	fixture, err := filepath.Abs(filepath.Join(capturesDir, "usmn-basic.pcapng"))
 	if err != nil {
 		t.Fatal(err)
@@ -101,12 +95,7 @@ func TestTUIEndToEnd(t *testing.T) {
 	if _, err := os.Stat(fixture); err != nil {
 		t.Skipf("fixture missing: %v", err)
 	}
-	bin := filepath.Join(t.TempDir(), "usmnscope")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("usmnscope-e2e-%d", os.Getpid())}
 	t.Cleanup(func() { _, _ = s.tmux("kill-server") })
@@ -178,4 +167,16 @@ func section(sc, from, to string) string {
 		rest = rest[:j]
 	}
 	return rest
+}
+
+// needTmux skips test (named what in the reason) without tmux or with
+// -short.
+func needTmux(t *testing.T, what string) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (.ci/run installs it): skipping the " + what)
+	}
+	if testing.Short() {
+		t.Skip("-short: skipping the " + what)
+	}
 }

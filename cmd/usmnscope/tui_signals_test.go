@@ -3,9 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,22 +15,12 @@ import (
 // main screen with mouse reporting off (issue 17 point 6). live's are in
 // TestProcessFaults (LiveTUICtrlC), which needs capture privileges.
 func TestTUISignals(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed (.ci/run installs it): skipping the TUI signal test")
-	}
-	if testing.Short() {
-		t.Skip("-short: skipping the TUI signal test")
-	}
+	needTmux(t, "TUI signal test")
 	fixture, err := filepath.Abs(filepath.Join(capturesDir, "usmn-basic.pcapng"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "usmnscope")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			s := &tmuxSession{t: t, socket: fmt.Sprintf("usmnscope-sig-%d-%d", os.Getpid(), sig)}

@@ -3,9 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -100,12 +98,7 @@ func TestTUIULinkRPCPair(t *testing.T) {
 // connection with its transport, a Request row with its method, enter to
 // the Response and the per-method tables, on what tmux shows.
 func TestTUIEndToEndULinkRPC(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed (.ci/run installs it): skipping the end-to-end TUI test")
-	}
-	if testing.Short() {
-		t.Skip("-short: skipping the end-to-end TUI test")
-	}
+	needTmux(t, "end-to-end TUI test")
 	fixture, err := filepath.Abs(filepath.Join(rpcFixturesDir, "tcp-json.pcapng"))
 	if err != nil {
 		t.Fatal(err)
@@ -114,12 +107,7 @@ func TestTUIEndToEndULinkRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "usmnscope")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("usmnscope-e2e-rpc-%d", os.Getpid())}
 	t.Cleanup(func() { _, _ = s.tmux("kill-server") })
 	if out, err := s.tmux("new-session", "-d", "-s", "e2e", "-x", "160", "-y", "48",
