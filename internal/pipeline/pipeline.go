@@ -107,7 +107,16 @@ func finishSafely(ix *session.Index) {
 // Apply hands one capture event to the decoder. It takes the event by
 // pointer: the events of every packet go through the router to here, and
 // each copy of 160 bytes was a measurable part of tables --json (issue 18).
-func Apply(ix *session.Index, ev *capture.Event) {
+func Apply(ix *session.Index, ev *capture.Event) { applyTo(ix, ev, nil) }
+
+// applyTo is Apply with the caller's ConnRef of the event's connection
+// (nil: none), which the router keeps per route so that data reaches the
+// index without DataAt's lookup by the 64-byte Conn (issue 18).
+func applyTo(ix *session.Index, ev *capture.Event, ref *session.ConnRef) {
+	if ev.Kind == capture.EventData && ref != nil && ref.Valid() {
+		ix.DataOn(*ref, Dir(ev.FromServer), ev.Data, ev.Time, ev.Frame, ev.Offset)
+		return
+	}
 	c := Conn(ev.Flow)
 	switch ev.Kind {
 	case capture.EventOpen:
@@ -115,7 +124,12 @@ func Apply(ix *session.Index, ev *capture.Event) {
 	case capture.EventData:
 		// Offset ≥ 0: Data is one run of the capture file, so its whole
 		// messages are recorded by where they are (Index.SetStore).
-		ix.DataAt(c, Dir(ev.FromServer), ev.Data, ev.Time, ev.Frame, ev.Offset)
+		if ref == nil {
+			ix.DataAt(c, Dir(ev.FromServer), ev.Data, ev.Time, ev.Frame, ev.Offset)
+			return
+		}
+		*ref = ix.Ref(c) // the first data: the route keeps it
+		ix.DataOn(*ref, Dir(ev.FromServer), ev.Data, ev.Time, ev.Frame, ev.Offset)
 	case capture.EventGap:
 		ix.Gap(c, Dir(ev.FromServer), ev.Lost, ev.Time, ev.Frame)
 	case capture.EventClose:

@@ -165,15 +165,7 @@ func (r *router) pass(rt *route, ev *capture.Event) {
 			ev.Rule = capture.RulePort
 		}
 	}
-	if ev.Kind == capture.EventData {
-		// Apply's case, with the connection looked up once per route.
-		if !rt.ref.Valid() {
-			rt.ref = r.ix.Ref(Conn(ev.Flow))
-		}
-		r.ix.DataOn(rt.ref, Dir(ev.FromServer), ev.Data, ev.Time, ev.Frame, ev.Offset)
-		return
-	}
-	Apply(r.ix, ev)
+	applyTo(r.ix, ev, &rt.ref)
 }
 
 // turned is ev as the router sees its connection: turned round when it
