@@ -98,10 +98,8 @@ type streamState struct {
 	inLate map[uint32]bool
 	// waiting keeps commit's decodings of the messages not handed out yet
 	// (the next, and those behind an asker or a late resolution): record
-	// i, less than waitRing after next, in slot i mod waitRing. nwaiting
-	// counts the slots in use.
-	waiting  [waitRing]waitDecoded
-	nwaiting int
+	// i, less than waitRing after next, in slot i mod waitRing.
+	waiting [waitRing]waitDecoded
 	// A Cut: cut is set once AsOf is handed out; cutConns is how many
 	// connections there were when AsOf was numbered; info is each
 	// connection's summary kept with its tables (keepAsOf).
@@ -122,7 +120,6 @@ type streamState struct {
 type waitDecoded struct {
 	i     int32
 	used  bool
-	with  bool // decoded with spans
 	data  []byte
 	d     unturned.Decoded
 	spans netpak.Spans
@@ -145,7 +142,6 @@ func (s *streamState) waitEntry(i int32) *waitDecoded {
 		return nil // its message was not handed out: Settled failed
 	}
 	w.i, w.used = i, true
-	s.nwaiting++
 	return w
 }
 
@@ -325,9 +321,8 @@ func (c *Index) decodeWaiting(w *waitDecoded, i int32, dir dissect.Dir, st untur
 	w.data = append(w.data[:0], msg...)
 	w.d = unturned.Decoded{Findings: w.d.Findings[:0]}
 	w.spans.Reset()
-	w.with = s.Spans
 	var spans *netpak.Spans
-	if w.with {
+	if s.Spans {
 		spans = &w.spans
 	}
 	unturned.Decode(c.profile, dir, st, w.data, spans, &w.d)
@@ -336,7 +331,8 @@ func (c *Index) decodeWaiting(w *waitDecoded, i int32, dir dissect.Dir, st untur
 }
 
 // settleWaiting hands record i to Settled with its entry of s.waiting, if
-// it has one, as the decoding commit made (prepared), and then frees it.
+// it has one (not past waitRing), as the decoding commit made (prepared),
+// and then frees it.
 // The decoding of the message committed last stays the prepared one for
 // its own turn.
 func (c *Index) settleWaiting(i int32) {
@@ -349,14 +345,13 @@ func (c *Index) settleWaiting(i int32) {
 	saved := s.pre
 	if !s.pre.ok || s.pre.i != i {
 		s.pre = preDecoded{ok: true, i: i, data: w.data, d: &w.d}
-		if w.with {
+		if s.Spans {
 			s.pre.spans = &w.spans
 		}
 	}
 	s.err = s.Settled(int(i) + 1)
 	s.pre = saved
 	w.used = false
-	s.nwaiting--
 }
 
 // streamAsOf keeps cn's tables as of Stream.AsOf before message n, a later
@@ -479,11 +474,7 @@ func (c *Index) emit(i int32) {
 		s.Heads(&s.head)
 	}
 	if s.Settled != nil && s.err == nil {
-		if s.nwaiting > 0 {
-			c.settleWaiting(i)
-		} else {
-			s.err = s.Settled(int(i) + 1)
-		}
+		c.settleWaiting(i)
 	}
 	if s.Cut && int(i)+1 == s.AsOf {
 		c.cutHere()
