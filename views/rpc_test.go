@@ -35,12 +35,14 @@ func RPCFixture(t testing.TB, name string) *session.Index {
 		cfg.Transform.Keys = &k
 	}
 	rp := pipeline.NewRPC(cfg)
-	src, err := capture.Open(filepath.Join("../fixtures/ulinkrpc", name+".pcapng"), capture.Options{DatagramPorts: rp.DatagramPorts("")})
+	p := unturned.Default()
+	src, err := capture.Open(filepath.Join("../fixtures/ulinkrpc", name+".pcapng"), capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort,
+		DatagramPorts: rp.DatagramPorts(""), ProbeDatagrams: pipeline.KCPProbeDatagrams})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	ix := session.NewIndex(unturned.Default())
+	ix := session.NewIndex(p)
 	if err := pipeline.FeedRPC(src, ix, rp, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +50,33 @@ func RPCFixture(t testing.TB, name string) *session.Index {
 		t.Fatalf("%s: no ULinkRPC records", name)
 	}
 	return ix
+}
+
+// TestRPCFixtureEveryMessage (issue 23): the views' fixture builder
+// decodes every ULinkRPC fixture as dump does, KCP on a port no option
+// names included (kcp-otherport: the builder lacked the KCP probe, as
+// open did): as many messages as the fixture's golden dump lists.
+func TestRPCFixtureEveryMessage(t *testing.T) {
+	caps, err := filepath.Glob("../fixtures/ulinkrpc/*.pcapng")
+	if err != nil || len(caps) == 0 {
+		t.Fatalf("no ULinkRPC fixtures: %v", err)
+	}
+	for _, c := range caps {
+		name := strings.TrimSuffix(filepath.Base(c), ".pcapng")
+		b, err := os.ReadFile(filepath.Join("../fixtures/ulinkrpc/golden", name+".dump.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for _, l := range strings.Split(string(b), "\n") {
+			if l != "" && !strings.HasPrefix(l, "#") {
+				want++
+			}
+		}
+		if got := RPCFixture(t, name).Len(); got != want {
+			t.Errorf("RPCFixture(%s).Len() = %d; want the %d messages of its golden dump", name, got, want)
+		}
+	}
 }
 
 // TestRPCPairJump: enter in the message list goes from a Request to its

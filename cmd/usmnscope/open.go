@@ -59,26 +59,12 @@ as the capture is read. Press ? for the keys.`,
 
 func runOpen(o *openOptions) error {
 	s, path := o.IO, o.capture
-	p, err := o.profile()
-	if err != nil {
-		return err
-	}
-	set, err := loadWith(o.schemas)
-	if err != nil {
-		return err
-	}
-	rp, err := loadRPC(o.rpc)
-	if err != nil {
-		return err
-	}
-	opts := captureOptions(p)
-	opts.DatagramPorts = rp.DatagramPorts(decodeAsOf(p)) // KCP (ulinkrpc.md 2.3)
-	src, err := openSourceWith(s, path, opts)
+	lf, p, err := openFeed(o)
 	if err != nil {
 		return err
 	}
 	if !isTerminal(s.out) {
-		src.Close()
+		lf.src.Close()
 		return errors.New("open: standard output is not a terminal; use `usmnscope dump` for text output")
 	}
 	keys := s.in
@@ -86,19 +72,45 @@ func runOpen(o *openOptions) error {
 		// Standard input carries the capture: keys come from the terminal.
 		tty, err := os.Open("/dev/tty")
 		if err != nil {
-			src.Close()
+			lf.src.Close()
 			return fmt.Errorf("open: reading the capture from standard input needs a terminal for keys: %w", err)
 		}
 		defer tty.Close()
 		keys = tty
 	}
-	dc := newDecoder(p)
-	dc.SetSchemas(set)
-	attachStore(dc, path)
 	lowGC()
 	// A file that decodes badly gets the profile hint dump and tables give
 	// (issue 13 point 5), in the expert pane once the capture is loaded.
-	return runTUI(s, keys, src, dc, rp, tuiConfig(path), func() { profileHint(s, p, path, dc) })
+	return runTUI(s, keys, lf.src, lf.dc, lf.rp, tuiConfig(path), func() { profileHint(s, p, path, lf.dc) })
+}
+
+// openFeed opens what open decodes: the capture with the capture options
+// dump uses (the KCP ports and the KCP probe of UDP flows on other ports),
+// the index with its schemas and store, and the ULinkRPC side.
+func openFeed(o *openOptions) (*liveFeed, *unturned.Profile, error) {
+	p, err := o.profile()
+	if err != nil {
+		return nil, nil, err
+	}
+	set, err := loadWith(o.schemas)
+	if err != nil {
+		return nil, nil, err
+	}
+	rp, err := loadRPC(o.rpc)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := captureOptions(p)
+	opts.DatagramPorts = rp.DatagramPorts(decodeAsOf(p)) // KCP (ulinkrpc.md 2.3)
+	opts.ProbeDatagrams = pipeline.KCPProbeDatagrams     // KCP on any port, as dump
+	src, err := openSourceWith(o.IO, o.capture, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	dc := newDecoder(p)
+	dc.SetSchemas(set)
+	attachStore(dc, o.capture)
+	return &liveFeed{src: src, dc: dc, rp: rp}, p, nil
 }
 
 // tuiConfig is what the TUI shows of a capture file, or of standard input
