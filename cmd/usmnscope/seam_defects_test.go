@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,5 +64,52 @@ func TestOpenListsWhatDumpLists(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSchemaNamesAsContracts (issue 23): a schema file made by `schema
+// import --contracts DIR` names the ULinkRPC services, methods and members
+// exactly as --contracts DIR does, in dump, dump -V, dump --json, tables
+// and tables --json over every ULinkRPC fixture (the [[ulinkrpc.service]]
+// tables of a --schema file were parsed and then ignored); both given,
+// --contracts wins and a note says so.
+func TestSchemaNamesAsContracts(t *testing.T) {
+	dir := filepath.Join(rpcFixturesDir, "contracts")
+	code, toml, errOut := run(t, nil, "schema", "import", "--contracts", dir)
+	if code != exitOK {
+		t.Fatalf("schema import: exit %d, %s", code, errOut)
+	}
+	file := filepath.Join(t.TempDir(), "contracts.toml")
+	if err := os.WriteFile(file, []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no schema but the file
+	named := 0
+	for _, c := range rpcCaptures(t) {
+		name := strings.TrimSuffix(filepath.Base(c), ".pcapng")
+		key := rpcArgs(name)[2:] // the key flags, without --contracts
+		for _, cmd := range [][]string{{"dump"}, {"dump", "-V"}, {"dump", "--json"}, {"tables"}, {"tables", "--json"}} {
+			args := func(extra ...string) []string {
+				return append(append(append(append([]string{}, cmd...), key...), extra...), c)
+			}
+			_, want, _ := run(t, nil, args("--contracts", dir)...)
+			code, got, errOut := run(t, nil, args("--schema", file)...)
+			if code != exitOK || errOut != "" {
+				t.Errorf("%s --schema %s: exit %d, stderr %q", strings.Join(cmd, " "), name, code, errOut)
+			}
+			if got != want {
+				t.Errorf("%s --schema (imported) on %s differs from --contracts:\n%s\nwant:\n%s", strings.Join(cmd, " "), name, got, want)
+			}
+			if strings.Contains(want, "LoginAsync") {
+				named++
+			}
+			_, both, errOut := run(t, nil, args("--contracts", dir, "--schema", file)...)
+			if both != want || !strings.Contains(errOut, "note: --contracts") {
+				t.Errorf("%s --contracts --schema on %s: stderr %q, stdout equal to --contracts' %v; want the note and equal", strings.Join(cmd, " "), name, errOut, both == want)
+			}
+		}
+	}
+	if named == 0 {
+		t.Fatal("no output names LoginAsync: the test compares nothing")
 	}
 }

@@ -56,16 +56,31 @@ func applyRPCFlags(cmd *cobra.Command, p *unturned.Profile) error {
 }
 
 // rpcLoader returns the loader of the ULinkRPC decoding a command runs
-// with: the profile's [ulinkrpc] table (the key flags over it) and
-// --contracts.
+// with: the profile's [ulinkrpc] table (the key flags over it) and the
+// names of --contracts, or without it those of the schema files'
+// [[ulinkrpc.service]] and [[ulinkrpc.type]] tables (schema.md 4). Both
+// given, --contracts wins, with a note on stderr.
 func rpcLoader(cmd *cobra.Command) func() (*pipeline.RPC, error) {
 	return func() (*pipeline.RPC, error) {
 		p, err := loadProfile(cmd)
 		if err != nil {
 			return nil, err
 		}
+		set, err := loadSchemas(cmd)
+		if err != nil {
+			return nil, err
+		}
 		dir, _ := cmd.Flags().GetString(rpcContractsFlag)
-		return newRPC(p.ULinkRPC, dir)
+		named := rpc.SchemaContracts(set)
+		if dir != "" && named != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "usmnscope: note: --%s %s names the ULinkRPC services and types; the [ulinkrpc] tables of the schema files are not used\n",
+				rpcContractsFlag, termsafe.Escape(dir))
+		}
+		rp, err := newRPC(p.ULinkRPC, dir)
+		if err == nil && dir == "" && named != nil {
+			rp.Config.Contracts = named
+		}
+		return rp, err
 	}
 }
 
