@@ -10,12 +10,10 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 
-	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
-	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views/fake"
 )
 
@@ -34,18 +32,17 @@ func RPCFixture(t testing.TB, name string) *session.Index {
 		k := ulinkrpc.DeriveKeys([]byte("usmnscope fixture key"), ulinkrpc.HKDF)
 		cfg.Transform.Keys = &k
 	}
-	rp := pipeline.NewRPC(cfg)
-	p := unturned.Default()
-	src, err := capture.Open(filepath.Join("../fixtures/ulinkrpc", name+".pcapng"), capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort,
-		DatagramPorts: rp.DatagramPorts(""), ProbeDatagrams: pipeline.KCPProbeDatagrams})
+	// The one decode builder every command uses (pipeline.Open): the
+	// capture options it derives carry the KCP ports and probe.
+	d, err := pipeline.Open(pipeline.Options{RPC: pipeline.NewRPC(cfg), InMemory: true, Path: filepath.Join("../fixtures/ulinkrpc", name+".pcapng")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
-	ix := session.NewIndex(p)
-	if err := pipeline.FeedRPC(src, ix, rp, nil); err != nil {
+	defer d.Source.Close()
+	if err := d.Feed(nil); err != nil {
 		t.Fatal(err)
 	}
+	ix := d.Index
 	if ix.Len() == 0 {
 		t.Fatalf("%s: no ULinkRPC records", name)
 	}

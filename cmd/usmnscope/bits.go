@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"encoding/hex"
 	"fmt"
+	"github.com/usmnscope/usmnscope/render"
 	"io"
 	"net/netip"
 	"strings"
@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -146,7 +144,7 @@ func runBits(o *bitsOptions) error {
 		}
 		return out.Flush()
 	}
-	writeBits(out, m, o.idBits)
+	render.Bits(out, m, o.idBits)
 	return out.Flush()
 }
 
@@ -174,10 +172,10 @@ func widthHint(m, other *session.Message, widened bool) string {
 // describe is a message's name with its widened mark and summary, as the
 // first lines of bits print it.
 func describe(m *session.Message) string {
-	if s := summary(m); s != "" {
-		return messageName(m) + ": " + s
+	if s := render.Summary(m); s != "" {
+		return render.MessageName(m) + ": " + s
 	}
-	return messageName(m)
+	return render.MessageName(m)
 }
 
 func isUSMN(m *session.Message) bool {
@@ -193,82 +191,4 @@ func hasError(m *session.Message) bool {
 var pastedConn = dissect.Conn{
 	Client: netip.AddrPortFrom(netip.IPv4Unspecified(), 0),
 	Server: netip.AddrPortFrom(netip.IPv4Unspecified(), 0),
-}
-
-// fieldKeys are the letters that tie a field to its bits in the hexdump.
-const fieldKeys = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-
-func fieldKey(i int) byte { return fieldKeys[i%len(fieldKeys)] }
-
-// maxValueBits is the widest field whose bits are listed as a binary number.
-const maxValueBits = 32
-
-// writeBits prints the field list and the bit-level hexdump of one message.
-func writeBits(out *bufio.Writer, m *session.Message, idBits int) {
-	widened := "vanilla"
-	if m.Enum.Widened {
-		widened = "widened"
-	}
-	fmt.Fprintf(out, "%s, %d bytes, %s enum of %d bits, %d-bit server IDs\n", m.Dir, len(m.Data), widened, m.Enum.Bits, idBits)
-	fmt.Fprintf(out, "%s", messageName(m))
-	if s := summary(m); s != "" {
-		fmt.Fprintf(out, ": %s", s)
-	}
-	fmt.Fprintln(out)
-	fmt.Fprintf(out, "\nkey    bit   len  %-*s  field = value\n", maxValueBits, "bits (msb first)")
-	for i, f := range m.Fields {
-		vb := valueBits(m.Data, f.Bit, f.Bits)
-		if f.Bits > maxValueBits {
-			vb = "…"
-		}
-		fmt.Fprintf(out, "  %c  %5d %5d  %-*s  %s%s\n", fieldKey(i), f.Bit, f.Bits, maxValueBits, vb, termsafe.Escape(f.Name), strings.Replace(fieldValue(f.Value), ": ", " = ", 1))
-	}
-	for _, fd := range m.Findings {
-		fmt.Fprintf(out, "%s %s: %s", fd.Severity, fd.Group, termsafe.Escaped(fd.Text))
-		if fd.Bit >= 0 {
-			fmt.Fprintf(out, " (bit %d)", fd.Bit)
-		}
-		fmt.Fprintln(out)
-	}
-	fmt.Fprintln(out, "\nbyte  hex  bits 7..0  fields")
-	writeHexdump(out, m.Data, m.Fields)
-}
-
-// writeHexdump prints one line per byte: its offset, hex, its bits drawn
-// MSB-left (bit k at column 7−k, as in bitString) and under the same
-// columns the key letter of the field each bit belongs to ('.' for bits no
-// field covers; where fields nest, the later one). A run of lines equal
-// but for the offset is shown once and then "*", as hexdump(1) does.
-func writeHexdump(out *bufio.Writer, data []byte, fields []netpak.Span) {
-	keys := make([]byte, len(data)*8)
-	for b, o := range dissect.Owners(fields, len(keys)) {
-		keys[b] = '.'
-		if o >= 0 {
-			keys[b] = fieldKey(int(o))
-		}
-	}
-	prev, starred := "", false
-	for i, c := range data {
-		var bits, ks [9]byte
-		for col, j := 0, 0; col < 8; col++ {
-			if col == 4 {
-				bits[j], ks[j] = ' ', ' '
-				j++
-			}
-			k := 7 - col
-			bits[j] = '0' + c>>k&1
-			ks[j] = keys[8*i+k]
-			j++
-		}
-		body := fmt.Sprintf("%02x   %s  %s", c, bits[:], ks[:])
-		if body == prev && i < len(data)-1 {
-			if !starred {
-				fmt.Fprintln(out, "*")
-				starred = true
-			}
-			continue
-		}
-		prev, starred = body, false
-		fmt.Fprintf(out, "%4d  %s\n", i, body)
-	}
 }

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
-	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/render"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -81,79 +79,6 @@ and printed in one sequence, by arrival.`,
 	return cmd
 }
 
-// dumper prints messages as they settle, so that a long capture or a pipe
-// shows output before the end, and `dump | head` stops reading early.
-type dumper struct {
-	o      dumpOptions
-	f      *filter.Filter
-	out    *bufio.Writer
-	format lineFormat
-}
-
-// selector is the dump's filter as a session.Selector: nil without one, so
-// that an unfiltered dump asks nothing of each message's head.
-func (d *dumper) selector() session.Selector {
-	if d.f == nil {
-		return nil
-	}
-	return d.f
-}
-
-func (d *dumper) print(dc *session.Index, m *session.Message) error {
-	if m.RPC != nil {
-		return d.printRPC(m)
-	}
-	if d.o.verbose {
-		if full := dc.Detail(m.N); full != nil {
-			m = full
-		}
-	}
-	var err error
-	if d.o.verbose {
-		_, err = d.out.WriteString(d.format.tree(m))
-	} else {
-		_, err = d.out.WriteString(d.format.line(m) + "\n")
-	}
-	if err == nil && d.o.hex {
-		_, err = d.out.WriteString(hexASCII(m.Data))
-	}
-	return err
-}
-
-// one prints message n from a Stream's Settled (text: dump, -V, -x).
-func (d *dumper) one(dc *session.Index, n int) error {
-	m := dc.Message(n)
-	if m == nil {
-		return nil
-	}
-	if n == 1 {
-		d.format.start = m.Time
-	}
-	if !d.f.Match(m) {
-		return nil
-	}
-	return d.print(dc, m)
-}
-
-// trailer prints the connection and capture findings after the messages
-// of a text dump: what went wrong outside any one message (gaps, resync,
-// non-game traffic).
-func (d *dumper) trailer(dc *session.Index) error {
-	for _, ci := range dc.Connections() {
-		for _, f := range ci.Findings {
-			if _, err := fmt.Fprintf(d.out, "# %s: %s %s: %s\n", ci.Conn, f.Severity, f.Group, termsafe.Escaped(f.Text)); err != nil {
-				return err
-			}
-		}
-	}
-	for _, f := range dc.Findings() {
-		if _, err := fmt.Fprintf(d.out, "# capture: %s %s: %s\n", f.Severity, f.Group, termsafe.Escaped(f.Text)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func runDump(o *dumpOptions) error {
 	if o.json && o.verbose {
 		return usageError{fmt.Errorf("dump: --json and -V exclude each other")}
@@ -177,119 +102,36 @@ func runDump(o *dumpOptions) error {
 	if err != nil {
 		return err
 	}
-	d := &dumper{o: *o, f: flt, out: newOutput(o.IO.out)}
+	d := &render.Text{Out: newOutput(o.IO.out), Filter: flt, Verbose: o.verbose, Hex: o.hex}
 	defer setTuning(setTuning(streamTuning))
 	// Streaming (issue 18): each message is printed as it settles, from
 	// its one decoding, and then forgotten. With schemas, a reference
 	// waiting for its listener ID settles once the ID is defined (at most
 	// session's late-resolution bound later), as Index.Settled has it.
-	var js *jsonStream
+	var js *render.JSONStream
 	if o.json {
-		js = newJSONStream(d)
+		js = render.NewJSON(d.Out, d.Selector())
 	}
-	dc, err := readCaptureRPC(o.IO, p, set, rp, o.capture, nil, func(dc *session.Index) session.Stream {
-		settled := func(n int) error { return d.one(dc, n) }
+	dc, err := readCapture(o.IO, p, set, rp, o.capture, func(dc *session.Index) session.Stream {
+		settled := func(n int) error { return d.One(dc, n) }
 		if js != nil {
-			settled = func(n int) error { return js.settled(dc, n) }
+			settled = func(n int) error { return js.Settled(dc, n) }
 		}
 		return session.Stream{Spans: o.json || o.verbose, Settled: settled}
 	})
 	if js != nil {
-		if errors.Is(err, errJSONStopped) {
+		if errors.Is(err, render.ErrStopped) {
 			err = nil
 		}
-		if serr := js.stop(); err == nil {
+		if serr := js.Stop(); err == nil {
 			err = serr
 		}
 	}
 	if err == nil && !o.json && flt == nil {
-		err = d.trailer(dc)
+		err = d.Trailer(dc)
 	}
-	if ferr := d.out.Flush(); err == nil {
+	if ferr := d.Out.Flush(); err == nil {
 		err = ferr
 	}
 	return err
-}
-
-// jsonStream is dump --json over a streaming Index (issue 18): the feeder
-// copies each settled message into a batch (session.JSONBatch) and hands
-// full batches to one goroutine that encodes and writes them in order, so
-// that on two cores decoding and encoding overlap, with one hand-over per
-// jsonBatchLen messages. A write error stops the copying; decoding ends
-// with the capture as before.
-type jsonStream struct {
-	d    *dumper
-	cur  *session.JSONBatch
-	full chan *session.JSONBatch
-	free chan *session.JSONBatch
-	done chan struct{}
-
-	failed atomic.Bool
-	err    error // the goroutine's; read after done
-}
-
-// jsonBatchLen is how many messages one batch carries; jsonBatches how
-// many batches circulate (one filling, the others queued or encoding).
-// The batches are most of what dump --json keeps live, and the heap grows
-// to twice that before a collection: at 2048 messages (2 MiB a batch) the
-// peak RSS rose from 33 MiB at 200k messages to 44 at 4M, as the run
-// outlived the first collections; at 512 it is 21 to 24 MiB (issue 18:
-// flat in the message count), for one hand-over per 512 messages.
-const (
-	jsonBatchLen = 512
-	jsonBatches  = 4
-)
-
-// errJSONStopped stops the feed's printing after jsonStream's write error,
-// which stop returns.
-var errJSONStopped = errors.New("dump: output stopped")
-
-func newJSONStream(d *dumper) *jsonStream {
-	s := &jsonStream{d: d, full: make(chan *session.JSONBatch, jsonBatches), free: make(chan *session.JSONBatch, jsonBatches), done: make(chan struct{})}
-	for range jsonBatches - 1 {
-		s.free <- &session.JSONBatch{}
-	}
-	s.cur = &session.JSONBatch{}
-	go s.run()
-	return s
-}
-
-func (s *jsonStream) run() {
-	defer close(s.done)
-	var buf []byte
-	for b := range s.full {
-		if s.err == nil {
-			buf = b.AppendJSON(buf[:0])
-			if _, err := s.d.out.Write(buf); err != nil {
-				s.err = err
-				s.failed.Store(true)
-			}
-		}
-		b.Reset()
-		s.free <- b
-	}
-}
-
-// settled is the Stream's Settled: message n into the batch.
-func (s *jsonStream) settled(dc *session.Index, n int) error {
-	if s.failed.Load() {
-		return errJSONStopped
-	}
-	dc.AddJSON(s.cur, n, s.d.selector())
-	if s.cur.Len() >= jsonBatchLen {
-		s.full <- s.cur
-		s.cur = <-s.free
-	}
-	return nil
-}
-
-// stop hands over the last batch, waits for the goroutine and returns its
-// write error; the dumper's output is then the caller's again.
-func (s *jsonStream) stop() error {
-	if s.cur.Len() > 0 {
-		s.full <- s.cur
-	}
-	close(s.full)
-	<-s.done
-	return s.err
 }

@@ -128,10 +128,7 @@ func TestFileStoreReadAt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s := &fileStore{f: f}
-	for i := range s.blocks {
-		s.blocks[i].idx = -1
-	}
+	s := capture.NewFileStore(f, nil)
 	for _, tc := range []struct {
 		off  int64
 		n    int

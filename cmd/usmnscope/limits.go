@@ -6,9 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
-	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -128,27 +126,4 @@ func applyLimitFlags(cmd *cobra.Command, p *unturned.Profile) error {
 		}
 	}
 	return nil
-}
-
-// boundOptions adds the capture layer's bounds b to capture options o.
-func boundOptions(o capture.Options, b unturned.Bounds) capture.Options {
-	o.MaxBufferedPerFlow = int(b.MaxFlowBuffer)
-	o.MaxBufferedTotal = int(b.MaxTotalBuffer)
-	o.MaxFlows = b.MaxFlows
-	o.MaxFragments = b.MaxFragments
-	o.MaxFragmentBytes = int(b.MaxFragmentBytes)
-	o.MaxFragmentDatagrams = b.MaxFragmentDatagrams
-	o.MaxInterfaces = b.MaxInterfaces
-	o.MaxNotes = b.MaxNotes
-	o.MaxDecompressed = int64(b.MaxDecompressed)
-	return o
-}
-
-// newDecoder returns the decoder for a capture read under p, bounded by
-// p's [limits] (with the --max-* flags already applied by loadProfile).
-func newDecoder(p *unturned.Profile) *session.Index {
-	if p == nil {
-		p = unturned.Default()
-	}
-	return session.NewIndexLimits(p, p.Bounds.Limits())
 }

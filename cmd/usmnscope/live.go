@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/schema"
@@ -125,14 +122,14 @@ func runLive(o *liveOptions) error {
 		return err
 	}
 	if o.hl.on() {
-		err := o.hl.run(o.ctx, s, iface, lv.src, lv.dc, lv.rp)
+		err := o.hl.run(o.ctx, s, iface, lv)
 		if o.decoded != nil {
-			o.decoded(lv.dc)
+			o.decoded(lv.Index)
 		}
 		return err
 	}
-	src := lv.src
-	err = runTUI(s, s.in, src, lv.dc, lv.rp, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}, nil)
+	src := lv.Source
+	err = runTUI(s, s.in, lv, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}, nil)
 	// q, Ctrl-C (a key on the terminal), and SIGINT, SIGTERM or SIGHUP
 	// from elsewhere (stopSignals) are all a normal stop. runTUI has
 	// closed src, which flushed --write; Close returns its error again,
@@ -144,24 +141,17 @@ func runLive(o *liveOptions) error {
 		err = cerr
 	}
 	if o.decoded != nil {
-		o.decoded(lv.dc)
+		o.decoded(lv.Index)
 	}
 	return err
 }
 
-// liveFeed is what a live capture decodes: the capture, the index and
-// the ULinkRPC side fed into it.
-type liveFeed struct {
-	src capture.Source
-	dc  *session.Index
-	rp  *pipeline.RPC
-}
-
 // openLive opens o's capture and its decoding, the one wiring of every
-// live mode (the TUI, --stats, and the tests): the profile, the schemas,
-// ULinkRPC as dump decodes it (rpcLoader), the capture and kernel filter
-// options of liveCaptureOptions, the bounded arena and --write's store.
-func openLive(o *liveOptions) (*liveFeed, error) {
+// live mode (the TUI, --stats, and the tests): pipeline.Open with the
+// profile, the schemas, ULinkRPC as dump decodes it (rpcLoader), the
+// capture and kernel filter options of pipeline.LiveOptions, the bounded
+// arena and --write's store.
+func openLive(o *liveOptions) (*pipeline.Decode, error) {
 	p, err := o.profile()
 	if err != nil {
 		return nil, err
@@ -174,64 +164,8 @@ func openLive(o *liveOptions) (*liveFeed, error) {
 	if err != nil {
 		return nil, err
 	}
-	opt := liveCaptureOptions(p, rp, o.iface, o.anyPort)
-	if o.snaplen > 0 {
-		opt.SnapLen = o.snaplen
-	}
-	opt.Promiscuous = o.promisc
-	opt.Write = o.write
-	src, err := capture.OpenLive(opt)
-	if err != nil {
-		return nil, err
-	}
-	dc := newLiveDecoder(p, o.arena<<20)
-	dc.SetSchemas(set)
-	attachLive(dc, o.write, src)
-	return &liveFeed{src: src, dc: dc, rp: rp}, nil
-}
-
-// liveCaptureOptions are the capture options of a live capture on iface
-// under p, decoding ULinkRPC with rp: the profile's ports and bounds
-// (captureOptions); TCP kept on the ports --decode-as names and on
-// ULinkRPC's (liveTCPPorts); KCP's UDP datagrams on ULinkRPC's ports
-// (ulinkrpc.md 2.3), which the kernel filter then keeps too. anyPort
-// (--any-port) keeps all TCP and probes every other UDP flow for a KCP
-// handshake, as dump does: the kernel filter keeps all TCP and UDP.
-func liveCaptureOptions(p *unturned.Profile, rp *pipeline.RPC, iface string, anyPort bool) capture.LiveOptions {
-	opt := capture.DefaultLiveOptions(iface)
-	opt.Options = captureOptions(p)
-	opt.TCPPorts = liveTCPPorts(decodeAsOf(p), rp)
-	opt.DatagramPorts = rp.DatagramPorts(decodeAsOf(p))
-	if anyPort {
-		opt.AllTCP = true
-		opt.ProbeDatagrams = pipeline.KCPProbeDatagrams
-	}
-	return opt
-}
-
-// liveTCPPorts are the TCP ports besides transport_port whose traffic a
-// live capture decodes: those decodeAs (a profile's DecodeAs) names and
-// ULinkRPC's (rp.Ports, by default pipeline.DefaultRPCPorts), less those
-// --decode-as turns off, sorted.
-func liveTCPPorts(decodeAs string, rp *pipeline.RPC) []uint16 {
-	ports := pipeline.DecodeAsPorts(decodeAs)
-	off := map[uint16]bool{}
-	for _, v := range strings.Split(decodeAs, ",") {
-		if port, proto, err := pipeline.ParseDecodeAs(v); err == nil && proto == pipeline.ProtoNone {
-			off[port] = true
-		}
-	}
-	rpcPorts := rp.Ports
-	if rpcPorts == nil {
-		rpcPorts = pipeline.DefaultRPCPorts
-	}
-	for _, port := range rpcPorts {
-		if !off[port] {
-			ports = append(ports, port)
-		}
-	}
-	slices.Sort(ports)
-	return slices.Compact(ports)
+	return pipeline.Open(pipeline.Options{Profile: p, Schemas: set, RPC: rp, Live: &pipeline.Live{
+		Interface: o.iface, SnapLen: o.snaplen, Promiscuous: o.promisc, Write: o.write, AnyPort: o.anyPort, Arena: o.arena << 20}})
 }
 
 // liveArenaMiB is live's default bound on message bytes in memory
@@ -239,13 +173,3 @@ func liveTCPPorts(decodeAs string, rp *pipeline.RPC) []uint16 {
 // oldest messages' bytes go (their index records stay); 64 MiB is about
 // half a million typical messages.
 const liveArenaMiB = 64
-
-// newLiveDecoder is newDecoder with the arena bounded to arena bytes.
-func newLiveDecoder(p *unturned.Profile, arena int64) *session.Index {
-	if p == nil {
-		p = unturned.Default()
-	}
-	lim := p.Bounds.Limits()
-	lim.MaxArena = arena
-	return session.NewIndexLimits(p, lim)
-}

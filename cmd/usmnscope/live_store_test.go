@@ -155,15 +155,11 @@ func TestFileStoreGrows(t *testing.T) {
 }
 
 // storeOf opens path as a fileStore with sync, as attach does.
-func storeOf(t *testing.T, path string, sync func() error) *fileStore {
+func storeOf(t *testing.T, path string, sync func() error) *capture.FileStore {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	s := &fileStore{f: f, sync: sync}
-	for i := range s.blocks {
-		s.blocks[i].idx = -1
-	}
-	return s
+	return capture.NewFileStore(f, sync)
 }

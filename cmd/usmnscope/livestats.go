@@ -36,8 +36,9 @@ func (h headless) on() bool { return h.stats || h.count > 0 || h.duration > 0 }
 // under minRateSpan (a burst, one packet) makes no rate worth printing
 // (31 packets 0.3 ms apart are not 90,000 a second): then the rates are
 // over the whole capture, from its start to its stop. ULinkRPC is decoded
-// through rp (nil: none), into dc beside the game's messages.
-func (h headless) run(ctx context.Context, s *streams, iface string, src capture.Source, dc *session.Index, rp *pipeline.RPC) error {
+// into the index beside the game's messages.
+func (h headless) run(ctx context.Context, s *streams, iface string, d *pipeline.Decode) error {
+	src, dc := d.Source, d.Index
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -53,9 +54,11 @@ func (h headless) run(ctx context.Context, s *streams, iface string, src capture
 	unwatch := context.AfterFunc(ctx, func() { src.Close() })
 	defer unwatch()
 	ts := &timed{Source: src}
+	d.Source = ts
+	defer func() { d.Source = src }()
 	start := time.Now()
 	counted := false
-	ferr := pipeline.FeedRPC(ts, dc, rp, func(st capture.Stats) {
+	ferr := d.Feed(func(st capture.Stats) {
 		if h.count > 0 && st.Packets >= h.count && !counted {
 			counted = true
 			src.Close()

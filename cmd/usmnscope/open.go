@@ -10,9 +10,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/internal/tuifeed"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -64,7 +64,7 @@ func runOpen(o *openOptions) error {
 		return err
 	}
 	if !isTerminal(s.out) {
-		lf.src.Close()
+		lf.Source.Close()
 		return errors.New("open: standard output is not a terminal; use `usmnscope dump` for text output")
 	}
 	keys := s.in
@@ -72,7 +72,7 @@ func runOpen(o *openOptions) error {
 		// Standard input carries the capture: keys come from the terminal.
 		tty, err := os.Open("/dev/tty")
 		if err != nil {
-			lf.src.Close()
+			lf.Source.Close()
 			return fmt.Errorf("open: reading the capture from standard input needs a terminal for keys: %w", err)
 		}
 		defer tty.Close()
@@ -81,13 +81,14 @@ func runOpen(o *openOptions) error {
 	lowGC()
 	// A file that decodes badly gets the profile hint dump and tables give
 	// (issue 13 point 5), in the expert pane once the capture is loaded.
-	return runTUI(s, keys, lf.src, lf.dc, lf.rp, tuiConfig(path), func() { profileHint(s, p, path, lf.dc) })
+	return runTUI(s, keys, lf, tuiConfig(path), func() { profileHint(s, p, path, lf.Index) })
 }
 
-// openFeed opens what open decodes: the capture with the capture options
-// dump uses (the KCP ports and the KCP probe of UDP flows on other ports),
-// the index with its schemas and store, and the ULinkRPC side.
-func openFeed(o *openOptions) (*liveFeed, *unturned.Profile, error) {
+// openFeed opens what open decodes (pipeline.Open): the capture with the
+// capture options of dump (the KCP ports and the KCP probe of UDP flows on
+// other ports), the index with its schemas and store, and the ULinkRPC
+// side.
+func openFeed(o *openOptions) (*pipeline.Decode, *unturned.Profile, error) {
 	p, err := o.profile()
 	if err != nil {
 		return nil, nil, err
@@ -100,17 +101,8 @@ func openFeed(o *openOptions) (*liveFeed, *unturned.Profile, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := captureOptions(p)
-	opts.DatagramPorts = rp.DatagramPorts(decodeAsOf(p)) // KCP (ulinkrpc.md 2.3)
-	opts.ProbeDatagrams = pipeline.KCPProbeDatagrams     // KCP on any port, as dump
-	src, err := openSourceWith(o.IO, o.capture, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	dc := newDecoder(p)
-	dc.SetSchemas(set)
-	attachStore(dc, o.capture)
-	return &liveFeed{src: src, dc: dc, rp: rp}, p, nil
+	d, err := openDecode(o.IO, pipeline.Options{Profile: p, Schemas: set, RPC: rp, Path: o.capture})
+	return d, p, err
 }
 
 // tuiConfig is what the TUI shows of a capture file, or of standard input
@@ -141,37 +133,25 @@ func lowGC() {
 // tuiTuning is the TUI's collector tuning (lowGC).
 var tuiTuning = gcTuning{headroom: tuiHeadroom, min: 1}
 
-// refreshInterval throttles the progress messages the feeding goroutine
-// sends to the UI (20 Hz): the UI redraws on each, so this bounds the
-// redraw rate whatever the packet rate.
-const refreshInterval = 50 * time.Millisecond
-
-// runTUI runs the terminal UI over dc while a goroutine feeds src into it,
-// ULinkRPC connections through rp (nil: none) into the same index.
-// IO reaches the UI only as messages (Program.Send): progress while
-// reading, live counters, and a final message when the input ends.
-func runTUI(s *streams, keys io.Reader, src capture.Source, dc *session.Index, rp *pipeline.RPC, cfg views.Config, after func()) error {
+// runTUI runs the terminal UI over d's index while a goroutine feeds d
+// into it (tuifeed). IO reaches the UI only as messages (Program.Send):
+// progress while reading, live counters, and a final message when the
+// input ends.
+func runTUI(s *streams, keys io.Reader, d *pipeline.Decode, cfg views.Config, after func()) error {
 	// SIGINT, SIGTERM and SIGHUP are handled here, not by bubbletea: each
 	// quits as q does (stopSignals).
-	prog := tea.NewProgram(views.New(dc, cfg), tea.WithInput(keys), tea.WithOutput(s.out), tea.WithoutSignalHandler())
+	prog := tea.NewProgram(views.New(d.Index, cfg), tea.WithInput(keys), tea.WithOutput(s.out), tea.WithoutSignalHandler())
 	ran := make(chan struct{})
 	defer close(ran)
-	defer stopSignals(prog, src, ran)()
-	done := feedUI(src, dc, rp, prog.Send, wallClock{}, cfg.Live, after)
+	defer stopSignals(prog, d.Source, ran)()
+	done := tuifeed.Run(d.Feed, prog.Send, tuifeed.WallClock{}, cfg.Live, after)
 	_, err := prog.Run()
-	src.Close() // stops a live capture; the feeder then returns
+	d.Source.Close() // stops a live capture; the feeder then returns
 	select {
 	case <-done:
 	case <-time.After(time.Second):
 	}
 	return err
-}
-
-func fraction(st capture.Stats) float64 {
-	if st.Size <= 0 {
-		return -1
-	}
-	return float64(st.Read) / float64(st.Size)
 }
 
 // parseFilter adapts the CLI's filter language (filter.Parse) to the

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/usmnscope/usmnscope/internal/pipeline"
 )
 
 // TestOpenListsWhatDumpLists (issue 23): open decodes every ULinkRPC
@@ -28,8 +26,8 @@ func TestOpenListsWhatDumpLists(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer lf.src.Close()
-			if err := pipeline.FeedRPC(lf.src, lf.dc, lf.rp, nil); err != nil {
+			defer lf.Source.Close()
+			if err := lf.Feed(nil); err != nil {
 				t.Fatal(err)
 			}
 			dargs := append(append([]string{"dump", "--json"}, rpcArgs(name)...), c)
@@ -54,11 +52,11 @@ func TestOpenListsWhatDumpLists(t *testing.T) {
 			if len(recs) == 0 {
 				t.Fatalf("dump lists no message of %s: the test compares nothing", name)
 			}
-			if lf.dc.Len() != len(recs) {
-				t.Fatalf("open %s lists %d messages; dump lists %d", name, lf.dc.Len(), len(recs))
+			if lf.Index.Len() != len(recs) {
+				t.Fatalf("open %s lists %d messages; dump lists %d", name, lf.Index.Len(), len(recs))
 			}
 			for _, r := range recs {
-				m := lf.dc.Message(r.N)
+				m := lf.Index.Message(r.N)
 				if m == nil || m.Conn.String() != r.Conn || m.Dir.String() != r.Dir {
 					t.Errorf("open %s: message %d is %v; dump lists it on %s %s", name, r.N, m, r.Conn, r.Dir)
 				}

@@ -16,8 +16,7 @@ import (
 )
 
 // loadRPCFixture decodes a ULinkRPC fixture capture as `usmnscope open
-// --contracts fixtures/ulinkrpc/contracts` does: the capture options with
-// the KCP datagram ports, FeedRPC into one index hosting the records.
+// --contracts fixtures/ulinkrpc/contracts` does, through pipeline.Open.
 func loadRPCFixture(t *testing.T, name string) *session.Index {
 	t.Helper()
 	p := unturned.Default()
@@ -25,17 +24,15 @@ func loadRPCFixture(t *testing.T, name string) *session.Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := captureOptions(p)
-	opts.DatagramPorts = rp.DatagramPorts(decodeAsOf(p))
-	src, err := openSourceWith(&streams{}, filepath.Join(rpcFixturesDir, name+".pcapng"), opts)
+	d, err := pipeline.Open(pipeline.Options{Profile: p, RPC: rp, InMemory: true, Path: filepath.Join(rpcFixturesDir, name+".pcapng")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
-	dc := session.NewIndex(p)
-	if err := pipeline.FeedRPC(src, dc, rp, nil); err != nil {
+	defer d.Source.Close()
+	if err := d.Feed(nil); err != nil {
 		t.Fatalf("feed %s: %v", name, err)
 	}
+	dc := d.Index
 	return dc
 }
 

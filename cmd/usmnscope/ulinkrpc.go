@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/rpc"
-	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -137,79 +133,6 @@ func loadRPC(load func() (*pipeline.RPC, error)) (*pipeline.RPC, error) {
 		return pipeline.NewRPC(rpc.Config{}), nil
 	}
 	return load()
-}
-
-// rpcLine is a ULinkRPC record's dump line: number, time since the first
-// message of the capture, connection, direction and rpc.Line.
-func rpcLine(r *rpc.Record, start time.Time) string {
-	return fmt.Sprintf("%5d %10s %s %s %s", r.N, relTime(r.Time, start), r.Conn, r.Dir, rpc.Line(r))
-}
-
-// printRPC prints a ULinkRPC message of a text dump, where its number puts
-// it among the Unturned ones: its line, with -V its layer tree
-// (rpc.TreeText), and with -x its envelope's bytes.
-func (d *dumper) printRPC(m *session.Message) error {
-	line := rpcLine(m.RPC, d.format.start) + "\n"
-	if d.o.verbose {
-		line += rpc.TreeText(m.RPC)
-	}
-	if _, err := d.out.WriteString(line); err != nil {
-		return err
-	}
-	if d.o.hex && len(m.RPC.Envelope) > 0 {
-		_, err := d.out.WriteString(hexASCII(m.RPC.Envelope))
-		return err
-	}
-	return nil
-}
-
-// writeRPCConn prints a ULinkRPC connection of `tables`: its per-method
-// counts and latency, pushes, keep-alives, statuses and pending requests as
-// of the table t (nil: none yet), then its findings.
-func writeRPCConn(out *bufio.Writer, ci session.ConnInfo, t *session.Tables) {
-	var rt rpc.Tables
-	n := 0
-	if t != nil && t.RPC != nil {
-		rt, n = *t.RPC, t.Messages
-	}
-	fmt.Fprintf(out, "\nconnection %s: ulinkrpc over %s, %d records\n", ci.Conn, ci.Transport, n)
-	if len(rt.Methods) == 0 {
-		fmt.Fprintln(out, "  methods: none")
-	} else {
-		fmt.Fprintln(out, "  methods:")
-		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "    SERVICE.METHOD\tIDS\tREQUESTS\tRESPONSES\tERRORS\tPENDING\tLATENCY MIN/MEDIAN/MAX")
-		for _, m := range rt.Methods {
-			fmt.Fprintf(tw, "    %s\t%d.%d\t%d\t%d\t%d\t%d\t%s\n", rpc.MethodText(m.Service, m.Method), m.ServiceID, m.MethodID,
-				m.Requests, m.Responses, m.Errors, m.Pending, latencyText(m.Latency))
-		}
-		tw.Flush()
-	}
-	for _, p := range rt.Pushes {
-		fmt.Fprintf(out, "  push %s (%d.%d): %d\n", rpc.MethodText(p.Service, p.Method), p.ServiceID, p.MethodID, p.Count)
-	}
-	fmt.Fprintf(out, "  keep-alive: %d pings, %d pongs, rtt %s\n", rt.KeepAlive.Pings, rt.KeepAlive.Pongs, latencyText(rt.KeepAlive.RTT))
-	if len(rt.Status) > 0 {
-		parts := make([]string, len(rt.Status))
-		for i, c := range rt.Status {
-			parts[i] = fmt.Sprintf("%s %d", termsafe.Escape(c.Name), c.Count)
-		}
-		fmt.Fprintf(out, "  status: %s\n", strings.Join(parts, ", "))
-	}
-	for _, p := range rt.Pending {
-		fmt.Fprintf(out, "  pending: #%d request %d (%d.%d)\n", p.N, p.RequestID, p.ServiceID, p.MethodID)
-	}
-	for _, f := range ci.Findings {
-		fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, termsafe.Escaped(f.Text))
-	}
-}
-
-// latencyText is min/median/max as rpc.FormatLatency writes them, or "-".
-func latencyText(l rpc.Latency) string {
-	if !l.OK {
-		return "-"
-	}
-	return rpc.FormatLatency(l.Min) + " / " + rpc.FormatLatency(l.Median) + " / " + rpc.FormatLatency(l.Max)
 }
 
 // newCmdSchemaImport returns `schema import --contracts DIR`: the

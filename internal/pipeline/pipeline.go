@@ -36,6 +36,15 @@ func Feed(src capture.Source, ix *session.Index, progress func(capture.Stats)) (
 // not read, and no end-of-capture finding is made, since the capture did
 // not end there. The caller closes src.
 func FeedRPC(src capture.Source, ix *session.Index, rp *RPC, progress func(capture.Stats)) (err error) {
+	var as map[uint16]Proto
+	if p := ix.Profile(); p != nil {
+		as = decodeAsMap(p.DecodeAs)
+	}
+	return feed(src, ix, rp, as, progress)
+}
+
+// feed is FeedRPC with the --decode-as map read (Open reads it once).
+func feed(src capture.Source, ix *session.Index, rp *RPC, as map[uint16]Proto, progress func(capture.Stats)) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			ix.EndBatch()
@@ -47,7 +56,7 @@ func FeedRPC(src capture.Source, ix *session.Index, rp *RPC, progress func(captu
 			finishSafely(ix)
 		}
 	}()
-	r := newRouter(ix, rp)
+	r := newRouter(ix, rp, as)
 	r.claimFrom(src)
 	// A full Index, which a reader may share (the TUI's), is fed a file in
 	// batches of feedBatch events under one lock (session.Index.Batch),

@@ -91,8 +91,8 @@ const (
 	maxHeldTotal  = 4 << 20
 )
 
-func newRouter(ix *session.Index, rp *RPC) *router {
-	r := &router{ix: ix, rp: rp, port: 27016, flows: map[capture.Flow]*route{}, dets: detectors}
+func newRouter(ix *session.Index, rp *RPC, as map[uint16]Proto) *router {
+	r := &router{ix: ix, rp: rp, port: 27016, as: as, flows: map[capture.Flow]*route{}, dets: detectors}
 	if rp != nil {
 		rp.ix = ix
 		r.dets = append(append([]detector(nil), detectors...), rpcDetectors...)
@@ -101,7 +101,6 @@ func newRouter(ix *session.Index, rp *RPC) *router {
 		if p.TransportPort != 0 {
 			r.port = p.TransportPort
 		}
-		r.as = decodeAsMap(p.DecodeAs)
 	}
 	return r
 }

@@ -47,14 +47,20 @@ const maxDatagramFlows = 1024
 // DatagramPorts are the UDP ports whose datagrams capture must yield
 // (capture.Options.DatagramPorts) for KCP: the ULinkRPC ports and those a
 // profile's DecodeAs names ulinkrpc, the first four.
-func (p *RPC) DatagramPorts(decodeAs string) [4]uint16 {
+func (p *RPC) DatagramPorts(decodeAs string) [4]uint16 { return p.datagramPorts(decodeAsMap(decodeAs)) }
+
+// datagramPorts is DatagramPorts of the --decode-as map as (none without
+// an RPC).
+func (p *RPC) datagramPorts(as map[uint16]Proto) [4]uint16 {
 	var out [4]uint16
+	if p == nil {
+		return out
+	}
 	ports := p.Ports
 	if ports == nil {
 		ports = DefaultRPCPorts
 	}
 	ports = slices.Clone(ports)
-	as := decodeAsMap(decodeAs)
 	for port, proto := range as {
 		if proto == ProtoULinkRPC {
 			ports = append(ports, port)

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ import (
 // (strings, byte blocks) show their offset and length only.
 const maxDrawBytes = 5
 
-// bitString draws the bits of the span [bit, bit+n) of data in Wireshark's
+// BitString draws the bits of the span [bit, bit+n) of data in Wireshark's
 // MSB-left style, adapted to NetPak's LSB-first stream (wire.md 1.1): the
 // field's bytes are drawn in stream order, one group of eight columns per
 // byte ("xxxx xxxx"), and stream bit 8·i+k — bit k of byte i — is drawn at
@@ -33,7 +33,7 @@ const maxDrawBytes = 5
 // "..1. ....". A field that crosses bytes draws one group per byte, the
 // lower byte first. It returns "" for a field wider than maxDrawBytes bytes,
 // for an empty field and for one outside data.
-func bitString(data []byte, bit, n int) string {
+func BitString(data []byte, bit, n int) string {
 	if n <= 0 || bit < 0 || bit+n > len(data)*8 {
 		return ""
 	}
@@ -65,11 +65,11 @@ func bitString(data []byte, bit, n int) string {
 	return b.String()
 }
 
-// valueBits returns the bits of a field as its value's binary digits, most
+// ValueBits returns the bits of a field as its value's binary digits, most
 // significant first (the order in which a reader of the number expects
 // them), or "" for a field wider than 64 bits. The field's stream bits are
 // LSB first, so bit j of the value is stream bit bit+j.
-func valueBits(data []byte, bit, n int) string {
+func ValueBits(data []byte, bit, n int) string {
 	if n <= 0 || n > 64 || bit < 0 || bit+n > len(data)*8 {
 		return ""
 	}
@@ -85,13 +85,13 @@ func valueBits(data []byte, bit, n int) string {
 	return string(out)
 }
 
-// formatValue renders a span value for text output, wire strings escaped:
+// FormatValue renders a span value for text output, wire strings escaped:
 // dissect's rule in the text outputs' format ("(none)", decimal only).
-func formatValue(v any) string { return dissect.FormatValue(v, dissect.TextValues) }
+func FormatValue(v any) string { return dissect.FormatValue(v, dissect.TextValues) }
 
-// messageName is the message name with the widened mark: a "*" when its
+// MessageName is the message name with the widened mark: a "*" when its
 // enum was read widened (wire.md 4.2).
-func messageName(m *session.Message) string {
+func MessageName(m *session.Message) string {
 	name := termsafe.Escape(m.Name())
 	if m.Enum.Widened {
 		name += "*"
@@ -102,7 +102,7 @@ func messageName(m *session.Message) string {
 // summary is the one-line description of a message: the decoder's summary
 // (without the message name, which the line shows already), or one built
 // from the listener for USMN messages.
-func summary(m *session.Message) string {
+func Summary(m *session.Message) string {
 	if m.Summary != "" {
 		s := m.Summary
 		if rest, ok := strings.CutPrefix(s, m.Name()); ok && (rest == "" || rest[0] == ' ') {
@@ -140,25 +140,25 @@ func summary(m *session.Message) string {
 	return strings.Join(parts, " ")
 }
 
-// relTime formats t as seconds since the capture's first message.
-func relTime(t, start time.Time) string {
+// RelTime formats t as seconds since the capture's first message.
+func RelTime(t, start time.Time) string {
 	if t.IsZero() || start.IsZero() {
 		return "-"
 	}
 	return fmt.Sprintf("%.6f", t.Sub(start).Seconds())
 }
 
-// lineFormat holds what the one-line format needs besides the message.
-type lineFormat struct {
-	start time.Time // time of message 1
+// Format holds what the one-line format needs besides the message.
+type Format struct {
+	Start time.Time // time of message 1
 }
 
-// line is the default `dump` line of a message: number, time, connection,
+// Line is the default `dump` line of a message: number, time, connection,
 // direction, name with the widened mark, summary, and the worst finding.
-func (f lineFormat) line(m *session.Message) string {
+func (f Format) Line(m *session.Message) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%5d %10s %s %s %s", m.N, relTime(m.Time, f.start), m.Conn, m.Dir, messageName(m))
-	if s := summary(m); s != "" {
+	fmt.Fprintf(&b, "%5d %10s %s %s %s", m.N, RelTime(m.Time, f.Start), m.Conn, m.Dir, MessageName(m))
+	if s := Summary(m); s != "" {
 		b.WriteString(" " + s)
 	}
 	// The answer of a pair shows its latency (outputs.md "Pairing"), as a
@@ -186,12 +186,12 @@ func (f lineFormat) line(m *session.Message) string {
 	return b.String()
 }
 
-// tree is the -V field tree of a message: its line, its pair, its bytes as hex, every field with its
+// Tree is the -V field tree of a message: its line, its pair, its bytes as hex, every field with its
 // bit offset and length and, for fields of at most maxDrawBytes bytes, the
 // Wireshark-style bit string; then the findings.
-func (f lineFormat) tree(m *session.Message) string {
+func (f Format) Tree(m *session.Message) string {
 	var b strings.Builder
-	b.WriteString(f.line(m))
+	b.WriteString(f.Line(m))
 	b.WriteByte('\n')
 	fmt.Fprintf(&b, "    frame %d, %d bytes, enum %d in %d bits", m.Frame, len(m.Data), m.Enum.Value, m.Enum.Bits)
 	if m.Enum.Widened {
@@ -227,24 +227,24 @@ const bitColumn = maxDrawBytes*10 - 1
 
 func writeFields(b *strings.Builder, data []byte, fields []netpak.Span) {
 	for _, s := range fields {
-		fmt.Fprintf(b, "    %5d+%-4d %-*s = %s%s\n", s.Bit, s.Bits, bitColumn, bitString(data, s.Bit, s.Bits), termsafe.Escape(s.Name), fieldValue(s.Value))
+		fmt.Fprintf(b, "    %5d+%-4d %-*s = %s%s\n", s.Bit, s.Bits, bitColumn, BitString(data, s.Bit, s.Bits), termsafe.Escape(s.Name), FieldValue(s.Value))
 	}
 }
 
-// fieldValue is ": value", or nothing for a field without a decoded value
+// FieldValue is ": value", or nothing for a field without a decoded value
 // (a listener payload, whose bits only the listener understands).
-func fieldValue(v any) string {
+func FieldValue(v any) string {
 	if v == nil {
 		return ""
 	}
-	return ": " + formatValue(v)
+	return ": " + FormatValue(v)
 }
 
-// hexASCII is dump -x's block of a message's bytes, as tshark -x prints a
+// HexASCII is dump -x's block of a message's bytes, as tshark -x prints a
 // packet: per 16 bytes the offset, the bytes in hex and the printable ASCII
 // characters ('.' for any other byte, so nothing from the wire reaches the
 // terminal but printable ASCII), then an empty line.
-func hexASCII(data []byte) string {
+func HexASCII(data []byte) string {
 	var b strings.Builder
 	for off := 0; off < len(data); off += 16 {
 		row := data[off:min(off+16, len(data))]

@@ -1,4 +1,4 @@
-package main
+package tuifeed
 
 import (
 	"sync"
@@ -8,32 +8,31 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/internal/pipeline"
-	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views"
 )
 
-// idleFlush is the longest a decoded event waits before the UI is told of
+// IdleFlush is the longest a decoded event waits before the UI is told of
 // it (issue 13 point 3): the feeder's progress messages are throttled on
 // their leading edge, so the last events of a burst send none; a ticker
 // sends what they left unsent, whatever the writer does next (a pipe that
 // stalls between tcpdump bursts, an idle interface). It is below the
 // 100 ms the issue asks for, so that the tick plus the redraw stay inside.
-const idleFlush = 50 * time.Millisecond
+const IdleFlush = 50 * time.Millisecond
 
-// clock is the time the UI feeder reads: the wall clock, or a fake one in
+// Clock is the time the UI feeder reads: the wall clock, or a fake one in
 // tests, so that the idle flush is tested without sleeping.
-type clock interface {
+type Clock interface {
 	Now() time.Time
 	// Ticker returns a channel that receives a time every d, and its stop.
 	Ticker(d time.Duration) (<-chan time.Time, func())
 }
 
-type wallClock struct{}
+// WallClock is the Clock of the wall.
+type WallClock struct{}
 
-func (wallClock) Now() time.Time { return time.Now() }
+func (WallClock) Now() time.Time { return time.Now() }
 
-func (wallClock) Ticker(d time.Duration) (<-chan time.Time, func()) {
+func (WallClock) Ticker(d time.Duration) (<-chan time.Time, func()) {
 	t := time.NewTicker(d)
 	return t.C, t.Stop
 }
@@ -43,7 +42,7 @@ func (wallClock) Ticker(d time.Duration) (<-chan time.Time, func()) {
 // tick. Both the feeder and the ticker goroutine call it.
 type refresher struct {
 	send func(tea.Msg)
-	clk  clock
+	clk  Clock
 
 	// events counts the feeder's events since it last sent (the feeder's
 	// alone); skipped says events passed without the lock since the
@@ -61,7 +60,7 @@ type refresher struct {
 // reads the clock after the first event since it sent: the clock and the
 // lock were a twentieth of a million-message load (issue 18). Events in
 // between only mark that something waits, for the next check or the idle
-// tick (idleFlush at most); for a file they skip the lock too, so the
+// tick (IdleFlush at most); for a file they skip the lock too, so the
 // progress fraction sent is up to clockEvery-1 events old.
 const clockEvery = 16
 
@@ -110,7 +109,7 @@ func (r *refresher) event(st capture.Stats) {
 	}
 	r.mu.Unlock()
 	if send {
-		r.send(views.ProgressMsg{Fraction: fraction(st)})
+		r.send(views.ProgressMsg{Fraction: Fraction(st)})
 	}
 }
 
@@ -122,15 +121,15 @@ func (r *refresher) idle(now time.Time) {
 		r.dirty = true
 	}
 	// A file's tick sends only when about fileRefresh has passed (the
-	// tick's phase is anywhere in idleFlush); a pipe's or live capture's,
+	// tick's phase is anywhere in IdleFlush); a pipe's or live capture's,
 	// whenever events wait.
-	send := r.dirty && (st.Size <= 0 || now.Sub(r.last) >= fileRefresh-idleFlush/2)
+	send := r.dirty && (st.Size <= 0 || now.Sub(r.last) >= fileRefresh-IdleFlush/2)
 	if send {
 		r.last, r.dirty = now, false
 	}
 	r.mu.Unlock()
 	if send {
-		r.send(views.ProgressMsg{Fraction: fraction(st)})
+		r.send(views.ProgressMsg{Fraction: Fraction(st)})
 	}
 }
 
@@ -140,18 +139,19 @@ func (r *refresher) stats() capture.Stats {
 	return r.latest
 }
 
-// feedUI feeds src into dc in a goroutine (ULinkRPC connections through
-// rp into the same index; nil: none), telling the UI through send:
-// progress (throttled, with the idle flush), live counters once a second
-// when live, and a final ProgressMsg when the input ends. The returned
-// channel closes when the feeder and its tickers are done.
-func feedUI(src capture.Source, dc *session.Index, rp *pipeline.RPC, send func(tea.Msg), clk clock, live bool, after func()) <-chan struct{} {
+// Run runs feed (a decode's Feed: the capture read into the index the UI
+// shows) in a goroutine, telling the UI through send: progress (throttled,
+// with the idle flush), live counters once a second when live, and a final
+// ProgressMsg when the input ends; after, when not nil, runs once the feed
+// ended without error, before that message. The returned channel closes
+// when the feeder and its tickers are done.
+func Run(feed func(progress func(capture.Stats)) error, send func(tea.Msg), clk Clock, live bool, after func()) <-chan struct{} {
 	r := &refresher{send: send, clk: clk}
 	fed := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(fed)
-		err := pipeline.FeedRPC(src, dc, rp, r.event)
+		err := feed(r.event)
 		if err == nil && after != nil {
 			after() // before Done: what it adds shows with the loaded capture
 		}
@@ -159,7 +159,7 @@ func feedUI(src capture.Source, dc *session.Index, rp *pipeline.RPC, send func(t
 	}()
 	go func() {
 		defer close(done)
-		ticks, stop := clk.Ticker(idleFlush)
+		ticks, stop := clk.Ticker(IdleFlush)
 		defer stop()
 		var second <-chan time.Time
 		if live {
@@ -185,4 +185,18 @@ func feedUI(src capture.Source, dc *session.Index, rp *pipeline.RPC, send func(t
 		}
 	}()
 	return done
+}
+
+// refreshInterval throttles the progress messages the feeding goroutine
+// sends to the UI (20 Hz): the UI redraws on each, so this bounds the
+// redraw rate whatever the packet rate.
+const refreshInterval = 50 * time.Millisecond
+
+// Fraction is how much of a capture of known size was read, -1 when the
+// size is unknown.
+func Fraction(st capture.Stats) float64 {
+	if st.Size <= 0 {
+		return -1
+	}
+	return float64(st.Read) / float64(st.Size)
 }

@@ -1,0 +1,230 @@
+package pipeline
+
+import (
+	"io"
+	"runtime"
+	"slices"
+
+	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/schema"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// Options are what one decode is built from (Open): every command turns
+// its flags into them, and the tests build their decodes the same way.
+type Options struct {
+	// Profile is the profile decoded under (wire.md 6), its [limits]
+	// final; nil is unturned.Default().
+	Profile *unturned.Profile
+	// Schemas decode payloads (schema.md); nil: none.
+	Schemas *schema.Set
+	// RPC decodes ULinkRPC (ulinkrpc.md); nil: not decoded (profile
+	// infer), such connections get one note each.
+	RPC *RPC
+	// Path is the capture file, or "-" for Stdin. Unused with Live.
+	Path  string
+	Stdin io.Reader
+	// Live, when not nil, captures on a network interface instead.
+	Live *Live
+	// Stream, when not nil, gives the session.Stream of the new Index: a
+	// streaming decode (dump, tables), which keeps no per-message history.
+	Stream func(*session.Index) session.Stream
+	// InMemory keeps every message's bytes in memory: the capture file is
+	// not made the index's store (a test whose UI model reads bytes
+	// without running commands).
+	InMemory bool
+}
+
+// Live is a live capture's part of Options.
+type Live struct {
+	Interface   string
+	SnapLen     int // 0: capture's default
+	Promiscuous bool
+	Write       string // also save every packet to this pcapng file
+	// AnyPort keeps all TCP and UDP in the kernel filter and probes every
+	// UDP flow for a KCP handshake, as a file's decode does.
+	AnyPort bool
+	// Arena bounds the message bytes kept in memory (unturned.Limits'
+	// MaxArena); 0 keeps all.
+	Arena int64
+}
+
+// Decode is one decode as Open builds it: the source, the protocols'
+// configuration and the index they feed.
+type Decode struct {
+	Source capture.Source
+	Index  *session.Index
+	RPC    *RPC // nil: ULinkRPC is not decoded
+	as     map[uint16]Proto
+}
+
+// Open builds the decode o asks for: it opens the source with the
+// capture options the protocols need (CaptureOptions; for live, with
+// the kernel filter of LiveOptions), makes the index under the profile's
+// bounds with the schemas and the stream, and makes the capture file (or
+// live's --write file) the index's store, so that messages lying whole in
+// it are recorded by offset instead of copied. --decode-as is read once,
+// here, from the profile (Profile.DecodeAs), into the map every consumer
+// reads. The caller closes Source.
+func Open(o Options) (*Decode, error) {
+	p := o.Profile
+	if p == nil {
+		p = unturned.Default()
+	}
+	as := decodeAsMap(p.DecodeAs)
+	var (
+		src capture.Source
+		err error
+	)
+	switch {
+	case o.Live != nil:
+		src, err = capture.OpenLive(liveOptions(p, o.RPC, as, *o.Live))
+	case o.Path == "-":
+		src, err = capture.NewReader(o.Stdin, "stdin", captureOptions(p, o.RPC, as))
+	default:
+		src, err = capture.Open(o.Path, captureOptions(p, o.RPC, as))
+	}
+	if err != nil {
+		return nil, err
+	}
+	var arena int64 = -1
+	if o.Live != nil {
+		arena = o.Live.Arena
+	}
+	ix := NewIndex(p, arena)
+	ix.SetSchemas(o.Schemas)
+	if o.Stream != nil {
+		ix.SetStream(o.Stream(ix))
+	}
+	switch {
+	case o.Live != nil:
+		if s, ok := src.(interface{ Sync() error }); ok && o.Live.Write != "" {
+			attachStore(ix, o.Live.Write, s.Sync)
+		}
+	case o.Path != "-" && !o.InMemory:
+		attachStore(ix, o.Path, nil)
+	}
+	return &Decode{Source: src, Index: ix, RPC: o.RPC, as: as}, nil
+}
+
+// Feed reads the source into the index (FeedRPC), progress as there.
+func (d *Decode) Feed(progress func(capture.Stats)) error {
+	return feed(d.Source, d.Index, d.RPC, d.as, progress)
+}
+
+// NewIndex returns the index of a decode under p (nil: the default),
+// bounded by p's [limits]; arena ≥ 0 bounds the message bytes kept in
+// memory (live), arena < 0 keeps the profile's bound.
+func NewIndex(p *unturned.Profile, arena int64) *session.Index {
+	if p == nil {
+		p = unturned.Default()
+	}
+	lim := p.Bounds.Limits()
+	if arena >= 0 {
+		lim.MaxArena = arena
+	}
+	return session.NewIndexLimits(p, lim)
+}
+
+// attachStore makes the file at path the store of ix (capture.OpenStore:
+// a regular file only), closed when ix is garbage.
+func attachStore(ix *session.Index, path string, sync func() error) {
+	s := capture.OpenStore(path, sync)
+	if s == nil {
+		return
+	}
+	ix.SetStore(s)
+	runtime.AddCleanup(ix, func(s *capture.FileStore) { s.Close() }, s)
+}
+
+// CaptureOptions are the capture options of a decode under p (nil: the
+// default) with ULinkRPC decoded by rp (nil: not decoded): the TCP port of
+// SystemSockets traffic (wire.md 6 "transport_port"), the A2S query port
+// (wire.md 2), the capture bounds of [limits], and for ULinkRPC the UDP
+// ports of KCP (ulinkrpc.md 2.3) and the probe of the first datagrams of
+// UDP flows on other ports (KCP on any port).
+func CaptureOptions(p *unturned.Profile, rp *RPC) capture.Options {
+	if p == nil {
+		p = unturned.Default()
+	}
+	return captureOptions(p, rp, decodeAsMap(p.DecodeAs))
+}
+
+func captureOptions(p *unturned.Profile, rp *RPC, as map[uint16]Proto) capture.Options {
+	o := BoundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
+	if rp != nil {
+		o.DatagramPorts = rp.datagramPorts(as)
+		o.ProbeDatagrams = KCPProbeDatagrams
+	}
+	return o
+}
+
+// BoundOptions adds the capture layer's bounds b to capture options o.
+func BoundOptions(o capture.Options, b unturned.Bounds) capture.Options {
+	o.MaxBufferedPerFlow = int(b.MaxFlowBuffer)
+	o.MaxBufferedTotal = int(b.MaxTotalBuffer)
+	o.MaxFlows = b.MaxFlows
+	o.MaxFragments = b.MaxFragments
+	o.MaxFragmentBytes = int(b.MaxFragmentBytes)
+	o.MaxFragmentDatagrams = b.MaxFragmentDatagrams
+	o.MaxInterfaces = b.MaxInterfaces
+	o.MaxNotes = b.MaxNotes
+	o.MaxDecompressed = int64(b.MaxDecompressed)
+	return o
+}
+
+// LiveOptions are the capture options of a live capture under p (nil:
+// the default) decoding ULinkRPC with rp: the profile's ports and bounds;
+// TCP kept on the ports --decode-as names and on ULinkRPC's; KCP's UDP
+// datagrams on ULinkRPC's ports (ulinkrpc.md 2.3), which the kernel filter
+// then keeps too. l.AnyPort keeps all TCP and probes every other UDP flow
+// for a KCP handshake, as a file's decode does: the kernel filter keeps
+// all TCP and UDP.
+func LiveOptions(p *unturned.Profile, rp *RPC, l Live) capture.LiveOptions {
+	if p == nil {
+		p = unturned.Default()
+	}
+	return liveOptions(p, rp, decodeAsMap(p.DecodeAs), l)
+}
+
+func liveOptions(p *unturned.Profile, rp *RPC, as map[uint16]Proto, l Live) capture.LiveOptions {
+	opt := capture.DefaultLiveOptions(l.Interface)
+	opt.Options = BoundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
+	opt.TCPPorts = liveTCPPorts(as, rp)
+	opt.DatagramPorts = rp.datagramPorts(as)
+	if l.AnyPort {
+		opt.AllTCP = true
+		opt.ProbeDatagrams = KCPProbeDatagrams
+	}
+	if l.SnapLen > 0 {
+		opt.SnapLen = l.SnapLen
+	}
+	opt.Promiscuous = l.Promiscuous
+	opt.Write = l.Write
+	return opt
+}
+
+// liveTCPPorts are the TCP ports besides transport_port whose traffic a
+// live capture decodes: those as names a protocol and ULinkRPC's
+// (rp.Ports, by default DefaultRPCPorts), less those as turns off,
+// sorted.
+func liveTCPPorts(as map[uint16]Proto, rp *RPC) []uint16 {
+	var ports []uint16
+	for port, p := range as {
+		if p != ProtoNone {
+			ports = append(ports, port)
+		}
+	}
+	rpcPorts := DefaultRPCPorts
+	if rp != nil && rp.Ports != nil {
+		rpcPorts = rp.Ports
+	}
+	for _, port := range rpcPorts {
+		if p, ok := as[port]; !ok || p != ProtoNone {
+			ports = append(ports, port)
+		}
+	}
+	slices.Sort(ports)
+	return slices.Compact(ports)
+}

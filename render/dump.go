@@ -1,0 +1,192 @@
+package render
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/session"
+)
+
+// Text prints a text dump (dump, -V, -x): messages as they settle, so that a long capture or a pipe
+// shows output before the end, and `dump | head` stops reading early.
+type Text struct {
+	Out     *bufio.Writer
+	Filter  *filter.Filter
+	Verbose bool // -V: the field tree or layer tree
+	Hex     bool // -x: the bytes as hex and ASCII
+	format  Format
+}
+
+// Selector is the dump's filter as a session.Selector: nil without one, so
+// that an unfiltered dump asks nothing of each message's head.
+func (d *Text) Selector() session.Selector {
+	if d.Filter == nil {
+		return nil
+	}
+	return d.Filter
+}
+
+func (d *Text) print(dc *session.Index, m *session.Message) error {
+	if m.RPC != nil {
+		return d.printRPC(m)
+	}
+	if d.Verbose {
+		if full := dc.Detail(m.N); full != nil {
+			m = full
+		}
+	}
+	var err error
+	if d.Verbose {
+		_, err = d.Out.WriteString(d.format.Tree(m))
+	} else {
+		_, err = d.Out.WriteString(d.format.Line(m) + "\n")
+	}
+	if err == nil && d.Hex {
+		_, err = d.Out.WriteString(HexASCII(m.Data))
+	}
+	return err
+}
+
+// One prints message n from a Stream's Settled (text: dump, -V, -x).
+func (d *Text) One(dc *session.Index, n int) error {
+	m := dc.Message(n)
+	if m == nil {
+		return nil
+	}
+	if n == 1 {
+		d.format.Start = m.Time
+	}
+	if !d.Filter.Match(m) {
+		return nil
+	}
+	return d.print(dc, m)
+}
+
+// Trailer prints the connection and capture findings after the messages
+// of a text dump: what went wrong outside any one message (gaps, resync,
+// non-game traffic).
+func (d *Text) Trailer(dc *session.Index) error {
+	for _, ci := range dc.Connections() {
+		for _, f := range ci.Findings {
+			if _, err := fmt.Fprintf(d.Out, "# %s: %s %s: %s\n", ci.Conn, f.Severity, f.Group, termsafe.Escaped(f.Text)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, f := range dc.Findings() {
+		if _, err := fmt.Fprintf(d.Out, "# capture: %s %s: %s\n", f.Severity, f.Group, termsafe.Escaped(f.Text)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printRPC prints a ULinkRPC message of a text dump, where its number puts
+// it among the Unturned ones: its line, with -V its layer tree
+// (rpc.TreeText), and with -x its envelope's bytes.
+func (d *Text) printRPC(m *session.Message) error {
+	line := RPCLine(m.RPC, d.format.Start) + "\n"
+	if d.Verbose {
+		line += rpc.TreeText(m.RPC)
+	}
+	if _, err := d.Out.WriteString(line); err != nil {
+		return err
+	}
+	if d.Hex && len(m.RPC.Envelope) > 0 {
+		_, err := d.Out.WriteString(HexASCII(m.RPC.Envelope))
+		return err
+	}
+	return nil
+}
+
+// JSONStream is dump --json over a streaming Index (issue 18): the feeder
+// copies each settled message into a batch (session.JSONBatch) and hands
+// full batches to one goroutine that encodes and writes them in order, so
+// that on two cores decoding and encoding overlap, with one hand-over per
+// JSONBatchLen messages. A write error stops the copying; decoding ends
+// with the capture as before.
+type JSONStream struct {
+	out  io.Writer
+	sel  session.Selector
+	cur  *session.JSONBatch
+	full chan *session.JSONBatch
+	free chan *session.JSONBatch
+	done chan struct{}
+
+	failed atomic.Bool
+	err    error // the goroutine's; read after done
+}
+
+// JSONBatchLen is how many messages one batch carries; jsonBatches how
+// many batches circulate (one filling, the others queued or encoding).
+// The batches are most of what dump --json keeps live, and the heap grows
+// to twice that before a collection: at 2048 messages (2 MiB a batch) the
+// peak RSS rose from 33 MiB at 200k messages to 44 at 4M, as the run
+// outlived the first collections; at 512 it is 21 to 24 MiB (issue 18:
+// flat in the message count), for one hand-over per 512 messages.
+const (
+	JSONBatchLen = 512
+	jsonBatches  = 4
+)
+
+// ErrStopped stops the feed's printing after JSONStream's write error,
+// which Stop returns.
+var ErrStopped = errors.New("dump: output stopped")
+
+// NewJSON starts the JSON stream of the messages sel selects (nil: all)
+// to out; Stop ends it.
+func NewJSON(out io.Writer, sel session.Selector) *JSONStream {
+	s := &JSONStream{out: out, sel: sel, full: make(chan *session.JSONBatch, jsonBatches), free: make(chan *session.JSONBatch, jsonBatches), done: make(chan struct{})}
+	for range jsonBatches - 1 {
+		s.free <- &session.JSONBatch{}
+	}
+	s.cur = &session.JSONBatch{}
+	go s.run()
+	return s
+}
+
+func (s *JSONStream) run() {
+	defer close(s.done)
+	var buf []byte
+	for b := range s.full {
+		if s.err == nil {
+			buf = b.AppendJSON(buf[:0])
+			if _, err := s.out.Write(buf); err != nil {
+				s.err = err
+				s.failed.Store(true)
+			}
+		}
+		b.Reset()
+		s.free <- b
+	}
+}
+
+// Settled is the Stream's Settled: message n into the batch.
+func (s *JSONStream) Settled(dc *session.Index, n int) error {
+	if s.failed.Load() {
+		return ErrStopped
+	}
+	dc.AddJSON(s.cur, n, s.sel)
+	if s.cur.Len() >= JSONBatchLen {
+		s.full <- s.cur
+		s.cur = <-s.free
+	}
+	return nil
+}
+
+// Stop hands over the last batch, waits for the goroutine and returns its
+// write error; the dumper's output is then the caller's again.
+func (s *JSONStream) Stop() error {
+	if s.cur.Len() > 0 {
+		s.full <- s.cur
+	}
+	close(s.full)
+	<-s.done
+	return s.err
+}

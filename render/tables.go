@@ -1,0 +1,196 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/session"
+)
+
+// Tables prints every connection's tables as aligned text. Type names
+// come from the wire and are escaped.
+func Tables(out io.Writer, dc *session.Index, at int) {
+	asOf := "end of capture"
+	if at > 0 {
+		asOf = "message " + strconv.Itoa(at)
+	}
+	fmt.Fprintf(out, "profile %s, as of %s\n", termsafe.Escape(dc.Profile().Name), asOf)
+	for i, ci := range dc.Connections() {
+		if ci.RPC {
+			rpcConn(out, ci, dc.TablesOf(i, at))
+			continue
+		}
+		t := dc.Tables(ci.Conn, at)
+		// The count follows --at, as "messages" does in tables --json.
+		n := ci.Messages
+		if t != nil {
+			n = t.Messages
+		}
+		fmt.Fprintf(out, "\nconnection %s: %d messages, USMN client %s server %s%s\n",
+			ci.Conn, n, yesNo(ci.USMNClient), yesNo(ci.USMNServer), widenedText(ci))
+		if t == nil {
+			fmt.Fprintln(out, "  no listener tables")
+			continue
+		}
+		writeServerTable(out, t.Server)
+		writeClientTable(out, t.Client)
+		if len(t.MissingOnServer) > 0 {
+			fmt.Fprintf(out, "  missing on server (client IDs): %s\n", joinIDs(t.MissingOnServer))
+		}
+		if len(t.MissingOnClient) > 0 {
+			fmt.Fprintf(out, "  missing on client (server IDs): %s\n", joinIDs(t.MissingOnClient))
+		}
+		if len(t.Unresolved) > 0 {
+			refs := make([]string, len(t.Unresolved))
+			for i, r := range t.Unresolved {
+				refs[i] = fmt.Sprintf("#%d %s id %d", r.N, r.Dir, r.ID)
+			}
+			fmt.Fprintf(out, "  unresolved: %s\n", strings.Join(refs, ", "))
+		}
+		for _, f := range t.Warnings {
+			fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, termsafe.Escaped(f.Text))
+		}
+		writePing(out, t)
+	}
+}
+
+// writePing prints the PingRequests of each direction, how many were
+// answered and their round trips (tables --json "ping"), when there were
+// any.
+func writePing(out io.Writer, t *session.Tables) {
+	p := t.Ping
+	if t.RPC != nil || p[dissect.C2S].Requests == 0 && p[dissect.S2C].Requests == 0 {
+		return
+	}
+	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
+		s := p[d]
+		fmt.Fprintf(out, "  ping %s: %d requests, %d answered, rtt min/median/max %s\n", d, s.Requests, s.Answered, LatencyText(s.RTT))
+	}
+}
+
+func writeServerTable(out io.Writer, es []session.ServerEntry) {
+	if len(es) == 0 {
+		fmt.Fprintln(out, "  server table: empty")
+		return
+	}
+	fmt.Fprintln(out, "  server table:")
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "     ID\tTYPE\tVERSION\tID BITS\tLEARNED\tFIRST\tINVOKES\tPAYLOAD BITS")
+	for _, e := range es {
+		fmt.Fprintf(tw, "   %s %d\t%s\t%d\t%d\t%s\t%d\t%d\t%d\n", changed(e.Changed), e.ID, termsafe.Escape(e.Type), e.Version, e.IDBits, e.Learned, e.First, e.Invokes, e.PayloadBits)
+	}
+	tw.Flush()
+}
+
+func writeClientTable(out io.Writer, es []session.ClientEntry) {
+	if len(es) == 0 {
+		fmt.Fprintln(out, "  client table: empty")
+		return
+	}
+	fmt.Fprintln(out, "  client table:")
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "     ID\tTYPE\tVERSION\tSERVER ID\tLEARNED\tFIRST\tINVOKES\tPAYLOAD BITS")
+	for _, e := range es {
+		sid := "-"
+		if e.Mapped {
+			sid = strconv.FormatUint(uint64(e.ServerID), 10)
+		}
+		fmt.Fprintf(tw, "   %s %d\t%s\t%d\t%s\t%s\t%d\t%d\t%d\n", changed(e.Changed), e.ID, termsafe.Escape(e.Type), e.Version, sid, e.Learned, e.First, e.Invokes, e.PayloadBits)
+	}
+	tw.Flush()
+}
+
+// changed marks ("*") the entries that the message the tables are as of
+// created or updated.
+func changed(c bool) string {
+	if c {
+		return "*"
+	}
+	return " "
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// widenedText is session's Full wording of the widened directions, after
+// ", " when there are any.
+func widenedText(ci session.ConnInfo) string {
+	if s := ci.WidenedText(session.Full); s != "" {
+		return ", " + s
+	}
+	return ""
+}
+
+func joinIDs(ids []uint32) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatUint(uint64(id), 10)
+	}
+	return strings.Join(s, ", ")
+}
+
+// RPCLine is a ULinkRPC record's dump line: number, time since the first
+// message of the capture, connection, direction and rpc.Line.
+func RPCLine(r *rpc.Record, start time.Time) string {
+	return fmt.Sprintf("%5d %10s %s %s %s", r.N, RelTime(r.Time, start), r.Conn, r.Dir, rpc.Line(r))
+}
+
+// rpcConn prints a ULinkRPC connection of `tables`: its per-method
+// counts and latency, pushes, keep-alives, statuses and pending requests as
+// of the table t (nil: none yet), then its findings.
+func rpcConn(out io.Writer, ci session.ConnInfo, t *session.Tables) {
+	var rt rpc.Tables
+	n := 0
+	if t != nil && t.RPC != nil {
+		rt, n = *t.RPC, t.Messages
+	}
+	fmt.Fprintf(out, "\nconnection %s: ulinkrpc over %s, %d records\n", ci.Conn, ci.Transport, n)
+	if len(rt.Methods) == 0 {
+		fmt.Fprintln(out, "  methods: none")
+	} else {
+		fmt.Fprintln(out, "  methods:")
+		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "    SERVICE.METHOD\tIDS\tREQUESTS\tRESPONSES\tERRORS\tPENDING\tLATENCY MIN/MEDIAN/MAX")
+		for _, m := range rt.Methods {
+			fmt.Fprintf(tw, "    %s\t%d.%d\t%d\t%d\t%d\t%d\t%s\n", rpc.MethodText(m.Service, m.Method), m.ServiceID, m.MethodID,
+				m.Requests, m.Responses, m.Errors, m.Pending, LatencyText(m.Latency))
+		}
+		tw.Flush()
+	}
+	for _, p := range rt.Pushes {
+		fmt.Fprintf(out, "  push %s (%d.%d): %d\n", rpc.MethodText(p.Service, p.Method), p.ServiceID, p.MethodID, p.Count)
+	}
+	fmt.Fprintf(out, "  keep-alive: %d pings, %d pongs, rtt %s\n", rt.KeepAlive.Pings, rt.KeepAlive.Pongs, LatencyText(rt.KeepAlive.RTT))
+	if len(rt.Status) > 0 {
+		parts := make([]string, len(rt.Status))
+		for i, c := range rt.Status {
+			parts[i] = fmt.Sprintf("%s %d", termsafe.Escape(c.Name), c.Count)
+		}
+		fmt.Fprintf(out, "  status: %s\n", strings.Join(parts, ", "))
+	}
+	for _, p := range rt.Pending {
+		fmt.Fprintf(out, "  pending: #%d request %d (%d.%d)\n", p.N, p.RequestID, p.ServiceID, p.MethodID)
+	}
+	for _, f := range ci.Findings {
+		fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, termsafe.Escaped(f.Text))
+	}
+}
+
+// LatencyText is min/median/max as rpc.FormatLatency writes them, or "-".
+func LatencyText(l rpc.Latency) string {
+	if !l.OK {
+		return "-"
+	}
+	return rpc.FormatLatency(l.Min) + " / " + rpc.FormatLatency(l.Median) + " / " + rpc.FormatLatency(l.Max)
+}
