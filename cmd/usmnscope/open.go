@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/tuifeed"
@@ -115,7 +116,8 @@ func tuiConfig(path string) views.Config {
 		cfg.Name = "stdin"
 		return cfg
 	}
-	cfg.Export, cfg.ExportPath = exportFunc(path), exportPath(path)
+	cfg.Export = func(frames []int, to string) (int, error) { return capture.Export(path, frames, to) }
+	cfg.ExportPath = capture.ExportPath(path)
 	return cfg
 }
 

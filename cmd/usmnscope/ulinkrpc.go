@@ -83,34 +83,13 @@ func rpcLoader(cmd *cobra.Command) func() (*pipeline.RPC, error) {
 // newRPC builds the ULinkRPC side of a feed from a profile's [ulinkrpc]
 // table (validated) and a contracts folder (may be empty).
 func newRPC(r unturned.RPCProfile, dir string) (*pipeline.RPC, error) {
-	var cfg rpc.Config
-	master, err := r.MasterKey()
-	if err != nil {
-		return nil, fmt.Errorf("ulinkrpc.key: %w", err)
+	rp, err := pipeline.RPCOf(r, nil)
+	if err != nil || dir == "" {
+		return rp, err
 	}
-	if master != nil {
-		d := ulinkrpc.HKDF
-		if r.KeyDerivation == "sha256" {
-			d = ulinkrpc.SHA256
-		}
-		k := ulinkrpc.DeriveKeys(master, d)
-		cfg.Transform.Keys = &k
+	if rp.Config.Contracts, err = readContracts(dir); err != nil {
+		return nil, err
 	}
-	switch r.Serializer {
-	case "json":
-		cfg.Serializer = ulinkrpc.SerializerJSON
-	case "memorypack":
-		cfg.Serializer = ulinkrpc.SerializerMemoryPack
-	}
-	if dir != "" {
-		c, err := readContracts(dir)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Contracts = c
-	}
-	rp := pipeline.NewRPC(cfg)
-	rp.Ports = r.Ports.List()
 	return rp, nil
 }
 

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"slices"
 
 	"github.com/usmnscope/usmnscope/capture"
@@ -98,6 +99,35 @@ func (p *RPC) datagram(ev capture.Event) {
 
 // NewRPC returns an RPC whose sessions use cfg.
 func NewRPC(cfg rpc.Config) *RPC { return &RPC{Config: cfg} }
+
+// RPCOf returns the RPC of a profile's [ulinkrpc] table (validated:
+// ulinkrpc.md 1 and 3) naming services, methods and members with the
+// contracts c (nil: none): its ports, the transform keys derived from its
+// master key, its serializer.
+func RPCOf(r unturned.RPCProfile, c *ulinkrpc.Contracts) (*RPC, error) {
+	cfg := rpc.Config{Contracts: c}
+	master, err := r.MasterKey()
+	if err != nil {
+		return nil, fmt.Errorf("ulinkrpc.key: %w", err)
+	}
+	if master != nil {
+		d := ulinkrpc.HKDF
+		if r.KeyDerivation == "sha256" {
+			d = ulinkrpc.SHA256
+		}
+		k := ulinkrpc.DeriveKeys(master, d)
+		cfg.Transform.Keys = &k
+	}
+	switch r.Serializer {
+	case "json":
+		cfg.Serializer = ulinkrpc.SerializerJSON
+	case "memorypack":
+		cfg.Serializer = ulinkrpc.SerializerMemoryPack
+	}
+	rp := NewRPC(cfg)
+	rp.Ports = r.Ports.List()
+	return rp, nil
+}
 
 // Sessions are the ULinkRPC connections in the order they were found.
 func (p *RPC) Sessions() []*rpc.Session {
