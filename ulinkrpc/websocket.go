@@ -7,7 +7,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/enum"
-	"github.com/usmnscope/usmnscope/resync"
+	"github.com/usmnscope/usmnscope/decode/transport/lp"
 )
 
 // WSEventKind says what a WSEvent is.
@@ -307,7 +307,7 @@ func (w *WebSocket) lose(off int64, keep []byte) {
 // second where the first frame ends), each valid and masked as this
 // direction's are. final: at the end, frames that end exactly on the last
 // byte suffice.
-func (w *WebSocket) wsChain(d []byte, final bool) resync.Result {
+func (w *WebSocket) wsChain(d []byte, final bool) lp.Result {
 	return wsChainAt(d, w.masked, final, w.midStart)
 }
 
@@ -324,30 +324,30 @@ const wsChainMax = 8
 // [length][frame]; a first fragment holds less than its frame, its
 // prefix only is checked), which a mask-and-length coincidence inside
 // other bytes does not give.
-func wsChainAt(d []byte, masked *bool, final, rpc bool) resync.Result {
-	more := resync.Undecided
+func wsChainAt(d []byte, masked *bool, final, rpc bool) lp.Result {
+	more := lp.Undecided
 	if final {
-		more = resync.Reject
+		more = lp.Reject
 	}
 	pos, open := 0, false // open: a fragmented binary message goes on
 	for i := 0; ; i++ {
 		if !rpc && (i == 2 || final && i > 0 && pos == len(d)) {
-			return resync.Accept
+			return lp.Accept
 		}
 		if i == wsChainMax {
-			return resync.Reject
+			return lp.Reject
 		}
 		h, err := ParseWSHeader(d[pos:])
 		if errors.Is(err, ErrShort) {
 			return more
 		}
 		if err != nil || (masked != nil && *masked != h.Masked) || h.Len > wsResyncMaxLen {
-			return resync.Reject
+			return lp.Reject
 		}
 		if rpc && (h.Opcode == OpText || h.Opcode == OpContinuation && !open) {
 			// A ULinkRPC peer sends binary messages; a chain that starts
 			// in a message's continuation has no [length] to check.
-			return resync.Reject
+			return lp.Reject
 		}
 		if h.Opcode == OpContinuation && h.Fin {
 			open = false
@@ -361,7 +361,7 @@ func wsChainAt(d []byte, masked *bool, final, rpc bool) resync.Result {
 			continue
 		}
 		if h.Len < 5 {
-			return resync.Reject
+			return lp.Reject
 		}
 		if len(d) < body+4 {
 			return more
@@ -373,7 +373,7 @@ func wsChainAt(d []byte, masked *bool, final, rpc bool) resync.Result {
 		}
 		n := uint64(binary.BigEndian.Uint32(q[:]))
 		if n == 0 || n > MaxFrameLen || h.Fin && 4+n != h.Len || !h.Fin && 4+n <= h.Len {
-			return resync.Reject
+			return lp.Reject
 		}
 		if pos > len(d) {
 			// The frame (a first fragment included) runs past what is here.
@@ -388,9 +388,9 @@ func wsChainAt(d []byte, masked *bool, final, rpc bool) resync.Result {
 			unmask(frame, h.Key, 4)
 		}
 		if !Plausible(frame) {
-			return resync.Reject
+			return lp.Reject
 		}
-		return resync.Accept
+		return lp.Accept
 	}
 }
 
@@ -403,9 +403,9 @@ func wsChainAt(d []byte, masked *bool, final, rpc bool) resync.Result {
 func FindWSFrames(b []byte, masked, final bool) (off int, found, decided bool) {
 	for off = 0; off < len(b); off++ {
 		switch wsChainAt(b[off:], &masked, final, true) {
-		case resync.Accept:
+		case lp.Accept:
 			return off, true, true
-		case resync.Undecided:
+		case lp.Undecided:
 			return off, false, false
 		}
 	}
@@ -429,12 +429,12 @@ func (w *WebSocket) scan(ev func(WSEvent), final bool) {
 	drop := 0
 	for drop < len(w.rbuf) {
 		switch w.wsChain(w.rbuf[drop:], final) {
-		case resync.Undecided:
+		case lp.Undecided:
 			w.rbuf = append(w.rbuf[:0], w.rbuf[drop:]...)
 			w.rbufOff += int64(drop)
 			w.skipped += drop
 			return
-		case resync.Reject:
+		case lp.Reject:
 			drop++
 			continue
 		}

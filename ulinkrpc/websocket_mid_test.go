@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/usmnscope/usmnscope/resync"
+	"github.com/usmnscope/usmnscope/decode/transport/lp"
 )
 
 // wsMessages is a direction's WebSocket frames as a ULinkRPC peer writes
@@ -109,9 +109,9 @@ func TestWSChainFragmentPastEnd(t *testing.T) {
 	// as a first fragment's must) and is cut after those 4 bytes.
 	d := []byte{0x02, 0x80 | 10, 0, 0, 0, 0, 0, 0, 0, 100}
 	for _, final := range []bool{false, true} {
-		want := resync.Undecided
+		want := lp.Undecided
 		if final {
-			want = resync.Reject
+			want = lp.Reject
 		}
 		if got := wsChainAt(d, nil, final, true); got != want {
 			t.Errorf("wsChainAt(first fragment cut, final=%v) = %v; want %v", final, got, want)

@@ -466,8 +466,8 @@ func TestFramerBounded(t *testing.T) {
 			f.Feed(data[off:off+n], nil)
 			off += n
 			checkStats(t, f)
-			if cap(f.rbuf) > 2*f.bound() {
-				t.Fatalf("maxLen %d: resync buffer capacity %d; want at most %d", maxLen, cap(f.rbuf), 2*f.bound())
+			if _, rb := f.Buffers(); rb > 2*f.bound() {
+				t.Fatalf("maxLen %d: resync buffer capacity %d; want at most %d", maxLen, rb, 2*f.bound())
 			}
 		}
 		f.Flush()

@@ -1,12 +1,8 @@
-// Package resync finds frame boundaries again in a length-prefixed byte
-// stream joined mid-connection or after a gap: the search both codecs'
-// framers share (wire.md 2 for SystemSockets' 2-byte lengths, ulinkrpc.md 2
-// for ULinkRPC's 4-byte ones). A Rule says what a frame header is and how
-// much evidence a candidate offset needs; Search walks candidates over the
-// bytes a framer holds. It knows no protocol: the frame test is the
-// caller's Valid function. The framers themselves (their synchronised hot
-// path, their buffers, their findings) stay in their packages.
-package resync
+// The resynchronisation search (formerly package resync): a Rule says
+// what a frame header is and how much evidence a candidate offset needs;
+// Search walks candidates over the bytes a Framer holds.
+
+package lp
 
 // Result is what a candidate offset's chain of headers says.
 type Result uint8

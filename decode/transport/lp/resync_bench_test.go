@@ -1,4 +1,4 @@
-package resync
+package lp
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package resync
+package lp
 
 import (
 	"bytes"
