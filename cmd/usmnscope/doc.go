@@ -10,7 +10,7 @@
 // bits decodes one message pasted as hex; profile show prints the profile of
 // wire.md 6 and profile infer the one that best explains a capture
 // (internal/infer); open and live run the TUI, which an idle flush
-// (refresh.go) keeps within 100 ms of what has arrived; gen and simulate
+// (internal/tuifeed) keeps within 100 ms of what has arrived; gen and simulate
 // write fixture captures. --decode-as names the protocol of a TCP port
 // (internal/pipeline's registry, wire.md 2).
 //
@@ -20,9 +20,12 @@
 // constructor newCmdX(streams, runF) in the command's own file that returns
 // the command, fills an options struct (its flags and IO streams) and calls
 // runF when a test passes one, else runX (cli/cli's NewCmdX). main.go only
-// calls Execute. internal/pipeline.Feed is the one path from capture.Source
-// events to session.Index, used by the CLI and the TUI alike; a recover
-// there turns a decoder panic into an error finding (style.md).
+// calls Execute. A command turns its flags into pipeline.Options and calls
+// pipeline.Open, the one decode builder (source, capture options, index,
+// store), whose Feed is the one path from capture.Source events to
+// session.Index, used by the CLI and the TUI alike; a recover there turns
+// a decoder panic into an error finding (style.md). The text outputs are
+// render's.
 //
 // # Output rules
 //
