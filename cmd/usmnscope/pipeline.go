@@ -32,10 +32,7 @@ func captureOptions(p *unturned.Profile) capture.Options { return pipeline.Captu
 func newDecoder(p *unturned.Profile) *session.Index { return pipeline.NewIndex(p, -1) }
 
 func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, error) {
-	if path == "-" {
-		return capture.NewReader(s.in, "stdin", captureOptions(p))
-	}
-	return capture.Open(path, captureOptions(p))
+	return pipeline.OpenSource(pipeline.Options{Profile: p, Path: path, Stdin: s.in})
 }
 
 // readCapture decodes the capture at path under the profile p, with

@@ -73,18 +73,7 @@ func Open(o Options) (*Decode, error) {
 		p = unturned.Default()
 	}
 	as := decodeAsMap(p.DecodeAs)
-	var (
-		src capture.Source
-		err error
-	)
-	switch {
-	case o.Live != nil:
-		src, err = capture.OpenLive(liveOptions(p, o.RPC, as, *o.Live))
-	case o.Path == "-":
-		src, err = capture.NewReader(o.Stdin, "stdin", captureOptions(p, o.RPC, as))
-	default:
-		src, err = capture.Open(o.Path, captureOptions(p, o.RPC, as))
-	}
+	src, err := openSource(o, p, as)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +95,28 @@ func Open(o Options) (*Decode, error) {
 		attachStore(ix, o.Path, nil)
 	}
 	return &Decode{Source: src, Index: ix, RPC: o.RPC, as: as}, nil
+}
+
+// OpenSource opens only the source of the decode o asks for, with the
+// capture options Open would give it: what a decode that makes its own
+// indexes (profile infer, which records the capture and decodes it again
+// under candidate profiles) reads.
+func OpenSource(o Options) (capture.Source, error) {
+	p := o.Profile
+	if p == nil {
+		p = unturned.Default()
+	}
+	return openSource(o, p, decodeAsMap(p.DecodeAs))
+}
+
+func openSource(o Options, p *unturned.Profile, as map[uint16]Proto) (capture.Source, error) {
+	switch {
+	case o.Live != nil:
+		return capture.OpenLive(liveOptions(p, o.RPC, as, *o.Live))
+	case o.Path == "-":
+		return capture.NewReader(o.Stdin, "stdin", captureOptions(p, o.RPC, as))
+	}
+	return capture.Open(o.Path, captureOptions(p, o.RPC, as))
 }
 
 // Feed reads the source into the index (FeedRPC), progress as there.
