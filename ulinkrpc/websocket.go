@@ -5,9 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/usmnscope/usmnscope/decode/transport/lp"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/enum"
-	"github.com/usmnscope/usmnscope/decode/transport/lp"
 )
 
 // WSEventKind says what a WSEvent is.
