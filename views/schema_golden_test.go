@@ -10,11 +10,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
 )
 
@@ -41,17 +39,15 @@ func schemaIndex(t *testing.T) *session.Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := capture.Open("../fixtures/captures/usmn-schemas.pcapng", capture.Options{})
+	d, err := pipeline.Open(pipeline.Options{Schemas: set, Path: "../fixtures/captures/usmn-schemas.pcapng", InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
-	ix := session.NewIndex(unturned.Default())
-	ix.SetSchemas(set)
-	if err := pipeline.Feed(src, ix, nil); err != nil {
+	defer d.Source.Close()
+	if err := d.Feed(nil); err != nil {
 		t.Fatal(err)
 	}
-	return ix
+	return d.Index
 }
 
 // TestGoldenSchemas: the TUI over the schema fixture (issue 14): the row

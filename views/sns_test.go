@@ -15,10 +15,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
-	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
-	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
 )
 
@@ -67,15 +64,15 @@ func snsOnly(t *testing.T) string {
 // itself when nothing decoded; e opens it too).
 func TestSNSAdviceOnScreen(t *testing.T) {
 	path := snsOnly(t)
-	src, err := capture.Open(path, capture.Options{})
+	d, err := pipeline.Open(pipeline.Options{Path: path, InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
-	dc := session.NewIndex(unturned.Default())
-	if err := pipeline.Feed(src, dc, nil); err != nil {
+	defer d.Source.Close()
+	if err := d.Feed(nil); err != nil {
 		t.Fatal(err)
 	}
+	dc := d.Index
 	tm := teatest.NewTestModel(t, views.New(dc, views.Config{Name: "sns-only.pcapng"}), teatest.WithInitialTermSize(80, 24))
 	tm.Send(views.ProgressMsg{Fraction: 1, Done: true})
 	tm.Send(keyPress("e"))
