@@ -57,6 +57,10 @@ type Stream struct {
 	// Without Settled, a ULinkRPC message's h.RPC is its light record
 	// (rpc.Config.Light: its type, pairing and stamps, no fields).
 	Heads func(h *Head)
+	// Quiet, when not nil, is called when the input went quiet (Index.Quiet,
+	// internal/pipeline.FeedIdle), once what was final is handed out: the
+	// consumer flushes its output.
+	Quiet func()
 	// Spans decodes each message with its field spans at commit, for
 	// Detail and AppendJSONOne (dump -V, dump --json).
 	Spans bool

@@ -192,7 +192,11 @@ func runDump(o *dumpOptions) error {
 		if js != nil {
 			settled = func(n int) error { return js.settled(dc, n) }
 		}
-		return session.Stream{Spans: o.json || o.verbose, Settled: settled}
+		quiet := func() { d.out.Flush() }
+		if js != nil {
+			quiet = js.flush
+		}
+		return session.Stream{Spans: o.json || o.verbose, Settled: settled, Quiet: quiet}
 	})
 	if js != nil {
 		if errors.Is(err, errJSONStopped) {
@@ -258,6 +262,15 @@ func (s *jsonStream) run() {
 	defer close(s.done)
 	var buf []byte
 	for b := range s.full {
+		if b == nil { // flush (jsonStream.flush)
+			if s.err == nil {
+				if err := s.d.out.Flush(); err != nil {
+					s.err = err
+					s.failed.Store(true)
+				}
+			}
+			continue
+		}
 		if s.err == nil {
 			buf = b.AppendJSON(buf[:0])
 			if _, err := s.d.out.Write(buf); err != nil {
@@ -281,6 +294,16 @@ func (s *jsonStream) settled(dc *session.Index, n int) error {
 		s.cur = <-s.free
 	}
 	return nil
+}
+
+// flush hands over the batch being filled and has the goroutine write out
+// what it wrote so far: the input went quiet (session.Stream.Quiet).
+func (s *jsonStream) flush() {
+	if s.cur.Len() > 0 {
+		s.full <- s.cur
+		s.cur = <-s.free
+	}
+	s.full <- nil
 }
 
 // stop hands over the last batch, waits for the goroutine and returns its

@@ -80,11 +80,6 @@ func readCaptureFeed(s *streams, p *unturned.Profile, set *schema.Set, rp *pipel
 		opts.DatagramPorts = rp.DatagramPorts(decodeAsOf(p))
 		opts.ProbeDatagrams = pipeline.KCPProbeDatagrams // KCP on any port
 	}
-	src, err := openSourceWith(s, path, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
 	dc := newDecoder(p)
 	dc.SetSchemas(set)
 	prints := each != nil
@@ -96,8 +91,17 @@ func readCaptureFeed(s *streams, p *unturned.Profile, set *schema.Set, rp *pipel
 			tally = &hintTally{}
 			st.Heads = func(h *session.Head) { tally.head(dc, h) }
 		}
+		if st.Settled != nil || st.Cut {
+			// A pipe that pauses: what arrived is shown (issue 24).
+			opts.Quiet = pipeline.IdleFlush
+		}
 		dc.SetStream(st)
 	}
+	src, err := openSourceWith(s, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
 	attachStore(dc, path)
 	// A dump streaming to the same terminal shows its own progress; a
 	// progress line would only tangle with its lines.

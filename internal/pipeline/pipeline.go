@@ -79,6 +79,14 @@ func FeedRPC(src capture.Source, ix *session.Index, rp *RPC, progress func(captu
 				progress(src.Stats())
 			}
 		}
+		if errors.Is(rerr, capture.ErrQuiet) {
+			// The input paused (QuietOptions): what arrived is shown.
+			ix.Quiet()
+			if ix.Cut() {
+				return nil
+			}
+			continue
+		}
 		if rerr != nil {
 			r.finish()
 			ix.Finish()
