@@ -71,9 +71,7 @@ func runOpen(o *openOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := captureOptions(p)
-	opts.DatagramPorts = rp.DatagramPorts(decodeAsOf(p)) // KCP (ulinkrpc.md 2.3)
-	src, err := openSourceWith(s, path, opts)
+	src, err := openSourceWith(s, path, tuiCaptureOptions(p, rp))
 	if err != nil {
 		return err
 	}
@@ -99,6 +97,17 @@ func runOpen(o *openOptions) error {
 	// A file that decodes badly gets the profile hint dump and tables give
 	// (issue 13 point 5), in the expert pane once the capture is loaded.
 	return runTUI(s, keys, src, dc, rp, tuiConfig(path), func() { profileHint(s, p, path, dc) })
+}
+
+// tuiCaptureOptions are the capture options of the TUI's feed: the
+// profile's, with ULinkRPC's KCP on its ports and on any port, as dump's
+// (readCaptureFeed): without the probe the TUI listed no message of
+// fixtures/ulinkrpc/kcp-otherport.pcapng (issue 24's agreement check).
+func tuiCaptureOptions(p *unturned.Profile, rp *pipeline.RPC) capture.Options {
+	opts := captureOptions(p)
+	opts.DatagramPorts = rp.DatagramPorts(decodeAsOf(p)) // KCP (ulinkrpc.md 2.3)
+	opts.ProbeDatagrams = pipeline.KCPProbeDatagrams
+	return opts
 }
 
 // tuiConfig is what the TUI shows of a capture file, or of standard input

@@ -105,11 +105,11 @@ func dumpMessages(out string, mode []string) string {
 	if len(mode) > 1 && mode[1] == "--json" {
 		return out
 	}
-	if i := strings.Index(out, "\n# "); i >= 0 {
-		return out[:i+1]
-	}
 	if strings.HasPrefix(out, "# ") {
 		return ""
+	}
+	if i := strings.Index(out, "\n# "); i >= 0 {
+		return out[:i+1]
 	}
 	return out
 }
