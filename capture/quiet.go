@@ -2,7 +2,9 @@ package capture
 
 import (
 	"errors"
+	"io"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
@@ -42,15 +44,38 @@ type quietState struct {
 	fresh  bool  // records came since the last ErrQuiet
 	say    bool  // ErrQuiet is due once the queued events are out
 	read   int64 // Stats.Read as of the last record handed over
+	watch  *watchReader
 }
 
 // quietAhead is how many records the quiet reader reads ahead.
 const quietAhead = 64
 
+// watchReader tells whether a read of the input is blocked: the input is
+// quiet only when its reader waits inside one read for the whole tick, not
+// when the reader's goroutine merely did not run (a loaded machine), which
+// would show a pause the input never had.
+type watchReader struct {
+	r     io.Reader
+	calls atomic.Uint64
+	in    atomic.Bool
+}
+
+func (w *watchReader) Read(p []byte) (int, error) {
+	w.calls.Add(1)
+	w.in.Store(true)
+	n, err := w.r.Read(p)
+	w.in.Store(false)
+	return n, err
+}
+
 // startQuiet starts the quiet reader of s.
 func (s *source) startQuiet(every time.Duration) {
 	q := &quietState{every: every, recs: make(chan quietRecord, quietAhead), stop: make(chan struct{})}
 	s.quiet = q
+	if s.count != nil {
+		q.watch = &watchReader{r: s.count.r}
+		s.count.r = q.watch
+	}
 	rd, count, recs, stop := s.rd, s.count, q.recs, q.stop
 	go func() {
 		for {
@@ -87,17 +112,26 @@ func (s *source) nextQuiet() (rec quietRecord, ok bool) {
 		q.fresh, q.read = true, rec.read
 		return rec, true
 	}
-	if q.timer == nil {
-		q.timer = time.NewTimer(q.every)
-	} else {
-		q.timer.Reset(q.every)
-	}
-	select {
-	case rec = <-q.recs:
-		q.timer.Stop()
-		q.fresh, q.read = true, rec.read
-		return rec, true
-	case <-q.timer.C:
+	for {
+		var calls uint64
+		if q.watch != nil {
+			calls = q.watch.calls.Load()
+		}
+		if q.timer == nil {
+			q.timer = time.NewTimer(q.every)
+		} else {
+			q.timer.Reset(q.every)
+		}
+		select {
+		case rec = <-q.recs:
+			q.timer.Stop()
+			q.fresh, q.read = true, rec.read
+			return rec, true
+		case <-q.timer.C:
+		}
+		if q.watch == nil || q.watch.in.Load() && q.watch.calls.Load() == calls {
+			break // blocked in one read for the whole tick
+		}
 	}
 	q.fresh, q.say = false, true
 	s.e.quiet()
