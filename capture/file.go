@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -35,6 +36,10 @@ type source struct {
 	done    bool
 	// stats, when set, adds live counters to Stats.
 	stats func(Stats) Stats
+	// quietEvery is Options.Quiet for a source that may wait; quiet its
+	// read-ahead once started (quiet.go).
+	quietEvery time.Duration
+	quiet      *quietState
 }
 
 var _ Source = (*source)(nil)
@@ -50,7 +55,27 @@ func (s *source) Next() (*Event, error) {
 		if s.done {
 			return nil, io.EOF
 		}
+		if q := s.quiet; q != nil && q.say {
+			q.say = false
+			return nil, ErrQuiet
+		}
 		s.e.reset()
+		if s.quietEvery > 0 && s.rd != nil {
+			if s.quiet == nil {
+				s.startQuiet(s.quietEvery)
+			}
+			rec, ok := s.nextQuiet()
+			if !ok {
+				continue // the held data, then ErrQuiet
+			}
+			if rec.err != nil {
+				s.recStart = rec.start
+				s.end(rec.err)
+				continue
+			}
+			s.e.packet(rec.data, -1, rec.ts, rec.iface, rec.link)
+			continue
+		}
 		if r := s.rd; r != nil {
 			data, err := r.next()
 			if err != nil {
@@ -95,6 +120,9 @@ func (s *source) end(err error) {
 }
 
 func (s *source) offset() int64 {
+	if s.quiet != nil {
+		return s.quiet.read // the reader's goroutine counts s.count
+	}
 	if s.count == nil {
 		return 0
 	}
@@ -105,7 +133,7 @@ func (s *source) Stats() Stats {
 	st := s.e.stats
 	st.Size = s.size
 	st.Read = s.offset()
-	if s.gz != nil {
+	if s.gz != nil && s.quiet == nil { // the quiet reader's goroutine counts it
 		st.Decompressed = s.gz.n
 	}
 	if s.stats != nil {
@@ -115,6 +143,10 @@ func (s *source) Stats() Stats {
 }
 
 func (s *source) Close() error {
+	if q := s.quiet; q != nil && !q.closed {
+		q.closed = true
+		close(q.stop)
+	}
 	if s.closer == nil {
 		return nil
 	}
@@ -181,6 +213,7 @@ func Open(path string, opt Options) (Source, error) {
 	}
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		src.size = fi.Size()
+		src.quietEvery = 0 // a regular file never waits
 		src.offsets = src.gz == nil
 	}
 	src.closer = f.Close
@@ -230,7 +263,7 @@ func newReader(r io.Reader, name string, opt Options) (*source, error) {
 		}
 		return nil, fmt.Errorf("capture: %s: not a pcap or pcapng file (only %d bytes)", name, len(head))
 	}
-	s := &source{e: newEngine(opt), name: name, size: -1, count: raw, gz: gz}
+	s := &source{e: newEngine(opt), name: name, size: -1, count: raw, gz: gz, quietEvery: opt.Quiet}
 	le, be := binary.LittleEndian.Uint32(head), binary.BigEndian.Uint32(head)
 	switch {
 	case le == magicPcapMicro || le == magicPcapNano || be == magicPcapMicro || be == magicPcapNano:

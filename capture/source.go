@@ -195,6 +195,11 @@ type Options struct {
 	// expand to: deflate packs up to 1032 bytes into one, so the size of
 	// the file does not bound its content; 4 GiB when 0.
 	MaxDecompressed int64
+	// Quiet, when not 0, makes a source that may wait (standard input, a
+	// pipe; not a regular file) return ErrQuiet once its input has brought
+	// nothing for this long after some packets, having handed on what TCP
+	// reassembly held behind a hole (quiet.go).
+	Quiet time.Duration
 }
 
 // Defaults, as wire.md §6 ("transport_port") and §2 (the query port) give

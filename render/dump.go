@@ -155,6 +155,15 @@ func (s *JSONStream) run() {
 	defer close(s.done)
 	var buf []byte
 	for b := range s.full {
+		if b == nil { // Flush
+			if f, ok := s.out.(interface{ Flush() error }); ok && s.err == nil {
+				if err := f.Flush(); err != nil {
+					s.err = err
+					s.failed.Store(true)
+				}
+			}
+			continue
+		}
 		if s.err == nil {
 			buf = b.AppendJSON(buf[:0])
 			if _, err := s.out.Write(buf); err != nil {
@@ -178,6 +187,16 @@ func (s *JSONStream) Settled(dc *session.Index, n int) error {
 		s.cur = <-s.free
 	}
 	return nil
+}
+
+// Flush hands over the batch being filled and has the goroutine write out
+// what it wrote so far: the input went quiet (session.Stream.Quiet).
+func (s *JSONStream) Flush() {
+	if s.cur.Len() > 0 {
+		s.full <- s.cur
+		s.cur = <-s.free
+	}
+	s.full <- nil
 }
 
 // Stop hands over the last batch, waits for the goroutine and returns its

@@ -8,10 +8,14 @@ import (
 // A KCP reassembler holds the segments that come ahead of a missing sn
 // (ulinkrpc.Reassembler.Holding) and hands on the messages they complete
 // later than they came: once the gap fills, when too much is held behind
-// it, at Abandon or at End. Such a message arrived with the datagram that
-// brought the last of its segments (ulinkrpc.md 2.3,
-// ulinkrpc.KCPMessage.Datagram), not with the event that hands it on
-// (outputs.md "Ordering": whatever the decoder had to wait for). So each
+// it, at Abandon or at End. Such a message arrived with the datagram after
+// which it could be delivered (ulinkrpc.md 2.3,
+// ulinkrpc.KCPMessage.Datagram): the one that filled the gap before it, or
+// brought the last of its own segments if that came later (issue 24:
+// within a direction n follows stream order); one handed on by a skip of a
+// gap that never filled, with the latest of its own datagrams and its
+// predecessors', not with the event that hands it on (outputs.md
+// "Ordering": whatever the decoder had to wait for). So each
 // side keeps, as the framer does for the frame stream (framer.go) and
 // wsMarks for a WebSocket decoder (wsheld.go), a mark of each datagram
 // whose segments its reassembler holds, in kcpMarks, while it holds any:

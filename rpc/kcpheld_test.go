@@ -82,12 +82,13 @@ func TestHoldingKCP(t *testing.T) {
 		{"a gap skipped for too much held lets them go", ulinkrpc.KCPLimits{MaxSegments: 2},
 			[]kcpStep{{frame: 2, segs: r(1, 1)}, {frame: 3, segs: r(2, 2)}, {frame: 4, segs: r(3, 3)}},
 			[]uint64{2, 2, 0}},
-		{"messages handed on out of arrival order into a resynchronising stream", ulinkrpc.KCPLimits{MaxSegments: 1},
+		{"messages handed on into a resynchronising stream", ulinkrpc.KCPLimits{MaxSegments: 1},
 			// Two held segments skip the gap before sn 1: its message (of
 			// frame 3) starts the frame stream's resynchronisation, which
-			// holds it and then sn 2's (of frame 2) until a third frame.
+			// holds it and then sn 2's (of frame 2, arriving with frame 3
+			// behind it in sn order: issue 24) until a third frame.
 			[]kcpStep{{frame: 2, segs: r(1, 2)}, {frame: 3, segs: r(2, 1)}},
-			[]uint64{2, 2}},
+			[]uint64{2, 3}},
 		{"segments in order hold nothing", ulinkrpc.KCPLimits{},
 			[]kcpStep{{frame: 2, segs: r(1, 0)}, {frame: 3, segs: r(2, 1)}},
 			[]uint64{0, 0}},
@@ -106,12 +107,14 @@ func TestHoldingKCP(t *testing.T) {
 }
 
 // TestKCPHeldStamps (ulinkrpc.md 2.3, outputs.md "Ordering"): a message
-// whose segments the reassembler held keeps the frame and seq of the
-// datagram that brought the last of its segments, whenever the reassembler
-// hands it on: once the gap before it fills, at a skip for too much held,
+// whose segments the reassembler held arrives with the datagram after
+// which it can be delivered: the one that fills the gap before it (issue
+// 24: within a direction n follows stream order), or that brought the last
+// of its own segments when that came later; at a skip for too much held,
 // at Abandon, or at End (a host's End comes with its own newest seq, after
-// other connections' later traffic). The records' frame:seq after the
-// steps and End (frame 9).
+// other connections' later traffic) the latest of its own and its
+// predecessors' datagrams. The records' frame:seq after the steps and End
+// (frame 9).
 func TestKCPHeldStamps(t *testing.T) {
 	r := func(id, sn uint32) []ulinkrpc.Segment { return kcpRequest(kcpConv, id, sn, 0) }
 	frags := kcpRequest(kcpConv, 1, 1, 8) // sn 1 on, sn 0 missing
@@ -130,13 +133,13 @@ func TestKCPHeldStamps(t *testing.T) {
 		{"at Abandon", ulinkrpc.KCPLimits{}, []kcpStep{{frame: 2, segs: r(1, 1)}, {abandon: true}},
 			"[2:2]"},
 		{"once the gap fills", ulinkrpc.KCPLimits{}, []kcpStep{{frame: 2, segs: r(1, 1)}, {frame: 3, segs: r(2, 0)}},
-			"[3:3 2:2]"},
+			"[3:3 3:3]"},
 		{"at a skip for too much held", ulinkrpc.KCPLimits{MaxSegments: 2},
 			[]kcpStep{{frame: 2, segs: r(1, 1)}, {frame: 3, segs: r(2, 2)}, {frame: 4, segs: r(3, 3)}},
 			"[2:2 3:3 4:4]"},
-		{"out of arrival order into a resynchronising stream", ulinkrpc.KCPLimits{MaxSegments: 1},
+		{"into a resynchronising stream", ulinkrpc.KCPLimits{MaxSegments: 1},
 			[]kcpStep{{frame: 2, segs: r(1, 2)}, {frame: 3, segs: r(2, 1)}},
-			"[3:3 2:2]"},
+			"[3:3 3:3]"},
 		{"by the datagram of its last segment to come", ulinkrpc.KCPLimits{},
 			[]kcpStep{{frame: 2, segs: frags[1:]}, {frame: 3, segs: frags[:1]}, {frame: 4, segs: r(2, uint32(2+last))}},
 			"[3:3 4:4]"},

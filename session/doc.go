@@ -21,7 +21,8 @@
 // answers and the ping statistics (outputs.md "Pairing");
 // message.go the rebuild of a Message from its record; tables.go the table
 // state machine, idtable.go its ID-indexed tables; json*.go the outputs.md
-// records; stream.go and stream_json.go the streaming mode.
+// records; stream.go and stream_json.go the streaming mode; quiet.go what
+// a pause of the input shows (Quiet, issue 24).
 //
 // # Tables
 //

@@ -57,6 +57,9 @@ type pairState struct {
 	links []pairLink
 	ping  [2]pingCount // by the PingRequests' direction
 	ended bool         // Finish: no answer can come any more
+	// quietTo: the askers up to this number were given up when the input
+	// went quiet (Index.Quiet): none can be answered any more.
+	quietTo int32
 }
 
 // askRef is an asker in pairState.order: its number and its key.
@@ -255,7 +258,7 @@ func (ps *pairState) open(a askRef) bool {
 // every message that may (numbered at most pairHold after it) has been
 // committed on its connection and none did, or the capture ended.
 func (c *Index) pairFinal(cn *connection, n int32) bool {
-	return cn.pairs.ended || c.nrec-int(n) >= pairHold && cn.committed == cn.info.Messages
+	return cn.pairs.ended || n <= cn.pairs.quietTo || c.nrec-int(n) >= pairHold && cn.committed == cn.info.Messages
 }
 
 // expire forgets the askers at the head of order that message n, being

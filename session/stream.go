@@ -57,6 +57,10 @@ type Stream struct {
 	// Without Settled, a ULinkRPC message's h.RPC is its light record
 	// (rpc.Config.Light: its type, pairing and stamps, no fields).
 	Heads func(h *Head)
+	// Quiet, when not nil, is called when the input went quiet (Index.Quiet,
+	// internal/pipeline.FeedIdle), once what was final is handed out: the
+	// consumer flushes its output.
+	Quiet func()
 	// Spans decodes each message with its field spans at commit, for
 	// Detail and AppendJSONOne (dump -V, dump --json).
 	Spans bool
@@ -330,30 +334,6 @@ func (c *Index) decodeWaiting(w *waitDecoded, i int32, dir dissect.Dir, st untur
 	return &w.d
 }
 
-// settleWaiting hands record i to Settled with its entry of s.waiting, if
-// it has one (not past waitRing), as the decoding commit made (prepared),
-// and then frees it.
-// The decoding of the message committed last stays the prepared one for
-// its own turn.
-func (c *Index) settleWaiting(i int32) {
-	s := c.stream
-	w := s.waited(i)
-	if w == nil {
-		s.err = s.Settled(int(i) + 1)
-		return
-	}
-	saved := s.pre
-	if !s.pre.ok || s.pre.i != i {
-		s.pre = preDecoded{ok: true, i: i, data: w.data, d: &w.d}
-		if s.Spans {
-			s.pre.spans = &w.spans
-		}
-	}
-	s.err = s.Settled(int(i) + 1)
-	s.pre = saved
-	w.used = false
-}
-
 // streamAsOf keeps cn's tables as of Stream.AsOf before message n, a later
 // one, changes them: commits of one connection go in order, so they are
 // then exactly the tables after its messages up to AsOf.
@@ -464,9 +444,25 @@ func (c *Index) streamEnd() {
 	c.release18()
 }
 
-// emit hands record i to Settled and forgets what only it needed.
+// emit hands record i to Heads and Settled and forgets what only it
+// needed.
+//
+// A message that waited (an asker, or one behind it) is handed out from
+// its entry of s.waiting, which is then the prepared decoding for Heads as
+// for Settled: one that was to go at its commit (streamNow) has no bytes
+// anywhere else, its record pointing at no arena block (issue 24: with
+// every other message in the capture file, the arena had none, and the
+// head's dropped check indexed it).
 func (c *Index) emit(i int32) {
 	s := c.stream
+	saved := s.pre
+	w := s.waited(i)
+	if w != nil && (!s.pre.ok || s.pre.i != i) {
+		s.pre = preDecoded{ok: true, i: i, data: w.data, d: &w.d}
+		if s.Spans {
+			s.pre.spans = &w.spans
+		}
+	}
 	if s.Heads != nil && c.head(int(i)+1, &s.head) {
 		if s.light != nil && s.lightRec == i {
 			s.head.RPC = s.light
@@ -474,7 +470,13 @@ func (c *Index) emit(i int32) {
 		s.Heads(&s.head)
 	}
 	if s.Settled != nil && s.err == nil {
-		c.settleWaiting(i)
+		s.err = s.Settled(int(i) + 1)
+	}
+	// The decoding of the message committed last stays the prepared one
+	// for its own turn.
+	s.pre = saved
+	if w != nil {
+		w.used = false
 	}
 	if s.Cut && int(i)+1 == s.AsOf {
 		c.cutHere()

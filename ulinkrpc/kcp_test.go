@@ -170,8 +170,11 @@ func TestReassemblerBounds(t *testing.T) {
 // TestReassemblerHolding (ulinkrpc.md 2.3): Holding names the earliest
 // datagram (counted from 1) that brought a segment held behind a missing
 // sn, exactly while one is held, and each message carries the datagram
-// that brought the last of its segments (Datagram), however late it is
-// handed on: when the gap fills, at Abandon, or at End. Steps are
+// after which it can be delivered (Datagram), however late it is handed
+// on: the one that brought the last of its segments or filled the gap
+// before it, whichever came later (issue 24: a message behind a hole
+// arrives with the datagram that fills it); at a skip (Abandon, End) the
+// latest of its own and its predecessors'. Steps are
 // datagrams of segments conv/sn/frg (nil is Abandon, which is no
 // datagram); after each, the earliest datagram held ("-" for none) and the
 // messages yielded, as conv/FirstSn@Datagram, with "!" for Gap.
@@ -189,19 +192,23 @@ func TestReassemblerHolding(t *testing.T) {
 		{"in order", [][]seg{{{7, 0, 0}}, {{7, 1, 1}}, {{7, 2, 0}}},
 			[]string{"- [7/0@1]", "- []", "- [7/1@3]"}, "[]"},
 		{"held until the gap fills", [][]seg{{{7, 1, 0}}, {{7, 2, 0}}, {{7, 0, 0}}},
-			[]string{"1 []", "1 []", "- [7/0@3 7/1@1 7/2@2]"}, "[]"},
+			[]string{"1 []", "1 []", "- [7/0@3 7/1@3 7/2@3]"}, "[]"},
 		{"the earliest still held", [][]seg{{{7, 1, 0}}, {{7, 3, 0}}, {{7, 0, 0}}},
-			[]string{"1 []", "1 []", "2 [7/0@3 7/1@1]"}, "[7/3@2!]"},
+			[]string{"1 []", "1 []", "2 [7/0@3 7/1@3]"}, "[7/3@3!]"},
 		{"a message by its last segment to come", [][]seg{{{7, 2, 0}}, {{7, 1, 1}}, {{7, 0, 0}}},
-			[]string{"1 []", "1 []", "- [7/0@3 7/1@2]"}, "[]"},
+			[]string{"1 []", "1 []", "- [7/0@3 7/1@3]"}, "[]"},
 		{"one datagram of several segments", [][]seg{{{7, 2, 0}, {7, 1, 1}}, {{7, 0, 0}}},
-			[]string{"1 []", "- [7/0@2 7/1@1]"}, "[]"},
+			[]string{"1 []", "- [7/0@2 7/1@2]"}, "[]"},
+		{"a ping filling the gap before a Request that came first (issue 24)", [][]seg{{{7, 0, 0}}, {{7, 2, 0}}, {{7, 1, 0}}},
+			[]string{"- [7/0@1]", "2 []", "- [7/1@3 7/2@3]"}, "[]"},
+		{"a skipped gap: its own datagram, never below its predecessor's", [][]seg{{{7, 2, 0}}, {{7, 1, 0}}, nil},
+			[]string{"1 []", "1 []", "- [7/1@2! 7/2@2]"}, "[]"},
 		{"a retransmission keeps its first datagram", [][]seg{{{7, 1, 0}}, {{7, 1, 0}}},
 			[]string{"1 []", "1 []"}, "[7/1@1!]"},
 		{"Abandon skips the gaps", [][]seg{{{7, 1, 0}}, {{7, 3, 1}}, nil, {{7, 4, 0}}, {{7, 0, 0}}},
 			[]string{"1 []", "1 []", "- [7/1@1!]", "- [7/3@3!]", "- []"}, "[]"},
 		{"a datagram let go between two held", [][]seg{{{7, 1, 0}}, {{8, 5, 0}}, {{8, 7, 0}}, {{8, 6, 0}}, {{8, 9, 0}}},
-			[]string{"1 []", "1 [8/5@2]", "1 []", "1 [8/6@4 8/7@3]", "1 []"}, "[7/1@1! 8/9@5!]"},
+			[]string{"1 []", "1 [8/5@2]", "1 []", "1 [8/6@4 8/7@4]", "1 []"}, "[7/1@1! 8/9@5!]"},
 	}
 	for _, tt := range tests {
 		r := NewReassembler(KCPLimits{})

@@ -48,11 +48,17 @@ type KCPMessage struct {
 	// Gap: segments were lost before this message (the frame stream must
 	// be told: Stream.Gap).
 	Gap bool
-	// Datagram is the datagram the message arrived with (ulinkrpc.md 2.3):
-	// the latest that brought one of its segments, counted from 1 in the
-	// order Datagram was called. A message held behind a missing sn is
-	// handed on by a later call (the one that fills the gap or skips it,
-	// Abandon, End), which is not its arrival.
+	// Datagram is the datagram the message arrived with (ulinkrpc.md 2.3),
+	// counted from 1 in the order Datagram was called: the one after which
+	// it can be delivered, the latest that brought one of its segments or
+	// one of a message before it in sn order (a KCP receiver delivers
+	// nothing past a missing sn). A message whose own segments came
+	// before the gap in front of it filled arrives with the datagram that
+	// filled it, after the messages before it: within a conversation the
+	// Datagrams of its messages never go down (outputs.md "Ordering":
+	// within a direction n follows stream order). A message handed on by
+	// a skip of a gap that never filled (too much held, Abandon, End) has
+	// the latest of its own datagrams and its predecessors'.
 	Datagram uint64
 }
 
@@ -74,6 +80,7 @@ type kcpConv struct {
 	partN     int
 	partDg    uint64 // the latest datagram that brought a segment of part
 	lastFrg   int    // frg of the last segment joined, -1 at a message start
+	lastDg    uint64 // the Datagram of the last message yielded
 	gap       bool
 	// After a gap inside a message, the rest of that message (its frg
 	// said how much) is dropped: sn up to dropTo.
@@ -273,7 +280,8 @@ func (r *Reassembler) join(conv uint32, c *kcpConv, data []byte, frg uint8, dg u
 		return
 	}
 	if frg == 0 {
-		m := KCPMessage{Conv: conv, Data: c.part, FirstSn: c.partFirst, Fragments: c.partN, Gap: c.gap, Datagram: c.partDg}
+		c.lastDg = max(c.lastDg, c.partDg)
+		m := KCPMessage{Conv: conv, Data: c.part, FirstSn: c.partFirst, Fragments: c.partN, Gap: c.gap, Datagram: c.lastDg}
 		c.gap = false
 		c.counts.Messages++
 		r.dropPart(c)

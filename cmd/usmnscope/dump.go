@@ -117,7 +117,11 @@ func runDump(o *dumpOptions) error {
 		if js != nil {
 			settled = func(n int) error { return js.Settled(dc, n) }
 		}
-		return session.Stream{Spans: o.json || o.verbose, Settled: settled}
+		quiet := func() { d.Out.Flush() }
+		if js != nil {
+			quiet = js.Flush
+		}
+		return session.Stream{Spans: o.json || o.verbose, Settled: settled, Quiet: quiet}
 	})
 	if js != nil {
 		if errors.Is(err, render.ErrStopped) {

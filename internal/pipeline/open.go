@@ -4,6 +4,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"time"
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/schema"
@@ -34,6 +35,8 @@ type Options struct {
 	// not made the index's store (a test whose UI model reads bytes
 	// without running commands).
 	InMemory bool
+
+	quiet time.Duration // capture.Options.Quiet: set by Open for a streaming decode
 }
 
 // Live is a live capture's part of Options.
@@ -73,10 +76,6 @@ func Open(o Options) (*Decode, error) {
 		p = unturned.Default()
 	}
 	as := decodeAsMap(p.DecodeAs)
-	src, err := openSource(o, p, as)
-	if err != nil {
-		return nil, err
-	}
 	var arena int64 = -1
 	if o.Live != nil {
 		arena = o.Live.Arena
@@ -84,7 +83,16 @@ func Open(o Options) (*Decode, error) {
 	ix := NewIndex(p, arena)
 	ix.SetSchemas(o.Schemas)
 	if o.Stream != nil {
-		ix.SetStream(o.Stream(ix))
+		st := o.Stream(ix)
+		if st.Settled != nil || st.Cut {
+			// A pipe that pauses: what arrived is shown (issue 24).
+			o.quiet = IdleFlush
+		}
+		ix.SetStream(st)
+	}
+	src, err := openSource(o, p, as)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case o.Live != nil:
@@ -113,10 +121,13 @@ func openSource(o Options, p *unturned.Profile, as map[uint16]Proto) (capture.So
 	switch {
 	case o.Live != nil:
 		return capture.OpenLive(liveOptions(p, o.RPC, as, *o.Live))
-	case o.Path == "-":
-		return capture.NewReader(o.Stdin, "stdin", captureOptions(p, o.RPC, as))
 	}
-	return capture.Open(o.Path, captureOptions(p, o.RPC, as))
+	opts := captureOptions(p, o.RPC, as)
+	opts.Quiet = o.quiet
+	if o.Path == "-" {
+		return capture.NewReader(o.Stdin, "stdin", opts)
+	}
+	return capture.Open(o.Path, opts)
 }
 
 // Feed reads the source into the index (FeedRPC), progress as there.

@@ -88,6 +88,14 @@ func feed(src capture.Source, ix *session.Index, rp *RPC, as map[uint16]Proto, p
 				progress(src.Stats())
 			}
 		}
+		if errors.Is(rerr, capture.ErrQuiet) {
+			// The input paused (QuietOptions): what arrived is shown.
+			ix.Quiet()
+			if ix.Cut() {
+				return nil
+			}
+			continue
+		}
 		if rerr != nil {
 			r.finish()
 			ix.Finish()

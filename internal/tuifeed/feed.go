@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/views"
 )
 
@@ -17,7 +18,7 @@ import (
 // sends what they left unsent, whatever the writer does next (a pipe that
 // stalls between tcpdump bursts, an idle interface). It is below the
 // 100 ms the issue asks for, so that the tick plus the redraw stay inside.
-const IdleFlush = 50 * time.Millisecond
+const IdleFlush = pipeline.IdleFlush
 
 // Clock is the time the UI feeder reads: the wall clock, or a fake one in
 // tests, so that the idle flush is tested without sleeping.
