@@ -40,6 +40,7 @@ var floors = map[string]int{
 	"views":             8,
 	"internal/pipeline": 9,
 	"cmd/usmnscope":     10,
+	"internal/realnet":  11, // tests only: the real-network lab may use any room
 }
 
 // protocols are the packages that know a protocol; capture must import none
