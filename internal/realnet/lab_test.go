@@ -74,11 +74,14 @@ type connRecord struct {
 	Scenario string      `json:"scenario,omitempty"` // Unturned: the scenario TOML played
 	Err      string      `json:"err,omitempty"`
 
-	Packets   int `json:"packets"`   // in its capture
-	Retrans   int `json:"retrans"`   // TCP segments or KCP PUSH segments carrying bytes or an sn captured before
-	Reordered int `json:"reordered"` // KCP PUSH segments captured after a higher sn
-	Overlap   int `json:"overlap"`   // TCP retransmissions that also carry bytes not captured before
-	Reseg     int `json:"reseg"`     // TCP retransmissions cut otherwise than any segment captured before at their sequence number
+	Millis    int64   `json:"ms"`        // how long it ran
+	Redials   int     `json:"redials"`   // connections the server never accepted (dialTCP)
+	Fins      [2]bool `json:"fins"`      // TCP: each direction's FIN is in the capture
+	Packets   int     `json:"packets"`   // in its capture
+	Retrans   int     `json:"retrans"`   // TCP segments or KCP PUSH segments carrying bytes or an sn captured before
+	Reordered int     `json:"reordered"` // KCP PUSH segments captured after a higher sn
+	Overlap   int     `json:"overlap"`   // TCP retransmissions that also carry bytes not captured before
+	Reseg     int     `json:"reseg"`     // TCP retransmissions cut otherwise than any segment captured before at their sequence number
 }
 
 type sentMsg struct {
@@ -174,16 +177,23 @@ func runLab(dir string) error {
 					sem <- struct{}{}
 					defer func() { <-sem }()
 					rng := rand.New(rand.NewPCG(uint64(seed), uint64(gi*1000+loss)))
+					t0 := time.Now()
 					if err := g.run(ctx, lg, c, rng); err != nil {
 						c.Err = err.Error()
 					}
+					c.Millis = time.Since(t0).Milliseconds()
 				})
 			}
 		}
 	}
 	wg.Wait()
-	// Let the last packets (ACKs, FINs) reach the capture.
-	time.Sleep(200 * time.Millisecond)
+	// Let the last packets (ACKs, FINs) reach the capture. libpcap's
+	// TPACKET_V3 ring hands packets to tcpdump a block at a time: a block
+	// is handed over when full or after tcpdump's 1 s timeout, and the one
+	// still filling when tcpdump is stopped is lost (the connections that
+	// ended last lost their tails). --immediate-mode would hand over each
+	// packet, at a cost that made tcpdump drop packets on a busy machine.
+	time.Sleep(1500 * time.Millisecond)
 	man.Packets, man.Dropped, err = td.stop()
 	if err != nil {
 		return err
@@ -249,7 +259,7 @@ type tcpdump struct {
 
 // startTcpdump captures lo to path and returns once tcpdump listens.
 func startTcpdump(path string) (*tcpdump, error) {
-	cmd := exec.Command("tcpdump", "-i", "lo", "-n", "-s", "0", "-B", "65536", "--immediate-mode", "-Z", "root", "-w", path, "ip")
+	cmd := exec.Command("tcpdump", "-i", "lo", "-n", "-s", "0", "-B", "65536", "-Z", "root", "-w", path, "ip")
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err

@@ -97,12 +97,14 @@ func splitCapture(path, dir string, conns []*connRecord) error {
 		var udp bool
 		var payload []byte
 		var seq uint32
+		var fin bool
 		switch l := p.TransportLayer().(type) {
 		case *layers.TCP:
 			sp, dp, payload, seq = uint16(l.SrcPort), uint16(l.DstPort), l.Payload, l.Seq
 			if l.SYN {
 				seq++
 			}
+			fin = l.FIN
 		case *layers.UDP:
 			sp, dp, payload, udp = uint16(l.SrcPort), uint16(l.DstPort), l.Payload, true
 		default:
@@ -123,6 +125,9 @@ func splitCapture(path, dir string, conns []*connRecord) error {
 		o.c.Packets++
 		st := &o.st
 		if !udp {
+			if fin {
+				o.c.Fins[d] = true
+			}
 			switch {
 			case !st.started[d]:
 				st.started[d], st.next[d] = true, seq+uint32(len(payload))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/scenario"
@@ -59,26 +61,71 @@ func (s *tcpServer) ch(client string) chan net.Conn {
 // dialTCP connects seed c's client to its group's server and returns both
 // ends (by dissect.Dir: the client first). Nagle's algorithm stays on for
 // every third seed, so that small writes are merged as a real client's.
+//
+// Under loss a handshake can end with the client connected and the server
+// not (the client's last ACK lost, the server's SYN-ACKs given up: the
+// server answers the client's next segment with a reset). Real clients
+// learn it from their first write; here the server end never comes, so
+// after acceptWait the client tries again from the next port up
+// (redial).
 func dialTCP(ctx context.Context, l *labGroup, c *connRecord) ([2]*net.TCPConn, error) {
 	s := l.state.(*tcpServer)
-	d := net.Dialer{LocalAddr: net.TCPAddrFromAddrPort(netip.MustParseAddrPort(c.Client))}
-	cc, err := d.DialContext(ctx, "tcp", c.Server)
+	var ends [2]*net.TCPConn
+	err := redial(ctx, c, func(local netip.AddrPort) (func(), error) {
+		d := net.Dialer{LocalAddr: net.TCPAddrFromAddrPort(local)}
+		cc, err := d.DialContext(ctx, "tcp", c.Server)
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case sc := <-s.ch(local.String()):
+			ends = [2]*net.TCPConn{cc.(*net.TCPConn), sc.(*net.TCPConn)}
+			return nil, nil
+		case <-time.After(acceptWait):
+			return func() { cc.Close() }, errNoAccept
+		case <-ctx.Done():
+			cc.Close()
+			return nil, ctx.Err()
+		}
+	})
 	if err != nil {
-		return [2]*net.TCPConn{}, err
+		return ends, err
 	}
-	var sc net.Conn
-	select {
-	case sc = <-s.ch(c.Client):
-	case <-ctx.Done():
-		cc.Close()
-		return [2]*net.TCPConn{}, ctx.Err()
-	}
-	ends := [2]*net.TCPConn{cc.(*net.TCPConn), sc.(*net.TCPConn)}
 	for _, e := range ends {
 		e.SetNoDelay(c.Seed%3 != 0)
 	}
 	context.AfterFunc(ctx, func() { ends[0].Close(); ends[1].Close() })
 	return ends, nil
+}
+
+// acceptWait is how long a client waits for its server end.
+const acceptWait = 3 * time.Second
+
+var errNoAccept = errors.New("the server did not accept the connection the client has")
+
+// redial runs try from the connection's client address and, while it
+// fails with errNoAccept, from the next ports up (seed + 1000·k), at most
+// five times; c.Client is the address that worked, whose packets the
+// lab's capture keeps for the connection.
+func redial(ctx context.Context, c *connRecord, try func(local netip.AddrPort) (undo func(), err error)) error {
+	base := netip.MustParseAddrPort(c.Client)
+	var err error
+	for k := range 5 {
+		local := netip.AddrPortFrom(base.Addr(), base.Port()+uint16(1000*k))
+		var undo func()
+		if undo, err = try(local); err == nil {
+			c.Client = local.String()
+			return nil
+		}
+		if undo != nil {
+			undo()
+		}
+		if !errors.Is(err, errNoAccept) || ctx.Err() != nil {
+			return err
+		}
+		c.Redials++
+	}
+	return err
 }
 
 // unturnedScenario writes a scenario with a random script: the handshake

@@ -3,6 +3,7 @@ package realnet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -130,21 +131,34 @@ func (l *wsLink) close() { l.c.Close() }
 
 func runRPCWS(ctx context.Context, lg *labGroup, c *connRecord, rng *rand.Rand) error {
 	s := lg.state.(*wsServer)
-	local := net.TCPAddrFromAddrPort(netip.MustParseAddrPort(c.Client))
-	d := websocket.Dialer{
-		NetDialContext:  (&net.Dialer{LocalAddr: local}).DialContext,
-		WriteBufferSize: wsBuffers[rng.IntN(len(wsBuffers))],
-	}
-	cc, _, err := d.DialContext(ctx, "ws://"+c.Server+"/ws", nil)
+	bufSize := wsBuffers[rng.IntN(len(wsBuffers))]
+	var cc, sc *websocket.Conn
+	// A handshake the server never completed (dialTCP) shows here as a
+	// reset upgrade: redial.
+	err := redial(ctx, c, func(local netip.AddrPort) (func(), error) {
+		d := websocket.Dialer{
+			NetDialContext:  (&net.Dialer{LocalAddr: net.TCPAddrFromAddrPort(local)}).DialContext,
+			WriteBufferSize: bufSize,
+		}
+		tctx, cancel := context.WithTimeout(ctx, 2*acceptWait)
+		defer cancel()
+		var err error
+		if cc, _, err = d.DialContext(tctx, "ws://"+c.Server+"/ws", nil); err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: %v", errNoAccept, err)
+		}
+		select {
+		case sc = <-s.ch(local.String()):
+			return nil, nil
+		case <-ctx.Done():
+			cc.Close()
+			return nil, ctx.Err()
+		}
+	})
 	if err != nil {
 		return err
-	}
-	var sc *websocket.Conn
-	select {
-	case sc = <-s.ch(c.Client):
-	case <-ctx.Done():
-		cc.Close()
-		return ctx.Err()
 	}
 	links := [2]link{
 		newWSLink(cc, rand.New(rand.NewPCG(rng.Uint64(), 3))),
