@@ -153,8 +153,15 @@ func converse(ctx context.Context, c *connRecord, links [2]link, rng *rand.Rand)
 
 func client(v *conv, rng *rand.Rand, seed int) error {
 	l := v.links[dissect.C2S]
-	n := 8 + rng.IntN(16)
-	window := make(chan struct{}, 1+rng.IntN(6))
+	// Every other seed is a burst: more requests, more of them
+	// outstanding, no pauses, so that many segments are in flight when
+	// one is lost.
+	burst := seed%2 == 1
+	n, outstanding := 8+rng.IntN(16), 1+rng.IntN(6)
+	if burst {
+		n, outstanding = 24+rng.IntN(24), 8+rng.IntN(9)
+	}
+	window := make(chan struct{}, outstanding)
 	var answers sync.WaitGroup
 	rerr := make(chan error, 1)
 	go func() {
@@ -203,7 +210,7 @@ func client(v *conv, rng *rand.Rand, seed int) error {
 				id = 1
 			}
 		}
-		if rng.IntN(3) == 0 {
+		if !burst && rng.IntN(3) == 0 {
 			time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
 		}
 	}
