@@ -28,10 +28,20 @@ const (
 	requiredEnv = "USMNSCOPE_REALNET_REQUIRED"
 )
 
+// labCannotSetUp is the lab's exit status when the namespace could not be
+// set up (no CAP_NET_ADMIN, nftables without kernel support, tcpdump
+// unable to capture): the test skips, as without the tools.
+const labCannotSetUp = 3
+
+var errCannotSetUp = errors.New("cannot set up the lab's network")
+
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(labEnv); dir != "" {
 		if err := runLab(dir); err != nil {
 			fmt.Fprintln(os.Stderr, "realnet lab:", err)
+			if errors.Is(err, errCannotSetUp) {
+				os.Exit(labCannotSetUp)
+			}
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -142,12 +152,12 @@ func runLab(dir string) error {
 	}
 	start := time.Now()
 	if err := setupNet(cfg.Losses); err != nil {
-		return err
+		return fmt.Errorf("%w: %v", errCannotSetUp, err)
 	}
 	pcap := filepath.Join(dir, "lab.pcap")
 	td, err := startTcpdump(pcap)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %v", errCannotSetUp, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

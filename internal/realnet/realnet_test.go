@@ -60,6 +60,9 @@ func runLabChild(t *testing.T, cfg labConfig) (*manifest, string) {
 		if cmd.ProcessState == nil {
 			skipOrFail(t, fmt.Sprintf("cannot start a process in a new network namespace: %v", err))
 		}
+		if cmd.ProcessState.ExitCode() == labCannotSetUp {
+			skipOrFail(t, strings.TrimSpace(string(out)))
+		}
 		t.Fatalf("the lab failed: %v\n%s", err, out)
 	}
 	mb, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
@@ -145,6 +148,9 @@ func TestRealNet(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if os.Getenv("USMNSCOPE_REALNET_KEEP_ALL") != "" {
+				keep(t, dir, c)
+			}
 			if p := checkConn(c, d, want); p != nil {
 				keep(t, dir, c)
 				if p.known != "" {
@@ -166,7 +172,8 @@ func TestRealNet(t *testing.T) {
 }
 
 // keep copies a failing connection's capture and manifest entry to
-// $USMNSCOPE_REALNET_KEEP, when set, to make a regression capture of it.
+// $USMNSCOPE_REALNET_KEEP, when set, to make a regression capture of it
+// (every connection's with USMNSCOPE_REALNET_KEEP_ALL set too).
 func keep(t *testing.T, dir string, c *connRecord) {
 	to := os.Getenv("USMNSCOPE_REALNET_KEEP")
 	if to == "" {
