@@ -18,6 +18,10 @@ import (
 //     multi-fragment Response waits behind a lost fragment while later
 //     single-segment Responses complete, and the decoder numbers those
 //     first (issue 24 point 2).
+//   - unturned-tcp-reseg, ulinkrpc-ws-reseg: Linux TCP at 10 % loss with
+//     retransmissions cut otherwise than the segments first captured (the
+//     WebSocket one with masked, fragmented messages and pings): decoded
+//     right today, kept as real-stack shapes for the other checks.
 func TestRegressionCaptures(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	if err != nil || len(files) == 0 {
