@@ -48,8 +48,13 @@ type decoded struct {
 // file as the Index's Store, ULinkRPC on with the default profile, KCP
 // probed on any port) and returns its records.
 func decodeFile(path string) (*decoded, error) {
-	p := unturned.Default()
-	rp := pipeline.NewRPC(rpc.Config{})
+	d, _, err := decodeWith(path, true)
+	return d, err
+}
+
+// captureOptions are dump's capture options for the default profile
+// (cmd/usmnscope captureOptions, boundOptions and readCaptureFeed).
+func captureOptions(p *unturned.Profile, rp *pipeline.RPC) capture.Options {
 	b := p.Bounds
 	opts := capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort,
 		MaxBufferedPerFlow: int(b.MaxFlowBuffer), MaxBufferedTotal: int(b.MaxTotalBuffer), MaxFlows: b.MaxFlows,
@@ -57,34 +62,49 @@ func decodeFile(path string) (*decoded, error) {
 		MaxInterfaces: b.MaxInterfaces, MaxNotes: b.MaxNotes, MaxDecompressed: int64(b.MaxDecompressed)}
 	opts.DatagramPorts = rp.DatagramPorts(p.DecodeAs)
 	opts.ProbeDatagrams = pipeline.KCPProbeDatagrams
-	src, err := capture.Open(path, opts)
+	return opts
+}
+
+// decodeWith decodes path with a streaming Index (stream, dump --json's)
+// or a full one (the TUI's index: every message kept, its JSON lines
+// made after the end), and returns the records and the JSON lines.
+func decodeWith(path string, stream bool) (*decoded, []byte, error) {
+	p := unturned.Default()
+	rp := pipeline.NewRPC(rpc.Config{})
+	src, err := capture.Open(path, captureOptions(p, rp))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer src.Close()
 	store, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer store.Close()
 	dc := session.NewIndexLimits(p, p.Bounds.Limits())
 	var batch session.JSONBatch
 	var out []byte
-	dc.SetStream(session.Stream{Spans: true, Settled: func(n int) error {
-		dc.AddJSON(&batch, n, nil)
-		if batch.Len() >= 512 {
-			out = batch.AppendJSON(out)
-			batch.Reset()
-		}
-		return nil
-	}})
+	if stream {
+		dc.SetStream(session.Stream{Spans: true, Settled: func(n int) error {
+			dc.AddJSON(&batch, n, nil)
+			if batch.Len() >= 512 {
+				out = batch.AppendJSON(out)
+				batch.Reset()
+			}
+			return nil
+		}})
+	}
 	dc.SetStore(store)
 	d := &decoded{feedErr: pipeline.FeedRPC(src, dc, rp, nil)}
-	out = batch.AppendJSON(out)
+	if stream {
+		out = batch.AppendJSON(out)
+	} else {
+		out = dc.AppendJSONRange(nil, 1, dc.Len(), nil)
+	}
 	for line := range bytes.Lines(out) {
 		var r record
 		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, fmt.Errorf("record %q: %w", line, err)
+			return nil, nil, fmt.Errorf("record %q: %w", line, err)
 		}
 		d.recs = append(d.recs, r)
 	}
@@ -101,7 +121,7 @@ func decodeFile(path string) (*decoded, error) {
 			d.findings = append(d.findings, s.Conn().String()+": "+f.Text)
 		}
 	}
-	return d, nil
+	return d, out, nil
 }
 
 // bug is the first `usmnscope bug` finding (a decoder panic turned into a
@@ -276,4 +296,35 @@ func scenarioPairs(c *connRecord, dir string) ([][2]msgRef, error) {
 		return nil, fmt.Errorf("the scenario's own capture: %s", p.text)
 	}
 	return d.pairs(), nil
+}
+
+// pathsDiffer says how the full Index's records (the TUI's index, fed
+// with dump's capture options) differ from dump --json's streaming ones
+// for the capture at path, or "" when they are the same lines.
+func pathsDiffer(path string) string {
+	_, streamed, err := decodeWith(path, true)
+	if err != nil {
+		return err.Error()
+	}
+	_, full, err := decodeWith(path, false)
+	if err != nil {
+		return err.Error()
+	}
+	if bytes.Equal(streamed, full) {
+		return ""
+	}
+	a, b := bytes.Split(streamed, []byte("\n")), bytes.Split(full, []byte("\n"))
+	for i := range max(len(a), len(b)) {
+		var x, y []byte
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if !bytes.Equal(x, y) {
+			return fmt.Sprintf("the full Index (the TUI's) and dump --json's streaming Index differ at line %d:\nstream %.300s\nfull   %.300s", i+1, x, y)
+		}
+	}
+	return ""
 }

@@ -160,6 +160,11 @@ func TestRealNet(t *testing.T) {
 				tl.failed++
 				t.Fatalf("%s", p.text)
 			}
+			if diff := pathsDiffer(filepath.Join(dir, c.File)); diff != "" {
+				keep(t, dir, c)
+				tl.failed++
+				t.Fatal(diff)
+			}
 		})
 	}
 	var b strings.Builder

@@ -54,6 +54,9 @@ func TestRegressionCaptures(t *testing.T) {
 				}
 				t.Fatal(p.text)
 			}
+			if diff := pathsDiffer(filepath.Join("testdata", c.File)); diff != "" {
+				t.Fatal(diff)
+			}
 		})
 	}
 }
