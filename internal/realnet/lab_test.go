@@ -84,14 +84,20 @@ type connRecord struct {
 	Scenario string      `json:"scenario,omitempty"` // Unturned: the scenario TOML played
 	Err      string      `json:"err,omitempty"`
 
-	Millis    int64   `json:"ms"`        // how long it ran
-	Redials   int     `json:"redials"`   // connections the server never accepted (dialTCP)
-	Fins      [2]bool `json:"fins"`      // TCP: each direction's FIN is in the capture
-	Packets   int     `json:"packets"`   // in its capture
-	Retrans   int     `json:"retrans"`   // TCP segments or KCP PUSH segments carrying bytes or an sn captured before
-	Reordered int     `json:"reordered"` // KCP PUSH segments captured after a higher sn
-	Overlap   int     `json:"overlap"`   // TCP retransmissions that also carry bytes not captured before
-	Reseg     int     `json:"reseg"`     // TCP retransmissions cut otherwise than any segment captured before at their sequence number
+	Millis  int64   `json:"ms"`      // how long it ran
+	Redials int     `json:"redials"` // connections the server never accepted (dialTCP)
+	Fins    [2]bool `json:"fins"`    // TCP: each direction's FIN is in the capture
+	// WebSocket: messages longer than their end's write buffer (sent in
+	// several frames), pings sent (some between a message's frames); KCP:
+	// captured PUSH segments with frg > 0 (a message's fragments but its
+	// last).
+	Fragmented int `json:"fragmented,omitempty"`
+	WSPings    int `json:"ws_pings,omitempty"`
+	Packets    int `json:"packets"`   // in its capture
+	Retrans    int `json:"retrans"`   // TCP segments or KCP PUSH segments carrying bytes or an sn captured before
+	Reordered  int `json:"reordered"` // KCP PUSH segments captured after a higher sn
+	Overlap    int `json:"overlap"`   // TCP retransmissions that also carry bytes not captured before
+	Reseg      int `json:"reseg"`     // TCP retransmissions cut otherwise than any segment captured before at their sequence number
 }
 
 type sentMsg struct {

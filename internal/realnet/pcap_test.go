@@ -159,6 +159,9 @@ func splitCapture(path, dir string, conns []*connRecord) error {
 			if s.Cmd != ulinkrpc.CmdPush {
 				continue
 			}
+			if s.Frg > 0 {
+				o.c.Fragmented++
+			}
 			if st.sns[d] == nil {
 				st.sns[d] = map[uint32]bool{}
 			}

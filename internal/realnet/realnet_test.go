@@ -79,6 +79,7 @@ func runLabChild(t *testing.T, cfg labConfig) (*manifest, string) {
 // tally is one group's figures at one loss rate, for the note.
 type tally struct {
 	conns, sent, packets, decoded, retrans, reseg, overlap, reordered, known, failed int
+	pairs, fragmented, wsPings                                                       int
 }
 
 // TestRealNet runs the lab (doc.go) and checks every connection's
@@ -125,6 +126,8 @@ func TestRealNet(t *testing.T) {
 			tl.reordered += c.Reordered
 			tl.overlap += c.Overlap
 			tl.reseg += c.Reseg
+			tl.fragmented += c.Fragmented
+			tl.wsPings += c.WSPings
 			if c.Err != "" {
 				keep(t, dir, c)
 				tl.failed++
@@ -151,6 +154,7 @@ func TestRealNet(t *testing.T) {
 			if os.Getenv("USMNSCOPE_REALNET_KEEP_ALL") != "" {
 				keep(t, dir, c)
 			}
+			tl.pairs += len(want)
 			if p := checkConn(c, d, want); p != nil {
 				keep(t, dir, c)
 				if p.known != "" {
@@ -168,12 +172,12 @@ func TestRealNet(t *testing.T) {
 		})
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-26s %5s %6s %7s %7s %7s %7s %7s %7s %5s %6s\n", "group", "conns", "sent", "packets", "decoded", "retrans", "reseg", "overlap", "reorder", "known", "failed")
+	fmt.Fprintf(&b, "%-26s %5s %6s %7s %7s %6s %7s %6s %7s %7s %6s %6s %5s %6s\n", "group", "conns", "sent", "packets", "decoded", "pairs", "retrans", "reseg", "overlap", "reorder", "frag", "wsping", "known", "failed")
 	for _, k := range order {
 		tl := tallies[k]
-		fmt.Fprintf(&b, "%-26s %5d %6d %7d %7d %7d %7d %7d %7d %5d %6d\n", k, tl.conns, tl.sent, tl.packets, tl.decoded, tl.retrans, tl.reseg, tl.overlap, tl.reordered, tl.known, tl.failed)
+		fmt.Fprintf(&b, "%-26s %5d %6d %7d %7d %6d %7d %6d %7d %7d %6d %6d %5d %6d\n", k, tl.conns, tl.sent, tl.packets, tl.decoded, tl.pairs, tl.retrans, tl.reseg, tl.overlap, tl.reordered, tl.fragmented, tl.wsPings, tl.known, tl.failed)
 	}
-	t.Logf("per group and loss rate (sent and decoded: messages; packets: captured; retrans: TCP segments or KCP PUSH segments carrying bytes or an sn captured before; reseg: of those, TCP retransmissions cut otherwise than the segment first captured at their sequence number; overlap: TCP retransmissions that also carry bytes not captured before; reorder: KCP PUSH segments after a higher sn; known: skipped for a defect branch exact fixes):\n%s", b.String())
+	t.Logf("per group and loss rate (sent and decoded: messages; packets: captured; pairs: pairs checked (ULinkRPC request/response and keep-alive as sent; Unturned pings and listener-ID requests as the scenario's own capture pairs them); retrans: TCP segments or KCP PUSH segments carrying bytes or an sn captured before; reseg: of those, TCP retransmissions cut otherwise than the segment first captured at their sequence number; overlap: TCP retransmissions that also carry bytes not captured before; reorder: KCP PUSH segments after a higher sn; frag: WebSocket messages longer than their end's write buffer, sent in several frames, and KCP PUSH segments captured with frg > 0; wsping: WebSocket pings sent, some between a message's frames; known: skipped for a defect branch exact fixes):\n%s", b.String())
 }
 
 // keep copies a failing connection's capture and manifest entry to

@@ -37,6 +37,9 @@ func (s *wsServer) ch(client string) chan *websocket.Conn {
 // longer than its end's buffer leaves in several frames (opcode 2, then 0).
 var wsBuffers = []int{128, 300, 1024, 4096}
 
+// serverBuf is the server end's write buffer for a client.
+func serverBuf(client netip.AddrPort) int { return wsBuffers[int(client.Port())%len(wsBuffers)] }
+
 func serveWS(ctx context.Context, l *labGroup) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", l.server.String())
@@ -48,7 +51,7 @@ func serveWS(ctx context.Context, l *labGroup) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws", func(w http.ResponseWriter, r *http.Request) {
 		ap, _ := netip.ParseAddrPort(r.RemoteAddr)
-		u := websocket.Upgrader{WriteBufferSize: wsBuffers[int(ap.Port())%len(wsBuffers)]}
+		u := websocket.Upgrader{WriteBufferSize: serverBuf(ap)}
 		c, err := u.Upgrade(w, r, nil)
 		if err != nil {
 			return
@@ -68,14 +71,22 @@ func serveWS(ctx context.Context, l *labGroup) error {
 // accumulator.
 type wsLink struct {
 	c    *websocket.Conn
+	buf  int // the library's write buffer: longer messages leave in several frames
+	n    *wsCounts
 	acc  accum
 	mu   sync.Mutex
 	rng  *rand.Rand
 	pngs sync.WaitGroup
 }
 
-func newWSLink(c *websocket.Conn, rng *rand.Rand) *wsLink {
-	l := &wsLink{c: c, rng: rng}
+// wsCounts are what the lab's WebSocket ends did, for the note.
+type wsCounts struct {
+	mu                sync.Mutex
+	fragmented, pings int
+}
+
+func newWSLink(c *websocket.Conn, buf int, n *wsCounts, rng *rand.Rand) *wsLink {
+	l := &wsLink{c: c, buf: buf, n: n, rng: rng}
 	// The close is answered by closeWrite, once the side has sent all.
 	c.SetCloseHandler(func(int, string) error { return nil })
 	l.acc.more = func() ([]byte, error) {
@@ -102,6 +113,14 @@ func (l *wsLink) write(b []byte) error {
 		k -= n
 	}
 	l.mu.Unlock()
+	l.n.mu.Lock()
+	if len(b) > l.buf {
+		l.n.fragmented++
+	}
+	if ping {
+		l.n.pings++
+	}
+	l.n.mu.Unlock()
 	if ping {
 		l.pngs.Go(func() {
 			l.c.WriteControl(websocket.PingMessage, []byte("realnet"), time.Now().Add(5*time.Second))
@@ -132,6 +151,7 @@ func (l *wsLink) close() { l.c.Close() }
 func runRPCWS(ctx context.Context, lg *labGroup, c *connRecord, rng *rand.Rand) error {
 	s := lg.state.(*wsServer)
 	bufSize := wsBuffers[rng.IntN(len(wsBuffers))]
+	var n wsCounts
 	var cc, sc *websocket.Conn
 	// A handshake the server never completed (dialTCP) shows here as a
 	// reset upgrade: redial.
@@ -161,10 +181,12 @@ func runRPCWS(ctx context.Context, lg *labGroup, c *connRecord, rng *rand.Rand) 
 		return err
 	}
 	links := [2]link{
-		newWSLink(cc, rand.New(rand.NewPCG(rng.Uint64(), 3))),
-		newWSLink(sc, rand.New(rand.NewPCG(rng.Uint64(), 4))),
+		newWSLink(cc, bufSize, &n, rand.New(rand.NewPCG(rng.Uint64(), 3))),
+		newWSLink(sc, serverBuf(netip.MustParseAddrPort(c.Client)), &n, rand.New(rand.NewPCG(rng.Uint64(), 4))),
 	}
 	defer links[0].close()
 	defer links[1].close()
-	return converse(ctx, c, links, rng)
+	err = converse(ctx, c, links, rng)
+	c.Fragmented, c.WSPings = n.fragmented, n.pings
+	return err
 }
