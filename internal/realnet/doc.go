@@ -31,8 +31,19 @@
 // connection and each part decoded as `dump --json` decodes a file (a
 // streaming session.Index with spans, the file as its Store,
 // pipeline.FeedRPC), and the records are checked: every message once, with
-// its bytes, in each direction's send order, paired as sent, and no
-// `usmnscope bug` finding.
+// its bytes, in each direction's send order, paired as sent, no
+// `usmnscope bug` finding and no error finding; then the part is decoded
+// again through a full Index (the TUI's) and must give the same JSON
+// lines. The test logs a table of what was sent, captured, decoded and
+// paired, and of the transports' repairs the captures show
+// (retransmissions, re-cut retransmissions, KCP reordering, WebSocket
+// fragments and pings), per group and loss rate.
+//
+// A symptom of a defect that branch exact fixes (issue 24's points 1 and
+// 2) skips its sub-test with "needs fix from branch exact: …"; anything
+// else fails. testdata keeps lab captures with their send logs
+// (TestRegressionCaptures, no root needed): one that showed a defect, and
+// real-stack shapes for the other checks.
 //
 // It needs root, CLONE_NEWNET, nft and tcpdump; without them the test
 // skips with the reason, unless USMNSCOPE_REALNET_REQUIRED is set (.ci/run
