@@ -258,6 +258,15 @@ func checkConn(c *connRecord, d *decoded, wantPairs [][2]msgRef) *problem {
 		}
 		return p
 	}
+	// Both messages of a pair name each other (outputs.md "Pairing").
+	for _, r := range d.recs {
+		if r.Pair == 0 {
+			continue
+		}
+		if r.Pair < 1 || r.Pair > len(d.recs) || d.recs[r.Pair-1].Pair != r.N {
+			return &problem{text: fmt.Sprintf("n %d (%s %s) pairs with %d, which does not pair with it", r.N, r.Dir, r.Msg, r.Pair)}
+		}
+	}
 	have := d.pairs()
 	want := slices.Clone(wantPairs)
 	slices.SortFunc(want, cmpPair)
