@@ -23,22 +23,21 @@ import (
 // first differ ("" when they agree, or when the bytes are no capture).
 
 // tuiIndex decodes the capture at path as `usmnscope open` does (runOpen):
-// the full index with the file as its Store, ULinkRPC through the
-// profile's ports and KCP probing.
+// the full index from the one decode builder (pipeline.Open) with the
+// file as its Store, ULinkRPC through the profile's ports and KCP probing.
 func tuiIndex(path string) (*session.Index, error) {
 	p := unturned.Default()
 	rp, err := newRPC(p.ULinkRPC, "")
 	if err != nil {
 		return nil, err
 	}
-	src, err := openSourceWith(&streams{}, path, tuiCaptureOptions(p, rp))
+	d, err := pipeline.Open(pipeline.Options{Profile: p, RPC: rp, Path: path})
 	if err != nil {
 		return nil, err
 	}
-	defer src.Close()
-	dc := newDecoder(p)
-	attachStore(dc, path)
-	if err := pipeline.FeedRPC(src, dc, rp, nil); err != nil && strings.HasPrefix(err.Error(), "internal error") {
+	defer d.Source.Close()
+	dc := d.Index
+	if err := d.Feed(nil); err != nil && strings.HasPrefix(err.Error(), "internal error") {
 		return nil, fmt.Errorf("the TUI's index: %v", err)
 	}
 	return dc, nil

@@ -42,6 +42,7 @@ var floors = map[string]float64{
 	"internal/pipeline":   9,  // the one decode builder (Open) and the feed
 	"internal/tuifeed":    10, // the TUI's feeder: runs a decode, tells the UI
 	"cmd/usmnscope":       11,
+	"internal/realnet":    12, // tests only: the real-network lab may use any room
 }
 
 // protocols are the packages that know a protocol; capture must import none
