@@ -9,6 +9,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/tomlcap"
 )
 
 // Profile holds the protocol constants that the seeds leave open (wire.md
@@ -285,6 +286,11 @@ func Default() *Profile {
 // ParseProfile reads a TOML profile (wire.md 6.1) over the defaults. Unknown
 // keys and invalid values are errors that name the key.
 func ParseProfile(name string, data []byte) (*Profile, error) {
+	// The shapes that make the TOML parser slow or large are refused
+	// before it sees them (issue 29).
+	if err := tomlcap.Check(name, data, tomlcap.Default); err != nil {
+		return nil, fmt.Errorf("profile %w", err)
+	}
 	p := Default()
 	p.Name = name
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(p)

@@ -108,7 +108,13 @@ func readContracts(dir string) (*ulinkrpc.Contracts, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("--%s %s: not a folder", rpcContractsFlag, termsafe.Escape(dir))
 	}
-	c, err := ulinkrpc.ParseContractsFS(os.DirFS(dir), ".")
+	// An os.Root's FS: a symlink leaving the folder is an error, not read.
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--%s %s: %s", rpcContractsFlag, termsafe.Escape(dir), termsafe.Escape(err.Error()))
+	}
+	defer root.Close()
+	c, err := ulinkrpc.ParseContractsFS(root.FS(), ".")
 	if err != nil {
 		return nil, fmt.Errorf("--%s %s: %s", rpcContractsFlag, termsafe.Escape(dir), termsafe.Escape(err.Error()))
 	}
