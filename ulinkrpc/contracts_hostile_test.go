@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/BurntSushi/toml"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 )
 
 // TestParseContractsHostile: issue 29's hostile contract sources are each
@@ -68,5 +71,40 @@ func TestParseContractsFSFiles(t *testing.T) {
 	}
 	if _, err := parseContractsFS(fstest.MapFS{"c/a.cs": ok, "c/b.cs": ok}, "c", 62); err != nil {
 		t.Errorf("parseContractsFS(2 files of 31 bytes, cap 62) = %v; want nil", err)
+	}
+}
+
+// TestSchemaTOMLEscapes: names from a contract file reach `schema import`'s
+// output through the terminal rule (termsafe.Unsafe) written as TOML
+// escapes: no raw right-to-left override, escape or C1 control on the
+// terminal, and the TOML reads back as the same names (issue 29 point 5).
+func TestSchemaTOMLEscapes(t *testing.T) {
+	src := "[RpcService(1)] interface IEvil\u202eNaMe { [RpcMethod(2)] ValueTask<R\u009bX> Do\u2066It(Q\U000E0041 q); }"
+	c, err := ParseContracts([]SourceFile{{"e.cs", []byte(src)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := SchemaTOML(c)
+	for _, r := range out {
+		if r != '\n' && termsafe.Unsafe(r) {
+			t.Errorf("SchemaTOML has a raw %U:\n%s", r, out)
+		}
+	}
+	for _, want := range []string{`name = "IEvil\u202ENaMe"`, `name = "Do\u2066It"`, `reply = "R\u009BX"`, `request = "Q\U000E0041"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("SchemaTOML lacks %s:\n%s", want, out)
+		}
+	}
+	var back struct {
+		ULinkRPC struct {
+			Service []struct {
+				Name   string
+				Method []struct{ Name, Request, Reply string }
+			}
+		}
+	}
+	if _, err := toml.Decode(out, &back); err != nil || len(back.ULinkRPC.Service) != 1 || back.ULinkRPC.Service[0].Name != "IEvil\u202eNaMe" ||
+		back.ULinkRPC.Service[0].Method[0].Reply != "R\u009bX" {
+		t.Errorf("SchemaTOML does not read back: %v, %+v", err, back)
 	}
 }
