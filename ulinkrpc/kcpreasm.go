@@ -81,6 +81,11 @@ type kcpConv struct {
 	dropTo   uint32
 
 	counts KCPCounts
+
+	// bigEnd is the sn+frg of the last message warned of as too many
+	// fragments (bigSaid: one was).
+	bigSaid bool
+	bigEnd  uint32
 }
 
 // Reassembler rebuilds one direction's KCP messages per conv (ulinkrpc.md
@@ -209,7 +214,11 @@ func (r *Reassembler) Segment(s Segment, yield func(KCPMessage)) {
 			return
 		}
 	}
-	if s.Frg >= KCPMaxFragments {
+	// All segments of one message share sn+frg (the sn of its frg 0): a
+	// message of too many fragments is said once, not once per segment
+	// (a 139-fragment message warned 11 times; issue 29).
+	if end := s.Sn + uint32(s.Frg); s.Frg >= KCPMaxFragments && !(c.bigSaid && c.bigEnd == end) {
+		c.bigSaid, c.bigEnd = true, end
 		r.find(warn(dissect.Protocol, -1, "kcp: conv %d sn %d: frg %d: a message of more than %d fragments (the sender drops those)", s.Conv, s.Sn, s.Frg, KCPMaxFragments))
 	}
 	if ahead == 0 {
