@@ -55,6 +55,11 @@ type StreamConfig struct {
 	// Valid says whether a frame parses exactly, for resynchronisation. nil
 	// means Plausible: a plain envelope or a transformed frame's shape.
 	Valid func(frame []byte) bool
+	// Budget, when not nil, is the capture-wide allowance the partial
+	// frame's buffer draws from: a partial frame whose growth takes the
+	// total past it is dropped, and the rest of that frame skipped as it
+	// arrives, framing synchronised on the frame after it.
+	Budget *Budget
 }
 
 // Stream cuts one direction's `[length u32 BE][frame]` byte stream into
@@ -84,6 +89,11 @@ type Stream struct {
 	need   int
 	body   []byte
 	msgOff int64
+	// drop is the rest of a frame dropped past the Budget, skipped as it
+	// arrives; held is cap(body) as counted in budget.
+	drop   int
+	held   int
+	budget *Budget
 
 	// Resynchronising: the bytes of rbuf[rstart:] end at off.
 	rbuf   []byte
@@ -99,7 +109,7 @@ type Stream struct {
 
 // NewStream returns a synchronised Stream.
 func NewStream(cfg StreamConfig) *Stream {
-	s := &Stream{maxLen: cfg.MaxLen, synced: true}
+	s := &Stream{maxLen: cfg.MaxLen, synced: true, budget: cfg.Budget}
 	if s.maxLen <= 0 || s.maxLen > MaxFrameLen {
 		s.maxLen = MaxFrameLen
 	}
@@ -177,6 +187,14 @@ func (s *Stream) lengthOK(n uint32, off int64) bool {
 // stream lost synchronisation.
 func (s *Stream) feedSynced(c []byte, yield func([]byte, FrameInfo)) []byte {
 	for len(c) > 0 {
+		if s.drop > 0 {
+			k := min(s.drop, len(c))
+			s.drop -= k
+			s.off += int64(k)
+			s.stats.Dropped += int64(k)
+			c = c[k:]
+			continue
+		}
 		if s.hdrN == 0 {
 			for len(c) >= 4 {
 				n := binary.BigEndian.Uint32(c)
@@ -225,18 +243,68 @@ func (s *Stream) feedSynced(c []byte, yield func([]byte, FrameInfo)) []byte {
 			continue
 		}
 		k := min(s.need-len(s.body), len(c))
+		if len(s.body)+k > cap(s.body) && !s.grow(len(s.body)+k) {
+			s.overBudget()
+			continue
+		}
 		s.body = append(s.body, c[:k]...)
 		s.off += int64(k)
 		c = c[k:]
 		if len(s.body) == s.need {
 			s.hdrN = 0
 			s.emit(s.body, s.msgOff, yield)
-			if cap(s.body) > 1<<20 {
+			if cap(s.body) > 1<<20 || s.budget.over() {
 				s.body = nil // do not keep a large frame's buffer
 			}
+			s.account()
 		}
 	}
 	return nil
+}
+
+// account counts the partial frame's buffer in the Budget.
+func (s *Stream) account() {
+	if s.budget == nil {
+		return
+	}
+	c := cap(s.body)
+	s.budget.add(c - s.held)
+	s.held = c
+}
+
+// grow makes room in body for n bytes, doubling its capacity up to the
+// frame's length (a copy per doubling: the buffers let go add up to no more
+// than the last, where append's smaller steps for large slices left four
+// times as much garbage behind). With a Budget the growth is taken from it
+// first: grow reports false, and grows nothing, when it would take the
+// Budget past its bound.
+func (s *Stream) grow(n int) bool {
+	c := min(s.need, max(n, 2*cap(s.body), 512))
+	if s.budget != nil {
+		if s.budget.Max > 0 && s.budget.used+c-s.held > s.budget.Max {
+			return false
+		}
+	}
+	nb := make([]byte, len(s.body), c)
+	copy(nb, s.body)
+	s.body = nb
+	s.account()
+	return true
+}
+
+// overBudget drops the partial frame whose growth took the Budget past its
+// bound; the rest of the frame is skipped as it arrives, so framing stays
+// synchronised on the frame after it.
+func (s *Stream) overBudget() {
+	held := 4 + len(s.body)
+	s.findings = append(s.findings, warn(dissect.Sequence, -1,
+		"framing: dropped a partial frame at stream offset %d: had %d of %d bytes %s; its other %d bytes are dropped as they arrive",
+		s.msgOff, held, 4+s.need, s.budget.spent(), s.need-len(s.body)))
+	s.stats.Dropped += int64(held)
+	s.drop = s.need - len(s.body)
+	s.hdrN = 0
+	s.body = nil
+	s.account()
 }
 
 func (s *Stream) emit(frame []byte, off int64, yield func([]byte, FrameInfo)) {
@@ -252,6 +320,7 @@ func (s *Stream) emit(frame []byte, off int64, yield func([]byte, FrameInfo)) {
 func (s *Stream) unsync() {
 	s.synced = false
 	s.hdrN = 0
+	s.drop = 0
 	s.body = s.body[:0]
 	s.rbuf = s.rbuf[:0]
 	s.rstart = 0
@@ -365,6 +434,10 @@ func (s *Stream) cut(why string) {
 			s.stats.Dropped += int64(held)
 			s.hdrN = 0
 			s.body = s.body[:0]
+			if cap(s.body) > 1<<20 || s.budget.over() {
+				s.body = nil
+			}
+			s.account()
 		}
 	} else if active := len(s.rbuf) - s.rstart; active > 0 {
 		s.skip(active, s.off-int64(active))

@@ -80,7 +80,18 @@ type Bounds struct {
 	MaxTableEntries int  `toml:"max_table_entries"` // entries per listener table (and missing list) per connection
 	MaxUnresolved   int  `toml:"max_unresolved"`    // unresolved listener references held per connection
 	MaxFindings     int  `toml:"max_findings"`      // findings kept per connection and for the capture
+
+	// ULinkRPC's share (rpc.Config, issue 29).
+	MaxRPCBuffer Size `toml:"max_rpc_buffer"` // bytes of partial frames and held KCP segments of all ULinkRPC connections together
+	MaxInflate   Size `toml:"max_inflate"`    // inflated bytes of a gzip ULinkRPC frame kept for display
 }
+
+// The defaults of the ULinkRPC bounds (ulinkrpc.DefaultMaxBuffer; the
+// display cap on inflated frames).
+const (
+	DefaultMaxRPCBuffer = 32 << 20
+	DefaultMaxInflate   = 1 << 20
+)
 
 // DefaultBounds returns the documented defaults (SECURITY.md "Bounds") of
 // the decoder's share, which are DefaultLimits'. The capture layer's share
@@ -96,6 +107,8 @@ func DefaultBounds() Bounds {
 		MaxTableEntries: d.MaxEntries,
 		MaxUnresolved:   d.MaxUnresolved,
 		MaxFindings:     d.MaxFindings,
+		MaxRPCBuffer:    DefaultMaxRPCBuffer,
+		MaxInflate:      DefaultMaxInflate,
 	}
 }
 
@@ -130,8 +143,14 @@ func (b *Bounds) fields() []boundField {
 		{"max_table_entries", &b.MaxTableEntries, maxBound, false},
 		{"max_unresolved", &b.MaxUnresolved, maxBound, false},
 		{"max_findings", &b.MaxFindings, maxBound, false},
+		{"max_rpc_buffer", (*int)(&b.MaxRPCBuffer), maxBound, false},
+		{"max_inflate", (*int)(&b.MaxInflate), MaxFrameLen64, false},
 	}
 }
+
+// MaxFrameLen64 is ULinkRPC's frame limit (ulinkrpc.MaxFrameLen, 64 MiB),
+// the most a frame's inflated bytes kept for display can be.
+const MaxFrameLen64 = 64 << 20
 
 // maxBound keeps every bound far from int overflow when it is turned into
 // pages or multiplied: 1 TiB, or a trillion entries, is no bound at all.

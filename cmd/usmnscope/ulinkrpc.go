@@ -65,7 +65,13 @@ func rpcLoader(cmd *cobra.Command) func() (*pipeline.RPC, error) {
 			return nil, err
 		}
 		dir, _ := cmd.Flags().GetString(rpcContractsFlag)
-		return newRPC(p.ULinkRPC, dir)
+		rp, err := newRPC(p.ULinkRPC, dir)
+		if err == nil {
+			// One budget for every ULinkRPC connection of the capture.
+			rp.Config.Budget = ulinkrpc.NewBudget(int(p.Bounds.MaxRPCBuffer))
+			rp.Config.Transform.KeepInflated = int(p.Bounds.MaxInflate)
+		}
+		return rp, err
 	}
 }
 
