@@ -83,7 +83,7 @@ var (
 )
 
 func main() {
-	shape := flag.String("shape", "", "zero, gaps, a2s, ifaces, udp, partial, gzip or frag")
+	shape := flag.String("shape", "", "zero, gaps, a2s, ifaces, udp, partial, gzip, frag, rpcgzip, rpcpartial, rpckcp, config or configkey")
 	n := flag.Int("n", 0, "size: packets, replies, interfaces, peers, flows or segments (see the package comment)")
 	cycles := flag.Int("cycles", 0, "zero only: write this many cycles instead of N packets of 100")
 	out := flag.String("o", "", "output file")

@@ -67,12 +67,18 @@ func rpcLoader(cmd *cobra.Command) func() (*pipeline.RPC, error) {
 		dir, _ := cmd.Flags().GetString(rpcContractsFlag)
 		rp, err := newRPC(p.ULinkRPC, dir)
 		if err == nil {
-			// One budget for every ULinkRPC connection of the capture.
-			rp.Config.Budget = ulinkrpc.NewBudget(int(p.Bounds.MaxRPCBuffer))
-			rp.Config.Transform.KeepInflated = int(p.Bounds.MaxInflate)
+			rpcBounds(&rp.Config, p.Bounds)
 		}
 		return rp, err
 	}
+}
+
+// rpcBounds sets the ULinkRPC bounds of the profile's [limits] on cfg: one
+// Budget for every ULinkRPC connection of the capture (max_rpc_buffer) and
+// the display cap on inflated frames (max_inflate).
+func rpcBounds(cfg *rpc.Config, b unturned.Bounds) {
+	cfg.Budget = ulinkrpc.NewBudget(int(b.MaxRPCBuffer))
+	cfg.Transform.KeepInflated = int(b.MaxInflate)
 }
 
 // newRPC builds the ULinkRPC side of a feed from a profile's [ulinkrpc]
