@@ -369,8 +369,10 @@ func docValue(s string) (int, error) {
 // options or the decoder's limits it names.
 func TestLimitFlagsReachCode(t *testing.T) {
 	reach := map[string]func(o capture.Options, l unturned.Limits, r rpc.Config) int{
-		"max_flow_buffer":        func(o capture.Options, _ unturned.Limits, _ rpc.Config) int { return o.MaxBufferedPerFlow },
-		"max_total_buffer":       func(o capture.Options, l unturned.Limits, _ rpc.Config) int { return min(o.MaxBufferedTotal, l.MaxBuffered) },
+		"max_flow_buffer": func(o capture.Options, _ unturned.Limits, _ rpc.Config) int { return o.MaxBufferedPerFlow },
+		"max_total_buffer": func(o capture.Options, l unturned.Limits, _ rpc.Config) int {
+			return min(o.MaxBufferedTotal, l.MaxBuffered)
+		},
 		"max_flows":              func(o capture.Options, _ unturned.Limits, _ rpc.Config) int { return o.MaxFlows },
 		"max_fragments":          func(o capture.Options, _ unturned.Limits, _ rpc.Config) int { return o.MaxFragments },
 		"max_fragment_bytes":     func(o capture.Options, _ unturned.Limits, _ rpc.Config) int { return o.MaxFragmentBytes },
