@@ -13,6 +13,7 @@ import (
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/scenario"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -347,6 +348,7 @@ func TestLimitsDocumented(t *testing.T) {
 		{"max_notes", capture.DefaultMaxNotes},
 		{"max_decompressed", int(capture.DefaultMaxDecompressed)},
 		{"max_findings", unturned.DefaultLimits().MaxFindings},
+		{"max_rpc_buffer", ulinkrpc.DefaultMaxBuffer},
 	} {
 		if v, _ := def.Get(c.key); v != c.code {
 			t.Errorf("pipeline.DefaultBounds %s = %d; capture's default is %d", c.key, v, c.code)
