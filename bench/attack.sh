@@ -9,7 +9,7 @@
 # Issue 29 adds the ULinkRPC shapes (a gzip bomb, partial frames on 8 TCP
 # connections, held KCP segments on 6 flows), each also measured in text
 # dump and the TUI's load, and two hostile schema files, which must be an
-# error (exit 1) within 1 s and 64 MB.
+# error (exit 1) within 1 s of CPU and 64 MB, as a schema and as a profile.
 #
 # Environment: SMALL=1 (every size / 100: a quick run), SHAPES (default
 # "zero gaps a2s ifaces udp partial gzip frag rpcgzip rpcpartial rpckcp
@@ -178,17 +178,19 @@ cap_verdict() {
 }
 
 # config_verdict LABEL: a hostile config file HOLDS when it is an error
-# (exit 1) naming the file, within 1 s and 64 MB.
+# (exit 1) naming the file, within 1 s of CPU and 64 MB. CPU, not wall:
+# on a machine shared by many (load average 40-50 when this was written)
+# the wall time of a 0.03 s process is the scheduler's, not the file's.
 config_verdict() {
 	local mb v note=""
 	mb=$(awk -v k="${RSS:-0}" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')
-	v=$(awk -v r="$mb" -v w="${WALL:-99}" 'BEGIN { print (r <= 64 && w <= 1) ? "HOLDS" : "DOES NOT HOLD" }')
+	v=$(awk -v r="$mb" -v c="${CPU:-99}" 'BEGIN { print (r <= 64 && c <= 1) ? "HOLDS" : "DOES NOT HOLD" }')
 	if [ "$STATUS" != 1 ] || ! grep -q "$SHAPE.toml" "$WORK/run.err"; then
 		v="DOES NOT HOLD"
 		note=" (exit $STATUS, not an error naming the file)"
 	fi
-	say "$LINE  exit $STATUS: $(head -c 160 "$WORK/run.err" | tr '\n' ' '): $v$note (target: an error within 1 s and 64 MB)"
-	tally "$v" "$SHAPE $1: $mb MB, ${WALL} s$note"
+	say "$LINE  exit $STATUS: $(head -c 160 "$WORK/run.err" | tr '\n' ' '): $v$note (target: an error within 1 s of CPU and 64 MB)"
+	tally "$v" "$SHAPE $1: $mb MB, ${CPU} s CPU$note"
 }
 
 # tui_verdict FILE: the TUI's load of a ULinkRPC shape, its VmHWM against
