@@ -6,8 +6,14 @@
 # target; then times the TUI's load of the 400k-cycle zero-length shape
 # against `dump`'s (target: at most 2x). See bench/README.md.
 #
+# Issue 29 adds the ULinkRPC shapes (a gzip bomb, partial frames on 8 TCP
+# connections, held KCP segments on 6 flows), each also measured in text
+# dump and the TUI's load, and two hostile schema files, which must be an
+# error (exit 1) within 1 s of CPU and 64 MB, as a schema and as a profile.
+#
 # Environment: SMALL=1 (every size / 100: a quick run), SHAPES (default
-# "zero gaps a2s ifaces udp partial gzip frag"), SECTIONS (default
+# "zero gaps a2s ifaces udp partial gzip frag rpcgzip rpcpartial rpckcp
+# config configkey"), SECTIONS (default
 # "shapes tui"), WORK (scratch dir, default a new /tmp/usmnscope-attack.*),
 # CAP_MB (default 160), TIMEOUT (seconds per command, default 900),
 # TUI_TIMEOUT (default 600), KEEP=1 (keep the capture files; by default
@@ -25,8 +31,15 @@ N_UDP=${N_UDP:-$((3000000 / S))}         # distinct UDP peers of port 27016
 N_PARTIAL=${N_PARTIAL:-$((10000 / S))}   # flows, each a 65,000-byte partial frame a side
 N_GZIP=${N_GZIP:-$((800 / S))}           # packets of 21,000 1-byte messages, gzipped
 N_FRAG=${N_FRAG:-$((10000 / S))}         # fragmented segments of 100 messages
+# issue 29's ULinkRPC and config shapes (SMALL: the smallest that still
+# shows the shape)
+N_RPCGZIP=${N_RPCGZIP:-$(( S == 1 ? 6 : 1 ))}       # frames of a gzipped 64 MiB envelope
+N_RPCPARTIAL=${N_RPCPARTIAL:-$(( S == 1 ? 40 : 1 ))} # MiB of partial frame on each of 8 TCP flows
+N_RPCKCP=${N_RPCKCP:-$(( S == 1 ? 60 : 2 ))}         # MiB of held KCP segments on each of 6 UDP flows
+N_CONFIG=${N_CONFIG:-60000}                          # bytes of one nested inline table in a schema
+N_CONFIGKEY=${N_CONFIGKEY:-400000}                   # bytes of one dotted key in a schema
 TUI_CYCLES=${TUI_CYCLES:-$((400000 / S))} # zero-length cycles for the TUI load
-SHAPES=${SHAPES:-zero gaps a2s ifaces udp partial gzip frag}
+SHAPES=${SHAPES:-zero gaps a2s ifaces udp partial gzip frag rpcgzip rpcpartial rpckcp config configkey}
 SECTIONS=${SECTIONS:-shapes tui}
 CAP_MB=${CAP_MB:-160}
 TIMEOUT=${TIMEOUT:-900}
@@ -87,6 +100,7 @@ shape_file() {
 	case $1 in
 	ifaces) echo "$WORK/$1.pcapng" ;;
 	gzip) echo "$WORK/$1.pcap.gz" ;;
+	config | configkey) echo "$WORK/$1.toml" ;;
 	*) echo "$WORK/$1.pcap" ;;
 	esac
 }
@@ -101,6 +115,11 @@ shape_size() {
 	partial) echo "$N_PARTIAL flows of partial frames" ;;
 	gzip) echo "$N_GZIP packets of 21,000 messages, gzipped" ;;
 	frag) echo "$N_FRAG fragmented segments" ;;
+	rpcgzip) echo "$N_RPCGZIP ULinkRPC frames of a gzipped 64 MiB envelope" ;;
+	rpcpartial) echo "8 ULinkRPC TCP flows, each a $N_RPCPARTIAL MiB partial frame" ;;
+	rpckcp) echo "6 ULinkRPC KCP flows, each $N_RPCKCP MiB held behind a missing sn" ;;
+	config) echo "a schema of one $N_CONFIG-byte nested inline table" ;;
+	configkey) echo "a schema of one $N_CONFIGKEY-byte dotted key" ;;
 	esac
 }
 shape_n() {
@@ -108,6 +127,8 @@ shape_n() {
 	zero) echo "$N_ZERO" ;; gaps) echo "$N_GAPS" ;; a2s) echo "$N_A2S" ;;
 	ifaces) echo "$N_IFACES" ;; udp) echo "$N_UDP" ;; partial) echo "$N_PARTIAL" ;;
 	gzip) echo "$N_GZIP" ;; frag) echo "$N_FRAG" ;;
+	rpcgzip) echo "$N_RPCGZIP" ;; rpcpartial) echo "$N_RPCPARTIAL" ;; rpckcp) echo "$N_RPCKCP" ;;
+	config) echo "$N_CONFIG" ;; configkey) echo "$N_CONFIGKEY" ;;
 	esac
 }
 # generate NAME FILE [ARGS...]: writes a shape; sets MSGS (the messages its
@@ -156,6 +177,38 @@ cap_verdict() {
 	tally "$v" "$SHAPE $1: $mb MB$note"
 }
 
+# config_verdict LABEL: a hostile config file HOLDS when it is an error
+# (exit 1) naming the file, within 1 s of CPU and 64 MB. CPU, not wall:
+# on a machine shared by many (load average 40-50 when this was written)
+# the wall time of a 0.03 s process is the scheduler's, not the file's.
+config_verdict() {
+	local mb v note=""
+	mb=$(awk -v k="${RSS:-0}" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')
+	v=$(awk -v r="$mb" -v c="${CPU:-99}" 'BEGIN { print (r <= 64 && c <= 1) ? "HOLDS" : "DOES NOT HOLD" }')
+	if [ "$STATUS" != 1 ] || ! grep -q "$SHAPE.toml" "$WORK/run.err"; then
+		v="DOES NOT HOLD"
+		note=" (exit $STATUS, not an error naming the file)"
+	fi
+	say "$LINE  exit $STATUS: $(head -c 160 "$WORK/run.err" | tr '\n' ' '): $v$note (target: an error within 1 s of CPU and 64 MB)"
+	tally "$v" "$SHAPE $1: $mb MB, ${CPU} s CPU$note"
+}
+
+# tui_verdict FILE: the TUI's load of a ULinkRPC shape, its VmHWM against
+# CAP_MB.
+tui_verdict() {
+	local mb v
+	if ! command -v tmux >/dev/null 2>&1; then
+		say "tmux not installed: the TUI's load of $SHAPE skipped"
+		tally "DOES NOT HOLD" "$SHAPE open: tmux missing"
+		return
+	fi
+	tui_load "$1"
+	mb=$(awk -v k="${TUI_HWM:-0}" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')
+	v=$(awk -v r="$mb" -v c="$CAP_MB" -v w="$TUI_WALL" 'BEGIN { print (w != -1 && r > 0 && r <= c) ? "HOLDS" : "DOES NOT HOLD" }')
+	say "$(printf '%-11s %-14s %8.2f s load %8s s CPU  peak RSS %8s MB' "$SHAPE" "open (TUI)" "$TUI_WALL" "${TUI_CPU:-?}" "$mb"): $v"
+	tally "$v" "$SHAPE open (TUI): $mb MB"
+}
+
 section_shapes() {
 	say ""
 	say "== dump --json and tables --json per shape (default limits, stdout on /dev/null): peak RSS <= $CAP_MB MB"
@@ -168,10 +221,27 @@ section_shapes() {
 			continue
 		}
 		say "-- $SHAPE: $(shape_size "$SHAPE"): $(stat -c %s "$file") bytes, $MSGS messages when framed whole"
+		case $SHAPE in
+		config | configkey)
+			measure "dump --schema" "$BIN" dump --schema "$file" fixtures/captures/usmn-basic.pcapng
+			config_verdict "dump --schema"
+			measure "dump --profile" "$BIN" dump --profile "$file" fixtures/captures/usmn-basic.pcapng
+			config_verdict "dump --profile"
+			[ -n "${KEEP:-}" ] || rm -f "$file"
+			continue
+			;;
+		rpc*)
+			measure "dump" "$BIN" dump "$file"
+			cap_verdict "dump"
+			;;
+		esac
 		measure "dump --json" "$BIN" dump --json "$file"
 		cap_verdict "dump --json"
 		measure "tables --json" "$BIN" tables --json "$file"
 		cap_verdict "tables --json"
+		case $SHAPE in
+		rpc*) tui_verdict "$file" ;;
+		esac
 		[ -n "${KEEP:-}" ] || rm -f "$file"
 	done
 }

@@ -112,6 +112,14 @@ func (s *source) end(err error) {
 	default:
 		s.e.note("", Flow{}, LevelError, "%s: unreadable record at byte %d: %v; read up to it", s.name, s.recStart, err)
 	}
+	if r := s.rd; r != nil && r.untimed > 0 {
+		first := ""
+		if r.untimedFirst > 0 {
+			first = fmt.Sprintf("; the %d before any timed frame take 1970-01-01 00:00:00 UTC", r.untimedFirst)
+		}
+		s.e.note("", Flow{}, LevelWarn, "%s: %d pcapng simple packet blocks carry no timestamp: each takes the time of the frame before it%s, so times and round trips through them are not measured",
+			s.name, r.untimed, first)
+	}
 	if r := s.rd; r != nil && r.ifacesOver > 0 {
 		s.e.note("", Flow{}, LevelWarn, "%s: %d pcapng interface description blocks past the first %d of their section were ignored, and the %d frames on those interfaces skipped",
 			s.name, r.ifacesOver, r.maxIfaces, r.framesOver)

@@ -119,17 +119,19 @@ type recordReader struct {
 	snap  uint32
 	plink layers.LinkType
 
-	// pcapng: the interfaces of the current section; skipping is set
-	// inside a section of an unknown major version.
-	ifaces   []ngIface
-	skipping bool
+	// pcapng: the interfaces of the current section.
+	ifaces []ngIface
 	// maxIfaces bounds ifaces (Options.MaxInterfaces): the Interface
 	// Description Blocks past it are counted in ifacesOver (over all
 	// sections, overHere in this one) and the frames on them in
 	// framesOver, and skipped.
 	maxIfaces              int
 	ifacesOver, framesOver int64
-	overHere               int
+	// untimed counts the Simple Packet Blocks read, untimedFirst those
+	// before any frame with a time (timed is set at the first).
+	untimed, untimedFirst int64
+	timed                 bool
+	overHere              int
 
 	ts      time.Time
 	iface   int
@@ -320,9 +322,14 @@ func (r *recordReader) section(n uint32) error {
 	if n < 28 {
 		return fmt.Errorf("section header at byte %d: length %d, less than 28", r.start, n)
 	}
+	// pcapng §4.1 lets a reader skip a section of a major version it does
+	// not know, but skipping a whole file printed nothing and exited 0
+	// (issue 29): it is an error, and what came before it is kept.
+	if major := r.u16(b[12:]); major != 1 {
+		return fmt.Errorf("section header at byte %d: pcapng version %d.%d, this reader knows 1.x", r.start, major, r.u16(b[14:]))
+	}
 	r.ifaces = r.ifaces[:0]
 	r.overHere = 0
-	r.skipping = r.u16(b[12:]) != 1
 	r.s.lo += int(n)
 	return nil
 }
@@ -341,7 +348,7 @@ func (r *recordReader) nextBlock() ([]byte, error) {
 				return nil, err
 			}
 			continue
-		case r.skipping || typ != ngInterface && typ != ngEnhanced && typ != ngSimple && typ != ngPacket:
+		case typ != ngInterface && typ != ngEnhanced && typ != ngSimple && typ != ngPacket:
 			if !s.skip(int64(n)) {
 				return nil, s.short()
 			}
@@ -433,7 +440,8 @@ func (r *recordReader) packetBlock(typ uint32, b []byte) ([]byte, error) {
 	var ts uint64
 	switch typ {
 	case ngSimple:
-		// No interface ID and no timestamp: interface 0, a zero time.
+		// No interface ID and no timestamp: interface 0, and the time of
+		// the frame before (untimed counts them for the note at the end).
 		if n < 16 {
 			return nil, fmt.Errorf("simple packet block at byte %d: length %d, less than 16", r.start, n)
 		}
@@ -473,7 +481,17 @@ func (r *recordReader) packetBlock(typ uint32, b []byte) ([]byte, error) {
 		r.ts = time.Unix(int64(ts/1e6), int64(ts%1e6)*1000).UTC()
 	}
 	if typ == ngSimple {
-		r.ts = time.Time{}
+		// A Simple Packet Block has no timestamp (pcapng §4.4): it takes
+		// the time of the frame before it, or 1970-01-01 before any, and
+		// the end of input says so (a zero time wrapped to 1754 in
+		// 64-bit nanoseconds; issue 29).
+		r.untimed++
+		if !r.timed {
+			r.untimedFirst++
+			r.ts = time.Unix(0, 0).UTC()
+		}
+	} else {
+		r.timed = true
 	}
 	r.dataOff = r.start + int64(hdr)
 	return b[hdr : hdr+caplen : hdr+caplen], nil

@@ -130,8 +130,8 @@ func readFrames(t *testing.T, r io.Reader) ([]frameRead, error) {
 }
 
 // richPcapng is a pcapng with three interfaces of different resolutions,
-// every packet block type, skipped blocks, a second section, a section of
-// an unknown version, and a packet on an interface no block described.
+// every packet block type, skipped blocks, more sections, and a packet on
+// an interface no block described.
 func richPcapng(be bool) ([]byte, []frameRead) {
 	w := &ngFile{be: be}
 	var want []frameRead
@@ -150,7 +150,8 @@ func richPcapng(be bool) ([]byte, []frameRead) {
 	want = append(want, frameRead{layers.LinkTypeLinuxSLL, 2, at(3, 625_000_000), "sll!", int64(off)})
 	w.block(5, w.u32(0), w.u32(0), w.u32(0)) // interface statistics, skipped
 	off = w.spb(5, []byte("simple"))         // original length 5: one byte is padding
-	want = append(want, frameRead{layers.LinkTypeEthernet, 0, time.Time{}, "simpl", int64(off)})
+	// No timestamp: the time of the frame before (issue 29).
+	want = append(want, frameRead{layers.LinkTypeEthernet, 0, at(3, 625_000_000), "simpl", int64(off)})
 	off = w.pb(1, 2_000_000_000, []byte("old block"))
 	want = append(want, frameRead{layers.LinkTypeRaw, 1, at(102, 0), "old block", int64(off)})
 
@@ -158,10 +159,6 @@ func richPcapng(be bool) ([]byte, []frameRead) {
 	w.idb(layers.LinkTypeLinuxSLL2, 0)
 	off = w.epb(0, 1_000_000, []byte("second section"))
 	want = append(want, frameRead{layers.LinkTypeLinuxSLL2, 0, at(1, 0), "second section", int64(off)})
-
-	w.shb(2) // unknown major version: skipped to the next section
-	w.idb(layers.LinkTypeEthernet, 0)
-	w.epb(0, 0, []byte("never seen"))
 
 	w.shb(1)
 	w.idb(layers.LinkTypeEthernet, 0)
@@ -255,6 +252,11 @@ func TestPcapngReaderLies(t *testing.T) {
 		{"resolution beyond 64 bits", func(w *ngFile) {
 			w.idb(layers.LinkTypeEthernet, 0, w.opt(9, []byte{20}))
 		}, "interface block at byte 84: timestamp resolution 0x14"},
+		{"section of an unknown major version", func(w *ngFile) {
+			w.shb(2)
+			w.idb(layers.LinkTypeEthernet, 0)
+			w.epb(0, 0, []byte("never seen"))
+		}, "section header at byte 84: pcapng version 2.0, this reader knows 1.x"},
 		{"section with a bad byte-order magic", func(w *ngFile) {
 			w.shb(1)
 			binary.LittleEndian.PutUint32(w.b[84+8:], 0x01020304)

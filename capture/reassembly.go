@@ -1,8 +1,10 @@
 package capture
 
 import (
+	"cmp"
 	"encoding/binary"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -354,8 +356,23 @@ func (t *tcpState) flush() {
 	}
 	t.lastFlush = t.e.ts
 	t.flushing = true
+	start := len(t.e.queue)
 	t.asm.FlushWithOptions(reassembly.FlushOptions{T: t.e.ts.Add(-flushAge)})
+	t.inFlowOrder(start)
 	t.flushing = false
+}
+
+// inFlowOrder puts the events a flush queued from start on in the order the
+// flows were opened. The assembler walks its connections in Go map order,
+// which changes from run to run; each connection's own events keep their
+// order (the sort is stable), so the output no longer depends on the map
+// (issue 29: the same bytes on every run).
+func (t *tcpState) inFlowOrder(start int) {
+	q := t.e.queue[start:]
+	if len(q) < 2 {
+		return
+	}
+	slices.SortStableFunc(q, func(a, b Event) int { return cmp.Compare(a.ID, b.ID) })
 }
 
 func (t *tcpState) finish() {
@@ -363,7 +380,9 @@ func (t *tcpState) finish() {
 		return
 	}
 	t.flushing, t.finishing = true, true
+	start := len(t.e.queue)
 	t.asm.FlushAll()
+	t.inFlowOrder(start)
 }
 
 // Accept implements reassembly.Stream: a direction never seen before starts

@@ -56,6 +56,10 @@ type Config struct {
 	MidStream bool
 	MaxFrame  int                // per-frame cap (ulinkrpc.StreamConfig.MaxLen); 0 means 64 MiB
 	KCP       ulinkrpc.KCPLimits // KCP reassembly bounds
+	// Budget, when not nil, is the capture-wide allowance every session
+	// made from this Config draws its partial frames and held KCP
+	// segments from (ulinkrpc.Budget); it overrides KCP.Budget.
+	Budget *ulinkrpc.Budget
 	// MaxConvs bounds the KCP conversations given a frame stream per
 	// direction; 0 means 256.
 	MaxConvs int
@@ -166,7 +170,11 @@ func New(conn dissect.Conn, cfg Config) *Session {
 		sd := &s.sides[d]
 		switch cfg.Transport {
 		case KCP:
-			sd.kcp = ulinkrpc.NewReassembler(cfg.KCP)
+			lim := cfg.KCP
+			if cfg.Budget != nil {
+				lim.Budget = cfg.Budget
+			}
+			sd.kcp = ulinkrpc.NewReassembler(lim)
 			sd.convs = make(map[uint32]*framer)
 		case WebSocket:
 			masked := dissect.Dir(d) == dissect.C2S
@@ -180,7 +188,7 @@ func New(conn dissect.Conn, cfg Config) *Session {
 }
 
 func (s *Session) newStream() *framer {
-	return newFramer(ulinkrpc.StreamConfig{MaxLen: s.cfg.MaxFrame}, s.cfg.MidStream)
+	return newFramer(ulinkrpc.StreamConfig{MaxLen: s.cfg.MaxFrame, Budget: s.cfg.Budget}, s.cfg.MidStream)
 }
 
 // yield returns the frame callback of direction d.
@@ -300,7 +308,7 @@ func (s *Session) kcpMessage(d dissect.Dir, m ulinkrpc.KCPMessage) {
 			}
 			return
 		}
-		st = newFramer(ulinkrpc.StreamConfig{MaxLen: s.cfg.MaxFrame}, !s.kcpConvs[m.Conv] && s.cfg.MidStream)
+		st = newFramer(ulinkrpc.StreamConfig{MaxLen: s.cfg.MaxFrame, Budget: s.cfg.Budget}, !s.kcpConvs[m.Conv] && s.cfg.MidStream)
 		sd.convs[m.Conv] = st
 	}
 	if m.Gap {

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/BurntSushi/toml"
+	"github.com/usmnscope/usmnscope/internal/tomlcap"
 	"github.com/usmnscope/usmnscope/netpak"
 )
 
@@ -69,6 +70,13 @@ var reserved = []string{"message", "method", "instance"}
 // errors only; src is the file's bytes. On any problem it returns nil and
 // an ErrorList naming each one's file, line and key.
 func Parse(name string, src []byte) (*File, error) {
+	// The shapes that make the TOML parser slow or large are refused
+	// before it sees them (issue 29: schema files are input).
+	if err := tomlcap.Check(name, src, tomlcap.Default); err != nil {
+		var be *tomlcap.Error
+		errors.As(err, &be)
+		return nil, ErrorList{{File: name, Line: be.Line, Msg: be.Msg}}
+	}
 	var raw map[string]any
 	if _, err := toml.Decode(string(src), &raw); err != nil {
 		e := &Error{File: name, Msg: err.Error()}

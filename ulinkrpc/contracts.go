@@ -2,10 +2,12 @@ package ulinkrpc
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Contracts are the names of ulinkrpc.md 6 read from C# contract sources
@@ -83,17 +85,59 @@ func (c *Contracts) DTOs() DTOs {
 	return m
 }
 
-// ParseContractsFS reads every *.cs file under root of fsys (os.DirFS for
-// `--contracts DIR`), in lexical order.
+// Bounds of the contract sources ParseContractsFS reads: contract folders
+// are often third-party repositories, so they are input, not trusted code
+// (issue 29).
+const (
+	// MaxContractBytes is the most bytes of *.cs files read in all.
+	MaxContractBytes = 64 << 20
+	// MaxTypeDepth is the deepest nesting of generic arguments and arrays
+	// in one type (List<List<int>>[] is 3).
+	MaxTypeDepth = 32
+)
+
+// ParseContractsFS reads every *.cs file under root of fsys (for
+// `--contracts DIR`, an os.Root's FS, which refuses symlinks leaving the
+// folder), in lexical order. Only regular files are read, and a symlink
+// only to one: a FIFO would block and a device never end. The files hold at
+// most MaxContractBytes together.
 func ParseContractsFS(fsys fs.FS, root string) (*Contracts, error) {
+	return parseContractsFS(fsys, root, MaxContractBytes)
+}
+
+func parseContractsFS(fsys fs.FS, root string, maxBytes int64) (*Contracts, error) {
 	var files []SourceFile
+	total := int64(0)
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || path.Ext(p) != ".cs" {
 			return err
 		}
-		b, err := fs.ReadFile(fsys, p)
+		if !d.Type().IsRegular() {
+			st, err := fs.Stat(fsys, p) // a symlink: where it leads, within the root
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			if !st.Mode().IsRegular() {
+				return fmt.Errorf("%s: not a regular file (%s)", p, st.Mode().Type())
+			}
+		}
+		f, err := fsys.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", p)
+		}
+		b, err := io.ReadAll(io.LimitReader(f, maxBytes-total+1))
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if total += int64(len(b)); total > maxBytes {
+			return fmt.Errorf("%s: the *.cs files hold more than %d bytes together", p, maxBytes)
+		}
 		files = append(files, SourceFile{Name: p, Text: b})
-		return err
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("ulinkrpc contracts: %w", err)
@@ -112,6 +156,21 @@ func ParseContracts(files []SourceFile) (*Contracts, error) {
 	p := &csParser{consts: map[string]*csConst{}, cur: csScope{dto: -1}}
 	for _, f := range files {
 		p.file = f.Name
+		if !utf8.Valid(f.Text) {
+			line, i := 1, 0
+			for i < len(f.Text) {
+				r, n := utf8.DecodeRune(f.Text[i:])
+				if r == utf8.RuneError && n <= 1 {
+					break
+				}
+				if r == '\n' {
+					line++
+				}
+				i += n
+			}
+			p.errorf(line, "invalid UTF-8 at byte offset %d: C# sources are UTF-8; file skipped", i)
+			continue
+		}
 		p.toks, p.pos = tokenize(string(f.Text)), 0
 		p.block(nil, 0)
 	}
@@ -387,6 +446,10 @@ func (p *csParser) member(stmt []token, attrs []csAttr, scope []string) {
 		return
 	}
 	line := stmt[0].line
+	if typeDepth(stmt) > MaxTypeDepth {
+		p.errorf(line, "a type nested deeper than %d generic arguments and arrays: member skipped", MaxTypeDepth)
+		return
+	}
 	if i := slices.IndexFunc(stmt, func(t token) bool { return t.text == "const" }); i >= 0 {
 		// const TYPE NAME = EXPR (one declarator; more are split on commas)
 		rest := stmt[i+1:]
@@ -458,6 +521,9 @@ var csLists = map[string]bool{"List": true, "IList": true, "IReadOnlyList": true
 // names, list:T for arrays and lists, the last segment of a qualified name,
 // ValueTask<T> and Task<T> as T, ValueTask, Task and void as "".
 func typeText(ts []token) string {
+	if typeDepth(ts) > MaxTypeDepth {
+		return "" // normType's work grows with the square of the depth
+	}
 	var b strings.Builder
 	for _, t := range ts {
 		b.WriteString(t.text)
@@ -502,4 +568,29 @@ func normType(s string) string {
 		return v
 	}
 	return s
+}
+
+// typeDepth is the deepest nesting of generic arguments and array ranks in
+// the types of ts: each < opens a level until its >, each [ adds a level
+// (int[][] is 2 deep) until the next parameter or the end of the type.
+func typeDepth(ts []token) int {
+	generic, ranks, deepest := 0, 0, 0
+	for _, t := range ts {
+		for i := 0; i < len(t.text); i++ {
+			switch t.text[i] {
+			case '<':
+				generic++
+			case '>':
+				generic--
+			case '[':
+				ranks++
+			case ',', '(', ')':
+				if generic <= 0 {
+					ranks = 0
+				}
+			}
+			deepest = max(deepest, generic+ranks)
+		}
+	}
+	return deepest
 }

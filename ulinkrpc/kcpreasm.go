@@ -14,7 +14,12 @@ type KCPLimits struct {
 	MaxConvs    int // conversations tracked per direction; default 256
 	MaxSegments int // out-of-order segments held per conv; default 1024 (KCP windows are 32–256)
 	MaxConvData int // bytes held per conv (held segments and a partial message); default 4 MiB
-	MaxData     int // bytes held in all; default 64 MiB
+	MaxData     int // bytes held by this reassembler (one direction of a session); default 64 MiB
+	// Budget, when not nil, is the capture-wide allowance held segments
+	// and partial messages draw from with every other ULinkRPC buffer: past
+	// it the conversation taking a segment skips its gap, and a partial
+	// message growing past it is dropped.
+	Budget *Budget
 }
 
 func (l KCPLimits) withDefaults() KCPLimits {
@@ -88,6 +93,11 @@ type kcpConv struct {
 	dropTo   uint32
 
 	counts KCPCounts
+
+	// bigEnd is the sn+frg of the last message warned of as too many
+	// fragments (bigSaid: one was).
+	bigSaid bool
+	bigEnd  uint32
 }
 
 // Reassembler rebuilds one direction's KCP messages per conv (ulinkrpc.md
@@ -216,7 +226,11 @@ func (r *Reassembler) Segment(s Segment, yield func(KCPMessage)) {
 			return
 		}
 	}
-	if s.Frg >= KCPMaxFragments {
+	// All segments of one message share sn+frg (the sn of its frg 0): a
+	// message of too many fragments is said once, not once per segment
+	// (a 139-fragment message warned 11 times; issue 29).
+	if end := s.Sn + uint32(s.Frg); s.Frg >= KCPMaxFragments && !(c.bigSaid && c.bigEnd == end) {
+		c.bigSaid, c.bigEnd = true, end
 		r.find(warn(dissect.Protocol, -1, "kcp: conv %d sn %d: frg %d: a message of more than %d fragments (the sender drops those)", s.Conv, s.Sn, s.Frg, KCPMaxFragments))
 	}
 	if ahead == 0 {
@@ -225,12 +239,15 @@ func (r *Reassembler) Segment(s Segment, yield func(KCPMessage)) {
 		r.drain(s.Conv, c, yield)
 	} else {
 		c.held[s.Sn] = kcpSeg{data: bytes.Clone(s.Data), frg: s.Frg, dg: r.dg}
-		c.bytes += len(s.Data)
-		r.total += len(s.Data)
+		r.grow(c, len(s.Data))
 		r.hold(r.dg)
 	}
-	for c.started && len(c.held) > 0 && (len(c.held) > r.lim.MaxSegments || c.bytes > r.lim.MaxConvData || r.total > r.lim.MaxData) {
-		r.skipGap(s.Conv, c, "too much held behind it")
+	for c.started && len(c.held) > 0 && (len(c.held) > r.lim.MaxSegments || c.bytes > r.lim.MaxConvData || r.total > r.lim.MaxData || r.lim.Budget.over()) {
+		why := "too much held behind it"
+		if len(c.held) <= r.lim.MaxSegments && c.bytes <= r.lim.MaxConvData && r.total <= r.lim.MaxData {
+			why = "what is held behind it is " + r.lim.Budget.spent()
+		}
+		r.skipGap(s.Conv, c, why)
 		r.drain(s.Conv, c, yield)
 	}
 }
@@ -243,8 +260,7 @@ func (r *Reassembler) drain(conv uint32, c *kcpConv, yield func(KCPMessage)) {
 			return
 		}
 		delete(c.held, c.next)
-		c.bytes -= len(seg.data)
-		r.total -= len(seg.data)
+		r.grow(c, -len(seg.data))
 		r.unhold(seg.dg)
 		r.join(conv, c, seg.data, seg.frg, seg.dg, yield)
 	}
@@ -268,9 +284,16 @@ func (r *Reassembler) join(conv uint32, c *kcpConv, data []byte, frg uint8, dg u
 	c.partN++
 	c.partDg = max(c.partDg, dg)
 	c.lastFrg = int(frg)
-	c.bytes += len(data)
-	r.total += len(data)
+	r.grow(c, len(data))
 	c.next++
+	if frg != 0 && r.lim.Budget.over() {
+		r.find(warn(dissect.Sequence, -1, "kcp: conv %d: a partial message of %d fragments (%d bytes) from sn %d dropped %s; its other %d fragments are dropped as they arrive",
+			conv, c.partN, len(c.part), c.partFirst, r.lim.Budget.spent(), frg))
+		c.dropping, c.dropTo = true, c.next-1+uint32(frg)
+		r.dropPart(c)
+		c.gap = true
+		return
+	}
 	if c.partN > 256 || len(c.part) > r.lim.MaxConvData {
 		// frg is a byte, so a message has at most 256 fragments: one
 		// that never counts down to 0 is garbage, not held forever.
@@ -340,9 +363,16 @@ func (r *Reassembler) HoldsFrom(dg uint64) bool {
 	return found
 }
 
+// grow counts n more bytes (fewer when negative) held by conv c, in the
+// reassembler's total and in the capture-wide Budget.
+func (r *Reassembler) grow(c *kcpConv, n int) {
+	c.bytes += n
+	r.total += n
+	r.lim.Budget.add(n)
+}
+
 func (r *Reassembler) dropPart(c *kcpConv) {
-	c.bytes -= len(c.part)
-	r.total -= len(c.part)
+	r.grow(c, -len(c.part))
 	c.part, c.partN, c.partDg, c.lastFrg = c.part[:0], 0, 0, -1
 	if cap(c.part) > 1<<20 {
 		c.part = nil

@@ -3,6 +3,8 @@ package ulinkrpc
 import (
 	"fmt"
 	"strings"
+
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 )
 
 // SchemaTOML prints contracts as schema.md section 4's TOML: the services
@@ -58,7 +60,11 @@ func listSpelling(t string) string {
 	return t
 }
 
-// tomlString quotes s as a TOML basic string.
+// tomlString quotes s as a TOML basic string. Names come from contract
+// files, which are input: every rune the terminal rule escapes
+// (termsafe.Unsafe: controls, bidi overrides, invalid bytes) is written
+// as a TOML \u escape, so the output is safe on a terminal and reads back
+// as the same name (issue 29).
 func tomlString(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -67,7 +73,9 @@ func tomlString(s string) string {
 		case r == '"' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
+		case r > 0xffff && termsafe.Unsafe(r):
+			fmt.Fprintf(&b, "\\U%08X", r)
+		case termsafe.Unsafe(r):
 			fmt.Fprintf(&b, "\\u%04X", r)
 		default:
 			b.WriteRune(r)

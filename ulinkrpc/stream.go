@@ -39,6 +39,11 @@ type StreamConfig struct {
 	// Valid says whether a frame parses exactly, for resynchronisation. nil
 	// means Plausible: a plain envelope or a transformed frame's shape.
 	Valid func(frame []byte) bool
+	// Budget, when not nil, is the capture-wide allowance the partial
+	// frame's buffer draws from: a partial frame whose growth takes the
+	// total past it is dropped, and the rest of that frame skipped as it
+	// arrives, framing synchronised on the frame after it.
+	Budget *Budget
 }
 
 // Stream cuts one direction's `[length u32 BE][frame]` byte stream into
@@ -79,6 +84,10 @@ func NewStream(cfg StreamConfig) *Stream {
 	// where the previous frame ends; at the end, at least one frame ending
 	// exactly on the last byte.
 	rule := lp.Rule{Width: 4, Limit: min(limit, maxLen), Whole: resyncFrames, EndWhole: 1, Valid: valid}
-	return &Stream{lp.New(lp.Config{Width: 4, MaxLen: maxLen, Rule: rule, ZeroClose: true, KeepBody: 1 << 20,
-		Frame: "frame", Header: "prefix", Invalid: "invalid "})}
+	lc := lp.Config{Width: 4, MaxLen: maxLen, Rule: rule, ZeroClose: true, KeepBody: 1 << 20,
+		Frame: "frame", Header: "prefix", Invalid: "invalid "}
+	if cfg.Budget != nil {
+		lc.Budget = cfg.Budget
+	}
+	return &Stream{lp.New(lc)}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/tomlcap"
 )
 
 // Profile holds the protocol constants that the seeds leave open (wire.md
@@ -79,7 +80,18 @@ type Bounds struct {
 	MaxTableEntries int  `toml:"max_table_entries"` // entries per listener table (and missing list) per connection
 	MaxUnresolved   int  `toml:"max_unresolved"`    // unresolved listener references held per connection
 	MaxFindings     int  `toml:"max_findings"`      // findings kept per connection and for the capture
+
+	// ULinkRPC's share (rpc.Config, issue 29).
+	MaxRPCBuffer Size `toml:"max_rpc_buffer"` // bytes of partial frames and held KCP segments of all ULinkRPC connections together
+	MaxInflate   Size `toml:"max_inflate"`    // inflated bytes of a gzip ULinkRPC frame kept for display
 }
+
+// The defaults of the ULinkRPC bounds (ulinkrpc.DefaultMaxBuffer; the
+// display cap on inflated frames).
+const (
+	DefaultMaxRPCBuffer = 32 << 20
+	DefaultMaxInflate   = 1 << 20
+)
 
 // DefaultBounds returns the documented defaults (SECURITY.md "Bounds") of
 // the decoder's share, which are DefaultLimits'. The capture layer's share
@@ -95,6 +107,8 @@ func DefaultBounds() Bounds {
 		MaxTableEntries: d.MaxEntries,
 		MaxUnresolved:   d.MaxUnresolved,
 		MaxFindings:     d.MaxFindings,
+		MaxRPCBuffer:    DefaultMaxRPCBuffer,
+		MaxInflate:      DefaultMaxInflate,
 	}
 }
 
@@ -129,8 +143,14 @@ func (b *Bounds) fields() []boundField {
 		{"max_table_entries", &b.MaxTableEntries, maxBound, false},
 		{"max_unresolved", &b.MaxUnresolved, maxBound, false},
 		{"max_findings", &b.MaxFindings, maxBound, false},
+		{"max_rpc_buffer", (*int)(&b.MaxRPCBuffer), maxBound, false},
+		{"max_inflate", (*int)(&b.MaxInflate), MaxFrameLen64, false},
 	}
 }
+
+// MaxFrameLen64 is ULinkRPC's frame limit (ulinkrpc.MaxFrameLen, 64 MiB),
+// the most a frame's inflated bytes kept for display can be.
+const MaxFrameLen64 = 64 << 20
 
 // maxBound keeps every bound far from int overflow when it is turned into
 // pages or multiplied: 1 TiB, or a trillion entries, is no bound at all.
@@ -285,6 +305,11 @@ func Default() *Profile {
 // ParseProfile reads a TOML profile (wire.md 6.1) over the defaults. Unknown
 // keys and invalid values are errors that name the key.
 func ParseProfile(name string, data []byte) (*Profile, error) {
+	// The shapes that make the TOML parser slow or large are refused
+	// before it sees them (issue 29).
+	if err := tomlcap.Check(name, data, tomlcap.Default); err != nil {
+		return nil, fmt.Errorf("profile %w", err)
+	}
 	p := Default()
 	p.Name = name
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(p)

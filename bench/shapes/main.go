@@ -31,6 +31,18 @@
 //	           each sent as three IPv4 fragments (every other datagram's in
 //	           reverse order)
 //
+// The ULinkRPC shapes of issue 29 (the ULinkRPC port, 20000):
+//
+//	rpcgzip    one TCP flow of N frames [flags 01][gzip of a 64 MiB
+//	           envelope of zeros], each about 65 KB (a gzip bomb under the
+//	           per-frame inflate cap)
+//	rpcpartial 8 TCP flows, each sending the length prefix of a frame of
+//	           N MiB + 1,000 bytes and then N MiB of it, never completing
+//	rpckcp     6 UDP flows of KCP, each 16 conversations holding N/16 MiB of
+//	           segments (1,376 bytes each) behind a missing sn 1
+//	config     not a capture: a schema TOML of one N-byte nested inline table
+//	configkey  not a capture: a schema TOML of one N-byte dotted key
+//
 // One line on standard error says what was written, including the number
 // of messages the data holds when framed whole (an upper bound on what a
 // decoder indexes), which bench/attack.sh uses for the per-message index
@@ -39,6 +51,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"flag"
@@ -70,7 +83,7 @@ var (
 )
 
 func main() {
-	shape := flag.String("shape", "", "zero, gaps, a2s, ifaces, udp, partial, gzip or frag")
+	shape := flag.String("shape", "", "zero, gaps, a2s, ifaces, udp, partial, gzip, frag, rpcgzip, rpcpartial, rpckcp, config or configkey")
 	n := flag.Int("n", 0, "size: packets, replies, interfaces, peers, flows or segments (see the package comment)")
 	cycles := flag.Int("cycles", 0, "zero only: write this many cycles instead of N packets of 100")
 	out := flag.String("o", "", "output file")
@@ -109,6 +122,14 @@ func main() {
 		g.gzip(*n)
 	case "frag":
 		g.frag(*n)
+	case "rpcgzip":
+		g.rpcGzip(*n)
+	case "rpcpartial":
+		g.rpcPartial(*n)
+	case "rpckcp":
+		g.rpcKCP(*n)
+	case "config", "configkey":
+		g.config(*shape, *n)
 	default:
 		fmt.Fprintf(os.Stderr, "shapes: unknown shape %q\n", *shape)
 		os.Exit(2)
@@ -284,6 +305,7 @@ type flow struct {
 	port uint16
 	seq  [2]uint32 // next sequence number of the client (0) and server (1)
 	id   [2]uint16
+	srv  uint16 // the server's port; 0 is the game port
 }
 
 func newFlow(cli [4]byte, port uint16) *flow {
@@ -294,6 +316,9 @@ func newFlow(cli [4]byte, port uint16) *flow {
 // server) with sequence number seq.
 func (f *flow) segment(b []byte, d int, flags byte, seq uint32, payload []byte) []byte {
 	src, dst, sport, dport := f.cli, server, f.port, uint16(gamePort)
+	if f.srv != 0 {
+		dport = f.srv
+	}
 	if d == 1 {
 		src, dst, sport, dport = dst, src, dport, sport
 	}
@@ -515,4 +540,106 @@ func (g *gen) frag(n int) {
 		g.messages += 100
 	}
 	g.fin(f)
+}
+
+// rpcPort is ULinkRPC's default port (the profile's [ulinkrpc] ports).
+const rpcPort = 20000
+
+// stream writes payload from the client of f in 1,400-byte segments.
+func (g *gen) stream(f *flow, payload []byte) {
+	for off := 0; off < len(payload); off += 1400 {
+		g.data(f, 0, payload[off:min(off+1400, len(payload))])
+	}
+}
+
+// rpcGzip: N frames [flags 01][gzip of 64 MiB of zeros] on one TCP flow.
+func (g *gen) rpcGzip(n int) {
+	var body bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&body, gzip.BestCompression)
+	zero := make([]byte, 1<<20)
+	for range 64 {
+		zw.Write(zero)
+	}
+	zw.Close()
+	frame := binary.BigEndian.AppendUint32(nil, uint32(1+body.Len()))
+	frame = append(frame, 0x01)
+	frame = append(frame, body.Bytes()...)
+	f := newFlow(client, 40003)
+	f.srv = rpcPort
+	g.handshake(f)
+	for range n {
+		g.stream(f, frame)
+		g.messages++
+	}
+	g.fin(f)
+}
+
+// rpcPartial: 8 TCP flows, each a frame of N MiB + 1,000 bytes of which N
+// MiB arrive, round-robin.
+func (g *gen) rpcPartial(n int) {
+	size := n << 20
+	flows := make([]*flow, 8)
+	for i := range flows {
+		src, port := peer(i)
+		flows[i] = newFlow(src, port)
+		flows[i].srv = rpcPort
+		g.handshake(flows[i])
+		g.data(flows[i], 0, binary.BigEndian.AppendUint32(nil, uint32(size+1000)))
+	}
+	chunk := make([]byte, 1400)
+	for off := 0; off < size; off += len(chunk) {
+		for _, f := range flows {
+			g.data(f, 0, chunk[:min(len(chunk), size-off)])
+		}
+	}
+}
+
+// rpcKCP: 6 UDP flows, each 16 KCP conversations holding N/16 MiB of
+// segments behind a missing sn 1 (sn 0 arrives, so each is started).
+func (g *gen) rpcKCP(n int) {
+	const convs, segLen = 16, 1376
+	perConv := (n << 20) / convs / segLen
+	data := make([]byte, segLen)
+	seg := func(conv, sn uint32) []byte {
+		b := binary.LittleEndian.AppendUint32(nil, conv)
+		b = append(b, 81, 0) // PUSH, frg 0
+		b = binary.LittleEndian.AppendUint16(b, 128)
+		b = binary.LittleEndian.AppendUint32(b, sn) // ts
+		b = binary.LittleEndian.AppendUint32(b, sn)
+		b = binary.LittleEndian.AppendUint32(b, 0) // una
+		b = binary.LittleEndian.AppendUint32(b, segLen)
+		return append(b, data...)
+	}
+	id := uint16(0)
+	for sn := uint32(0); sn < uint32(perConv)+2; sn++ {
+		if sn == 1 {
+			continue // the missing sn
+		}
+		for fl := range 6 {
+			src, port := peer(fl)
+			for c := range uint32(convs) {
+				g.buf = udpFrame(g.buf[:0], src, server, port, rpcPort, id, true, seg(0x1000+c, sn))
+				id++
+				g.packet(g.buf)
+			}
+		}
+	}
+}
+
+// config writes a hostile schema TOML of about n bytes instead of a
+// capture: one nested inline table, or one dotted key.
+func (g *gen) config(shape string, n int) {
+	var b []byte
+	if shape == "config" {
+		depth := n / 4
+		b = append(b, "[[listener]]\ntype = "...)
+		b = append(b, bytes.Repeat([]byte("{a="), depth)...)
+		b = append(b, '1')
+		b = append(b, bytes.Repeat([]byte("}"), depth)...)
+	} else {
+		b = append(b, bytes.Repeat([]byte("a."), n/2)...)
+		b = append(b, "b = 1"...)
+	}
+	b = append(b, '\n')
+	g.write(b)
 }

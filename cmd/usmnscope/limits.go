@@ -32,6 +32,8 @@ var limitFlags = []struct {
 	{"max-interfaces", "max_interfaces", false, "pcapng interfaces read per section; frames on later ones are skipped"},
 	{"max-notes", "max_notes", false, "capture notes of one repeating kind; the rest are counted"},
 	{"max-decompressed", "max_decompressed", true, "bytes a gzip-compressed input may expand to"},
+	{"max-rpc-buffer", "max_rpc_buffer", true, "bytes of partial ULinkRPC frames and held KCP segments of all connections together"},
+	{"max-inflate", "max_inflate", true, "inflated bytes of a gzip ULinkRPC frame kept and decoded; a larger frame keeps its compressed bytes"},
 }
 
 // boundValue is a --max-* flag: a bound checked against its profile key's

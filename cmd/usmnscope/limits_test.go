@@ -11,7 +11,9 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/scenario"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -346,6 +348,7 @@ func TestLimitsDocumented(t *testing.T) {
 		{"max_notes", capture.DefaultMaxNotes},
 		{"max_decompressed", int(capture.DefaultMaxDecompressed)},
 		{"max_findings", unturned.DefaultLimits().MaxFindings},
+		{"max_rpc_buffer", ulinkrpc.DefaultMaxBuffer},
 	} {
 		if v, _ := def.Get(c.key); v != c.code {
 			t.Errorf("pipeline.DefaultBounds %s = %d; capture's default is %d", c.key, v, c.code)
@@ -367,20 +370,24 @@ func docValue(s string) (int, error) {
 // checks that the profile show prints it and that it reaches the capture
 // options or the decoder's limits it names.
 func TestLimitFlagsReachCode(t *testing.T) {
-	reach := map[string]func(o capture.Options, l unturned.Limits) int{
-		"max_flow_buffer":        func(o capture.Options, _ unturned.Limits) int { return o.MaxBufferedPerFlow },
-		"max_total_buffer":       func(o capture.Options, l unturned.Limits) int { return min(o.MaxBufferedTotal, l.MaxBuffered) },
-		"max_flows":              func(o capture.Options, _ unturned.Limits) int { return o.MaxFlows },
-		"max_fragments":          func(o capture.Options, _ unturned.Limits) int { return o.MaxFragments },
-		"max_fragment_bytes":     func(o capture.Options, _ unturned.Limits) int { return o.MaxFragmentBytes },
-		"max_fragment_datagrams": func(o capture.Options, _ unturned.Limits) int { return o.MaxFragmentDatagrams },
-		"max_interfaces":         func(o capture.Options, _ unturned.Limits) int { return o.MaxInterfaces },
-		"max_notes":              func(o capture.Options, _ unturned.Limits) int { return o.MaxNotes },
-		"max_decompressed":       func(o capture.Options, _ unturned.Limits) int { return int(o.MaxDecompressed) },
-		"max_message":            func(_ capture.Options, l unturned.Limits) int { return l.MaxMessage },
-		"max_table_entries":      func(_ capture.Options, l unturned.Limits) int { return l.MaxEntries },
-		"max_unresolved":         func(_ capture.Options, l unturned.Limits) int { return l.MaxUnresolved },
-		"max_findings":           func(_ capture.Options, l unturned.Limits) int { return l.MaxFindings },
+	reach := map[string]func(o capture.Options, l unturned.Limits, r rpc.Config) int{
+		"max_flow_buffer": func(o capture.Options, _ unturned.Limits, _ rpc.Config) int { return o.MaxBufferedPerFlow },
+		"max_total_buffer": func(o capture.Options, l unturned.Limits, _ rpc.Config) int {
+			return min(o.MaxBufferedTotal, l.MaxBuffered)
+		},
+		"max_flows":              func(o capture.Options, _ unturned.Limits, _ rpc.Config) int { return o.MaxFlows },
+		"max_fragments":          func(o capture.Options, _ unturned.Limits, _ rpc.Config) int { return o.MaxFragments },
+		"max_fragment_bytes":     func(o capture.Options, _ unturned.Limits, _ rpc.Config) int { return o.MaxFragmentBytes },
+		"max_fragment_datagrams": func(o capture.Options, _ unturned.Limits, _ rpc.Config) int { return o.MaxFragmentDatagrams },
+		"max_interfaces":         func(o capture.Options, _ unturned.Limits, _ rpc.Config) int { return o.MaxInterfaces },
+		"max_notes":              func(o capture.Options, _ unturned.Limits, _ rpc.Config) int { return o.MaxNotes },
+		"max_decompressed":       func(o capture.Options, _ unturned.Limits, _ rpc.Config) int { return int(o.MaxDecompressed) },
+		"max_message":            func(_ capture.Options, l unturned.Limits, _ rpc.Config) int { return l.MaxMessage },
+		"max_table_entries":      func(_ capture.Options, l unturned.Limits, _ rpc.Config) int { return l.MaxEntries },
+		"max_unresolved":         func(_ capture.Options, l unturned.Limits, _ rpc.Config) int { return l.MaxUnresolved },
+		"max_findings":           func(_ capture.Options, l unturned.Limits, _ rpc.Config) int { return l.MaxFindings },
+		"max_rpc_buffer":         func(_ capture.Options, _ unturned.Limits, r rpc.Config) int { return r.Budget.Max },
+		"max_inflate":            func(_ capture.Options, _ unturned.Limits, r rpc.Config) int { return r.Transform.KeepInflated },
 	}
 	for _, lf := range limitFlags {
 		get, ok := reach[lf.key]
@@ -397,7 +404,9 @@ func TestLimitFlagsReachCode(t *testing.T) {
 		if err != nil {
 			t.Fatalf("--%s: profile show does not parse back: %v", lf.name, err)
 		}
-		if got := get(boundOptions(capture.Options{}, p.Bounds), p.Bounds.Limits()); got != v {
+		var cfg rpc.Config
+		rpcBounds(&cfg, p.Bounds)
+		if got := get(boundOptions(capture.Options{}, p.Bounds), p.Bounds.Limits(), cfg); got != v {
 			t.Errorf("--%s %d: the code runs with %d", lf.name, v, got)
 		}
 	}

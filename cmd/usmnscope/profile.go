@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +12,10 @@ import (
 // profileFlag is the persistent root flag every command reads its profile
 // from (wire.md 6.1).
 const profileFlag = "profile"
+
+// maxProfileFile is the largest profile file read (a real one is a few
+// hundred bytes).
+const maxProfileFile = 1 << 20
 
 // decodeAsFlag names the protocol of a TCP port (wire.md 2):
 // --decode-as 27017=unturned, --decode-as 6633=none.
@@ -27,9 +30,9 @@ func loadProfile(cmd *cobra.Command) (*unturned.Profile, error) {
 	p := unturned.Default()
 	if f := cmd.Flag(profileFlag); f != nil && f.Value.String() != "" {
 		path := f.Value.String()
-		data, err := os.ReadFile(path)
+		data, err := readConfig("profile", path, maxProfileFile)
 		if err != nil {
-			return nil, fmt.Errorf("profile: %w", err)
+			return nil, err
 		}
 		if p, err = unturned.ParseProfile(path, data); err != nil {
 			return nil, err

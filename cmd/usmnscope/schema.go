@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -54,17 +53,9 @@ func schemaFiles(cmd *cobra.Command) []string {
 
 // readSchema reads and parses one schema file.
 func readSchema(path string) (*schema.File, error) {
-	f, err := os.Open(path)
+	src, err := readConfig("schema", path, maxSchemaFile)
 	if err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
-	}
-	defer f.Close()
-	src, err := io.ReadAll(io.LimitReader(f, maxSchemaFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("schema: %s: %w", path, err)
-	}
-	if len(src) > maxSchemaFile {
-		return nil, fmt.Errorf("schema: %s: larger than %d bytes", path, maxSchemaFile)
+		return nil, err
 	}
 	return schema.Parse(path, src)
 }

@@ -12,7 +12,10 @@ import (
 )
 
 // stopSignals makes SIGINT (kill -INT; Ctrl-C on the terminal arrives as
-// a key), SIGTERM and SIGHUP quit the TUI as q does: bubbletea restores
+// a key), SIGTERM, SIGHUP and SIGQUIT quit the TUI as q does (SIGQUIT
+// left the terminal in the alternate screen, raw mode and mouse reporting
+// under a goroutine dump; issue 29), and SIGTSTP suspend it with the
+// terminal restored (suspendSignals): bubbletea restores
 // the terminal (main screen, mouse reporting off), runTUI closes src,
 // which flushes and closes a --write file, and the command exits 0
 // (SECURITY.md "Signals and IO faults"). Should the program not finish
@@ -21,7 +24,8 @@ import (
 // closed when the program has returned. The returned func stops listening.
 func stopSignals(prog *tea.Program, src capture.Source, ran <-chan struct{}) (stop func()) {
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	stopSuspend := suspendSignals(prog)
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -39,6 +43,7 @@ func stopSignals(prog *tea.Program, src capture.Source, ran <-chan struct{}) (st
 	}()
 	return func() {
 		signal.Stop(sigs)
+		stopSuspend()
 		close(done)
 	}
 }

@@ -73,11 +73,22 @@ func rpcLoader(cmd *cobra.Command) func() (*pipeline.RPC, error) {
 				rpcContractsFlag, termsafe.Escape(dir))
 		}
 		rp, err := newRPC(p.ULinkRPC, dir)
+		if err == nil {
+			rpcBounds(&rp.Config, p.Bounds)
+		}
 		if err == nil && dir == "" && named != nil {
 			rp.Config.Contracts = named
 		}
 		return rp, err
 	}
+}
+
+// rpcBounds sets the ULinkRPC bounds of the profile's [limits] on cfg: one
+// Budget for every ULinkRPC connection of the capture (max_rpc_buffer) and
+// the display cap on inflated frames (max_inflate).
+func rpcBounds(cfg *rpc.Config, b unturned.Bounds) {
+	cfg.Budget = ulinkrpc.NewBudget(int(b.MaxRPCBuffer))
+	cfg.Transform.KeepInflated = int(b.MaxInflate)
 }
 
 // newRPC builds the ULinkRPC side of a feed from a profile's [ulinkrpc]
@@ -98,7 +109,13 @@ func readContracts(dir string) (*ulinkrpc.Contracts, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("--%s %s: not a folder", rpcContractsFlag, termsafe.Escape(dir))
 	}
-	c, err := ulinkrpc.ParseContractsFS(os.DirFS(dir), ".")
+	// An os.Root's FS: a symlink leaving the folder is an error, not read.
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--%s %s: %s", rpcContractsFlag, termsafe.Escape(dir), termsafe.Escape(err.Error()))
+	}
+	defer root.Close()
+	c, err := ulinkrpc.ParseContractsFS(root.FS(), ".")
 	if err != nil {
 		return nil, fmt.Errorf("--%s %s: %s", rpcContractsFlag, termsafe.Escape(dir), termsafe.Escape(err.Error()))
 	}

@@ -28,6 +28,9 @@ func TestDefaultBounds(t *testing.T) {
 		MaxInterfaces:        1024,
 		MaxNotes:             1000,
 		MaxDecompressed:      4 << 30,
+
+		MaxRPCBuffer: 32 << 20,
+		MaxInflate:   1 << 20,
 	}
 	if got := pipeline.DefaultBounds(); got != want {
 		t.Errorf("DefaultBounds() = %+v; want %+v", got, want)

@@ -24,6 +24,7 @@ const module = "github.com/usmnscope/usmnscope/"
 var floors = map[string]float64{
 	"netpak":              0,
 	"internal/termsafe":   0,
+	"internal/tomlcap":    0,
 	"internal/enum":       -1,
 	"capture":             1,
 	"dissect":             1,

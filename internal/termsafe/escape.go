@@ -67,6 +67,14 @@ func isPlain(s string, keepBackslash bool) bool {
 	return true
 }
 
+// Unsafe reports the runes Escape writes as escapes (apart from the
+// backslash): C0 and C1 controls, DEL, format characters such as bidi
+// overrides and isolates, line and paragraph separators, private and
+// unassigned code points, and U+FFFD (which an invalid byte decodes to).
+// Writers of other syntaxes (TOML for `schema import`) escape these runes
+// in their own way, so the rule stays one.
+func Unsafe(r rune) bool { return r < 0x20 || r == 0x7f || unsafeRune(r) }
+
 // unsafeRune reports runes that must not reach a terminal raw: C1 controls,
 // format characters (bidi overrides and isolates, zero-width joiners),
 // line and paragraph separators, and private or unassigned code points.

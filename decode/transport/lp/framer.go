@@ -26,6 +26,25 @@ type Config struct {
 	// ("message" and "header"; "frame" and "prefix"); Invalid prefixes a
 	// length above MaxLen ("" or "invalid ").
 	Frame, Header, Invalid string
+	// Budget, when not nil, is a shared allowance the partial frame's
+	// buffer draws from (a capture-wide memory budget): a partial frame
+	// whose growth the Budget refuses is dropped as DropPartial drops it,
+	// with the Budget's reason, and the framer stays synchronised on the
+	// frame after it.
+	Budget Budget
+}
+
+// Budget is a shared allowance of buffer bytes that several framers (and
+// other buffers of a protocol) draw from.
+type Budget interface {
+	// Adjust changes the bytes held by delta. A positive delta that would
+	// take the total past the bound is refused: Adjust reports false and
+	// changes nothing.
+	Adjust(delta int) bool
+	// Over reports whether more than the bound is held.
+	Over() bool
+	// Reason is the why of a finding when a buffer is dropped for it.
+	Reason() string
 }
 
 // FrameInfo says where a frame came from in its direction's byte stream.
@@ -73,6 +92,8 @@ type Framer struct {
 	// discard is the rest of a partial frame dropped by DropPartial,
 	// still to arrive: those bytes are counted as dropped, not framed.
 	discard int
+	// held is cap(body) as counted in cfg.Budget.
+	held int
 
 	// Resynchronising: the bytes of rbuf[rstart:] end at off.
 	rbuf   []byte
@@ -259,7 +280,15 @@ func (f *Framer) feedSynced(c []byte, yield func([]byte, FrameInfo)) []byte {
 		if len(f.body)+k > cap(f.body) {
 			// Grow as append would, but never past the frame: the buffer
 			// is what Held counts.
-			nb := make([]byte, len(f.body), min(f.need, max(2*cap(f.body), len(f.body)+k, 512)))
+			n := min(f.need, max(2*cap(f.body), len(f.body)+k, 512))
+			if f.cfg.Budget != nil {
+				if !f.cfg.Budget.Adjust(n - f.held) {
+					f.DropPartial(f.cfg.Budget.Reason())
+					continue
+				}
+				f.held = n
+			}
+			nb := make([]byte, len(f.body), n)
 			copy(nb, f.body)
 			f.body = nb
 		}
@@ -269,14 +298,23 @@ func (f *Framer) feedSynced(c []byte, yield func([]byte, FrameInfo)) []byte {
 		if len(f.body) == f.need {
 			f.hdrN = 0
 			f.emit(f.body, f.msgOff, yield)
-			if cap(f.body) > f.cfg.KeepBody {
+			if cap(f.body) > f.cfg.KeepBody || (f.cfg.Budget != nil && f.cfg.Budget.Over()) {
 				// An idle direction keeps no large buffer: across
 				// thousands of connections they would add up (Held).
 				f.body = nil
+				f.account()
 			}
 		}
 	}
 	return nil
+}
+
+// account settles cap(body) in the Budget after the buffer was let go.
+func (f *Framer) account() {
+	if f.cfg.Budget != nil {
+		f.cfg.Budget.Adjust(cap(f.body) - f.held)
+		f.held = cap(f.body)
+	}
 }
 
 // emit yields one frame and settles the counters.
@@ -416,6 +454,10 @@ func (f *Framer) cut(why string) {
 			f.findings = append(f.findings, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Text: text, Bit: -1})
 			f.stats.Dropped += int64(held)
 			f.hdrN = 0
+			if f.cfg.Budget != nil && (cap(f.body) > f.cfg.KeepBody || f.cfg.Budget.Over()) {
+				f.body = nil
+				f.account()
+			}
 		}
 	} else if active := len(f.rbuf) - f.rstart; active > 0 {
 		f.skip(active, f.off-int64(active))
@@ -473,6 +515,7 @@ func (f *Framer) DropPartial(why string) int {
 		}
 	}
 	f.body, f.rbuf, f.rstart = nil, nil, 0
+	f.account()
 	return held
 }
 

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import tea "charm.land/bubbletea/v2"
+
+// suspendSignals does nothing where there is no SIGTSTP.
+func suspendSignals(*tea.Program) (stop func()) { return func() {} }
