@@ -37,11 +37,16 @@ func newCmdProfileInfer(s *streams, runF func(*profileInferOptions) error) *cobr
 		Short: "Search the profile constants that best explain a capture",
 		Long: `Decode CAPTURE (a file, or - for standard input) again under candidate
 profiles and print, as a TOML profile (wire.md 6.1), the constants that
-explain it best, each with its evidence and confidence. Keys the capture
-cannot decide are left out (they keep their defaults); client_methods and
-server_methods are never decided (an InvokeMethod's parameters are not
-described by any profile). --json prints
-{"profile": {KEY: VALUE}, "evidence": {KEY: {"confidence", "text"}}}.`,
+explain it best, each with its evidence and confidence. The search decides
+the constants in the order the wire lets them be decided (the game from the
+workshop handshake, the marker, the widening, the listener header widths,
+the negotiate modes) and says how many candidate profiles it tried. Keys the
+capture cannot decide are left out (they keep their defaults) and listed as
+undecided with the reason; client_methods and server_methods are never
+decided (an InvokeMethod's parameters are not described by any profile).
+--json prints {"profile": {KEY: VALUE}, "evidence": {KEY: {"confidence",
+"text"}}, "undecided": {KEY: REASON}, "searched": {"candidates", "decodes",
+"messages", "ms"}}.`,
 		Example: "  usmnscope profile infer capture.pcapng > server.toml\n  usmnscope --profile server.toml dump capture.pcapng",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -96,11 +101,16 @@ func runProfileInfer(o *profileInferOptions) error {
 	}
 	fmt.Fprintf(out, "# %d messages: profile %s decodes them with score %d (%d flagged), this one with %d (%d flagged)\n",
 		res.Best.Messages, termsafe.Escape(p.Name), res.Active.Bad, res.Active.Flagged, res.Best.Bad, res.Best.Flagged)
+	fmt.Fprintf(out, "# searched %d candidate profiles in %d ms (%d messages read, %d decodes of the capture)\n",
+		res.Candidates, res.Elapsed.Milliseconds(), res.Sample, res.Decodes)
 	if len(res.Keys) == 0 {
 		fmt.Fprintln(out, "# the capture decides no key: every key keeps its default")
 	}
 	for _, k := range res.Keys {
 		fmt.Fprintf(out, "%s = %s  # confidence %.2f: %s\n", k.Name, tomlValue(k), k.Confidence, termsafe.Escape(k.Text))
+	}
+	for _, u := range res.Undecided {
+		fmt.Fprintf(out, "# undecided: %s: %s\n", u.Name, termsafe.Escape(u.Reason))
 	}
 	return out.Flush()
 }
@@ -128,23 +138,37 @@ func inferJSON(res *infer.Result) ([]byte, error) {
 		Confidence float64 `json:"confidence"`
 		Text       string  `json:"text"`
 	}
+	type searched struct {
+		Candidates int   `json:"candidates"`
+		Decodes    int   `json:"decodes"`
+		Messages   int   `json:"messages"`
+		MS         int64 `json:"ms"`
+	}
 	doc := struct {
-		Profile  map[string]any      `json:"profile"`
-		Evidence map[string]evidence `json:"evidence"`
-	}{map[string]any{}, map[string]evidence{}}
+		Profile   map[string]any      `json:"profile"`
+		Evidence  map[string]evidence `json:"evidence"`
+		Undecided map[string]string   `json:"undecided"`
+		Searched  searched            `json:"searched"`
+	}{map[string]any{}, map[string]evidence{}, map[string]string{},
+		searched{res.Candidates, res.Decodes, res.Sample, res.Elapsed.Milliseconds()}}
 	for _, k := range res.Keys {
 		doc.Profile[k.Name] = k.Value
 		doc.Evidence[k.Name] = evidence{k.Confidence, k.Text}
 	}
+	for _, u := range res.Undecided {
+		doc.Undecided[u.Name] = u.Reason
+	}
 	return json.Marshal(doc)
 }
 
-// Hint bounds: the sample and the decodes a dump or tables spends, only
-// when the active profile decodes a capture badly, on finding whether
-// another profile decodes it cleanly.
+// Hint bounds: the sample a dump or tables spends, only when the active
+// profile decodes a capture badly, on finding whether another profile
+// decodes it cleanly, and the candidate profiles the search reads it under
+// (infer.RunBounded: two decodes of the sample's start, each candidate
+// reading at most a few thousand messages of it).
 const (
-	hintSample  = 256 << 10
-	hintDecodes = 500
+	hintSample     = 256 << 10
+	hintCandidates = 5000
 )
 
 // hintScore is what the profile hint judges a decode by: the messages,
@@ -270,7 +294,7 @@ func profileHintFrom(s *streams, p *unturned.Profile, path string, dc *session.I
 	}
 	rec := pipeline.Record(src, hintSample)
 	src.Close()
-	res := infer.RunBounded(p, replayDecoder(rec), hintDecodes)
+	res := infer.RunBounded(p, replayDecoder(rec), hintCandidates)
 	if res.Best.Broken > 0 || res.Best.Flagged >= res.Active.Flagged && res.Best.Bad >= res.Active.Bad || len(res.Keys) == 0 || *res.Profile == *p {
 		return
 	}
