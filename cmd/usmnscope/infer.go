@@ -17,9 +17,11 @@ import (
 )
 
 // inferSample bounds the event data profile infer holds in memory and
-// decodes again under every candidate: the start of a capture, where the
-// handshake and the definitions are, is what decides the constants.
-const inferSample = 16 << 20
+// decodes (twice: under the active profile and the inferred one; the
+// search reads a sample of its messages, infer.RunBounded): the start of a
+// capture, where the handshake and the definitions are, is what decides
+// the constants. 1 MiB is some 100,000 small messages.
+const inferSample = 1 << 20
 
 // profileInferOptions are what a profile infer command line asks for.
 type profileInferOptions struct {

@@ -164,7 +164,11 @@ func (e *evaluator) conn(p *unturned.Profile, c *sconn, sc scope, start bool, w 
 				}
 			}
 			if ok && h.HasDefinition {
-				ok = named(!h.IsClientID, map[bool]uint32{true: h.ClientID, false: h.ServerID}[h.IsClientID], h.TypeBytes)
+				id := h.ServerID
+				if h.IsClientID {
+					id = h.ClientID
+				}
+				ok = named(!h.IsClientID, id, h.TypeBytes)
 			}
 			switch {
 			case !ok || !check:

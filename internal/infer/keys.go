@@ -33,18 +33,45 @@ func fields(p *unturned.Profile) map[string]any {
 	}
 }
 
-// get returns a key's value: string for game, uint32 for numbers, modes
-// and the magic, int64 for widths and the port.
+// get returns a key's value: string for game, uint32 for numbers, modes,
+// method counts and the magic, int64 for widths and the port. A switch,
+// not fields: the claims read every candidate's keys.
 func get(p *unturned.Profile, key string) any {
-	switch v := fields(p)[key].(type) {
-	case *string:
-		return *v
-	case *uint32:
-		return *v
-	case *uint16:
-		return int64(*v)
-	case *int:
-		return int64(*v)
+	switch key {
+	case "game":
+		return p.Game
+	case "transport_port":
+		return int64(p.TransportPort)
+	case "client_methods":
+		return p.ClientMethods
+	case "server_methods":
+		return p.ServerMethods
+	case "extra_bits":
+		return int64(p.ExtraBits)
+	case "server_invoke_listener":
+		return p.ServerInvokeListener
+	case "server_negotiate":
+		return p.ServerNegotiate
+	case "client_invoke_listener":
+		return p.ClientInvokeListener
+	case "client_negotiate":
+		return p.ClientNegotiate
+	case "id_bit_count_bit_count":
+		return int64(p.IDBitCountBitCount)
+	case "type_name_bit_count":
+		return int64(p.TypeNameBitCount)
+	case "negotiate_mode_bit_count":
+		return int64(p.NegotiateModeBitCount)
+	case "mode_tell_client_missing_listener":
+		return p.ModeTellClientMissingListener
+	case "mode_tell_client_listener_id":
+		return p.ModeTellClientListenerID
+	case "mode_tell_server_missing_listener":
+		return p.ModeTellServerMissingListener
+	case "mode_request_server_listener_id":
+		return p.ModeRequestServerListenerID
+	case "marker_magic":
+		return p.MarkerMagic
 	}
 	return nil
 }

@@ -11,8 +11,8 @@ import (
 // message once per candidate profile, so the bound is what keeps a search
 // of a million-message capture as cheap as one of a fixture.
 const (
-	maxSample = 2048
-	perConn   = 256
+	maxSample = 512
+	perConn   = 32
 )
 
 // smsg is one message of the sample: its bytes as framed (the framing,
