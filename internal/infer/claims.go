@@ -35,6 +35,12 @@ func (s *search) claims(final []cand, smp *sample) ([]Key, []Undecided) {
 			vals[fmt.Sprint(v)] = v
 			free = free || c.free&keyBit(key) != 0
 		}
+		if key == "game" && len(s.games) > 0 {
+			vals = map[string]any{}
+			for g := range s.games {
+				vals[g] = g
+			}
+		}
 		if free {
 			und = append(und, Undecided{key, unseen(key)})
 			continue

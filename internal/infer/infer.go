@@ -49,6 +49,10 @@ type Result struct {
 	Messages   int
 	Sample     int // messages in the sample
 	Elapsed    time.Duration
+	// Survivors are (up to 32 of) the candidate profiles that read the
+	// sample best: an undecided key has several values among them, or a
+	// filler.
+	Survivors []unturned.Profile
 }
 
 // Claimed returns the key named name, if claimed.
@@ -72,8 +76,9 @@ func (r *Result) Why(name string) (string, bool) {
 }
 
 // maxCandidates bounds the candidate profiles of one run whatever the
-// capture holds (a run needs a few hundred).
-const maxCandidates = 5000
+// capture holds (a run from the handshake needs a few hundred; one whose
+// start was not captured a few thousand).
+const maxCandidates = 10000
 
 // Run searches the profile that best explains the capture dec decodes,
 // starting from base (the active profile).
@@ -100,6 +105,9 @@ func RunBounded(base *unturned.Profile, dec Decoder, maxCands int) *Result {
 	s := &search{ev: &evaluator{s: smp}, max: maxCands, cut: -1, keys: map[string]int{}}
 	final := s.searchAll(cur)
 	keys, und := s.claims(final, smp)
+	for _, c := range final[:min(32, len(final))] {
+		res.Survivors = append(res.Survivors, c.p)
+	}
 	res.Keys = append(res.Keys, keys...)
 	res.Undecided = append(res.Undecided, und...)
 	for _, k := range []string{"client_methods", "server_methods"} {

@@ -95,3 +95,6 @@ func Get(p *unturned.Profile, key string) any { return get(p, key) }
 
 // keyBit is a key's bit in a candidate's free mask.
 func keyBit(key string) uint32 { return 1 << uint(keyOrder(key)) }
+
+// Set sets a profile key to a value as Get returns it (tests).
+func Set(p *unturned.Profile, key string, val any) { set(p, key, val) }

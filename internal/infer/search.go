@@ -45,6 +45,9 @@ type search struct {
 	// stages vary are not claimed.
 	cut  int
 	keys map[string]int // the stage that varies each searched key
+	// games are the game versions that survived the widening stage, after
+	// which one candidate stands for both.
+	games map[string]bool
 }
 
 // run evaluates the candidates of a stage and returns those that leave
@@ -144,7 +147,22 @@ func (s *search) searchAll(cur unturned.Profile) []cand {
 	if s.cut >= 0 {
 		return surv
 	}
-	surv = next
+	// The game says nothing of what the later stages read (wire.md 3: the
+	// holiday width, ReplicateConfig, Accepted's tail): survivors that
+	// differ only in it go on as one, and the games that survived are kept
+	// for the claims.
+	surv = nil
+	seen := map[unturned.Profile]bool{}
+	s.games = map[string]bool{}
+	for _, c := range next {
+		s.games[c.p.Game] = true
+		k := c.p
+		k.Game = ""
+		if !seen[k] {
+			seen[k] = true
+			surv = append(surv, c)
+		}
+	}
 
 	cs = nil
 	for _, sv := range surv {
