@@ -173,105 +173,18 @@ const (
 	hintCandidates = 5000
 )
 
-// hintScore is what the profile hint judges a decode by: the messages,
-// those flagged (infer.Score's Messages and Flagged) and whether a
-// workshop message carries an unknown trailer (a marker the profile does
-// not know).
-type hintScore struct {
-	messages, flagged int
-	trailer           bool
-}
+// The hint's scorer is internal/infer's (infer.Hint, infer.Tally): these
+// names keep the call sites of the decode set-up.
+type hintScore = infer.Hint
 
-// decodesBadly says whether a decode looks like the wrong profile: a
-// marker the profile does not know, or a tenth of the messages flagged.
-func (h hintScore) decodesBadly() bool {
-	if h.messages == 0 {
-		return false
-	}
-	return h.flagged*10 >= h.messages || h.trailer
-}
+// hintTally tallies a streaming Index's messages as they are handed out.
+type hintTally struct{ infer.Tally }
 
-// scoreIndex is hintScore of a full Index (every message kept), tallied
-// from each message's Head as hintTally does for a stream: the index
-// records say the kind and the worst severity without decoding, so only
-// workshop messages are decoded (for their trailer note). The TUI scores
-// its million-message index this way before it says loaded (issue 18).
-func scoreIndex(dc *session.Index) hintScore {
-	var t hintTally
-	buf := make([]session.Head, 0, 4096)
-	for n := 1; ; {
-		hs := dc.Heads(buf, n)
-		if len(hs) == 0 {
-			return t.score(dc)
-		}
-		for i := range hs {
-			t.head(dc, &hs[i])
-		}
-		n += len(hs)
-	}
-}
+func (t *hintTally) head(dc *session.Index, h *session.Head) { t.Head(dc, h) }
+func (t *hintTally) score(dc *session.Index) hintScore       { return t.Score(dc) }
 
-// workshopTrailer reports whether m is a workshop message with an unknown
-// trailer note.
-func workshopTrailer(m *session.Message) bool {
-	if m.Kind != unturned.KindGetWorkshopFiles && m.Kind != unturned.KindDownloadWorkshopFiles {
-		return false
-	}
-	for _, f := range m.Findings {
-		if f.Severity == dissect.Note && containsTrailer(f.Text) {
-			return true
-		}
-	}
-	return false
-}
-
-// hintTally is hintScore gathered from a streaming Index (issue 18), which
-// keeps no messages to score at the end: each message as it is handed out,
-// from its index record (session.Stream.Heads: kind and worst severity, the
-// findings infer.Score counts as flagged), and a workshop message's
-// findings from the message. It equals scoreIndex of the same capture
-// decoded in full, except that with payload schemas a reference resolved
-// only after session's late-resolution bound is judged as it was handed
-// out, undecoded.
-type hintTally struct {
-	h   hintScore
-	rpc int // ULinkRPC messages: not Unturned ones
-}
-
-// head is a Stream.Heads: it tallies message h.N as it is handed out.
-func (t *hintTally) head(dc *session.Index, h *session.Head) {
-	if h.Kind == unturned.KindUnknown || h.HasFinding && h.Worst >= dissect.Warn {
-		if h.RPC != nil {
-			// ULinkRPC (whose Kind is Unknown) says nothing of the
-			// Unturned profile.
-			t.rpc++
-			return
-		}
-		t.h.flagged++
-	}
-	if !t.h.trailer && (h.Kind == unturned.KindGetWorkshopFiles || h.Kind == unturned.KindDownloadWorkshopFiles) {
-		if m := dc.Message(h.N); m != nil {
-			t.h.trailer = workshopTrailer(m)
-		}
-	}
-}
-
-// score is the tally after the feed.
-func (t *hintTally) score(dc *session.Index) hintScore {
-	h := t.h
-	h.messages = dc.Len() - t.rpc
-	return h
-}
-
-func containsTrailer(s string) bool {
-	const t = "unknown trailer"
-	for i := 0; i+len(t) <= len(s); i++ {
-		if s[i:i+len(t)] == t {
-			return true
-		}
-	}
-	return false
-}
+// scoreIndex is the hint's score of a full Index.
+func scoreIndex(dc *session.Index) hintScore { return infer.ScoreHeads(dc) }
 
 // profileHint adds a capture finding when the active profile decodes the
 // capture at path badly and an inferred one decodes its start cleanly,
@@ -287,7 +200,7 @@ func profileHint(s *streams, p *unturned.Profile, path string, dc *session.Index
 // profileHintFrom is profileHint with the decode's score given (a
 // streaming Index tallies it as it goes: hintTally).
 func profileHintFrom(s *streams, p *unturned.Profile, path string, dc *session.Index, h hintScore) {
-	if path == "-" || !h.decodesBadly() {
+	if path == "-" || !h.Bad() {
 		return
 	}
 	src, err := capture.Open(path, captureOptions(p))
