@@ -56,8 +56,8 @@ func (s *search) claims(final []cand, smp *sample) ([]Key, []Undecided) {
 			continue
 		}
 		if fin := final[0].score; margin <= fin {
-			und = append(und, Undecided{key, fmt.Sprintf("%s = %s reads %d more %s exactly than any other value, but %d %s no candidate reads exactly (another module's traffic, or damage)",
-				key, format(v, key), margin, plural(margin, "message", "messages"), fin, plural(fin, "message", "messages"))})
+			und = append(und, Undecided{key, fmt.Sprintf("%s = %s scores %d better than any other value, but the best candidate still scores %d: messages no candidate reads exactly (another module's traffic, or damage) outweigh the difference",
+				key, format(v, key), margin, fin)})
 			continue
 		}
 		keys = append(keys, Key{Name: key, Value: v, Confidence: round2(1 - 1/float64(2+margin)),
@@ -105,8 +105,8 @@ func (s *search) evidence(key string, win *unturned.Profile, alt *cand, at, marg
 	if len(by) > 0 {
 		decided = strings.Join(by, ", ")
 	}
-	return fmt.Sprintf("decided by %s: with %s = %s instead, %d more %s inexact (the best other value; %d messages read)",
-		decided, key, format(get(&alt.p, key), key), margin, plural(margin, "message reads", "messages read"), s.ev.s.n)
+	return fmt.Sprintf("decided by %s: with %s = %s instead (the best other value), the %d messages read score %d worse (%d a message read inexactly, %d one of a connection captured mid-stream read as a build-specific body)",
+		decided, key, format(get(&alt.p, key), key), s.ev.s.n, margin, wInexact, wOpaque)
 }
 
 func plural(n int, one, many string) string {

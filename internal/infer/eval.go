@@ -42,7 +42,8 @@ type idName struct {
 // observer sees each message decoded (a search reads values off them).
 type observer func(m *smsg, d *unturned.Decoded)
 
-// eval returns how many messages of the sample p leaves inexact within sc,
+// eval returns how badly p reads the sample within sc (wInexact for each
+// message it leaves inexact, wOpaque for each opaque reading),
 // tallied per kind into t when t is not nil, each message shown to obs when
 // obs is not nil.
 func (e *evaluator) eval(p *unturned.Profile, sc scope, t *kindTally, obs observer) int {
@@ -219,13 +220,34 @@ func (e *evaluator) conn(p *unturned.Profile, c *sconn, sc scope, start bool, w 
 			ok = worst(d) < dissect.Warn
 		}
 		if !ok {
-			bad++
+			bad += wInexact
 			if t != nil {
 				t[min(int(d.Kind), len(t)-1)]++
 			}
+		} else if !start && sc >= scopeEnums && longBody[d.Kind] && d.Enum.Bits > 0 && len(m.data) > 1 {
+			// Where the start was not captured, a reading that turns
+			// a message into a build-specific body the decoder cannot
+			// check (wire.md 3) is less plausible than one that reads
+			// it whole (wire.md 4.6: the known enum values, complete
+			// headers): a wrong widening hides USMN messages so.
+			bad += wOpaque
 		}
 	}
 	return bad
+}
+
+// Score weights of the search: a message read inexactly, and one of a
+// connection whose start was not captured read as an opaque body.
+const (
+	wInexact = 2
+	wOpaque  = 1
+)
+
+// longBody kinds are shown as undecoded build-specific bits (wire.md 3).
+var longBody = map[unturned.Kind]bool{
+	unturned.KindReadyToConnect: true, unturned.KindAuthenticate: true, unturned.KindServerBattlEye: true,
+	unturned.KindValidateAssets: true, unturned.KindPlayerConnected: true, unturned.KindClientBattlEye: true,
+	unturned.KindReplicateConfig: true,
 }
 
 // anyCount says whether a negotiate message reads exactly under some
