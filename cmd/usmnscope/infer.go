@@ -20,8 +20,8 @@ import (
 // decodes (twice: under the active profile and the inferred one; the
 // search reads a sample of its messages, infer.RunBounded): the start of a
 // capture, where the handshake and the definitions are, is what decides
-// the constants. 1 MiB is some 100,000 small messages.
-const inferSample = 1 << 20
+// the constants. 512 KiB is some 50,000 small messages.
+const inferSample = 512 << 10
 
 // profileInferOptions are what a profile infer command line asks for.
 type profileInferOptions struct {
@@ -99,7 +99,7 @@ func runProfileInfer(o *profileInferOptions) error {
 	}
 	fmt.Fprintf(out, "# usmnscope profile infer: %s\n", termsafe.Escape(o.capture))
 	if rec.Truncated {
-		fmt.Fprintf(out, "# only the first %d MiB of the capture's data were searched\n", inferSample>>20)
+		fmt.Fprintf(out, "# only the first %d KiB of the capture's data were searched\n", inferSample>>10)
 	}
 	fmt.Fprintf(out, "# %d messages: profile %s decodes them with score %d (%d flagged), this one with %d (%d flagged)\n",
 		res.Best.Messages, termsafe.Escape(p.Name), res.Active.Bad, res.Active.Flagged, res.Best.Bad, res.Best.Flagged)
