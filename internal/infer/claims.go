@@ -45,6 +45,14 @@ func (s *search) claims(final []cand, smp *sample) ([]Key, []Undecided) {
 			und = append(und, Undecided{key, unseen(key)})
 			continue
 		}
+		if key == "game" && smp.det[1] == 0 {
+			// Without the workshop handshake only an S→C message numbered
+			// 18 could tell the games apart, and it reads in 3.26 too (as
+			// ReplicateConfig, whose body is not decoded): no exact
+			// reading decides the game.
+			und = append(und, Undecided{key, s.tie(key, map[string]any{"3.24": "3.24", "3.26": "3.26"}, smp)})
+			continue
+		}
 		if len(vals) > 1 {
 			und = append(und, Undecided{key, s.tie(key, vals, smp)})
 			continue
