@@ -332,3 +332,35 @@ func TestInferRandomProfiles(t *testing.T) {
 		}
 	}
 }
+
+// TestInferIssueProfiles (issue 25): the two profiles the issue names,
+// which the one-key-at-a-time search left near the default, played
+// through the random scenario: every key but the method counts (and the
+// type-name width when its padding hides it) recovered.
+func TestInferIssueProfiles(t *testing.T) {
+	first := unturned.Default()
+	first.Game, first.ExtraBits = "3.24", 2
+	first.ServerInvokeListener, first.ServerNegotiate, first.ClientInvokeListener, first.ClientNegotiate = 17, 18, 32, 33
+	first.IDBitCountBitCount, first.TypeNameBitCount, first.NegotiateModeBitCount = 6, 9, 3
+	first.ModeTellClientMissingListener, first.ModeTellClientListenerID = 5, 2
+	first.ModeTellServerMissingListener, first.ModeRequestServerListenerID = 6, 1
+	first.ClientMethods, first.ServerMethods, first.MarkerMagic = 600, 64, 0x27182818
+	wire61 := unturned.Default()
+	wire61.Game, wire61.TypeNameBitCount, wire61.IDBitCountBitCount, wire61.ExtraBits = "3.24", 9, 6, 2
+	wire61.ServerInvokeListener, wire61.ServerNegotiate, wire61.ClientInvokeListener, wire61.ClientNegotiate = 33, 34, 64, 65
+	for _, p := range []*unturned.Profile{first, wire61} {
+		if err := p.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(2, 25))
+		rec := generate(t, p, randomScenario(r, p, 3, false), 0)
+		res := infer.Run(unturned.Default(), decoder(t, rec))
+		for _, key := range decidable {
+			k, ok := res.Claimed(key)
+			if want := infer.Get(p, key); !ok || !reflect.DeepEqual(k.Value, want) {
+				why, _ := res.Why(key)
+				t.Errorf("%s: claimed %v (%v); want %v (undecided: %s)", key, k.Value, ok, want, why)
+			}
+		}
+	}
+}
