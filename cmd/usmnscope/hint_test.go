@@ -28,13 +28,13 @@ func TestScoreIndexHeads(t *testing.T) {
 		}
 		src.Close()
 		sc := infer.ScoreOf(dc)
-		want := hintScore{messages: sc.Messages, flagged: sc.Flagged}
-		for n := 1; n <= dc.Len() && !want.trailer; n++ {
+		want := hintScore{Messages: sc.Messages, Flagged: sc.Flagged}
+		for n := 1; n <= dc.Len() && !want.Trailer; n++ {
 			if m := dc.Message(n); m != nil {
-				want.trailer = workshopTrailer(m)
+				want.Trailer = infer.WorkshopTrailer(m)
 			}
 		}
-		flaggedSome = flaggedSome || want.flagged > 0
+		flaggedSome = flaggedSome || want.Flagged > 0
 		if got := scoreIndex(dc); got != want {
 			t.Errorf("scoreIndex(%s) = %+v; want %+v", filepath.Base(path), got, want)
 		}

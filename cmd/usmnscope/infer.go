@@ -17,9 +17,11 @@ import (
 )
 
 // inferSample bounds the event data profile infer holds in memory and
-// decodes again under every candidate: the start of a capture, where the
-// handshake and the definitions are, is what decides the constants.
-const inferSample = 16 << 20
+// decodes (twice: under the active profile and the inferred one; the
+// search reads a sample of its messages, infer.RunBounded): the start of a
+// capture, where the handshake and the definitions are, is what decides
+// the constants. 512 KiB is some 50,000 small messages.
+const inferSample = 512 << 10
 
 // profileInferOptions are what a profile infer command line asks for.
 type profileInferOptions struct {
@@ -37,11 +39,16 @@ func newCmdProfileInfer(s *streams, runF func(*profileInferOptions) error) *cobr
 		Short: "Search the profile constants that best explain a capture",
 		Long: `Decode CAPTURE (a file, or - for standard input) again under candidate
 profiles and print, as a TOML profile (wire.md 6.1), the constants that
-explain it best, each with its evidence and confidence. Keys the capture
-cannot decide are left out (they keep their defaults); client_methods and
-server_methods are never decided (an InvokeMethod's parameters are not
-described by any profile). --json prints
-{"profile": {KEY: VALUE}, "evidence": {KEY: {"confidence", "text"}}}.`,
+explain it best, each with its evidence and confidence. The search decides
+the constants in the order the wire lets them be decided (the game from the
+workshop handshake, the marker, the widening, the listener header widths,
+the negotiate modes) and says how many candidate profiles it tried. Keys the
+capture cannot decide are left out (they keep their defaults) and listed as
+undecided with the reason; client_methods and server_methods are never
+decided (an InvokeMethod's parameters are not described by any profile).
+--json prints {"profile": {KEY: VALUE}, "evidence": {KEY: {"confidence",
+"text"}}, "undecided": {KEY: REASON}, "searched": {"candidates", "decodes",
+"messages", "ms"}}.`,
 		Example: "  usmnscope profile infer capture.pcapng > server.toml\n  usmnscope --profile server.toml dump capture.pcapng",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -92,15 +99,20 @@ func runProfileInfer(o *profileInferOptions) error {
 	}
 	fmt.Fprintf(out, "# usmnscope profile infer: %s\n", termsafe.Escape(o.capture))
 	if rec.Truncated {
-		fmt.Fprintf(out, "# only the first %d MiB of the capture's data were searched\n", inferSample>>20)
+		fmt.Fprintf(out, "# only the first %d KiB of the capture's data were searched\n", inferSample>>10)
 	}
 	fmt.Fprintf(out, "# %d messages: profile %s decodes them with score %d (%d flagged), this one with %d (%d flagged)\n",
 		res.Best.Messages, termsafe.Escape(p.Name), res.Active.Bad, res.Active.Flagged, res.Best.Bad, res.Best.Flagged)
+	fmt.Fprintf(out, "# searched %d candidate profiles in %d ms (%d messages read, %d decodes of the capture)\n",
+		res.Candidates, res.Elapsed.Milliseconds(), res.Sample, res.Decodes)
 	if len(res.Keys) == 0 {
 		fmt.Fprintln(out, "# the capture decides no key: every key keeps its default")
 	}
 	for _, k := range res.Keys {
 		fmt.Fprintf(out, "%s = %s  # confidence %.2f: %s\n", k.Name, tomlValue(k), k.Confidence, termsafe.Escape(k.Text))
+	}
+	for _, u := range res.Undecided {
+		fmt.Fprintf(out, "# undecided: %s: %s\n", u.Name, termsafe.Escape(u.Reason))
 	}
 	return out.Flush()
 }
@@ -128,124 +140,51 @@ func inferJSON(res *infer.Result) ([]byte, error) {
 		Confidence float64 `json:"confidence"`
 		Text       string  `json:"text"`
 	}
+	type searched struct {
+		Candidates int   `json:"candidates"`
+		Decodes    int   `json:"decodes"`
+		Messages   int   `json:"messages"`
+		MS         int64 `json:"ms"`
+	}
 	doc := struct {
-		Profile  map[string]any      `json:"profile"`
-		Evidence map[string]evidence `json:"evidence"`
-	}{map[string]any{}, map[string]evidence{}}
+		Profile   map[string]any      `json:"profile"`
+		Evidence  map[string]evidence `json:"evidence"`
+		Undecided map[string]string   `json:"undecided"`
+		Searched  searched            `json:"searched"`
+	}{map[string]any{}, map[string]evidence{}, map[string]string{},
+		searched{res.Candidates, res.Decodes, res.Sample, res.Elapsed.Milliseconds()}}
 	for _, k := range res.Keys {
 		doc.Profile[k.Name] = k.Value
 		doc.Evidence[k.Name] = evidence{k.Confidence, k.Text}
 	}
+	for _, u := range res.Undecided {
+		doc.Undecided[u.Name] = u.Reason
+	}
 	return json.Marshal(doc)
 }
 
-// Hint bounds: the sample and the decodes a dump or tables spends, only
-// when the active profile decodes a capture badly, on finding whether
-// another profile decodes it cleanly.
+// Hint bounds: the sample a dump or tables spends, only when the active
+// profile decodes a capture badly, on finding whether another profile
+// decodes it cleanly, and the candidate profiles the search reads it under
+// (infer.RunBounded: two decodes of the sample's start, each candidate
+// reading at most a few thousand messages of it).
 const (
-	hintSample  = 256 << 10
-	hintDecodes = 500
+	hintSample     = 256 << 10
+	hintCandidates = 5000
 )
 
-// hintScore is what the profile hint judges a decode by: the messages,
-// those flagged (infer.Score's Messages and Flagged) and whether a
-// workshop message carries an unknown trailer (a marker the profile does
-// not know).
-type hintScore struct {
-	messages, flagged int
-	trailer           bool
-}
+// The hint's scorer is internal/infer's (infer.Hint, infer.Tally): these
+// names keep the call sites of the decode set-up.
+type hintScore = infer.Hint
 
-// decodesBadly says whether a decode looks like the wrong profile: a
-// marker the profile does not know, or a tenth of the messages flagged.
-func (h hintScore) decodesBadly() bool {
-	if h.messages == 0 {
-		return false
-	}
-	return h.flagged*10 >= h.messages || h.trailer
-}
+// hintTally tallies a streaming Index's messages as they are handed out.
+type hintTally struct{ infer.Tally }
 
-// scoreIndex is hintScore of a full Index (every message kept), tallied
-// from each message's Head as hintTally does for a stream: the index
-// records say the kind and the worst severity without decoding, so only
-// workshop messages are decoded (for their trailer note). The TUI scores
-// its million-message index this way before it says loaded (issue 18).
-func scoreIndex(dc *session.Index) hintScore {
-	var t hintTally
-	buf := make([]session.Head, 0, 4096)
-	for n := 1; ; {
-		hs := dc.Heads(buf, n)
-		if len(hs) == 0 {
-			return t.score(dc)
-		}
-		for i := range hs {
-			t.head(dc, &hs[i])
-		}
-		n += len(hs)
-	}
-}
+func (t *hintTally) head(dc *session.Index, h *session.Head) { t.Head(dc, h) }
+func (t *hintTally) score(dc *session.Index) hintScore       { return t.Score(dc) }
 
-// workshopTrailer reports whether m is a workshop message with an unknown
-// trailer note.
-func workshopTrailer(m *session.Message) bool {
-	if m.Kind != unturned.KindGetWorkshopFiles && m.Kind != unturned.KindDownloadWorkshopFiles {
-		return false
-	}
-	for _, f := range m.Findings {
-		if f.Severity == dissect.Note && containsTrailer(f.Text) {
-			return true
-		}
-	}
-	return false
-}
-
-// hintTally is hintScore gathered from a streaming Index (issue 18), which
-// keeps no messages to score at the end: each message as it is handed out,
-// from its index record (session.Stream.Heads: kind and worst severity, the
-// findings infer.Score counts as flagged), and a workshop message's
-// findings from the message. It equals scoreIndex of the same capture
-// decoded in full, except that with payload schemas a reference resolved
-// only after session's late-resolution bound is judged as it was handed
-// out, undecoded.
-type hintTally struct {
-	h   hintScore
-	rpc int // ULinkRPC messages: not Unturned ones
-}
-
-// head is a Stream.Heads: it tallies message h.N as it is handed out.
-func (t *hintTally) head(dc *session.Index, h *session.Head) {
-	if h.Kind == unturned.KindUnknown || h.HasFinding && h.Worst >= dissect.Warn {
-		if h.RPC != nil {
-			// ULinkRPC (whose Kind is Unknown) says nothing of the
-			// Unturned profile.
-			t.rpc++
-			return
-		}
-		t.h.flagged++
-	}
-	if !t.h.trailer && (h.Kind == unturned.KindGetWorkshopFiles || h.Kind == unturned.KindDownloadWorkshopFiles) {
-		if m := dc.Message(h.N); m != nil {
-			t.h.trailer = workshopTrailer(m)
-		}
-	}
-}
-
-// score is the tally after the feed.
-func (t *hintTally) score(dc *session.Index) hintScore {
-	h := t.h
-	h.messages = dc.Len() - t.rpc
-	return h
-}
-
-func containsTrailer(s string) bool {
-	const t = "unknown trailer"
-	for i := 0; i+len(t) <= len(s); i++ {
-		if s[i:i+len(t)] == t {
-			return true
-		}
-	}
-	return false
-}
+// scoreIndex is the hint's score of a full Index.
+func scoreIndex(dc *session.Index) hintScore { return infer.ScoreHeads(dc) }
 
 // profileHint adds a capture finding when the active profile decodes the
 // capture at path badly and an inferred one decodes its start cleanly,
@@ -261,7 +200,7 @@ func profileHint(s *streams, p *unturned.Profile, path string, dc *session.Index
 // profileHintFrom is profileHint with the decode's score given (a
 // streaming Index tallies it as it goes: hintTally).
 func profileHintFrom(s *streams, p *unturned.Profile, path string, dc *session.Index, h hintScore) {
-	if path == "-" || !h.decodesBadly() {
+	if path == "-" || !h.Bad() {
 		return
 	}
 	src, err := capture.Open(path, captureOptions(p))
@@ -270,7 +209,7 @@ func profileHintFrom(s *streams, p *unturned.Profile, path string, dc *session.I
 	}
 	rec := pipeline.Record(src, hintSample)
 	src.Close()
-	res := infer.RunBounded(p, replayDecoder(rec), hintDecodes)
+	res := infer.RunBounded(p, replayDecoder(rec), hintCandidates)
 	if res.Best.Broken > 0 || res.Best.Flagged >= res.Active.Flagged && res.Best.Bad >= res.Active.Bad || len(res.Keys) == 0 || *res.Profile == *p {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
@@ -13,7 +14,8 @@ import (
 )
 
 // Decoder decodes the capture under a profile and returns the finished
-// index. Run calls it once per candidate profile.
+// index. Run calls it twice: under the starting profile (whose decode
+// gives the sample the search reads) and under the inferred one.
 type Decoder func(p *unturned.Profile) *session.Index
 
 // Key is one claimed profile key with its evidence (outputs.md "profile
@@ -25,13 +27,32 @@ type Key struct {
 	Text       string  // the evidence
 }
 
+// Undecided is a searched key the capture does not decide, and why.
+type Undecided struct {
+	Name   string
+	Reason string
+}
+
 // Result is what Run found.
 type Result struct {
-	Profile *unturned.Profile // the starting profile with every claimed key set
-	Keys    []Key             // the claimed keys, in wire.md 6 order
-	Active  Score             // the starting profile's decode
-	Best    Score             // the inferred profile's decode
-	Decodes int               // profiles decoded
+	Profile   *unturned.Profile // the starting profile with every claimed key set
+	Keys      []Key             // the claimed keys, in wire.md 6 order
+	Undecided []Undecided       // the searched keys not claimed, in wire.md 6 order
+	Active    Score             // the starting profile's decode
+	Best      Score             // the inferred profile's decode
+	// Decodes counts the captures decoded whole (the starting profile's
+	// and the inferred one's); Candidates the candidate profiles the
+	// search read its sample under, and Messages the messages it decoded
+	// doing so; Elapsed is the search's time.
+	Decodes    int
+	Candidates int
+	Messages   int
+	Sample     int // messages in the sample
+	Elapsed    time.Duration
+	// Survivors are (up to 32 of) the candidate profiles that read the
+	// sample best: an undecided key has several values among them, or a
+	// filler.
+	Survivors []unturned.Profile
 }
 
 // Claimed returns the key named name, if claimed.
@@ -44,234 +65,87 @@ func (r *Result) Claimed(name string) (Key, bool) {
 	return Key{}, false
 }
 
-// search is one inference: the decoder and the scores of the profiles
-// decoded so far (Profile is comparable).
-type search struct {
-	dec    Decoder
-	scores map[unturned.Profile]Score
-	// The last decode is kept for the observations made right after it
-	// (observed, modeValues, the seen checks); older ones are decoded
-	// again when asked for, so that a run holds one index at a time.
-	lastP  unturned.Profile
-	lastIx *session.Index
-	max    int
-	// Decodes counts the profiles decoded (a run stops trying new ones
-	// past its bound).
-	decodes int
-}
-
-// maxCandidates bounds the decodes of one run whatever the capture holds:
-// a group tries at most a few dozen profiles.
-const maxCandidates = 1500
-
-func (s *search) eval(p *unturned.Profile) (Score, bool) {
-	if p.Validate() != nil {
-		return Score{}, false
-	}
-	if sc, ok := s.scores[*p]; ok {
-		return sc, true
-	}
-	if s.decodes >= s.max {
-		return Score{}, false
-	}
-	sc := score(s.decode(p))
-	s.scores[*p] = sc
-	return sc, true
-}
-
-func (s *search) decode(p *unturned.Profile) *session.Index {
-	if s.lastIx != nil && s.lastP == *p {
-		return s.lastIx
-	}
-	s.decodes++
-	s.lastP, s.lastIx = *p, s.dec(p)
-	return s.lastIx
-}
-
-// index returns p's decode, or nil past the bound.
-func (s *search) index(p *unturned.Profile) *session.Index {
-	if _, ok := s.eval(p); !ok {
-		return nil
-	}
-	if s.lastIx == nil || s.lastP != *p {
-		if s.decodes >= s.max {
-			return nil
+// Why returns the reason a searched key was left undecided, if it was.
+func (r *Result) Why(name string) (string, bool) {
+	for _, u := range r.Undecided {
+		if u.Name == name {
+			return u.Reason, true
 		}
 	}
-	return s.decode(p)
+	return "", false
 }
 
-// cand is a candidate profile of a group and its score.
-type cand struct {
-	p *unturned.Profile
-	s Score
-}
-
-// group is one dimension of the search: candidates around the current
-// profile and the keys they vary.
-type group struct {
-	keys  []string
-	cands func(s *search, cur *unturned.Profile) []*unturned.Profile
-	// seen says whether the capture shows a key's value (a message of
-	// that kind); nil: the scores alone decide.
-	seen func(s *search, p *unturned.Profile, key string) bool
-}
-
-// groups in search order: the enum widths first, since every USMN
-// message is read through them; game last but one, since with the enums
-// misread a wrong game can look better.
-var groups = []group{
-	{keys: []string{"extra_bits", "server_invoke_listener", "server_negotiate", "client_invoke_listener", "client_negotiate"}, cands: widenCands, seen: seenNumber},
-	{keys: []string{"id_bit_count_bit_count"}, cands: idCands},
-	{keys: []string{"negotiate_mode_bit_count", "mode_tell_client_missing_listener", "mode_tell_client_listener_id", "mode_tell_server_missing_listener", "mode_request_server_listener_id"}, cands: modeCands, seen: seenMode},
-	{keys: []string{"game"}, cands: gameCands},
-	{keys: []string{"type_name_bit_count"}, cands: typeNameCands},
-}
-
-// maxPasses bounds the rounds of the search; it stops earlier when a round
-// changes nothing.
-const maxPasses = 4
+// maxCandidates bounds the candidate profiles of one run whatever the
+// capture holds (a run from the handshake needs a few hundred; one whose
+// start was not captured a few thousand).
+const maxCandidates = 10000
 
 // Run searches the profile that best explains the capture dec decodes,
 // starting from base (the active profile).
 func Run(base *unturned.Profile, dec Decoder) *Result { return RunBounded(base, dec, maxCandidates) }
 
-// RunBounded is Run trying at most maxDecodes profiles: past the bound
-// candidates are not tried, so a run costs at most that many decodes
-// whatever the capture holds.
-func RunBounded(base *unturned.Profile, dec Decoder, maxDecodes int) *Result {
-	s := &search{dec: dec, scores: map[unturned.Profile]Score{}, max: maxDecodes}
-	cur := *base
+// RunBounded is Run trying at most maxCandidates candidate profiles on its
+// sample: past the bound the keys of the stage it stopped in and of the
+// later stages are left undecided, so a run costs two decodes of the
+// capture and at most that many readings of the sample.
+func RunBounded(base *unturned.Profile, dec Decoder, maxCands int) *Result {
+	t0 := time.Now()
 	res := &Result{}
-	res.Active, _ = s.eval(&cur)
-	wire := s.sniff(s.index(&cur), &cur)
-	// One start per negotiate mode width besides the sniffed profile: the
-	// extra enum bits and the mode bits are read back to back, so a start
-	// with the wrong mode width can settle on an enum width that is off by
-	// the same amount (a local optimum of the descent).
-	best := s.descend(cur)
-	for b := 2; b <= maxModeBits; b++ {
-		start := cur
-		start.NegotiateModeBitCount = b
-		start.ModeTellClientMissingListener, start.ModeTellClientListenerID = 0, 1
-		start.ModeTellServerMissingListener, start.ModeRequestServerListenerID = 2, 3
-		if start.Validate() != nil || start == cur {
-			continue
-		}
-		if got := s.descend(start); mustScore(s, &got).Bad < mustScore(s, &best).Bad {
-			best = got
-		}
-	}
-	cur = best
+	cur := *base
+	ix := dec(&cur)
+	res.Decodes++
+	res.Active = score(ix)
+	smp := sampleOf(ix)
+	res.Sample = smp.n
+	wire, why := sniff(ix, &cur)
+	ix = nil // the sample holds what the search reads
 	res.Keys = append(res.Keys, wire...)
-	// Searched keys are claimed only when their profile decodes the
-	// capture cleanly: without an error or an Unknown message. A capture
-	// no profile explains (garbage, a lost segment) decides nothing.
-	if mustScore(s, &cur).Broken == 0 {
-		for _, g := range groups {
-			cs := s.rank(g.cands(s, &cur))
-			res.Keys = append(res.Keys, s.claims(g, cs)...)
-		}
+	res.Undecided = append(res.Undecided, why...)
+
+	s := &search{ev: &evaluator{s: smp}, max: maxCands, cut: -1, keys: map[string]int{}}
+	final := s.searchAll(cur)
+	keys, und := s.claims(final, smp)
+	for _, c := range final[:min(32, len(final))] {
+		res.Survivors = append(res.Survivors, c.p)
 	}
+	res.Keys = append(res.Keys, keys...)
+	res.Undecided = append(res.Undecided, und...)
+	for _, k := range []string{"client_methods", "server_methods"} {
+		res.Undecided = append(res.Undecided, Undecided{k, "an InvokeMethod's index is followed by method-specific parameters no profile describes, so no width reads worse than another (wire.md 3): method counts are undecidable"})
+	}
+
 	p := *base
 	for _, k := range res.Keys {
 		set(&p, k.Name, k.Value)
 	}
 	if p.Validate() != nil {
-		// The claims only mix values of valid candidates, but keep the
-		// promise that the profile printed is usable.
-		p = cur
+		// A claimed value with an unclaimed default can clash (two equal
+		// modes): the unclaimed keys take the first survivor's values.
+		if len(final) > 0 {
+			q := final[0].p
+			for _, k := range res.Keys {
+				set(&q, k.Name, k.Value)
+			}
+			q.Name, q.Bounds, q.ULinkRPC, q.DecodeAs = base.Name, base.Bounds, base.ULinkRPC, base.DecodeAs
+			q.ClientMethods, q.ServerMethods, q.QueryPort = base.ClientMethods, base.ServerMethods, base.QueryPort
+			p = q
+		}
+		if p.Validate() != nil {
+			p = *base
+		}
 	}
 	res.Profile = &p
-	res.Best, _ = s.eval(&p)
-	res.Decodes = s.decodes
+	if p == *base {
+		res.Best = res.Active
+	} else {
+		res.Best = score(dec(&p))
+		res.Decodes++
+	}
+	res.Candidates, res.Messages = s.n, s.ev.decodes
 	sort.SliceStable(res.Keys, func(i, j int) bool { return keyOrder(res.Keys[i].Name) < keyOrder(res.Keys[j].Name) })
+	sort.SliceStable(res.Undecided, func(i, j int) bool { return keyOrder(res.Undecided[i].Name) < keyOrder(res.Undecided[j].Name) })
+	res.Elapsed = time.Since(t0)
 	return res
-}
-
-// descend moves from start one group at a time to the best-scoring
-// candidate until a round changes nothing.
-func (s *search) descend(cur unturned.Profile) unturned.Profile {
-	for pass := 0; pass < maxPasses; pass++ {
-		changed := false
-		for _, g := range groups {
-			if cs := s.rank(g.cands(s, &cur)); len(cs) > 0 && cs[0].s.Bad < mustScore(s, &cur).Bad {
-				cur, changed = *cs[0].p, true
-			}
-		}
-		if !changed {
-			break
-		}
-	}
-	return cur
-}
-
-func mustScore(s *search, p *unturned.Profile) Score {
-	sc, ok := s.eval(p)
-	if !ok {
-		return Score{Bad: 1 << 30}
-	}
-	return sc
-}
-
-// rank scores the candidates, best first (stable: the first listed wins a
-// tie, and each group lists the current value first).
-func (s *search) rank(ps []*unturned.Profile) []cand {
-	var cs []cand
-	seen := map[unturned.Profile]bool{}
-	for _, p := range ps {
-		if seen[*p] {
-			continue
-		}
-		seen[*p] = true
-		if sc, ok := s.eval(p); ok {
-			cs = append(cs, cand{p, sc})
-		}
-	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].s.Bad < cs[j].s.Bad })
-	return cs
-}
-
-// minMargin is the least score by which every other value of a key must
-// lose for the key to be claimed.
-const minMargin = wWarn
-
-// claims returns the keys of g the ranked candidates decide: every
-// best-scoring candidate agrees on the value, a candidate with another
-// value scores worse by minMargin or more, and the capture shows the value.
-func (s *search) claims(g group, cs []cand) []Key {
-	if len(cs) < 2 {
-		return nil
-	}
-	min := cs[0].s.Bad
-	var keys []Key
-	for _, key := range g.keys {
-		v := get(cs[0].p, key)
-		agree, worse := true, -1
-		for _, c := range cs {
-			if c.s.Bad == min && get(c.p, key) != v {
-				agree = false
-				break
-			}
-			if c.s.Bad > min && get(c.p, key) != v && worse < 0 {
-				worse = c.s.Bad
-			}
-		}
-		// A margin below one warning's weight is a few notes' worth: the
-		// capture does not decide the key (a mid-stream capture's stray
-		// notes must not pick a width).
-		if !agree || worse < 0 || worse-min < minMargin {
-			continue
-		}
-		if g.seen != nil && !g.seen(s, cs[0].p, key) {
-			continue
-		}
-		margin := worse - min
-		conf := 1 - 1/float64(2+margin)
-		keys = append(keys, Key{Name: key, Value: v, Confidence: round2(conf),
-			Text: fmt.Sprintf("decodes %d messages with score %d (%d flagged); the best other value scores %d", cs[0].s.Messages, min, cs[0].s.Flagged, worse)})
-	}
-	return keys
 }
 
 func round2(f float64) float64 { return float64(int(f*100+0.5)) / 100 }
@@ -285,29 +159,38 @@ const gwfLen = 969
 // connections whose first client message is a GetWorkshopFiles, and the
 // magic of the client's marker (its first 32 bits, aligned after the
 // vanilla body). cur takes them.
-func (s *search) sniff(ix *session.Index, cur *unturned.Profile) []Key {
-	if ix == nil {
-		return nil
-	}
+func sniff(ix *session.Index, cur *unturned.Profile) ([]Key, []Undecided) {
 	first := map[dissect.Conn]bool{}
 	ports := map[uint16]int{}
 	magics := map[uint32]int{}
-	for n := 1; n <= ix.Len(); n++ {
-		m := ix.Message(n)
-		if m == nil || m.Dir != dissect.C2S || first[m.Conn] {
+	gwfs := 0
+	for n := 1; ix != nil && n <= ix.Len(); n++ {
+		h, ok := ix.Head(n)
+		if !ok || h.RPC != nil || h.Dir != dissect.C2S || first[h.Conn] {
 			continue
 		}
-		first[m.Conn] = true
+		first[h.Conn] = true
+		m := ix.Message(n)
+		if m == nil {
+			continue
+		}
 		d := m.Data
 		if len(d) < gwfLen || !bytes.Equal(d[gwfLen-len(gwfTail):gwfLen], gwfTail) || bytes.ContainsFunc(d[:gwfLen-len(gwfTail)], func(r rune) bool { return r != 0 }) {
 			continue
 		}
+		gwfs++
 		ports[m.Conn.Server.Port()]++
 		if t := d[gwfLen:]; len(t) == 8 {
 			magics[binary.LittleEndian.Uint32(t)]++
 		}
 	}
 	var keys []Key
+	var und []Undecided
+	if gwfs == 0 {
+		why := "no connection's first client message is a GetWorkshopFiles: the capture starts after the workshop handshake"
+		und = append(und, Undecided{"transport_port", why}, Undecided{"marker_magic", why})
+		return keys, und
+	}
 	if port, n, total := most(ports); n > 0 {
 		cur.TransportPort = port
 		keys = append(keys, Key{Name: "transport_port", Value: int64(port), Confidence: round2(0.99 * float64(n) / float64(total)),
@@ -321,8 +204,10 @@ func (s *search) sniff(ix *session.Index, cur *unturned.Profile) []Key {
 		}
 		keys = append(keys, Key{Name: "marker_magic", Value: magic, Confidence: conf,
 			Text: fmt.Sprintf("the first 32 bits of the 64-bit trailer after %d of %d GetWorkshopFiles", n, total)})
+	} else {
+		und = append(und, Undecided{"marker_magic", fmt.Sprintf("none of the %d GetWorkshopFiles carries a marker: the clients do not run USMN", gwfs)})
 	}
-	return keys
+	return keys, und
 }
 
 // most returns the most frequent key (the smallest on a tie), its count

@@ -1,0 +1,100 @@
+package infer
+
+import (
+	"strings"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// Hint is what the capture-level profile hint (wire.md 4.6 "The profile
+// itself") judges the active profile's decode by: the Unturned messages,
+// those flagged (a warning or an error, or Unknown: Score's Flagged), and
+// whether a workshop message carries an unknown trailer (a marker the
+// profile does not know).
+type Hint struct {
+	Messages, Flagged int
+	Trailer           bool
+}
+
+// Bad says whether a decode looks like the wrong profile: a marker the
+// profile does not know, or a tenth of the messages flagged. Only then does
+// the hint run the search (RunBounded).
+func (h Hint) Bad() bool {
+	if h.Messages == 0 {
+		return false
+	}
+	return h.Flagged*10 >= h.Messages || h.Trailer
+}
+
+// Tally gathers a Hint from the messages of an Index as they are handed
+// out (a streaming Index keeps none to score at the end, issue 18): each
+// from its index record (session.Head: kind and worst severity), and a
+// workshop message's findings from the message. It equals ScoreHeads of
+// the same capture decoded in full, except that with payload schemas a
+// reference resolved only after session's late-resolution bound is judged
+// as it was handed out, undecoded.
+type Tally struct {
+	h   Hint
+	rpc int // ULinkRPC messages: not Unturned ones
+}
+
+// Head tallies message h.N of dc.
+func (t *Tally) Head(dc *session.Index, h *session.Head) {
+	if h.Kind == unturned.KindUnknown || h.HasFinding && h.Worst >= dissect.Warn {
+		if h.RPC != nil {
+			// ULinkRPC (whose Kind is Unknown) says nothing of the
+			// Unturned profile.
+			t.rpc++
+			return
+		}
+		t.h.Flagged++
+	}
+	if !t.h.Trailer && (h.Kind == unturned.KindGetWorkshopFiles || h.Kind == unturned.KindDownloadWorkshopFiles) {
+		if m := dc.Message(h.N); m != nil {
+			t.h.Trailer = WorkshopTrailer(m)
+		}
+	}
+}
+
+// Score is the tally after the feed.
+func (t *Tally) Score(dc *session.Index) Hint {
+	h := t.h
+	h.Messages = dc.Len() - t.rpc
+	return h
+}
+
+// ScoreHeads is the Hint of a full Index (every message kept), tallied
+// from each message's Head as Tally does for a stream: the index records
+// say the kind and the worst severity without decoding, so only workshop
+// messages are decoded (for their trailer note). The TUI scores its
+// million-message index this way before it says loaded (issue 18).
+func ScoreHeads(dc *session.Index) Hint {
+	var t Tally
+	buf := make([]session.Head, 0, 4096)
+	for n := 1; ; {
+		hs := dc.Heads(buf, n)
+		if len(hs) == 0 {
+			return t.Score(dc)
+		}
+		for i := range hs {
+			t.Head(dc, &hs[i])
+		}
+		n += len(hs)
+	}
+}
+
+// WorkshopTrailer reports whether m is a workshop message with an unknown
+// trailer note (wire.md 6: a trailer that is not this profile's marker).
+func WorkshopTrailer(m *session.Message) bool {
+	if m.Kind != unturned.KindGetWorkshopFiles && m.Kind != unturned.KindDownloadWorkshopFiles {
+		return false
+	}
+	for _, f := range m.Findings {
+		if f.Severity == dissect.Note && strings.Contains(f.Text, "unknown trailer") {
+			return true
+		}
+	}
+	return false
+}
