@@ -239,3 +239,8 @@ func appendAny(dst []byte, v any) []byte {
 
 // appendNs appends a duration in nanoseconds.
 func appendNs(dst []byte, d time.Duration) []byte { return strconv.AppendInt(dst, int64(d), 10) }
+
+// AppendValue appends a field value as AppendJSON writes it in a field's
+// "value": for an exporter that keeps payload members as JSON text
+// (usmnscope export's payload map).
+func AppendValue(dst []byte, v any) []byte { return appendAny(dst, v) }

@@ -226,6 +226,10 @@ type jsonStream struct {
 
 	failed atomic.Bool
 	err    error // the goroutine's; read after done
+
+	// sink, when not nil, takes each full batch instead of its JSON
+	// lines (export --format parquet: the same records as rows).
+	sink func(*session.JSONBatch) error
 }
 
 // jsonBatchLen is how many messages one batch carries; jsonBatches how
@@ -244,8 +248,12 @@ const (
 // which stop returns.
 var errJSONStopped = errors.New("dump: output stopped")
 
-func newJSONStream(d *dumper) *jsonStream {
-	s := &jsonStream{d: d, full: make(chan *session.JSONBatch, jsonBatches), free: make(chan *session.JSONBatch, jsonBatches), done: make(chan struct{})}
+func newJSONStream(d *dumper) *jsonStream { return newBatchStream(d, nil) }
+
+// newBatchStream is newJSONStream handing each batch to sink, when not
+// nil, instead of writing its JSON lines.
+func newBatchStream(d *dumper, sink func(*session.JSONBatch) error) *jsonStream {
+	s := &jsonStream{d: d, sink: sink, full: make(chan *session.JSONBatch, jsonBatches), free: make(chan *session.JSONBatch, jsonBatches), done: make(chan struct{})}
 	for range jsonBatches - 1 {
 		s.free <- &session.JSONBatch{}
 	}
@@ -259,8 +267,14 @@ func (s *jsonStream) run() {
 	var buf []byte
 	for b := range s.full {
 		if s.err == nil {
-			buf = b.AppendJSON(buf[:0])
-			if _, err := s.d.out.Write(buf); err != nil {
+			var err error
+			if s.sink != nil {
+				err = s.sink(b)
+			} else {
+				buf = b.AppendJSON(buf[:0])
+				_, err = s.d.out.Write(buf)
+			}
+			if err != nil {
 				s.err = err
 				s.failed.Store(true)
 			}

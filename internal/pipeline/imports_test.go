@@ -36,6 +36,7 @@ var floors = map[string]int{
 	"filter":            5,
 	"internal/infer":    5,
 	"scenario":          5,
+	"export":            6, // the Parquet rows of session's records (usmnscope export)
 	"views/frame":       6,
 	"views":             8,
 	"internal/pipeline": 9,

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/usmnscope/usmnscope/export"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/schema"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// exportOptions are what an export command line asks for.
+type exportOptions struct {
+	IO      *streams
+	profile func() (*unturned.Profile, error)
+	schemas func() (*schema.Set, error)
+	rpc     func() (*pipeline.RPC, error)
+
+	captures       []string
+	format         string // parquet or ndjson
+	out            string // -o FILE, - for standard output
+	hex            bool
+	payloadColumns bool
+	hosts          []string // --host NAME or FILE=NAME
+}
+
+// newCmdExport returns the export command (outputs.md `usmnscope
+// export`); runF, when not nil, runs instead of runExport (tests).
+func newCmdExport(s *streams, runF func(*exportOptions) error) *cobra.Command {
+	o := &exportOptions{IO: s}
+	cmd := &cobra.Command{
+		Use:   "export --format parquet|ndjson -o FILE CAPTURE",
+		Short: "Write a capture's messages as Parquet or NDJSON for DuckDB and ClickHouse",
+		Long: `Decodes a capture as dump --json does and writes its records to FILE:
+--format ndjson the dump --json records, --format parquet one row per
+message of both protocols with the typed columns of outputs.md (n, time_ns,
+host, capture, frame, conn, dir, proto, msg, len, summary, worst, listener,
+client_id, server_id, service, method, service_id, method_id, request_id,
+status, pair, latency_ns, payload_message, payload_method, payload as a
+MAP of each payload.* field to its JSON text; hex with --hex), zstd
+compressed, written in row groups as the capture is read.
+--payload-columns adds a column of its own for each payload field the
+schemas (--schema) name, typed from the schema. --host NAME names the
+host the capture was taken on (default: the file's base name without
+its extension), so that the files of several hosts can be queried
+together.`,
+		Example: `  usmnscope export --format parquet -o eu1.parquet --host eu1 eu1.pcapng
+  duckdb -c "SELECT host, method, quantile_cont(latency_ns, 0.99) FROM 'eu*.parquet' WHERE msg = 'Response' GROUP BY ALL"
+  usmnscope export --format parquet --schema chat.toml --payload-columns -o chat.parquet capture.pcapng
+  usmnscope export --format ndjson -o capture.ndjson capture.pcapng`,
+		Args: argNames("CAPTURE..."),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.captures = args
+			o.profile = profileLoader(cmd)
+			o.schemas = schemaLoader(cmd)
+			o.rpc = rpcLoader(cmd)
+			if runF != nil {
+				return runF(o)
+			}
+			return runExport(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "", "`parquet` or ndjson")
+	f.StringVarP(&o.out, "output", "o", "", "write to `FILE` (- for standard output)")
+	f.BoolVar(&o.hex, "hex", false, "parquet: add the hex column (each message's bytes)")
+	f.BoolVar(&o.payloadColumns, "payload-columns", false, "parquet: a typed column for each payload field of the schemas")
+	f.StringArrayVar(&o.hosts, "host", nil, "the host `NAME` of the capture (FILE=NAME with several)")
+	return cmd
+}
+
+// origin is a capture's host and capture names (outputs.md "Several
+// captures").
+type origin struct{ host, capture string }
+
+// originOf names a capture: its host from --host (FILE=NAME for this
+// file, else a bare NAME), else the file's base name without extension;
+// its capture name is the file's base name. Standard input is "stdin".
+func originOf(path string, hosts []string) origin {
+	o := origin{host: "stdin", capture: "stdin"}
+	if path != "-" {
+		o.capture = filepath.Base(path)
+		o.host = strings.TrimSuffix(o.capture, filepath.Ext(o.capture))
+	}
+	for _, h := range hosts {
+		if file, name, ok := strings.Cut(h, "="); ok {
+			if file == path || file == o.capture {
+				return origin{host: name, capture: o.capture}
+			}
+			continue
+		}
+		o.host = h
+	}
+	return o
+}
+
+func runExport(o *exportOptions) error {
+	switch o.format {
+	case "parquet", "ndjson":
+	case "":
+		return usageError{fmt.Errorf("export: --format parquet or --format ndjson is required")}
+	default:
+		return usageError{fmt.Errorf("export: --format %q: want parquet or ndjson", termsafe.Escape(o.format))}
+	}
+	if o.out == "" {
+		return usageError{fmt.Errorf("export: -o FILE is required")}
+	}
+	if len(o.captures) > 1 {
+		return usageError{fmt.Errorf("export: several captures are not merged yet: export each to its own file (--host names it) and query them together")}
+	}
+	if o.format == "ndjson" && (o.hex || o.payloadColumns) {
+		return usageError{fmt.Errorf("export: --hex and --payload-columns are for --format parquet (the ndjson records carry hex and every field)")}
+	}
+	for _, h := range o.hosts {
+		if file, _, ok := strings.Cut(h, "="); ok && !slicesContainsCapture(o.captures, file) {
+			return usageError{fmt.Errorf("export: --host %s: %s is not a capture given", termsafe.Escape(h), termsafe.Escape(file))}
+		}
+	}
+	p, err := o.profile()
+	if err != nil {
+		return err
+	}
+	set, err := loadWith(o.schemas)
+	if err != nil {
+		return err
+	}
+	if o.payloadColumns && set == nil {
+		return usageError{fmt.Errorf("export: --payload-columns needs schemas (--schema FILE)")}
+	}
+	rp, err := loadRPC(o.rpc)
+	if err != nil {
+		return err
+	}
+	var w io.Writer = o.IO.out
+	var file *os.File
+	if o.out != "-" {
+		if file, err = os.Create(o.out); err != nil {
+			return fmt.Errorf("export: %s", termsafe.Escape(err.Error()))
+		}
+		w = file
+	}
+	err = exportCapture(o, p, set, rp, w, originOf(o.captures[0], o.hosts))
+	if file != nil {
+		if cerr := file.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("export: %s", termsafe.Escape(cerr.Error()))
+		}
+		if err != nil {
+			os.Remove(o.out)
+		}
+	}
+	return err
+}
+
+func slicesContainsCapture(captures []string, file string) bool {
+	for _, c := range captures {
+		if c == file || filepath.Base(c) == file {
+			return true
+		}
+	}
+	return false
+}
+
+// exportCapture reads one capture as dump --json does (a streaming Index
+// whose settled messages are copied into batches, encoded on another
+// goroutine) and writes the batches' records to w as o.format says.
+func exportCapture(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, w io.Writer, org origin) error {
+	out := bufio.NewWriterSize(w, 256<<10)
+	d := &dumper{o: dumpOptions{IO: o.IO, json: true}, out: out}
+	var sink func(*session.JSONBatch) error
+	var pw *export.Writer
+	if o.format == "parquet" {
+		var payload []export.Column
+		if o.payloadColumns {
+			payload = export.PayloadColumns(set)
+		}
+		pw = export.NewWriter(out, export.Columns(o.hex, payload))
+		ad := &export.Adapter{Host: org.host, Capture: org.capture}
+		var rec export.Record
+		sink = func(b *session.JSONBatch) error {
+			for i := range b.Len() {
+				ad.Of(&rec, b.Message(i))
+				if err := pw.Write(&rec); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	defer setTuning(setTuning(streamTuning))
+	js := newBatchStream(d, sink)
+	_, err := readCaptureRPC(o.IO, p, set, rp, o.captures[0], nil, func(dc *session.Index) session.Stream {
+		return session.Stream{Spans: true, Settled: func(n int) error { return js.settled(dc, n) }}
+	})
+	if errors.Is(err, errJSONStopped) {
+		err = nil
+	}
+	if serr := js.stop(); err == nil {
+		err = serr
+	}
+	if pw != nil && err == nil {
+		err = pw.Close()
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
