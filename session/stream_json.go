@@ -153,7 +153,7 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 			b.conns[k] = conn
 		}
 		if m.RPC != nil {
-			dst = append(rpc.AppendJSON(dst, m.RPC), '\n')
+			dst = append(rpc.AppendJSONOrigin(dst, m.RPC, m.origin), '\n')
 			continue
 		}
 		if m.lineLater {

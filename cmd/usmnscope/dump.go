@@ -187,7 +187,9 @@ func runDump(o *dumpOptions) error {
 	if o.json {
 		js = newJSONStream(d)
 	}
+	org := originOf(o.capture, nil)
 	dc, err := readCaptureRPC(o.IO, p, set, rp, o.capture, nil, func(dc *session.Index) session.Stream {
+		dc.SetOrigin(org.host, org.capture)
 		settled := func(n int) error { return d.one(dc, n) }
 		if js != nil {
 			settled = func(n int) error { return js.settled(dc, n) }

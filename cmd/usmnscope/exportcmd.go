@@ -198,6 +198,7 @@ func exportCapture(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *p
 	defer setTuning(setTuning(streamTuning))
 	js := newBatchStream(d, sink)
 	_, err := readCaptureRPC(o.IO, p, set, rp, o.captures[0], nil, func(dc *session.Index) session.Stream {
+		dc.SetOrigin(org.host, org.capture)
 		return session.Stream{Spans: true, Settled: func(n int) error { return js.settled(dc, n) }}
 	})
 	if errors.Is(err, errJSONStopped) {
