@@ -362,9 +362,15 @@ func (w *Writer) appendPayloadColumns(row parquet.Row, c int, r *Record) parquet
 			}
 			v = parquet.BooleanValue(x)
 		default:
-			if s, ok2 := f.Value.(string); ok2 {
-				v = parquet.ByteArrayValue(str(validUTF8(s)))
-			} else {
+			// A string as itself, a byte block as the hex the record
+			// spells it in, anything else (a vector, a colour) as its
+			// JSON text.
+			switch x := f.Value.(type) {
+			case string:
+				v = parquet.ByteArrayValue(str(validUTF8(x)))
+			case []byte:
+				v = parquet.ByteArrayValue(hex.AppendEncode(nil, x))
+			default:
 				v = parquet.ByteArrayValue(r.AppendValue(nil, f.Value))
 			}
 		}
