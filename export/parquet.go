@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/usmnscope/usmnscope/netpak"
@@ -132,7 +134,8 @@ type Writer struct {
 	cols    []Column
 	payload map[string]int // payload column index by field name
 	hex     bool
-	w       *parquet.Writer
+	w       *parquet.Writer // with payload columns
+	tw      typedWriter     // without: the typed writer
 	rows    []parquet.Row
 	nrows   int
 	scratch []byte
@@ -143,6 +146,7 @@ type Writer struct {
 }
 
 // batchRows is how many rows a Writer hands parquet-go at once.
+// Typed rows point into their own batch, which never grows past it.
 const batchRows = 512
 
 // NewWriter returns a Writer of cols (Columns) to out.
@@ -156,15 +160,32 @@ func NewWriter(out io.Writer, cols []Column) *Writer {
 			w.payload[c.Name] = i
 		}
 	}
-	w.w = parquet.NewWriter(out, Schema(cols),
+	opts := []parquet.WriterOption{
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
-		parquet.CreatedBy("usmnscope", "", ""))
+		parquet.CreatedBy("usmnscope", "", ""),
+	}
+	switch {
+	case len(w.payload) > 0:
+		// Payload columns: a schema made for them, rows only.
+		w.w = parquet.NewWriter(out, append(opts, Schema(cols))...)
+	case w.hex:
+		w.tw = newTyped[hexRow](parquet.NewGenericWriter[hexRow](out, opts...))
+	default:
+		w.tw = newTyped[plainRow](parquet.NewGenericWriter[plainRow](out, opts...))
+	}
 	return w
 }
 
-// Write adds r as one row.
+// Write adds r as one row; rows are handed to parquet-go in batches.
 func (w *Writer) Write(r *Record) error {
+	if w.tw != nil {
+		w.tw.add(r)
+		if w.tw.pending() == batchRows {
+			return w.tw.flush()
+		}
+		return nil
+	}
 	if w.nrows == len(w.rows) {
 		w.rows = append(w.rows, nil)
 	}
@@ -185,6 +206,12 @@ func (w *Writer) flushRows() error {
 
 // Close writes the rows held and the file's footer.
 func (w *Writer) Close() error {
+	if w.tw != nil {
+		if err := w.tw.flush(); err != nil {
+			return err
+		}
+		return w.tw.close()
+	}
 	if err := w.flushRows(); err != nil {
 		return err
 	}
@@ -215,8 +242,8 @@ func (w *Writer) row(row parquet.Row, r *Record) parquet.Row {
 
 	req(parquet.Int64Value(r.N))
 	req(parquet.Int64Value(r.TimeNS))
-	req(parquet.ByteArrayValue(str(r.Host)))
-	req(parquet.ByteArrayValue(str(r.Capture)))
+	req(parquet.ByteArrayValue(str(validUTF8(r.Host))))
+	req(parquet.ByteArrayValue(str(validUTF8(r.Capture))))
 	req(parquet.Int64Value(r.Frame))
 	req(parquet.ByteArrayValue(str(r.Conn)))
 	req(parquet.ByteArrayValue(str(r.Dir)))
@@ -257,8 +284,9 @@ func (w *Writer) row(row parquet.Row, r *Record) parquet.Row {
 
 // appendMap appends the payload map's two leaf columns (key at c, value
 // at c+1): null without payload fields, else one entry per field, its
-// name and its value's JSON text; of a name listed twice (a map's keys
-// are unique) the last, as a JSON object's reader keeps.
+// name and its value's JSON text, sorted by name as parquet-go writes a
+// Go map's (the typed writer's); of a name listed twice (a map's keys are
+// unique) the last, as a JSON object's reader keeps.
 func (w *Writer) appendMap(row parquet.Row, c int, r *Record) parquet.Row {
 	if len(r.Payload) == 0 {
 		return append(row, parquet.NullValue().Level(0, 0, c), parquet.NullValue().Level(0, 0, c+1))
@@ -297,7 +325,8 @@ func (w *Writer) appendMap(row parquet.Row, c int, r *Record) parquet.Row {
 	return row
 }
 
-// unique returns fs without the fields whose name a later field repeats.
+// unique returns fs sorted by name, without the fields whose name a
+// later field repeats.
 func (w *Writer) unique(fs []netpak.Span) []netpak.Span {
 	if w.seen == nil {
 		w.seen = map[string]int{}
@@ -306,15 +335,13 @@ func (w *Writer) unique(fs []netpak.Span) []netpak.Span {
 	for i := range fs {
 		w.seen[fs[i].Name] = i
 	}
-	if len(w.seen) == len(fs) {
-		return fs
-	}
 	out := w.uniq[:0]
 	for i := range fs {
 		if w.seen[fs[i].Name] == i {
 			out = append(out, fs[i])
 		}
 	}
+	slices.SortFunc(out, func(a, b netpak.Span) int { return strings.Compare(a.Name, b.Name) })
 	w.uniq = out
 	return out
 }

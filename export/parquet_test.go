@@ -113,9 +113,10 @@ func TestWriterRows(t *testing.T) {
 		{1, "service_id", []string{"1"}},
 		{1, "method_id", []string{"<null>"}},
 		{1, "hex", []string{"<null>"}},
-		// A name listed twice keeps its last value, as a JSON object's.
-		{1, "payload/key_value/key", []string{"payload.to", "payload.text", "payload.x"}},
-		{1, "payload/key_value/value", []string{"9223372036854775808", `"last"`, "3"}},
+		// A name listed twice keeps its last value, as a JSON object's;
+		// the entries are sorted by name.
+		{1, "payload/key_value/key", []string{"payload.text", "payload.to", "payload.x"}},
+		{1, "payload/key_value/value", []string{`"last"`, "9223372036854775808", "3"}},
 		{1, "payload.text", []string{"last"}},
 		{1, "payload.to", []string{"-9223372036854775808"}}, // UINT64's bits read as int64
 		{1, "payload.x", []string{"3"}},

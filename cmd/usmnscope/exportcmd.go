@@ -153,7 +153,9 @@ func runExport(o *exportOptions) error {
 		if cerr := file.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("export: %s", termsafe.Escape(cerr.Error()))
 		}
-		if err != nil {
+		if fi, serr := os.Stat(o.out); err != nil && serr == nil && fi.Mode().IsRegular() {
+			// A partial file is no export; a device (-o /dev/null)
+			// is left alone.
 			os.Remove(o.out)
 		}
 	}
