@@ -57,8 +57,11 @@ func optPtr[T, U any](p *T, conv func(T) U) Opt[U] {
 // text from one record to the next.
 type Adapter struct {
 	Host, Capture string
-	conns         map[dissect.Conn]string
-	payload       []netpak.Span
+	// Renumber, when not nil, maps a message number of the capture to
+	// that of all the captures read together (n and pair).
+	Renumber func(int64) int64
+	conns    map[dissect.Conn]string
+	payload  []netpak.Span
 }
 
 // maxConns bounds the connection texts an Adapter keeps (a capture of
@@ -70,6 +73,7 @@ const maxConns = 4096
 // adapter's storage until the next call.
 func (a *Adapter) Of(r *Record, m *session.Message) {
 	*r = Record{Host: a.Host, Capture: a.Capture, Payload: a.payload[:0]}
+	defer a.renumber(r)
 	if rr := m.RPC; rr != nil {
 		a.ofRPC(r, rr)
 		a.payload = r.Payload
@@ -109,6 +113,16 @@ func (a *Adapter) Of(r *Record, m *session.Message) {
 		r.Hex = []byte{}
 	}
 	a.payload = r.Payload
+}
+
+func (a *Adapter) renumber(r *Record) {
+	if a.Renumber == nil {
+		return
+	}
+	r.N = a.Renumber(r.N)
+	if r.Pair.OK {
+		r.Pair.V = a.Renumber(r.Pair.V)
+	}
 }
 
 func (a *Adapter) ofRPC(r *Record, rr *rpc.Record) {

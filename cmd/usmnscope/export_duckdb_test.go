@@ -345,3 +345,57 @@ func sameJSONText(cell, want any) bool {
 	var v any
 	return dec.Decode(&v) == nil && reflect.DeepEqual(v, want)
 }
+
+// TestExportSeveralCaptures: export --format parquet of several captures
+// numbers their messages once, in time order, a tie going to the capture
+// given first (outputs.md "Several captures"): n is 1..N, each once; time_ns
+// never runs backwards in n; each capture keeps its own order, its rows
+// and its host (--host FILE=NAME); pair still names the partner, in the
+// same capture.
+func TestExportSeveralCaptures(t *testing.T) {
+	api := duckdbNodeAPI(t)
+	caps := []string{fixture(t, "two-conns.pcapng"), fixture(t, "pings.pcapng"), filepath.Join(rpcFixturesDir, "tcp-json.pcapng")}
+	f := filepath.Join(t.TempDir(), "all.parquet")
+	args := []string{"export", "--format", "parquet", "-o", f, "--host", "pings.pcapng=eu1", "--host", caps[0] + "=us1"}
+	if code, _, errOut := run(t, nil, append(args, caps...)...); code != exitOK || errOut != "" {
+		t.Fatalf("usmnscope %s: exit %d, %q", strings.Join(args, " "), code, errOut)
+	}
+	var total int
+	counts := map[string]int{}
+	for _, c := range caps {
+		_, out, _ := run(t, nil, "dump", "--json", c)
+		total += strings.Count(out, "\n")
+		counts[filepath.Base(c)] = strings.Count(out, "\n")
+	}
+	file := "read_parquet('" + f + "')"
+	res := duckQuery(t, api,
+		"SELECT count(*), count(DISTINCT n), min(n), max(n) FROM "+file,
+		"SELECT count(*) FROM (SELECT time_ns < lag(time_ns) OVER (ORDER BY n) AS back FROM "+file+") WHERE back",
+		// Within a capture, n follows the capture's own order (frame,
+		// then the order of the messages a frame completed).
+		"SELECT count(*) FROM (SELECT frame < lag(frame) OVER (PARTITION BY capture ORDER BY n) AS back FROM "+file+") WHERE back",
+		"SELECT capture, host, count(*) FROM "+file+" GROUP BY ALL ORDER BY capture",
+		"SELECT count(*) FROM "+file+" a JOIN "+file+" b ON a.pair = b.n WHERE b.pair IS DISTINCT FROM a.n OR a.capture <> b.capture",
+		"SELECT count(*) FROM "+file+" WHERE pair IS NOT NULL",
+	)
+	n := json.Number(strconv.Itoa(total))
+	if got, want := fmt.Sprint(res[0].Rows), fmt.Sprint([][]any{{n, n, json.Number("1"), n}}); got != want {
+		t.Errorf("count, distinct n, min, max = %s; want %s", got, want)
+	}
+	for i, what := range []string{"time_ns runs backwards in n", "a capture's frames run backwards in n"} {
+		if got := fmt.Sprint(res[1+i].Rows); got != "[[0]]" {
+			t.Errorf("%s: %s rows", what, got)
+		}
+	}
+	want := fmt.Sprintf("[[pings.pcapng eu1 %d] [tcp-json.pcapng tcp-json %d] [two-conns.pcapng us1 %d]]",
+		counts["pings.pcapng"], counts["tcp-json.pcapng"], counts["two-conns.pcapng"])
+	if got := fmt.Sprint(res[3].Rows); got != want {
+		t.Errorf("rows per capture = %s; want %s (dump --json: %v)", got, want, counts)
+	}
+	if got := fmt.Sprint(res[4].Rows); got != "[[0]]" {
+		t.Errorf("pairs that do not name each other, or cross captures: %s", got)
+	}
+	if got := fmt.Sprint(res[5].Rows); got == "[[0]]" {
+		t.Errorf("no pairs at all: the test shows nothing")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -38,7 +39,7 @@ type exportOptions struct {
 func newCmdExport(s *streams, runF func(*exportOptions) error) *cobra.Command {
 	o := &exportOptions{IO: s}
 	cmd := &cobra.Command{
-		Use:   "export --format parquet|ndjson -o FILE CAPTURE",
+		Use:   "export --format parquet|ndjson -o FILE CAPTURE...",
 		Short: "Write a capture's messages as Parquet or NDJSON for DuckDB and ClickHouse",
 		Long: `Decodes a capture as dump --json does and writes its records to FILE:
 --format ndjson the dump --json records, --format parquet one row per
@@ -52,11 +53,18 @@ compressed, written in row groups as the capture is read.
 schemas (--schema) name, typed from the schema. --host NAME names the
 host the capture was taken on (default: the file's base name without
 its extension), so that the files of several hosts can be queried
-together.`,
+together; with several captures, --host FILE=NAME names each.
+
+Several captures (--format parquet) are read one after the other into one
+file, their messages numbered once in time order (a tie goes to the
+capture given first): n and pair are those of all the captures; each row
+keeps its host and capture. Their clocks are taken as they are: captures
+of the same connections from both ends are not matched or aligned yet.`,
 		Example: `  usmnscope export --format parquet -o eu1.parquet --host eu1 eu1.pcapng
   duckdb -c "SELECT host, method, quantile_cont(latency_ns, 0.99) FROM 'eu*.parquet' WHERE msg = 'Response' GROUP BY ALL"
   usmnscope export --format parquet --schema chat.toml --payload-columns -o chat.parquet capture.pcapng
-  usmnscope export --format ndjson -o capture.ndjson capture.pcapng`,
+  usmnscope export --format ndjson -o capture.ndjson capture.pcapng
+  usmnscope export --format parquet -o fleet.parquet --host eu1.pcapng=eu1 --host us1.pcapng=us1 eu1.pcapng us1.pcapng`,
 		Args: argNames("CAPTURE..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.captures = args
@@ -114,8 +122,8 @@ func runExport(o *exportOptions) error {
 	if o.out == "" {
 		return usageError{fmt.Errorf("export: -o FILE is required")}
 	}
-	if len(o.captures) > 1 {
-		return usageError{fmt.Errorf("export: several captures are not merged yet: export each to its own file (--host names it) and query them together")}
+	if len(o.captures) > 1 && o.format == "ndjson" {
+		return usageError{fmt.Errorf("export: --format ndjson takes one capture (the records of several are not interleaved yet): export each, or use --format parquet")}
 	}
 	if o.format == "ndjson" && (o.hex || o.payloadColumns) {
 		return usageError{fmt.Errorf("export: --hex and --payload-columns are for --format parquet (the ndjson records carry hex and every field)")}
@@ -136,9 +144,11 @@ func runExport(o *exportOptions) error {
 	if o.payloadColumns && set == nil {
 		return usageError{fmt.Errorf("export: --payload-columns needs schemas (--schema FILE)")}
 	}
-	rp, err := loadRPC(o.rpc)
-	if err != nil {
-		return err
+	var order *captureOrder
+	if len(o.captures) > 1 {
+		if order, err = orderCaptures(o, p, set); err != nil {
+			return err
+		}
 	}
 	var w io.Writer = o.IO.out
 	var file *os.File
@@ -148,7 +158,34 @@ func runExport(o *exportOptions) error {
 		}
 		w = file
 	}
-	err = exportCapture(o, p, set, rp, w, originOf(o.captures[0], o.hosts))
+	out := bufio.NewWriterSize(w, 256<<10)
+	var pw *export.Writer
+	if o.format == "parquet" {
+		var payload []export.Column
+		if o.payloadColumns {
+			payload = export.PayloadColumns(set)
+		}
+		pw = export.NewWriter(out, export.Columns(o.hex, payload))
+	}
+	for i, c := range o.captures {
+		var rp *pipeline.RPC
+		if rp, err = loadRPC(o.rpc); err != nil {
+			break
+		}
+		var renumber func(int64) int64
+		if order != nil {
+			renumber = func(n int64) int64 { return order.global(i, n) }
+		}
+		if err = exportCapture(o, p, set, rp, out, pw, c, originOf(c, o.hosts), renumber); err != nil {
+			break
+		}
+	}
+	if pw != nil && err == nil {
+		err = pw.Close()
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
 	if file != nil {
 		if cerr := file.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("export: %s", termsafe.Escape(cerr.Error()))
@@ -173,19 +210,14 @@ func slicesContainsCapture(captures []string, file string) bool {
 
 // exportCapture reads one capture as dump --json does (a streaming Index
 // whose settled messages are copied into batches, encoded on another
-// goroutine) and writes the batches' records to w as o.format says.
-func exportCapture(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, w io.Writer, org origin) error {
-	out := bufio.NewWriterSize(w, 256<<10)
+// goroutine) and writes the batches' records to out: as Parquet rows to
+// pw, or without pw as the NDJSON records. renumber, when not nil, maps
+// the capture's message numbers to those of all the captures (n, pair).
+func exportCapture(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, out *bufio.Writer, pw *export.Writer, path string, org origin, renumber func(int64) int64) error {
 	d := &dumper{o: dumpOptions{IO: o.IO, json: true}, out: out}
 	var sink func(*session.JSONBatch) error
-	var pw *export.Writer
-	if o.format == "parquet" {
-		var payload []export.Column
-		if o.payloadColumns {
-			payload = export.PayloadColumns(set)
-		}
-		pw = export.NewWriter(out, export.Columns(o.hex, payload))
-		ad := &export.Adapter{Host: org.host, Capture: org.capture}
+	if pw != nil {
+		ad := &export.Adapter{Host: org.host, Capture: org.capture, Renumber: renumber}
 		var rec export.Record
 		sink = func(b *session.JSONBatch) error {
 			for i := range b.Len() {
@@ -199,7 +231,7 @@ func exportCapture(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *p
 	}
 	defer setTuning(setTuning(streamTuning))
 	js := newBatchStream(d, sink)
-	_, err := readCaptureRPC(o.IO, p, set, rp, o.captures[0], nil, func(dc *session.Index) session.Stream {
+	_, err := readCaptureRPC(o.IO, p, set, rp, path, nil, func(dc *session.Index) session.Stream {
 		dc.SetOrigin(org.host, org.capture)
 		return session.Stream{Spans: true, Settled: func(n int) error { return js.settled(dc, n) }}
 	})
@@ -209,11 +241,63 @@ func exportCapture(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *p
 	if serr := js.stop(); err == nil {
 		err = serr
 	}
-	if pw != nil && err == nil {
-		err = pw.Close()
-	}
-	if ferr := out.Flush(); err == nil {
-		err = ferr
-	}
 	return err
+}
+
+// captureOrder numbers the messages of several captures once, in time
+// order (outputs.md "Several captures"): message k of capture c is
+// preceded by the messages of every capture that are earlier, a tie going
+// to the capture given first and then to the lower number. Each capture's
+// times are read first (a pass that keeps 8 bytes a message); a time
+// earlier than the one before it in the same capture counts as that one,
+// so that each list is sorted and the numbers are 1..N, each once.
+type captureOrder struct {
+	times [][]int64
+}
+
+// orderCaptures reads every capture once for its message times.
+func orderCaptures(o *exportOptions, p *unturned.Profile, set *schema.Set) (*captureOrder, error) {
+	co := &captureOrder{times: make([][]int64, len(o.captures))}
+	for i, c := range o.captures {
+		rp, err := loadRPC(o.rpc)
+		if err != nil {
+			return nil, err
+		}
+		var ts []int64
+		_, err = readCaptureRPC(o.IO, p, set, rp, c, nil, func(dc *session.Index) session.Stream {
+			return session.Stream{Settled: func(n int) error {
+				_, t, _ := dc.Stamp(n)
+				ns := t.UnixNano()
+				if len(ts) > 0 && ns < ts[len(ts)-1] {
+					ns = ts[len(ts)-1]
+				}
+				ts = append(ts, ns)
+				return nil
+			}}
+		})
+		if err != nil {
+			return nil, err
+		}
+		co.times[i] = ts
+	}
+	return co, nil
+}
+
+// global is the number of all the captures of message k (from 1) of
+// capture c.
+func (co *captureOrder) global(c int, k int64) int64 {
+	if k < 1 || k > int64(len(co.times[c])) {
+		return k // not numbered in the first pass: left as it is
+	}
+	t := co.times[c][k-1]
+	g := k
+	for c2, ts := range co.times {
+		switch {
+		case c2 < c:
+			g += int64(sort.Search(len(ts), func(i int) bool { return ts[i] > t }))
+		case c2 > c:
+			g += int64(sort.Search(len(ts), func(i int) bool { return ts[i] >= t }))
+		}
+	}
+	return g
 }
