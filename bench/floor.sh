@@ -14,7 +14,9 @@
 # which figures to run: floor (tables --json / floor), dump (dump --json /
 # tables --json, and the peak RSS both print), at (tables --at AT, default
 # 1000, / tables --json at each size: the cut reads only the beginning),
-# rss (the peak RSS rows, from the dump figure's runs), tui.
+# rss (the peak RSS rows, from the dump figure's runs), tui, export
+# (issue 27: export --format parquet against dump --json at the largest
+# size, wall <= 1.5x and peak RSS < 96 MiB).
 set -u
 cd "$(dirname "$0")/.."
 SIZES=${SIZES:-200000 1000000 4000000}
@@ -22,7 +24,7 @@ CONNS=${CONNS:-64}
 RUNS=${RUNS:-5}
 MID=${MID:-1000000}
 TUI_TIMEOUT=${TUI_TIMEOUT:-300}
-ROWS=${ROWS:-floor dump at rss tui}
+ROWS=${ROWS:-floor dump at rss tui export}
 AT=${AT:-1000}
 row() { case " $ROWS " in *" $1 "*) return 0 ;; esac; return 1; }
 WORK=${WORK:-$(mktemp -d /tmp/usmnscope-floor.XXXXXX)}
@@ -118,6 +120,14 @@ for n in $SIZES; do
 		pair "tables --json" "tables --at $AT" -- "$BIN" tables --json "$cap" -- "$BIN" tables --json --at "$AT" "$cap"
 		ATWALL[$n]=$MED_B PAIR_AT=$PAIR
 		say "tables --at $AT / tables --json at $n = ${PAIR}x wall (${PAIR_CPU}x CPU)"
+	fi
+	if row export && [ "$n" = "${SIZES##* }" ]; then
+		# Issue 27: the Parquet export of the largest capture, paired with
+		# dump --json (both to standard output, /dev/null here: -o - and
+		# a shell redirection, so that nothing can delete /dev/null).
+		pair "dump --json" "export parquet" -- "$BIN" dump --json "$cap" -- "$BIN" export --format parquet -o - "$cap"
+		v=$(awk -v p="$PAIR" -v r="$RSS_B" 'BEGIN { print (p != "n/a" && p + 0 <= 1.5 && r < 98304) ? "HOLDS" : "DOES NOT HOLD" }')
+		say "export --format parquet / dump --json at $n = ${PAIR}x wall (${PAIR_CPU}x CPU), peak RSS $(awk -v r="$RSS_B" 'BEGIN { printf "%.1f", r / 1024 }') MiB (target <= 1.5x and < 96 MiB): $v"
 	fi
 	[ -n "${KEEP:-}" ] || [ "$n" = "$MID" ] || rm -f "$cap"
 done

@@ -121,6 +121,10 @@ type JSONStream struct {
 
 	failed atomic.Bool
 	err    error // the goroutine's; read after done
+
+	// sink, when not nil, takes each full batch instead of its JSON
+	// lines (export --format parquet: the same records as rows).
+	sink func(*session.JSONBatch) error
 }
 
 // JSONBatchLen is how many messages one batch carries; jsonBatches how
@@ -141,8 +145,12 @@ var ErrStopped = errors.New("dump: output stopped")
 
 // NewJSON starts the JSON stream of the messages sel selects (nil: all)
 // to out; Stop ends it.
-func NewJSON(out io.Writer, sel session.Selector) *JSONStream {
-	s := &JSONStream{out: out, sel: sel, full: make(chan *session.JSONBatch, jsonBatches), free: make(chan *session.JSONBatch, jsonBatches), done: make(chan struct{})}
+func NewJSON(out io.Writer, sel session.Selector) *JSONStream { return NewBatches(out, sel, nil) }
+
+// NewBatches is NewJSON handing each batch to sink, when not nil, instead
+// of writing its JSON lines to out.
+func NewBatches(out io.Writer, sel session.Selector, sink func(*session.JSONBatch) error) *JSONStream {
+	s := &JSONStream{out: out, sel: sel, sink: sink, full: make(chan *session.JSONBatch, jsonBatches), free: make(chan *session.JSONBatch, jsonBatches), done: make(chan struct{})}
 	for range jsonBatches - 1 {
 		s.free <- &session.JSONBatch{}
 	}
@@ -165,8 +173,14 @@ func (s *JSONStream) run() {
 			continue
 		}
 		if s.err == nil {
-			buf = b.AppendJSON(buf[:0])
-			if _, err := s.out.Write(buf); err != nil {
+			var err error
+			if s.sink != nil {
+				err = s.sink(b)
+			} else {
+				buf = b.AppendJSON(buf[:0])
+				_, err = s.out.Write(buf)
+			}
+			if err != nil {
 				s.err = err
 				s.failed.Store(true)
 			}

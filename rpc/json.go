@@ -20,14 +20,21 @@ const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 // AppendJSON appends r as one `dump --json` line's object (outputs.md
 // "ULinkRPC records"), without the newline. Strings from the wire are kept
 // exactly, escaped by termsafe's JSON rule.
-func AppendJSON(dst []byte, r *Record) []byte {
+func AppendJSON(dst []byte, r *Record) []byte { return AppendJSONOrigin(dst, r, nil) }
+
+// AppendJSONOrigin is AppendJSON with origin, the record's encoded "host"
+// and "capture" keys (each with its leading comma), after "time_ns".
+func AppendJSONOrigin(dst []byte, r *Record, origin []byte) []byte {
 	dst = append(dst, `{"n":`...)
 	dst = strconv.AppendInt(dst, int64(r.N), 10)
 	dst = append(dst, `,"frame":`...)
 	dst = strconv.AppendInt(dst, int64(r.Frame), 10)
 	dst = append(dst, `,"time":"`...)
 	dst = r.Time.UTC().AppendFormat(dst, timeLayout)
-	dst = append(dst, `","conn":`...)
+	dst = append(dst, '"')
+	dst = AppendTimeNS(dst, r.Time)
+	dst = append(dst, origin...)
+	dst = append(dst, `,"conn":`...)
 	dst = termsafe.AppendJSONString(dst, r.Conn.String())
 	dst = append(dst, `,"dir":`...)
 	dst = termsafe.AppendJSONString(dst, r.Dir.String())
@@ -239,3 +246,20 @@ func appendAny(dst []byte, v any) []byte {
 
 // appendNs appends a duration in nanoseconds.
 func appendNs(dst []byte, d time.Duration) []byte { return strconv.AppendInt(dst, int64(d), 10) }
+
+// AppendValue appends a field value as AppendJSON writes it in a field's
+// "value": for an exporter that keeps payload members as JSON text
+// (usmnscope export's payload map).
+func AppendValue(dst []byte, v any) []byte { return appendAny(dst, v) }
+
+// AppendTimeNS appends outputs.md's "time_ns" key (with its leading
+// comma): t in nanoseconds since the epoch, when an int64 holds it (a
+// record of no capture, `bits --json`'s, has none).
+func AppendTimeNS(dst []byte, t time.Time) []byte {
+	ns := t.UnixNano()
+	if !time.Unix(0, ns).Equal(t) {
+		return dst
+	}
+	dst = append(dst, `,"time_ns":`...)
+	return strconv.AppendInt(dst, ns, 10)
+}

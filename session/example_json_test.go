@@ -19,7 +19,7 @@ func ExampleMessage_AppendJSON() {
 	buf = m.AppendJSON(buf[:0])
 	fmt.Println(string(buf))
 	// Output:
-	// {"n":1,"frame":4,"time":"2026-01-02T03:04:05.000000006Z","conn":"10.0.0.2:50412-10.0.0.1:27016","dir":"s2c","proto":"unturned","len":6,"hex":"8c0000627965","enum":{"value":12,"bits":5,"widened":false},"msg":"Kicked","summary":"Kicked \"bye\"","fields":[{"name":"enum","bit":0,"bits":5,"value":12},{"name":"reason","bit":5,"bits":43,"value":"bye"}],"expert":[]}
+	// {"n":1,"frame":4,"time":"2026-01-02T03:04:05.000000006Z","time_ns":1767323045000000006,"conn":"10.0.0.2:50412-10.0.0.1:27016","dir":"s2c","proto":"unturned","len":6,"hex":"8c0000627965","enum":{"value":12,"bits":5,"widened":false},"msg":"Kicked","summary":"Kicked \"bye\"","fields":[{"name":"enum","bit":0,"bits":5,"value":12},{"name":"reason","bit":5,"bits":43,"value":"bye"}],"expert":[]}
 }
 
 // Print the `dump --json` lines of a capture's messages. The connection's
@@ -36,5 +36,5 @@ func ExampleIndex_AppendJSONRange() {
 	fmt.Print(string(c.AppendJSONRange(nil, 1, c.Len(), nil))) // nil: every message; a display filter selects
 
 	// Output:
-	// {"n":1,"frame":2,"time":"2026-01-02T03:04:05.000000000Z","conn":"10.0.0.2:50412-10.0.0.1:27016","dir":"s2c","proto":"unturned","len":6,"hex":"8c0000627965","enum":{"value":12,"bits":5,"widened":false},"msg":"Kicked","summary":"Kicked \"bye\"","fields":[{"name":"enum","bit":0,"bits":5,"value":12},{"name":"reason","bit":5,"bits":43,"value":"bye"}],"expert":[{"severity":"note","group":"inference","text":"s2c enum width inferred vanilla (handshake not captured) from 1 messages: plausibility 1 widened, 2 vanilla; confidence 0.67"}]}
+	// {"n":1,"frame":2,"time":"2026-01-02T03:04:05.000000000Z","time_ns":1767323045000000000,"conn":"10.0.0.2:50412-10.0.0.1:27016","dir":"s2c","proto":"unturned","len":6,"hex":"8c0000627965","enum":{"value":12,"bits":5,"widened":false},"msg":"Kicked","summary":"Kicked \"bye\"","fields":[{"name":"enum","bit":0,"bits":5,"value":12},{"name":"reason","bit":5,"bits":43,"value":"bye"}],"expert":[{"severity":"note","group":"inference","text":"s2c enum width inferred vanilla (handshake not captured) from 1 messages: plausibility 1 widened, 2 vanilla; confidence 0.67"}]}
 }

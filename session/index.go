@@ -157,6 +157,7 @@ type Index struct {
 	rpcByConn map[dissect.Conn]uint32
 	schemas   *schema.Set // payload schemas (schema.md); nil: none (payload.go)
 	noLate    bool        // SetLateSchemas(false): no payload decode of references resolved later
+	origin    []byte      // SetOrigin: the records' "host" and "capture" keys, encoded
 }
 
 // NewIndex returns an empty Index decoding with profile p.

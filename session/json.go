@@ -75,9 +75,23 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 	if m.RPC != nil {
 		// A ULinkRPC message's record, as package rpc writes it
 		// (outputs.md "ULinkRPC records").
-		return rpc.AppendJSON(dst, m.RPC), nil
+		return rpc.AppendJSONOrigin(dst, m.RPC, m.origin), nil
 	}
 	return m.appendJSONTime(dst, conn, nil)
+}
+
+// SetOrigin names the host and the capture the Index's messages were
+// captured on and in: each `dump --json` record then has "host" and
+// "capture" after "time_ns" (outputs.md "Several captures"). Call it
+// before the feed.
+func (c *Index) SetOrigin(host, capture string) {
+	b := append([]byte(nil), `,"host":`...)
+	b = termsafe.AppendJSONString(b, host)
+	b = append(b, `,"capture":`...)
+	b = termsafe.AppendJSONString(b, capture)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.origin = b
 }
 
 // appendJSONTime is appendJSON with tc, when not nil, spelling the time
@@ -94,7 +108,10 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *timeCache) ([]byte, error
 	} else {
 		dst = appendTime(dst, m.Time)
 	}
-	dst = append(dst, `","conn":`...)
+	dst = append(dst, '"')
+	dst = rpc.AppendTimeNS(dst, m.Time)
+	dst = append(dst, m.origin...)
+	dst = append(dst, `,"conn":`...)
 	if conn != nil {
 		dst = append(dst, conn...)
 	} else {

@@ -190,3 +190,12 @@ func appendHex(dst, data []byte) []byte {
 	dst = hex.AppendEncode(dst, data)
 	return append(dst, '"')
 }
+
+// AppendValue appends a field value as `dump --json` writes it in a
+// field's "value" (appendValue): what an exporter that keeps values as
+// JSON text (usmnscope export's payload map) writes, so that both say the
+// same. A value JSON cannot hold is written as null.
+func AppendValue(dst []byte, v any) []byte {
+	dst, _ = appendValue(dst, v)
+	return dst
+}

@@ -49,6 +49,7 @@ type refMessage struct {
 	N           int           `json:"n"`
 	Frame       int           `json:"frame"`
 	Time        string        `json:"time"`
+	TimeNS      *int64        `json:"time_ns,omitempty"`
 	Conn        string        `json:"conn"`
 	Dir         string        `json:"dir"`
 	Proto       string        `json:"proto"`
@@ -113,6 +114,10 @@ func refMarshalJSON(m *Message) ([]byte, error) {
 	if m.HasLatency {
 		ns := int64(m.Latency)
 		j.LatencyNS = &ns
+	}
+	// time_ns when an int64 of nanoseconds holds the time.
+	if ns := m.Time.UnixNano(); time.Unix(0, ns).Equal(m.Time) {
+		j.TimeNS = &ns
 	}
 	for i, s := range m.Fields {
 		j.Fields[i] = refField{Name: s.Name, Bit: s.Bit, Bits: s.Bits, Value: refValue(s.Value)}

@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -103,7 +105,7 @@ func TestMessageJSONListener(t *testing.T) {
 	f.send(dissect.S2C, cvS2C(true, 1, 2, "<Tab>\t\"q\" & é, Sample", 3))                              // 5
 	b, _ := f.c.Message(3).MarshalJSON()
 	j := decodeObject(t, b)
-	if got, want := keys(j), sortedStrings("n", "frame", "time", "conn", "dir", "proto", "len", "hex", "enum", "msg", "summary", "fields", "listener", "payload_bits", "expert"); !reflect.DeepEqual(got, want) {
+	if got, want := keys(j), sortedStrings("n", "frame", "time", "time_ns", "conn", "dir", "proto", "len", "hex", "enum", "msg", "summary", "fields", "listener", "payload_bits", "expert"); !reflect.DeepEqual(got, want) {
 		t.Errorf("invoke record keys = %v; want %v", got, want)
 	}
 	if got, want := j["listener"], map[string]any{"type": nil, "version": nil, "client_id": nil, "server_id": 1.0, "resolved": false}; !reflect.DeepEqual(got, want) {
@@ -269,4 +271,40 @@ func golden(t *testing.T, path string, got []byte) {
 
 func netipPort(ap netip.AddrPort, port uint16) netip.AddrPort {
 	return netip.AddrPortFrom(ap.Addr(), port)
+}
+
+// TestJSONOrigin checks outputs.md "Several captures": with SetOrigin,
+// every record has "time_ns", then "host" and "capture" (escaped as any
+// string from outside), from Detail, AppendJSONRange and a JSONBatch
+// alike; without it, "time_ns" alone.
+func TestJSONOrigin(t *testing.T) {
+	f := newCVFeeder()
+	f.c.SetOrigin("eu\x1b1", "eu1.pcapng")
+	f.handshake(true, true, 2)
+	var b JSONBatch
+	f.c.AddJSON(&b, 2, nil)
+	ns := cvT0.Add(2 * time.Millisecond).UnixNano()
+	want := `","time_ns":` + strconv.FormatInt(ns, 10) + `,"host":"eu\u001b1","capture":"eu1.pcapng","conn":`
+	for what, got := range map[string][]byte{
+		"Detail":          must(f.c.Detail(2).MarshalJSON()),
+		"AppendJSONRange": f.c.AppendJSONRange(nil, 2, 2, nil),
+		"JSONBatch":       b.AppendJSON(nil),
+	} {
+		if !bytes.Contains(got, []byte(want)) {
+			t.Errorf("%s = %s; want it to contain %s", what, got, want)
+		}
+	}
+	g := newCVFeeder()
+	g.handshake(true, true, 2)
+	got := must(g.c.Detail(2).MarshalJSON())
+	if want := `","time_ns":` + strconv.FormatInt(ns, 10) + `,"conn":`; !bytes.Contains(got, []byte(want)) {
+		t.Errorf("without SetOrigin: %s; want it to contain %s", got, want)
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -56,6 +56,10 @@ type Message struct {
 	// RPC is the record when the message is a ULinkRPC frame (outputs.md
 	// "ULinkRPC records"); the Unturned fields above are then zero.
 	RPC *rpc.Record
+
+	// origin is its Index's SetOrigin: the record's "host" and
+	// "capture" keys, encoded.
+	origin []byte
 }
 
 // Worst returns the highest severity among the message's findings and
@@ -75,7 +79,7 @@ func (m *Message) Worst() (dissect.Severity, bool) {
 func (c *Index) Message(n int) *Message {
 	c.rlock()
 	defer c.runlock()
-	return c.build(n, false)
+	return c.withOrigin(c.build(n, false))
 }
 
 // Stamp returns message n's connection and capture time from its index
@@ -96,7 +100,15 @@ func (c *Index) Stamp(n int) (conn dissect.Conn, t time.Time, ok bool) {
 func (c *Index) Detail(n int) *Message {
 	c.rlock()
 	defer c.runlock()
-	return c.build(n, true)
+	return c.withOrigin(c.build(n, true))
+}
+
+// withOrigin sets m's origin (SetOrigin), when there is an m.
+func (c *Index) withOrigin(m *Message) *Message {
+	if m != nil {
+		m.origin = c.origin
+	}
+	return m
 }
 
 // build decodes message n again from its stored bytes and State. Readers

@@ -153,7 +153,7 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 			b.conns[k] = conn
 		}
 		if m.RPC != nil {
-			dst = append(rpc.AppendJSON(dst, m.RPC), '\n')
+			dst = append(rpc.AppendJSONOrigin(dst, m.RPC, m.origin), '\n')
 			continue
 		}
 		if m.lineLater {
@@ -163,4 +163,17 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 		dst = append(dst, '\n')
 	}
 	return dst
+}
+
+// Message returns the i-th message of b (0 ≤ i < Len) with its summary
+// made, as AppendJSON encodes it: for an exporter that writes the
+// records in another form (usmnscope export's Parquet rows). The message
+// is b's until Reset, and is read on the goroutine that encodes b.
+func (b *JSONBatch) Message(i int) *Message {
+	m := &b.msgs[i]
+	if m.RPC == nil && m.lineLater {
+		m.Summary = b.texts.of(m.line.Append(b.texts.buf, m.Listener), "")
+		m.lineLater = false
+	}
+	return m
 }

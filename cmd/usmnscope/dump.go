@@ -112,7 +112,9 @@ func runDump(o *dumpOptions) error {
 	if o.json {
 		js = render.NewJSON(d.Out, d.Selector())
 	}
+	org := originOf(o.capture, nil)
 	dc, err := readCapture(o.IO, p, set, rp, o.capture, func(dc *session.Index) session.Stream {
+		dc.SetOrigin(org.host, org.capture)
 		settled := func(n int) error { return d.One(dc, n) }
 		if js != nil {
 			settled = func(n int) error { return js.Settled(dc, n) }

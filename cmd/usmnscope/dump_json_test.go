@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -66,7 +67,8 @@ func TestDumpJSONParallel(t *testing.T) {
 				args = append(args, "--filter", expr)
 			}
 			code, got, errOut := run(t, nil, args...)
-			if code != exitOK || errOut != "" || got != want {
+			// decodeFile's index names no host or capture.
+			if got = withoutOrigin(got); code != exitOK || errOut != "" || got != want {
 				t.Fatalf("GOMAXPROCS %d: dump --json --filter %q = exit %d, stderr %q, %d bytes (%d lines); want exit 0 and the serial encoding, %d bytes (%d lines)",
 					procs, expr, code, errOut, len(got), strings.Count(got, "\n"), len(want), strings.Count(want, "\n"))
 			}
@@ -108,3 +110,12 @@ func TestDumpJSONWriteError(t *testing.T) {
 		t.Errorf("wrote %d bytes; want a prefix of the %d-byte output", len(got), len(want))
 	}
 }
+
+// originRE matches a dump --json record's "host" and "capture" keys
+// (outputs.md "Several captures"), which records made without a capture
+// file (an index fed in a test, live's, package rpc's) do not have.
+var originRE = regexp.MustCompile(`,"host":"(?:[^"\\]|\\.)*","capture":"(?:[^"\\]|\\.)*"`)
+
+// withoutOrigin is dump --json output without each record's "host" and
+// "capture".
+func withoutOrigin(s string) string { return originRE.ReplaceAllString(s, "") }

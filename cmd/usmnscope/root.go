@@ -66,6 +66,7 @@ func newRoot(s *streams) *cobra.Command {
 	root.AddCommand(
 		newCmdBits(s, nil),
 		newCmdDump(s, nil),
+		newCmdExport(s, nil),
 		newCmdGen(s, nil),
 		newCmdLive(s, nil),
 		newCmdOpen(s, nil),

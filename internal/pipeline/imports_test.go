@@ -35,6 +35,7 @@ var floors = map[string]float64{
 	"rpc":                 3,
 	"session":             4, // hosts rpc's records in the capture-wide order
 	"filter":              5,
+	"export":              6, // rows of the records dump --json builds, as Parquet
 	"render":              6, // the text outputs, from the session's records (and the filter's selection)
 	"internal/infer":      5,
 	"scenario":            5,

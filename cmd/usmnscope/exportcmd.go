@@ -1,0 +1,303 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/usmnscope/usmnscope/export"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/render"
+	"github.com/usmnscope/usmnscope/schema"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// exportOptions are what an export command line asks for.
+type exportOptions struct {
+	IO      *streams
+	profile func() (*unturned.Profile, error)
+	schemas func() (*schema.Set, error)
+	rpc     func() (*pipeline.RPC, error)
+
+	captures       []string
+	format         string // parquet or ndjson
+	out            string // -o FILE, - for standard output
+	hex            bool
+	payloadColumns bool
+	hosts          []string // --host NAME or FILE=NAME
+}
+
+// newCmdExport returns the export command (outputs.md `usmnscope
+// export`); runF, when not nil, runs instead of runExport (tests).
+func newCmdExport(s *streams, runF func(*exportOptions) error) *cobra.Command {
+	o := &exportOptions{IO: s}
+	cmd := &cobra.Command{
+		Use:   "export --format parquet|ndjson -o FILE CAPTURE...",
+		Short: "Write a capture's messages as Parquet or NDJSON for DuckDB and ClickHouse",
+		Long: `Decodes a capture as dump --json does and writes its records to FILE:
+--format ndjson the dump --json records, --format parquet one row per
+message of both protocols with the typed columns of outputs.md (n, time_ns,
+host, capture, frame, conn, dir, proto, msg, len, summary, worst, listener,
+client_id, server_id, service, method, service_id, method_id, request_id,
+status, pair, latency_ns, payload_message, payload_method, payload as a
+MAP of each payload.* field to its JSON text; hex with --hex), zstd
+compressed, written in row groups as the capture is read.
+--payload-columns adds a column of its own for each payload field the
+schemas (--schema) name, typed from the schema. --host NAME names the
+host the capture was taken on (default: the file's base name without
+its extension), so that the files of several hosts can be queried
+together; with several captures, --host FILE=NAME names each.
+
+Several captures (--format parquet) are read one after the other into one
+file, their messages numbered once in time order (a tie goes to the
+capture given first): n and pair are those of all the captures; each row
+keeps its host and capture. Their clocks are taken as they are: captures
+of the same connections from both ends are not matched or aligned yet.`,
+		Example: `  usmnscope export --format parquet -o eu1.parquet --host eu1 eu1.pcapng
+  duckdb -c "SELECT host, method, quantile_cont(latency_ns, 0.99) FROM 'eu*.parquet' WHERE msg = 'Response' GROUP BY ALL"
+  usmnscope export --format parquet --schema chat.toml --payload-columns -o chat.parquet capture.pcapng
+  usmnscope export --format ndjson -o capture.ndjson capture.pcapng
+  usmnscope export --format parquet -o fleet.parquet --host eu1.pcapng=eu1 --host us1.pcapng=us1 eu1.pcapng us1.pcapng`,
+		Args: argNames("CAPTURE..."),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.captures = args
+			o.profile = profileLoader(cmd)
+			o.schemas = schemaLoader(cmd)
+			o.rpc = rpcLoader(cmd)
+			if runF != nil {
+				return runF(o)
+			}
+			return runExport(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "", "`parquet` or ndjson")
+	f.StringVarP(&o.out, "output", "o", "", "write to `FILE` (- for standard output)")
+	f.BoolVar(&o.hex, "hex", false, "parquet: add the hex column (each message's bytes)")
+	f.BoolVar(&o.payloadColumns, "payload-columns", false, "parquet: a typed column for each payload field of the schemas")
+	f.StringArrayVar(&o.hosts, "host", nil, "the host `NAME` of the capture (FILE=NAME with several)")
+	return cmd
+}
+
+// origin is a capture's host and capture names (outputs.md "Several
+// captures").
+type origin struct{ host, capture string }
+
+// originOf names a capture: its host from --host (FILE=NAME for this
+// file, else a bare NAME), else the file's base name without extension;
+// its capture name is the file's base name. Standard input is "stdin".
+func originOf(path string, hosts []string) origin {
+	o := origin{host: "stdin", capture: "stdin"}
+	if path != "-" {
+		o.capture = filepath.Base(path)
+		o.host = strings.TrimSuffix(o.capture, filepath.Ext(o.capture))
+	}
+	for _, h := range hosts {
+		if file, name, ok := strings.Cut(h, "="); ok {
+			if file == path || file == o.capture {
+				return origin{host: name, capture: o.capture}
+			}
+			continue
+		}
+		o.host = h
+	}
+	return o
+}
+
+func runExport(o *exportOptions) error {
+	switch o.format {
+	case "parquet", "ndjson":
+	case "":
+		return usageError{fmt.Errorf("export: --format parquet or --format ndjson is required")}
+	default:
+		return usageError{fmt.Errorf("export: --format %q: want parquet or ndjson", termsafe.Escape(o.format))}
+	}
+	if o.out == "" {
+		return usageError{fmt.Errorf("export: -o FILE is required")}
+	}
+	if len(o.captures) > 1 && o.format == "ndjson" {
+		return usageError{fmt.Errorf("export: --format ndjson takes one capture (the records of several are not interleaved yet): export each, or use --format parquet")}
+	}
+	if o.format == "ndjson" && (o.hex || o.payloadColumns) {
+		return usageError{fmt.Errorf("export: --hex and --payload-columns are for --format parquet (the ndjson records carry hex and every field)")}
+	}
+	for _, h := range o.hosts {
+		if file, _, ok := strings.Cut(h, "="); ok && !slicesContainsCapture(o.captures, file) {
+			return usageError{fmt.Errorf("export: --host %s: %s is not a capture given", termsafe.Escape(h), termsafe.Escape(file))}
+		}
+	}
+	p, err := o.profile()
+	if err != nil {
+		return err
+	}
+	set, err := loadWith(o.schemas)
+	if err != nil {
+		return err
+	}
+	if o.payloadColumns && set == nil {
+		return usageError{fmt.Errorf("export: --payload-columns needs schemas (--schema FILE)")}
+	}
+	var order *captureOrder
+	if len(o.captures) > 1 {
+		if order, err = orderCaptures(o, p, set); err != nil {
+			return err
+		}
+	}
+	var w io.Writer = o.IO.out
+	var file *os.File
+	if o.out != "-" {
+		if file, err = os.Create(o.out); err != nil {
+			return fmt.Errorf("export: %s", termsafe.Escape(err.Error()))
+		}
+		w = file
+	}
+	out := bufio.NewWriterSize(w, 256<<10)
+	var pw *export.Writer
+	if o.format == "parquet" {
+		var payload []export.Column
+		if o.payloadColumns {
+			payload = export.PayloadColumns(set)
+		}
+		pw = export.NewWriter(out, export.Columns(o.hex, payload))
+	}
+	for i, c := range o.captures {
+		var rp *pipeline.RPC
+		if rp, err = loadRPC(o.rpc); err != nil {
+			break
+		}
+		var renumber func(int64) int64
+		if order != nil {
+			renumber = func(n int64) int64 { return order.global(i, n) }
+		}
+		if err = exportCapture(o, p, set, rp, out, pw, c, originOf(c, o.hosts), renumber); err != nil {
+			break
+		}
+	}
+	if pw != nil && err == nil {
+		err = pw.Close()
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	if file != nil {
+		if cerr := file.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("export: %s", termsafe.Escape(cerr.Error()))
+		}
+		if fi, serr := os.Stat(o.out); err != nil && serr == nil && fi.Mode().IsRegular() {
+			// A partial file is no export; a device (-o /dev/null)
+			// is left alone.
+			os.Remove(o.out)
+		}
+	}
+	return err
+}
+
+func slicesContainsCapture(captures []string, file string) bool {
+	for _, c := range captures {
+		if c == file || filepath.Base(c) == file {
+			return true
+		}
+	}
+	return false
+}
+
+// exportCapture reads one capture as dump --json does (a streaming Index
+// whose settled messages are copied into batches, encoded on another
+// goroutine) and writes the batches' records to out: as Parquet rows to
+// pw, or without pw as the NDJSON records. renumber, when not nil, maps
+// the capture's message numbers to those of all the captures (n, pair).
+func exportCapture(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, out *bufio.Writer, pw *export.Writer, path string, org origin, renumber func(int64) int64) error {
+	var sink func(*session.JSONBatch) error
+	if pw != nil {
+		ad := &export.Adapter{Host: org.host, Capture: org.capture, Renumber: renumber}
+		var rec export.Record
+		sink = func(b *session.JSONBatch) error {
+			for i := range b.Len() {
+				ad.Of(&rec, b.Message(i))
+				if err := pw.Write(&rec); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	defer setTuning(setTuning(streamTuning))
+	js := render.NewBatches(out, nil, sink)
+	_, err := readCapture(o.IO, p, set, rp, path, func(dc *session.Index) session.Stream {
+		dc.SetOrigin(org.host, org.capture)
+		return session.Stream{Spans: true, Settled: func(n int) error { return js.Settled(dc, n) }}
+	})
+	if errors.Is(err, render.ErrStopped) {
+		err = nil
+	}
+	if serr := js.Stop(); err == nil {
+		err = serr
+	}
+	return err
+}
+
+// captureOrder numbers the messages of several captures once, in time
+// order (outputs.md "Several captures"): message k of capture c is
+// preceded by the messages of every capture that are earlier, a tie going
+// to the capture given first and then to the lower number. Each capture's
+// times are read first (a pass that keeps 8 bytes a message); a time
+// earlier than the one before it in the same capture counts as that one,
+// so that each list is sorted and the numbers are 1..N, each once.
+type captureOrder struct {
+	times [][]int64
+}
+
+// orderCaptures reads every capture once for its message times.
+func orderCaptures(o *exportOptions, p *unturned.Profile, set *schema.Set) (*captureOrder, error) {
+	co := &captureOrder{times: make([][]int64, len(o.captures))}
+	for i, c := range o.captures {
+		rp, err := loadRPC(o.rpc)
+		if err != nil {
+			return nil, err
+		}
+		var ts []int64
+		_, err = readCapture(o.IO, p, set, rp, c, func(dc *session.Index) session.Stream {
+			return session.Stream{Settled: func(n int) error {
+				_, t, _ := dc.Stamp(n)
+				ns := t.UnixNano()
+				if len(ts) > 0 && ns < ts[len(ts)-1] {
+					ns = ts[len(ts)-1]
+				}
+				ts = append(ts, ns)
+				return nil
+			}}
+		})
+		if err != nil {
+			return nil, err
+		}
+		co.times[i] = ts
+	}
+	return co, nil
+}
+
+// global is the number of all the captures of message k (from 1) of
+// capture c.
+func (co *captureOrder) global(c int, k int64) int64 {
+	if k < 1 || k > int64(len(co.times[c])) {
+		return k // not numbered in the first pass: left as it is
+	}
+	t := co.times[c][k-1]
+	g := k
+	for c2, ts := range co.times {
+		switch {
+		case c2 < c:
+			g += int64(sort.Search(len(ts), func(i int) bool { return ts[i] > t }))
+		case c2 > c:
+			g += int64(sort.Search(len(ts), func(i int) bool { return ts[i] >= t }))
+		}
+	}
+	return g
+}

@@ -1,0 +1,211 @@
+package export
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/session"
+)
+
+// Record is one message as outputs.md's Parquet columns have it. An Opt
+// value is null when its OK is false: the message has no such value (an
+// Unturned message has no service, a ULinkRPC one no listener).
+type Record struct {
+	N, TimeNS, Frame int64
+	Host, Capture    string
+	Conn, Dir, Proto string
+	Msg              string
+	Len              int32
+
+	Summary, Worst, Listener    Opt[string]
+	ClientID, ServerID          Opt[int64]
+	Service, Method, Status     Opt[string]
+	ServiceID, MethodID         Opt[int32]
+	RequestID, Pair, LatencyNS  Opt[int64]
+	PayloadMessage, PayloadMeth Opt[string]
+
+	// Payload holds the message's `payload.<name>` fields in wire order,
+	// as its `dump --json` record lists them; RPC says their values are
+	// ULinkRPC's (encoded as package rpc encodes them).
+	Payload []netpak.Span
+	RPC     bool
+	// Hex is the bytes outputs.md's "hex" spells: the message without its
+	// frame header, or a ULinkRPC envelope (nil when unrecovered).
+	Hex []byte
+}
+
+// Opt is a value that may be null.
+type Opt[T any] struct {
+	V  T
+	OK bool
+}
+
+func some[T any](v T) Opt[T] { return Opt[T]{V: v, OK: true} }
+
+// optPtr is p's value, or null for nil.
+func optPtr[T, U any](p *T, conv func(T) U) Opt[U] {
+	if p == nil {
+		return Opt[U]{}
+	}
+	return some(conv(*p))
+}
+
+// Adapter turns session.Messages into Records; it keeps each connection's
+// text from one record to the next.
+type Adapter struct {
+	Host, Capture string
+	// Renumber, when not nil, maps a message number of the capture to
+	// that of all the captures read together (n and pair).
+	Renumber func(int64) int64
+	conns    map[dissect.Conn]string
+	payload  []netpak.Span
+}
+
+// maxConns bounds the connection texts an Adapter keeps (a capture of
+// many connections starts the cache anew, never grows it past this).
+const maxConns = 4096
+
+// Of fills r from m, the message as a JSONBatch hands it out (with its
+// fields and summary: session.JSONBatch.Message). r's Payload aliases the
+// adapter's storage until the next call.
+func (a *Adapter) Of(r *Record, m *session.Message) {
+	*r = Record{Host: a.Host, Capture: a.Capture, Payload: a.payload[:0]}
+	defer a.renumber(r)
+	if rr := m.RPC; rr != nil {
+		a.ofRPC(r, rr)
+		a.payload = r.Payload
+		return
+	}
+	r.N, r.Frame, r.TimeNS = int64(m.N), int64(m.Frame), m.Time.UnixNano()
+	r.Conn, r.Dir, r.Proto = a.conn(m.Conn), m.Dir.String(), "unturned"
+	r.Msg, r.Len = m.Name(), int32(len(m.Data))
+	if m.Summary != "" {
+		r.Summary = some(m.Summary)
+	}
+	if w, ok := m.Worst(); ok {
+		r.Worst = some(w.String())
+	}
+	if l := m.Listener; l != nil {
+		if l.Type != nil {
+			r.Listener = some(*l.Type)
+		}
+		r.ClientID = optPtr(l.ClientID, u32to64)
+		r.ServerID = optPtr(l.ServerID, u32to64)
+	}
+	if m.PayloadMessage != "" {
+		r.PayloadMessage = some(m.PayloadMessage)
+	}
+	if m.PayloadMethod != "" {
+		r.PayloadMeth = some(m.PayloadMethod)
+	}
+	if m.Pair != 0 {
+		r.Pair = some(int64(m.Pair))
+	}
+	if m.HasLatency {
+		r.LatencyNS = some(int64(m.Latency))
+	}
+	r.Payload = payloadFields(r.Payload, m.Fields)
+	r.Hex = m.Data
+	if r.Hex == nil {
+		r.Hex = []byte{}
+	}
+	a.payload = r.Payload
+}
+
+func (a *Adapter) renumber(r *Record) {
+	if a.Renumber == nil {
+		return
+	}
+	r.N = a.Renumber(r.N)
+	if r.Pair.OK {
+		r.Pair.V = a.Renumber(r.Pair.V)
+	}
+}
+
+func (a *Adapter) ofRPC(r *Record, rr *rpc.Record) {
+	r.N, r.Frame, r.TimeNS = int64(rr.N), int64(rr.Frame), rr.Time.UnixNano()
+	r.Conn, r.Dir, r.Proto = a.conn(rr.Conn), rr.Dir.String(), "ulinkrpc"
+	r.Msg, r.Len = rr.Msg, int32(rr.Len)
+	var worst dissect.Severity
+	for i, f := range rr.Findings {
+		if i == 0 || f.Severity > worst {
+			worst = f.Severity
+		}
+	}
+	if len(rr.Findings) > 0 {
+		r.Worst = some(worst.String())
+	}
+	p := &rr.RPC
+	r.Service = optPtr(p.Service, same[string])
+	r.Method = optPtr(p.Method, same[string])
+	r.Status = optPtr(p.Status, same[string])
+	r.ServiceID = optPtr(p.ServiceID, same[int32])
+	r.MethodID = optPtr(p.MethodID, same[int32])
+	r.RequestID = optPtr(p.RequestID, u32to64)
+	if rr.Pair != 0 {
+		r.Pair = some(int64(rr.Pair))
+	}
+	if rr.HasLatency {
+		r.LatencyNS = some(int64(rr.Latency))
+	}
+	r.Payload, r.RPC = payloadFields(r.Payload, rr.Fields), true
+	r.Hex = rr.Envelope
+}
+
+func same[T any](v T) T      { return v }
+func u32to64(v uint32) int64 { return int64(v) }
+
+// payloadFields appends the fields of fs named payload.<name> (the
+// payload's own members; "payload" alone is the undecoded block).
+func payloadFields(dst, fs []netpak.Span) []netpak.Span {
+	for i := range fs {
+		if strings.HasPrefix(fs[i].Name, "payload.") {
+			dst = append(dst, fs[i])
+		}
+	}
+	return dst
+}
+
+// conn is c as outputs.md spells "conn", kept per connection.
+func (a *Adapter) conn(c dissect.Conn) string {
+	if s, ok := a.conns[c]; ok {
+		return s
+	}
+	if a.conns == nil || len(a.conns) >= maxConns {
+		a.conns = make(map[dissect.Conn]string)
+	}
+	s := c.String()
+	a.conns[c] = s
+	return s
+}
+
+// AppendValue appends a payload field's value as its record's JSON text.
+func (r *Record) AppendValue(dst []byte, v any) []byte {
+	if r.RPC {
+		return rpc.AppendValue(dst, v)
+	}
+	return session.AppendValue(dst, v)
+}
+
+// validUTF8 is s with each byte of invalid UTF-8 replaced by U+FFFD, as
+// the JSON records spell it (termsafe.AppendJSONString): a Parquet STRING
+// holds UTF-8.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
