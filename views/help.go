@@ -46,7 +46,7 @@ func (m Model) helpLines(width int) []frame.Row {
 	for _, s := range [][2]string{
 		{"E W N", "first column: the message's worst finding is an error, warning, note"},
 		{"→ ←", "direction: client to server, server to client"},
-		{"⁺", "after a name: read with the widened message enum (wire.md 4.2)"},
+		{"⁺", "after a name: read with the widened message enum (docs/protocol.md)"},
 		{"c1 c2 …", "connection names, in the order seen; rows of all connections show them"},
 		{"usmn C/S", "USMN marker seen from the client / server; - when not"},
 		{"wide:c2s,s2c", "directions whose enum is widened; ? when inferred, not seen"},

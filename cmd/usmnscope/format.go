@@ -89,12 +89,16 @@ func valueBits(data []byte, bit, n int) string {
 // dissect's rule in the text outputs' format ("(none)", decimal only).
 func formatValue(v any) string { return dissect.FormatValue(v, dissect.TextValues) }
 
-// messageName is the message name with the widened mark: a "*" when its
-// enum was read widened (wire.md 4.2).
+// widenedMark follows the name of a message whose enum was read widened
+// (docs/protocol.md "Widened enums"): the TUI's mark too, so that dump and
+// the message list say it one way ("*" marks changed table entries).
+const widenedMark = "⁺"
+
+// messageName is the message name with the widened mark.
 func messageName(m *session.Message) string {
 	name := termsafe.Escape(m.Name())
 	if m.Enum.Widened {
-		name += "*"
+		name += widenedMark
 	}
 	return name
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -36,7 +37,7 @@ func newCmdProfileInfer(s *streams, runF func(*profileInferOptions) error) *cobr
 		Use:   "infer CAPTURE",
 		Short: "Search the profile constants that best explain a capture",
 		Long: `Decode CAPTURE (a file, or - for standard input) again under candidate
-profiles and print, as a TOML profile (wire.md 6.1), the constants that
+profiles and print, as a TOML profile (docs/profile.md), the constants that
 explain it best, each with its evidence and confidence. Keys the capture
 cannot decide are left out (they keep their defaults); client_methods and
 server_methods are never decided (an InvokeMethod's parameters are not
@@ -80,10 +81,12 @@ func runProfileInfer(o *profileInferOptions) error {
 	if rec.Err != nil && len(rec.Events) == 0 {
 		return fmt.Errorf("profile infer: %s: %w", termsafe.Escape(o.capture), rec.Err)
 	}
+	start := time.Now()
 	res := infer.Run(p, replayDecoder(rec))
+	elapsed := time.Since(start)
 	out := newOutput(o.IO.out)
 	if o.json {
-		b, err := inferJSON(res)
+		b, err := inferJSON(res, elapsed)
 		if err != nil {
 			return err
 		}
@@ -122,16 +125,29 @@ func tomlValue(k infer.Key) string {
 	return fmt.Sprint(k.Value)
 }
 
-// inferJSON is outputs.md's profile infer document.
-func inferJSON(res *infer.Result) ([]byte, error) {
+// inferJSON is the profile infer document (docs/json.md): the keys
+// claimed with their evidence, the keys left undecided with the reason,
+// and what the search cost.
+func inferJSON(res *infer.Result, elapsed time.Duration) ([]byte, error) {
 	type evidence struct {
 		Confidence float64 `json:"confidence"`
 		Text       string  `json:"text"`
 	}
+	type searched struct {
+		Candidates int   `json:"candidates"`
+		Decodes    int   `json:"decodes"`
+		MS         int64 `json:"ms"`
+	}
 	doc := struct {
-		Profile  map[string]any      `json:"profile"`
-		Evidence map[string]evidence `json:"evidence"`
-	}{map[string]any{}, map[string]evidence{}}
+		Profile   map[string]any      `json:"profile"`
+		Evidence  map[string]evidence `json:"evidence"`
+		Undecided map[string]string   `json:"undecided"`
+		Searched  searched            `json:"searched"`
+	}{map[string]any{}, map[string]evidence{}, map[string]string{},
+		searched{res.Candidates, res.Decodes, elapsed.Milliseconds()}}
+	for k, why := range res.Undecided {
+		doc.Undecided[k] = why
+	}
 	for _, k := range res.Keys {
 		doc.Profile[k.Name] = k.Value
 		doc.Evidence[k.Name] = evidence{k.Confidence, k.Text}

@@ -204,8 +204,8 @@ func newCmdSchemaImport(s *streams) *cobra.Command {
 		Use:   "import --contracts DIR",
 		Short: "Print ULinkRPC C# contracts as schema TOML",
 		Long: `Reads the C# contract sources under --contracts DIR (services, methods, their
-ids and the MemoryPack DTOs) and prints them as the schema TOML of schema.md
-section 4, to be edited and given with --schema.`,
+ids and the MemoryPack DTOs) and prints them as the schema TOML of docs/schema.md
+("ULinkRPC services and DTO types"), to be edited and given with --schema.`,
 		Example: "  usmnscope schema import --contracts fixtures/ulinkrpc/contracts > player.toml",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -32,6 +32,12 @@ type Result struct {
 	Active  Score             // the starting profile's decode
 	Best    Score             // the inferred profile's decode
 	Decodes int               // profiles decoded
+	// Candidates counts the distinct candidate profiles the search
+	// scored (or would have, past its bound).
+	Candidates int
+	// Undecided gives each searched key the capture does not decide
+	// the reason, in words (outputs.md "undecided").
+	Undecided map[string]string
 }
 
 // Claimed returns the key named name, if claimed.
@@ -58,6 +64,10 @@ type search struct {
 	// Decodes counts the profiles decoded (a run stops trying new ones
 	// past its bound).
 	decodes int
+	// considered holds every candidate profile ranked, for Candidates.
+	considered map[unturned.Profile]bool
+	// why holds, for each searched key not claimed, the last reason.
+	why map[string]string
 }
 
 // maxCandidates bounds the decodes of one run whatever the capture holds:
@@ -140,7 +150,13 @@ func Run(base *unturned.Profile, dec Decoder) *Result { return RunBounded(base, 
 // candidates are not tried, so a run costs at most that many decodes
 // whatever the capture holds.
 func RunBounded(base *unturned.Profile, dec Decoder, maxDecodes int) *Result {
-	s := &search{dec: dec, scores: map[unturned.Profile]Score{}, max: maxDecodes}
+	s := &search{dec: dec, scores: map[unturned.Profile]Score{}, max: maxDecodes,
+		considered: map[unturned.Profile]bool{}, why: map[string]string{
+			// No profile describes an InvokeMethod's parameters, so what
+			// follows the method index cannot tell its width.
+			"client_methods": "an InvokeMethod's parameters are not described by any profile, so the capture cannot tell the method index width",
+			"server_methods": "an InvokeMethod's parameters are not described by any profile, so the capture cannot tell the method index width",
+		}}
 	cur := *base
 	res := &Result{}
 	res.Active, _ = s.eval(&cur)
@@ -167,10 +183,16 @@ func RunBounded(base *unturned.Profile, dec Decoder, maxDecodes int) *Result {
 	// Searched keys are claimed only when their profile decodes the
 	// capture cleanly: without an error or an Unknown message. A capture
 	// no profile explains (garbage, a lost segment) decides nothing.
-	if mustScore(s, &cur).Broken == 0 {
+	if sc := mustScore(s, &cur); sc.Broken == 0 {
 		for _, g := range groups {
 			cs := s.rank(g.cands(s, &cur))
 			res.Keys = append(res.Keys, s.claims(g, cs)...)
+		}
+	} else {
+		for _, g := range groups {
+			for _, k := range g.keys {
+				s.why[k] = fmt.Sprintf("no candidate profile decodes the capture cleanly: %d messages still have an error or an unknown name", sc.Broken)
+			}
 		}
 	}
 	p := *base
@@ -185,6 +207,13 @@ func RunBounded(base *unturned.Profile, dec Decoder, maxDecodes int) *Result {
 	res.Profile = &p
 	res.Best, _ = s.eval(&p)
 	res.Decodes = s.decodes
+	res.Candidates = len(s.considered)
+	res.Undecided = map[string]string{}
+	for k, why := range s.why {
+		if _, ok := res.Claimed(k); !ok {
+			res.Undecided[k] = why
+		}
+	}
 	sort.SliceStable(res.Keys, func(i, j int) bool { return keyOrder(res.Keys[i].Name) < keyOrder(res.Keys[j].Name) })
 	return res
 }
@@ -224,6 +253,7 @@ func (s *search) rank(ps []*unturned.Profile) []cand {
 			continue
 		}
 		seen[*p] = true
+		s.considered[*p] = true
 		if sc, ok := s.eval(p); ok {
 			cs = append(cs, cand{p, sc})
 		}
@@ -241,6 +271,9 @@ const minMargin = wWarn
 // value scores worse by minMargin or more, and the capture shows the value.
 func (s *search) claims(g group, cs []cand) []Key {
 	if len(cs) < 2 {
+		for _, key := range g.keys {
+			s.why[key] = "no other value could be tried: the search reached its bound of decodes"
+		}
 		return nil
 	}
 	min := cs[0].s.Bad
@@ -260,10 +293,18 @@ func (s *search) claims(g group, cs []cand) []Key {
 		// A margin below one warning's weight is a few notes' worth: the
 		// capture does not decide the key (a mid-stream capture's stray
 		// notes must not pick a width).
-		if !agree || worse < 0 || worse-min < minMargin {
+		switch {
+		case !agree:
+			s.why[key] = "several values decode the capture equally well"
 			continue
-		}
-		if g.seen != nil && !g.seen(s, cs[0].p, key) {
+		case worse < 0:
+			s.why[key] = "every value tried decodes the capture alike: no message depends on it"
+			continue
+		case worse-min < minMargin:
+			s.why[key] = fmt.Sprintf("the best other value scores only %d worse (%d needed)", worse-min, minMargin)
+			continue
+		case g.seen != nil && !g.seen(s, cs[0].p, key):
+			s.why[key] = "the capture shows no message that carries it"
 			continue
 		}
 		margin := worse - min
@@ -287,6 +328,8 @@ const gwfLen = 969
 // vanilla body). cur takes them.
 func (s *search) sniff(ix *session.Index, cur *unturned.Profile) []Key {
 	if ix == nil {
+		s.why["transport_port"] = "the search reached its bound of decodes"
+		s.why["marker_magic"] = s.why["transport_port"]
 		return nil
 	}
 	first := map[dissect.Conn]bool{}
@@ -308,6 +351,12 @@ func (s *search) sniff(ix *session.Index, cur *unturned.Profile) []Key {
 		}
 	}
 	var keys []Key
+	if len(ports) == 0 {
+		s.why["transport_port"] = "no connection opens with a GetWorkshopFiles: the capture starts after the workshop handshake"
+	}
+	if len(magics) == 0 {
+		s.why["marker_magic"] = "no GetWorkshopFiles carries a USMN marker: the capture starts after the handshake, or the client runs no USMN"
+	}
 	if port, n, total := most(ports); n > 0 {
 		cur.TransportPort = port
 		keys = append(keys, Key{Name: "transport_port", Value: int64(port), Confidence: round2(0.99 * float64(n) / float64(total)),
