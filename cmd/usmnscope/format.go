@@ -136,10 +136,10 @@ func summary(m *session.Message) string {
 		}
 	}
 	if m.Kind == unturned.KindInvokeMessageListener {
-		parts = append(parts, fmt.Sprintf("%d payload bits", m.PayloadBits))
+		parts = append(parts, dissect.Count(m.PayloadBits, "payload bit"))
 	}
 	if len(parts) == 0 {
-		return fmt.Sprintf("%d bytes", len(m.Data))
+		return dissect.Count(len(m.Data), "byte")
 	}
 	return strings.Join(parts, " ")
 }
@@ -197,7 +197,7 @@ func (f lineFormat) tree(m *session.Message) string {
 	var b strings.Builder
 	b.WriteString(f.line(m))
 	b.WriteByte('\n')
-	fmt.Fprintf(&b, "    frame %d, %d bytes, enum %d in %d bits", m.Frame, len(m.Data), m.Enum.Value, m.Enum.Bits)
+	fmt.Fprintf(&b, "    frame %d, %s, enum %d in %s", m.Frame, dissect.Count(len(m.Data), "byte"), m.Enum.Value, dissect.Count(m.Enum.Bits, "bit"))
 	if m.Enum.Widened {
 		b.WriteString(" (widened)")
 	}
@@ -214,7 +214,7 @@ func (f lineFormat) tree(m *session.Message) string {
 	fmt.Fprintf(&b, "    hex: %x\n", m.Data)
 	writeFields(&b, m.Data, m.Fields)
 	if m.Kind == unturned.KindInvokeMessageListener {
-		fmt.Fprintf(&b, "    payload: bit %d, %d bits\n", m.PayloadBit, m.PayloadBits)
+		fmt.Fprintf(&b, "    payload: bit %d, %s\n", m.PayloadBit, dissect.Count(m.PayloadBits, "bit"))
 	}
 	for _, fd := range m.Findings {
 		fmt.Fprintf(&b, "    %s %s: %s", fd.Severity, fd.Group, termsafe.Escaped(fd.Text))

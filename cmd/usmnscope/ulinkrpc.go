@@ -3,13 +3,16 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/rpc"
@@ -108,9 +111,27 @@ func readContracts(dir string) (*ulinkrpc.Contracts, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("--%s %s: not a folder", rpcContractsFlag, termsafe.Escape(dir))
 	}
+	// An empty or unreadable folder is said, not taken as "no names"
+	// (issue 30: a typo in the path decoded silently without names).
+	if _, err := os.ReadDir(dir); err != nil {
+		return nil, fmt.Errorf("--%s %s: cannot be read: %s", rpcContractsFlag, termsafe.Escape(dir), termsafe.Escape(err.Error()))
+	}
+	sources := 0
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(p) == ".cs" {
+			sources++
+		}
+		return nil
+	})
+	if sources == 0 {
+		return nil, fmt.Errorf("--%s %s: no C# sources (*.cs) in it or below it", rpcContractsFlag, termsafe.Escape(dir))
+	}
 	c, err := ulinkrpc.ParseContractsFS(os.DirFS(dir), ".")
 	if err != nil {
 		return nil, fmt.Errorf("--%s %s: %s", rpcContractsFlag, termsafe.Escape(dir), termsafe.Escape(err.Error()))
+	}
+	if len(c.Services) == 0 && len(c.Types) == 0 {
+		return nil, fmt.Errorf("--%s %s: no [RpcService] interface and no [MemoryPackable] type in its %s", rpcContractsFlag, termsafe.Escape(dir), dissect.Count(sources, "C# source"))
 	}
 	return c, nil
 }

@@ -58,7 +58,7 @@ func View(s Styles, in Info, w int) string {
 		// The answer to the key just pressed comes before the totals.
 		parts = append(parts, termsafe.Escaped(in.Note))
 	}
-	parts = append(parts, "profile "+termsafe.Escape(in.Profile), fmt.Sprintf("%d msgs", in.Messages), fmt.Sprintf("%d conns", in.Conns))
+	parts = append(parts, "profile "+termsafe.Escape(in.Profile), dissect.Count(in.Messages, "msg"), dissect.Count(in.Conns, "conn"))
 	if in.HasFinding {
 		parts = append(parts, "worst "+in.Worst.String())
 	} else {
