@@ -212,14 +212,22 @@ func (m Model) shortHelp() []key.Binding {
 	case m.over != NoOverlay:
 		return m.pager.KeyMap.ShortHelp()
 	}
-	pane := m.paneHelp().ShortHelp()
+	// "? help" and "q quit" first: the legend is cut at the right edge,
+	// and at 80 columns they were what it lost (issue 30).
+	keys := []key.Binding{m.KeyMap.Help, m.KeyMap.Quit}
+	keys = append(keys, m.paneHelp().ShortHelp()...)
 	if p := m.pair(); p > 0 && m.focus == FocusMessages {
 		// Offered only where it acts: a paired message in the list.
 		b := m.KeyMap.Pair
 		b.SetHelp("enter", fmt.Sprintf("go to pair #%d", p))
-		pane = append(pane, b)
+		keys = append(keys, b)
 	}
-	return append(pane, m.KeyMap.ShortHelp()...)
+	for _, b := range m.KeyMap.ShortHelp() {
+		if b.Help().Key != m.KeyMap.Help.Help().Key && b.Help().Key != m.KeyMap.Quit.Help().Key {
+			keys = append(keys, b)
+		}
+	}
+	return keys
 }
 
 // rewrap wraps rows of text (built for another width) to w.

@@ -1,0 +1,86 @@
+package views
+
+import (
+	"image/color"
+	"math"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/usmnscope/usmnscope/views/fake"
+	"github.com/usmnscope/usmnscope/views/status"
+)
+
+// TestLegendAt80 (issue 30): at 80 columns the key legend keeps "? help"
+// and "q quit" in every pane, and the status bar keeps "loading N%" even
+// behind a long capture name.
+func TestLegendAt80(t *testing.T) {
+	m := loaded(t, fake.Capture(), 80, 24)
+	for i := 0; i < 6; i++ {
+		lines := strings.Split(screen(m), "\n")
+		legend := lines[len(lines)-1]
+		if !strings.Contains(legend, "? help") || !strings.Contains(legend, "q quit") {
+			t.Errorf("80x24, pane %d: legend %q lacks \"? help\" or \"q quit\"", i, legend)
+		}
+		m = press(t, m, "tab")
+	}
+	in := status.Info{Name: "a-capture-with-a-rather-long-name-from-the-server-2026-12-04.pcapng", Profile: "my-modded-server",
+		Messages: 123456, Conns: 12, Loading: true, Progress: 0.42}
+	bar := status.View(status.Styles{}, in, 80)
+	if !strings.Contains(bar, "loading 42%") {
+		t.Errorf("status bar at 80 columns %q lacks \"loading 42%%\"", bar)
+	}
+	if !strings.Contains(bar, "123456 msgs") {
+		t.Errorf("status bar at 80 columns %q lacks the message count", bar)
+	}
+}
+
+// TestLegendContrast (issue 30): the legend's keys and descriptions keep
+// a contrast of at least 4.5:1 (WCAG AA) against the background of their
+// theme, dark (black, and a common #1E1E1E) and light (white).
+func TestLegendContrast(t *testing.T) {
+	for _, dark := range []bool{true, false} {
+		m := New(&fake.Source{}, Config{Name: "x"})
+		m = send(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+		m.setStyles(dark)
+		bgs := []color.Color{color.White}
+		if dark {
+			bgs = []color.Color{color.Black, color.RGBA{0x1e, 0x1e, 0x1e, 0xff}}
+		}
+		for name, fg := range map[string]color.Color{
+			"key":         m.help.Styles.ShortKey.GetForeground(),
+			"description": m.help.Styles.ShortDesc.GetForeground(),
+		} {
+			for _, bg := range bgs {
+				if c := contrast(fg, bg); c < 4.5 {
+					t.Errorf("dark=%v: legend %s colour %v on %v: contrast %.2f:1; want at least 4.5:1", dark, name, fg, bg, c)
+				}
+			}
+		}
+	}
+}
+
+// contrast is WCAG 2's contrast ratio of two colours.
+func contrast(a, b color.Color) float64 {
+	la, lb := luminance(a), luminance(b)
+	if la < lb {
+		la, lb = lb, la
+	}
+	return (la + 0.05) / (lb + 0.05)
+}
+
+func luminance(c color.Color) float64 {
+	if c == nil {
+		return 0
+	}
+	r, g, b, _ := c.RGBA()
+	lin := func(v uint32) float64 {
+		s := float64(v) / 0xffff
+		if s <= 0.03928 {
+			return s / 12.92
+		}
+		return math.Pow((s+0.055)/1.055, 2.4)
+	}
+	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
+}
