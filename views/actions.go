@@ -50,7 +50,11 @@ func (m *Model) action(k tea.KeyPressMsg) tea.Cmd {
 		for _, n := range m.idx.byConn[c] {
 			nums = append(nums, int(n))
 		}
-		return m.read(followCmd(m.src, c, nums))
+		at := 0
+		if msg := m.detail.Message(); msg != nil && msg.Conn == c {
+			at = msg.N
+		}
+		return m.read(followCmd(m.src, c, nums, at))
 	case key.Matches(k, m.KeyMap.Graph):
 		what := m.msgs.Title
 		if m.filter != nil || m.listener != nil {

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 	"strings"
@@ -83,4 +84,38 @@ func luminance(c color.Color) float64 {
 		return math.Pow((s+0.055)/1.055, 2.4)
 	}
 	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
+}
+
+// TestFollowOpensAtSelection (issue 30): F opens the connection's follow
+// view with the cursor on the selected message, not on the first.
+func TestFollowOpensAtSelection(t *testing.T) {
+	m := loaded(t, fake.Capture(), 80, 24)
+	m = press(t, m, "down", "down", "down")
+	sel := m.Selected()
+	if sel <= 1 {
+		t.Fatalf("selected %d after three downs; want past message 1", sel)
+	}
+	m = press(t, m, "F")
+	if m.over != FollowOverlay {
+		t.Fatalf("F: overlay %v; want the follow view", m.over)
+	}
+	lines := m.pager.Lines()
+	if c := m.pager.Cursor(); c >= len(lines) || lines[c].Msg != sel {
+		t.Errorf("F on message %d: cursor on line %d (message %d); want the first line of message %d", sel, c, lines[min(c, len(lines)-1)].Msg, sel)
+	}
+	if !strings.Contains(screen(m), fmt.Sprintf(" #%d ", sel)) {
+		t.Errorf("F on message %d: the screen does not show it:\n%s", sel, screen(m))
+	}
+}
+
+// TestCopySaysWhatWasDone (issue 30): y sends an OSC 52 copy, which the
+// terminal may drop without a word (tmux by default): the note says it
+// was sent, never that it was copied.
+func TestCopySaysWhatWasDone(t *testing.T) {
+	m := loaded(t, fake.Capture(), 80, 24)
+	m = press(t, m, "down", "y")
+	note := m.Note()
+	if strings.Contains(note, "copied") || !strings.Contains(note, "sent message ") || !strings.Contains(note, "OSC 52") || !strings.Contains(note, "may ignore") {
+		t.Errorf("y: note %q; want it to say the message was sent by OSC 52 and may be ignored", note)
+	}
 }

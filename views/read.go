@@ -38,6 +38,9 @@ func (m *Model) apply(msg tea.Msg) {
 		m.msgs, _ = m.msgs.Update(msg)
 	case overlayMsg:
 		m.openOverlay(msg.o, msg.title, msg.lines)
+		if msg.at > 0 {
+			m.pager.SetCursorMsg(msg.at)
+		}
 	case exportedMsg:
 		m.note = fmt.Sprintf("wrote %d packets to %s", msg.packets, termsafe.Escape(msg.path))
 		if msg.err != nil {
