@@ -9,6 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/fake"
 	"github.com/usmnscope/usmnscope/views/status"
 )
@@ -117,5 +119,32 @@ func TestCopySaysWhatWasDone(t *testing.T) {
 	note := m.Note()
 	if strings.Contains(note, "copied") || !strings.Contains(note, "sent message ") || !strings.Contains(note, "OSC 52") || !strings.Contains(note, "may ignore") {
 		t.Errorf("y: note %q; want it to say the message was sent by OSC 52 and may be ignored", note)
+	}
+}
+
+// TestExpertListsMissingListeners (issue 30): the expert view lists the
+// listeners a side said it lacks, by type, with their connection.
+func TestExpertListsMissingListeners(t *testing.T) {
+	src := fake.Capture()
+	tables := src.Table
+	src.Table = func(c dissect.Conn, asOf int) *session.Tables {
+		tb := tables(c, asOf)
+		if tb != nil && c == fake.USMN {
+			tb.MissingOnServer = []uint32{4003}
+			tb.Client = append(tb.Client, session.ClientEntry{ID: 4003, Type: "Sample.RadioListener, Sample", Version: 2})
+			tb.MissingOnClient = []uint32{9}
+		}
+		return tb
+	}
+	m := loaded(t, src, 160, 48)
+	m = press(t, m, "e")
+	s := screen(m)
+	for _, want := range []string{
+		"missing on the server: Sample.RadioListener, Sample v2 (client ID 4003)",
+		"missing on the client: server listener ID 9",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("expert view lacks %q:\n%s", want, s)
+		}
 	}
 }

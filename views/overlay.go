@@ -73,6 +73,39 @@ type overlayMsg struct {
 	at    int // the message whose first line the cursor opens on (0: the top)
 }
 
+// missingFindings are a connection's missing listeners as of the end of
+// the capture, one warning each (issue 30: the expert view did not list
+// them; a listener one side lacks is why module messages vanish): the
+// client IDs the server said it has no listener for, and the server IDs
+// the client said it lacks, with the type the tables know them by.
+func missingFindings(t *session.Tables) []dissect.Finding {
+	if t == nil {
+		return nil
+	}
+	var out []dissect.Finding
+	for _, id := range t.MissingOnServer {
+		what := fmt.Sprintf("client listener ID %d", id)
+		for _, e := range t.Client {
+			if e.ID == id {
+				what = fmt.Sprintf("%s v%d (client ID %d)", termsafe.Escape(e.Type), e.Version, id)
+			}
+		}
+		out = append(out, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Bit: -1,
+			Text: "missing on the server: " + what + ": the server said it has no such listener (TellClientMissingListener)"})
+	}
+	for _, id := range t.MissingOnClient {
+		what := fmt.Sprintf("server listener ID %d", id)
+		for _, e := range t.Server {
+			if e.ID == id {
+				what = fmt.Sprintf("%s v%d (server ID %d)", termsafe.Escape(e.Type), e.Version, id)
+			}
+		}
+		out = append(out, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Bit: -1,
+			Text: "missing on the client: " + what + ": the client said it has no such listener (TellServerMissingListener)"})
+	}
+	return out
+}
+
 // expertCmd reads every message's findings (the capture file may be read)
 // and joins them to the capture's and the connections'.
 func expertCmd(src Source, n int) tea.Cmd {
@@ -84,6 +117,9 @@ func expertCmd(src Source, n int) tea.Cmd {
 		for _, c := range src.Connections() {
 			conn := c.Conn
 			for _, f := range c.Findings {
+				items = append(items, expert.Item{Finding: f, Conn: &conn})
+			}
+			for _, f := range missingFindings(src.Tables(c.Conn, 0)) {
 				items = append(items, expert.Item{Finding: f, Conn: &conn})
 			}
 		}
