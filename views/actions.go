@@ -169,30 +169,45 @@ func pauseNote(paused, loading bool) string {
 	return "paused (the file is read whole: nothing new will arrive)"
 }
 
-// missingMsg counts, per connection, the listeners a side said it lacks.
-type missingMsg map[dissect.Conn]int
+// missingMsg counts, per connection, the listeners a side said it lacks,
+// and names every listener type of the capture's final tables (the filter
+// bar completes them: issue 30).
+type missingMsg struct {
+	counts    map[dissect.Conn]int
+	listeners []string
+}
 
 // missingCmd reads each connection's final tables (they may be decoded
 // again from the capture file).
 func missingCmd(src Source) tea.Cmd {
 	return func() tea.Msg {
-		out := missingMsg{}
+		out := missingMsg{counts: map[dissect.Conn]int{}}
 		conns, _ := src.ConnectionsSince(nil, 0) // summaries: findings are not needed
 		for _, c := range conns {
 			if t := src.Tables(c.Conn, 0); t != nil {
 				if k := len(t.MissingOnServer) + len(t.MissingOnClient); k > 0 {
-					out[c.Conn] = k
+					out.counts[c.Conn] = k
+				}
+				for _, e := range t.Server {
+					out.listeners = append(out.listeners, e.Type)
+				}
+				for _, e := range t.Client {
+					out.listeners = append(out.listeners, e.Type)
 				}
 			}
 		}
+		slices.Sort(out.listeners)
+		out.listeners = slices.Compact(out.listeners)
 		return out
 	}
 }
 
 // words are the filter bar's completions: field names, message names,
-// the listener types of the selected message's tables.
+// the listener types of the capture (once read) and of the selected
+// message's tables.
 func (m Model) words() []string {
 	w := slices.Clone(m.cfg.Words)
+	w = append(w, m.listenerTypes...)
 	if t := m.tables.Tables(); t != nil {
 		for _, e := range t.Server {
 			w = append(w, e.Type)

@@ -114,6 +114,9 @@ type Model struct {
 	build  func(w, h int) []frame.Row // the open overlay's lines at a size
 	note   string                     // feedback on the last action, in the status bar
 	miss   map[dissect.Conn]int
+	// listenerTypes are the listener types of every connection's final
+	// tables, which the filter bar completes (missingMsg).
+	listenerTypes []string
 
 	focus      Focus
 	showTables bool

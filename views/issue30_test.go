@@ -148,3 +148,32 @@ func TestExpertListsMissingListeners(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterCompletesListeners (issue 30): Tab in the filter bar completes
+// the listener types of the whole capture, not only those of the selected
+// message's tables (message 1 here is on a vanilla connection, which has
+// none).
+func TestFilterCompletesListeners(t *testing.T) {
+	src := fake.Capture()
+	tables := src.Table
+	src.Table = func(c dissect.Conn, asOf int) *session.Tables {
+		if asOf == 0 { // the end of the capture
+			asOf = 100
+		}
+		return tables(c, asOf)
+	}
+	m := New(src, Config{Name: "t", Parse: testParse, Words: []string{"listener", "msg"}})
+	m = send(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	m = send(m, ProgressMsg{Fraction: 1, Done: true})
+	if m.Selected() != 1 {
+		t.Fatalf("selected %d; want message 1 (vanilla)", m.Selected())
+	}
+	m = press(t, m, "/")
+	for _, r := range "listener~Sample.Ch" {
+		m = press(t, m, string(r))
+	}
+	m = press(t, m, "tab")
+	if got, want := m.bar.Value(), `listener~"Sample.ChatListener, Sample"`; got != want {
+		t.Errorf("tab after listener~Sample.Ch: %q; want %q", got, want)
+	}
+}

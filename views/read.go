@@ -47,8 +47,8 @@ func (m *Model) apply(msg tea.Msg) {
 			m.note = "export failed: " + termsafe.Escape(msg.err.Error())
 		}
 	case missingMsg:
-		m.miss = msg
-		m.conns.SetMissing(msg)
+		m.miss, m.listenerTypes = msg.counts, msg.listeners
+		m.conns.SetMissing(msg.counts)
 	}
 }
 
