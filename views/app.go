@@ -114,6 +114,8 @@ type Model struct {
 	build  func(w, h int) []frame.Row // the open overlay's lines at a size
 	note   string                     // feedback on the last action, in the status bar
 	miss   map[dissect.Conn]int
+	// markedOnly lists the marked messages only (M).
+	markedOnly bool
 	// listenerTypes are the listener types of every connection's final
 	// tables, which the filter bar completes (missingMsg).
 	listenerTypes []string
@@ -292,6 +294,15 @@ func (m *Model) cycle(d int) {
 // tables pane.
 func (m *Model) applyFilter() {
 	f, l := m.filter, m.listener
+	if m.markedOnly {
+		marked := m.markedPred()
+		if f != nil {
+			inner := f
+			f = func(msg *session.Message) bool { return marked(msg) && inner(msg) }
+		} else {
+			f = marked
+		}
+	}
 	switch {
 	case f == nil && l == nil:
 		m.msgs.SetFilter(nil, true)
@@ -461,11 +472,13 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.refresh()
 		m.note = pauseNote(m.paused, m.loading)
 	case key.Matches(k, m.KeyMap.Clear):
-		m.filter, m.listener = nil, nil
+		m.filter, m.listener, m.markedOnly = nil, nil, false
 		m.bar.Clear()
 		m.applyFilter()
 	case m.focus == FocusMessages && key.Matches(k, m.KeyMap.Pair):
 		m.jumpPair()
+	case m.timeKey(k):
+		return m, m.step(syncBudget) // a marked-only filter scans
 	default:
 		return m.route(k)
 	}
