@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/views/filterbar"
 	"github.com/usmnscope/usmnscope/views/frame"
 	"github.com/usmnscope/usmnscope/views/pager"
@@ -73,8 +72,7 @@ func (m *Model) action(k tea.KeyPressMsg) tea.Cmd {
 		case m.msgs.Scanning():
 			m.note = "the filter is still running; write again when it is done"
 		default:
-			m.note = "writing " + termsafe.Escape(m.cfg.ExportPath) + "…"
-			return exportCmd(m.src, m.cfg.Export, m.cfg.ExportPath, m.listed())
+			m.bar.OpenWrite(m.cfg.ExportPath) // writeStep takes it from there
 		}
 	case key.Matches(k, m.KeyMap.Text):
 		title, lines := m.textLines(m.w)
@@ -226,8 +224,10 @@ func (m Model) shortHelp() []key.Binding {
 	switch {
 	case m.bar.Mode() == filterbar.Filter:
 		return m.bar.KeyMap.ShortHelp()
-	case m.bar.Mode() == filterbar.Goto:
+	case m.bar.Mode() == filterbar.Goto, m.bar.Mode() == filterbar.Write:
 		return []key.Binding{m.bar.KeyMap.Accept, m.bar.KeyMap.Cancel}
+	case m.bar.Mode() == filterbar.Confirm:
+		return nil
 	case m.over != NoOverlay:
 		return m.pager.KeyMap.ShortHelp()
 	}

@@ -79,7 +79,7 @@ type Config struct {
 	// pcapng at path and returns how many it wrote: the CLI re-reads the
 	// capture file, in a command (w). Nil when there is no file to read.
 	Export     ExportFunc
-	ExportPath string // where w writes
+	ExportPath string // the file name w offers (it asks, and never replaces a file without a yes)
 	// Words are the filter bar's completions besides message names and
 	// listener types: the filter language's field names.
 	Words []string
@@ -116,6 +116,8 @@ type Model struct {
 	miss   map[dissect.Conn]int
 	// markedOnly lists the marked messages only (M).
 	markedOnly bool
+	// pendingWrite is the file w asks whether to replace.
+	pendingWrite string
 	// listenerTypes are the listener types of every connection's final
 	// tables, which the filter bar completes (missingMsg).
 	listenerTypes []string
@@ -404,6 +406,9 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.filter = msg.Match
 		m.applyFilter()
 		return m, m.step(syncBudget)
+	case filterbar.WriteMsg, filterbar.ConfirmMsg, writeTargetMsg:
+		cmd := m.writeStep(msg)
+		return m, cmd
 	case filterbar.GotoMsg:
 		m.gotoMsg(msg.N)
 		return m, nil

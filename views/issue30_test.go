@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/fake"
+	"github.com/usmnscope/usmnscope/views/filterbar"
 	"github.com/usmnscope/usmnscope/views/status"
 )
 
@@ -175,5 +178,56 @@ func TestFilterCompletesListeners(t *testing.T) {
 	m = press(t, m, "tab")
 	if got, want := m.bar.Value(), `listener~"Sample.ChatListener, Sample"`; got != want {
 		t.Errorf("tab after listener~Sample.Ch: %q; want %q", got, want)
+	}
+}
+
+// TestWriteAsksAndKeeps (issue 30): w asks for a file name (offering the
+// configured one), writes a new file at once, and replaces an existing one
+// only after a yes.
+func TestWriteAsksAndKeeps(t *testing.T) {
+	dir := t.TempDir()
+	var wrote []string
+	export := func(frames []int, path string) (int, error) {
+		wrote = append(wrote, path)
+		return len(frames), os.WriteFile(path, []byte("x"), 0o644)
+	}
+	def := filepath.Join(dir, "capture-filtered.pcapng")
+	m := New(fake.Capture(), Config{Name: "t", Parse: testParse, Export: export, ExportPath: def})
+	m = send(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	m = send(m, ProgressMsg{Fraction: 1, Done: true})
+	m = press(t, m, "w")
+	if m.bar.Mode() != filterbar.Write || m.bar.Value() != def {
+		t.Fatalf("w: bar mode %v value %q; want the write prompt offering %q", m.bar.Mode(), m.bar.Value(), def)
+	}
+	if !strings.Contains(screen(m), "write to: ") {
+		t.Errorf("w: the screen does not show the prompt:\n%s", screen(m))
+	}
+	m = press(t, m, "enter")
+	if len(wrote) != 1 || wrote[0] != def {
+		t.Fatalf("enter on a new name: wrote %q; want %q once", wrote, def)
+	}
+	// The file exists now: no without a yes.
+	m = press(t, m, "w", "enter")
+	if m.bar.Mode() != filterbar.Confirm || !strings.Contains(screen(m), "the file exists: replace it? (y/n)") {
+		t.Fatalf("w on an existing file: mode %v; want the question:\n%s", m.bar.Mode(), screen(m))
+	}
+	m = press(t, m, "n")
+	if len(wrote) != 1 || !strings.Contains(m.Note(), "not written") {
+		t.Errorf("n: wrote %q, note %q; want nothing written and said so", wrote, m.Note())
+	}
+	m = press(t, m, "w", "enter", "y")
+	if len(wrote) != 2 {
+		t.Errorf("y: wrote %q; want the file replaced", wrote)
+	}
+	// Another name, typed.
+	m = press(t, m, "w")
+	m = send(m, tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
+	other := filepath.Join(dir, "mine.pcapng")
+	for _, r := range other {
+		m = press(t, m, string(r))
+	}
+	m = press(t, m, "enter")
+	if len(wrote) != 3 || wrote[2] != other {
+		t.Errorf("a typed name: wrote %q; want %q last", wrote, other)
 	}
 }

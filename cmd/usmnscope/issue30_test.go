@@ -108,3 +108,17 @@ func TestIssue30CleanRPCConnection(t *testing.T) {
 		t.Errorf("tcp-memorypack: connection findings %v; want the one classification note", fs)
 	}
 }
+
+// TestExportPathBesideCapture: the name w offers is in the capture's
+// folder (issue 30: it was the working folder).
+func TestExportPathBesideCapture(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"/data/caps/server.pcapng", "/data/caps/server-filtered.pcapng"},
+		{"caps/old.pcap", "caps/old-filtered.pcapng"},
+		{"plain", "plain-filtered.pcapng"},
+	} {
+		if got := exportPath(tt.in); got != tt.want {
+			t.Errorf("exportPath(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
