@@ -269,7 +269,7 @@ func (s *Stream) reportSkip(why string) {
 	if s.skipped == 0 {
 		return
 	}
-	text := fmt.Sprintf("resync: skipped %d bytes at stream offset %d", s.skipped, s.skipOff)
+	text := fmt.Sprintf("resync: skipped %s at stream offset %d", dissect.Count(s.skipped, "byte"), s.skipOff)
 	if why != "" {
 		text += " " + why
 	}
@@ -339,7 +339,7 @@ func (s *Stream) resyncAt(d []byte, yield func([]byte, FrameInfo)) {
 // bytes awaiting resynchronisation are skipped (both reported) and the
 // stream resynchronises on what follows.
 func (s *Stream) Gap(n int) {
-	s.cut(fmt.Sprintf("before a gap of %d bytes", n))
+	s.cut("before a gap of " + dissect.Count(n, "byte"))
 	if n > 0 {
 		s.off += int64(n)
 		s.stats.Lost += int64(n)
