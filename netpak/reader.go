@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strconv"
 	"math"
 	"math/bits"
+	"strconv"
 	"unicode/utf8"
 	"unsafe"
 )
