@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -93,17 +95,14 @@ func Export(capture string, frames []int, path string) (int, error) {
 	return n, out.Close()
 }
 
-// ExportPath is where the TUI's w writes: beside the working directory, named for
-// the capture.
+// ExportPath is the name the TUI's w offers: beside the capture, named
+// for it (the views ask, and never replace a file without a yes).
 func ExportPath(capture string) string {
-	base := capture
-	if i := bytes.LastIndexByte([]byte(base), '/'); i >= 0 {
-		base = base[i+1:]
-	}
+	dir, base := filepath.Split(capture)
 	for _, ext := range []string{".pcapng", ".pcap"} {
-		if len(base) > len(ext) && base[len(base)-len(ext):] == ext {
-			base = base[:len(base)-len(ext)]
+		if len(base) > len(ext) && strings.HasSuffix(base, ext) {
+			base = strings.TrimSuffix(base, ext)
 		}
 	}
-	return base + "-filtered.pcapng"
+	return filepath.Join(dir, base+"-filtered.pcapng")
 }

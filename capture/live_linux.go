@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/gopacket/gopacket/afpacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"golang.org/x/sys/unix"
 )
 
@@ -128,7 +130,7 @@ func OpenLive(opt LiveOptions) (Source, error) {
 	}
 	if iface != "" {
 		if _, err := net.InterfaceByName(iface); err != nil {
-			return nil, fmt.Errorf("capture: interface %q: %w", opt.Interface, err)
+			return nil, fmt.Errorf("capture: no interface %q: %s", opt.Interface, interfaceList())
 		}
 	}
 	args := []any{
@@ -204,6 +206,22 @@ func OpenLive(opt LiveOptions) (Source, error) {
 	}
 	l.source = &source{e: newEngine(o), name: opt.Interface, size: -1, read: l.read, stats: l.kernelStats}
 	return l, nil
+}
+
+// interfaceList says which interfaces there are, for an error naming one
+// that is not (issue 30: Go's "route ip+net: no such network interface"
+// left the user to find the names).
+func interfaceList() string {
+	ifs, err := net.Interfaces()
+	if err != nil || len(ifs) == 0 {
+		return "no network interface could be listed (\"any\" captures on all)"
+	}
+	names := make([]string, 0, len(ifs)+1)
+	for _, ifc := range ifs {
+		names = append(names, termsafe.Escape(ifc.Name))
+	}
+	names = append(names, "any (all of them)")
+	return "the interfaces here are " + strings.Join(names, ", ")
 }
 
 // loopbackIndex returns the index of the loopback interface, 0 if none.

@@ -25,6 +25,9 @@ import (
 //	test    = FIELD OP VALUE | WORD
 //	OP      = "==" | "!=" | "~" | "<" | "<=" | ">" | ">="
 //
+// Wireshark's words are accepted for the operators: eq ne lt le gt ge,
+// contains (~), and (&&), or (||), not (!).
+//
 // A VALUE is a bare word or a quoted string ("…" or '…', with Go escapes).
 // A bare WORD on its own is c2s/s2c (the direction), widened, or else a
 // case-insensitive substring of the message name, so `InvokeMessageListener`
@@ -258,7 +261,58 @@ func (p *filterParser) lex() error {
 		}
 	}
 	p.toks = append(p.toks, token{kind: tokEnd, pos: len(s)})
+	p.wordOps()
 	return nil
+}
+
+// wordAliases are the operators as Wireshark's display filters also spell
+// them (issue 30): `msg eq Ping and not n gt 3`, `method contains Login`.
+var wordAliases = map[string]token{
+	"eq": {kind: tokOp, text: "=="}, "ne": {kind: tokOp, text: "!="},
+	"lt": {kind: tokOp, text: "<"}, "le": {kind: tokOp, text: "<="},
+	"gt": {kind: tokOp, text: ">"}, "ge": {kind: tokOp, text: ">="},
+	"contains": {kind: tokOp, text: "~"},
+	"and":      {kind: tokAnd, text: "&&"}, "or": {kind: tokOr, text: "||"},
+	"not": {kind: tokNot, text: "!"},
+}
+
+// wordOps turns the words of wordAliases into their operators where an
+// operator stands: a comparison word right after a field name, "and" and
+// "or" after a test or ")", "not" where a test may start. Elsewhere (a
+// value: `method == and`) a word stays a word.
+func (p *filterParser) wordOps() {
+	for i := range p.toks {
+		t := &p.toks[i]
+		if t.kind != tokWord {
+			continue
+		}
+		alias, ok := wordAliases[strings.ToLower(t.text)]
+		if !ok {
+			continue
+		}
+		prev := func(k int) tokKind {
+			if i-k < 0 {
+				return tokEnd
+			}
+			return p.toks[i-k].kind
+		}
+		// A word or string after an operator is a value; one after
+		// anything else starts a test (a field, or a bare word).
+		afterOperand := (prev(1) == tokWord || prev(1) == tokString) || prev(1) == tokRParen
+		afterField := (prev(1) == tokWord) && prev(2) != tokOp
+		var use bool
+		switch alias.kind {
+		case tokOp:
+			use = afterField
+		case tokAnd, tokOr:
+			use = afterOperand
+		case tokNot:
+			use = !afterOperand && prev(1) != tokOp
+		}
+		if use {
+			t.kind, t.text = alias.kind, alias.text
+		}
+	}
 }
 
 // lexString reads a quoted string starting at i and returns the offset after

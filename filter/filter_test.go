@@ -102,6 +102,18 @@ func TestFilterMatch(t *testing.T) {
 		{"!(dir==s2c) && widened", "negotiate"},
 		{"!!widened", "invoke negotiate"},
 		{"((n==3))", "kicked"},
+		// Wireshark's words for the operators (issue 30).
+		{"msg eq InvokeMessageListener", "invoke"},
+		{"msg EQ Kicked", "kicked"},
+		{"msg ne Kicked", "invoke negotiate"},
+		{"listener contains Chat", "invoke"},
+		{"n gt 5 and n lt 12", "invoke"},
+		{"n ge 7 && n le 7", "invoke"},
+		{"dir eq s2c or mode contains request", "invoke kicked negotiate"},
+		{"not s2c", "negotiate"},
+		{"not (dir eq s2c) and widened", "negotiate"},
+		{"s2c and not widened", "kicked"},
+		{"mode == not", ""}, // a value is a word, whatever it spells
 	}
 	names := []string{"invoke", "kicked", "negotiate"}
 	for _, tt := range tests {

@@ -63,7 +63,7 @@ func ExampleReader_Sub() {
 	r := netpak.NewReader([]byte{0xff, 0xff})
 	p := r.Sub(4, 6)
 	fmt.Println(p.Bits(6), p.Bits(1), p.Err())
-	// Output: 63 0 need 1 bits at bit 10, have 0
+	// Output: 63 0 need 1 bit at bit 10, have 0
 }
 
 func ExampleGUID() {

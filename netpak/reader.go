@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"strconv"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -34,7 +35,7 @@ type ShortError struct {
 }
 
 func (e *ShortError) Error() string {
-	return fmt.Sprintf("need %d bits at bit %d, have %d", e.Want, e.Bit, e.Have)
+	return fmt.Sprintf("need %s at bit %d, have %d", countBits(e.Want), e.Bit, e.Have)
 }
 
 // Is makes errors.Is(err, ErrShort) hold.
@@ -545,4 +546,12 @@ func (r *Reader) Transform() Transform {
 		}
 	}
 	return t
+}
+
+// countBits is "1 bit" or "N bits" (netpak is below dissect's Count).
+func countBits(n int) string {
+	if n == 1 {
+		return "1 bit"
+	}
+	return strconv.Itoa(n) + " bits"
 }

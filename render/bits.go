@@ -25,7 +25,7 @@ func Bits(out io.Writer, m *session.Message, idBits int) {
 	if m.Enum.Widened {
 		widened = "widened"
 	}
-	fmt.Fprintf(out, "%s, %d bytes, %s enum of %d bits, %d-bit server IDs\n", m.Dir, len(m.Data), widened, m.Enum.Bits, idBits)
+	fmt.Fprintf(out, "%s, %s, %s enum of %s, %d-bit server IDs\n", m.Dir, dissect.Count(len(m.Data), "byte"), widened, dissect.Count(m.Enum.Bits, "bit"), idBits)
 	fmt.Fprintf(out, "%s", MessageName(m))
 	if s := Summary(m); s != "" {
 		fmt.Fprintf(out, ": %s", s)

@@ -89,12 +89,16 @@ func ValueBits(data []byte, bit, n int) string {
 // dissect's rule in the text outputs' format ("(none)", decimal only).
 func FormatValue(v any) string { return dissect.FormatValue(v, dissect.TextValues) }
 
-// MessageName is the message name with the widened mark: a "*" when its
-// enum was read widened (wire.md 4.2).
+// widenedMark follows the name of a message whose enum was read widened
+// (docs/protocol.md "Widened enums"): the TUI's mark too, so that dump and
+// the message list say it one way ("*" marks changed table entries).
+const widenedMark = "⁺"
+
+// MessageName is the message name with the widened mark.
 func MessageName(m *session.Message) string {
 	name := termsafe.Escape(m.Name())
 	if m.Enum.Widened {
-		name += "*"
+		name += widenedMark
 	}
 	return name
 }
@@ -132,10 +136,10 @@ func Summary(m *session.Message) string {
 		}
 	}
 	if m.Kind == unturned.KindInvokeMessageListener {
-		parts = append(parts, fmt.Sprintf("%d payload bits", m.PayloadBits))
+		parts = append(parts, dissect.Count(m.PayloadBits, "payload bit"))
 	}
 	if len(parts) == 0 {
-		return fmt.Sprintf("%d bytes", len(m.Data))
+		return dissect.Count(len(m.Data), "byte")
 	}
 	return strings.Join(parts, " ")
 }
@@ -193,7 +197,7 @@ func (f Format) Tree(m *session.Message) string {
 	var b strings.Builder
 	b.WriteString(f.Line(m))
 	b.WriteByte('\n')
-	fmt.Fprintf(&b, "    frame %d, %d bytes, enum %d in %d bits", m.Frame, len(m.Data), m.Enum.Value, m.Enum.Bits)
+	fmt.Fprintf(&b, "    frame %d, %s, enum %d in %s", m.Frame, dissect.Count(len(m.Data), "byte"), m.Enum.Value, dissect.Count(m.Enum.Bits, "bit"))
 	if m.Enum.Widened {
 		b.WriteString(" (widened)")
 	}
@@ -210,7 +214,7 @@ func (f Format) Tree(m *session.Message) string {
 	fmt.Fprintf(&b, "    hex: %x\n", m.Data)
 	writeFields(&b, m.Data, m.Fields)
 	if m.Kind == unturned.KindInvokeMessageListener {
-		fmt.Fprintf(&b, "    payload: bit %d, %d bits\n", m.PayloadBit, m.PayloadBits)
+		fmt.Fprintf(&b, "    payload: bit %d, %s\n", m.PayloadBit, dissect.Count(m.PayloadBits, "bit"))
 	}
 	for _, fd := range m.Findings {
 		fmt.Fprintf(&b, "    %s %s: %s", fd.Severity, fd.Group, termsafe.Escaped(fd.Text))

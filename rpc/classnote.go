@@ -70,6 +70,7 @@ func (s *Session) sayClasses() {
 	for _, c := range t.order {
 		f := t.first[c]
 		f.Text = classText(c, t.count[c], f.N, c == t.conn)
+		f.Info = c == ulinkrpc.ClassPlain && c == t.conn
 		s.findings = append(s.findings, f)
 	}
 	t.order = nil

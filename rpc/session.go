@@ -88,6 +88,12 @@ type Config struct {
 // "findings"): N is the message that caused it, 0 for none.
 type ConnFinding struct {
 	dissect.Finding
+	// Info marks a finding that says how the connection was read, not
+	// that anything is wrong with it: the classification of a connection
+	// whose frames are all plain. It is listed with the others but does
+	// not make the connection's worst severity (issue 30: every clean
+	// ULinkRPC connection read "note").
+	Info  bool
 	N     int
 	Dir   dissect.Dir
 	Frame int

@@ -110,16 +110,13 @@ func payloadText(b *strings.Builder, r *Record) {
 		if p.Object.Null {
 			b.WriteString("null")
 		} else {
-			b.WriteString(strconv.Itoa(len(p.Object.Members)))
-			b.WriteString(" members")
+			b.WriteString(dissect.Count(len(p.Object.Members), "member"))
 		}
 		b.WriteString(", ")
-		b.WriteString(strconv.Itoa(p.Bytes))
-		b.WriteString(" bytes")
+		b.WriteString(dissect.Count(p.Bytes, "byte"))
 	default:
 		b.WriteString("raw ")
-		b.WriteString(strconv.Itoa(p.Bytes))
-		b.WriteString(" bytes")
+		b.WriteString(dissect.Count(p.Bytes, "byte"))
 	}
 }
 

@@ -109,7 +109,7 @@ func transformNode(r *Record) Node {
 
 func envelopeNode(r *Record) Node {
 	n := Node{Kind: LayerNode, Name: "envelope", Field: -1,
-		Text: fmt.Sprintf("%s, %d bytes", termsafe.Escape(r.Msg), len(r.Envelope))}
+		Text: termsafe.Escape(r.Msg) + ", " + dissect.Count(len(r.Envelope), "byte")}
 	for i, f := range r.Fields {
 		if strings.HasPrefix(f.Name, "payload.") {
 			continue
@@ -187,12 +187,12 @@ func within(o openField, f dissect.Field) bool {
 // payloadLayer describes a payload: its encoding and size, and for
 // MemoryPack without a schema the members cut.
 func payloadLayer(p *ulinkrpc.Payload) string {
-	s := fmt.Sprintf("%s, %d bytes", p.Encoding, p.Bytes)
+	s := fmt.Sprintf("%s, %s", p.Encoding, dissect.Count(p.Bytes, "byte"))
 	if o := p.Object; o != nil {
 		if o.Null {
 			return s + ", null object"
 		}
-		return s + fmt.Sprintf(", %d members cut without a schema", len(o.Members))
+		return s + ", " + dissect.Count(len(o.Members), "member") + " cut without a schema"
 	}
 	return s
 }

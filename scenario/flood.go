@@ -74,7 +74,7 @@ func (s *Scenario) checkFloods() error {
 			return fmt.Errorf("%s: message: %w", where, err)
 		}
 		if fl.Pad < 0 || len(msg)+fl.Pad > 0xffff {
-			return fmt.Errorf("%s: message and pad: %d bytes do not fit a 2-byte frame header (wire.md 2)", where, len(msg)+fl.Pad)
+			return fmt.Errorf("%s: message and pad: %d bytes do not fit a 2-byte frame header (docs/protocol.md)", where, len(msg)+fl.Pad)
 		}
 		if fl.Frames < 0 || fl.PerSegment < 1 || fl.LoseEvery < 0 {
 			return fmt.Errorf("%s: frames, per_segment and lose_every must not be negative (per_segment at least 1)", where)

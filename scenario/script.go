@@ -116,7 +116,7 @@ func hasCapture(as []Action) bool {
 // emit frames msg and queues it as a write from side d.
 func (pl *player) emit(d dissect.Dir, msg []byte) error {
 	if len(msg) > 0xffff {
-		return fmt.Errorf("message of %d bytes does not fit a 2-byte frame header (wire.md 2)", len(msg))
+		return fmt.Errorf("message of %d bytes does not fit a 2-byte frame header (docs/protocol.md)", len(msg))
 	}
 	data := make([]byte, 2+len(msg))
 	binary.BigEndian.PutUint16(data, uint16(len(msg)))
@@ -508,7 +508,7 @@ func (pl *player) message(a *Action) error {
 	d := dirOf(a.From)
 	k, ok := kindByName(pl.p, d, a.Name)
 	if !ok {
-		return fmt.Errorf("name: %q is not a %s message of wire.md 3", a.Name, d)
+		return fmt.Errorf("name: %q is not a %s message of docs/protocol.md", a.Name, d)
 	}
 	payload, _ := unhex(a.Payload)
 	return pl.emit(d, pl.e.Message(d, pl.widenedFor(a), k, payload))

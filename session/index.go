@@ -390,7 +390,7 @@ func (c *Index) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time, f
 	c.seen(cn, t)
 	defer c.account(cn.framer[dir], cn.framer[dir].Held())
 	cn.framer[dir].Gap(lost)
-	c.connFinding(cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Text: fmt.Sprintf("%s: %d bytes lost before frame %d; framing resynchronises", dir, lost, frame), Bit: -1})
+	c.connFinding(cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Text: fmt.Sprintf("%s: %s lost before frame %d; framing resynchronises", dir, dissect.Count(lost, "byte"), frame), Bit: -1})
 	c.connFindings(cn, cn.framer[dir].Findings())
 	c.block(cn, dir)
 	c.release()

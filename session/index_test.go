@@ -476,7 +476,7 @@ func ExampleIndex() {
 	}
 	// Output:
 	// 1 c2s GetWorkshopFiles +USMN v1
-	// 2 s2c DownloadWorkshopFiles "srv" 0 files +USMN v1 ids 1 bits
+	// 2 s2c DownloadWorkshopFiles "srv" 0 files +USMN v1 ids 1 bit
 	// 3 s2c srv#1 8 payload bits (unresolved)
 	// 4 s2c srv#1 Sample.ChatListener, Sample v1 +def 0 payload bits
 	// as of 3: s2c listener 1 unresolved since 3

@@ -126,6 +126,11 @@ func (c *Index) rpcEvent(cn *connection) {
 func (c *Index) rpcSync(cn *connection) {
 	fs := cn.rpc.Findings()
 	for _, f := range fs[cn.rpcFindings:] {
+		if f.Info {
+			// Listed, but not the connection's worst (rpc.ConnFinding).
+			cn.info.Findings = c.keepFinding(cn.info.Findings, &cn.info.Suppressed, f.Finding, "connection")
+			continue
+		}
 		c.connFinding(cn, f.Finding)
 	}
 	cn.rpcFindings = len(fs)

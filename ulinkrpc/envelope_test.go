@@ -115,14 +115,14 @@ func TestEnvelopeErrors(t *testing.T) {
 		err  error
 		text string
 	}{
-		{nil, ErrShort, "ulinkrpc envelope: type: need 1 bytes at byte 0, have 0"},
+		{nil, ErrShort, "ulinkrpc envelope: type: need 1 byte at byte 0, have 0"},
 		{h(`01 0000`), ErrShort, "ulinkrpc envelope: request_id: need 4 bytes at byte 1, have 2"},
 		{h(`01 00000001 00000001 00000001 ffffffff`), ErrInvalidLength, "ulinkrpc envelope: length: invalid length -1 (0..67108864) at byte 13"},
 		{h(`01 00000001 00000001 00000001 04000001`), ErrInvalidLength, "ulinkrpc envelope: length: invalid length 67108865 (0..67108864) at byte 13"},
 		{h(`01 00000001 00000001 00000001 00000005 0102`), ErrShort, "ulinkrpc envelope: payload: need 5 bytes at byte 17, have 2"},
 		{append(bytes.Clone(vecRequest), 0), ErrTrailing, "ulinkrpc envelope: Request: 1 trailing bytes at byte 24"},
 		{append(bytes.Clone(vecPing), 0, 0), ErrTrailing, "ulinkrpc envelope: KeepAlivePing: 2 trailing bytes at byte 9"},
-		{h(`02 00000001 00 00000000`), ErrShort, "ulinkrpc envelope: has_error: need 1 bytes at byte 10, have 0"},
+		{h(`02 00000001 00 00000000`), ErrShort, "ulinkrpc envelope: has_error: need 1 byte at byte 10, have 0"},
 		{h(`02 00000001 00 00000000 01 00000009 41`), ErrShort, "ulinkrpc envelope: error: need 9 bytes at byte 15, have 1"},
 		{h(`02 00000001 00 00000000 01 80000000`), ErrInvalidLength, "ulinkrpc envelope: error_length: invalid length -2147483648 (0..67108864) at byte 11"},
 	}

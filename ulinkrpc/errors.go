@@ -54,7 +54,7 @@ func (e *Error) Error() string {
 		s += e.Field + ": "
 	}
 	if e.Err == ErrShort {
-		return s + fmt.Sprintf("need %d bytes at byte %d, have %d", e.Need, e.Offset, e.Have)
+		return s + fmt.Sprintf("need %s at byte %d, have %d", dissect.Count(e.Need, "byte"), e.Offset, e.Have)
 	}
 	return s + e.Detail + fmt.Sprintf(" at byte %d", e.Offset)
 }

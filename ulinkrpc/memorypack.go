@@ -152,7 +152,7 @@ func (c *cutter) guess(m *MPMember, b []byte, off, depth int) {
 		if o := c.object(r, "", depth+1); r.err == nil && r.left() == 0 && !hasEmpty(o) {
 			shift(&o, off)
 			m.Object = &o
-			m.Guess = fmt.Sprintf("object (%d members)", len(o.Members))
+			m.Guess = "object (" + dissect.Count(len(o.Members), "member") + ")"
 			return
 		}
 	}
@@ -200,7 +200,7 @@ func (c *cutter) guess(m *MPMember, b []byte, off, depth int) {
 		v := int64(binary.LittleEndian.Uint64(b))
 		m.Guess, m.Value = fmt.Sprintf("i64 %d / f64 %g", v, math.Float64frombits(uint64(v))), v
 	default:
-		m.Guess, m.Value = fmt.Sprintf("%d bytes", len(b)), b
+		m.Guess, m.Value = dissect.Count(len(b), "byte"), b
 	}
 }
 

@@ -500,7 +500,7 @@ func (w *WebSocket) Abandon(why string, ev func(WSEvent)) {
 
 func (w *WebSocket) reportSkip(why string) {
 	if w.skipped > 0 {
-		w.find(warn(dissect.Sequence, -1, "websocket: resync: skipped %d bytes%s", w.skipped, why))
+		w.find(warn(dissect.Sequence, -1, "websocket: resync: skipped %s%s", dissect.Count(w.skipped, "byte"), why))
 		w.skipped = 0
 	}
 }
@@ -523,14 +523,14 @@ func (w *WebSocket) Gap(n int, ev func(WSEvent)) {
 			w.frameEnd(ev)
 		}
 	case w.state == wsHTTP:
-		w.find(errf(dissect.Sequence, -1, "websocket: gap of %d bytes in the HTTP head", n))
+		w.find(errf(dissect.Sequence, -1, "websocket: gap of %s in the HTTP head", dissect.Count(n, "byte")))
 		w.state = wsDead
 	default:
 		ev(WSEvent{Kind: WSGap, Offset: w.off, Gap: n})
 		if w.state == wsLost {
 			w.skipped += len(w.rbuf)
 		}
-		w.find(warn(dissect.Sequence, -1, "websocket: gap of %d bytes at stream offset %d across a frame boundary: resynchronising", n, w.off))
+		w.find(warn(dissect.Sequence, -1, "websocket: gap of %s at stream offset %d across a frame boundary: resynchronising", dissect.Count(n, "byte"), w.off))
 		w.head = w.head[:0]
 		w.lose(w.off+int64(n), nil)
 	}

@@ -293,7 +293,7 @@ func TestFramerStartUnsynced(t *testing.T) {
 			}
 			var wantFs []string
 			if tt.skipped > 0 {
-				wantFs = []string{fmt.Sprintf("resync: skipped %d bytes at stream offset 0", tt.skipped)}
+				wantFs = []string{"resync: skipped " + dissect.Count(tt.skipped, "byte") + " at stream offset 0"}
 			}
 			if texts := findingTexts(fs); !slices.Equal(texts, wantFs) {
 				t.Errorf("%s: findings %q; want %q", tt.name, texts, wantFs)
@@ -341,8 +341,8 @@ func TestFramerGap(t *testing.T) {
 				{"010203", FrameInfo{Offset: 19}},
 			},
 			findings: []string{
-				"framing: dropped a partial message at stream offset 5: had 2 of 4 bytes before a gap of 1 bytes",
-				"resync: skipped 1 bytes at stream offset 8",
+				"framing: dropped a partial message at stream offset 5: had 2 of 4 bytes before a gap of 1 byte",
+				"resync: skipped 1 byte at stream offset 8",
 			},
 		},
 		{

@@ -462,5 +462,8 @@ func (p *Profile) TOML() string {
 	enc := toml.NewEncoder(&b)
 	enc.Indent = ""
 	_ = enc.Encode(p)
-	return b.String()
+	// The magic in hex, as profile infer prints it and as it reads on the
+	// wire ("USMN"): the encoder writes every integer in decimal.
+	dec := fmt.Sprintf("marker_magic = %d\n", p.MarkerMagic)
+	return strings.Replace(b.String(), dec, fmt.Sprintf("marker_magic = 0x%08X\n", p.MarkerMagic), 1)
 }

@@ -3,6 +3,7 @@ package unturned
 import (
 	"strconv"
 
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 )
 
@@ -113,21 +114,18 @@ func (d *Decoded) appendVanillaSummary(b []byte) []byte {
 	case KindDownloadWorkshopFiles:
 		b = quote(b, v.Text)
 		b = append(b, ' ')
-		b = strconv.AppendInt(b, int64(v.Files), 10)
-		b = append(b, " files"...)
+		b = dissect.AppendCount(b, int64(v.Files), "file")
 	}
 	if d.HasMarker {
 		b = appendID(b, " +USMN v", d.Marker.Version)
 		if d.Marker.HasIDBits {
 			b = append(b, " ids "...)
-			b = strconv.AppendInt(b, int64(d.Marker.IDBits), 10)
-			b = append(b, " bits"...)
+			b = dissect.AppendCount(b, int64(d.Marker.IDBits), "bit")
 		}
 	}
 	if d.TrailerBits > 0 {
 		b = append(b, " +trailer "...)
-		b = strconv.AppendInt(b, int64(d.TrailerBits), 10)
-		b = append(b, " bits"...)
+		b = dissect.AppendCount(b, int64(d.TrailerBits), "bit")
 	}
 	return b
 }
@@ -206,6 +204,5 @@ func appendID(b []byte, prefix string, v uint32) []byte {
 
 func appendPayloadBits(b []byte, n int) []byte {
 	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(n), 10)
-	return append(b, " payload bits"...)
+	return dissect.AppendCount(b, int64(n), "payload bit")
 }

@@ -19,7 +19,7 @@ func TestSummary(t *testing.T) {
 		{dissect.S2C, w, e.InvokeS2C(true, Invoke{HasDefinition: true, IDBits: 2, ServerID: 2, Type: "Sample.ChatListener, Sample", Version: 1}, make([]byte, 11)),
 			"srv#2 Sample.ChatListener, Sample v1 +def 88 payload bits"},
 		{dissect.S2C, w, e.InvokeS2C(true, Invoke{IDBits: 2, ServerID: 1}, []byte{1}), "srv#1 15 payload bits"},
-		{dissect.C2S, w, e.InvokeC2S(true, Invoke{HasClientID: true, ClientID: 4001}, nil), "cli#4001 1 payload bits"},
+		{dissect.C2S, w, e.InvokeC2S(true, Invoke{HasClientID: true, ClientID: 4001}, nil), "cli#4001 1 payload bit"},
 		{dissect.S2C, w, e.Negotiate(dissect.S2C, true, Negotiate{Mode: TellClientListenerID, ClientID: 4001, ServerID: 0, IDBits: 2, Version: 1, Type: "A"}),
 			"TellClientListenerId cli#4001 → srv#0 A v1"},
 		{dissect.C2S, w, e.Negotiate(dissect.C2S, true, Negotiate{Mode: TellServerMissingListener, ServerID: 3, IDBits: 2}), "TellServerMissingListener srv#3"},

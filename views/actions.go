@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/views/filterbar"
 	"github.com/usmnscope/usmnscope/views/frame"
 	"github.com/usmnscope/usmnscope/views/pager"
@@ -50,7 +49,11 @@ func (m *Model) action(k tea.KeyPressMsg) tea.Cmd {
 		for _, n := range m.idx.byConn[c] {
 			nums = append(nums, int(n))
 		}
-		return m.read(followCmd(m.src, c, nums))
+		at := 0
+		if msg := m.detail.Message(); msg != nil && msg.Conn == c {
+			at = msg.N
+		}
+		return m.read(followCmd(m.src, c, nums, at))
 	case key.Matches(k, m.KeyMap.Graph):
 		what := m.msgs.Title
 		if m.filter != nil || m.listener != nil {
@@ -69,8 +72,7 @@ func (m *Model) action(k tea.KeyPressMsg) tea.Cmd {
 		case m.msgs.Scanning():
 			m.note = "the filter is still running; write again when it is done"
 		default:
-			m.note = "writing " + termsafe.Escape(m.cfg.ExportPath) + "…"
-			return exportCmd(m.src, m.cfg.Export, m.cfg.ExportPath, m.listed())
+			m.bar.OpenWrite(m.cfg.ExportPath) // writeStep takes it from there
 		}
 	case key.Matches(k, m.KeyMap.Text):
 		title, lines := m.textLines(m.w)
@@ -165,30 +167,45 @@ func pauseNote(paused, loading bool) string {
 	return "paused (the file is read whole: nothing new will arrive)"
 }
 
-// missingMsg counts, per connection, the listeners a side said it lacks.
-type missingMsg map[dissect.Conn]int
+// missingMsg counts, per connection, the listeners a side said it lacks,
+// and names every listener type of the capture's final tables (the filter
+// bar completes them: issue 30).
+type missingMsg struct {
+	counts    map[dissect.Conn]int
+	listeners []string
+}
 
 // missingCmd reads each connection's final tables (they may be decoded
 // again from the capture file).
 func missingCmd(src Source) tea.Cmd {
 	return func() tea.Msg {
-		out := missingMsg{}
+		out := missingMsg{counts: map[dissect.Conn]int{}}
 		conns, _ := src.ConnectionsSince(nil, 0) // summaries: findings are not needed
 		for _, c := range conns {
 			if t := src.Tables(c.Conn, 0); t != nil {
 				if k := len(t.MissingOnServer) + len(t.MissingOnClient); k > 0 {
-					out[c.Conn] = k
+					out.counts[c.Conn] = k
+				}
+				for _, e := range t.Server {
+					out.listeners = append(out.listeners, e.Type)
+				}
+				for _, e := range t.Client {
+					out.listeners = append(out.listeners, e.Type)
 				}
 			}
 		}
+		slices.Sort(out.listeners)
+		out.listeners = slices.Compact(out.listeners)
 		return out
 	}
 }
 
 // words are the filter bar's completions: field names, message names,
-// the listener types of the selected message's tables.
+// the listener types of the capture (once read) and of the selected
+// message's tables.
 func (m Model) words() []string {
 	w := slices.Clone(m.cfg.Words)
+	w = append(w, m.listenerTypes...)
 	if t := m.tables.Tables(); t != nil {
 		for _, e := range t.Server {
 			w = append(w, e.Type)
@@ -207,19 +224,29 @@ func (m Model) shortHelp() []key.Binding {
 	switch {
 	case m.bar.Mode() == filterbar.Filter:
 		return m.bar.KeyMap.ShortHelp()
-	case m.bar.Mode() == filterbar.Goto:
+	case m.bar.Mode() == filterbar.Goto, m.bar.Mode() == filterbar.Write:
 		return []key.Binding{m.bar.KeyMap.Accept, m.bar.KeyMap.Cancel}
+	case m.bar.Mode() == filterbar.Confirm:
+		return nil
 	case m.over != NoOverlay:
 		return m.pager.KeyMap.ShortHelp()
 	}
-	pane := m.paneHelp().ShortHelp()
+	// "? help" and "q quit" first: the legend is cut at the right edge,
+	// and at 80 columns they were what it lost (issue 30).
+	keys := []key.Binding{m.KeyMap.Help, m.KeyMap.Quit}
+	keys = append(keys, m.paneHelp().ShortHelp()...)
 	if p := m.pair(); p > 0 && m.focus == FocusMessages {
 		// Offered only where it acts: a paired message in the list.
 		b := m.KeyMap.Pair
 		b.SetHelp("enter", fmt.Sprintf("go to pair #%d", p))
-		pane = append(pane, b)
+		keys = append(keys, b)
 	}
-	return append(pane, m.KeyMap.ShortHelp()...)
+	for _, b := range m.KeyMap.ShortHelp() {
+		if b.Help().Key != m.KeyMap.Help.Help().Key && b.Help().Key != m.KeyMap.Quit.Help().Key {
+			keys = append(keys, b)
+		}
+	}
+	return keys
 }
 
 // rewrap wraps rows of text (built for another width) to w.

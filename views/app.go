@@ -79,7 +79,7 @@ type Config struct {
 	// pcapng at path and returns how many it wrote: the CLI re-reads the
 	// capture file, in a command (w). Nil when there is no file to read.
 	Export     ExportFunc
-	ExportPath string // where w writes
+	ExportPath string // the file name w offers (it asks, and never replaces a file without a yes)
 	// Words are the filter bar's completions besides message names and
 	// listener types: the filter language's field names.
 	Words []string
@@ -114,6 +114,13 @@ type Model struct {
 	build  func(w, h int) []frame.Row // the open overlay's lines at a size
 	note   string                     // feedback on the last action, in the status bar
 	miss   map[dissect.Conn]int
+	// markedOnly lists the marked messages only (M).
+	markedOnly bool
+	// pendingWrite is the file w asks whether to replace.
+	pendingWrite string
+	// listenerTypes are the listener types of every connection's final
+	// tables, which the filter bar completes (missingMsg).
+	listenerTypes []string
 
 	focus      Focus
 	showTables bool
@@ -289,6 +296,15 @@ func (m *Model) cycle(d int) {
 // tables pane.
 func (m *Model) applyFilter() {
 	f, l := m.filter, m.listener
+	if m.markedOnly {
+		marked := m.markedPred()
+		if f != nil {
+			inner := f
+			f = func(msg *session.Message) bool { return marked(msg) && inner(msg) }
+		} else {
+			f = marked
+		}
+	}
 	switch {
 	case f == nil && l == nil:
 		m.msgs.SetFilter(nil, true)
@@ -390,6 +406,9 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.filter = msg.Match
 		m.applyFilter()
 		return m, m.step(syncBudget)
+	case filterbar.WriteMsg, filterbar.ConfirmMsg, writeTargetMsg:
+		cmd := m.writeStep(msg)
+		return m, cmd
 	case filterbar.GotoMsg:
 		m.gotoMsg(msg.N)
 		return m, nil
@@ -458,11 +477,13 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.refresh()
 		m.note = pauseNote(m.paused, m.loading)
 	case key.Matches(k, m.KeyMap.Clear):
-		m.filter, m.listener = nil, nil
+		m.filter, m.listener, m.markedOnly = nil, nil, false
 		m.bar.Clear()
 		m.applyFilter()
 	case m.focus == FocusMessages && key.Matches(k, m.KeyMap.Pair):
 		m.jumpPair()
+	case m.timeKey(k):
+		return m, m.step(syncBudget) // a marked-only filter scans
 	default:
 		return m.route(k)
 	}

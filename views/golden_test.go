@@ -52,6 +52,8 @@ func keyPress(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyTab}
 	case "enter":
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "ctrl+t":
+		return tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl}
 	}
 	return tea.KeyPressMsg{Code: []rune(k)[0], Text: k}
 }
@@ -77,6 +79,17 @@ func TestGoldenSynthetic(t *testing.T) {
 		{"follow", []string{":", "4", "enter", "F"}},
 		{"graph", []string{"i"}},
 		{"text", []string{":", "4", "enter", "tab", "j", "j", "j", "j", "j", "v"}},
+		// Issue 30: the time formats (T cycles: UTC, local, delta, delta
+		// on the connection; local time is left out, it depends on the
+		// zone), a time reference (ctrl+t on message 3), marks on
+		// messages 2 and 4, then the marked ones only (M), and ] from the
+		// top to the second mark.
+		{"time-utc", []string{"T"}},
+		{"time-delta", []string{"T", "T", "T"}},
+		{"time-deltaconn", []string{"T", "T", "T", "T"}},
+		{"timeref", []string{":", "3", "enter", "ctrl+t"}},
+		{"marks", []string{"j", "m", "j", "j", "m", "M"}},
+		{"marks-next", []string{"j", "m", "j", "j", "m", "g", "]", "]"}},
 	} {
 		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
 			name := sc.name + "-" + map[int]string{80: "80x24", 160: "160x48"}[sz[0]]

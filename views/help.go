@@ -33,7 +33,8 @@ func (m Model) helpLines(width int) []frame.Row {
 	section("Every list pane (mouse: click selects, wheel scrolls)", l.Up, l.Down, l.Top, l.Bottom)
 	pair := k.Pair
 	pair.SetHelp("enter", "go to the paired message and back: Request ↔ Response, KeepAlivePing ↔ Pong, PingRequest ↔ PingResponse")
-	section("Messages", m.msgs.KeyMap.PageUp, m.msgs.KeyMap.PageDown, pair)
+	section("Messages", m.msgs.KeyMap.PageUp, m.msgs.KeyMap.PageDown, pair, k.Mark, k.NextMark, k.PrevMark, k.MarkedOnly)
+	section("Time column", k.TimeFormat, k.TimeRef)
 	section("Detail (field tree)", m.detail.KeyMap.Toggle, m.detail.KeyMap.Expand, m.detail.KeyMap.Collapse)
 	b := m.bits.KeyMap
 	section("Bits", b.Left, b.Right, b.PrevField, b.Order, b.Bytes)
@@ -46,7 +47,9 @@ func (m Model) helpLines(width int) []frame.Row {
 	for _, s := range [][2]string{
 		{"E W N", "first column: the message's worst finding is an error, warning, note"},
 		{"→ ←", "direction: client to server, server to client"},
-		{"⁺", "after a name: read with the widened message enum (wire.md 4.2)"},
+		{"⁺", "after a name: read with the widened message enum (docs/protocol.md)"},
+		{"•", "after the first column: a marked message (m)"},
+		{"*REF*", "time column: the time reference (ctrl+t); times since first count from it"},
 		{"c1 c2 …", "connection names, in the order seen; rows of all connections show them"},
 		{"usmn C/S", "USMN marker seen from the client / server; - when not"},
 		{"wide:c2s,s2c", "directions whose enum is widened; ? when inferred, not seen"},

@@ -9,6 +9,9 @@ type KeyMap struct {
 	// Pair goes from the selected message to its partner (outputs.md
 	// "Pairing"), in the message list, where Enter has no other use.
 	Pair key.Binding
+	// The time column and marks (timemarks.go): TimeFormat and TimeRef
+	// everywhere, the marks in the message list.
+	TimeFormat, TimeRef, Mark, NextMark, PrevMark, MarkedOnly key.Binding
 }
 
 // DefaultKeyMap returns bindings familiar from less, vim and Wireshark.
@@ -31,6 +34,12 @@ func DefaultKeyMap() KeyMap {
 		Write:      key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "write pcapng")),
 		Text:       key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "view full text")),
 		Pair:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to pair")),
+		TimeFormat: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "time: since first, UTC, local, delta, delta on connection")),
+		TimeRef:    key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "set or clear the time reference (the selected message)")),
+		Mark:       key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "mark or unmark the selected message")),
+		NextMark:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next marked message")),
+		PrevMark:   key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous marked message")),
+		MarkedOnly: key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "list marked messages only, or all again")),
 	}
 }
 

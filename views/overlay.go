@@ -3,6 +3,7 @@ package views
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,6 +70,40 @@ type overlayMsg struct {
 	o     Overlay
 	title string
 	lines func(w, h int) []frame.Row
+	at    int // the message whose first line the cursor opens on (0: the top)
+}
+
+// missingFindings are a connection's missing listeners as of the end of
+// the capture, one warning each (issue 30: the expert view did not list
+// them; a listener one side lacks is why module messages vanish): the
+// client IDs the server said it has no listener for, and the server IDs
+// the client said it lacks, with the type the tables know them by.
+func missingFindings(t *session.Tables) []dissect.Finding {
+	if t == nil {
+		return nil
+	}
+	var out []dissect.Finding
+	for _, id := range t.MissingOnServer {
+		what := fmt.Sprintf("client listener ID %d", id)
+		for _, e := range t.Client {
+			if e.ID == id {
+				what = fmt.Sprintf("%s v%d (client ID %d)", termsafe.Escape(e.Type), e.Version, id)
+			}
+		}
+		out = append(out, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Bit: -1,
+			Text: "missing on the server: " + what + ": the server said it has no such listener (TellClientMissingListener)"})
+	}
+	for _, id := range t.MissingOnClient {
+		what := fmt.Sprintf("server listener ID %d", id)
+		for _, e := range t.Server {
+			if e.ID == id {
+				what = fmt.Sprintf("%s v%d (server ID %d)", termsafe.Escape(e.Type), e.Version, id)
+			}
+		}
+		out = append(out, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Bit: -1,
+			Text: "missing on the client: " + what + ": the client said it has no such listener (TellServerMissingListener)"})
+	}
+	return out
 }
 
 // expertCmd reads every message's findings (the capture file may be read)
@@ -82,6 +117,9 @@ func expertCmd(src Source, n int) tea.Cmd {
 		for _, c := range src.Connections() {
 			conn := c.Conn
 			for _, f := range c.Findings {
+				items = append(items, expert.Item{Finding: f, Conn: &conn})
+			}
+			for _, f := range missingFindings(src.Tables(c.Conn, 0)) {
 				items = append(items, expert.Item{Finding: f, Conn: &conn})
 			}
 		}
@@ -103,10 +141,16 @@ func expertCmd(src Source, n int) tea.Cmd {
 	}
 }
 
-// followCmd reads the messages of one connection.
-func followCmd(src Source, c dissect.Conn, nums []int) tea.Cmd {
+// followCmd reads the messages of one connection; the view opens at
+// message at, the selection (issue 30: it opened at the connection's first
+// message), and when the connection has more than follow.Limit messages
+// the ones read start far enough before it to hold it.
+func followCmd(src Source, c dissect.Conn, nums []int, at int) tea.Cmd {
 	return func() tea.Msg {
 		more := len(nums) > follow.Limit
+		if i := slices.Index(nums, at); i >= follow.Limit {
+			nums = nums[i-follow.Limit/2:]
+		}
 		nums = nums[:min(len(nums), follow.Limit)]
 		msgs := make([]*session.Message, 0, len(nums))
 		for _, n := range nums {
@@ -115,7 +159,7 @@ func followCmd(src Source, c dissect.Conn, nums []int) tea.Cmd {
 			}
 		}
 		var t0 = msgs0(src)
-		return overlayMsg{o: FollowOverlay, title: "Follow " + c.String(), lines: func(int, int) []frame.Row { return follow.Lines(msgs, t0, more) }}
+		return overlayMsg{o: FollowOverlay, title: "Follow " + c.String(), lines: func(int, int) []frame.Row { return follow.Lines(msgs, t0, more) }, at: at}
 	}
 }
 
@@ -174,6 +218,12 @@ func (m *Model) listed() []int {
 	return out
 }
 
+// osc52Said is what the note says of an OSC 52 copy: the terminal is
+// asked, and no answer comes back, so whether the clipboard took it is not
+// known (tmux drops it unless set-clipboard is on; issue 30: the note said
+// "copied" when it had not been).
+const osc52Said = "to the clipboard by OSC 52 (the terminal may ignore it; tmux: set-clipboard on)"
+
 // copyCmd copies the selected field's value, or the selected message's
 // bytes in hex, to the clipboard with OSC 52 (tea.SetClipboard): the only
 // escape sequence besides styling that the TUI writes, and only here.
@@ -187,11 +237,11 @@ func (m *Model) copyCmd() tea.Cmd {
 	if m.focus == FocusDetail || m.focus == FocusBits {
 		if f := m.detail.SelectedField(); f >= 0 && f < len(fields) {
 			v := dissect.FormatValue(fields[f].Value, dissect.TreeValues)
-			m.note = fmt.Sprintf("copied the value of %s", termsafe.Escape(fields[f].Name))
+			m.note = fmt.Sprintf("sent the value of %s %s", termsafe.Escape(fields[f].Name), osc52Said)
 			return tea.SetClipboard(v)
 		}
 	}
-	m.note = fmt.Sprintf("copied message %d: %d bytes as hex", msg.N, len(data))
+	m.note = fmt.Sprintf("sent message %d (%s as hex) %s", msg.N, dissect.Count(len(data), "byte"), osc52Said)
 	return tea.SetClipboard(hex.EncodeToString(data))
 }
 

@@ -38,14 +38,17 @@ func (m *Model) apply(msg tea.Msg) {
 		m.msgs, _ = m.msgs.Update(msg)
 	case overlayMsg:
 		m.openOverlay(msg.o, msg.title, msg.lines)
+		if msg.at > 0 {
+			m.pager.SetCursorMsg(msg.at)
+		}
 	case exportedMsg:
 		m.note = fmt.Sprintf("wrote %d packets to %s", msg.packets, termsafe.Escape(msg.path))
 		if msg.err != nil {
 			m.note = "export failed: " + termsafe.Escape(msg.err.Error())
 		}
 	case missingMsg:
-		m.miss = msg
-		m.conns.SetMissing(msg)
+		m.miss, m.listenerTypes = msg.counts, msg.listeners
+		m.conns.SetMissing(msg.counts)
 	}
 }
 

@@ -92,7 +92,7 @@ func TestCopyOSC52OnlyOnY(t *testing.T) {
 	}
 	// Message 2's bytes, base64 of their hex.
 	msg := fake.Capture().Message(2)
-	if !bytes.Contains(out, []byte(b64hex(msg.Data))) || !strings.Contains(m.Note(), "copied message 2") {
+	if !bytes.Contains(out, []byte(b64hex(msg.Data))) || !strings.Contains(m.Note(), "sent message 2 ") {
 		t.Errorf("clipboard lacks message 2's hex; note %q", m.Note())
 	}
 }

@@ -39,12 +39,13 @@ func newCmdBits(s *streams, runF func(*bitsOptions) error) *cobra.Command {
 		Long: `Decodes one SystemSockets message (without its 2-byte length header) pasted
 from a log and prints every field with its bit offset, bit length, its bits
 (most significant first) and its value, then a bit-level hexdump in which
-each bit carries the letter of the field it belongs to (wire.md 1.1: stream
-bit k is bit k mod 8 of byte k/8, drawn at column 7-(k mod 8)). Spaces,
+each bit carries the letter of the field it belongs to (NetPak is LSB
+first: stream bit k is bit k mod 8 of byte k/8, drawn at column
+7-(k mod 8); docs/protocol.md). Spaces,
 colons and a 0x prefix in the hex are ignored; HEX "-" reads it from
 standard input. --json prints one dump
-record (outputs.md). A pasted message has no handshake to tell its enum
-width (wire.md 4.2): when the other width decodes it as a USMN message, a
+record (docs/json.md). A pasted message has no handshake to tell its enum
+width (docs/protocol.md, "Widened enums"): when the other width decodes it as a USMN message, a
 hint on standard error says so.`,
 		Example: `  usmnscope bits --dir s2c 8c 00 00 62 79 65
   usmnscope bits --dir s2c 6a 70 00 33 2e 32 36 2e 33 2e 34
@@ -63,9 +64,9 @@ hint on standard error says so.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.dir, "dir", "c2s", "direction: c2s (client to server) or s2c")
-	f.BoolVar(&o.widened, "widened", false, "read the message enum widened (wire.md 4.2: both peers run USMN)")
-	f.IntVar(&o.idBits, "id-bits", 0, "Serverside_ID_Bit_Count in force (wire.md 4.3)")
-	f.BoolVar(&o.json, "json", false, "print one JSON dump record (outputs.md)")
+	f.BoolVar(&o.widened, "widened", false, "read the message enum widened (both peers run USMN; docs/protocol.md)")
+	f.IntVar(&o.idBits, "id-bits", 0, "Serverside_ID_Bit_Count in force (docs/protocol.md)")
+	f.BoolVar(&o.json, "json", false, "print one JSON dump record (docs/json.md)")
 	_ = cmd.RegisterFlagCompletionFunc("dir", cobra.FixedCompletions([]string{"c2s", "s2c"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

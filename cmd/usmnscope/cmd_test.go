@@ -195,7 +195,7 @@ func TestDumpFilterLines(t *testing.T) {
 		t.Errorf("dump --filter printed\n%s\nwant messages 15 and 16", out)
 	}
 	for _, l := range lines {
-		if !strings.Contains(l, " c2s NegotiateListenerDetails* ") {
+		if !strings.Contains(l, " c2s NegotiateListenerDetails⁺ ") {
 			t.Errorf("line %q lacks direction and widened name", l)
 		}
 	}

@@ -1,18 +1,19 @@
-// Command usmnscope inspects Unturned SystemSockets traffic and USMN module
-// messages. See README.md.
+// Command usmnscope inspects Unturned SystemSockets traffic, USMN module
+// messages and ULinkRPC calls. See README.md and docs/ (the user's
+// reference: commands, JSON keys, schemas, profiles).
 //
 // # Commands
 //
 // dump prints the decoded messages of a capture (one line each, -V field
 // trees with bit strings and the message hex, -x hex and ASCII as tshark -x,
-// --json NDJSON per ../../../shared/spec/outputs.md);
-// tables prints the per-connection listener-ID tables of wire.md 4.5;
-// bits decodes one message pasted as hex; profile show prints the profile of
-// wire.md 6 and profile infer the one that best explains a capture
+// --json NDJSON, every key in docs/json.md);
+// tables prints the per-connection listener-ID tables (docs/protocol.md);
+// bits decodes one message pasted as hex; profile show prints the profile
+// (docs/profile.md) and profile infer the one that best explains a capture
 // (internal/infer); open and live run the TUI, which an idle flush
 // (internal/tuifeed) keeps within 100 ms of what has arrived; gen and simulate
 // write fixture captures. --decode-as names the protocol of a TCP port
-// (internal/pipeline's registry, wire.md 2).
+// (internal/pipeline's registry, docs/protocol.md).
 //
 // # Wiring
 //
@@ -30,7 +31,7 @@
 // # Output rules
 //
 // Wire strings in text output are escaped (termsafe.Escape) so they cannot
-// drive the terminal; JSON keeps them exact. Exit status follows outputs.md:
+// drive the terminal; JSON keeps them exact. Exit status follows docs/cli.md:
 // 0 success (findings included), 1 unreadable input, 2 usage. A usage
 // error names what is wrong in words and is followed by the command's
 // usage line; an unknown command by the ones it may have meant (usage.go).

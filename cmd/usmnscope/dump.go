@@ -33,15 +33,15 @@ func newCmdDump(s *streams, runF func(*dumpOptions) error) *cobra.Command {
 	o := &dumpOptions{IO: s}
 	cmd := &cobra.Command{
 		Use:   "dump CAPTURE",
-		Short: "Print the decoded messages of a capture",
-		Long: `Decodes every SystemSockets message of a pcap or pcapng capture (a file, or
-- for standard input) and prints one line per message: number, time since
-the first message, connection, direction, message name (with * when its
-enum was read widened) and a summary. -V adds the field tree with each
+		Short: "Print the decoded messages of a capture: SystemSockets, USMN and ULinkRPC",
+		Long: `Decodes every SystemSockets message and every ULinkRPC frame of a pcap or
+pcapng capture (a file, or - for standard input) and prints one line per
+message: number, time since the first message, connection, direction,
+message name (with ⁺ when its enum was read widened) and a summary. -V adds the field tree with each
 field's bit offset, bit length and Wireshark-style bit string, after the
 message's bytes as one hex string (paste it into usmnscope bits); -x prints
 each message's bytes as hex and ASCII (like tshark -x); --json prints NDJSON
-records (outputs.md), the bytes in "hex".
+records (every key in docs/json.md), the bytes in "hex".
 
 A filter selects messages: ==, !=, ~ (substring), <, <=, >, >= over the
 fields dir, msg, listener, id (listener.id), server_id, client_id, severity
@@ -49,7 +49,7 @@ fields dir, msg, listener, id (listener.id), server_id, client_id, severity
 ulinkrpc) and latency (a duration: latency>1ms), and for ULinkRPC service,
 method, service_id, method_id, request_id, status and payload.<member>,
 combined with &&, || and ! and parentheses. A bare word matches the message
-name. With payload schemas (--schema, schema.md), payload_message,
+name. With payload schemas (--schema, docs/schema.md), payload_message,
 payload_method and every payload.<field> (payload.text ~ "hi",
 payload.items[].amount > 1) too. Messages of both protocols are numbered
 and printed in one sequence, by arrival.`,
@@ -74,7 +74,7 @@ and printed in one sequence, by arrival.`,
 	f := cmd.Flags()
 	f.BoolVarP(&o.verbose, "verbose", "V", false, "print the field tree of each message with bit strings")
 	f.BoolVarP(&o.hex, "hex", "x", false, "print each message's bytes as hex and ASCII after it (like tshark -x)")
-	f.BoolVar(&o.json, "json", false, "print one JSON record per message (NDJSON, outputs.md)")
+	f.BoolVar(&o.json, "json", false, "print one JSON record per message (NDJSON, docs/json.md)")
 	f.StringVar(&o.filter, "filter", "", "print only the messages matching `EXPR` (see above)")
 	return cmd
 }

@@ -99,7 +99,7 @@ func TestLineEscapesWireStrings(t *testing.T) {
 	if strings.ContainsAny(got, "\x1b\u009b") {
 		t.Errorf("line/tree output %q carries raw control characters", got)
 	}
-	if !strings.Contains(got, `Evil\x1b[2J\u009b31m`) || !strings.Contains(got, "InvokeMessageListener*") {
+	if !strings.Contains(got, `Evil\x1b[2J\u009b31m`) || !strings.Contains(got, "InvokeMessageListener⁺") {
 		t.Errorf("line output %q lacks the escaped type name or the widened mark", got)
 	}
 }

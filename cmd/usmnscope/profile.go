@@ -71,8 +71,8 @@ func newCmdProfile(s *streams, runF func(*profileShowOptions) error) *cobra.Comm
 	cmd := &cobra.Command{
 		Use:   "profile",
 		Short: "Show the protocol profile in effect",
-		Long: `The profile fixes the protocol constants the USMN seed leaves open (wire.md
-section 6): enum widths, internal message numbers, ID and type-name widths,
+		Long: `The profile fixes the protocol constants nothing on the wire gives
+(docs/profile.md): enum widths, internal message numbers, ID and type-name widths,
 the marker. --profile FILE (on every command) overrides them from a TOML file.
 
 Its [limits] table holds the resource bounds (SECURITY.md "Bounds"):
@@ -81,7 +81,7 @@ max_table_entries, max_unresolved. Sizes are integers or strings like
 "64KiB". The --max-* flags (on every command) override them; profile show
 prints the bounds in effect.
 
-Its [ulinkrpc] table (ulinkrpc.md 1) sets the second protocol: ports (the
+Its [ulinkrpc] table (docs/ulinkrpc.md) sets the second protocol: ports (the
 server ports of ULinkRPC over TCP, WebSocket and KCP, default [20000]), key
 (the base64 master key), key_derivation ("hkdf" or "sha256"), serializer
 ("auto", "json" or "memorypack") and ws_path. --ulinkrpc-key and

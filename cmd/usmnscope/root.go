@@ -13,7 +13,7 @@ import (
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
-// Exit codes of outputs.md.
+// Exit codes (docs/cli.md "Exit status").
 const (
 	exitOK    = 0
 	exitInput = 1 // the capture or input could not be read or decoded at all
@@ -45,8 +45,15 @@ func profileLoader(cmd *cobra.Command) func() (*unturned.Profile, error) {
 // newRoot builds the command tree over the given streams.
 func newRoot(s *streams) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "usmnscope",
-		Short:         "Inspect Unturned SystemSockets traffic and USMN module messages bit by bit",
+		Use:   "usmnscope",
+		Short: "Inspect Unturned SystemSockets traffic, USMN module messages and ULinkRPC calls bit by bit",
+		Long: `Inspect Unturned SystemSockets traffic, USMN module messages and ULinkRPC
+calls bit by bit: from a capture file, standard input or a live interface,
+in a terminal UI (open, live) or as text and JSON (dump, tables).
+
+The reference for every command, display filter, JSON key, schema and
+profile key is the docs/ folder of the usmnscope repository.`,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -58,6 +65,7 @@ func newRoot(s *streams) *cobra.Command {
   usmnscope dump -V --filter 'msg==InvokeMessageListener && listener~Chat' capture.pcapng
   usmnscope tables --at 40 capture.pcapng
   usmnscope bits --dir s2c 8c 00 00 62 79 65
+  usmnscope dump --contracts ./Contracts --filter 'proto==ulinkrpc && latency>1ms' rpc.pcapng
   tcpdump -U -w - port 27016 | usmnscope dump -`
 	addRootFlags(root)
 	// Every command, wired here and nowhere else (cli/cli's root): each
@@ -94,11 +102,11 @@ func newRoot(s *streams) *cobra.Command {
 // addRootFlags registers the flags every command takes: --profile and the
 // --max-* bounds (limits.go).
 func addRootFlags(root *cobra.Command) {
-	root.PersistentFlags().String(profileFlag, "", "TOML `FILE` overriding the protocol constants (wire.md 6.1; see `usmnscope profile show`)")
+	root.PersistentFlags().String(profileFlag, "", "TOML `FILE` overriding the protocol constants (docs/profile.md; see `usmnscope profile show`)")
 	addLimitFlags(root)
-	root.PersistentFlags().StringArray(decodeAsFlag, nil, "decode TCP `PORT=PROTO` as unturned, ulinkrpc or none (repeatable; wire.md 2, ulinkrpc.md 1)")
+	root.PersistentFlags().StringArray(decodeAsFlag, nil, "decode TCP `PORT=PROTO` as unturned, ulinkrpc or none (repeatable; docs/protocol.md, docs/ulinkrpc.md)")
 	addRPCFlags(root)
-	root.PersistentFlags().StringArray(schemaFlag, nil, "payload schema `FILE` (schema.md; repeatable), besides $XDG_CONFIG_HOME/usmnscope/schemas/*.toml")
+	root.PersistentFlags().StringArray(schemaFlag, nil, "payload schema `FILE` (docs/schema.md; repeatable), besides $XDG_CONFIG_HOME/usmnscope/schemas/*.toml")
 }
 
 // Execute runs the command line and returns the process exit code.

@@ -118,7 +118,7 @@ type schemaCheckOptions struct {
 func newCmdSchema(s *streams, runF func(*schemaCheckOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "schema",
-		Short: "Work with payload schema files (schema.md)",
+		Short: "Work with payload schema files (docs/schema.md)",
 		Long: `Payload schemas tell usmnscope what is inside listener payloads and vanilla
 InvokeMethod parameters. They are given with --schema FILE (repeatable, on
 every command) and read from $XDG_CONFIG_HOME/usmnscope/schemas/*.toml.`,

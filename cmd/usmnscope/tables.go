@@ -28,12 +28,12 @@ func newCmdTables(s *streams, runF func(*tablesOptions) error) *cobra.Command {
 	o := &tablesOptions{IO: s}
 	cmd := &cobra.Command{
 		Use:   "tables CAPTURE",
-		Short: "Print the per-connection USMN listener-ID tables",
+		Short: "Print the per-connection USMN listener-ID tables and ULinkRPC call tables",
 		Long: `Reconstructs, for each connection, the server table (server ID → listener
 type, version, ID bit count), the client table (client ID → type, version,
 mapped server ID), the IDs each side said it lacks and the references not
-resolved (wire.md 4.5), as aligned text or as the JSON document of
-outputs.md. A ULinkRPC connection gets its per-method requests, responses,
+resolved (docs/protocol.md), as aligned text or as the JSON document of
+docs/json.md. A ULinkRPC connection gets its per-method requests, responses,
 errors, pending requests and latencies, pushes, keep-alives and statuses
 instead (the "rpc" object). Without --at, the state at the end of the
 capture.
@@ -60,7 +60,7 @@ rpc objects as of N. A capture with fewer than N messages is an error.`,
 			return runTables(o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "print the tables as one JSON document (outputs.md)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the tables as one JSON document (docs/json.md)")
 	cmd.Flags().IntVar(&o.at, "at", 0, "show the tables as of message `N` (default: the end of the capture)")
 	return cmd
 }

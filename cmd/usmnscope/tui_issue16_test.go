@@ -152,7 +152,7 @@ func TestExportFilteredOpensInTshark(t *testing.T) {
 	cfg.ExportPath = filepath.Join(t.TempDir(), "out.pcapng")
 	// The whole program, as teatest drives it: keys through Program.Send,
 	// the export's command run by the program loop.
-	m := runUntil(t, views.New(dc, cfg), 120, 40, strings.Fields("/ m s g = = I n v o k e M e s s a g e L i s t e n e r enter w"), func() bool {
+	m := runUntil(t, views.New(dc, cfg), 120, 40, strings.Fields("/ m s g = = I n v o k e M e s s a g e L i s t e n e r enter w enter"), func() bool {
 		st, err := os.Stat(cfg.ExportPath)
 		return err == nil && st.Size() > 0
 	})

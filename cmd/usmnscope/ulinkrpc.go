@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/rpc"
@@ -109,6 +112,21 @@ func readContracts(dir string) (*ulinkrpc.Contracts, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("--%s %s: not a folder", rpcContractsFlag, termsafe.Escape(dir))
 	}
+	// An empty or unreadable folder is said, not taken as "no names"
+	// (issue 30: a typo in the path decoded silently without names).
+	if _, err := os.ReadDir(dir); err != nil {
+		return nil, fmt.Errorf("--%s %s: cannot be read: %s", rpcContractsFlag, termsafe.Escape(dir), termsafe.Escape(err.Error()))
+	}
+	sources := 0
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(p) == ".cs" {
+			sources++
+		}
+		return nil
+	})
+	if sources == 0 {
+		return nil, fmt.Errorf("--%s %s: no C# sources (*.cs) in it or below it", rpcContractsFlag, termsafe.Escape(dir))
+	}
 	// An os.Root's FS: a symlink leaving the folder is an error, not read.
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -118,6 +136,9 @@ func readContracts(dir string) (*ulinkrpc.Contracts, error) {
 	c, err := ulinkrpc.ParseContractsFS(root.FS(), ".")
 	if err != nil {
 		return nil, fmt.Errorf("--%s %s: %s", rpcContractsFlag, termsafe.Escape(dir), termsafe.Escape(err.Error()))
+	}
+	if len(c.Services) == 0 && len(c.Types) == 0 {
+		return nil, fmt.Errorf("--%s %s: no [RpcService] interface and no [MemoryPackable] type in its %s", rpcContractsFlag, termsafe.Escape(dir), dissect.Count(sources, "C# source"))
 	}
 	return c, nil
 }
@@ -138,8 +159,8 @@ func newCmdSchemaImport(s *streams) *cobra.Command {
 		Use:   "import --contracts DIR",
 		Short: "Print ULinkRPC C# contracts as schema TOML",
 		Long: `Reads the C# contract sources under --contracts DIR (services, methods, their
-ids and the MemoryPack DTOs) and prints them as the schema TOML of schema.md
-section 4, to be edited and given with --schema.`,
+ids and the MemoryPack DTOs) and prints them as the schema TOML of docs/schema.md
+("ULinkRPC services and DTO types"), to be edited and given with --schema.`,
 		Example: "  usmnscope schema import --contracts fixtures/ulinkrpc/contracts > player.toml",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -64,9 +64,19 @@ func flagError(c *cobra.Command, err error) error {
 	var iv *pflag.InvalidValueError
 	if errors.As(err, &iv) && iv.GetFlag() != nil {
 		f := iv.GetFlag()
-		return argsError{fmt.Errorf("%s: --%s %q: %s", c.Name(), f.Name, iv.GetValue(), wantValue(f, iv.Unwrap()))}
+		return argsError{fmt.Errorf("%s--%s %q: %s", flagPrefix(c), f.Name, iv.GetValue(), wantValue(f, iv.Unwrap()))}
 	}
-	return argsError{fmt.Errorf("%s: %w", c.Name(), err)}
+	return argsError{fmt.Errorf("%s%w", flagPrefix(c), err)}
+}
+
+// flagPrefix names the command whose flag was refused, "dump: ", or
+// nothing for the root: Execute's "usmnscope: " names it already, and
+// "usmnscope: usmnscope: unknown flag" said it twice (issue 30).
+func flagPrefix(c *cobra.Command) string {
+	if !c.HasParent() {
+		return ""
+	}
+	return c.Name() + ": "
 }
 
 // wantValue says what a flag of f's type takes, from the error its value

@@ -168,7 +168,7 @@ func (m Model) row(i int) string {
 	var s string
 	sev, any := dissect.Note, false
 	if i == 0 {
-		s = fmt.Sprintf("  all connections  %d msgs", m.total)
+		s = "  all connections  " + dissect.Count(m.total, "msg")
 	} else {
 		c := m.list[i-1]
 		s = m.line(c)
@@ -202,9 +202,9 @@ func (m Model) line(c session.ConnInfo) string {
 	if c.RPC {
 		proto = "ulinkrpc " + c.Transport.String()
 	}
-	return fmt.Sprintf("%-3s %s ↔ %s  %s  %d msgs %d/%dB  %s  %s",
+	return fmt.Sprintf("%-3s %s ↔ %s  %s  %s %d/%dB  %s  %s",
 		m.label[c.Conn], c.Conn.Client, c.Conn.Server, proto,
-		c.Messages, c.Bytes[dissect.C2S], c.Bytes[dissect.S2C], worst, Sparkline(m.spark[c.Conn], 12))
+		dissect.Count(c.Messages, "msg"), c.Bytes[dissect.C2S], c.Bytes[dissect.S2C], worst, Sparkline(m.spark[c.Conn], 12))
 }
 
 func flag(on bool, s string) string {

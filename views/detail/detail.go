@@ -255,8 +255,8 @@ func build(msg *session.Message) []*node {
 	if msg.RPC != nil {
 		return buildRPC(msg)
 	}
-	head := &node{path: "msg", field: -1, text: fmt.Sprintf("#%d frame %d %s %s %d bytes", msg.N, msg.Frame, msg.Dir, msg.Conn, len(msg.Data))}
-	enum := &node{path: "enum", field: -1, text: fmt.Sprintf("%s: enum %d (%d bits%s)", termsafe.Escape(msg.Name()), msg.Enum.Value, msg.Enum.Bits, widenedText(msg.Enum.Widened))}
+	head := &node{path: "msg", field: -1, text: fmt.Sprintf("#%d frame %d %s %s %s", msg.N, msg.Frame, msg.Dir, msg.Conn, dissect.Count(len(msg.Data), "byte"))}
+	enum := &node{path: "enum", field: -1, text: fmt.Sprintf("%s: enum %d (%s%s)", termsafe.Escape(msg.Name()), msg.Enum.Value, dissect.Count(msg.Enum.Bits, "bit"), widenedText(msg.Enum.Widened))}
 	out := []*node{head, enum}
 
 	fields := &node{path: "fields", field: -1, group: true, text: fmt.Sprintf("Fields (%d)", len(msg.Fields))}
@@ -296,7 +296,7 @@ func build(msg *session.Message) []*node {
 		out = append(out, g)
 	}
 	if msg.PayloadBits > 0 || msg.Listener != nil {
-		out = append(out, &node{path: "payload", field: -1, text: fmt.Sprintf("payload: %d bits", msg.PayloadBits), off: fmt.Sprintf("@%d+%d", msg.PayloadBit, msg.PayloadBits)})
+		out = append(out, &node{path: "payload", field: -1, text: fmt.Sprintf("payload: %s", dissect.Count(msg.PayloadBits, "bit")), off: fmt.Sprintf("@%d+%d", msg.PayloadBit, msg.PayloadBits)})
 	}
 	if len(msg.Findings) > 0 {
 		g := &node{path: "findings", field: -1, group: true, text: fmt.Sprintf("Findings (%d)", len(msg.Findings))}

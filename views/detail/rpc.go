@@ -18,7 +18,7 @@ import (
 func buildRPC(msg *session.Message) []*node {
 	r := msg.RPC
 	out := []*node{{path: "msg", field: -1,
-		text: fmt.Sprintf("#%d frame %d %s %s ulinkrpc %d bytes", msg.N, msg.Frame, msg.Dir, msg.Conn, r.Len)}}
+		text: fmt.Sprintf("#%d frame %d %s %s ulinkrpc %s", msg.N, msg.Frame, msg.Dir, msg.Conn, dissect.Count(r.Len, "byte"))}}
 	for _, l := range rpc.Tree(r) {
 		if l.Name == "findings" {
 			continue // below, with those the index added

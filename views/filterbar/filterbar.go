@@ -25,7 +25,15 @@ const (
 	Off Mode = iota
 	Filter
 	Goto
+	Write   // a file name to write to (w)
+	Confirm // a yes or no: y accepts, anything else declines
 )
+
+// WriteMsg reports the file name accepted in Write mode.
+type WriteMsg struct{ Path string }
+
+// ConfirmMsg reports the answer in Confirm mode.
+type ConfirmMsg struct{ Yes bool }
 
 // FilterMsg reports an accepted filter; Match is nil for an empty one.
 type FilterMsg struct {
@@ -87,10 +95,11 @@ type Model struct {
 	errPos  int
 	w       int
 
-	words   []string // completions: field names, message names, listener types
-	cands   []string // the completions of the last Tab, when several
-	history []string // accepted filters, oldest first
-	hist    int      // position in history while browsing, len(history) when not
+	question string   // Confirm's question
+	words    []string // completions: field names, message names, listener types
+	cands    []string // the completions of the last Tab, when several
+	history  []string // accepted filters, oldest first
+	hist     int      // position in history while browsing, len(history) when not
 }
 
 // SetWords sets what Tab completes.
@@ -108,6 +117,18 @@ func New(parse ParseFunc) Model {
 }
 
 func (m *Model) SetWidth(w int) { m.w = w }
+
+// OpenWrite asks for a file name, starting from path.
+func (m *Model) OpenWrite(path string) {
+	m.mode, m.err, m.cands = Write, nil, nil
+	m.value = path
+}
+
+// OpenConfirm asks question, answered with y (yes) or any other key (no).
+func (m *Model) OpenConfirm(question string) {
+	m.mode, m.err, m.cands = Confirm, nil, nil
+	m.value, m.question = "", question
+}
 
 // Mode returns what the bar is reading.
 func (m Model) Mode() Mode { return m.mode }
@@ -150,6 +171,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.cands = nil
+	if m.mode == Confirm {
+		m.mode = Off
+		yes := k.Text == "y" || k.Text == "Y"
+		return m, func() tea.Msg { return ConfirmMsg{Yes: yes} }
+	}
 	switch {
 	case key.Matches(k, m.KeyMap.Cancel):
 		m.mode, m.err = Off, nil
@@ -192,6 +218,13 @@ func (m Model) accept() (Model, tea.Cmd) {
 	}
 	mode := m.mode
 	m.mode = Off
+	if mode == Write {
+		path := strings.TrimSpace(m.value)
+		if path == "" {
+			return m, nil
+		}
+		return m, func() tea.Msg { return WriteMsg{Path: path} }
+	}
 	if mode == Goto {
 		n, err := strconv.Atoi(m.value)
 		if err != nil {
@@ -216,10 +249,15 @@ func (m Model) accept() (Model, tea.Cmd) {
 func (m Model) View(extra string) string {
 	v := termsafe.Escape(m.value)
 	switch m.mode {
-	case Filter, Goto:
+	case Confirm:
+		return m.Styles.Error.Render(frame.Line(termsafe.Escape(m.question), m.w))
+	case Filter, Goto, Write:
 		p := "/"
-		if m.mode == Goto {
+		switch m.mode {
+		case Goto:
 			p = ":"
+		case Write:
+			p = "write to: "
 		}
 		s := p + v + "█"
 		if len(m.cands) > 0 {

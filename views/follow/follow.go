@@ -34,7 +34,7 @@ func Lines(msgs []*session.Message, t0 time.Time, more bool) []frame.Row {
 			name += "⁺"
 		}
 		data, _ := frame.Bytes(m) // a ULinkRPC record's envelope
-		out = append(out, frame.Row{Text: fmt.Sprintf("%s #%d %.6f %s %d bytes", arrow, m.N, m.Time.Sub(t0).Seconds(), name, len(data)), Style: style, Msg: m.N})
+		out = append(out, frame.Row{Text: fmt.Sprintf("%s #%d %.6f %s %s", arrow, m.N, m.Time.Sub(t0).Seconds(), name, dissect.Count(len(data), "byte")), Style: style, Msg: m.N})
 		for _, h := range Hex(data) {
 			out = append(out, frame.Row{Text: "  " + h, Style: style, Msg: m.N})
 		}

@@ -104,6 +104,13 @@ type Model struct {
 	t0     time.Time
 	follow bool
 
+	// The time column and the marks (timemarks.go).
+	timeFmt TimeFormat
+	ref     int
+	refTime time.Time
+	stamp   StampFunc
+	marks   map[int]bool
+
 	pred     func(*session.Message) bool
 	hide     bool
 	matches  []int // indices into base that match pred, for base rows < scanned
@@ -372,6 +379,7 @@ func (m Model) View() string {
 	if m.follow {
 		title += "  [following]"
 	}
+	title += m.timeTitle()
 	return m.List.View(m.Styles.ListStyles, title, m.Len(), m.row)
 }
 
@@ -394,15 +402,11 @@ func (m Model) row(i int) string {
 	if msg.Enum.Widened {
 		name += "⁺" // read with the widened enum width (wire.md 4.2)
 	}
-	rel := 0.0
-	if !m.t0.IsZero() {
-		rel = msg.Time.Sub(m.t0).Seconds()
-	}
 	conn := ""
 	if m.ConnLabel != nil {
 		conn = fmt.Sprintf("%-3s ", m.ConnLabel(msg.Conn))
 	}
-	s := fmt.Sprintf("%s %7d %10.6f %s%s %-26s %s", letter, n, rel, conn, arrow, name, frame.Summary(msg))
+	s := fmt.Sprintf("%s%s%7d %s %s%s %-26s %s", letter, m.markCell(n), n, m.timeCell(i, n, msg.Time, msg.Conn), conn, arrow, name, frame.Summary(msg))
 	s = frame.Line(s, m.Width())
 	switch {
 	case i == m.Cursor():

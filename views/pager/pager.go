@@ -81,6 +81,20 @@ func (m *Model) SetLines(title string, lines []frame.Row) {
 	m.Clamp(len(lines))
 }
 
+// SetCursorMsg puts the cursor on the first line of message n, that line
+// at the top of the view when the lines below it fill the view (Follow
+// opens at the selected message); it stays where it is when no line is
+// message n's.
+func (m *Model) SetCursorMsg(n int) {
+	for i, l := range m.lines {
+		if l.Msg == n {
+			m.SetCursor(len(m.lines)-1, len(m.lines))
+			m.SetCursor(i, len(m.lines))
+			return
+		}
+	}
+}
+
 // Lines returns the lines shown.
 func (m Model) Lines() []frame.Row { return m.lines }
 

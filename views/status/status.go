@@ -58,7 +58,8 @@ func View(s Styles, in Info, w int) string {
 		// The answer to the key just pressed comes before the totals.
 		parts = append(parts, termsafe.Escaped(in.Note))
 	}
-	parts = append(parts, "profile "+termsafe.Escape(in.Profile), fmt.Sprintf("%d msgs", in.Messages), fmt.Sprintf("%d conns", in.Conns))
+	profile := len(parts)
+	parts = append(parts, "profile "+termsafe.Escape(in.Profile), dissect.Count(in.Messages, "msg"), dissect.Count(in.Conns, "conn"))
 	if in.HasFinding {
 		parts = append(parts, "worst "+in.Worst.String())
 	} else {
@@ -74,5 +75,29 @@ func View(s Styles, in Info, w int) string {
 	if in.Err != "" {
 		parts = append(parts, "error: "+termsafe.Escape(in.Err))
 	}
-	return s.Bar.Render(frame.Line(" "+strings.Join(parts, " │ "), w))
+	return s.Bar.Render(frame.Line(fit(parts, profile, w), w))
+}
+
+// fit joins the parts into a bar of at most w columns where it can: the
+// tail (loading N%, an error) matters most while it is there, so what is
+// dropped first is the profile's name, then the connection count, then the
+// capture's name is shortened (issue 30: at 80 columns "loading N%" was
+// cut off).
+func fit(parts []string, profile, w int) string {
+	line := func() string { return " " + strings.Join(parts, " │ ") }
+	// parts[profile] is "profile NAME", then the message and connection
+	// counts: drop the profile, after which the connections sit at
+	// profile+1, then those.
+	for _, i := range []int{profile, profile + 1} {
+		if lipgloss.Width(line()) > w && i < len(parts) {
+			parts = append(parts[:i:i], parts[i+1:]...)
+		}
+	}
+	if over := lipgloss.Width(line()) - w; over > 0 && len(parts) > 1 {
+		name := []rune(parts[0])
+		if keep := len(name) - over - 1; keep >= 4 {
+			parts[0] = string(name[:keep]) + "…"
+		}
+	}
+	return line()
 }

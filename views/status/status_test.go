@@ -14,7 +14,7 @@ func TestView(t *testing.T) {
 		want string
 	}{
 		{Info{Name: "a.pcapng", Profile: "default", Messages: 3, Conns: 1, Loading: true, Progress: 0.25},
-			" a.pcapng │ profile default │ 3 msgs │ 1 conns │ clean │ loading 25%"},
+			" a.pcapng │ profile default │ 3 msgs │ 1 conn │ clean │ loading 25%"},
 		{Info{Name: "x\x1b[2J", Profile: "p", Worst: dissect.Error, HasFinding: true, Err: "bad\x07"},
 			` x\x1b[2J │ profile p │ 0 msgs │ 0 conns │ worst error │ error: bad\x07`},
 		{Info{Name: "live lo", Profile: "default", Live: true, PacketsPerS: 12.4, Drops: 2, Paused: true, Loading: true},

@@ -350,7 +350,7 @@ func (f *Framer) reportSkip(why string) {
 	if f.skipped == 0 {
 		return
 	}
-	text := fmt.Sprintf("resync: skipped %d bytes at stream offset %d", f.skipped, f.skipOff)
+	text := fmt.Sprintf("resync: skipped %s at stream offset %d", dissect.Count(f.skipped, "byte"), f.skipOff)
 	if why != "" {
 		text += " " + why
 	}
@@ -425,7 +425,7 @@ func (f *Framer) resyncAt(d []byte, yield func([]byte, FrameInfo)) {
 // skipped (both reported as findings), and the framer resynchronises on
 // the bytes that follow.
 func (f *Framer) Gap(n int) {
-	f.cut(fmt.Sprintf("before a gap of %d bytes", n))
+	f.cut("before a gap of " + dissect.Count(n, "byte"))
 	if n > 0 {
 		f.off += int64(n)
 		f.stats.Lost += int64(n)
