@@ -28,12 +28,14 @@ var floors = map[string]int{
 	"capture":           1,
 	"dissect":           1,
 	"resync":            1, // the length-prefix resynchronisation search both codecs share
+	"stats":             1, // the exact percentiles, jitter and rates (issue 26): no module imports
 	"unturned":          2,
 	"ulinkrpc":          2,
 	"schema":            2,
 	"rpc":               3,
 	"session":           4, // hosts rpc's records in the capture-wide order
 	"filter":            5,
+	"stats/report":      5, // stats' attribution over the host's records (issue 26)
 	"internal/infer":    5,
 	"scenario":          5,
 	"views/frame":       6,
