@@ -72,6 +72,7 @@ func newRoot(s *streams) *cobra.Command {
 		newCmdProfile(s, nil),
 		newCmdSchema(s, nil),
 		newCmdSimulate(s, nil),
+		newCmdStats(s, nil),
 		newCmdTables(s, nil),
 	)
 	suggestCommands(root)
