@@ -94,16 +94,68 @@ func (s sum128) floorDiv(n int) int64 {
 	return q.Int64()
 }
 
+// Running keeps what a Summary needs beyond the values' multiset, in
+// constant memory: the count, the sum, and the sum of absolute differences
+// between consecutive values in arrival order. A caller that keeps the
+// multiset its own way (session's round-trip counts) adds each value here
+// too and calls SummaryFromCounts. The zero value is empty.
+type Running struct {
+	n     int
+	sum   sum128
+	diffs sum128
+	last  time.Duration
+}
+
+// Add adds the next value in arrival order.
+func (r *Running) Add(x time.Duration) {
+	if r.n > 0 {
+		r.diffs.addAbsDiff(x, r.last)
+	}
+	r.n++
+	r.sum.add(int64(x))
+	r.last = x
+}
+
+// Len is the number of values added.
+func (r *Running) Len() int { return r.n }
+
+// SummaryFromCounts is the Summary of a multiset given as its distinct
+// values, ascending, with their counts (summing to run.Len()), and the
+// Running of the same values in arrival order.
+func SummaryFromCounts(vals []time.Duration, cnts []uint32, run *Running) Summary {
+	n := run.n
+	if n == 0 || len(vals) == 0 {
+		return Summary{}
+	}
+	s := Summary{Count: n, Min: vals[0], Max: vals[len(vals)-1]}
+	// Nearest rank never puts p90 before the lower median
+	// (ceil(0.9n) − 1 ≥ (n − 1)/2), so the ranks ascend.
+	ranks := [...]int{(n - 1) / 2, Rank(90, n), Rank(95, n), Rank(99, n)}
+	outs := [...]*time.Duration{&s.Median, &s.P90, &s.P95, &s.P99}
+	for _, o := range outs {
+		*o = s.Max
+	}
+	seen, k := 0, 0
+	for i, v := range vals {
+		seen += int(cnts[i])
+		for k < len(ranks) && ranks[k] < seen {
+			*outs[k] = v
+			k++
+		}
+	}
+	s.Mean = time.Duration(run.sum.floorDiv(n))
+	if n > 1 {
+		s.Jitter = time.Duration(run.diffs.floorDiv(n - 1))
+	}
+	return s
+}
+
 // Latencies accumulates latencies in arrival order for a Summary: each
-// distinct value with its count, the running sum and the running sum of
-// absolute differences between consecutive values. Its memory follows the
+// distinct value with its count, and a Running. Its memory follows the
 // distinct values, not the count. The zero value is empty.
 type Latencies struct {
 	counts map[time.Duration]uint32
-	n      int
-	sum    sum128
-	diffs  sum128
-	last   time.Duration
+	run    Running
 }
 
 // Add adds the next value in arrival order.
@@ -111,13 +163,8 @@ func (l *Latencies) Add(x time.Duration) {
 	if l.counts == nil {
 		l.counts = make(map[time.Duration]uint32)
 	}
-	if l.n > 0 {
-		l.diffs.addAbsDiff(x, l.last)
-	}
 	l.counts[x]++
-	l.n++
-	l.sum.add(int64(x))
-	l.last = x
+	l.run.Add(x)
 }
 
 // addAbsDiff adds |a − b|, which may not fit an int64.
@@ -132,37 +179,25 @@ func (s *sum128) addAbsDiff(a, b time.Duration) {
 }
 
 // Len is the number of values added.
-func (l *Latencies) Len() int { return l.n }
+func (l *Latencies) Len() int { return l.run.n }
 
 // Summary computes the Summary of the values added (Count 0: none).
 func (l *Latencies) Summary() Summary {
-	if l.n == 0 {
-		return Summary{}
+	vals := l.sorted()
+	cnts := make([]uint32, len(vals))
+	for i, v := range vals {
+		cnts[i] = l.counts[v]
 	}
+	return SummaryFromCounts(vals, cnts, &l.run)
+}
+
+func (l *Latencies) sorted() []time.Duration {
 	vals := make([]time.Duration, 0, len(l.counts))
 	for v := range l.counts {
 		vals = append(vals, v)
 	}
 	slices.Sort(vals)
-	s := Summary{Count: l.n, Min: vals[0], Max: vals[len(vals)-1]}
-	ranks := [...]int{(l.n - 1) / 2, Rank(90, l.n), Rank(95, l.n), Rank(99, l.n)}
-	outs := [...]*time.Duration{&s.Median, &s.P90, &s.P95, &s.P99}
-	seen := 0
-	k := 0
-	for _, v := range vals {
-		seen += int(l.counts[v])
-		for k < len(ranks) && ranks[k] < seen {
-			*outs[k] = v
-			k++
-		}
-	}
-	// The ranks are not ascending only when the median's passes p90's,
-	// which nearest rank never allows (ceil(0.9n) − 1 ≥ (n − 1)/2).
-	s.Mean = time.Duration(l.sum.floorDiv(l.n))
-	if l.n > 1 {
-		s.Jitter = time.Duration(l.diffs.floorDiv(l.n - 1))
-	}
-	return s
+	return vals
 }
 
 // Above returns how many values added are greater than x.
@@ -180,15 +215,11 @@ func (l *Latencies) Above(x time.Duration) int {
 // value x taken out (false when x was not added or it is the only value):
 // the p99 of the others, that an outlier is judged against.
 func (l *Latencies) P99Without(x time.Duration) (time.Duration, bool) {
-	if l.n < 2 || l.counts[x] == 0 {
+	if l.run.n < 2 || l.counts[x] == 0 {
 		return 0, false
 	}
-	vals := make([]time.Duration, 0, len(l.counts))
-	for v := range l.counts {
-		vals = append(vals, v)
-	}
-	slices.Sort(vals)
-	n := l.n - 1
+	vals := l.sorted()
+	n := l.run.n - 1
 	r := Rank(99, n)
 	seen := 0
 	for _, v := range vals {

@@ -28,7 +28,7 @@ var floors = map[string]int{
 	"capture":           1,
 	"dissect":           1,
 	"resync":            1, // the length-prefix resynchronisation search both codecs share
-	"stats":             1, // the exact percentiles, jitter and rates (issue 26): no module imports
+	"stats":             0, // the exact percentiles, jitter and rates (issue 26): no module imports; dissect, rpc and session use it
 	"unturned":          2,
 	"ulinkrpc":          2,
 	"schema":            2,
