@@ -28,6 +28,10 @@ type statsOptions struct {
 	csv      bool
 	at       int
 	atGiven  bool
+
+	// each, when not nil, sees every record counted (tests: the bit
+	// split of each message).
+	each func(*report.Record)
 }
 
 // newCmdStats returns the stats command; runF, when not nil, runs instead
@@ -126,6 +130,9 @@ func runStats(o *statsOptions) error {
 				return nil
 			}
 			ad.Record(m, &rec)
+			if o.each != nil {
+				o.each(&rec)
+			}
 			rep.Add(&rec)
 			return nil
 		}}
