@@ -121,15 +121,33 @@ func runStats(o *statsOptions) error {
 		return err
 	}
 	rep := report.New(report.Options{By: by, Interval: o.interval})
-	var ad report.Adapter
-	var rec report.Record
+	var (
+		ad  report.Adapter
+		rec report.Record
+		tl  session.Tally
+	)
+	// A filter that the index record answers (filter.Filter.HeadOnly),
+	// or none, lets the record be read from the host's tally of the
+	// message (Index.TallyOf) without building it; any other needs the
+	// whole Message.
+	headOnly := flt == nil || flt.HeadOnly()
 	dc, err := readCaptureRPC(o.IO, p, set, rp, o.capture, nil, func(dc *session.Index) session.Stream {
 		return session.Stream{Spans: true, AsOf: o.at, Cut: o.at > 0, Settled: func(n int) error {
-			m := dc.Detail(n)
-			if m == nil || !flt.Match(m) {
-				return nil
+			if headOnly && flt != nil {
+				if h, ok := dc.Head(n); !ok || !flt.MatchHead(h) {
+					return nil
+				}
 			}
-			ad.Record(m, &rec)
+			switch {
+			case headOnly && dc.TallyOf(n, &tl):
+				ad.Tally(&tl, &rec)
+			default:
+				m := dc.Detail(n)
+				if m == nil || !flt.Match(m) {
+					return nil
+				}
+				ad.Record(m, &rec)
+			}
 			if o.each != nil {
 				o.each(&rec)
 			}

@@ -2,8 +2,10 @@ package report
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -13,8 +15,9 @@ import (
 // knows session.Message (package doc). It keeps each connection's text
 // once. The zero value is ready.
 type Adapter struct {
-	conns map[dissect.Conn]string
-	spans []Span
+	conns    map[dissect.Conn]string
+	lastConn dissect.Conn // the last connection asked, and its text
+	lastText string
 }
 
 // Length prefixes on the stream (outputs.md "stats": bytes).
@@ -32,29 +35,49 @@ func (a *Adapter) Record(m *session.Message, r *Record) {
 		a.rpcRecord(m.RPC, r)
 		return
 	}
-	r.Proto = Unturned
-	r.Kind = m.Kind.String()
-	r.Bytes = len(m.Data) + unturnedPrefix
-	r.Bits[Framing] = 8 * unturnedPrefix
-	a.spans = a.spans[:0]
-	for _, f := range m.Fields {
-		a.spans = append(a.spans, Span{Name: f.Name, Bit: f.Bit, Bits: f.Bits})
+	listener := m.Kind == unturned.KindInvokeMessageListener || m.Kind == unturned.KindNegotiateListenerDetails
+	typ := ""
+	if m.Listener != nil && m.Listener.Type != nil {
+		typ = *m.Listener.Type
 	}
-	SplitSpans(&r.Bits, a.spans, 8*len(m.Data), UnturnedClass(r.Kind))
-	if m.Kind == unturned.KindInvokeMessageListener || m.Kind == unturned.KindNegotiateListenerDetails {
+	a.unturned(r, m.Kind, len(m.Data), m.Fields, listener, typ, m.Pair > 0 && m.HasLatency, m.Latency)
+	r.Message, r.Method = m.PayloadMessage, m.PayloadMethod
+}
+
+// Tally fills r from t, what the host's TallyOf read of the message being
+// handed out: the same Record as Record of its Message, without building
+// one.
+func (a *Adapter) Tally(t *session.Tally, r *Record) {
+	*r = Record{N: t.N, Time: t.Time, Dir: t.Dir, Conn: a.conn(t.Conn)}
+	if t.RPC != nil {
+		a.rpcRecord(t.RPC, r)
+		return
+	}
+	a.unturned(r, t.Kind, t.Len, t.Spans, t.Listener, t.Type, t.Pair > 0 && t.HasLatency, t.Latency)
+}
+
+// unturned fills the Unturned part of r: the kind, the bytes and their
+// split by the spans, the listener (Unresolved without its type) and the
+// answer of a pair.
+func (a *Adapter) unturned(r *Record, kind unturned.Kind, n int, fields []netpak.Span, listener bool, typ string, answer bool, lat time.Duration) {
+	r.Proto = Unturned
+	r.Kind = kind.String()
+	r.Bytes = n + unturnedPrefix
+	r.Bits[Framing] = 8 * unturnedPrefix
+	SplitSpans(&r.Bits, fields, 8*n, UnturnedClass(r.Kind))
+	if listener {
 		r.Listener = Unresolved
-		if m.Listener != nil && m.Listener.Type != nil {
-			r.Listener = *m.Listener.Type
+		if typ != "" {
+			r.Listener = typ
 		}
 	}
-	r.Message, r.Method = m.PayloadMessage, m.PayloadMethod
-	if m.Pair > 0 && m.HasLatency {
-		r.Latency = m.Latency
+	if answer {
+		r.Latency = lat
 		switch {
-		case m.Kind == unturned.KindServerPingResponse || m.Kind == unturned.KindClientPingResponse:
-			r.Ask = Ask{What: Ping, Dir: other(m.Dir)}
-		case m.Kind == unturned.KindNegotiateListenerDetails:
-			r.Ask = Ask{What: ListenerID, Dir: other(m.Dir)}
+		case kind == unturned.KindServerPingResponse || kind == unturned.KindClientPingResponse:
+			r.Ask = Ask{What: Ping, Dir: other(r.Dir)}
+		case kind == unturned.KindNegotiateListenerDetails:
+			r.Ask = Ask{What: ListenerID, Dir: other(r.Dir)}
 		}
 	}
 }
@@ -67,7 +90,11 @@ func other(d dissect.Dir) dissect.Dir {
 }
 
 func (a *Adapter) conn(c dissect.Conn) string {
+	if a.conns != nil && c == a.lastConn {
+		return a.lastText
+	}
 	if s, ok := a.conns[c]; ok {
+		a.lastConn, a.lastText = c, s
 		return s
 	}
 	if a.conns == nil {
@@ -75,6 +102,7 @@ func (a *Adapter) conn(c dissect.Conn) string {
 	}
 	s := c.String()
 	a.conns[c] = s
+	a.lastConn, a.lastText = c, s
 	return s
 }
 
@@ -105,11 +133,7 @@ func (a *Adapter) rpcRecord(rr *rpc.Record, r *Record) {
 	body := wire - framing
 	if rr.Envelope != nil && (t == nil || !t.Gzip && (!t.Encrypted || t.Decrypted)) {
 		env := min(len(rr.Envelope), body)
-		a.spans = a.spans[:0]
-		for _, f := range rr.Fields {
-			a.spans = append(a.spans, Span{Name: f.Name, Bit: f.Bit, Bits: f.Bits})
-		}
-		SplitSpans(&r.Bits, a.spans, 8*env, RPCClass)
+		SplitSpans(&r.Bits, rr.Fields, 8*env, RPCClass)
 		r.Bits[Padding] += 8 * int64(body-env)
 	} else {
 		r.Bits[Payload] += 8 * int64(body)

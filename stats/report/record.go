@@ -1,10 +1,10 @@
 package report
 
 import (
-	"strings"
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/netpak"
 )
 
 // Proto is the protocol of a record.
@@ -129,20 +129,12 @@ func (s *Split) Add(o *Split) {
 	}
 }
 
-// Span is one field span, as the tree and hexdump have it: the bit
-// offset from the message's (or envelope's) bit 0 and the length.
-type Span struct {
-	Name string
-	Bit  int
-	Bits int
-}
-
 // SplitSpans adds to s the split of a message body of bits bits among the
 // spans, each classified by class: every bit goes to the part of the
 // first span in wire order that covers it (a nested span lies inside its
 // parent and adds nothing), and bits no span covers go to Padding. Spans
 // past the body are clipped to it, so the parts added always sum to bits.
-func SplitSpans(s *Split, spans []Span, bits int, class func(name string) Part) {
+func SplitSpans(s *Split, spans []netpak.Span, bits int, class func(name string) Part) {
 	hi := 0 // bits before hi are attributed
 	for _, sp := range spans {
 		lo, end := max(sp.Bit, 0), min(sp.Bit+sp.Bits, bits)
@@ -178,43 +170,54 @@ func UnturnedClass(kind string) func(string) Part {
 	return vanillaClass
 }
 
+// topName is a nested field's top-level name (`marker` of
+// `marker.magic`, `payload` of `payload.items[0]`).
 func topName(name string) string {
-	if i := strings.IndexAny(name, ".["); i >= 0 {
-		return name[:i]
+	for i := 0; i < len(name); i++ {
+		if name[i] == '.' || name[i] == '[' {
+			return name[:i]
+		}
 	}
 	return name
 }
 
-var usmnHeader = map[string]bool{
-	"enum": true, "Has_Listener_Definition": true, "Serverside_ID_Bit_Count": true, "Listener_ID": true,
-	"Has_Client_ID": true, "Clientside_Listener_ID": true, "Serverside_Listener_ID": true, "mode": true,
-}
+// The classifiers match the decoders' exact names first (a string switch,
+// no allocation or map), and nested names by their top-level part.
 
 func invokeClass(name string) Part {
-	switch top := topName(name); {
-	case usmnHeader[top]:
+	switch name {
+	case "payload":
+		return Payload
+	case "enum", "Has_Listener_Definition", "Serverside_ID_Bit_Count", "Listener_ID", "Has_Client_ID",
+		"Clientside_Listener_ID", "Serverside_Listener_ID":
 		return Header
-	case top == "Listener_Type_Name" || top == "Listener_Version":
+	case "Listener_Type_Name", "Listener_Version":
 		return Definition
-	case top == "padding":
+	case "padding":
 		return Padding
+	}
+	if top := topName(name); top != name {
+		return invokeClass(top)
 	}
 	return Payload
 }
 
 func negotiateClass(name string) Part {
-	if topName(name) == "padding" {
+	if name == "padding" || topName(name) == "padding" {
 		return Padding
 	}
 	return Header
 }
 
 func vanillaClass(name string) Part {
-	switch top := topName(name); top {
+	switch name {
 	case "enum", "marker", "trailer", "channel", "call_index", "method":
 		return Header
 	case "padding":
 		return Padding
+	}
+	if top := topName(name); top != name {
+		return vanillaClass(top)
 	}
 	return Payload
 }
@@ -223,9 +226,14 @@ func vanillaClass(name string) Part {
 // payload (and its members) and a Response's error text are payload,
 // every other envelope field header.
 func RPCClass(name string) Part {
-	switch topName(name) {
+	switch name {
 	case "payload", "error":
 		return Payload
+	case "type", "request_id", "service_id", "method_id", "length", "status", "has_error", "error_length", "ticks":
+		return Header
+	}
+	if top := topName(name); top != name {
+		return RPCClass(top)
 	}
 	return Header
 }

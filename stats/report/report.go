@@ -86,7 +86,7 @@ type Report struct {
 	firstB   int64
 	lastB    int64
 
-	groups   map[groupKey]*Group
+	groups   [nBy]map[string]*groupSet // per grouping and key
 	lat      map[latKey]*Latency
 	series   []Point
 	listener map[string]*Split // per listener type: its messages' bits
@@ -94,12 +94,10 @@ type Report struct {
 	findings []Finding
 }
 
-type groupKey struct {
-	by    By
-	key   string
-	proto Proto
-	dir   dissect.Dir
-}
+// groupSet is a key's groups by protocol and direction: a map keyed by
+// the string alone is the fast one (a struct key hashed generically was
+// a tenth of stats).
+type groupSet [2][2]*Group
 
 // Group is one (by, key, proto, dir) group.
 type Group struct {
@@ -175,7 +173,11 @@ func New(o Options) *Report {
 		}
 	}
 	o.By = by
-	return &Report{opts: o, groups: map[groupKey]*Group{}, lat: map[latKey]*Latency{}, listener: map[string]*Split{}, open: map[string]*pending{}}
+	rp := &Report{opts: o, lat: map[latKey]*Latency{}, listener: map[string]*Split{}, open: map[string]*pending{}}
+	for i := range rp.groups {
+		rp.groups[i] = map[string]*groupSet{}
+	}
+	return rp
 }
 
 // key is r's key in grouping b.
@@ -225,11 +227,17 @@ func (rp *Report) Add(r *Record) {
 		rp.series = append(rp.series, Point{Bucket: b, Messages: 1, Bytes: bytes})
 	}
 	for _, by := range rp.opts.By {
-		gk := groupKey{by: by, key: r.key(by), proto: r.Proto, dir: r.Dir}
-		g := rp.groups[gk]
+		key := r.key(by)
+		gs := rp.groups[by][key]
+		if gs == nil {
+			gs = &groupSet{}
+			rp.groups[by][key] = gs
+		}
+		proto, dir := min(int(r.Proto), 1), min(int(r.Dir), 1)
+		g := gs[proto][dir]
 		if g == nil {
-			g = &Group{By: by, Key: gk.key, Proto: r.Proto, Dir: r.Dir}
-			rp.groups[gk] = g
+			g = &Group{By: by, Key: key, Proto: r.Proto, Dir: r.Dir}
+			gs[proto][dir] = g
 		}
 		g.Messages++
 		g.Bytes += bytes
@@ -336,7 +344,7 @@ func (rp *Report) Result() *Result {
 		res.Duration = rp.last.Sub(rp.first)
 		res.span = rp.lastB - rp.firstB + 1
 	}
-	for _, g := range rp.groups {
+	for _, g := range rp.allGroups() {
 		gr := GroupResult{Group: g, MeanBPS: stats.BitsPerSecond(g.Bytes, res.span, res.Interval)}
 		if rp.bytes > 0 {
 			gr.Share = float64(g.Bytes) / float64(rp.bytes)
@@ -410,6 +418,23 @@ func (rp *Report) definitionFindings() []Finding {
 		if s[Definition] > s[Payload] {
 			out = append(out, Finding{Severity: dissect.Note, Group: "performance",
 				Text: fmt.Sprintf("listener %s: its first-use definitions cost %d bits, more than its payloads' %d", typ, s[Definition], s[Payload])})
+		}
+	}
+	return out
+}
+
+// allGroups lists every group.
+func (rp *Report) allGroups() []*Group {
+	var out []*Group
+	for _, m := range rp.groups {
+		for _, gs := range m {
+			for _, row := range gs {
+				for _, g := range row {
+					if g != nil {
+						out = append(out, g)
+					}
+				}
+			}
 		}
 	}
 	return out
