@@ -6,16 +6,17 @@
 # LIVE_COUNT (live load messages, default 2000000), LIVE_PORT (default
 # 27116, away from the game port other runs may use), WORK (scratch dir),
 # SECTIONS (which parts to run, default "e2e tui-memory tui-bench live
-# floor ulinkrpc"), e.g. SECTIONS=live ./bench/report.sh. The floor section is
+# floor ulinkrpc stats"), e.g. SECTIONS=live ./bench/report.sh. The floor section is
 # bench/floor.sh (issue 18), with its own SIZES and RUNS; the ulinkrpc
-# section bench/ulinkrpc.sh (issue 15), with its own RPC_N and RUNS.
+# section bench/ulinkrpc.sh (issue 15), with its own RPC_N and RUNS; the
+# stats section bench/stats.sh (issue 26), with its own SIZES and RUNS.
 set -u
 cd "$(dirname "$0")/.."
 N=${N:-1000000}
 CONNS=${CONNS:-64}
 LIVE_COUNT=${LIVE_COUNT:-2000000}
 LIVE_PORT=${LIVE_PORT:-27116}
-SECTIONS=${SECTIONS:-e2e tui-memory tui-bench live floor ulinkrpc}
+SECTIONS=${SECTIONS:-e2e tui-memory tui-bench live floor ulinkrpc stats}
 WORK=${WORK:-$(mktemp -d /tmp/usmnscope-bench.XXXXXX)}
 BIN=$WORK/usmnscope
 CAP=$WORK/scale.pcapng
@@ -221,5 +222,9 @@ fi
 if want ulinkrpc; then
 	say ""
 	WORK=$WORK/ulinkrpc ./bench/ulinkrpc.sh
+fi
+if want stats; then
+	say ""
+	WORK=$WORK/stats ./bench/stats.sh
 fi
 exit 0

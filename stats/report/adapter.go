@@ -15,9 +15,8 @@ import (
 // knows session.Message (package doc). It keeps each connection's text
 // once. The zero value is ready.
 type Adapter struct {
-	conns    map[dissect.Conn]string
-	lastConn dissect.Conn // the last connection asked, and its text
-	lastText string
+	conns  map[dissect.Conn]string
+	recent [64]connText // by the ports: what conns holds, without hashing the Conn
 }
 
 // Length prefixes on the stream (outputs.md "stats": bytes).
@@ -89,12 +88,19 @@ func other(d dissect.Dir) dissect.Dir {
 	return dissect.C2S
 }
 
+// connText is a connection with its text.
+type connText struct {
+	c dissect.Conn
+	s string
+}
+
 func (a *Adapter) conn(c dissect.Conn) string {
-	if a.conns != nil && c == a.lastConn {
-		return a.lastText
+	slot := &a.recent[(c.Client.Port()^c.Server.Port()*7)&63]
+	if slot.s != "" && slot.c == c {
+		return slot.s
 	}
 	if s, ok := a.conns[c]; ok {
-		a.lastConn, a.lastText = c, s
+		*slot = connText{c, s}
 		return s
 	}
 	if a.conns == nil {
@@ -102,7 +108,7 @@ func (a *Adapter) conn(c dissect.Conn) string {
 	}
 	s := c.String()
 	a.conns[c] = s
-	a.lastConn, a.lastText = c, s
+	*slot = connText{c, s}
 	return s
 }
 

@@ -86,7 +86,13 @@ type Report struct {
 	firstB   int64
 	lastB    int64
 
-	groups   [nBy]map[string]*groupSet // per grouping and key
+	groups [nBy]map[string]*groupSet // per grouping and key
+	// recent caches groups by a cheap slot of their key, protocol and
+	// direction: a record's key is most often the same string as an
+	// earlier record's (a kind's name, the host's one listener type
+	// string), which compares in a few instructions where the map hashes
+	// it.
+	recent   [nBy][64]*Group
 	lat      map[latKey]*Latency
 	series   []Point
 	listener map[string]*Split // per listener type: its messages' bits
@@ -228,6 +234,11 @@ func (rp *Report) Add(r *Record) {
 	}
 	for _, by := range rp.opts.By {
 		key := r.key(by)
+		slot := &rp.recent[by][recentSlot(key, r.Proto, r.Dir)]
+		if g := *slot; g != nil && g.Proto == r.Proto && g.Dir == r.Dir && g.Key == key {
+			g.count(r, b, bytes)
+			continue
+		}
 		gs := rp.groups[by][key]
 		if gs == nil {
 			gs = &groupSet{}
@@ -239,10 +250,8 @@ func (rp *Report) Add(r *Record) {
 			g = &Group{By: by, Key: key, Proto: r.Proto, Dir: r.Dir}
 			gs[proto][dir] = g
 		}
-		g.Messages++
-		g.Bytes += bytes
-		g.Bits.Add(&r.Bits)
-		g.rate.Add(b, bytes)
+		*slot = g
+		g.count(r, b, bytes)
 	}
 	if r.Listener != "" {
 		s := rp.listener[r.Listener]
@@ -421,6 +430,24 @@ func (rp *Report) definitionFindings() []Finding {
 		}
 	}
 	return out
+}
+
+// count adds r, of bytes bytes in bucket b, to g.
+func (g *Group) count(r *Record, b, bytes int64) {
+	g.Messages++
+	g.Bytes += bytes
+	g.Bits.Add(&r.Bits)
+	g.rate.Add(b, bytes)
+}
+
+// recentSlot is the Report.recent slot of a key, protocol and direction:
+// its length and last bytes, not a hash of all of it.
+func recentSlot(key string, p Proto, d dissect.Dir) int {
+	h := len(key)*7 + int(p)*3 + int(d)
+	if n := len(key); n > 0 {
+		h += int(key[n-1])*31 + int(key[n/2])*17
+	}
+	return h & 63
 }
 
 // allGroups lists every group.
