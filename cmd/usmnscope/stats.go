@@ -120,6 +120,9 @@ func runStats(o *statsOptions) error {
 	if err != nil {
 		return err
 	}
+	// stats keeps no index, as dump does not: dump's collector tuning
+	// keeps its heap flat in the messages.
+	defer setTuning(setTuning(streamTuning))
 	rep := report.New(report.Options{By: by, Interval: o.interval})
 	var (
 		ad  report.Adapter
