@@ -234,3 +234,22 @@ func (l *Latencies) P99Without(x time.Duration) (time.Duration, bool) {
 	}
 	return vals[len(vals)-1], true
 }
+
+// Histogram counts the values added into n bins of equal width between
+// the least and the greatest (the last bin includes the greatest): lo is
+// the first bin's start, width each bin's (at least 1 ns). No values: nil.
+func (l *Latencies) Histogram(n int) (lo, width time.Duration, counts []int) {
+	if l.run.n == 0 || n < 1 {
+		return 0, 0, nil
+	}
+	vals := l.sorted()
+	lo, hi := vals[0], vals[len(vals)-1]
+	span := uint64(hi) - uint64(lo)
+	w := span/uint64(n) + 1
+	counts = make([]int, n)
+	for _, v := range vals {
+		k := min(int((uint64(v)-uint64(lo))/w), n-1)
+		counts[k] += int(l.counts[v])
+	}
+	return lo, time.Duration(w), counts
+}

@@ -188,3 +188,20 @@ func TestRate(t *testing.T) {
 		t.Errorf("BucketStart(Bucket(5.7s)) = %v; want 5s", got)
 	}
 }
+
+func TestHistogram(t *testing.T) {
+	var l Latencies
+	for _, x := range ds(0, 1, 2, 3, 9, 9) {
+		l.Add(x)
+	}
+	// span 9, 3 bins of width 9/3+1 = 4: [0,4) [4,8) [8,12).
+	lo, w, c := l.Histogram(3)
+	if lo != 0 || w != 4 || !slices.Equal(c, []int{4, 0, 2}) {
+		t.Errorf("Histogram(3) = %v, %v, %v; want 0, 4, [4 0 2]", lo, w, c)
+	}
+	var one Latencies
+	one.Add(5)
+	if lo, w, c := one.Histogram(4); lo != 5 || w != 1 || !slices.Equal(c, []int{1, 0, 0, 0}) {
+		t.Errorf("one value: Histogram(4) = %v, %v, %v; want 5, 1, [1 0 0 0]", lo, w, c)
+	}
+}

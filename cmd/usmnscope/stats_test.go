@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/stats/report"
+	statspane "github.com/usmnscope/usmnscope/views/stats"
 )
 
 // runStatsEach runs `stats args…` in-process with each seeing every
@@ -371,4 +373,53 @@ func canon(b []byte) string {
 	json.Unmarshal(b, &v)
 	out, _ := json.Marshal(v)
 	return string(out)
+}
+
+// TestStatsPaneFilterSelectsGroup: the display filter the statistics
+// pane applies on Enter (views/stats.FilterExpr) selects exactly the
+// group's messages: dump --filter counts each group's messages, in every
+// grouping of the schema and ULinkRPC fixtures.
+func TestStatsPaneFilterSelectsGroup(t *testing.T) {
+	schemas, _ := filepath.Glob("../../fixtures/schemas/*.toml")
+	var sargs []string
+	for _, s := range schemas {
+		sargs = append(sargs, "--schema", s)
+	}
+	sargs = append(sargs, "--contracts", "../../fixtures/ulinkrpc/contracts")
+	for _, f := range []string{fixture(t, "usmn-schemas.pcapng"), fixture(t, "usmn-basic.pcapng"), "../../fixtures/ulinkrpc/tcp-json.pcapng", "../../fixtures/ulinkrpc/kcp-json.pcapng"} {
+		out, err := runStatsEach(t, nil, append(append([]string{"--json"}, append(allBy, sargs...)...), f)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc statsDoc
+		json.Unmarshal([]byte(out), &doc)
+		for _, g := range doc.Groups {
+			gr := groupResult(t, g.By, g.Key, g.Proto, g.Dir)
+			expr := statspane.FilterExpr(gr)
+			code, dump, errs := run(t, nil, append(append([]string{"dump", "--json", "--filter", expr}, sargs...), f)...)
+			if code != 0 {
+				t.Errorf("dump --filter %q: exit %d: %s", expr, code, errs)
+				continue
+			}
+			if n := strings.Count(dump, "\n"); n != g.Messages {
+				t.Errorf("%s: group %s %q %s %s has %d messages; dump --filter %q prints %d", filepath.Base(f), g.By, g.Key, g.Proto, g.Dir, g.Messages, expr, n)
+			}
+		}
+	}
+}
+
+// groupResult is a report.GroupResult with what FilterExpr reads.
+func groupResult(t *testing.T, by, key, proto, dir string) *report.GroupResult {
+	b, err := report.ParseBy(by)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &report.Group{By: b, Key: key, Dir: dissect.C2S}
+	if proto == "ulinkrpc" {
+		g.Proto = report.ULinkRPC
+	}
+	if dir == "s2c" {
+		g.Dir = dissect.S2C
+	}
+	return &report.GroupResult{Group: g}
 }

@@ -466,3 +466,34 @@ func (rp *Report) allGroups() []*Group {
 	}
 	return out
 }
+
+// Histogram is the key's latencies in n bins (stats.Latencies.Histogram).
+func (l *Latency) Histogram(n int) (lo, width time.Duration, counts []int) {
+	return l.lat.Histogram(n)
+}
+
+// LatenciesOf are the latency keys a group's messages take part in: a
+// connection's, a method's, or those of the pairs a kind answers.
+func (res *Result) LatenciesOf(g *Group) []*Latency {
+	var out []*Latency
+	for _, l := range res.Latencies {
+		var ok bool
+		switch g.By {
+		case ByConn:
+			ok = l.Conn == g.Key
+		case ByMethod:
+			ok = l.What == RPC && methodKey(&l.ServiceID, &l.MethodID, l.Service, l.Method) == g.Key
+		case ByKind:
+			ok = answers[g.Key] == l.What && l.Dir != g.Dir || l.What == RPC && g.Key == "Response"
+		case ByDir:
+			ok = l.What != RPC && l.Dir.String() == g.Key
+		}
+		if ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// answers are the kinds that answer a pair, by the pair's kind.
+var answers = map[string]What{"PingResponse": Ping, "NegotiateListenerDetails": ListenerID, "KeepAlivePong": KeepAlive, "Response": RPC}
