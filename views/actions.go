@@ -209,6 +209,8 @@ func (m Model) shortHelp() []key.Binding {
 		return m.bar.KeyMap.ShortHelp()
 	case m.bar.Mode() == filterbar.Goto:
 		return []key.Binding{m.bar.KeyMap.Accept, m.bar.KeyMap.Cancel}
+	case m.over == StatsOverlay:
+		return append(m.stats.KeyMap.ShortHelp(), m.pager.KeyMap.Close)
 	case m.over != NoOverlay:
 		return m.pager.KeyMap.ShortHelp()
 	}

@@ -43,6 +43,8 @@ func (m *Model) apply(msg tea.Msg) {
 		if msg.err != nil {
 			m.note = "export failed: " + termsafe.Escape(msg.err.Error())
 		}
+	case statsMsg:
+		m.openStats(msg.res)
 	case missingMsg:
 		m.miss = msg
 		m.conns.SetMissing(msg)
