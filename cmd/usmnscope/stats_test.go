@@ -423,3 +423,23 @@ func groupResult(t *testing.T, by, key, proto, dir string) *report.GroupResult {
 	}
 	return &report.GroupResult{Group: g}
 }
+
+// TestStatsTallyAndMessageAgree: a record read from the host's tally of a
+// message (no filter, or one the index record answers) and one read from
+// the whole Message (a filter that needs it: len) are the same record:
+// stats prints the same bytes either way.
+func TestStatsTallyAndMessageAgree(t *testing.T) {
+	files, _ := filepath.Glob(capturesDir + "/*.pcapng")
+	rpcFiles, _ := filepath.Glob("../../fixtures/ulinkrpc/*.pcapng")
+	for _, f := range append(files, rpcFiles...) {
+		args := append([]string{"--json"}, allBy...)
+		tally, err1 := runStatsEach(t, nil, append(args, f)...)
+		whole, err2 := runStatsEach(t, nil, append(args, "--filter", "len>=0 || len<0", f)...)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: %v, %v", f, err1, err2)
+		}
+		if tally != whole {
+			t.Errorf("%s: stats from the tally =\n%s\nfrom the Message =\n%s", f, tally, whole)
+		}
+	}
+}
