@@ -200,17 +200,6 @@ func (l *Latencies) sorted() []time.Duration {
 	return vals
 }
 
-// Above returns how many values added are greater than x.
-func (l *Latencies) Above(x time.Duration) int {
-	k := 0
-	for v, c := range l.counts {
-		if v > x {
-			k += int(c)
-		}
-	}
-	return k
-}
-
 // P99Without returns the nearest-rank p99 of the values added with one
 // value x taken out (false when x was not added or it is the only value):
 // the p99 of the others, that an outlier is judged against.

@@ -35,9 +35,6 @@ func (b By) String() string {
 	return "unknown"
 }
 
-// ByNames lists the groupings' names in order.
-func ByNames() []string { return slices.Clone(byNames[:]) }
-
 // ParseBy returns the grouping named s.
 func ParseBy(s string) (By, error) {
 	for i, n := range byNames {
