@@ -6,17 +6,18 @@
 # LIVE_COUNT (live load messages, default 2000000), LIVE_PORT (default
 # 27116, away from the game port other runs may use), WORK (scratch dir),
 # SECTIONS (which parts to run, default "e2e tui-memory tui-bench live
-# floor ulinkrpc infer"), e.g. SECTIONS=live ./bench/report.sh. The floor section is
+# floor ulinkrpc infer stats"), e.g. SECTIONS=live ./bench/report.sh. The floor section is
 # bench/floor.sh (issue 18), with its own SIZES and RUNS; the ulinkrpc
 # section bench/ulinkrpc.sh (issue 15), with its own RPC_N and RUNS; the
-# infer section bench/infer.sh (issue 25), with its own INFER_PROFILES.
+# infer section bench/infer.sh (issue 25), with its own INFER_PROFILES; the
+# stats section bench/stats.sh (issue 26), with its own SIZES and RUNS.
 set -u
 cd "$(dirname "$0")/.."
 N=${N:-1000000}
 CONNS=${CONNS:-64}
 LIVE_COUNT=${LIVE_COUNT:-2000000}
 LIVE_PORT=${LIVE_PORT:-27116}
-SECTIONS=${SECTIONS:-e2e tui-memory tui-bench live floor ulinkrpc infer}
+SECTIONS=${SECTIONS:-e2e tui-memory tui-bench live floor ulinkrpc infer stats}
 WORK=${WORK:-$(mktemp -d /tmp/usmnscope-bench.XXXXXX)}
 BIN=$WORK/usmnscope
 CAP=$WORK/scale.pcapng
@@ -226,5 +227,9 @@ fi
 if want infer; then
 	say ""
 	WORK=$WORK/infer N=$N CONNS=$CONNS ./bench/infer.sh
+fi
+if want stats; then
+	say ""
+	WORK=$WORK/stats ./bench/stats.sh
 fi
 exit 0

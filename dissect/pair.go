@@ -3,6 +3,8 @@ package dissect
 import (
 	"slices"
 	"time"
+
+	"github.com/usmnscope/usmnscope/stats"
 )
 
 // Ask is an asking message waiting for its answer (outputs.md "Pairing"):
@@ -253,3 +255,8 @@ func (d *Durations) Stats() (min, median, max time.Duration, ok bool) {
 	slices.Sort(s)
 	return s[0], s[(len(s)-1)/2], s[len(s)-1], true
 }
+
+// Summary is every latency figure of outputs.md (count, min, median, p90,
+// p95, p99, max, mean, jitter) over the durations in the order added
+// (stats.Summarize); Count 0 when nothing was added.
+func (d *Durations) Summary() stats.Summary { return stats.Summarize(d.v) }

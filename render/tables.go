@@ -192,5 +192,17 @@ func LatencyText(l rpc.Latency) string {
 	if !l.OK {
 		return "-"
 	}
-	return rpc.FormatLatency(l.Min) + " / " + rpc.FormatLatency(l.Median) + " / " + rpc.FormatLatency(l.Max)
+	return rpc.FormatLatency(l.Min) + " / " + rpc.FormatLatency(l.Median) + " / " + rpc.FormatLatency(l.Max) + latencyMore(l)
+}
+
+// latencyMore is the rest of the latency figures (issue 26: the keys
+// tables --json adds), after the min/median/max: "; p90/p95/p99 … / … / …,
+// mean …, jitter …".
+func latencyMore(l rpc.Latency) string {
+	s := &l.Summary
+	if s.Count == 0 {
+		return ""
+	}
+	return "; p90/p95/p99 " + rpc.FormatLatency(s.P90) + " / " + rpc.FormatLatency(s.P95) + " / " + rpc.FormatLatency(s.P99) +
+		", mean " + rpc.FormatLatency(s.Mean) + ", jitter " + rpc.FormatLatency(s.Jitter)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/stats"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -22,14 +23,17 @@ type Tables struct {
 }
 
 // Latency is a `{"min", "median", "max"}` object; OK false is null.
+// Summary, when its Count is not 0, adds the keys outputs.md allows every
+// latency object (p90, p95, p99, mean, count, jitter: issue 26).
 type Latency struct {
 	Min, Median, Max time.Duration
 	OK               bool
+	Summary          stats.Summary
 }
 
 func latency(d *dissect.Durations) Latency {
 	mn, md, mx, ok := d.Stats()
-	return Latency{mn, md, mx, ok}
+	return Latency{mn, md, mx, ok, d.Summary()}
 }
 
 // MethodStats counts one (service_id, method_id)'s Requests and their
@@ -390,6 +394,15 @@ func appendLatency(dst []byte, l Latency) []byte {
 	dst = appendNs(dst, l.Median)
 	dst = append(dst, `,"max":`...)
 	dst = appendNs(dst, l.Max)
+	if s := &l.Summary; s.Count > 0 {
+		for _, kv := range [...]struct {
+			k string
+			v int64
+		}{{`,"p90":`, int64(s.P90)}, {`,"p95":`, int64(s.P95)}, {`,"p99":`, int64(s.P99)}, {`,"mean":`, int64(s.Mean)}, {`,"count":`, int64(s.Count)}, {`,"jitter":`, int64(s.Jitter)}} {
+			dst = append(dst, kv.k...)
+			dst = strconv.AppendInt(dst, kv.v, 10)
+		}
+	}
 	return append(dst, '}')
 }
 

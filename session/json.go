@@ -319,17 +319,26 @@ type jsonPingStats struct {
 	RTT      *jsonLatency `json:"rtt_ns"`
 }
 
-// jsonLatency is a `{"min", "median", "max"}` object in nanoseconds.
+// jsonLatency is a `{"min", "median", "max"}` object in nanoseconds, with
+// the keys outputs.md adds to every latency object (issue 26) after them.
 type jsonLatency struct {
 	Min    int64 `json:"min"`
 	Median int64 `json:"median"`
 	Max    int64 `json:"max"`
+	P90    int64 `json:"p90"`
+	P95    int64 `json:"p95"`
+	P99    int64 `json:"p99"`
+	Mean   int64 `json:"mean"`
+	Count  int   `json:"count"`
+	Jitter int64 `json:"jitter"`
 }
 
 func pingJSON(s PingStats) jsonPingStats {
 	j := jsonPingStats{Requests: s.Requests, Answered: s.Answered}
 	if s.RTT.OK {
-		j.RTT = &jsonLatency{Min: int64(s.RTT.Min), Median: int64(s.RTT.Median), Max: int64(s.RTT.Max)}
+		x := &s.RTT.Summary
+		j.RTT = &jsonLatency{Min: int64(s.RTT.Min), Median: int64(s.RTT.Median), Max: int64(s.RTT.Max),
+			P90: int64(x.P90), P95: int64(x.P95), P99: int64(x.P99), Mean: int64(x.Mean), Count: x.Count, Jitter: int64(x.Jitter)}
 	}
 	return j
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/stats"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -104,6 +105,7 @@ type pingCount struct {
 	ansN     []int32           // full Index: the answers' numbers, ascending, as rtt
 	rtt      dissect.Durations // full Index: the round trips in order (Prefix)
 	rttc     rttCounts         // Stream: the round trips counted by value
+	rttr     stats.Running     // Stream: their count, sum and jitter in arrival order
 }
 
 // PingStats are outputs.md's STATS for the PingRequests sent in one
@@ -148,6 +150,7 @@ func (c *Index) pair(cn *connection, i int32, d *unturned.Decoded) {
 				pc.ansN = append(pc.ansN, i+1)
 			} else {
 				pc.rttc.add(lat)
+				pc.rttr.Add(lat)
 			}
 		}
 	case d.Kind == unturned.KindNegotiateListenerDetails && d.Clean():
@@ -389,7 +392,8 @@ func (ps *pairState) pingStats(asOf int, full bool) [2]PingStats {
 		pc := &ps.ping[d]
 		if !full {
 			mn, md, mx, n := pc.rttc.stats()
-			out[d] = PingStats{Requests: pc.requests, Answered: n, RTT: rpc.Latency{Min: mn, Median: md, Max: mx, OK: n > 0}}
+			out[d] = PingStats{Requests: pc.requests, Answered: n, RTT: rpc.Latency{Min: mn, Median: md, Max: mx, OK: n > 0,
+				Summary: stats.SummaryFromCounts(pc.rttc.vals, pc.rttc.cnts, &pc.rttr)}}
 			continue
 		}
 		req, rtt := pc.requests, pc.rtt
@@ -398,7 +402,7 @@ func (ps *pairState) pingStats(asOf int, full bool) [2]PingStats {
 			rtt = pc.rtt.Prefix(sort.Search(len(pc.ansN), func(k int) bool { return int(pc.ansN[k]) > asOf }))
 		}
 		mn, md, mx, ok := rtt.Stats()
-		out[d] = PingStats{Requests: req, Answered: rtt.Len(), RTT: rpc.Latency{Min: mn, Median: md, Max: mx, OK: ok}}
+		out[d] = PingStats{Requests: req, Answered: rtt.Len(), RTT: rpc.Latency{Min: mn, Median: md, Max: mx, OK: ok, Summary: rtt.Summary()}}
 	}
 	return out
 }

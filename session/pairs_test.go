@@ -8,6 +8,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/stats"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -209,6 +210,15 @@ func TestPingStats(t *testing.T) {
 		{5 + 8, PingStats{4, 3, lat(ms(3), ms(4), ms(5))}, PingStats{Requests: 1}},
 	} {
 		tb := c.Tables(cvConn, tc.asOf)
+		// The Summary (issue 26's keys) agrees with the three figures
+		// and counts every answer; stats' tests check its arithmetic.
+		for d := range tb.Ping {
+			r := &tb.Ping[d].RTT
+			if s := r.Summary; s.Count != tb.Ping[d].Answered || s.Count > 0 && (s.Min != r.Min || s.Median != r.Median || s.Max != r.Max) {
+				t.Errorf("Tables(A, %d).Ping[%v].RTT.Summary = %+v; want count %d and %v/%v/%v", tc.asOf, dissect.Dir(d), s, tb.Ping[d].Answered, r.Min, r.Median, r.Max)
+			}
+			r.Summary = stats.Summary{}
+		}
 		if got := tb.Ping; got[dissect.C2S] != tc.c2s || got[dissect.S2C] != tc.s2c {
 			t.Errorf("Tables(A, %d).Ping = %+v; want c2s %+v, s2c %+v", tc.asOf, got, tc.c2s, tc.s2c)
 		}

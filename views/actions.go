@@ -228,6 +228,8 @@ func (m Model) shortHelp() []key.Binding {
 		return []key.Binding{m.bar.KeyMap.Accept, m.bar.KeyMap.Cancel}
 	case m.bar.Mode() == filterbar.Confirm:
 		return nil
+	case m.over == StatsOverlay:
+		return append(m.stats.KeyMap.ShortHelp(), m.pager.KeyMap.Close)
 	case m.over != NoOverlay:
 		return m.pager.KeyMap.ShortHelp()
 	}

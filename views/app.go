@@ -18,6 +18,7 @@ import (
 	"github.com/usmnscope/usmnscope/views/frame"
 	"github.com/usmnscope/usmnscope/views/messages"
 	"github.com/usmnscope/usmnscope/views/pager"
+	statspane "github.com/usmnscope/usmnscope/views/stats"
 	"github.com/usmnscope/usmnscope/views/status"
 	"github.com/usmnscope/usmnscope/views/tables"
 )
@@ -104,6 +105,7 @@ type Model struct {
 	conns  conns.Model
 	msgs   messages.Model
 	detail detail.Model
+	stats  statspane.Model // the statistics pane (issue 26), shown as StatsOverlay
 	bits   bits.Model
 	tables tables.Model
 	bar    filterbar.Model
@@ -159,7 +161,7 @@ func New(src Source, cfg Config) Model {
 		KeyMap: DefaultKeyMap(), src: src, cfg: cfg,
 		conns: conns.New(), msgs: messages.New(src, messages.All(0)),
 		detail: detail.New(), bits: bits.New(), tables: tables.New(),
-		bar: filterbar.New(filterbar.ParseFunc(cfg.Parse)), help: help.New(), pager: pager.New(),
+		bar: filterbar.New(filterbar.ParseFunc(cfg.Parse)), help: help.New(), pager: pager.New(), stats: statspane.New(nil),
 		idx: newIndex(), allConns: true, loading: true, progress: -1,
 		focus: FocusMessages, w: 80, h: 24,
 	}
@@ -358,9 +360,12 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case detailMsg:
 		m.show(msg)
 		return m, nil
-	case overlayMsg, exportedMsg, missingMsg:
+	case overlayMsg, exportedMsg, missingMsg, statsMsg:
 		m.apply(msg)
 		return m, nil
+	case statspane.FilterMsg:
+		m.statsFilter(msg)
+		return m, m.step(syncBudget)
 	case pager.JumpMsg:
 		m.jump(msg)
 		return m, nil
@@ -440,6 +445,9 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.bar, cmd = m.bar.Update(k)
 		return m.now(cmd)
 	}
+	if m.over == StatsOverlay {
+		return m.statsKey(k)
+	}
 	if m.over != NoOverlay {
 		return m.overlayKey(k)
 	}
@@ -462,6 +470,10 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.openOverlay(HelpOverlay, "Help: keys and symbols (esc closes)", func(w, _ int) []frame.Row { return m.helpLines(w) })
 	case key.Matches(k, m.KeyMap.Expert, m.KeyMap.FollowConn, m.KeyMap.Graph, m.KeyMap.Copy, m.KeyMap.Write, m.KeyMap.Text):
 		return m, m.action(k)
+	case key.Matches(k, m.KeyMap.Stats):
+		m.note = "computing statistics…"
+		cmd := m.read(statsCmd(m.src, m.n))
+		return m, cmd
 	case key.Matches(k, m.KeyMap.Tables):
 		if m.showTables {
 			m.setFocus(FocusBits)
@@ -556,6 +568,7 @@ func (m *Model) layout() {
 	m.bar.SetWidth(m.w)
 	m.help.SetWidth(m.w)
 	m.pager.SetSize(m.w, cn.h+ms.h+dt.h)
+	m.stats.SetSize(m.w, cn.h+ms.h+dt.h)
 }
 
 func (m Model) mouse(msg tea.Msg, at tea.Mouse, click bool) (tea.Model, tea.Cmd) {
@@ -599,7 +612,10 @@ func (m Model) mouse(msg tea.Msg, at tea.Mouse, click bool) (tea.Model, tea.Cmd)
 func (m Model) View() tea.View {
 	var b strings.Builder
 	_, _, dt, br := m.rects()
-	if m.over != NoOverlay {
+	if m.over == StatsOverlay {
+		b.WriteString(m.stats.View())
+		b.WriteByte('\n')
+	} else if m.over != NoOverlay {
 		b.WriteString(m.pager.View())
 		b.WriteByte('\n')
 	} else {

@@ -6,6 +6,8 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	Quit, NextPane, PrevPane, Filter, Goto, Help, Tables, Follow, Pause, Clear key.Binding
 	Expert, FollowConn, Graph, Copy, Write, Text                               key.Binding
+	// Stats opens the statistics pane (issue 26).
+	Stats key.Binding
 	// Pair goes from the selected message to its partner (outputs.md
 	// "Pairing"), in the message list, where Enter has no other use.
 	Pair key.Binding
@@ -40,6 +42,7 @@ func DefaultKeyMap() KeyMap {
 		NextMark:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next marked message")),
 		PrevMark:   key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous marked message")),
 		MarkedOnly: key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "list marked messages only, or all again")),
+		Stats:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "statistics")),
 	}
 }
 
@@ -51,6 +54,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.NextPane, k.PrevPane, k.Tables, k.Help, k.Quit},
 		{k.Filter, k.Goto, k.Clear, k.Follow, k.Pause},
-		{k.Expert, k.FollowConn, k.Graph, k.Copy, k.Write, k.Text},
+		{k.Expert, k.FollowConn, k.Graph, k.Stats, k.Copy, k.Write, k.Text},
 	}
 }

@@ -29,6 +29,7 @@ const (
 	FollowOverlay
 	GraphOverlay
 	TextOverlay
+	StatsOverlay // the statistics pane (statsview.go), not the pager
 )
 
 // expertLimit bounds the messages the expert scan reads for their

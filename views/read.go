@@ -46,6 +46,8 @@ func (m *Model) apply(msg tea.Msg) {
 		if msg.err != nil {
 			m.note = "export failed: " + termsafe.Escape(msg.err.Error())
 		}
+	case statsMsg:
+		m.openStats(msg.res)
 	case missingMsg:
 		m.miss, m.listenerTypes = msg.counts, msg.listeners
 		m.conns.SetMissing(msg.counts)

@@ -81,6 +81,7 @@ profile key is the docs/ folder of the usmnscope repository.`,
 		newCmdProfile(s, nil),
 		newCmdSchema(s, nil),
 		newCmdSimulate(s, nil),
+		newCmdStats(s, nil),
 		newCmdTables(s, nil),
 	)
 	suggestCommands(root)

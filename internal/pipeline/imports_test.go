@@ -25,6 +25,7 @@ var floors = map[string]float64{
 	"netpak":              0,
 	"internal/termsafe":   0,
 	"internal/tomlcap":    0,
+	"stats":               0, // the exact percentiles, jitter and rates (issue 26): no module imports; dissect, rpc and session use it
 	"internal/enum":       -1,
 	"capture":             1,
 	"dissect":             1,
@@ -35,6 +36,7 @@ var floors = map[string]float64{
 	"rpc":                 3,
 	"session":             4, // hosts rpc's records in the capture-wide order
 	"filter":              5,
+	"stats/report":        5, // stats' attribution over the host's records (issue 26)
 	"export":              6, // rows of the records dump --json builds, as Parquet
 	"render":              6, // the text outputs, from the session's records (and the filter's selection)
 	"internal/infer":      5,

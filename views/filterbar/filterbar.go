@@ -139,6 +139,10 @@ func (m Model) Err() (error, int) { return m.err, m.errPos }
 // Applied returns the filter expression in force.
 func (m Model) Applied() string { return m.applied }
 
+// SetApplied shows expr as the filter in force, applied from elsewhere
+// (the statistics pane's Enter), as if accepted here.
+func (m *Model) SetApplied(expr string) { m.applied, m.mode, m.err = expr, Off, nil }
+
 // Clear forgets the filter in force.
 func (m *Model) Clear() { m.applied, m.mode, m.err = "", Off, nil }
 

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/schema"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/stats/report"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// statsOptions are what a stats command line asks for.
+type statsOptions struct {
+	IO      *streams
+	profile func() (*unturned.Profile, error)
+	schemas func() (*schema.Set, error)
+	rpc     func() (*pipeline.RPC, error)
+
+	capture  string
+	by       []string
+	interval time.Duration
+	filter   string
+	json     bool
+	csv      bool
+	at       int
+	atGiven  bool
+
+	// each, when not nil, sees every record counted (tests: the bit
+	// split of each message).
+	each func(*report.Record)
+}
+
+// newCmdStats returns the stats command; runF, when not nil, runs instead
+// of runStats with the parsed options (tests).
+func newCmdStats(s *streams, runF func(*statsOptions) error) *cobra.Command {
+	o := &statsOptions{IO: s}
+	cmd := &cobra.Command{
+		Use:   "stats CAPTURE",
+		Short: "Count where the bytes and the milliseconds go (bandwidth and latency attribution)",
+		Long: `Counts a capture's messages (both protocols) the way a game engine's network
+profiler does (outputs.md "usmnscope stats"): per group, the messages, the
+bytes on the stream (with the length prefix), their share, the exact split
+of their bits into framing, header, definition, payload and padding (from
+the same field spans as dump -V), and the mean and peak rate per interval
+with the peak's time; the latency of every pair (Unturned pings and
+listener-ID requests, ULinkRPC requests per method and keep-alives):
+count, min, median, p90, p95, p99, max, mean and jitter; a time series; and
+findings (a latency far above its key's p99, a listener whose first-use
+definitions cost more than its payloads, a connection whose unanswered
+ULinkRPC requests pass the server's overload limit).
+
+--by picks the groupings (repeatable or comma-separated; default
+kind,listener,method): conn, dir, kind, listener (USMN listener type),
+message (the payload message, with --schema), method (ULinkRPC
+service.method or vanilla payload_method). --filter counts only the
+messages it matches (dump's filter language). --at N counts the capture
+as cut at message N, as tables --at does.`,
+		Example: `  usmnscope stats capture.pcapng
+  usmnscope stats --by conn --by dir --interval 100ms capture.pcapng
+  usmnscope stats --json --filter 'proto==ulinkrpc' capture.pcapng | jq '.latency'
+  usmnscope stats --csv --by listener capture.pcapng > listeners.csv`,
+		Args: argNames("CAPTURE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.capture = args[0]
+			o.atGiven = cmd.Flags().Changed("at")
+			o.profile = profileLoader(cmd)
+			o.schemas = schemaLoader(cmd)
+			o.rpc = rpcLoader(cmd)
+			if runF != nil {
+				return runF(o)
+			}
+			return runStats(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&o.by, "by", nil, "group by `WHAT`: conn, dir, kind, listener, message, method (repeatable; default kind,listener,method)")
+	f.DurationVar(&o.interval, "interval", time.Second, "the rate buckets' `DURATION`")
+	f.StringVar(&o.filter, "filter", "", "count only the messages matching `EXPR` (as dump's)")
+	f.BoolVar(&o.json, "json", false, "print one JSON object (outputs.md)")
+	f.BoolVar(&o.csv, "csv", false, "print one CSV row per group")
+	f.IntVar(&o.at, "at", 0, "count the capture as cut at message `N`, as tables --at")
+	return cmd
+}
+
+func runStats(o *statsOptions) error {
+	if o.json && o.csv {
+		return usageError{fmt.Errorf("stats: --json and --csv exclude each other")}
+	}
+	if o.interval <= 0 {
+		return usageError{fmt.Errorf("stats: --interval %s: want a positive duration", o.interval)}
+	}
+	if o.at < 0 || o.atGiven && o.at < 1 {
+		return usageError{fmt.Errorf("stats: --at %d: message numbers start at 1", o.at)}
+	}
+	var by []report.By
+	for _, s := range o.by {
+		b, err := report.ParseBy(s)
+		if err != nil {
+			return usageError{err}
+		}
+		by = append(by, b)
+	}
+	flt, err := filter.Parse(o.filter)
+	if err != nil {
+		return usageError{err}
+	}
+	p, err := o.profile()
+	if err != nil {
+		return err
+	}
+	set, err := loadWith(o.schemas)
+	if err != nil {
+		return err
+	}
+	rp, err := loadRPC(o.rpc)
+	if err != nil {
+		return err
+	}
+	// stats keeps no index, as dump does not: dump's collector tuning
+	// keeps its heap flat in the messages.
+	defer setTuning(setTuning(streamTuning))
+	rep := report.New(report.Options{By: by, Interval: o.interval})
+	var (
+		ad  report.Adapter
+		rec report.Record
+		tl  session.Tally
+	)
+	// A filter that the index record answers (filter.Filter.HeadOnly),
+	// or none, lets the record be read from the host's tally of the
+	// message (Index.TallyOf) without building it; any other needs the
+	// whole Message.
+	headOnly := flt == nil || flt.HeadOnly()
+	dc, err := readCaptureRPC(o.IO, p, set, rp, o.capture, nil, func(dc *session.Index) session.Stream {
+		return session.Stream{Spans: true, AsOf: o.at, Cut: o.at > 0, Settled: func(n int) error {
+			if headOnly && flt != nil {
+				if h, ok := dc.Head(n); !ok || !flt.MatchHead(h) {
+					return nil
+				}
+			}
+			switch {
+			case headOnly && dc.TallyOf(n, &tl):
+				ad.Tally(&tl, &rec)
+			default:
+				m := dc.Detail(n)
+				if m == nil || !flt.Match(m) {
+					return nil
+				}
+				ad.Record(m, &rec)
+			}
+			if o.each != nil {
+				o.each(&rec)
+			}
+			rep.Add(&rec)
+			return nil
+		}}
+	})
+	if err != nil {
+		return err
+	}
+	if o.at > dc.Len() {
+		return usageError{fmt.Errorf("stats: --at %d: the capture has %d messages", o.at, dc.Len())}
+	}
+	res := rep.Result()
+	out := newOutput(o.IO.out)
+	switch {
+	case o.json:
+		out.Write(res.AppendJSON(nil))
+	case o.csv:
+		if err := res.WriteCSV(out); err != nil {
+			return err
+		}
+	default:
+		res.WriteText(out)
+	}
+	return out.Flush()
+}
