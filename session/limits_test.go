@@ -21,6 +21,8 @@ func TestDefaultBounds(t *testing.T) {
 		MaxTableEntries: 65536,
 		MaxUnresolved:   4096,
 		MaxFindings:     1000,
+		MaxRPCBuffer:    32 << 20,
+		MaxInflate:      1 << 20,
 	}
 	if got := unturned.DefaultBounds(); got != want {
 		t.Errorf("DefaultBounds() = %+v; want %+v", got, want)
@@ -145,10 +147,11 @@ func TestParseProfileLimits(t *testing.T) {
 func TestProfileTOMLLimits(t *testing.T) {
 	p := unturned.Default()
 	p.Bounds = unturned.Bounds{MaxFlowBuffer: 1900, MaxTotalBuffer: 3800, MaxFlows: 2, MaxMessage: 16, MaxTableEntries: 1, MaxUnresolved: 5, MaxFindings: 7,
-		MaxFragments: 8, MaxFragmentBytes: 9, MaxFragmentDatagrams: 10, MaxInterfaces: 11, MaxNotes: 12, MaxDecompressed: 13}
+		MaxFragments: 8, MaxFragmentBytes: 9, MaxFragmentDatagrams: 10, MaxInterfaces: 11, MaxNotes: 12, MaxDecompressed: 13, MaxRPCBuffer: 14, MaxInflate: 15}
 	out := p.TOML()
 	for _, k := range []string{"[limits]", "max_flow_buffer = 1900", "max_total_buffer = 3800", "max_flows = 2", "max_message = 16", "max_table_entries = 1", "max_unresolved = 5",
-		"max_findings = 7", "max_fragments = 8", "max_fragment_bytes = 9", "max_fragment_datagrams = 10", "max_interfaces = 11", "max_notes = 12", "max_decompressed = 13"} {
+		"max_findings = 7", "max_fragments = 8", "max_fragment_bytes = 9", "max_fragment_datagrams = 10", "max_interfaces = 11", "max_notes = 12", "max_decompressed = 13",
+		"max_rpc_buffer = 14", "max_inflate = 15"} {
 		if !strings.Contains(out, k+"\n") {
 			t.Errorf("TOML() lacks %q:\n%s", k, out)
 		}
