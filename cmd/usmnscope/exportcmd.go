@@ -35,7 +35,7 @@ type exportOptions struct {
 	hosts          []string // --host NAME or FILE=NAME
 }
 
-// newCmdExport returns the export command (outputs.md `usmnscope
+// newCmdExport returns the export command (docs/export.md `usmnscope
 // export`); runF, when not nil, runs instead of runExport (tests).
 func newCmdExport(s *streams, runF func(*exportOptions) error) *cobra.Command {
 	o := &exportOptions{IO: s}
@@ -44,7 +44,7 @@ func newCmdExport(s *streams, runF func(*exportOptions) error) *cobra.Command {
 		Short: "Write a capture's messages as Parquet or NDJSON for DuckDB and ClickHouse",
 		Long: `Decodes a capture as dump --json does and writes its records to FILE:
 --format ndjson the dump --json records, --format parquet one row per
-message of both protocols with the typed columns of outputs.md (n, time_ns,
+message of both protocols with the typed columns of docs/export.md (n, time_ns,
 host, capture, frame, conn, dir, proto, msg, len, summary, worst, listener,
 client_id, server_id, service, method, service_id, method_id, request_id,
 status, pair, latency_ns, payload_message, payload_method, payload as a
@@ -87,7 +87,7 @@ of the same connections from both ends are not matched or aligned yet.`,
 	return cmd
 }
 
-// origin is a capture's host and capture names (outputs.md "Several
+// origin is a capture's host and capture names (docs/export.md "Several
 // captures").
 type origin struct{ host, capture string }
 
@@ -245,7 +245,7 @@ func exportCapture(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *p
 }
 
 // captureOrder numbers the messages of several captures once, in time
-// order (outputs.md "Several captures"): message k of capture c is
+// order (docs/export.md "Several captures"): message k of capture c is
 // preceded by the messages of every capture that are earlier, a tie going
 // to the capture given first and then to the lower number. Each capture's
 // times are read first (a pass that keeps 8 bytes a message); a time

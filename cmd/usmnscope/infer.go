@@ -38,7 +38,7 @@ func newCmdProfileInfer(s *streams, runF func(*profileInferOptions) error) *cobr
 		Use:   "infer CAPTURE",
 		Short: "Search the profile constants that best explain a capture",
 		Long: `Decode CAPTURE (a file, or - for standard input) again under candidate
-profiles and print, as a TOML profile (wire.md 6.1), the constants that
+profiles and print, as a TOML profile (docs/profile.md), the constants that
 explain it best, each with its evidence and confidence. The search decides
 the constants in the order the wire lets them be decided (the game from the
 workshop handshake, the marker, the widening, the listener header widths,
@@ -117,7 +117,7 @@ func runProfileInfer(o *profileInferOptions) error {
 	return out.Flush()
 }
 
-// tomlValue formats a claimed value as TOML: the magic in hex, as wire.md
+// tomlValue formats a claimed value as TOML: the magic in hex, as docs/profile.md
 // writes it.
 func tomlValue(k infer.Key) string {
 	switch v := k.Value.(type) {
@@ -134,7 +134,7 @@ func tomlValue(k infer.Key) string {
 	return fmt.Sprint(k.Value)
 }
 
-// inferJSON is outputs.md's profile infer document.
+// inferJSON is docs/json.md's profile infer document.
 func inferJSON(res *infer.Result) ([]byte, error) {
 	type evidence struct {
 		Confidence float64 `json:"confidence"`

@@ -367,7 +367,8 @@ type liveProc struct {
 // below the ephemeral range: live's filter takes a port at either end, so a
 // port that another test's client could get as its own would mix that
 // test's traffic in. The game's ports (27000-27299) are left to the tests
-// that use them.
+// that use them, and so is ULinkRPC's 20000 (a live on it was refused:
+// "ulinkrpc.ports: 20000 is transport_port").
 func freePort(t *testing.T) int {
 	t.Helper()
 	low := 32768
@@ -379,8 +380,8 @@ func freePort(t *testing.T) int {
 			break
 		}
 		port := 20000 + rand.IntN(low-20000)
-		if port >= 27000 && port < 27300 {
-			continue
+		if port == 20000 || port >= 27000 && port < 27300 {
+			continue // ULinkRPC's default port, the game's ports
 		}
 		if ln, err := net.Listen("tcp4", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
 			ln.Close()

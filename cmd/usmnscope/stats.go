@@ -42,7 +42,7 @@ func newCmdStats(s *streams, runF func(*statsOptions) error) *cobra.Command {
 		Use:   "stats CAPTURE",
 		Short: "Count where the bytes and the milliseconds go (bandwidth and latency attribution)",
 		Long: `Counts a capture's messages (both protocols) the way a game engine's network
-profiler does (outputs.md "usmnscope stats"): per group, the messages, the
+profiler does (docs/stats.md): per group, the messages, the
 bytes on the stream (with the length prefix), their share, the exact split
 of their bits into framing, header, definition, payload and padding (from
 the same field spans as dump -V), and the mean and peak rate per interval
@@ -80,7 +80,7 @@ as cut at message N, as tables --at does.`,
 	f.StringSliceVar(&o.by, "by", nil, "group by `WHAT`: conn, dir, kind, listener, message, method (repeatable; default kind,listener,method)")
 	f.DurationVar(&o.interval, "interval", time.Second, "the rate buckets' `DURATION`")
 	f.StringVar(&o.filter, "filter", "", "count only the messages matching `EXPR` (as dump's)")
-	f.BoolVar(&o.json, "json", false, "print one JSON object (outputs.md)")
+	f.BoolVar(&o.json, "json", false, "print one JSON object (docs/stats.md)")
 	f.BoolVar(&o.csv, "csv", false, "print one CSV row per group")
 	f.IntVar(&o.at, "at", 0, "count the capture as cut at message `N`, as tables --at")
 	return cmd
@@ -134,7 +134,7 @@ func runStats(o *statsOptions) error {
 	// message (Index.TallyOf) without building it; any other needs the
 	// whole Message.
 	headOnly := flt == nil || flt.HeadOnly()
-	dc, err := readCaptureRPC(o.IO, p, set, rp, o.capture, nil, func(dc *session.Index) session.Stream {
+	dc, err := readCapture(o.IO, p, set, rp, o.capture, func(dc *session.Index) session.Stream {
 		return session.Stream{Spans: true, AsOf: o.at, Cut: o.at > 0, Settled: func(n int) error {
 			if headOnly && flt != nil {
 				if h, ok := dc.Head(n); !ok || !flt.MatchHead(h) {
