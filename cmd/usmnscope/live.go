@@ -152,15 +152,7 @@ func runLive(o *liveOptions) error {
 // capture and kernel filter options of pipeline.LiveOptions, the bounded
 // arena and --write's store.
 func openLive(o *liveOptions) (*pipeline.Decode, error) {
-	p, err := o.profile()
-	if err != nil {
-		return nil, err
-	}
-	set, err := loadWith(o.schemas)
-	if err != nil {
-		return nil, err
-	}
-	rp, err := loadRPC(o.rpc)
+	p, set, rp, err := loadDecode(o.profile, o.schemas, o.rpc)
 	if err != nil {
 		return nil, err
 	}

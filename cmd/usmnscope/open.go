@@ -90,15 +90,7 @@ func runOpen(o *openOptions) error {
 // other ports), the index with its schemas and store, and the ULinkRPC
 // side.
 func openFeed(o *openOptions) (*pipeline.Decode, *unturned.Profile, error) {
-	p, err := o.profile()
-	if err != nil {
-		return nil, nil, err
-	}
-	set, err := loadWith(o.schemas)
-	if err != nil {
-		return nil, nil, err
-	}
-	rp, err := loadRPC(o.rpc)
+	p, set, rp, err := loadDecode(o.profile, o.schemas, o.rpc)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -108,15 +108,7 @@ func runStats(o *statsOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
-	p, err := o.profile()
-	if err != nil {
-		return err
-	}
-	set, err := loadWith(o.schemas)
-	if err != nil {
-		return err
-	}
-	rp, err := loadRPC(o.rpc)
+	p, set, rp, err := loadDecode(o.profile, o.schemas, o.rpc)
 	if err != nil {
 		return err
 	}

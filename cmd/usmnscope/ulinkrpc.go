@@ -13,6 +13,7 @@ import (
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -141,6 +142,25 @@ func readContracts(dir string) (*ulinkrpc.Contracts, error) {
 		return nil, fmt.Errorf("--%s %s: no [RpcService] interface and no [MemoryPackable] type in its %s", rpcContractsFlag, termsafe.Escape(dir), dissect.Count(sources, "C# source"))
 	}
 	return c, nil
+}
+
+// loadDecode runs a decoding command's three loaders: its profile, its
+// payload schemas (loadWith) and its ULinkRPC side (loadRPC), the
+// configuration pipeline.Options takes.
+func loadDecode(profile func() (*unturned.Profile, error), schemas func() (*schema.Set, error), rpcs func() (*pipeline.RPC, error)) (*unturned.Profile, *schema.Set, *pipeline.RPC, error) {
+	p, err := profile()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	set, err := loadWith(schemas)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rp, err := loadRPC(rpcs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return p, set, rp, nil
 }
 
 // loadRPC runs a command's ULinkRPC loader; a command built without one (a
