@@ -2,90 +2,82 @@ package infer
 
 import "github.com/usmnscope/usmnscope/unturned"
 
-// keys in wire.md 6 order, with their getters and setters.
-var keyNames = []string{"game", "transport_port", "client_methods", "server_methods", "extra_bits",
-	"server_invoke_listener", "server_negotiate", "client_invoke_listener", "client_negotiate",
-	"id_bit_count_bit_count", "type_name_bit_count", "negotiate_mode_bit_count",
-	"mode_tell_client_missing_listener", "mode_tell_client_listener_id", "mode_tell_server_missing_listener", "mode_request_server_listener_id",
-	"marker_magic"}
+// key is one profile key the search decides: its wire.md 6 name, and how
+// a candidate's value is read and set as Run claims it (string for game,
+// uint32 for method counts, internal numbers, modes and the magic, int64
+// for the port and the widths, as TOML reads them).
+type key struct {
+	name string
+	get  func(*unturned.Profile) any
+	set  func(*unturned.Profile, any)
+}
 
+func strKey(name string, f func(*unturned.Profile) *string) key {
+	return key{name, func(p *unturned.Profile) any { return *f(p) }, func(p *unturned.Profile, v any) { *f(p) = v.(string) }}
+}
+
+func u32Key(name string, f func(*unturned.Profile) *uint32) key {
+	return key{name, func(p *unturned.Profile) any { return *f(p) }, func(p *unturned.Profile, v any) { *f(p) = v.(uint32) }}
+}
+
+func portKey(name string, f func(*unturned.Profile) *uint16) key {
+	return key{name, func(p *unturned.Profile) any { return int64(*f(p)) }, func(p *unturned.Profile, v any) { *f(p) = uint16(v.(int64)) }}
+}
+
+func intKey(name string, f func(*unturned.Profile) *int) key {
+	return key{name, func(p *unturned.Profile) any { return int64(*f(p)) }, func(p *unturned.Profile, v any) { *f(p) = int(v.(int64)) }}
+}
+
+// keys in wire.md 6 order: the one list of what the search decides.
+var keys = []key{
+	strKey("game", func(p *unturned.Profile) *string { return &p.Game }),
+	portKey("transport_port", func(p *unturned.Profile) *uint16 { return &p.TransportPort }),
+	u32Key("client_methods", func(p *unturned.Profile) *uint32 { return &p.ClientMethods }),
+	u32Key("server_methods", func(p *unturned.Profile) *uint32 { return &p.ServerMethods }),
+	intKey("extra_bits", func(p *unturned.Profile) *int { return &p.ExtraBits }),
+	u32Key("server_invoke_listener", func(p *unturned.Profile) *uint32 { return &p.ServerInvokeListener }),
+	u32Key("server_negotiate", func(p *unturned.Profile) *uint32 { return &p.ServerNegotiate }),
+	u32Key("client_invoke_listener", func(p *unturned.Profile) *uint32 { return &p.ClientInvokeListener }),
+	u32Key("client_negotiate", func(p *unturned.Profile) *uint32 { return &p.ClientNegotiate }),
+	intKey("id_bit_count_bit_count", func(p *unturned.Profile) *int { return &p.IDBitCountBitCount }),
+	intKey("type_name_bit_count", func(p *unturned.Profile) *int { return &p.TypeNameBitCount }),
+	intKey("negotiate_mode_bit_count", func(p *unturned.Profile) *int { return &p.NegotiateModeBitCount }),
+	u32Key("mode_tell_client_missing_listener", func(p *unturned.Profile) *uint32 { return &p.ModeTellClientMissingListener }),
+	u32Key("mode_tell_client_listener_id", func(p *unturned.Profile) *uint32 { return &p.ModeTellClientListenerID }),
+	u32Key("mode_tell_server_missing_listener", func(p *unturned.Profile) *uint32 { return &p.ModeTellServerMissingListener }),
+	u32Key("mode_request_server_listener_id", func(p *unturned.Profile) *uint32 { return &p.ModeRequestServerListenerID }),
+	u32Key("marker_magic", func(p *unturned.Profile) *uint32 { return &p.MarkerMagic }),
+}
+
+// keyIndex is each key's place in keys.
+var keyIndex = func() map[string]int {
+	m := make(map[string]int, len(keys))
+	for i, k := range keys {
+		m[k.name] = i
+	}
+	return m
+}()
+
+// keyOrder is a key's place in wire.md 6 order; an unknown key sorts last.
 func keyOrder(k string) int {
-	for i, n := range keyNames {
-		if n == k {
-			return i
-		}
+	if i, ok := keyIndex[k]; ok {
+		return i
 	}
-	return len(keyNames)
+	return len(keys)
 }
 
-// fields maps each key to its profile field; ints are TOML int64.
-func fields(p *unturned.Profile) map[string]any {
-	return map[string]any{
-		"game": &p.Game, "transport_port": &p.TransportPort, "extra_bits": &p.ExtraBits,
-		"client_methods": &p.ClientMethods, "server_methods": &p.ServerMethods,
-		"server_invoke_listener": &p.ServerInvokeListener, "server_negotiate": &p.ServerNegotiate,
-		"client_invoke_listener": &p.ClientInvokeListener, "client_negotiate": &p.ClientNegotiate,
-		"id_bit_count_bit_count": &p.IDBitCountBitCount, "type_name_bit_count": &p.TypeNameBitCount,
-		"negotiate_mode_bit_count":          &p.NegotiateModeBitCount,
-		"mode_tell_client_missing_listener": &p.ModeTellClientMissingListener, "mode_tell_client_listener_id": &p.ModeTellClientListenerID,
-		"mode_tell_server_missing_listener": &p.ModeTellServerMissingListener, "mode_request_server_listener_id": &p.ModeRequestServerListenerID,
-		"marker_magic": &p.MarkerMagic,
-	}
-}
-
-// get returns a key's value: string for game, uint32 for numbers, modes,
-// method counts and the magic, int64 for widths and the port. A switch,
-// not fields: the claims read every candidate's keys.
-func get(p *unturned.Profile, key string) any {
-	switch key {
-	case "game":
-		return p.Game
-	case "transport_port":
-		return int64(p.TransportPort)
-	case "client_methods":
-		return p.ClientMethods
-	case "server_methods":
-		return p.ServerMethods
-	case "extra_bits":
-		return int64(p.ExtraBits)
-	case "server_invoke_listener":
-		return p.ServerInvokeListener
-	case "server_negotiate":
-		return p.ServerNegotiate
-	case "client_invoke_listener":
-		return p.ClientInvokeListener
-	case "client_negotiate":
-		return p.ClientNegotiate
-	case "id_bit_count_bit_count":
-		return int64(p.IDBitCountBitCount)
-	case "type_name_bit_count":
-		return int64(p.TypeNameBitCount)
-	case "negotiate_mode_bit_count":
-		return int64(p.NegotiateModeBitCount)
-	case "mode_tell_client_missing_listener":
-		return p.ModeTellClientMissingListener
-	case "mode_tell_client_listener_id":
-		return p.ModeTellClientListenerID
-	case "mode_tell_server_missing_listener":
-		return p.ModeTellServerMissingListener
-	case "mode_request_server_listener_id":
-		return p.ModeRequestServerListenerID
-	case "marker_magic":
-		return p.MarkerMagic
+// get returns a key's value as Run claims it; nil for an unknown key.
+func get(p *unturned.Profile, name string) any {
+	if i, ok := keyIndex[name]; ok {
+		return keys[i].get(p)
 	}
 	return nil
 }
 
-func set(p *unturned.Profile, key string, val any) {
-	switch v := fields(p)[key].(type) {
-	case *string:
-		*v = val.(string)
-	case *uint32:
-		*v = val.(uint32)
-	case *uint16:
-		*v = uint16(val.(int64))
-	case *int:
-		*v = int(val.(int64))
+// set sets a key to a value as get returns it; an unknown key is ignored.
+func set(p *unturned.Profile, name string, val any) {
+	if i, ok := keyIndex[name]; ok {
+		keys[i].set(p, val)
 	}
 }
 
