@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"fmt"
+	"github.com/usmnscope/usmnscope/decode"
 	"slices"
 	"time"
 
@@ -33,16 +34,12 @@ func ParseTransport(s string) (Transport, bool) {
 	return 0, false
 }
 
-// Stamp is where in the capture a chunk came from: the pcap frame number
-// (from 1) and the capture time of the packet.
-type Stamp struct {
-	Frame int
-	Time  time.Time
-	// Seq is the host's arrival sequence of the event (Config.Yield): a
-	// frame held while its stream resynchronises keeps the Seq of the
-	// chunk that completed it, as it keeps its Frame and Time.
-	Seq uint64
-}
+// Stamp is where in the capture a chunk came from (decode.Stamp): the
+// pcap frame number (from 1), the capture time of the packet, and the
+// host's arrival sequence of the event (Config.Yield): a frame held while
+// its stream resynchronises keeps the Seq of the chunk that completed it,
+// as it keeps its Frame and Time.
+type Stamp = decode.Stamp
 
 // Config sets up a Session. The zero value decodes TCP with the transform
 // settings unknown (classified per frame), payloads detected, no names.
@@ -85,20 +82,13 @@ type Config struct {
 }
 
 // ConnFinding is a connection-level finding (outputs.md `tables --json`
-// "findings"): N is the message that caused it, 0 for none.
-type ConnFinding struct {
-	dissect.Finding
-	// Info marks a finding that says how the connection was read, not
-	// that anything is wrong with it: the classification of a connection
-	// whose frames are all plain. It is listed with the others but does
-	// not make the connection's worst severity (issue 30: every clean
-	// ULinkRPC connection read "note").
-	Info  bool
-	N     int
-	Dir   dissect.Dir
-	Frame int
-	Time  time.Time
-}
+// "findings", decode.ConnFinding): N is the message that caused it, 0 for
+// none. Info marks a finding that says how the connection was read, not
+// that anything is wrong with it: the classification of a connection
+// whose frames are all plain. It is listed with the others but does not
+// make the connection's worst severity (issue 30: every clean ULinkRPC
+// connection read "note").
+type ConnFinding = decode.ConnFinding
 
 // Event is a connection event: the HTTP upgrade, a WebSocket ping, pong or
 // close, the KCP handshake (outputs.md: events are not records).

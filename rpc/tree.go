@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"fmt"
+	"github.com/usmnscope/usmnscope/decode"
 	"strconv"
 	"strings"
 	"time"
@@ -16,34 +17,22 @@ import (
 // span. The TUI's detail pane and `dump -V` both draw it, so what a field
 // is called and where it lies is decided once, here.
 
-// NodeKind says what a Node of the layer tree is.
-type NodeKind uint8
+// NodeKind says what a Node of the layer tree is: the neutral record's
+// (decode.NodeKind).
+type NodeKind = decode.NodeKind
 
 const (
-	LayerNode   NodeKind = iota // a protocol layer; Text describes it
-	FieldNode                   // a field with its span
-	InfoNode                    // a named line of text (a name, a pair, ticks)
-	FindingNode                 // expert information
+	LayerNode   = decode.LayerNode   // a protocol layer; Text describes it
+	FieldNode   = decode.FieldNode   // a field with its span
+	InfoNode    = decode.InfoNode    // a named line of text (a name, a pair, ticks)
+	FindingNode = decode.FindingNode // expert information
 )
 
-// Node is one line of a record's layer tree. Text, Label and Note are
-// escaped (termsafe) and may be shown as they are; Span keeps the field
-// exactly, its value for dissect.FormatValue.
-type Node struct {
-	Kind  NodeKind
-	Name  string // layer or info key: "transport", "envelope", "service"…
-	Text  string // LayerNode, InfoNode: what it says; FindingNode: the finding's text
-	Label string // FieldNode: the name below its parent ("Account", "[0]")
-	Path  string // FieldNode: the full field name ("payload.Items[0].Name")
-	// Field is the index in Record.Fields of a FieldNode, whose span is in
-	// Record.Envelope; -1 for a transform field, whose span is in the
-	// transformed frame (Record.TransformFields), which no record keeps.
-	Field    int
-	Span     dissect.Field
-	Note     string // FieldNode: what a number means ("Request", a service name)
-	Finding  dissect.Finding
-	Children []Node
-}
+// Node is one line of a record's layer tree (decode.Node): Field is the
+// index in Record.Fields of a FieldNode, whose span is in Record.Envelope;
+// -1 for a transform field, whose span is in the transformed frame
+// (Record.TransformFields), which no record keeps.
+type Node = decode.Node
 
 // Tree returns r's layer tree: transport, transform, envelope (its
 // fields), payload (its fields nested by name), the contract's names and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -55,8 +56,9 @@ type connection struct {
 	// one are not kept but taken again from their messages (Index.tablesAsOf).
 	checkpoints []checkpoint
 
-	// A ULinkRPC connection (rpc.go): its decoder, and how many of its
-	// findings info has.
+	// A hosted protocol's connection (rpc.go): its state (rpc too for
+	// ULinkRPC), and how many of its findings info has.
+	proto       decode.Conn
 	rpc         *rpc.Session
 	rpcFindings int
 

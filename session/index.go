@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/netpak"
@@ -34,6 +35,7 @@ type ConnInfo struct {
 	Findings   []dissect.Finding // connection-level findings (gaps, resync, inference, UDP notes)
 	Suppressed int               // findings past Limits.MaxFindings: counted, not kept
 
+	Proto     string        // a hosted protocol's connection (OpenConn): its name; "" for Unturned
 	RPC       bool          // a ULinkRPC connection: its messages carry Message.RPC
 	Transport rpc.Transport // a ULinkRPC connection's transport
 }
@@ -152,7 +154,7 @@ type Index struct {
 	blockers     []dirRef
 	// ULinkRPC records by record index (rpc.go); rpcAsks are the askers a
 	// Stream waits on.
-	rpcRecs   map[int32]*rpc.Record
+	rpcRecs   map[int32]decode.Record
 	rpcAsks   []rpcAsk
 	rpcByConn map[dissect.Conn]uint32
 	schemas   *schema.Set // payload schemas (schema.md); nil: none (payload.go)

@@ -72,10 +72,10 @@ func (m *Message) AppendJSON(dst []byte) []byte {
 // when not nil, is m.Conn already encoded (appendConn), which a caller
 // encoding many messages of few connections keeps.
 func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
-	if m.RPC != nil {
-		// A ULinkRPC message's record, as package rpc writes it
+	if m.Rec != nil {
+		// A hosted protocol's record, as its package writes it
 		// (outputs.md "ULinkRPC records").
-		return rpc.AppendJSONOrigin(dst, m.RPC, m.origin), nil
+		return m.Rec.AppendJSON(dst, m.origin), nil
 	}
 	return m.appendJSONTime(dst, conn, nil)
 }
@@ -429,7 +429,7 @@ func (c *Index) TablesJSON() ([]byte, error) { return c.TablesJSONAt(0) }
 func (c *Index) TablesJSONAt(asOf int) ([]byte, error) {
 	doc := jsonTables{Profile: c.Profile().Name, Connections: []any{}}
 	for i, ci := range c.Connections() {
-		if ci.RPC {
+		if ci.Proto != "" {
 			if raw, ok := c.rpcConnJSON(i, asOf); ok {
 				doc.Connections = append(doc.Connections, raw)
 				continue

@@ -220,7 +220,7 @@ func (c *Index) tablesOf(cn *connection, asOf int) *Tables {
 	if c.stream != nil {
 		return c.streamTables(cn, asOf)
 	}
-	if cn.rpc != nil {
+	if cn.proto != nil {
 		return c.rpcTables(cn, asOf)
 	}
 	if asOf <= 0 || asOf > c.nrec {

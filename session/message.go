@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
@@ -56,6 +57,9 @@ type Message struct {
 	// RPC is the record when the message is a ULinkRPC frame (outputs.md
 	// "ULinkRPC records"); the Unturned fields above are then zero.
 	RPC *rpc.Record
+	// Rec is the record when the message is a hosted protocol's
+	// (ULinkRPC's too): decode.Record, the neutral record.
+	Rec decode.Record
 
 	// origin is its Index's SetOrigin: the record's "host" and
 	// "capture" keys, encoded.
@@ -332,12 +336,14 @@ type Head struct {
 	// RPC is the record of a ULinkRPC message (Kind is then zero): the
 	// index keeps it whole, so a filter on its fields needs no decoding.
 	RPC *rpc.Record
+	// Rec is the record of a hosted protocol's message (ULinkRPC's too).
+	Rec decode.Record
 }
 
 // Head returns m's Head, as Index.Head gives it for the same message.
 func (m *Message) Head() Head {
 	w, ok := m.Worst()
-	return Head{N: m.N, Conn: m.Conn, Dir: m.Dir, Kind: m.Kind, Worst: w, HasFinding: ok, RPC: m.RPC}
+	return Head{N: m.N, Conn: m.Conn, Dir: m.Dir, Kind: m.Kind, Worst: w, HasFinding: ok, RPC: m.RPC, Rec: m.Rec}
 }
 
 // Head returns message n's Head from its index record alone: no bytes are
@@ -362,12 +368,12 @@ func (c *Index) head(n int, h *Head) bool {
 		return false
 	}
 	r := c.rec(int32(n - 1))
-	h.N, h.Conn, h.Dir, h.Kind, h.Worst, h.HasFinding, h.RPC = n, c.conns[r.conn].info.Conn, r.dir, r.kind, 0, false, nil
+	h.N, h.Conn, h.Dir, h.Kind, h.Worst, h.HasFinding, h.RPC, h.Rec = n, c.conns[r.conn].info.Conn, r.dir, r.kind, 0, false, nil, nil
 	worst := r.worst
 	if r.flags&recRPC != 0 {
 		if rr := c.rpcRecs[int32(n-1)]; rr != nil {
-			cp := *rr // as buildRPC: the feeder may still set Pair
-			h.RPC = &cp
+			h.Rec = rr.Clone() // as buildRPC: the feeder may still set Pair
+			h.RPC, _ = h.Rec.(*rpc.Record)
 		}
 		if worst > 0 {
 			h.Worst, h.HasFinding = dissect.Severity(worst-1), true
@@ -407,8 +413,8 @@ type Selector interface {
 // Name is outputs.md's "msg": the message kind's name, or the ULinkRPC
 // frame type's.
 func (m *Message) Name() string {
-	if m.RPC != nil {
-		return m.RPC.Msg
+	if m.Rec != nil {
+		return m.Rec.Meta().Name
 	}
 	return m.Kind.String()
 }

@@ -4,8 +4,8 @@ import (
 	"container/heap"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -37,9 +37,9 @@ type pendingMsg struct {
 	info  unturned.FrameInfo
 	t     time.Time
 	frame int
-	at    int64       // file offset, or -1
-	data  []byte      // the caller's bytes, copied
-	rec   *rpc.Record // a ULinkRPC record (rpc.go) instead of data
+	at    int64         // file offset, or -1
+	data  []byte        // the caller's bytes, copied
+	rec   decode.Record // a hosted protocol's record (rpc.go) instead of data
 }
 
 // pendingQueue is a min-heap of pendingMsg by (seq, ins).
@@ -84,7 +84,7 @@ func (c *Index) arrive(cn *connection, dir dissect.Dir, msg []byte, info unturne
 // resynchronisation, which may end messages earlier than later arrivals.
 func (c *Index) block(cn *connection, dir dissect.Dir) {
 	var on bool
-	if cn.rpc != nil {
+	if cn.proto != nil {
 		on = dir == 0 && cn.rpcHolding()
 	} else {
 		fr := cn.framer[dir]
@@ -121,8 +121,8 @@ func (c *Index) watermark() uint64 {
 
 // blockSeq is the earliest event whose bytes blocking direction b holds.
 func (c *Index) blockSeq(b dirRef) uint64 {
-	if b.cn.rpc != nil {
-		s, _ := b.cn.rpc.Holding()
+	if b.cn.proto != nil {
+		s, _ := b.cn.proto.Holding()
 		return min(s, c.cur)
 	}
 	if m := b.cn.unsynced[b.dir]; len(m) > 0 {
@@ -140,7 +140,7 @@ func (c *Index) release() {
 		for len(c.pending) > 0 && c.pending[0].seq < wm {
 			m := heap.Pop(&c.pending).(pendingMsg)
 			if m.rec != nil {
-				c.pendingBytes -= m.rec.EnvelopeLen()
+				c.pendingBytes -= m.rec.Meta().Size
 				c.messageRPC(m.cn, m.rec)
 				continue
 			}
@@ -164,8 +164,8 @@ func (c *Index) force(why string) {
 		}
 	}
 	cn, dir := oldest.cn, oldest.dir
-	if cn.rpc != nil {
-		cn.rpc.Abandon()
+	if cn.proto != nil {
+		cn.proto.Abandon()
 		c.rpcSync(cn)
 		return
 	}

@@ -3,11 +3,14 @@ package session
 import (
 	"container/heap"
 	"encoding/json"
+	"strconv"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode"
+
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/rpc"
-	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
 // ULinkRPC connections hosted by the index (issue 15, ulinkrpc.md): each
@@ -25,25 +28,27 @@ import (
 // (rpc.Config.Light): their records are read only as far as the tables go,
 // kept only until handed out (streamLight) and then reused by the session.
 
-// RPCConn is a ULinkRPC connection the index hosts (OpenRPC): what the
-// pipeline feeds its capture events through.
-type RPCConn struct {
+// HostedConn is a connection of a registered protocol the index hosts
+// (OpenConn): what the pipeline feeds its capture events through.
+type HostedConn struct {
 	c  *Index
 	cn *connection
 }
 
-// OpenRPC makes the index host a new ULinkRPC connection conn decoded
-// with cfg (cfg.Yield is the index's). It is listed among the
-// connections from now on, with ConnInfo.RPC set. Unturned bytes are never
-// fed to it: events for its key that reach the index (after the router
-// forgot the flow) make an Unturned connection of their own. Lookups by
-// key (Tables, ConnFindings) find the Unturned connection of the key
-// first, then its first ULinkRPC one.
-func (c *Index) OpenRPC(conn dissect.Conn, cfg rpc.Config) *RPCConn {
+// OpenConn makes the index host a new connection cfg.Conn of protocol p
+// (decode.Protocol.New makes its state; cfg.Yield and cfg.Light are the
+// index's). It is listed among the connections from now on, with
+// ConnInfo.Proto set (and ConnInfo.RPC for ULinkRPC). Unturned bytes are
+// never fed to it: events for its key that reach the index (after the
+// router forgot the flow) make an Unturned connection of their own.
+// Lookups by key (Tables, ConnFindings) find the Unturned connection of
+// the key first, then its first hosted one.
+func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 	c.lock()
 	defer c.unlock()
+	conn := cfg.Conn
 	cn := newConnection(uint32(len(c.conns)), conn, RuleUnknown, &c.limits)
-	cn.info.RPC, cn.info.Transport = true, cfg.Transport
+	cn.info.Proto = p.Name
 	if c.rpcByConn == nil {
 		c.rpcByConn = map[dissect.Conn]uint32{}
 	}
@@ -52,14 +57,17 @@ func (c *Index) OpenRPC(conn dissect.Conn, cfg rpc.Config) *RPCConn {
 	}
 	c.conns = append(c.conns, cn)
 	c.touch(cn)
-	cfg.Yield = func(r *rpc.Record, at rpc.Stamp) { c.arriveRPC(cn, r, at.Seq) }
-	cfg.Number = nil
+	cfg.Yield = func(r decode.Record, at decode.Stamp) { c.arriveRPC(cn, r, at.Seq) }
 	// A Stream that hands no message out (tables: Stream.Settled nil)
 	// reads nothing of a record but its tables: light sessions decode no
 	// more than those (rpc.Config.Light, issue 15).
 	cfg.Light = c.stream != nil && c.stream.Settled == nil
-	cn.rpc = rpc.New(conn, cfg)
-	return &RPCConn{c: c, cn: cn}
+	cn.proto = p.New(cfg)
+	if h, ok := cn.proto.(rpc.Hosted); ok {
+		cn.rpc = h.Session
+		cn.info.RPC, cn.info.Transport = true, h.Transport()
+	}
+	return &HostedConn{c: c, cn: cn}
 }
 
 // lookup finds conn's connection by key: the Unturned one, else the first
@@ -87,31 +95,40 @@ func (c *Index) TablesOf(i int, asOf int) *Tables {
 	return c.tablesOf(c.conns[i], asOf)
 }
 
-// Session is the connection's decoder.
-func (h *RPCConn) Session() *rpc.Session { return h.cn.rpc }
+// OpenRPC is OpenConn for a ULinkRPC connection conn decoded with cfg
+// (rpc.Protocol).
+func (c *Index) OpenRPC(conn dissect.Conn, cfg rpc.Config) *HostedConn {
+	return c.OpenConn(rpc.Protocol(cfg), decode.Config{Conn: conn})
+}
+
+// Conn is the connection's state.
+func (h *HostedConn) Conn() decode.Conn { return h.cn.proto }
+
+// Session is a ULinkRPC connection's decoder, nil for another protocol's.
+func (h *HostedConn) Session() *rpc.Session { return h.cn.rpc }
 
 // Feed runs one capture event of the connection, captured at t in frame:
-// feed calls the session's Bytes, Gap, Datagram or End with the stamp it
-// is given, which carries the event's arrival sequence.
-func (h *RPCConn) Feed(t time.Time, frame int, feed func(rpc.Stamp)) {
+// feed calls the connection's Bytes, Gap, Datagram or End with the stamp
+// it is given, which carries the event's arrival sequence.
+func (h *HostedConn) Feed(t time.Time, frame int, feed func(decode.Stamp)) {
 	c, cn := h.c, h.cn
 	c.lock()
 	defer c.unlock()
 	c.touch(cn)
 	c.seen(cn, t)
 	cn.lastFrame[0] = max(cn.lastFrame[0], frame)
-	feed(rpc.Stamp{Frame: frame, Time: t, Seq: c.advance()})
+	feed(decode.Stamp{Frame: frame, Time: t, Seq: c.advance()})
 	c.rpcEvent(cn)
 }
 
 // End ends the connection at the end of the capture, captured last at t in
 // frame (its ConnInfo.Last stays that of its own last event).
-func (h *RPCConn) End(t time.Time, frame int) {
+func (h *HostedConn) End(t time.Time, frame int) {
 	c, cn := h.c, h.cn
 	c.lock()
 	defer c.unlock()
 	c.touch(cn)
-	cn.rpc.End(rpc.Stamp{Frame: frame, Time: t, Seq: c.advance()})
+	cn.proto.End(decode.Stamp{Frame: frame, Time: t, Seq: c.advance()})
 	c.rpcEvent(cn)
 }
 
@@ -124,7 +141,7 @@ func (c *Index) rpcEvent(cn *connection) {
 
 // rpcSync takes a ULinkRPC connection's new findings and blocking state.
 func (c *Index) rpcSync(cn *connection) {
-	fs := cn.rpc.Findings()
+	fs := cn.proto.Findings()
 	for _, f := range fs[cn.rpcFindings:] {
 		if f.Info {
 			// Listed, but not the connection's worst (rpc.ConnFinding).
@@ -138,34 +155,37 @@ func (c *Index) rpcSync(cn *connection) {
 }
 
 // arriveRPC numbers a record now, or queues it (order.go arrive).
-func (c *Index) arriveRPC(cn *connection, r *rpc.Record, seq uint64) {
+func (c *Index) arriveRPC(cn *connection, r decode.Record, seq uint64) {
 	if len(c.pending) == 0 && len(c.blockers) == 0 && len(c.holds) == 0 {
 		c.messageRPC(cn, r)
 		return
 	}
 	c.pins++
-	c.pendingBytes += r.EnvelopeLen()
-	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: r.Dir, rec: r})
+	m := r.Meta()
+	c.pendingBytes += m.Size
+	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: m.Dir, rec: r})
 }
 
-// messageRPC numbers and records one ULinkRPC record: the session names
+// messageRPC numbers and records one hosted record: the connection names
 // and pairs it, the index keeps it under its number.
-func (c *Index) messageRPC(cn *connection, r *rpc.Record) {
+func (c *Index) messageRPC(cn *connection, r decode.Record) {
 	n := c.nrec + 1
 	if c.stream != nil {
 		c.streamAsOfRPC(cn, n)
 	}
-	cn.rpc.Numbered(r, n)
-	i, rec := c.add(recRPC, 0, r.Time.UnixNano())
-	rec.frame, rec.length, rec.conn, rec.dir = int32(r.Frame), uint16(min(r.Len, 0xFFFF)), cn.idx, r.Dir
-	for _, f := range r.Findings {
+	cn.proto.Numbered(r, n)
+	m := r.Meta()
+	i, rec := c.add(recRPC, 0, m.Time.UnixNano())
+	rec.frame, rec.length, rec.conn, rec.dir = int32(m.Frame), uint16(min(m.Len, 0xFFFF)), cn.idx, m.Dir
+	for _, f := range m.Findings {
 		rec.worst = max(rec.worst, uint8(f.Severity)+1)
 	}
-	if !r.Light() {
+	light := isLight(r)
+	if !light {
 		c.keepRPC(i, r)
 	}
 	cn.info.Messages++
-	cn.info.Bytes[r.Dir&1] += int64(r.Len) + 4
+	cn.info.Bytes[m.Dir&1] += int64(m.Wire)
 	cn.committed++
 	if rec.worst > 0 && (!cn.info.HasFinding || dissect.Severity(rec.worst-1) > cn.info.Worst) {
 		cn.info.Worst, cn.info.HasFinding = dissect.Severity(rec.worst-1), true
@@ -174,27 +194,33 @@ func (c *Index) messageRPC(cn *connection, r *rpc.Record) {
 		cn.msgs.append(i)
 		return
 	}
-	if r.Light() {
-		c.streamLight(cn, r, i)
+	if light {
+		c.streamLight(cn, r.(*rpc.Record), i)
 		return
 	}
-	if (r.Type == ulinkrpc.Request || r.Type == ulinkrpc.KeepAlivePing) && cn.rpc.Open(r) {
+	if cn.proto.Waiting(r) {
 		c.rpcAsks = append(c.rpcAsks, rpcAsk{cn, r})
 	}
 	c.stream.pre = preDecoded{i: -1}
 	c.streamed(i)
 }
 
-// keepRPC keeps record i's rpc.Record until it is handed out (a Stream)
+// isLight reports whether r is a light ULinkRPC record (rpc.Config.Light).
+func isLight(r decode.Record) bool {
+	rr, ok := r.(*rpc.Record)
+	return ok && rr.Light()
+}
+
+// keepRPC keeps record i's hosted record until it is handed out (a Stream)
 // or for good.
-func (c *Index) keepRPC(i int32, r *rpc.Record) {
+func (c *Index) keepRPC(i int32, r decode.Record) {
 	if c.rpcRecs == nil {
-		c.rpcRecs = map[int32]*rpc.Record{}
+		c.rpcRecs = map[int32]decode.Record{}
 	}
 	c.rpcRecs[i] = r
 }
 
-// streamLight hands out record i, a light session's record r (OpenRPC),
+// streamLight hands out record i, a light session's record r (OpenConn),
 // when nothing before it waits: a light session's askers never wait for
 // their answers, as nothing prints them. Heads gets r itself
 // (streamState.light). r goes back to its session once handed out; one that waits
@@ -213,10 +239,36 @@ func (c *Index) streamLight(cn *connection, r *rpc.Record, i int32) {
 	c.keepRPC(i, r)
 }
 
+// appendConnJSON appends the `tables --json` entry of a hosted connection
+// of a protocol other than ULinkRPC: the neutral keys, the protocol's own
+// (decode.Conn.AppendTablesJSON), the connection findings.
+func appendConnJSON(dst []byte, cn *connection, messages int) []byte {
+	c := cn.info.Conn
+	dst = append(dst, `{"conn":`...)
+	dst = termsafe.AppendJSONString(dst, c.String())
+	dst = append(dst, `,"client":`...)
+	dst = termsafe.AppendJSONString(dst, c.Client.String())
+	dst = append(dst, `,"server":`...)
+	dst = termsafe.AppendJSONString(dst, c.Server.String())
+	dst = append(dst, `,"proto":`...)
+	dst = termsafe.AppendJSONString(dst, cn.info.Proto)
+	dst = append(dst, `,"messages":`...)
+	dst = strconv.AppendInt(dst, int64(messages), 10)
+	dst = cn.proto.AppendTablesJSON(dst)
+	dst = append(dst, `,"findings":[`...)
+	for i, f := range cn.proto.Findings() {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = f.Finding.AppendJSON(dst)
+	}
+	return append(dst, "]}"...)
+}
+
 // rpcAsk is an asker a Stream waits on (rpcBound).
 type rpcAsk struct {
 	cn *connection
-	r  *rpc.Record
+	r  decode.Record
 }
 
 // rpcBound is the record index before which a Stream may hand messages
@@ -227,8 +279,8 @@ type rpcAsk struct {
 func (c *Index) rpcBound() int32 {
 	for len(c.rpcAsks) > 0 {
 		a := c.rpcAsks[0]
-		if a.cn.rpc.Open(a.r) && c.nrec-a.r.N < lateHold {
-			return int32(a.r.N - 1)
+		if n := a.r.Meta().N; a.cn.proto.Waiting(a.r) && c.nrec-n < lateHold {
+			return int32(n - 1)
 		}
 		c.rpcAsks[0] = rpcAsk{}
 		c.rpcAsks = c.rpcAsks[1:]
@@ -240,7 +292,7 @@ func (c *Index) rpcBound() int32 {
 // rpcHolding reports whether cn is a ULinkRPC connection whose streams
 // hold bytes awaiting resynchronisation (order.go block).
 func (cn *connection) rpcHolding() bool {
-	_, on := cn.rpc.Holding()
+	_, on := cn.proto.Holding()
 	return on
 }
 
@@ -248,8 +300,8 @@ func (cn *connection) rpcHolding() bool {
 // time and frame each was fed (Finish).
 func (c *Index) rpcEnd() {
 	for _, cn := range c.conns {
-		if cn.rpc != nil {
-			cn.rpc.End(rpc.Stamp{Frame: cn.lastFrame[0], Time: cn.info.Last, Seq: c.advance()})
+		if cn.proto != nil {
+			cn.proto.End(decode.Stamp{Frame: cn.lastFrame[0], Time: cn.info.Last, Seq: c.advance()})
 			c.rpcEvent(cn)
 		}
 	}
@@ -259,8 +311,8 @@ func (c *Index) rpcEnd() {
 // is numbered (Finish, after the last release).
 func (c *Index) rpcFinish() {
 	for _, cn := range c.conns {
-		if cn.rpc != nil {
-			cn.rpc.Finish()
+		if cn.proto != nil {
+			cn.proto.Finish()
 			c.rpcEvent(cn)
 		}
 	}
@@ -275,26 +327,29 @@ func (c *Index) RPCRecord(n int) *rpc.Record {
 	if n < 1 || n > c.nrec || c.rec(int32(n-1)).flags&recRPC == 0 {
 		return nil
 	}
-	return c.rpcRecs[int32(n-1)]
+	r, _ := c.rpcRecs[int32(n-1)].(*rpc.Record)
+	return r
 }
 
-// buildRPC is build (Message, Detail) for a ULinkRPC record: the record in
-// Message.RPC, its envelope as Data, its pairing, findings and dump line.
-// Message.RPC is a copy: the feeder may still pair an asker (Pair) while
-// the caller reads it without the lock; the slices it shares are not
-// written again once the record is numbered.
+// buildRPC is build (Message, Detail) for a hosted record: the record in
+// Message.Rec (and Message.RPC for ULinkRPC), its bytes as Data, its
+// pairing, findings and dump line. Message.Rec is a copy: the feeder may
+// still pair an asker (Pair) while the caller reads it without the lock;
+// the slices it shares are not written again once the record is numbered.
 func (c *Index) buildRPC(n int, r *record) *Message {
 	rr := c.rpcRecs[int32(n-1)]
 	if rr == nil {
 		return nil
 	}
-	cp := *rr
-	rr = &cp
-	return &Message{
+	rr = rr.Clone()
+	m := rr.Meta()
+	out := &Message{
 		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: c.conns[r.conn].info.Conn,
-		Dir: r.dir, Data: rr.Envelope, RPC: rr, Pair: rr.Pair, Latency: rr.Latency, HasLatency: rr.HasLatency,
-		Findings: append([]dissect.Finding(nil), rr.Findings...), Summary: rpc.Line(rr),
+		Dir: r.dir, Data: m.Data, Rec: rr, Pair: m.Pair, Latency: m.Latency, HasLatency: m.HasLatency,
+		Findings: append([]dissect.Finding(nil), m.Findings...), Summary: rr.Line(),
 	}
+	out.RPC, _ = rr.(*rpc.Record)
+	return out
 }
 
 // rpcTables is Tables for a ULinkRPC connection of a full index: the
@@ -305,6 +360,14 @@ func (c *Index) rpcTables(cn *connection, asOf int) *Tables {
 		asOf = c.nrec
 	}
 	t := &Tables{Conn: cn.info.Conn, AsOf: asOf}
+	if cn.rpc == nil {
+		k := 0
+		for k < cn.msgs.len() && int(cn.msgs.at(k)) < asOf {
+			k++
+		}
+		t.Messages = k
+		return t
+	}
 	if cn.msgs.len() == 0 || int(cn.msgs.at(cn.msgs.len()-1)) < asOf {
 		rt := cn.rpc.Tables()
 		t.RPC, t.Messages = &rt, cn.rpc.Len()
@@ -313,7 +376,7 @@ func (c *Index) rpcTables(cn *connection, asOf int) *Tables {
 	var tl rpc.Tally
 	k := 0
 	for ; k < cn.msgs.len() && int(cn.msgs.at(k)) < asOf; k++ {
-		if r := c.rpcRecs[cn.msgs.at(k)]; r != nil {
+		if r, ok := c.rpcRecs[cn.msgs.at(k)].(*rpc.Record); ok {
 			tl.Add(r)
 		}
 	}
@@ -332,6 +395,9 @@ func (c *Index) streamAsOfRPC(cn *connection, n int) {
 
 // rpcLive is a ULinkRPC connection's table now, as of asOf.
 func (c *Index) rpcLive(cn *connection, asOf int) *Tables {
+	if cn.rpc == nil {
+		return &Tables{Conn: cn.info.Conn, AsOf: asOf, Messages: cn.proto.Len()}
+	}
 	rt := cn.rpc.Tables()
 	return &Tables{Conn: cn.info.Conn, AsOf: asOf, Messages: cn.rpc.Len(), RPC: &rt}
 }
@@ -343,8 +409,15 @@ func (c *Index) rpcConnJSON(i int, asOf int) (json.RawMessage, bool) {
 	c.rlock()
 	defer c.runlock()
 	cn := c.conns[i]
-	if cn.rpc == nil {
+	if cn.proto == nil {
 		return nil, false
+	}
+	if cn.rpc == nil {
+		t := c.tablesOf(cn, asOf)
+		if t == nil {
+			t = &Tables{Messages: cn.proto.Len()}
+		}
+		return appendConnJSON(nil, cn, t.Messages), true
 	}
 	t := c.tablesOf(cn, asOf)
 	if t == nil || t.RPC == nil {

@@ -238,7 +238,7 @@ func feedHost(mix hostMix, st func(*session.Index) session.Stream) *session.Inde
 		ix.SetStream(st(ix))
 	}
 	ix.Open(hostUnturned, session.RuleLowerPort, hostT0, 1)
-	var hosts []*session.RPCConn
+	var hosts []*session.HostedConn
 	for i, cfg := range mix.configs {
 		c := dissect.Conn{Client: netip.MustParseAddrPort(fmt.Sprintf("10.0.0.%d:6000", 3+i)), Server: netip.MustParseAddrPort("10.0.0.1:20000")}
 		hosts = append(hosts, ix.OpenRPC(c, cfg))

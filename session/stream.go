@@ -351,9 +351,9 @@ func (c *Index) streamAsOf(cn *connection, n int) {
 func (c *Index) keepAsOf(cn *connection) {
 	s := c.stream
 	var t *Tables
-	if cn.rpc != nil {
+	if cn.proto != nil {
 		t = c.rpcLive(cn, s.AsOf)
-		t.rpcCut, t.rpcFindings = s.Cut, len(cn.rpc.Findings())
+		t.rpcCut, t.rpcFindings = s.Cut, len(cn.proto.Findings())
 	} else {
 		t = cn.tables.snapshot(cn.info.Conn, s.AsOf)
 		t.Messages = cn.committed
@@ -465,7 +465,7 @@ func (c *Index) emit(i int32) {
 	}
 	if s.Heads != nil && c.head(int(i)+1, &s.head) {
 		if s.light != nil && s.lightRec == i {
-			s.head.RPC = s.light
+			s.head.RPC, s.head.Rec = s.light, s.light
 		}
 		s.Heads(&s.head)
 	}
@@ -495,7 +495,9 @@ func (c *Index) emit(i int32) {
 	if r.flags&recRPC != 0 {
 		if rr := c.rpcRecs[i]; rr != nil {
 			delete(c.rpcRecs, i)
-			c.conns[r.conn].rpc.Recycle(rr) // a light record (streamLight)
+			if cs, lr := c.conns[r.conn].rpc, rr.(*rpc.Record); cs != nil && lr != nil {
+				cs.Recycle(lr) // a light record (streamLight)
+			}
 		}
 	}
 }
@@ -567,7 +569,7 @@ func (c *Index) streamTables(cn *connection, asOf int) *Tables {
 	} else if asOf != c.nrec {
 		return nil // not kept: a streaming Index has no history
 	}
-	if cn.rpc != nil {
+	if cn.proto != nil {
 		return c.rpcLive(cn, asOf)
 	}
 	t := cn.tables.snapshot(cn.info.Conn, asOf)

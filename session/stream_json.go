@@ -3,7 +3,6 @@ package session
 import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -77,7 +76,7 @@ func (b *JSONBatch) next() *Message {
 // own points the slices of cp, filled by detailInto, at copies of their
 // contents in b: they pointed into the decoder's scratch.
 func (b *JSONBatch) own(cp *Message) {
-	if cp.RPC != nil {
+	if cp.Rec != nil {
 		// Already a copy (buildRPC): a Response that pairs an asker
 		// handed out (Index.rpcBound) while the batch is encoded on
 		// another goroutine writes the index's record, not this one.
@@ -152,8 +151,8 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 			conn = appendConn(nil, m.Conn)
 			b.conns[k] = conn
 		}
-		if m.RPC != nil {
-			dst = append(rpc.AppendJSONOrigin(dst, m.RPC, m.origin), '\n')
+		if m.Rec != nil {
+			dst = append(m.Rec.AppendJSON(dst, m.origin), '\n')
 			continue
 		}
 		if m.lineLater {
@@ -171,7 +170,7 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 // is b's until Reset, and is read on the goroutine that encodes b.
 func (b *JSONBatch) Message(i int) *Message {
 	m := &b.msgs[i]
-	if m.RPC == nil && m.lineLater {
+	if m.Rec == nil && m.lineLater {
 		m.Summary = b.texts.of(m.line.Append(b.texts.buf, m.Listener), "")
 		m.lineLater = false
 	}

@@ -3,6 +3,7 @@ package session
 import (
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/rpc"
@@ -33,6 +34,8 @@ type Tally struct {
 	// RPC is the record of a ULinkRPC message (the Unturned fields above
 	// are then zero but N, Time, Conn and Dir).
 	RPC *rpc.Record
+	// Rec is the record of a hosted protocol's message (ULinkRPC's too).
+	Rec decode.Record
 }
 
 // TallyOf fills b with message n, which a Stream with Spans is handing to
@@ -51,8 +54,10 @@ func (c *Index) TallyOf(n int, b *Tally) bool {
 		if rr == nil {
 			return false
 		}
-		b.RPC = rr
-		b.Pair, b.Latency, b.HasLatency = rr.Pair, rr.Latency, rr.HasLatency
+		m := rr.Meta()
+		b.RPC, _ = rr.(*rpc.Record)
+		b.Rec = rr
+		b.Pair, b.Latency, b.HasLatency = m.Pair, m.Latency, m.HasLatency
 		return true
 	}
 	p := c.prepared(i)

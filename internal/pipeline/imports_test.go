@@ -29,6 +29,7 @@ var floors = map[string]float64{
 	"internal/enum":       -1,
 	"capture":             1,
 	"dissect":             1,
+	"decode":              1.5, // the protocol seam (Protocol, Conn, Record, Node, the registry): over dissect, under every codec
 	"decode/transport/lp": 1.5, // the length-prefixed framer with resynchronisation both codecs ride on: over dissect, under them
 	"unturned":            2,
 	"ulinkrpc":            2,

@@ -73,10 +73,10 @@ type route struct {
 	s2c      []byte          // a ULinkRPC connection joined mid-stream: its first server bytes
 	why      string          // for a connection not decoded: the note's reason
 
-	syn    bool             // its start was captured
-	rpcBy  bool             // ULinkRPC by port or --decode-as: held only to tell the transport
-	rpcSes *session.RPCConn // a ULinkRPC connection's session, hosted by the index
-	ref    session.ConnRef  // an Unturned connection's, once it has data
+	syn    bool                // its start was captured
+	rpcBy  bool                // ULinkRPC by port or --decode-as: held only to tell the transport
+	rpcSes *session.HostedConn // a ULinkRPC connection's session, hosted by the index
+	ref    session.ConnRef     // an Unturned connection's, once it has data
 }
 
 // Bounds of what an undecided connection may make the router hold: a

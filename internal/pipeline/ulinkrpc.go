@@ -36,10 +36,10 @@ type RPC struct {
 	Ports []uint16
 
 	ix      *session.Index // the feed's index, which hosts the sessions
-	conns   []*session.RPCConn
+	conns   []*session.HostedConn
 	last    rpc.Stamp
-	udp     map[capture.Flow]*session.RPCConn // KCP sessions by UDP flow
-	udpOver int64                             // datagrams of flows past maxDatagramFlows
+	udp     map[capture.Flow]*session.HostedConn // KCP sessions by UDP flow
+	udpOver int64                                // datagrams of flows past maxDatagramFlows
 }
 
 // maxDatagramFlows bounds the UDP flows given a KCP session.
@@ -82,7 +82,7 @@ func (p *RPC) datagramPorts(as map[uint16]Proto) [4]uint16 {
 // session (ulinkrpc.md 2.3).
 func (p *RPC) datagram(ev capture.Event) {
 	if p.udp == nil {
-		p.udp = make(map[capture.Flow]*session.RPCConn)
+		p.udp = make(map[capture.Flow]*session.HostedConn)
 	}
 	h := p.udp[ev.Flow]
 	if h == nil {
@@ -163,7 +163,7 @@ func (p *RPC) port(port uint16) bool {
 }
 
 // start makes the session of a connection decided as ULinkRPC.
-func (p *RPC) start(c dissect.Conn, t rpc.Transport, midStream bool) *session.RPCConn {
+func (p *RPC) start(c dissect.Conn, t rpc.Transport, midStream bool) *session.HostedConn {
 	cfg := p.Config
 	cfg.Transport, cfg.MidStream = t, midStream
 	h := p.ix.OpenRPC(c, cfg)
@@ -175,7 +175,7 @@ func (p *RPC) start(c dissect.Conn, t rpc.Transport, midStream bool) *session.RP
 // when the router chose the other side as the server). Capture notes about
 // the flow (retransmissions, caps) are not kept: a session has no place
 // for findings from outside it.
-func (p *RPC) event(h *session.RPCConn, ev capture.Event) {
+func (p *RPC) event(h *session.HostedConn, ev capture.Event) {
 	s, d := h.Session(), Dir(ev.FromServer)
 	switch ev.Kind {
 	case capture.EventData:
