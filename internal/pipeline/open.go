@@ -238,6 +238,14 @@ func liveTCPPorts(as map[uint16]Proto, rp *RPC) []uint16 {
 			ports = append(ports, port)
 		}
 	}
+	_, hosted := registered(false)
+	for _, h := range hosted {
+		for _, port := range h.Ports {
+			if p, ok := as[port]; !ok || p != ProtoNone {
+				ports = append(ports, port)
+			}
+		}
+	}
 	rpcPorts := DefaultRPCPorts
 	if rp != nil && rp.Ports != nil {
 		rpcPorts = rp.Ports

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/internal/enum"
 )
 
@@ -21,21 +22,25 @@ const (
 	ProtoNone     Proto = iota // not decoded: at most one connection note
 	ProtoUnturned              // SystemSockets NetPak messages (wire.md 2-4)
 	ProtoULinkRPC              // ULinkRPC frames over TCP or a WebSocket (ulinkrpc.md 1)
+	ProtoHosted                // another registered protocol (decode.Protocol with New): the route names it
 )
 
 // protoNames are the names --decode-as and the notes use.
 var protoNames = [...]string{ProtoNone: "none", ProtoUnturned: "unturned", ProtoULinkRPC: "ulinkrpc"}
 
+// names are the names ParseProto accepts (ProtoHosted has none of its own).
+var names = protoNames[:ProtoHosted]
+
 func (p Proto) String() string { return enum.Name(protoNames[:], p) }
 
 // ParseProto reads a protocol name.
 func ParseProto(s string) (Proto, error) {
-	for i, n := range protoNames {
+	for i, n := range names {
 		if n == s {
 			return Proto(i), nil
 		}
 	}
-	return ProtoNone, fmt.Errorf("protocol %q: want one of %s", s, strings.Join(protoNames[:], ", "))
+	return ProtoNone, fmt.Errorf("protocol %q: want one of %s", s, strings.Join(names, ", "))
 }
 
 // ParseDecodeAs reads one --decode-as value, PORT=PROTO ("27017=unturned").
@@ -108,34 +113,25 @@ func DecodeAsPorts(s string) []uint16 {
 	return ports
 }
 
-// verdict is a detector's answer about the bytes seen so far.
-type verdict uint8
+// verdict is a detector's answer about the bytes seen so far
+// (decode.Verdict).
+type verdict = decode.Verdict
 
 const (
-	undecided verdict = iota // more bytes needed
-	matches
-	differs
+	undecided = decode.Undecided // more bytes needed
+	matches   = decode.Matches
+	differs   = decode.Differs
 )
 
 // detector looks at the first client→server bytes of a connection whose
 // start was captured (at most sniffLen of them) and says whether they open
-// the protocol.
+// the protocol: a registered protocol's Detect (register.go), tried in
+// the order they registered on a TCP connection on no named port.
 type detector struct {
 	proto Proto
 	need  int // bytes the detector may ask for before it must decide
 	check func(c2s []byte) verdict
-}
-
-// detectors is the registry of content detection, tried in order on a TCP
-// connection on no named port. The ULinkRPC detector (rpcDetectors) joins
-// them when the feed decodes ULinkRPC (FeedRPC).
-var detectors = []detector{
-	{ProtoUnturned, 2 + gwfLen, detectGetWorkshopFiles},
-}
-
-// rpcDetectors follow detectors in a feed that decodes ULinkRPC.
-var rpcDetectors = []detector{
-	{ProtoULinkRPC, rpcNeed, detectULinkRPC},
+	hp    *decode.Protocol
 }
 
 // gwfLen is the length of the vanilla GetWorkshopFiles message (wire.md

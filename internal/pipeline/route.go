@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/session"
 )
@@ -19,12 +20,18 @@ import (
 //     frames and times;
 //   - everything else is not decoded: one connection note, no messages.
 type router struct {
-	ix    *session.Index
-	rp    *RPC // nil: ULinkRPC is not decoded
-	port  uint16
-	as    map[uint16]Proto
-	dets  []detector
-	flows map[capture.Flow]*route
+	ix   *session.Index
+	rp   *RPC // nil: ULinkRPC is not decoded
+	port uint16
+	as   map[uint16]Proto
+	dets []detector
+	// hosted are the registered protocols the index hosts (register.go)
+	// besides ULinkRPC, hconns their connections in the order they were
+	// found, ended at last, the latest event's stamp.
+	hosted []*decode.Protocol
+	hconns []*session.HostedConn
+	last   decode.Stamp
+	flows  map[capture.Flow]*route
 	// pending lists the held connections in the order they opened, so
 	// that the ones still undecided at the end are noted in a stable order.
 	pending []capture.Flow
@@ -76,6 +83,8 @@ type route struct {
 	syn    bool                // its start was captured
 	rpcBy  bool                // ULinkRPC by port or --decode-as: held only to tell the transport
 	rpcSes *session.HostedConn // a ULinkRPC connection's session, hosted by the index
+	hp     *decode.Protocol    // a hosted protocol's connection (ProtoHosted): its protocol
+	hc     *session.HostedConn // and its state, hosted by the index
 	ref    session.ConnRef     // an Unturned connection's, once it has data
 }
 
@@ -92,10 +101,10 @@ const (
 )
 
 func newRouter(ix *session.Index, rp *RPC, as map[uint16]Proto) *router {
-	r := &router{ix: ix, rp: rp, port: 27016, as: as, flows: map[capture.Flow]*route{}, dets: detectors}
+	r := &router{ix: ix, rp: rp, port: 27016, as: as, flows: map[capture.Flow]*route{}}
+	r.dets, r.hosted = registered(rp != nil)
 	if rp != nil {
 		rp.ix = ix
-		r.dets = append(append([]detector(nil), detectors...), rpcDetectors...)
 	}
 	if p := ix.Profile(); p != nil {
 		if p.TransportPort != 0 {
@@ -109,6 +118,9 @@ func newRouter(ix *session.Index, rp *RPC, as map[uint16]Proto) *router {
 func (r *router) apply(ev *capture.Event) {
 	if r.rp != nil {
 		r.rp.seen(ev)
+	}
+	if ev.Frame > 0 {
+		r.last = decode.Stamp{Frame: ev.Frame, Time: ev.Time}
 	}
 	if ev.Kind == capture.EventDatagram {
 		// A probed flow's datagram is ULinkRPC only once its handshake
@@ -139,6 +151,8 @@ func (r *router) apply(ev *capture.Event) {
 		r.pass(rt, ev)
 	case rt.decided && rt.rpcSes != nil:
 		r.passRPC(rt, ev)
+	case rt.decided && rt.hc != nil:
+		r.passHosted(rt, ev)
 	case rt.decided:
 		// Not decoded: its events, its own notes included, are dropped.
 	default:
@@ -182,6 +196,32 @@ func (r *router) passRPC(rt *route, ev *capture.Event) {
 	r.rp.event(rt.rpcSes, turned(rt, *ev))
 }
 
+// passHosted hands an event of a hosted protocol's connection to its state
+// (decode.Conn), through the index, which stamps it.
+func (r *router) passHosted(rt *route, ev *capture.Event) {
+	e := turned(rt, *ev)
+	conn, d := rt.hc.Conn(), Dir(e.FromServer)
+	switch e.Kind {
+	case capture.EventData:
+		rt.hc.Feed(e.Time, e.Frame, func(st decode.Stamp) { conn.Bytes(d, e.Data, st) })
+	case capture.EventGap:
+		rt.hc.Feed(e.Time, e.Frame, func(st decode.Stamp) { conn.Gap(d, e.Lost, st) })
+	case capture.EventClose:
+		rt.hc.Feed(e.Time, e.Frame, func(st decode.Stamp) { conn.End(st) })
+	}
+}
+
+// hostedPort is the hosted protocol claiming TCP server port port, nil for
+// none.
+func (r *router) hostedPort(port uint16) *decode.Protocol {
+	for _, p := range r.hosted {
+		if p.Claims(port) {
+			return p
+		}
+	}
+	return nil
+}
+
 // open decides what it can from the ports and the rule.
 func (r *router) open(ev *capture.Event) {
 	f := ev.Flow
@@ -200,6 +240,9 @@ func (r *router) open(ev *capture.Event) {
 		r.decide(rt, f, ProtoUnturned, "")
 	} else if r.rp != nil && r.rp.port(sp) {
 		r.byPort(rt, f, ProtoULinkRPC, "")
+	} else if hp := r.hostedPort(sp); hp != nil {
+		rt.hp = hp
+		r.decide(rt, f, ProtoHosted, "")
 	} else if ev.Rule != capture.RuleSYN {
 		r.decide(rt, f, ProtoNone, fmt.Sprintf("it is not on transport_port %d and its start was not captured, so it is not guessed", r.port))
 		return
@@ -283,8 +326,9 @@ func (r *router) hold(rt *route, ev capture.Event) {
 	case ev.Kind == capture.EventData && !ev.FromServer:
 		rt.c2s = append(rt.c2s, ev.Data[:min(len(ev.Data), r.sniffLen()-len(rt.c2s))]...)
 	}
-	if v, p := detect(r.dets, rt.c2s); v == matches {
-		r.decide(rt, ev.Flow, p, "")
+	if v, d := detect(r.dets, rt.c2s); v == matches {
+		rt.hp = d.hp
+		r.decide(rt, ev.Flow, d.proto, "")
 		return
 	} else if v == differs {
 		r.decide(rt, ev.Flow, ProtoNone, "its first client message is not a GetWorkshopFiles")
@@ -309,17 +353,17 @@ func (r *router) sniffLen() int {
 
 // detect runs the registry: the first detector that matches names the
 // protocol; the bytes differ from every protocol when every detector says so.
-func detect(dets []detector, c2s []byte) (verdict, Proto) {
+func detect(dets []detector, c2s []byte) (verdict, *detector) {
 	all := differs
-	for _, d := range dets {
-		switch d.check(c2s) {
+	for i := range dets {
+		switch dets[i].check(c2s) {
 		case matches:
-			return matches, d.proto
+			return matches, &dets[i]
 		case undecided:
 			all = undecided
 		}
 	}
-	return all, ProtoNone
+	return all, nil
 }
 
 // decide settles a connection: a decoded one gets its held events
@@ -353,6 +397,18 @@ func (r *router) decide(rt *route, f capture.Flow, p Proto, why string) {
 				r.ix.At(seqs[i])
 			}
 			r.passRPC(rt, &held[i])
+		}
+		return
+	}
+	if p == ProtoHosted {
+		c := Conn(turned(rt, capture.Event{Flow: f}).Flow)
+		rt.hc = r.ix.OpenConn(rt.hp, decode.Config{Conn: c, First: c2s, Server: s2c, MidStream: !rt.syn})
+		r.hconns = append(r.hconns, rt.hc)
+		for i := range held {
+			if consumesSeq(held[i], true) {
+				r.ix.At(seqs[i])
+			}
+			r.passHosted(rt, &held[i])
 		}
 		return
 	}
@@ -399,6 +455,9 @@ func (r *router) finish() {
 		}
 	}
 	r.pending = nil
+	for _, h := range r.hconns {
+		h.End(r.last.Time, r.last.Frame)
+	}
 	if r.rp != nil {
 		r.rp.finish()
 		if r.rp.udpOver > 0 {
