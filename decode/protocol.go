@@ -38,6 +38,9 @@ type Protocol struct {
 	// says whether a connection's first client bytes open the protocol.
 	Need   int
 	Detect func(c2s []byte) Verdict
+	// Names are the typed names its records carry (Meta.Name): the filter's
+	// msg==NAME accepts them and completes them.
+	Names []string
 	// New makes the state of one connection found to be this protocol;
 	// nil: the host decodes the protocol natively (Unturned this round).
 	New func(Config) Conn

@@ -21,7 +21,8 @@ type Meta struct {
 	// bytes it took on the wire (the connection's byte counts); Size the
 	// bytes the host counts while the record waits to be numbered.
 	Len, Wire, Size int
-	Data            []byte // the bytes `-x` shows and the fields' spans lie in
+	Data            []byte          // the bytes `-x` shows and the fields' spans lie in
+	Fields          []dissect.Field // the fields whose spans lie in Data
 	Findings        []dissect.Finding
 	Pair            int // n of the partner, 0 for none
 	Latency         time.Duration

@@ -6,6 +6,7 @@ import (
 
 	"strconv"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
@@ -48,8 +49,8 @@ var fieldTable = []struct {
 		headStr: func(h *session.Head) []string { return one(headName(h)) }}},
 	{"proto", filterField{kind: fieldChoice, example: "proto==ulinkrpc", choices: []string{"unturned", "ulinkrpc"},
 		headStr: func(h *session.Head) []string {
-			if h.RPC != nil {
-				return one("ulinkrpc")
+			if h.Record() != nil {
+				return one(h.Record().Meta().Proto)
 			}
 			return one("unturned")
 		}}},
@@ -75,8 +76,8 @@ var fieldTable = []struct {
 		headStr: func(h *session.Head) []string { return one(h.Conn.String()) }}},
 	{"n", filterField{kind: fieldNumber, example: "n>=10", headNum: func(h *session.Head) []int64 { return []int64{int64(h.N)} }}},
 	{"len", filterField{kind: fieldNumber, example: "len>100", num: func(m *session.Message) []int64 {
-		if m.RPC != nil {
-			return []int64{int64(m.RPC.Len)} // the frame as on the wire (outputs.md)
+		if m.Record() != nil {
+			return []int64{int64(m.Record().Meta().Len)} // a ULinkRPC frame as on the wire (outputs.md)
 		}
 		return []int64{int64(len(m.Data))}
 	}}},
@@ -142,8 +143,8 @@ var fieldTable = []struct {
 // headName is outputs.md's "msg" of a Head: the ULinkRPC frame type's name
 // or the Unturned message kind's.
 func headName(h *session.Head) string {
-	if h.RPC != nil {
-		return h.RPC.Msg
+	if h.Record() != nil {
+		return h.Record().Meta().Name
 	}
 	return h.Kind.String()
 }
@@ -214,7 +215,27 @@ func MessageNames() []string {
 			out = append(out, k.String())
 		}
 	}
-	return append(out, rpcMessageNames...)
+	out = append(out, rpcMessageNames...)
+	for _, p := range decode.Protocols() {
+		for _, n := range p.Names {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// protoNames are the values of `proto`: Unturned, ULinkRPC and every
+// other registered protocol (decode.Register).
+func protoNames() []string {
+	out := []string{"unturned", "ulinkrpc"}
+	for _, p := range decode.Protocols() {
+		if !slices.Contains(out, p.Name) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
 }
 
 // FieldNames lists the filter language's field names.

@@ -448,6 +448,9 @@ func (p *filterParser) test(f, op, v token) (filterNode, error) {
 	if !ok {
 		return nil, p.errAt(f, "unknown field %q (fields: %s)", f.text, filterFieldList)
 	}
+	if strings.EqualFold(f.text, "proto") {
+		def.choices = protoNames() // the registered protocols now
+	}
 	if !strings.Contains(def.kind.ops(), " "+op.text+" ") {
 		return nil, p.errAt(op, "operator %q does not apply to %s field %q (use %s)", op.text, def.kind, f.text, strings.TrimSpace(def.kind.ops()))
 	}

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 )
 
@@ -28,8 +28,9 @@ func isPayloadField(name string) bool {
 
 // payloadValues returns the values of the payload field name in m.
 func payloadValues(m *session.Message, name string) []any {
-	if m.RPC != nil {
-		return rpcPayloadValues(m.RPC, name)
+	if m.Record() != nil {
+		vs, _ := m.Record().Values(name)
+		return vs
 	}
 	switch strings.ToLower(name) {
 	case "payload_message":
@@ -52,46 +53,10 @@ func payloadValues(m *session.Message, name string) []any {
 	return out
 }
 
-// rpcPayloadValues are the values of a ULinkRPC record's payload members
-// (outputs.md: `payload.<Member>`, nested `payload.<Member>.<Inner>`, list
-// items `payload.<Member>[i]`), from its fields: MemoryPack members with or
-// without a schema, and the members of a JSON payload, typed as parsed.
-// payload_message and payload_method are Unturned's.
-func rpcPayloadValues(r *rpc.Record, name string) []any {
-	var out []any
-	for _, f := range r.Fields {
-		if len(f.Name) > len("payload.") && strings.EqualFold(f.Name[:len("payload.")], "payload.") && payloadNameMatch(f.Name, name) {
-			out = append(out, f.Value)
-		}
-	}
-	return out
-}
-
 // payloadNameMatch compares a field name with a filter name, case
 // insensitively, where the filter may leave a list index out: "[]" or
 // nothing matches any "[i]".
-func payloadNameMatch(field, want string) bool {
-	if strings.EqualFold(field, want) {
-		return true
-	}
-	if !strings.Contains(field, "[") {
-		return false
-	}
-	var b strings.Builder
-	for i := 0; i < len(field); i++ {
-		if field[i] == '[' {
-			j := strings.IndexByte(field[i:], ']')
-			if j < 0 {
-				break
-			}
-			i += j
-			continue
-		}
-		b.WriteByte(field[i])
-	}
-	bare := b.String()
-	return strings.EqualFold(bare, want) || strings.EqualFold(bare, strings.ReplaceAll(want, "[]", ""))
-}
+func payloadNameMatch(field, want string) bool { return decode.NameMatch(field, want) }
 
 // valueText is the text a payload value is compared as: strings as they
 // are (unescaped: the filter compares what was on the wire), the rest as

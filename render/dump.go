@@ -9,7 +9,6 @@ import (
 
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 )
 
@@ -33,8 +32,8 @@ func (d *Text) Selector() session.Selector {
 }
 
 func (d *Text) print(dc *session.Index, m *session.Message) error {
-	if m.RPC != nil {
-		return d.printRPC(m)
+	if m.Record() != nil {
+		return d.printRec(m)
 	}
 	if d.Verbose {
 		if full := dc.Detail(m.N); full != nil {
@@ -87,19 +86,20 @@ func (d *Text) Trailer(dc *session.Index) error {
 	return nil
 }
 
-// printRPC prints a ULinkRPC message of a text dump, where its number puts
-// it among the Unturned ones: its line, with -V its layer tree
-// (rpc.TreeText), and with -x its envelope's bytes.
-func (d *Text) printRPC(m *session.Message) error {
-	line := RPCLine(m.RPC, d.format.Start) + "\n"
+// printRec prints a hosted protocol's message (a ULinkRPC one, any
+// registered protocol's: decode.Record) of a text dump, where its number
+// puts it among the Unturned ones: its line, with -V its layer tree
+// (Record.TreeText), and with -x its bytes (a ULinkRPC envelope).
+func (d *Text) printRec(m *session.Message) error {
+	line := RecLine(m.Record(), d.format.Start) + "\n"
 	if d.Verbose {
-		line += rpc.TreeText(m.RPC)
+		line += m.Record().TreeText()
 	}
 	if _, err := d.Out.WriteString(line); err != nil {
 		return err
 	}
-	if d.Hex && len(m.RPC.Envelope) > 0 {
-		_, err := d.Out.WriteString(HexASCII(m.RPC.Envelope))
+	if data := m.Record().Meta().Data; d.Hex && len(data) > 0 {
+		_, err := d.Out.WriteString(HexASCII(data))
 		return err
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/rpc"
@@ -140,10 +141,12 @@ func joinIDs(ids []uint32) string {
 	return strings.Join(s, ", ")
 }
 
-// RPCLine is a ULinkRPC record's dump line: number, time since the first
-// message of the capture, connection, direction and rpc.Line.
-func RPCLine(r *rpc.Record, start time.Time) string {
-	return fmt.Sprintf("%5d %10s %s %s %s", r.N, RelTime(r.Time, start), r.Conn, r.Dir, rpc.Line(r))
+// RecLine is a hosted protocol's record's dump line (a ULinkRPC one's
+// too): number, time since the first message of the capture, connection,
+// direction and the record's Line.
+func RecLine(r decode.Record, start time.Time) string {
+	m := r.Meta()
+	return fmt.Sprintf("%5d %10s %s %s %s", m.N, RelTime(m.Time, start), m.Conn, m.Dir, r.Line())
 }
 
 // rpcConn prints a ULinkRPC connection of `tables`: its per-method

@@ -19,7 +19,7 @@ const Name = "ulinkrpc"
 // wire, Wire adds its 4-byte prefix, Size is EnvelopeLen.
 func (r *Record) Meta() decode.Meta {
 	return decode.Meta{N: r.N, Frame: r.Frame, Time: r.Time, Conn: r.Conn, Dir: r.Dir, Proto: Name, Name: r.Msg,
-		Len: r.Len, Wire: r.Len + 4, Size: r.EnvelopeLen(), Data: r.Envelope, Findings: r.Findings,
+		Len: r.Len, Wire: r.Len + 4, Size: r.EnvelopeLen(), Data: r.Envelope, Fields: r.Fields, Findings: r.Findings,
 		Pair: r.Pair, Latency: r.Latency, HasLatency: r.HasLatency}
 }
 

@@ -482,3 +482,26 @@ func (c *Index) fromRecord(m *Message, r *record, i int32, d *unturned.Decoded, 
 	c.pairInto(m, r, i)
 	return fs
 }
+
+// Record is m's hosted record (decode.Record): Rec, or RPC for a Message
+// built with RPC alone; nil for an Unturned message.
+func (m *Message) Record() decode.Record {
+	if m.Rec != nil {
+		return m.Rec
+	}
+	if m.RPC != nil {
+		return m.RPC
+	}
+	return nil
+}
+
+// Record is h's hosted record as Message.Record says.
+func (h *Head) Record() decode.Record {
+	if h.Rec != nil {
+		return h.Rec
+	}
+	if h.RPC != nil {
+		return h.RPC
+	}
+	return nil
+}

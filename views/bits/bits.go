@@ -106,7 +106,7 @@ func (m *Model) SetMessage(msg *session.Message) {
 	// (an Unturned message, under a 16-bit length, always fits).
 	m.total = len(m.data)
 	m.data = m.data[:min(len(m.data), MaxBytes)]
-	m.byteMSB = msg != nil && msg.RPC != nil
+	m.byteMSB = msg != nil && msg.Record() != nil
 	m.owner = dissect.Owners(m.fields, len(m.data)*8)
 	m.clamp()
 }

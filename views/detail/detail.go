@@ -252,7 +252,7 @@ func build(msg *session.Message) []*node {
 	if msg == nil {
 		return nil
 	}
-	if msg.RPC != nil {
+	if msg.Record() != nil {
 		return buildRPC(msg)
 	}
 	head := &node{path: "msg", field: -1, text: fmt.Sprintf("#%d frame %d %s %s %s", msg.N, msg.Frame, msg.Dir, msg.Conn, dissect.Count(len(msg.Data), "byte"))}

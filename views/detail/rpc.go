@@ -3,8 +3,8 @@ package detail
 import (
 	"fmt"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
@@ -16,10 +16,11 @@ import (
 // the envelope; transform fields (spans in the transformed frame, which
 // is not kept) select nothing there.
 func buildRPC(msg *session.Message) []*node {
-	r := msg.RPC
+	r := msg.Record()
+	m := r.Meta()
 	out := []*node{{path: "msg", field: -1,
-		text: fmt.Sprintf("#%d frame %d %s %s ulinkrpc %s", msg.N, msg.Frame, msg.Dir, msg.Conn, dissect.Count(r.Len, "byte"))}}
-	for _, l := range rpc.Tree(r) {
+		text: fmt.Sprintf("#%d frame %d %s %s %s %s", msg.N, msg.Frame, msg.Dir, msg.Conn, m.Proto, dissect.Count(m.Len, "byte"))}}
+	for _, l := range r.Tree() {
 		if l.Name == "findings" {
 			continue // below, with those the index added
 		}
@@ -40,14 +41,14 @@ func buildRPC(msg *session.Message) []*node {
 }
 
 // rpcNode is one field or info line of the layer tree, its children below.
-func rpcNode(n rpc.Node, depth int) *node {
-	if n.Kind != rpc.FieldNode {
+func rpcNode(n decode.Node, depth int) *node {
+	if n.Kind != decode.FieldNode {
 		return &node{path: "rpc/info/" + n.Name, field: -1, depth: depth, text: n.Name + ": " + n.Text}
 	}
-	text := n.Label + " = " + rpc.FieldValue(n.Span, dissect.TreeValues)
+	text := n.Label + " = " + fieldValue(n.Span, dissect.TreeValues)
 	if n.Note != "" {
 		// The name in place of the hex: "type = 1 (Request)".
-		text = n.Label + " = " + rpc.FieldValue(n.Span, dissect.TextValues) + " (" + n.Note + ")"
+		text = n.Label + " = " + fieldValue(n.Span, dissect.TextValues) + " (" + n.Note + ")"
 	}
 	out := &node{path: "rpc/field/" + n.Path, field: n.Field, depth: depth, text: text,
 		off: fmt.Sprintf("@%d+%d", n.Span.Bit, n.Span.Bits), group: len(n.Children) > 0, own: true}
@@ -55,4 +56,13 @@ func rpcNode(n rpc.Node, depth int) *node {
 		out.children = append(out.children, rpcNode(c, depth+1))
 	}
 	return out
+}
+
+// fieldValue is a field's value as the layer tree shows it, "(empty)" for
+// none.
+func fieldValue(f dissect.Field, format dissect.ValueFormat) string {
+	if v := dissect.FormatValue(f.Value, format); v != "" {
+		return v
+	}
+	return "(empty)"
 }

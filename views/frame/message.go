@@ -5,7 +5,6 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 )
 
@@ -20,8 +19,9 @@ func Bytes(msg *session.Message) ([]byte, []dissect.Field) {
 	if msg == nil {
 		return nil, nil
 	}
-	if r := msg.RPC; r != nil {
-		return r.Envelope, r.Fields
+	if r := msg.Record(); r != nil {
+		m := r.Meta()
+		return m.Data, m.Fields
 	}
 	return msg.Data, msg.Fields
 }
@@ -29,8 +29,8 @@ func Bytes(msg *session.Message) ([]byte, []dissect.Field) {
 // Name is msg's name, escaped: the Unturned message name or the ULinkRPC
 // frame type (Request … KeepAlivePong, Encrypted, Unknown).
 func Name(msg *session.Message) string {
-	if msg.RPC != nil {
-		return termsafe.Escape(msg.RPC.Msg)
+	if msg.Record() != nil {
+		return termsafe.Escape(msg.Record().Meta().Name)
 	}
 	return termsafe.Escape(msg.Name())
 }
@@ -39,8 +39,8 @@ func Name(msg *session.Message) string {
 // or rpc.Line's text (request id, service.method or status, latency,
 // payload) for a ULinkRPC record.
 func Summary(msg *session.Message) string {
-	if r := msg.RPC; r != nil {
-		return strings.TrimPrefix(strings.TrimPrefix(rpc.Line(r), termsafe.Escape(r.Msg)), " ")
+	if r := msg.Record(); r != nil {
+		return strings.TrimPrefix(strings.TrimPrefix(r.Line(), termsafe.Escape(r.Meta().Name)), " ")
 	}
 	// The summary may start with the name already shown in its own column.
 	sum := strings.TrimPrefix(msg.Summary, msg.Name()+" ")
@@ -54,8 +54,8 @@ func Summary(msg *session.Message) string {
 // included, and whether there is any.
 func Worst(msg *session.Message) (dissect.Severity, bool) {
 	w, any := msg.Worst()
-	if msg.RPC != nil {
-		for _, f := range msg.RPC.Findings {
+	if msg.Record() != nil {
+		for _, f := range msg.Record().Meta().Findings {
 			if !any || f.Severity > w {
 				w, any = f.Severity, true
 			}
@@ -67,13 +67,14 @@ func Worst(msg *session.Message) (dissect.Severity, bool) {
 // Findings are msg's findings: a ULinkRPC record's, then those the index
 // added to the message that the record does not hold already.
 func Findings(msg *session.Message) []dissect.Finding {
-	if msg.RPC == nil {
+	if msg.Record() == nil {
 		return msg.Findings
 	}
-	out := msg.RPC.Findings
+	own := msg.Record().Meta().Findings
+	out := own
 	for _, f := range msg.Findings {
 		dup := false
-		for _, g := range msg.RPC.Findings {
+		for _, g := range own {
 			dup = dup || f == g
 		}
 		if !dup {
