@@ -28,6 +28,15 @@ func Tables(out io.Writer, dc *session.Index, at int) {
 			rpcConn(out, ci, dc.TablesOf(i, at))
 			continue
 		}
+		if ci.Proto != "" {
+			// Another registered protocol (decode.Register): its count.
+			n := ci.Messages
+			if t := dc.TablesOf(i, at); t != nil {
+				n = t.Messages
+			}
+			fmt.Fprintf(out, "\nconnection %s: %s, %s\n", ci.Conn, termsafe.Escape(ci.Proto), dissect.Count(n, "message"))
+			continue
+		}
 		t := dc.Tables(ci.Conn, at)
 		// The count follows --at, as "messages" does in tables --json.
 		n := ci.Messages

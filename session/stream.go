@@ -495,7 +495,8 @@ func (c *Index) emit(i int32) {
 	if r.flags&recRPC != 0 {
 		if rr := c.rpcRecs[i]; rr != nil {
 			delete(c.rpcRecs, i)
-			if cs, lr := c.conns[r.conn].rpc, rr.(*rpc.Record); cs != nil && lr != nil {
+			if lr, ok := rr.(*rpc.Record); ok && c.conns[r.conn].rpc != nil {
+				cs := c.conns[r.conn].rpc
 				cs.Recycle(lr) // a light record (streamLight)
 			}
 		}

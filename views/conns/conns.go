@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
@@ -201,6 +202,8 @@ func (m Model) line(c session.ConnInfo) string {
 	proto := fmt.Sprintf("usmn %s/%s %s", flag(c.USMNClient, "C"), flag(c.USMNServer, "S"), c.WidenedText(session.Brief))
 	if c.RPC {
 		proto = "ulinkrpc " + c.Transport.String()
+	} else if c.Proto != "" {
+		proto = termsafe.Escape(c.Proto) // another registered protocol (decode.Register)
 	}
 	return fmt.Sprintf("%-3s %s ↔ %s  %s  %s %d/%dB  %s  %s",
 		m.label[c.Conn], c.Conn.Client, c.Conn.Server, proto,
