@@ -33,7 +33,7 @@
 // handshake (capture probes each flow's first datagrams,
 // capture.Options.ProbeDatagrams, and the router claims the flow), and a
 // UACK naming another session port adds that flow to the session. The
-// session.Index hosts each ULinkRPC connection (Index.OpenRPC) and numbers
+// session.Index hosts each ULinkRPC connection (Index.OpenConn) and numbers
 // its records with the Unturned messages, by arrival across the whole
 // capture (outputs.md "Ordering"). Every command feeds with FeedRPC but
 // profile infer, whose Feed decodes no ULinkRPC.

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
@@ -24,7 +25,8 @@ var DefaultRPCPorts = unturned.DefaultRPCProfile().Ports.List()
 // rpc.Session. A feed without an RPC (Feed) decodes no ULinkRPC: such
 // connections get the router's one note.
 //
-// Numbering: the index hosts every ULinkRPC connection (session.OpenRPC)
+// Numbering: the index hosts every ULinkRPC connection (session.OpenConn
+// of rpc.Protocol with the connection's transport)
 // and numbers its records with the Unturned messages, by arrival across
 // the whole capture (outputs.md "Ordering"): one n for both protocols.
 type RPC struct {
@@ -166,7 +168,7 @@ func (p *RPC) port(port uint16) bool {
 func (p *RPC) start(c dissect.Conn, t rpc.Transport, midStream bool) *session.HostedConn {
 	cfg := p.Config
 	cfg.Transport, cfg.MidStream = t, midStream
-	h := p.ix.OpenRPC(c, cfg)
+	h := p.ix.OpenConn(rpc.Protocol(cfg), decode.Config{Conn: c})
 	p.conns = append(p.conns, h)
 	return h
 }
