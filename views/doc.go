@@ -44,11 +44,13 @@
 // across updates, and only visible rows are read, so the first frame and
 // each key press stay fast on a million messages.
 //
-// # ULinkRPC
+// # ULinkRPC and other registered protocols
 //
-// A ULinkRPC message (session.Message.RPC) is shown by every pane from its
-// record: the row from rpc.Line, the tree from rpc.Tree, the bytes are the
-// envelope (frame.Bytes), the tables the connection's `rpc` table.
+// A hosted protocol's message (session.Message.Record(), a decode.Record:
+// ULinkRPC's or any registered protocol's) is shown by every pane from its
+// record: the row from its Line, the tree from its Tree, the bytes its
+// Meta.Data (a ULinkRPC envelope; frame.Bytes), the tables a ULinkRPC
+// connection's `rpc` table.
 //
 // # Terminal safety
 //

@@ -166,7 +166,7 @@ func sniff(ix *session.Index, cur *unturned.Profile) ([]Key, []Undecided) {
 	gwfs := 0
 	for n := 1; ix != nil && n <= ix.Len(); n++ {
 		h, ok := ix.Head(n)
-		if !ok || h.RPC != nil || h.Dir != dissect.C2S || first[h.Conn] {
+		if !ok || h.Record() != nil || h.Dir != dissect.C2S || first[h.Conn] {
 			continue
 		}
 		first[h.Conn] = true

@@ -68,7 +68,7 @@ func sampleOf(ix *session.Index) *sample {
 	byConn := map[dissect.Conn]*sconn{}
 	for n := 1; n <= ix.Len() && s.n < maxSample; n++ {
 		h, ok := ix.Head(n)
-		if !ok || h.RPC != nil {
+		if !ok || h.Record() != nil {
 			continue
 		}
 		c := byConn[h.Conn]
@@ -81,7 +81,7 @@ func sampleOf(ix *session.Index) *sample {
 			continue
 		}
 		m := ix.Message(n)
-		if m == nil || m.RPC != nil {
+		if m == nil || m.Record() != nil {
 			continue
 		}
 		data := append([]byte(nil), m.Data...)

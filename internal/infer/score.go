@@ -34,7 +34,7 @@ func score(ix *session.Index) Score {
 	var s Score
 	for n := 1; n <= ix.Len(); n++ {
 		m := ix.Message(n)
-		if m != nil && m.RPC != nil {
+		if m != nil && m.Record() != nil {
 			continue // ULinkRPC says nothing of the Unturned profile
 		}
 		s.Messages++
@@ -62,7 +62,7 @@ func score(ix *session.Index) Score {
 		}
 	}
 	for _, ci := range ix.Connections() {
-		if ci.RPC {
+		if ci.Proto != "" {
 			continue
 		}
 		for _, f := range ci.Findings {

@@ -8,9 +8,10 @@ import (
 	"github.com/usmnscope/usmnscope/session"
 )
 
-// A message is an Unturned one or a ULinkRPC record (session.Message.RPC,
-// outputs.md "ULinkRPC records"), whose Unturned fields are zero. What the
-// panes show of either is read here, once.
+// A message is an Unturned one or a hosted protocol's record (a ULinkRPC
+// one, outputs.md "ULinkRPC records", or any registered protocol's:
+// session.Message.Record(), the neutral decode.Record), whose Unturned
+// fields are zero. What the panes show of either is read here, once.
 
 // Bytes returns the bytes the panes show of msg and the fields whose spans
 // index them: the message bytes, or a ULinkRPC record's envelope (its
@@ -36,8 +37,8 @@ func Name(msg *session.Message) string {
 }
 
 // Summary is msg's summary after its name, escaped: the decoder's summary,
-// or rpc.Line's text (request id, service.method or status, latency,
-// payload) for a ULinkRPC record.
+// or the record's Line after its name (for ULinkRPC: request id,
+// service.method or status, latency, payload).
 func Summary(msg *session.Message) string {
 	if r := msg.Record(); r != nil {
 		return strings.TrimPrefix(strings.TrimPrefix(r.Line(), termsafe.Escape(r.Meta().Name)), " ")
