@@ -34,7 +34,7 @@ import (
 // 2 response), a 2-byte big-endian id, and text: a request's key, a
 // response's value. A response answers the request of its id.
 
-const toyPort = 7777
+const toyPort, toyUDPPort = 7777, 7778
 
 // toyFraming is the toy protocol's framing: 2-byte big-endian lengths up to 4 KiB.
 var toyFraming = lp.Config{Width: 2, MaxLen: 4096, Frame: "frame", Header: "length"}
@@ -126,7 +126,15 @@ func newToyConn(cfg decode.Config) decode.Conn {
 }
 
 func (c *toyConn) Bytes(d dissect.Dir, b []byte, at decode.Stamp) {
-	c.framers[d&1].Feed(b, func(frame []byte, _ lp.FrameInfo) {
+	c.framers[d&1].Feed(b, func(frame []byte, _ lp.FrameInfo) { c.frame(d, frame, at) })
+}
+
+// Datagram takes a UDP datagram: one frame without its length.
+func (c *toyConn) Datagram(d dissect.Dir, b []byte, at decode.Stamp) { c.frame(d, b, at) }
+
+// frame decodes one frame into a record and hands it to the host.
+func (c *toyConn) frame(d dissect.Dir, frame []byte, at decode.Stamp) {
+	{
 		data := append([]byte(nil), frame...)
 		r := &toyRecord{meta: decode.Meta{Frame: at.Frame, Time: at.Time, Conn: c.cfg.Conn, Dir: d, Proto: "toy",
 			Len: len(data), Wire: len(data) + 2, Size: len(data), Data: data}}
@@ -143,11 +151,10 @@ func (c *toyConn) Bytes(d dissect.Dir, b []byte, at decode.Stamp) {
 			}
 		}
 		c.cfg.Yield(r, at)
-	})
+	}
 }
 
 func (c *toyConn) Gap(d dissect.Dir, lost int, _ decode.Stamp) { c.framers[d&1].Gap(lost) }
-func (c *toyConn) Datagram(dissect.Dir, []byte, decode.Stamp)  {}
 func (c *toyConn) End(decode.Stamp)                            {}
 func (c *toyConn) Finish()                                     {}
 func (c *toyConn) Holding() (uint64, bool)                     { return 0, false }
@@ -179,7 +186,7 @@ func (c *toyConn) Numbered(r decode.Record, n int) {
 // registerToy registers the toy protocol for the test.
 func registerToy(t *testing.T) {
 	t.Helper()
-	t.Cleanup(decode.Register(&decode.Protocol{Name: "toy", Ports: []uint16{toyPort}, Names: []string{"ToyRequest", "ToyResponse"},
+	t.Cleanup(decode.Register(&decode.Protocol{Name: "toy", Ports: []uint16{toyPort}, DatagramPorts: []uint16{toyUDPPort}, Names: []string{"ToyRequest", "ToyResponse"},
 		New: newToyConn}))
 }
 
@@ -387,5 +394,52 @@ func TestToyProtocol(t *testing.T) {
 		if !strings.Contains(screen, w) {
 			t.Errorf("the TUI does not show %q:\n%s", w, screen)
 		}
+	}
+}
+
+// TestToyProtocolDatagrams: the toy protocol's datagram port (its
+// DatagramPorts) makes capture yield its UDP datagrams and the router hand
+// them to one connection per flow: a request and its response, paired.
+func TestToyProtocolDatagrams(t *testing.T) {
+	registerToy(t)
+	path := filepath.Join(t.TempDir(), "toy-udp.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pcapgo.NewWriter(f)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	cli, srv := net.IPv4(10, 0, 0, 1).To4(), net.IPv4(10, 0, 0, 2).To4()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i, body := range [][]byte{{1, 0, 9, 'k'}, {2, 0, 9, 'v'}} {
+		s, d, sp, dp := cli, srv, layers.UDPPort(40001), layers.UDPPort(toyUDPPort)
+		if i == 1 {
+			s, d, sp, dp = srv, cli, dp, sp
+		}
+		ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolUDP, SrcIP: s, DstIP: d}
+		udp := &layers.UDP{SrcPort: sp, DstPort: dp}
+		_ = udp.SetNetworkLayerForChecksum(ip)
+		buf := gopacket.NewSerializeBuffer()
+		eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
+		if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, eth, ip, udp, gopacket.Payload(body)); err != nil {
+			t.Fatal(err)
+		}
+		at = at.Add(5 * time.Millisecond)
+		b := buf.Bytes()
+		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: at, CaptureLength: len(b), Length: len(b)}, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	code, out, errOut := run(t, nil, "dump", path)
+	if code != exitOK {
+		t.Fatalf("dump: exit %d, %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[0], `ToyRequest id=9 key="k"`) || !strings.HasSuffix(lines[1], `ToyResponse id=9 value="v" latency 5ms`) ||
+		!strings.Contains(lines[1], "10.0.0.1:40001-10.0.0.2:7778 s2c") {
+		t.Errorf("dump of the toy datagrams =\n%s\nwant the request and its paired response on 10.0.0.1:40001-10.0.0.2:7778", out)
 	}
 }

@@ -179,7 +179,25 @@ func captureOptions(p *unturned.Profile, rp *RPC, as map[uint16]Proto) capture.O
 		o.DatagramPorts = rp.datagramPorts(as)
 		o.ProbeDatagrams = KCPProbeDatagrams
 	}
+	o.DatagramPorts = hostedDatagramPorts(o.DatagramPorts)
 	return o
+}
+
+// hostedDatagramPorts adds the datagram ports of the hosted protocols
+// (register.go) to ports, in its free slots.
+func hostedDatagramPorts(ports [4]uint16) [4]uint16 {
+	_, hosted := registered(false)
+	for _, h := range hosted {
+		for _, port := range h.DatagramPorts {
+			if slices.Contains(ports[:], port) {
+				continue
+			}
+			if i := slices.Index(ports[:], 0); i >= 0 {
+				ports[i] = port
+			}
+		}
+	}
+	return ports
 }
 
 // BoundOptions adds the capture layer's bounds b to capture options o.
@@ -214,7 +232,7 @@ func liveOptions(p *unturned.Profile, rp *RPC, as map[uint16]Proto, l Live) capt
 	opt := capture.DefaultLiveOptions(l.Interface)
 	opt.Options = BoundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
 	opt.TCPPorts = liveTCPPorts(as, rp)
-	opt.DatagramPorts = rp.datagramPorts(as)
+	opt.DatagramPorts = hostedDatagramPorts(rp.datagramPorts(as))
 	if l.AnyPort {
 		opt.AllTCP = true
 		opt.ProbeDatagrams = KCPProbeDatagrams

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/decode"
@@ -30,6 +31,7 @@ type router struct {
 	// found, ended at last, the latest event's stamp.
 	hosted []*decode.Protocol
 	hconns []*session.HostedConn
+	hflows map[capture.Flow]*session.HostedConn // hosted datagram flows
 	last   decode.Stamp
 	flows  map[capture.Flow]*route
 	// pending lists the held connections in the order they opened, so
@@ -123,6 +125,10 @@ func (r *router) apply(ev *capture.Event) {
 		r.last = decode.Stamp{Frame: ev.Frame, Time: ev.Time}
 	}
 	if ev.Kind == capture.EventDatagram {
+		if hp := r.hostedDatagram(ev.Flow.Server.Port()); hp != nil && !ev.Probe {
+			r.datagramHosted(hp, ev)
+			return
+		}
 		// A probed flow's datagram is ULinkRPC only once its handshake
 		// shows it (kcpStart); later ones come claimed, not probed.
 		if r.rp != nil && (!ev.Probe || r.kcpStart(*ev)) {
@@ -220,6 +226,36 @@ func (r *router) hostedPort(port uint16) *decode.Protocol {
 		}
 	}
 	return nil
+}
+
+// hostedDatagram is the hosted protocol taking UDP datagrams of server port
+// port (decode.Protocol.DatagramPorts), nil for none.
+func (r *router) hostedDatagram(port uint16) *decode.Protocol {
+	for _, p := range r.hosted {
+		if slices.Contains(p.DatagramPorts, port) {
+			return p
+		}
+	}
+	return nil
+}
+
+// datagramHosted feeds a datagram of a hosted protocol's UDP flow to the
+// flow's connection, made at its first datagram.
+func (r *router) datagramHosted(hp *decode.Protocol, ev *capture.Event) {
+	h := r.hflows[ev.Flow]
+	if h == nil {
+		if r.hflows == nil {
+			r.hflows = map[capture.Flow]*session.HostedConn{}
+		}
+		if len(r.hflows) >= maxDatagramFlows {
+			return
+		}
+		h = r.ix.OpenConn(hp, decode.Config{Conn: Conn(ev.Flow), Datagram: true})
+		r.hflows[ev.Flow] = h
+		r.hconns = append(r.hconns, h)
+	}
+	conn, d, data := h.Conn(), Dir(ev.FromServer), ev.Data
+	h.Feed(ev.Time, ev.Frame, func(st decode.Stamp) { conn.Datagram(d, data, st) })
 }
 
 // open decides what it can from the ports and the rule.
