@@ -4,11 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"strconv"
-
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -115,29 +112,13 @@ var fieldTable = []struct {
 	// ULinkRPC (outputs.md "ULinkRPC records", the `rpc` object): read from
 	// the record the index keeps whole, which the Head carries, so they
 	// need no decoding; an Unturned message has none of them.
-	{"service", filterField{kind: fieldString, example: "service~Player",
-		headStr: rpcStr(func(r *rpc.RPC) *string { return r.Service })}},
-	{"method", filterField{kind: fieldString, example: "method==LoginAsync",
-		headStr: rpcStr(func(r *rpc.RPC) *string { return r.Method })}},
-	{"service_id", filterField{kind: fieldNumber, example: "service_id==1",
-		headNum: rpcNum(func(r *rpc.RPC) (int64, bool) { return optInt(r.ServiceID) })}},
-	{"method_id", filterField{kind: fieldNumber, example: "method_id==2",
-		headNum: rpcNum(func(r *rpc.RPC) (int64, bool) { return optInt(r.MethodID) })}},
-	{"request_id", filterField{kind: fieldNumber, example: "request_id==7",
-		headNum: rpcNum(func(r *rpc.RPC) (int64, bool) {
-			if r.RequestID == nil {
-				return 0, false
-			}
-			return int64(*r.RequestID), true
-		})}},
+	{"service", filterField{kind: fieldString, example: "service~Player", headStr: recStr("service")}},
+	{"method", filterField{kind: fieldString, example: "method==LoginAsync", headStr: recStr("method")}},
+	{"service_id", filterField{kind: fieldNumber, example: "service_id==1", headNum: recNum("service_id")}},
+	{"method_id", filterField{kind: fieldNumber, example: "method_id==2", headNum: recNum("method_id")}},
+	{"request_id", filterField{kind: fieldNumber, example: "request_id==7", headNum: recNum("request_id")}},
 	// status matches the name (status==NotFound) or the code (status==1).
-	{"status", filterField{kind: fieldString, example: "status==NotFound",
-		headStr: func(h *session.Head) []string {
-			if h.RPC == nil || h.RPC.RPC.Status == nil {
-				return nil
-			}
-			return []string{*h.RPC.RPC.Status, strconv.Itoa(*h.RPC.RPC.StatusCode)}
-		}}},
+	{"status", filterField{kind: fieldString, example: "status==NotFound", headStr: recStr("status")}},
 }
 
 // headName is outputs.md's "msg" of a Head: the ULinkRPC frame type's name
@@ -149,38 +130,48 @@ func headName(h *session.Head) string {
 	return h.Kind.String()
 }
 
-// rpcStr reads a text key of a ULinkRPC record's `rpc` object; null and an
-// Unturned message have none.
-func rpcStr(get func(*rpc.RPC) *string) func(*session.Head) []string {
+// recStr reads a text key of a hosted protocol's record (decode.Record
+// Values: ULinkRPC's `rpc` object); an Unturned message has none.
+func recStr(name string) func(*session.Head) []string {
 	return func(h *session.Head) []string {
-		if h.RPC == nil {
+		r := h.Record()
+		if r == nil {
 			return nil
 		}
-		if p := get(&h.RPC.RPC); p != nil {
-			return one(*p)
+		vs, _ := r.Values(name)
+		var out []string
+		for _, v := range vs {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			}
 		}
-		return nil
+		return out
 	}
 }
 
-// rpcNum reads a number key of a ULinkRPC record's `rpc` object.
-func rpcNum(get func(*rpc.RPC) (int64, bool)) func(*session.Head) []int64 {
+// recNum reads a number key of a hosted protocol's record.
+func recNum(name string) func(*session.Head) []int64 {
 	return func(h *session.Head) []int64 {
-		if h.RPC == nil {
+		r := h.Record()
+		if r == nil {
 			return nil
 		}
-		if v, ok := get(&h.RPC.RPC); ok {
-			return []int64{v}
+		vs, _ := r.Values(name)
+		var out []int64
+		for _, v := range vs {
+			switch x := v.(type) {
+			case int32:
+				out = append(out, int64(x))
+			case uint32:
+				out = append(out, int64(x))
+			case int64:
+				out = append(out, x)
+			case int:
+				out = append(out, int64(x))
+			}
 		}
-		return nil
+		return out
 	}
-}
-
-func optInt(p *int32) (int64, bool) {
-	if p == nil {
-		return 0, false
-	}
-	return int64(*p), true
 }
 
 // rpcMessageNames are the ULinkRPC "msg" names (outputs.md "ULinkRPC

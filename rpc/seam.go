@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/usmnscope/usmnscope/decode"
@@ -35,13 +36,33 @@ func (r *Record) TreeText() string { return TreeText(r) }
 // AppendJSON appends r's `dump --json` object (AppendJSONOrigin).
 func (r *Record) AppendJSON(dst, origin []byte) []byte { return AppendJSONOrigin(dst, r, origin) }
 
-// Values are the values of a record's payload members named as the filter
+// Values are the values of the `rpc` object's keys (service, method,
+// service_id, method_id, request_id, status: its name and its code) and of
+// a record's payload members named as the filter
 // names them (outputs.md: `payload.<Member>`, nested
 // `payload.<Member>.<Inner>`, list items `payload.<Member>[i]`), from its
 // fields: MemoryPack members with or without a schema, and the members of
 // a JSON payload, typed as parsed. match compares a field's name with the
 // filter's.
 func (r *Record) Values(name string) ([]any, bool) {
+	switch p := &r.RPC; strings.ToLower(name) {
+	case "service":
+		return optAny(p.Service), true
+	case "method":
+		return optAny(p.Method), true
+	case "service_id":
+		return optAny(p.ServiceID), true
+	case "method_id":
+		return optAny(p.MethodID), true
+	case "request_id":
+		return optAny(p.RequestID), true
+	case "status":
+		// The name (status==NotFound) or the code (status==1).
+		if p.Status == nil || p.StatusCode == nil {
+			return nil, true
+		}
+		return []any{*p.Status, strconv.Itoa(*p.StatusCode)}, true
+	}
 	if !strings.HasPrefix(strings.ToLower(name), "payload.") {
 		return nil, false
 	}
@@ -58,6 +79,14 @@ func (r *Record) Values(name string) ([]any, bool) {
 func (r *Record) Clone() decode.Record {
 	cp := *r
 	return &cp
+}
+
+// optAny is the value p points at as one value, none for nil.
+func optAny[T any](p *T) []any {
+	if p == nil {
+		return nil
+	}
+	return []any{*p}
 }
 
 // Hosted is a Session as a decode.Conn: the host's view of a ULinkRPC
