@@ -76,9 +76,10 @@ type Config struct {
 	Name  string    // capture file or interface
 	Parse ParseFunc // the CLI's filter language
 	Live  bool      // follow the tail until the user moves
-	// Export writes the capture's packets numbered frames (from 1) to a
-	// pcapng at path and returns how many it wrote: the CLI re-reads the
-	// capture file, in a command (w). Nil when there is no file to read.
+	// Export writes the listed messages' packets, with what decoding them
+	// needs, to a pcapng at path and returns how many it wrote: the CLI
+	// re-reads the capture file, in a command (w). Nil when there is no
+	// file to read.
 	Export     ExportFunc
 	ExportPath string // the file name w offers (it asks, and never replaces a file without a yes)
 	// Words are the filter bar's completions besides message names and
@@ -86,9 +87,10 @@ type Config struct {
 	Words []string
 }
 
-// ExportFunc copies the packets numbered frames from the capture to a
-// pcapng file at path.
-type ExportFunc func(frames []int, path string) (int, error)
+// ExportFunc writes the messages numbered nums, with what their decoding
+// needs, from the capture to a pcapng file at path, and returns how many
+// packets it wrote.
+type ExportFunc func(nums []int, path string) (int, error)
 
 // Model is the root model: layout, focus and routing. State of selection,
 // scroll and expansion lives in the panes.

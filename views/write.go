@@ -61,5 +61,5 @@ func (m *Model) export(path string) tea.Cmd {
 		return nil
 	}
 	m.note = "writing " + termsafe.Escape(path) + "…"
-	return exportCmd(m.src, m.cfg.Export, path, m.listed())
+	return exportCmd(m.cfg.Export, path, m.listed())
 }

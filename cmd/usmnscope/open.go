@@ -82,7 +82,7 @@ func runOpen(o *openOptions) error {
 	lowGC()
 	// A file that decodes badly gets the profile hint dump and tables give
 	// (issue 13 point 5), in the expert pane once the capture is loaded.
-	return runTUI(s, keys, lf, tuiConfig(path), func() { profileHint(s, p, path, lf.Index) })
+	return runTUI(s, keys, lf, tuiConfig(path, lf.Index), func() { profileHint(s, p, path, lf.Index) })
 }
 
 // openFeed opens what open decodes (pipeline.Open): the capture with the
@@ -101,14 +101,17 @@ func openFeed(o *openOptions) (*pipeline.Decode, *unturned.Profile, error) {
 // tuiConfig is what the TUI shows of a capture file, or of standard input
 // (named stdin in the status bar, and without w: there is no file to copy
 // packets from).
-func tuiConfig(path string) views.Config {
+func tuiConfig(path string, dc *session.Index) views.Config {
 	cfg := views.Config{Name: path, Parse: parseFilter,
 		Words: append(filter.FieldNames(), filter.MessageNames()...)}
 	if path == "-" {
 		cfg.Name = "stdin"
 		return cfg
 	}
-	cfg.Export = func(frames []int, to string) (int, error) { return capture.Export(path, frames, to) }
+	cfg.Export = func(nums []int, to string) (int, error) {
+		ex, err := pipeline.Export(path, dc, nums, to)
+		return ex.Packets, err
+	}
 	cfg.ExportPath = capture.ExportPath(path)
 	return cfg
 }

@@ -122,7 +122,7 @@ func writeSNSCapture(t *testing.T) string {
 func TestExpertShowsSNSAdvice(t *testing.T) {
 	path := writeSNSCapture(t)
 	dc := loadPath(t, path)
-	m := views.New(dc, tuiConfig(path))
+	m := views.New(dc, tuiConfig(path, dc))
 	m, _ = drive(m, tea.WindowSizeMsg{Width: 80, Height: 24}, views.ProgressMsg{Fraction: 1, Done: true}, keyPress("e"))
 	if m.Overlay() != views.ExpertOverlay {
 		t.Fatalf("e: overlay %v; want the expert pane", m.Overlay())
@@ -148,7 +148,7 @@ func TestExportFilteredOpensInTshark(t *testing.T) {
 		t.Skipf("fixture missing: %v", err)
 	}
 	dc := loadPath(t, src)
-	cfg := tuiConfig(src)
+	cfg := tuiConfig(src, dc)
 	cfg.ExportPath = filepath.Join(t.TempDir(), "out.pcapng")
 	// The whole program, as teatest drives it: keys through Program.Send,
 	// the export's command run by the program loop.
@@ -215,7 +215,7 @@ func TestExportFilteredOpensInTshark(t *testing.T) {
 
 // Issue 16 defect 10: a capture read from standard input is named stdin.
 func TestStdinNamed(t *testing.T) {
-	if cfg := tuiConfig("-"); cfg.Name != "stdin" || cfg.Export != nil {
+	if cfg := tuiConfig("-", nil); cfg.Name != "stdin" || cfg.Export != nil {
 		t.Errorf("tuiConfig(-) = name %q, export %v; want stdin and no export", cfg.Name, cfg.Export != nil)
 	}
 }
