@@ -82,6 +82,9 @@ type Config struct {
 	// file to read.
 	Export     ExportFunc
 	ExportPath string // the file name w offers (it asks, and never replaces a file without a yes)
+	// Filter is the display filter in force when the TUI opens (open
+	// --filter); the CLI has checked that Parse accepts it.
+	Filter string
 	// Words are the filter bar's completions besides message names and
 	// listener types: the filter language's field names.
 	Words []string
@@ -171,6 +174,13 @@ func New(src Source, cfg Config) Model {
 	m.msgs.ConnLabel = m.conns.Label
 	m.setStyles(true)
 	m.msgs.SetFollow(cfg.Live)
+	if cfg.Filter != "" && cfg.Parse != nil {
+		if match, _, err := cfg.Parse(cfg.Filter); err == nil {
+			m.filter = match
+			m.bar.SetApplied(cfg.Filter)
+			m.applyFilter()
+		}
+	}
 	m.refresh()
 	m.setFocus(FocusMessages)
 	m.layout()

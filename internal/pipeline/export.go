@@ -137,8 +137,33 @@ func exportSet(idx *session.Index, nums []int) (map[int]bool, []int) {
 			keep[n] = true
 		}
 	}
+	// A SystemSockets connection whose handshake (both USMN detection
+	// messages) was not captured is decoded by inference from all its
+	// messages: it is written whole.
+	hs := map[dissect.Conn]int{}
+	for n := 1; n <= idx.Len(); n++ {
+		if h, ok := idx.Head(n); ok && h.RPC == nil {
+			hs[h.Conn] |= 0
+			switch h.Kind {
+			case unturned.KindGetWorkshopFiles:
+				hs[h.Conn] |= 1
+			case unturned.KindDownloadWorkshopFiles:
+				hs[h.Conn] |= 2
+			}
+		}
+	}
+	whole := map[dissect.Conn]bool{}
+	for c, v := range hs {
+		whole[c] = v != 3
+	}
 	for round := 0; round < 4; round++ {
 		added := false
+		firstSeen := map[dissect.Conn]*[2]bool{}
+		for n := 1; n <= idx.Len(); n++ {
+			if h, ok := idx.Head(n); ok && firstSeen[h.Conn] == nil {
+				firstSeen[h.Conn] = &[2]bool{}
+			}
+		}
 		add := func(n int) {
 			if n >= 1 && n <= idx.Len() && !keep[n] {
 				keep[n], added = true, true
@@ -154,13 +179,32 @@ func exportSet(idx *session.Index, nums []int) (map[int]bool, []int) {
 		}
 		last := map[dissect.Conn]int{}
 		for n := range keep {
-			if h, ok := idx.Head(n); ok && h.RPC == nil {
+			if h, ok := idx.Head(n); ok {
 				last[h.Conn] = max(last[h.Conn], n)
 			}
 		}
 		for n := 1; n <= idx.Len(); n++ {
 			h, ok := idx.Head(n)
-			if !ok || h.RPC != nil || keep[n] || n > last[h.Conn] {
+			if !ok || keep[n] {
+				continue
+			}
+			if _, sel := last[h.Conn]; !sel {
+				continue
+			}
+			if whole[h.Conn] {
+				add(n)
+				continue
+			}
+			if h.RPC != nil {
+				// The first frame of each direction carries the transform
+				// layer's classification note.
+				if !firstSeen[h.Conn][h.Dir] {
+					add(n)
+				}
+				firstSeen[h.Conn][h.Dir] = true
+				continue
+			}
+			if n > last[h.Conn] {
 				continue
 			}
 			switch h.Kind {
