@@ -174,13 +174,7 @@ func New(src Source, cfg Config) Model {
 	m.msgs.ConnLabel = m.conns.Label
 	m.setStyles(true)
 	m.msgs.SetFollow(cfg.Live)
-	if cfg.Filter != "" && cfg.Parse != nil {
-		if match, _, err := cfg.Parse(cfg.Filter); err == nil {
-			m.filter = match
-			m.bar.SetApplied(cfg.Filter)
-			m.applyFilter()
-		}
-	}
+	m.startFilter()
 	m.refresh()
 	m.setFocus(FocusMessages)
 	m.layout()

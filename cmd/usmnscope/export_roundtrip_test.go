@@ -248,3 +248,28 @@ func TestExportRoundTrip(t *testing.T) {
 	}
 	t.Logf("%d exports checked", tried)
 }
+
+// TestDumpWrite: dump --filter F -w OUT writes what the export writes and
+// says so on standard error; it refuses standard input and text flags.
+func TestDumpWrite(t *testing.T) {
+	src := fixture(t, "usmn-basic.pcapng")
+	out := filepath.Join(t.TempDir(), "w.pcapng")
+	code, stdout, errOut := run(t, nil, "dump", "--filter", "msg==PingResponse", "-w", out, src)
+	if code != exitOK || stdout != "" || !strings.HasPrefix(errOut, "usmnscope: wrote "+out+": ") {
+		t.Fatalf("dump -w: exit %d, stdout %q, stderr %q; want 0, nothing, \"usmnscope: wrote %s: …\"", code, stdout, errOut, out)
+	}
+	want := dumpRecords(t, "--filter", "msg==PingResponse", src)
+	got := dumpRecords(t, "--filter", "msg==PingResponse", out)
+	if len(want) == 0 || len(got) != len(want) {
+		t.Fatalf("dump of the written file: %d PingResponse; want %d", len(got), len(want))
+	}
+	for _, args := range [][]string{
+		{"dump", "-w", out, "-"},
+		{"dump", "--json", "--write", out, src},
+		{"dump", "-w", src, src},
+	} {
+		if code, _, errOut := run(t, nil, args...); code != exitUsage {
+			t.Errorf("usmnscope %s: exit %d (%s); want a usage error", strings.Join(args, " "), code, errOut)
+		}
+	}
+}
