@@ -81,7 +81,9 @@ type Config struct {
 	// re-reads the capture file, in a command (w). Nil when there is no
 	// file to read.
 	Export     ExportFunc
-	ExportPath string // the file name w offers (it asks, and never replaces a file without a yes)
+	ExportPath string  // the file name w offers (it asks, and never replaces a file without a yes)
+	Columns    Columns // the message list's columns (columns.go)
+	Theme      string  // "dark" or "light" (the config file), else the terminal's background decides
 	// Filter is the display filter in force when the TUI opens (open
 	// --filter); the CLI has checked that Parse accepts it.
 	Filter string
@@ -102,6 +104,7 @@ type Model struct {
 
 	src  Source
 	cfg  Config
+	cols colState // the message list's column sets (columns.go)
 	dark bool
 	// deferDetail makes fetch return the detail read as a command (see
 	// Update); it is set only while Update runs.
@@ -175,6 +178,7 @@ func New(src Source, cfg Config) Model {
 	m.setStyles(true)
 	m.msgs.SetFollow(cfg.Live)
 	m.startFilter()
+	m.initColumns()
 	m.refresh()
 	m.setFocus(FocusMessages)
 	m.layout()
@@ -191,14 +195,6 @@ func (m Model) Focused() Focus { return m.focus }
 
 // Selected returns the selected message number.
 func (m Model) Selected() int { return m.selected }
-
-// Panes expose the components to tests.
-func (m Model) Messages() messages.Model { return m.msgs }
-func (m Model) Detail() detail.Model     { return m.detail }
-func (m Model) Bits() bits.Model         { return m.bits }
-func (m Model) Tables() tables.Model     { return m.tables }
-func (m Model) Conns() conns.Model       { return m.conns }
-func (m Model) Bar() filterbar.Model     { return m.bar }
 
 // refresh takes in what the source has read so far.
 func (m *Model) refresh() {
@@ -247,9 +243,9 @@ func (m *Model) stepIndex(budget, index int) tea.Cmd {
 		more = more || scan == nil && m.msgs.Scanning()
 	}
 	if !more {
-		return scan
+		return m.withSort(scan)
 	}
-	return tea.Batch(scan, m.kick())
+	return tea.Batch(m.withSort(scan), m.kick())
 }
 
 // kick schedules background work for after this frame, so that an update
@@ -375,7 +371,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pager.JumpMsg:
 		m.jump(msg)
 		return m, nil
-	case messages.RowsMsg:
+	case messages.RowsMsg, messages.SortedMsg, noteMsg:
 		m.apply(msg)
 		return m, nil
 	case messages.ScannedMsg:
@@ -388,7 +384,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.rebuild()
 		return m, nil
 	case tea.BackgroundColorMsg:
-		m.setStyles(msg.IsDark())
+		m.setStyles(m.themeDark(msg.IsDark()))
 		return m, nil
 	case ProgressMsg:
 		m.progress = msg.Fraction
@@ -502,6 +498,8 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.jumpPair()
 	case m.timeKey(k):
 		return m, m.step(syncBudget) // a marked-only filter scans
+	case m.columnKey(k):
+		return m, tea.Batch(m.step(syncBudget), m.saveColumns())
 	default:
 		return m.route(k)
 	}

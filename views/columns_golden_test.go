@@ -1,0 +1,134 @@
+package views_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/views"
+	"github.com/usmnscope/usmnscope/views/fake"
+	"github.com/usmnscope/usmnscope/views/messages"
+)
+
+// columnsConfig is the synthetic capture's config with columns: len and
+// listener in the "all" view, read by the filter language's lookup.
+func columnsConfig(saved *map[string][]messages.Column) views.Config {
+	return views.Config{Name: "synthetic", Parse: func(string) (func(*session.Message) bool, int, error) { return nil, 0, nil },
+		Columns: views.Columns{
+			Sets: map[string][]messages.Column{"all": {{Field: "len", Width: 5}, {Field: "listener", Width: 16}}},
+			Lookup: func(f string, m *session.Message) messages.Value {
+				v := filter.Lookup(f, m)
+				return messages.Value{Text: v.Text, Num: v.Num, Numeric: v.Numeric, OK: v.OK}
+			},
+			Field: func(span string) string {
+				if span == "enum" {
+					return "msg"
+				}
+				if filter.IsField(span) {
+					return span
+				}
+				return ""
+			},
+			Save: func(sets map[string][]messages.Column) error {
+				if saved != nil {
+					*saved = sets
+				}
+				return nil
+			},
+		}}
+}
+
+// TestGoldenColumns: issue 30's columns and sort at 80×24 and 160×48: the
+// configured columns, a sort by len (a number: 10 after 9) ascending and
+// descending, a column moved and widened, one removed, and a field of the
+// detail pane applied as a column.
+func TestGoldenColumns(t *testing.T) {
+	for _, sc := range []struct {
+		name string
+		keys []string
+	}{
+		{"cols", nil},
+		{"cols-sort", []string{">", ">", ">", ">", ">", "o"}},
+		{"cols-sortdesc", []string{">", ">", ">", ">", ">", "o", "o"}},
+		{"cols-move", []string{">", ">", ">", ">", ">", "}", "+", "+"}},
+		{"cols-remove", []string{">", ">", ">", ">", ">", "X"}},
+		{"cols-apply", []string{"tab", "j", "j", "j", "c"}},
+	} {
+		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+			name := sc.name + "-" + map[int]string{80: "80x24", 160: "160x48"}[sz[0]]
+			t.Run(name, func(t *testing.T) {
+				m := views.New(fake.Capture(), columnsConfig(nil))
+				tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(sz[0], sz[1]))
+				tm.Send(views.ProgressMsg{Fraction: 1, Done: true})
+				for _, k := range sc.keys {
+					tm.Send(keyPress(k))
+				}
+				if err := tm.Quit(); err != nil {
+					t.Fatal(err)
+				}
+				fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(views.Model)
+				golden(t, name, ansi.Strip(fm.View().Content))
+			})
+		}
+	}
+}
+
+// TestSortNumericStable: sorting by len orders numbers as numbers and
+// keeps message order among equal values; descending reverses the values,
+// not the ties.
+func TestSortNumericStable(t *testing.T) {
+	src := fake.Capture()
+	m := views.New(src, columnsConfig(nil))
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48))
+	tm.Send(views.ProgressMsg{Fraction: 1, Done: true})
+	for _, k := range []string{">", ">", ">", ">", ">", "o"} {
+		tm.Send(keyPress(k))
+	}
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(views.Model)
+	l := fm.Messages()
+	if by, desc := l.SortedBy(); by != "len" || desc {
+		t.Fatalf("SortedBy() = %q, %v; want len ascending", by, desc)
+	}
+	prevLen, prevN := -1, 0
+	for i := range l.Len() {
+		n := l.Number(i)
+		msg := src.Message(n)
+		switch {
+		case len(msg.Data) < prevLen:
+			t.Errorf("row %d: message %d of len %d after len %d: not ascending", i, n, len(msg.Data), prevLen)
+		case len(msg.Data) == prevLen && n < prevN:
+			t.Errorf("row %d: message %d after %d of the same len: not stable", i, n, prevN)
+		}
+		prevLen, prevN = len(msg.Data), n
+	}
+	if !strings.Contains(ansi.Strip(fm.View().Content), "len▲") {
+		t.Errorf("title does not show the sort")
+	}
+}
+
+// TestColumnsSaved: changing the columns hands the sets to Save (the
+// config file).
+func TestColumnsSaved(t *testing.T) {
+	var saved map[string][]messages.Column
+	m := views.New(fake.Capture(), columnsConfig(&saved))
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48))
+	tm.Send(views.ProgressMsg{Fraction: 1, Done: true})
+	for _, k := range []string{">", ">", ">", ">", ">", "X"} {
+		tm.Send(keyPress(k))
+	}
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
+	if got := saved["all"]; len(got) != 1 || got[0].Field != "listener" {
+		t.Errorf("saved %v; want all = [listener] after removing len", saved)
+	}
+}
