@@ -371,7 +371,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pager.JumpMsg:
 		m.jump(msg)
 		return m, nil
-	case messages.RowsMsg, messages.SortedMsg, noteMsg:
+	case messages.RowsMsg, messages.SortedMsg, noteMsg, foundMsg:
 		m.apply(msg)
 		return m, nil
 	case messages.ScannedMsg:
@@ -413,7 +413,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.filter = msg.Match
 		m.applyFilter()
 		return m, m.step(syncBudget)
-	case filterbar.WriteMsg, filterbar.ConfirmMsg, writeTargetMsg:
+	case filterbar.WriteMsg, filterbar.ConfirmMsg, writeTargetMsg, filterbar.FindMsg:
 		cmd := m.writeStep(msg)
 		return m, cmd
 	case filterbar.GotoMsg:
@@ -499,7 +499,7 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case m.timeKey(k):
 		return m, m.step(syncBudget) // a marked-only filter scans
 	case m.columnKey(k):
-		return m, tea.Batch(m.step(syncBudget), m.saveColumns())
+		return m, tea.Batch(m.step(syncBudget), m.takeCmd())
 	default:
 		return m.route(k)
 	}

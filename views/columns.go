@@ -53,6 +53,8 @@ func DefaultColumnSets() map[string][]messages.Column {
 type colState struct {
 	sets map[string][]messages.Column
 	set  string
+	find string  // the text find looks for (find.go)
+	cmd  tea.Cmd // what the last column or find key left to run (takeCmd)
 }
 
 // initColumns gives the list its lookup and the set of the view shown.
@@ -119,6 +121,9 @@ func (m *Model) withSort(cmd tea.Cmd) tea.Cmd {
 // columnKey handles the column keys (the message list's < > o X { } - +,
 // the detail pane's c: apply as column) and reports whether k was one.
 func (m *Model) columnKey(k tea.KeyPressMsg) bool {
+	if m.findKey(k) {
+		return true
+	}
 	if m.cfg.Columns.Lookup == nil {
 		return false
 	}
@@ -136,6 +141,7 @@ func (m *Model) columnKey(k tea.KeyPressMsg) bool {
 		}
 		if changed {
 			m.cols.sets[m.cols.set] = m.msgs.Columns()
+			m.cols.cmd = m.saveColumns()
 		}
 		by, desc := m.msgs.SortedBy()
 		switch {
@@ -174,6 +180,7 @@ func (m *Model) applyAsColumn() {
 	}
 	m.msgs.AddColumn(name)
 	m.cols.sets[m.cols.set] = m.msgs.Columns()
+	m.cols.cmd = m.saveColumns()
 	m.note = "column added: " + termsafe.Escape(name) + " (message list: < > choose, o sort, X remove, { } move, - + width)"
 }
 
@@ -197,3 +204,13 @@ func (m *Model) saveColumns() tea.Cmd {
 
 // noteMsg sets the note (a command's answer).
 type noteMsg string
+
+// columnHelp is the help overlay's Columns section.
+var columnHelp = [][2]string{
+	{"c", "in the detail pane: add the selected field as a column (apply as column)"},
+	{"< >", "choose the current column (n, time, conn, dir, msg, then the added ones)"},
+	{"o", "sort by the current column: ascending, descending, off (stable; numbers as numbers)"},
+	{"X", "remove the current column"},
+	{"{ }", "move the current column left, right"},
+	{"- +", "narrow, widen the current column"},
+}

@@ -114,21 +114,75 @@ func TestSortNumericStable(t *testing.T) {
 	}
 }
 
-// TestColumnsSaved: changing the columns hands the sets to Save (the
-// config file).
-func TestColumnsSaved(t *testing.T) {
-	var saved map[string][]messages.Column
-	m := views.New(fake.Capture(), columnsConfig(&saved))
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48))
-	tm.Send(views.ProgressMsg{Fraction: 1, Done: true})
-	for _, k := range []string{">", ">", ">", ">", ">", "X"} {
-		tm.Send(keyPress(k))
+// typed returns the key presses of s.
+func typed(s string) []string {
+	var out []string
+	for _, r := range s {
+		out = append(out, string(r))
 	}
-	if err := tm.Quit(); err != nil {
-		t.Fatal(err)
+	return out
+}
+
+// TestGoldenFind: issue 30's find at 80×24 and 160×48: ctrl+f over the
+// message list (a text in a summary, hex bytes), ctrl+n to the next, in
+// the field tree and in the bytes.
+func TestGoldenFind(t *testing.T) {
+	for _, sc := range []struct {
+		name string
+		keys []string
+	}{
+		{"find-list", append(append([]string{"ctrl+f"}, typed("server 1")...), "enter")},
+		{"find-next", append(append([]string{"ctrl+f"}, typed("server")...), "enter", "ctrl+n", "ctrl+n")},
+		{"find-prev", append(append([]string{"ctrl+f"}, typed("ping")...), "enter", "ctrl+b")},
+		{"find-tree", append(append([]string{":", "2", "enter", "tab", "ctrl+f"}, typed("version")...), "enter")},
+		{"find-bytes", append(append([]string{":", "2", "enter", "tab", "tab", "ctrl+f"}, typed("53 61")...), "enter")},
+	} {
+		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+			name := sc.name + "-" + map[int]string{80: "80x24", 160: "160x48"}[sz[0]]
+			t.Run(name, func(t *testing.T) {
+				m := views.New(fake.Capture(), columnsConfig(nil))
+				tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(sz[0], sz[1]))
+				tm.Send(views.ProgressMsg{Fraction: 1, Done: true})
+				for _, k := range sc.keys {
+					tm.Send(keyPress(k))
+				}
+				if err := tm.Quit(); err != nil {
+					t.Fatal(err)
+				}
+				fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(views.Model)
+				golden(t, name, ansi.Strip(fm.View().Content))
+			})
+		}
 	}
-	tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
-	if got := saved["all"]; len(got) != 1 || got[0].Field != "listener" {
-		t.Errorf("saved %v; want all = [listener] after removing len", saved)
+}
+
+// TestFindSelects: find in the tree selects the first field whose line
+// holds the text (Listener_Version, field 5 of message 2), and hex bytes
+// in the bits pane select the field holding them ("Sa" of the type name,
+// field 4).
+func TestFindSelects(t *testing.T) {
+	for _, tt := range []struct {
+		keys []string
+		want int
+	}{
+		{append(append([]string{":", "2", "enter", "tab", "ctrl+f"}, typed("version")...), "enter"), 5},
+		{append(append([]string{":", "2", "enter", "tab", "tab", "ctrl+f"}, typed("53 61")...), "enter"), 4},
+	} {
+		m := views.New(fake.Capture(), columnsConfig(nil))
+		tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48))
+		tm.Send(views.ProgressMsg{Fraction: 1, Done: true})
+		for _, k := range tt.keys {
+			tm.Send(keyPress(k))
+		}
+		if err := tm.Quit(); err != nil {
+			t.Fatal(err)
+		}
+		fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(views.Model)
+		if got := fm.Detail().SelectedField(); got != tt.want {
+			t.Errorf("keys %v: detail field %d selected; want %d", tt.keys, got, tt.want)
+		}
+		if got := fm.Bits().SelectedField(); got != tt.want {
+			t.Errorf("keys %v: bits field %d selected; want %d", tt.keys, got, tt.want)
+		}
 	}
 }

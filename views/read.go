@@ -38,6 +38,8 @@ func (m *Model) apply(msg tea.Msg) {
 		m.msgs, _ = m.msgs.Update(msg)
 	case noteMsg:
 		m.note = string(msg)
+	case foundMsg:
+		m.found(msg)
 	case overlayMsg:
 		m.openOverlay(msg.o, msg.title, msg.lines)
 		if msg.at > 0 {

@@ -55,7 +55,7 @@ func DefaultKeyMap() KeyMap {
 	k := KeyMap{
 		ListKeyMap: frame.DefaultListKeyMap(),
 		PageUp:     key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
-		PageDown:   key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
 		NextMatch:  key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		PrevMatch:  key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "prev match")),
 	}
