@@ -276,7 +276,6 @@ type exportPacket struct {
 	frame int
 	ci    gopacket.CaptureInfo
 	data  []byte
-	link  layers.LinkType
 	pkt   gopacket.Packet
 	flow  Flow
 	dir   int // 0 client→server, 1 server→client
@@ -315,7 +314,7 @@ func (fs *Flows) each(fn func(*exportPacket) error) error {
 		}
 		src, _ := netip.AddrFromSlice(nl.NetworkFlow().Src().Raw())
 		dst, _ := netip.AddrFromSlice(nl.NetworkFlow().Dst().Raw())
-		p := &exportPacket{frame: frame, ci: ci, data: data, link: link, pkt: pkt}
+		p := &exportPacket{frame: frame, ci: ci, data: data, pkt: pkt}
 		switch tl := pkt.TransportLayer().(type) {
 		case *layers.TCP:
 			a, b := netip.AddrPortFrom(src.Unmap(), uint16(tl.SrcPort)), netip.AddrPortFrom(dst.Unmap(), uint16(tl.DstPort))

@@ -156,6 +156,7 @@ func exportSet(idx *session.Index, nums []int) (map[int]bool, []int) {
 	for c, v := range hs {
 		whole[c] = v != 3
 	}
+	paired := map[int]bool{} // the messages whose partner was added
 	for round := 0; round < 4; round++ {
 		added := false
 		firstSeen := map[dissect.Conn]*[2]bool{}
@@ -169,12 +170,19 @@ func exportSet(idx *session.Index, nums []int) (map[int]bool, []int) {
 				keep[n], added = true, true
 			}
 		}
+		var fresh []int
 		for n := range keep {
-			if m := idx.Message(n); m != nil {
+			if !paired[n] {
+				fresh = append(fresh, n)
+			}
+		}
+		sort.Ints(fresh)
+		for _, n := range fresh {
+			paired[n] = true
+			if h, ok := idx.Head(n); ok && h.RPC != nil {
+				add(h.RPC.Pair)
+			} else if m := idx.Message(n); m != nil {
 				add(m.Pair)
-				if m.RPC != nil {
-					add(m.RPC.Pair)
-				}
 			}
 		}
 		last := map[dissect.Conn]int{}
