@@ -178,7 +178,7 @@ func TestExportRoundTrip(t *testing.T) {
 			if len(all) != dc.Len() {
 				t.Fatalf("dump --json: %d records; the index has %d", len(all), dc.Len())
 			}
-			for _, expr := range append([]string{""}, randomFilters(rng, dc, 6)...) {
+			for _, expr := range append([]string{""}, randomFilters(rng, dc, 4)...) {
 				flt, err := filter.Parse(expr)
 				if err != nil {
 					t.Fatalf("filter %q: %v", expr, err)
