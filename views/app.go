@@ -76,19 +76,26 @@ type Config struct {
 	Name  string    // capture file or interface
 	Parse ParseFunc // the CLI's filter language
 	Live  bool      // follow the tail until the user moves
-	// Export writes the capture's packets numbered frames (from 1) to a
-	// pcapng at path and returns how many it wrote: the CLI re-reads the
-	// capture file, in a command (w). Nil when there is no file to read.
+	// Export writes the listed messages' packets, with what decoding them
+	// needs, to a pcapng at path and returns how many it wrote: the CLI
+	// re-reads the capture file, in a command (w). Nil when there is no
+	// file to read.
 	Export     ExportFunc
-	ExportPath string // the file name w offers (it asks, and never replaces a file without a yes)
+	ExportPath string  // the file name w offers (it asks, and never replaces a file without a yes)
+	Columns    Columns // the message list's columns (columns.go)
+	Theme      string  // "dark" or "light" (the config file), else the terminal's background decides
+	// Filter is the display filter in force when the TUI opens (open
+	// --filter); the CLI has checked that Parse accepts it.
+	Filter string
 	// Words are the filter bar's completions besides message names and
 	// listener types: the filter language's field names.
 	Words []string
 }
 
-// ExportFunc copies the packets numbered frames from the capture to a
-// pcapng file at path.
-type ExportFunc func(frames []int, path string) (int, error)
+// ExportFunc writes the messages numbered nums, with what their decoding
+// needs, from the capture to a pcapng file at path, and returns how many
+// packets it wrote.
+type ExportFunc func(nums []int, path string) (int, error)
 
 // Model is the root model: layout, focus and routing. State of selection,
 // scroll and expansion lives in the panes.
@@ -97,6 +104,7 @@ type Model struct {
 
 	src  Source
 	cfg  Config
+	cols colState // the message list's column sets (columns.go)
 	dark bool
 	// deferDetail makes fetch return the detail read as a command (see
 	// Update); it is set only while Update runs.
@@ -169,6 +177,8 @@ func New(src Source, cfg Config) Model {
 	m.msgs.ConnLabel = m.conns.Label
 	m.setStyles(true)
 	m.msgs.SetFollow(cfg.Live)
+	m.startFilter()
+	m.initColumns()
 	m.refresh()
 	m.setFocus(FocusMessages)
 	m.layout()
@@ -185,14 +195,6 @@ func (m Model) Focused() Focus { return m.focus }
 
 // Selected returns the selected message number.
 func (m Model) Selected() int { return m.selected }
-
-// Panes expose the components to tests.
-func (m Model) Messages() messages.Model { return m.msgs }
-func (m Model) Detail() detail.Model     { return m.detail }
-func (m Model) Bits() bits.Model         { return m.bits }
-func (m Model) Tables() tables.Model     { return m.tables }
-func (m Model) Conns() conns.Model       { return m.conns }
-func (m Model) Bar() filterbar.Model     { return m.bar }
 
 // refresh takes in what the source has read so far.
 func (m *Model) refresh() {
@@ -241,9 +243,9 @@ func (m *Model) stepIndex(budget, index int) tea.Cmd {
 		more = more || scan == nil && m.msgs.Scanning()
 	}
 	if !more {
-		return scan
+		return m.withSort(scan)
 	}
-	return tea.Batch(scan, m.kick())
+	return tea.Batch(m.withSort(scan), m.kick())
 }
 
 // kick schedules background work for after this frame, so that an update
@@ -369,7 +371,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pager.JumpMsg:
 		m.jump(msg)
 		return m, nil
-	case messages.RowsMsg:
+	case messages.RowsMsg, messages.SortedMsg, noteMsg, foundMsg:
 		m.apply(msg)
 		return m, nil
 	case messages.ScannedMsg:
@@ -382,7 +384,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.rebuild()
 		return m, nil
 	case tea.BackgroundColorMsg:
-		m.setStyles(msg.IsDark())
+		m.setStyles(m.themeDark(msg.IsDark()))
 		return m, nil
 	case ProgressMsg:
 		m.progress = msg.Fraction
@@ -411,7 +413,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.filter = msg.Match
 		m.applyFilter()
 		return m, m.step(syncBudget)
-	case filterbar.WriteMsg, filterbar.ConfirmMsg, writeTargetMsg:
+	case filterbar.WriteMsg, filterbar.ConfirmMsg, writeTargetMsg, filterbar.FindMsg:
 		cmd := m.writeStep(msg)
 		return m, cmd
 	case filterbar.GotoMsg:
@@ -496,6 +498,8 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.jumpPair()
 	case m.timeKey(k):
 		return m, m.step(syncBudget) // a marked-only filter scans
+	case m.columnKey(k):
+		return m, tea.Batch(m.step(syncBudget), m.takeCmd())
 	default:
 		return m.route(k)
 	}

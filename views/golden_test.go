@@ -52,8 +52,8 @@ func keyPress(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyTab}
 	case "enter":
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "ctrl+t":
-		return tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl}
+	case "ctrl+t", "ctrl+f", "ctrl+n", "ctrl+b":
+		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
 	}
 	return tea.KeyPressMsg{Code: []rune(k)[0], Text: k}
 }

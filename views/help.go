@@ -35,6 +35,11 @@ func (m Model) helpLines(width int) []frame.Row {
 	pair.SetHelp("enter", "go to the paired message and back: Request ↔ Response, KeepAlivePing ↔ Pong, PingRequest ↔ PingResponse")
 	section("Messages", m.msgs.KeyMap.PageUp, m.msgs.KeyMap.PageDown, pair, k.Mark, k.NextMark, k.PrevMark, k.MarkedOnly)
 	section("Time column", k.TimeFormat, k.TimeRef)
+	section("Find (in the focused pane: list, field tree, bytes)", findKeys.Find, findKeys.Next, findKeys.Prev)
+	out = append(out, frame.Row{Text: "Columns (message list; the detail pane's c adds its field)", Style: frame.Heading})
+	for _, e := range columnHelp {
+		out = append(out, entry(e[0], e[1], 11, width)...)
+	}
 	section("Detail (field tree)", m.detail.KeyMap.Toggle, m.detail.KeyMap.Expand, m.detail.KeyMap.Collapse)
 	b := m.bits.KeyMap
 	section("Bits", b.Left, b.Right, b.PrevField, b.Order, b.Bytes)

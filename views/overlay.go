@@ -185,19 +185,11 @@ type exportedMsg struct {
 	err     error
 }
 
-// exportCmd reads the frame of each listed message and has the CLI copy
-// those packets from the capture file into a pcapng.
-func exportCmd(src Source, export ExportFunc, path string, nums []int) tea.Cmd {
+// exportCmd has the CLI write the listed messages' packets from the
+// capture file into a pcapng.
+func exportCmd(export ExportFunc, path string, nums []int) tea.Cmd {
 	return func() tea.Msg {
-		var frames []int
-		seen := map[int]bool{}
-		for _, n := range nums {
-			if msg := src.Message(n); msg != nil && !seen[msg.Frame] {
-				seen[msg.Frame] = true
-				frames = append(frames, msg.Frame)
-			}
-		}
-		k, err := export(frames, path)
+		k, err := export(nums, path)
 		return exportedMsg{path: path, packets: k, err: err}
 	}
 }

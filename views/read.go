@@ -34,8 +34,12 @@ func (m *Model) apply(msg tea.Msg) {
 	switch msg := msg.(type) {
 	case detailMsg:
 		m.show(msg)
-	case messages.RowsMsg, messages.ScannedMsg:
+	case messages.RowsMsg, messages.ScannedMsg, messages.SortedMsg:
 		m.msgs, _ = m.msgs.Update(msg)
+	case noteMsg:
+		m.note = string(msg)
+	case foundMsg:
+		m.found(msg)
 	case overlayMsg:
 		m.openOverlay(msg.o, msg.title, msg.lines)
 		if msg.at > 0 {

@@ -33,6 +33,9 @@ func statCmd(path string) tea.Cmd {
 // "overwrite?" (filterbar.ConfirmMsg).
 func (m *Model) writeStep(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case filterbar.FindMsg:
+		m.cols.find = msg.Text
+		return m.find(1)
 	case filterbar.WriteMsg:
 		return statCmd(msg.Path)
 	case writeTargetMsg:
@@ -61,5 +64,5 @@ func (m *Model) export(path string) tea.Cmd {
 		return nil
 	}
 	m.note = "writing " + termsafe.Escape(path) + "…"
-	return exportCmd(m.src, m.cfg.Export, path, m.listed())
+	return exportCmd(m.cfg.Export, path, m.listed())
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/filter"
@@ -25,6 +26,7 @@ type dumpOptions struct {
 	hex     bool // -x: each message's bytes as hex and ASCII
 	json    bool
 	filter  string
+	write   string // -w: write the selected messages' packets to this pcapng instead of printing
 }
 
 // newCmdDump returns the dump command; runF, when not nil, runs instead of
@@ -52,12 +54,19 @@ combined with &&, || and ! and parentheses. A bare word matches the message
 name. With payload schemas (--schema, docs/schema.md), payload_message,
 payload_method and every payload.<field> (payload.text ~ "hi",
 payload.items[].amount > 1) too. Messages of both protocols are numbered
-and printed in one sequence, by arrival.`,
+and printed in one sequence, by arrival.
+
+-w OUT (--write) prints nothing and writes the selected messages' packets to
+the pcapng OUT instead, with the context their decoding needs (the TCP
+handshake, the WebSocket upgrade, the KCP handshake, the USMN handshake and
+listener definitions, the partner of each pair), trimmed so that dump OUT
+lists those messages again (docs/cli.md "Writing a selection").`,
 		Example: `  usmnscope dump capture.pcapng
   usmnscope dump -V --filter 'msg==InvokeMessageListener && listener~Chat' capture.pcapng
   usmnscope dump -x --filter 'n==12' capture.pcapng
   usmnscope dump --json --filter 'severity>=warn' capture.pcapng | jq .expert
   usmnscope dump --schema chat.toml --filter 'payload_message == Say' capture.pcapng
+  usmnscope dump --filter 'method == Login' -w login.pcapng capture.pcapng
   tcpdump -U -w - port 27016 | usmnscope dump -`,
 		Args: argNames("CAPTURE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -76,6 +85,7 @@ and printed in one sequence, by arrival.`,
 	f.BoolVarP(&o.hex, "hex", "x", false, "print each message's bytes as hex and ASCII after it (like tshark -x)")
 	f.BoolVar(&o.json, "json", false, "print one JSON record per message (NDJSON, docs/json.md)")
 	f.StringVar(&o.filter, "filter", "", "print only the messages matching `EXPR` (see above)")
+	f.StringVarP(&o.write, "write", "w", "", "write the selected messages' packets to the pcapng `OUT` instead of printing them")
 	return cmd
 }
 
@@ -93,6 +103,9 @@ func runDump(o *dumpOptions) error {
 	p, set, rp, err := loadDecode(o.profile, o.schemas, o.rpc)
 	if err != nil {
 		return err
+	}
+	if o.write != "" {
+		return dumpWrite(o, flt, p, set, rp)
 	}
 	d := &render.Text{Out: newOutput(o.IO.out), Filter: flt, Verbose: o.verbose, Hex: o.hex}
 	defer setTuning(setTuning(streamTuning))
@@ -132,4 +145,64 @@ func runDump(o *dumpOptions) error {
 		err = ferr
 	}
 	return err
+}
+
+// dumpWrite is dump -w: the capture decoded whole, the messages the filter
+// selects written with their context (pipeline.Export), a summary on
+// standard error.
+func dumpWrite(o *dumpOptions, flt *filter.Filter, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC) error {
+	if o.json || o.verbose || o.hex {
+		return usageError{errors.New("dump: -w writes packets, not text: it excludes --json, -V and -x")}
+	}
+	if o.capture == "-" {
+		return usageError{errors.New("dump: -w reads the capture twice: give a file, not standard input")}
+	}
+	if sameFile(o.capture, o.write) {
+		return usageError{fmt.Errorf("dump: -w %s would overwrite the capture being read", o.write)}
+	}
+	dc, err := readCapture(o.IO, p, set, rp, o.capture, nil)
+	if err != nil {
+		return err
+	}
+	nums := selected(dc, flt)
+	ex, err := pipeline.Export(o.capture, dc, nums, o.write)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.err, "usmnscope: wrote %s: %s, %s and %s for their decoding\n", o.write,
+		count(ex.Packets, "packet"), count(ex.Messages, "message"), count(len(ex.Context), "other"))
+	return nil
+}
+
+// selected returns the numbers of dc's messages that flt matches (all of
+// them when flt is nil).
+func selected(dc *session.Index, flt *filter.Filter) []int {
+	var nums []int
+	for n := 1; n <= dc.Len(); n++ {
+		if flt.HeadOnly() {
+			if h, ok := dc.Head(n); ok && (flt == nil || flt.MatchHead(h)) {
+				nums = append(nums, n)
+			}
+			continue
+		}
+		if m := dc.Message(n); m != nil && flt.Match(m) {
+			nums = append(nums, n)
+		}
+	}
+	return nums
+}
+
+// sameFile says whether the paths a and b name one existing file.
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// count says n things, in the singular for one.
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -129,7 +129,9 @@ func runLive(o *liveOptions) error {
 		return err
 	}
 	src := lv.Source
-	err = runTUI(s, s.in, lv, views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}, nil)
+	cfg := views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}
+	cfg.Columns, cfg.Theme = tuiColumns()
+	err = runTUI(s, s.in, lv, cfg, nil)
 	// q, Ctrl-C (a key on the terminal), and SIGINT, SIGTERM or SIGHUP
 	// from elsewhere (stopSignals) are all a normal stop. runTUI has
 	// closed src, which flushed --write; Close returns its error again,

@@ -28,13 +28,14 @@ type openOptions struct {
 	rpc     func() (*pipeline.RPC, error)
 
 	capture string // CAPTURE: a file, or - for standard input
+	filter  string // --filter: the display filter in force at the start
 }
 
 // newCmdOpen returns the open command; runF, when not nil, runs instead of
 // runOpen with the parsed options (tests).
 func newCmdOpen(s *streams, runF func(*openOptions) error) *cobra.Command {
 	o := &openOptions{IO: s}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "open CAPTURE",
 		Short: "Browse a capture in the terminal UI",
 		Long: `Open a pcap or pcapng file (or - for standard input) in the terminal UI:
@@ -43,7 +44,7 @@ tables as of the selected message. ULinkRPC connections show beside the game's:
 their calls, the layer tree and the per-method tables (--contracts names the
 methods, --ulinkrpc-key decrypts). The first screen shows at once and fills in
 as the capture is read. Press ? for the keys.`,
-		Example: "  usmnscope open capture.pcapng\n  usmnscope open --contracts ./Contracts rpc.pcapng\n  tcpdump -U -w - port 27016 | usmnscope open -",
+		Example: "  usmnscope open capture.pcapng\n  usmnscope open --filter 'latency > 1ms' capture.pcapng\n  usmnscope open --contracts ./Contracts rpc.pcapng\n  tcpdump -U -w - port 27016 | usmnscope open -",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture = args[0]
@@ -56,10 +57,17 @@ as the capture is read. Press ? for the keys.`,
 			return runOpen(o)
 		},
 	}
+	cmd.Flags().StringVar(&o.filter, "filter", "", "open with the display filter `EXPR` applied (the language of dump --filter)")
+	return cmd
 }
 
 func runOpen(o *openOptions) error {
 	s, path := o.IO, o.capture
+	if o.filter != "" {
+		if _, _, err := parseFilter(o.filter); err != nil {
+			return usageError{err}
+		}
+	}
 	lf, p, err := openFeed(o)
 	if err != nil {
 		return err
@@ -82,7 +90,9 @@ func runOpen(o *openOptions) error {
 	lowGC()
 	// A file that decodes badly gets the profile hint dump and tables give
 	// (issue 13 point 5), in the expert pane once the capture is loaded.
-	return runTUI(s, keys, lf, tuiConfig(path), func() { profileHint(s, p, path, lf.Index) })
+	cfg := tuiConfig(path, lf.Index)
+	cfg.Filter = o.filter
+	return runTUI(s, keys, lf, cfg, func() { profileHint(s, p, path, lf.Index) })
 }
 
 // openFeed opens what open decodes (pipeline.Open): the capture with the
@@ -101,14 +111,18 @@ func openFeed(o *openOptions) (*pipeline.Decode, *unturned.Profile, error) {
 // tuiConfig is what the TUI shows of a capture file, or of standard input
 // (named stdin in the status bar, and without w: there is no file to copy
 // packets from).
-func tuiConfig(path string) views.Config {
+func tuiConfig(path string, dc *session.Index) views.Config {
 	cfg := views.Config{Name: path, Parse: parseFilter,
 		Words: append(filter.FieldNames(), filter.MessageNames()...)}
+	cfg.Columns, cfg.Theme = tuiColumns()
 	if path == "-" {
 		cfg.Name = "stdin"
 		return cfg
 	}
-	cfg.Export = func(frames []int, to string) (int, error) { return capture.Export(path, frames, to) }
+	cfg.Export = func(nums []int, to string) (int, error) {
+		ex, err := pipeline.Export(path, dc, nums, to)
+		return ex.Packets, err
+	}
 	cfg.ExportPath = capture.ExportPath(path)
 	return cfg
 }

@@ -68,11 +68,13 @@ profile key is the docs/ folder of the usmnscope repository.`,
   usmnscope dump --contracts ./Contracts --filter 'proto==ulinkrpc && latency>1ms' rpc.pcapng
   tcpdump -U -w - port 27016 | usmnscope dump -`
 	addRootFlags(root)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return applyConfig(cmd) }
 	// Every command, wired here and nowhere else (cli/cli's root): each
 	// constructor takes the streams and an optional run function, which
 	// tests pass to see the options a command line parses to.
 	root.AddCommand(
 		newCmdBits(s, nil),
+		newCmdConfig(s),
 		newCmdDump(s, nil),
 		newCmdExport(s, nil),
 		newCmdGen(s, nil),

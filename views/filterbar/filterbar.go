@@ -27,7 +27,11 @@ const (
 	Goto
 	Write   // a file name to write to (w)
 	Confirm // a yes or no: y accepts, anything else declines
+	Find    // text or hex bytes to find (ctrl+f)
 )
+
+// FindMsg reports the text accepted in Find mode.
+type FindMsg struct{ Text string }
 
 // WriteMsg reports the file name accepted in Write mode.
 type WriteMsg struct{ Path string }
@@ -222,6 +226,13 @@ func (m Model) accept() (Model, tea.Cmd) {
 	}
 	mode := m.mode
 	m.mode = Off
+	if mode == Find {
+		text := m.value
+		if text == "" {
+			return m, nil
+		}
+		return m, func() tea.Msg { return FindMsg{Text: text} }
+	}
 	if mode == Write {
 		path := strings.TrimSpace(m.value)
 		if path == "" {
@@ -255,9 +266,11 @@ func (m Model) View(extra string) string {
 	switch m.mode {
 	case Confirm:
 		return m.Styles.Error.Render(frame.Line(termsafe.Escape(m.question), m.w))
-	case Filter, Goto, Write:
+	case Filter, Goto, Write, Find:
 		p := "/"
 		switch m.mode {
+		case Find:
+			p = "find (text or hex bytes): "
 		case Goto:
 			p = ":"
 		case Write:

@@ -55,7 +55,7 @@ func DefaultKeyMap() KeyMap {
 	k := KeyMap{
 		ListKeyMap: frame.DefaultListKeyMap(),
 		PageUp:     key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup/b", "page up")),
-		PageDown:   key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
 		NextMatch:  key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		PrevMatch:  key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "prev match")),
 	}
@@ -120,6 +120,16 @@ type Model struct {
 	scanning bool   // a scan command of gen is under way
 
 	cache *cache // the messages of the rows shown, read by Load's commands
+
+	// Columns and sort (columns.go).
+	cols     []Column
+	colCur   int
+	lookup   LookupFunc
+	sortBy   string
+	sortDesc bool
+	order    []int32 // display row → listed row, when sorted and current
+	sortGen  uint32
+	sorting  bool
 }
 
 // New returns a list over src showing rows.
@@ -164,6 +174,9 @@ func (m *Model) SetRows(rows Rows, restart bool) {
 	if m.follow {
 		cursor = m.Len() - 1
 	}
+	if restart || m.order != nil && len(m.order) != m.rawLen() {
+		m.resort()
+	}
 	m.SetCursor(cursor, m.Len())
 }
 
@@ -173,6 +186,7 @@ func (m *Model) SetFilter(pred func(*session.Message) bool, hide bool) {
 	sel := m.Selected()
 	m.pred, m.hide = pred, hide
 	m.matches, m.scanned = nil, 0
+	m.resort()
 	m.restartScan()
 	m.want = sel
 	cursor := m.Cursor()
@@ -238,6 +252,9 @@ func (m *Model) record(s ScannedMsg) {
 		}
 	}
 	m.scanned = s.to
+	if len(s.matches) > 0 {
+		m.resort()
+	}
 	if m.want != 0 && m.hide && m.scanned >= m.base.Len() {
 		// No match at or after the selection: the nearest is the last.
 		cursor = len(m.matches) - 1
@@ -253,15 +270,29 @@ func (m *Model) record(s ScannedMsg) {
 func (m Model) Scanning() bool { return m.pred != nil && m.scanned < m.base.Len() }
 
 // Len is the number of rows listed.
-func (m Model) Len() int {
+func (m Model) Len() int { return m.rawLen() }
+
+// rawLen is the number of rows listed, in message order.
+func (m Model) rawLen() int {
 	if m.pred != nil && m.hide {
 		return len(m.matches)
 	}
 	return m.base.Len()
 }
 
-// number returns the message number of listed row i.
+// sorted says the rows show in the sort's order.
+func (m Model) sorted() bool { return m.order != nil && len(m.order) == m.rawLen() }
+
+// number returns the message number of displayed row i.
 func (m Model) number(i int) int {
+	if m.sorted() {
+		i = int(m.order[i])
+	}
+	return m.rawNumber(i)
+}
+
+// rawNumber returns the message number of listed row i, in message order.
+func (m Model) rawNumber(i int) int {
 	if m.pred != nil && m.hide {
 		return m.base.At(m.matches[i])
 	}
@@ -293,6 +324,14 @@ func (m Model) find(n, cursor int) int {
 		return cursor
 	}
 	l := m.Len()
+	if m.sorted() {
+		for i := range l {
+			if m.number(i) == n {
+				return i
+			}
+		}
+		return min(max(cursor, 0), l-1)
+	}
 	return min(sort.Search(l, func(i int) bool { return m.number(i) >= n }), l-1)
 }
 
@@ -330,6 +369,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case ScannedMsg:
 		m.record(msg)
+	case SortedMsg:
+		m.takeSorted(msg)
 	case RowsMsg:
 		m.cache.put(msg, m.shown())
 	case tea.KeyPressMsg:
@@ -379,7 +420,7 @@ func (m Model) View() string {
 	if m.follow {
 		title += "  [following]"
 	}
-	title += m.timeTitle()
+	title += m.timeTitle() + m.colsTitle()
 	return m.List.View(m.Styles.ListStyles, title, m.Len(), m.row)
 }
 
@@ -406,7 +447,7 @@ func (m Model) row(i int) string {
 	if m.ConnLabel != nil {
 		conn = fmt.Sprintf("%-3s ", m.ConnLabel(msg.Conn))
 	}
-	s := fmt.Sprintf("%s%s%7d %s %s%s %-26s %s", letter, m.markCell(n), n, m.timeCell(i, n, msg.Time, msg.Conn), conn, arrow, name, frame.Summary(msg))
+	s := fmt.Sprintf("%s%s%7d %s %s%s %-26s %s%s", letter, m.markCell(n), n, m.timeCell(i, n, msg.Time, msg.Conn), conn, arrow, name, m.colsCells(msg), frame.Summary(msg))
 	s = frame.Line(s, m.Width())
 	switch {
 	case i == m.Cursor():
@@ -423,6 +464,9 @@ func (m Model) row(i int) string {
 }
 
 func (m Model) isMatch(i int) bool {
+	if m.sorted() {
+		i = int(m.order[i])
+	}
 	j := sort.SearchInts(m.matches, i)
 	return j < len(m.matches) && m.matches[j] == i
 }

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/session"
+)
+
+// exportFixture is a capture the round trip reads, with its flags.
+type exportFixture struct {
+	path string
+	args []string
+}
+
+func exportFixtures(t *testing.T) []exportFixture {
+	t.Helper()
+	var fs []exportFixture
+	caps, _ := filepath.Glob(filepath.Join(capturesDir, "*.pcapng"))
+	for _, c := range caps {
+		fs = append(fs, exportFixture{path: c})
+	}
+	for _, c := range rpcCaptures(t) {
+		fs = append(fs, exportFixture{path: c, args: rpcArgs(filepath.Base(c))})
+	}
+	if len(fs) < 20 {
+		t.Fatalf("%d fixture captures; want every one of both protocols", len(fs))
+	}
+	return fs
+}
+
+// decodeIndex decodes path as dump does with args.
+func decodeIndex(t *testing.T, path string, args []string) *session.Index {
+	t.Helper()
+	var dc *session.Index
+	var out, errw bytes.Buffer
+	s := &streams{in: bytes.NewReader(nil), out: &out, err: &errw}
+	root := newRoot(s)
+	dump, _, err := root.Find([]string{"dump"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump.RunE = func(cmd *cobra.Command, args []string) error {
+		p, set, rp, err := loadDecode(profileLoader(cmd), schemaLoader(cmd), rpcLoader(cmd))
+		if err != nil {
+			return err
+		}
+		dc, err = readCapture(s, p, set, rp, args[0], nil)
+		return err
+	}
+	root.SetArgs(append(append([]string{"dump"}, args...), path))
+	if err := root.Execute(); err != nil {
+		t.Fatalf("decode %s: %v (%s)", path, err, errw.String())
+	}
+	return dc
+}
+
+// dumpRecords runs dump --json and returns its records.
+func dumpRecords(t *testing.T, args ...string) []map[string]any {
+	t.Helper()
+	code, out, errOut := run(t, nil, append([]string{"dump", "--json"}, args...)...)
+	if code != exitOK {
+		t.Fatalf("dump --json %v: exit %d: %s", args, code, errOut)
+	}
+	var rs []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l == "" {
+			continue
+		}
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("dump --json %v: %v in %q", args, err, l)
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// sameRecord compares two records but for what numbers and names the file
+// (n, frame, pair, capture, host).
+func sameRecord(a, b map[string]any) bool {
+	strip := func(m map[string]any) map[string]any {
+		c := map[string]any{}
+		for k, v := range m {
+			switch k {
+			case "n", "frame", "pair", "capture", "host":
+			default:
+				c[k] = v
+			}
+		}
+		return c
+	}
+	return reflect.DeepEqual(strip(a), strip(b))
+}
+
+// randomFilters draws filters over dc: number ranges and lists, message
+// names, directions, connections, protocols and their combinations.
+func randomFilters(rng *rand.Rand, dc *session.Index, k int) []string {
+	var out []string
+	pick := func() *session.Message { return dc.Message(1 + rng.IntN(dc.Len())) }
+	for len(out) < k {
+		m := pick()
+		if m == nil {
+			continue
+		}
+		name := m.Kind.String()
+		if m.RPC != nil {
+			name = m.RPC.Msg
+		}
+		switch rng.IntN(8) {
+		case 0:
+			a := 1 + rng.IntN(dc.Len())
+			out = append(out, fmt.Sprintf("n >= %d && n <= %d", a, a+rng.IntN(6)))
+		case 1:
+			var ns []string
+			for range 1 + rng.IntN(4) {
+				ns = append(ns, fmt.Sprintf("n == %d", 1+rng.IntN(dc.Len())))
+			}
+			out = append(out, strings.Join(ns, " || "))
+		case 2:
+			out = append(out, "msg == "+name)
+		case 3:
+			out = append(out, "!(msg == "+name+")")
+		case 4:
+			out = append(out, "dir == "+m.Dir.String()+" && msg == "+name)
+		case 5:
+			out = append(out, fmt.Sprintf("conn == %q", m.Conn.String()))
+		case 6:
+			if m.RPC != nil && m.RPC.RPC.Method != nil {
+				out = append(out, fmt.Sprintf("method == %q", *m.RPC.RPC.Method))
+			} else {
+				out = append(out, "severity >= warn")
+			}
+		case 7:
+			out = append(out, fmt.Sprintf("n == %d", m.N))
+		}
+	}
+	return out
+}
+
+// tsharkRoot is what tshark says of running as root: not a complaint about
+// the file.
+const tsharkRoot = `Running as user "root" and group "root". This could be dangerous.`
+
+// lossy are the fixtures whose capture lost a byte the export cannot write
+// again (transport-mess: a 1-byte segment of a length header).
+var lossy = map[string]bool{"transport-mess.pcapng": true}
+
+// TestExportRoundTrip is issue 30's must-hold: for random filters over
+// every fixture capture of both protocols, the pcapng the export writes
+// (dump -w, the TUI's w) decodes to exactly the selected messages and the
+// context the export names (pipeline.Exported.Context), with the same
+// bytes and fields (numbers aside); the same filter over the written file
+// selects the same records; and tshark opens it without a complaint.
+func TestExportRoundTrip(t *testing.T) {
+	tshark, _ := exec.LookPath("tshark")
+	rng := rand.New(rand.NewPCG(30, 2))
+	tried := 0
+	for _, fx := range exportFixtures(t) {
+		name := filepath.Base(fx.path)
+		t.Run(name, func(t *testing.T) {
+			dc := decodeIndex(t, fx.path, fx.args)
+			if dc.Len() == 0 {
+				t.Skip("no messages")
+			}
+			all := dumpRecords(t, append(fx.args, fx.path)...)
+			if len(all) != dc.Len() {
+				t.Fatalf("dump --json: %d records; the index has %d", len(all), dc.Len())
+			}
+			for _, expr := range append([]string{""}, randomFilters(rng, dc, 4)...) {
+				flt, err := filter.Parse(expr)
+				if err != nil {
+					t.Fatalf("filter %q: %v", expr, err)
+				}
+				nums := selected(dc, flt)
+				if len(nums) == 0 {
+					continue
+				}
+				tried++
+				out := filepath.Join(t.TempDir(), "out.pcapng")
+				ex, err := pipeline.Export(fx.path, dc, nums, out)
+				if err != nil {
+					t.Errorf("filter %q: export: %v", expr, err)
+					continue
+				}
+				want := append(append([]int(nil), nums...), ex.Context...)
+				slices.Sort(want)
+				got := dumpRecords(t, append(fx.args, out)...)
+				if lossy[name] && len(got) == len(want)-1 {
+					// The capture lost the first byte of a kept message's
+					// length header (loss = [75], split headers): the
+					// original decoded it only by resynchronising, and the
+					// written file carries the same hole. docs/cli.md says so.
+					continue
+				}
+				if len(got) != len(want) {
+					t.Errorf("filter %q: the written file decodes to %d messages; want %d (%d asked, context %v)", expr, len(got), len(want), len(nums), ex.Context)
+					continue
+				}
+				for i, n := range want {
+					if !sameRecord(got[i], all[n-1]) {
+						g, _ := json.Marshal(got[i])
+						w, _ := json.Marshal(all[n-1])
+						t.Errorf("filter %q: written message %d (n %d of the capture) differs:\ngot  %s\nwant %s", expr, i+1, n, g, w)
+						break
+					}
+				}
+				if expr != "" && !strings.Contains(expr, "n ") && !strings.Contains(expr, "conn") {
+					again := dumpRecords(t, append(fx.args, "--filter", expr, out)...)
+					orig := dumpRecords(t, append(fx.args, "--filter", expr, fx.path)...)
+					if len(again) != len(orig) {
+						t.Errorf("filter %q: %d records over the written file; %d over the capture", expr, len(again), len(orig))
+					} else {
+						for i := range again {
+							if !sameRecord(again[i], orig[i]) {
+								t.Errorf("filter %q over the written file: record %d differs", expr, i+1)
+								break
+							}
+						}
+					}
+				}
+				if tshark != "" {
+					var stderr bytes.Buffer
+					cmd := exec.Command(tshark, "-r", out)
+					cmd.Stderr = &stderr
+					err := cmd.Run()
+					complaint := strings.TrimSpace(strings.ReplaceAll(stderr.String(), tsharkRoot, ""))
+					if err != nil || complaint != "" {
+						t.Errorf("filter %q: tshark -r: %v %s", expr, err, complaint)
+					}
+				}
+			}
+		})
+	}
+	if tshark == "" {
+		t.Log("tshark not installed: the written files were not opened in tshark")
+	}
+	t.Logf("%d exports checked", tried)
+}
+
+// TestDumpWrite: dump --filter F -w OUT writes what the export writes and
+// says so on standard error; it refuses standard input and text flags.
+func TestDumpWrite(t *testing.T) {
+	src := fixture(t, "usmn-basic.pcapng")
+	out := filepath.Join(t.TempDir(), "w.pcapng")
+	code, stdout, errOut := run(t, nil, "dump", "--filter", "msg==PingResponse", "-w", out, src)
+	if code != exitOK || stdout != "" || !strings.HasPrefix(errOut, "usmnscope: wrote "+out+": ") {
+		t.Fatalf("dump -w: exit %d, stdout %q, stderr %q; want 0, nothing, \"usmnscope: wrote %s: …\"", code, stdout, errOut, out)
+	}
+	want := dumpRecords(t, "--filter", "msg==PingResponse", src)
+	got := dumpRecords(t, "--filter", "msg==PingResponse", out)
+	if len(want) == 0 || len(got) != len(want) {
+		t.Fatalf("dump of the written file: %d PingResponse; want %d", len(got), len(want))
+	}
+	for _, args := range [][]string{
+		{"dump", "-w", out, "-"},
+		{"dump", "--json", "--write", out, src},
+		{"dump", "-w", src, src},
+	} {
+		if code, _, errOut := run(t, nil, args...); code != exitUsage {
+			t.Errorf("usmnscope %s: exit %d (%s); want a usage error", strings.Join(args, " "), code, errOut)
+		}
+	}
+}
