@@ -152,10 +152,15 @@ func runStats(o *statsOptions) error {
 	defer setTuning(setTuning(streamTuning))
 	rep := report.New(report.Options{By: by, Interval: o.interval})
 	var (
-		ad  report.Adapter
-		rec report.Record
-		tl  session.Tally
+		ad report.Adapter
+		tl session.Tally
 	)
+	feed := newStatsFeed(func(r *report.Record) {
+		if o.each != nil {
+			o.each(r)
+		}
+		rep.Add(r)
+	})
 	dc, err := readCapture(o.IO, p, set, rp, o.capture, func(dc *session.Index) session.Stream {
 		return session.Stream{Spans: true, AsOf: o.at, Cut: o.at > 0, Settled: func(n int) error {
 			if headOnly && flt != nil {
@@ -163,26 +168,25 @@ func runStats(o *statsOptions) error {
 					return nil
 				}
 			}
+			rec := feed.next()
 			switch {
 			case headOnly && dc.TallyOf(n, &tl):
-				ad.Tally(&tl, &rec)
+				ad.Tally(&tl, rec)
 			default:
 				m := dc.Detail(n)
 				if m == nil || !flt.Match(m) {
 					return nil
 				}
-				ad.Record(m, &rec)
+				ad.Record(m, rec)
 				if graph != nil {
 					graph.Add(m, rec.Bytes)
 				}
 			}
-			if o.each != nil {
-				o.each(&rec)
-			}
-			rep.Add(&rec)
+			feed.commit()
 			return nil
 		}}
 	})
+	feed.close()
 	if err != nil {
 		return err
 	}
