@@ -151,10 +151,7 @@ func runStats(o *statsOptions) error {
 	// keeps its heap flat in the messages.
 	defer setTuning(setTuning(streamTuning))
 	rep := report.New(report.Options{By: by, Interval: o.interval})
-	var (
-		ad report.Adapter
-		tl session.Tally
-	)
+	var ad report.Adapter
 	feed := newStatsFeed(func(r *report.Record) {
 		if o.each != nil {
 			o.each(r)
@@ -168,18 +165,23 @@ func runStats(o *statsOptions) error {
 					return nil
 				}
 			}
-			rec := feed.next()
+			it := feed.next()
 			switch {
-			case headOnly && dc.TallyOf(n, &tl):
-				ad.Tally(&tl, rec)
+			case headOnly && dc.TallyOf(n, &it.tally):
+				if it.tally.RPC != nil {
+					// The RPC record is the index's: read it now.
+					ad.Tally(&it.tally, &it.rec)
+				} else {
+					feed.tallied(it)
+				}
 			default:
 				m := dc.Detail(n)
 				if m == nil || !flt.Match(m) {
 					return nil
 				}
-				ad.Record(m, rec)
+				ad.Record(m, &it.rec)
 				if graph != nil {
-					graph.Add(m, rec.Bytes)
+					graph.Add(m, it.rec.Bytes)
 				}
 			}
 			feed.commit()
