@@ -16,7 +16,9 @@
 # 1000, / tables --json at each size: the cut reads only the beginning),
 # rss (the peak RSS rows, from the dump figure's runs), tui, export
 # (issue 27: export --format parquet against dump --json at the largest
-# size, wall <= 1.5x and peak RSS < 96 MiB).
+# size, wall <= 1.5x and peak RSS < 96 MiB), text (issue 28: plain dump
+# against dump --json at MID, wall <= 1.5x, and the same bytes as before
+# is bench/samebytes.sh's).
 set -u
 cd "$(dirname "$0")/.."
 SIZES=${SIZES:-200000 1000000 4000000}
@@ -24,7 +26,7 @@ CONNS=${CONNS:-64}
 RUNS=${RUNS:-5}
 MID=${MID:-1000000}
 TUI_TIMEOUT=${TUI_TIMEOUT:-300}
-ROWS=${ROWS:-floor dump at rss tui export}
+ROWS=${ROWS:-floor dump text at rss tui export}
 AT=${AT:-1000}
 row() { case " $ROWS " in *" $1 "*) return 0 ;; esac; return 1; }
 WORK=${WORK:-$(mktemp -d /tmp/usmnscope-floor.XXXXXX)}
@@ -33,57 +35,7 @@ BIN=$WORK/usmnscope
 FLOOR=$WORK/floor
 TIMEV=/usr/bin/time
 
-say() { printf '%s\n' "$*"; }
-now() { date +%s.%N; }
-# median of the arguments
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "n/a"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "n/a" && b != "n/a" && b > 0) printf "%.2f", a / b; else printf "n/a" }'; }
-# atmost R T: HOLDS when ratio R <= T
-atmost() { awk -v r="$1" -v t="$2" 'BEGIN { if (r == "n/a") print "DOES NOT HOLD"; else if (r + 0 <= t + 0) print "HOLDS"; else print "DOES NOT HOLD" }'; }
-# run CMD...: one run, stdout to /dev/null; sets WALL, CPU (s) and RSS (KiB)
-# (wall from the shell's clock in ns: time's %e has 10 ms steps).
-run() {
-	local t0 t1
-	t0=$(now)
-	"$TIMEV" -f '%e %U %S %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/err"
-	local st=$?
-	t1=$(now)
-	WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-	CPU=$(tail -1 "$WORK/time" | awk '{ print $2 + $3 }')
-	RSS=$(tail -1 "$WORK/time" | awk '{ print $4 }')
-	[ $st = 0 ] || say "  (exit $st: $(head -c 200 "$WORK/err"))"
-}
-load() { cut -d' ' -f1-3 /proc/loadavg; }
-
-# pair NAME_A NAME_B -- CMD_A... -- CMD_B...: RUNS paired runs, the order
-# alternating; sets MED_A, MED_B (median wall), CPU_A, CPU_B (median CPU),
-# RSS_A, RSS_B (median peak RSS, KiB), PAIR (median of the per-pair wall
-# ratios B/A) and PAIR_CPU.
-pair() {
-	local na=$1 nb=$2
-	shift 3
-	local a=() b=()
-	while [ "$1" != -- ]; do a+=("$1"); shift; done
-	shift
-	b=("$@")
-	local wa=() wb=() ca=() cb=() ra=() rb=() pr=() pc=() i
-	for i in $(seq 1 "$RUNS"); do
-		if [ $((i % 2)) = 1 ]; then
-			run "${a[@]}"; wa+=("$WALL") ca+=("$CPU") ra+=("$RSS")
-			run "${b[@]}"; wb+=("$WALL") cb+=("$CPU") rb+=("$RSS")
-		else
-			run "${b[@]}"; wb+=("$WALL") cb+=("$CPU") rb+=("$RSS")
-			run "${a[@]}"; wa+=("$WALL") ca+=("$CPU") ra+=("$RSS")
-		fi
-		pr+=("$(ratio "${wb[-1]}" "${wa[-1]}")") pc+=("$(ratio "${cb[-1]}" "${ca[-1]}")")
-	done
-	MED_A=$(median "${wa[@]}") MED_B=$(median "${wb[@]}")
-	CPU_A=$(median "${ca[@]}") CPU_B=$(median "${cb[@]}")
-	RSS_A=$(median "${ra[@]}") RSS_B=$(median "${rb[@]}")
-	PAIR=$(median "${pr[@]}") PAIR_CPU=$(median "${pc[@]}")
-	say "$(printf '  %-22s median %7.3f s wall %6.2f s CPU  peak RSS %7d KiB' "$na" "$MED_A" "$CPU_A" "$RSS_A")"
-	say "$(printf '  %-22s median %7.3f s wall %6.2f s CPU  peak RSS %7d KiB' "$nb" "$MED_B" "$CPU_B" "$RSS_B")"
-}
+. ./bench/lib.sh
 
 say "== issue 18: against the floor ($(date -u +%FT%TZ), $(nproc) CPUs, load average $(load), $RUNS paired runs a figure, sizes $SIZES, $CONNS connections)"
 CGO_ENABLED=0 go build -o "$BIN" ./cmd/usmnscope || exit 1
@@ -110,6 +62,12 @@ for n in $SIZES; do
 		if [ "$n" = "$MID" ] && row dump; then
 			say "dump --json / tables --json at $n = ${PAIR}x wall (${PAIR_CPU}x CPU; target <= 2x): $(atmost "$PAIR" 2)"
 		fi
+	fi
+	if row text && [ "$n" = "$MID" ]; then
+		# Issue 28: plain dump's lines, written on a second goroutine as
+		# dump --json's records are, against dump --json.
+		pair "dump --json" "dump" -- "$BIN" dump --json "$cap" -- "$BIN" dump "$cap"
+		say "dump / dump --json at $n = ${PAIR}x wall (median of paired ratios; ${PAIR_CPU}x CPU; target <= 1.5x): $(atmost "$PAIR" 1.5)"
 	fi
 	if row at; then
 		# The cut (issue 18): tables --at AT stops reading once message AT

@@ -24,6 +24,11 @@ func (m Model) overlayKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, m.KeyMap.Quit): // ctrl+c: q closed the pager above
 		return m, tea.Quit
 	}
+	if m.over == GraphOverlay {
+		if cmd, ok := m.graphKey(k); ok {
+			return m, cmd
+		}
+	}
 	var cmd tea.Cmd
 	m.pager, cmd = m.pager.Update(k)
 	return m.now(cmd)
@@ -62,7 +67,7 @@ func (m *Model) action(k tea.KeyPressMsg) tea.Cmd {
 		if m.msgs.Scanning() {
 			what += " — the filter is still running: partial"
 		}
-		return m.read(graphCmd(m.src, what, m.listed()))
+		return m.openGraph(what)
 	case key.Matches(k, m.KeyMap.Copy):
 		return m.copyCmd()
 	case key.Matches(k, m.KeyMap.Write):
@@ -224,12 +229,15 @@ func (m Model) shortHelp() []key.Binding {
 	switch {
 	case m.bar.Mode() == filterbar.Filter:
 		return m.bar.KeyMap.ShortHelp()
-	case m.bar.Mode() == filterbar.Goto, m.bar.Mode() == filterbar.Write:
+	case m.bar.Mode() == filterbar.Goto, m.bar.Mode() == filterbar.Write, m.bar.Mode() == filterbar.Series:
 		return []key.Binding{m.bar.KeyMap.Accept, m.bar.KeyMap.Cancel}
 	case m.bar.Mode() == filterbar.Confirm:
 		return nil
 	case m.over == StatsOverlay:
 		return append(m.stats.KeyMap.ShortHelp(), m.pager.KeyMap.Close)
+	case m.over == GraphOverlay:
+		pk := m.pager.KeyMap
+		return []key.Binding{graphKeys.Add, graphKeys.Drop, graphKeys.Write, pk.Close, pk.Down, pk.Up, pk.PageDown}
 	case m.over != NoOverlay:
 		return m.pager.KeyMap.ShortHelp()
 	}

@@ -128,6 +128,7 @@ type Model struct {
 	markedOnly bool
 	// pendingWrite is the file w asks whether to replace.
 	pendingWrite string
+	graph        graphState // the I/O graph's series (graphview.go)
 	// listenerTypes are the listener types of every connection's final
 	// tables, which the filter bar completes (missingMsg).
 	listenerTypes []string
@@ -362,7 +363,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case detailMsg:
 		m.show(msg)
 		return m, nil
-	case overlayMsg, exportedMsg, missingMsg, statsMsg:
+	case overlayMsg, exportedMsg, missingMsg, statsMsg, graphMsg, graphWrittenMsg:
 		m.apply(msg)
 		return m, nil
 	case statspane.FilterMsg:
@@ -413,6 +414,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.filter = msg.Match
 		m.applyFilter()
 		return m, m.step(syncBudget)
+	case filterbar.SeriesMsg:
+		return m, m.addSeries(msg.Spec)
 	case filterbar.WriteMsg, filterbar.ConfirmMsg, writeTargetMsg, filterbar.FindMsg:
 		cmd := m.writeStep(msg)
 		return m, cmd

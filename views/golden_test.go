@@ -78,6 +78,8 @@ func TestGoldenSynthetic(t *testing.T) {
 		{"expert", []string{"e"}},
 		{"follow", []string{":", "4", "enter", "F"}},
 		{"graph", []string{"i"}},
+		// Issue 26: a third series, the longest message per interval.
+		{"graph-series", append([]string{"i", "a"}, append(strings.Split("max(len) msg==PingRequest", ""), "enter")...)},
 		{"text", []string{":", "4", "enter", "tab", "j", "j", "j", "j", "j", "v"}},
 		// Issue 30: the time formats (T cycles: UTC, local, delta, delta
 		// on the connection; local time is left out, it depends on the

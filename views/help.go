@@ -48,6 +48,9 @@ func (m Model) helpLines(width int) []frame.Row {
 	section("Filter bar (/ and :N)", f.Accept, f.Cancel, f.Delete, f.Complete, f.Prev, f.Next, f.ClearLine)
 	p := m.pager.KeyMap
 	section("Overlays (help, expert, follow, graph, text)", p.PageUp, p.PageDown, p.Jump, p.Close)
+	gw := graphKeys.Write
+	gw.SetHelp("w", "write the series as CSV (the same file as stats --series … --csv)")
+	section("I/O graph (i)", graphKeys.Add, graphKeys.Drop, gw)
 	out = append(out, frame.Row{Text: "Symbols", Style: frame.Heading})
 	for _, s := range [][2]string{
 		{"E W N", "first column: the message's worst finding is an error, warning, note"},

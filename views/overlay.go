@@ -15,7 +15,6 @@ import (
 	"github.com/usmnscope/usmnscope/views/expert"
 	"github.com/usmnscope/usmnscope/views/follow"
 	"github.com/usmnscope/usmnscope/views/frame"
-	"github.com/usmnscope/usmnscope/views/iograph"
 	"github.com/usmnscope/usmnscope/views/pager"
 )
 
@@ -161,20 +160,6 @@ func followCmd(src Source, c dissect.Conn, nums []int, at int) tea.Cmd {
 		}
 		var t0 = msgs0(src)
 		return overlayMsg{o: FollowOverlay, title: "Follow " + c.String(), lines: func(int, int) []frame.Row { return follow.Lines(msgs, t0, more) }, at: at}
-	}
-}
-
-// graphCmd reads the time and size of each listed message.
-func graphCmd(src Source, what string, nums []int) tea.Cmd {
-	return func() tea.Msg {
-		pts := make([]iograph.Point, 0, len(nums))
-		for _, n := range nums {
-			if msg := src.Message(n); msg != nil {
-				data, _ := frame.Bytes(msg)
-				pts = append(pts, iograph.Point{T: msg.Time, Bytes: len(data)})
-			}
-		}
-		return overlayMsg{o: GraphOverlay, title: "I/O graph: " + what, lines: func(w, h int) []frame.Row { return iograph.Lines(pts, w, h) }}
 	}
 }
 

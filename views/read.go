@@ -52,6 +52,10 @@ func (m *Model) apply(msg tea.Msg) {
 		}
 	case statsMsg:
 		m.openStats(msg.res)
+	case graphMsg:
+		m.showGraph(msg)
+	case graphWrittenMsg:
+		m.graphWritten(msg)
 	case missingMsg:
 		m.miss, m.listenerTypes = msg.counts, msg.listeners
 		m.conns.SetMissing(msg.counts)

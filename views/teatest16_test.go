@@ -115,7 +115,7 @@ func TestFollowTeatest(t *testing.T) {
 func TestGraphTeatest(t *testing.T) {
 	m, _ := run16(t, 80, 24, views.Config{}, keys("i")...)
 	s := ansi.Strip(m.View().Content)
-	for _, want := range []string{"messages per 10ms  (6 messages)", "bytes per 10ms  (78 bytes)", "└┴", "0.5  s", "█"} {
+	for _, want := range []string{"1 ■ messages per 10ms  (6 in all", "2 ■ bytes per 10ms  (90 in all", "└┴", "0.5  s", "█"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("graph lacks %q:\n%s", want, s)
 		}

@@ -57,8 +57,12 @@ func (m *Model) writeStep(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// export writes the listed messages' packets to path.
+// export writes the listed messages' packets to path (the I/O graph's
+// CSV when the graph is open: graphview.go).
 func (m *Model) export(path string) tea.Cmd {
+	if m.over == GraphOverlay {
+		return m.writeGraph(path)
+	}
 	if m.msgs.Scanning() {
 		m.note = "the filter is still running; write again when it is done"
 		return nil

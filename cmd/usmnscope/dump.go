@@ -114,21 +114,28 @@ func runDump(o *dumpOptions) error {
 	// waiting for its listener ID settles once the ID is defined (at most
 	// session's late-resolution bound later), as Index.Settled has it.
 	var js *render.JSONStream
-	if o.json {
+	lines := !o.json && !o.verbose && !o.hex
+	switch {
+	case o.json:
 		js = render.NewJSON(d.Out, d.Selector())
+	case lines:
+		js = d.Lines()
 	}
 	org := originOf(o.capture, nil)
 	dc, err := readCapture(o.IO, p, set, rp, o.capture, func(dc *session.Index) session.Stream {
 		dc.SetOrigin(org.host, org.capture)
 		settled := func(n int) error { return d.One(dc, n) }
-		if js != nil {
+		switch {
+		case o.json:
 			settled = func(n int) error { return js.Settled(dc, n) }
+		case lines:
+			settled = func(n int) error { return d.LinesSettled(js, dc, n) }
 		}
 		quiet := func() { d.Out.Flush() }
 		if js != nil {
 			quiet = js.Flush
 		}
-		return session.Stream{Spans: o.json || o.verbose, Settled: settled, Quiet: quiet}
+		return session.Stream{Spans: o.json || o.verbose || lines, Settled: settled, Quiet: quiet}
 	})
 	if js != nil {
 		if errors.Is(err, render.ErrStopped) {

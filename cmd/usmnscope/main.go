@@ -12,6 +12,8 @@ func main() {
 	// the process with SIGPIPE.
 	signal.Ignore(syscall.SIGPIPE)
 	tuneGC()
+	stop := cpuProfile()
 	code := Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
 	os.Exit(code)
 }

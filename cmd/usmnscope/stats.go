@@ -11,6 +11,7 @@ import (
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/stats/report"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/views/iograph"
 )
 
 // statsOptions are what a stats command line asks for.
@@ -28,6 +29,7 @@ type statsOptions struct {
 	csv      bool
 	at       int
 	atGiven  bool
+	series   []string // --series: the I/O graph's CSV instead of the groups
 
 	// each, when not nil, sees every record counted (tests: the bit
 	// split of each message).
@@ -58,11 +60,19 @@ kind,listener,method): conn, dir, kind, listener (USMN listener type),
 message (the payload message, with --schema), method (ULinkRPC
 service.method or vanilla payload_method). --filter counts only the
 messages it matches (dump's filter language). --at N counts the capture
-as cut at message N, as tables --at does.`,
+as cut at message N, as tables --at does.
+
+--series 'Y [FILTER]' (repeatable, with --csv) prints the TUI's I/O graph
+as CSV instead of the groups: one row per --interval from the first
+counted message to the last, a column per series: messages, bytes,
+a numeric field (latency, len, payload.speed…: the mean of its values in
+the interval) or sum/mean/min/max(FIELD), over the messages FILTER
+matches; the same file the graph's w writes.`,
 		Example: `  usmnscope stats capture.pcapng
   usmnscope stats --by conn --by dir --interval 100ms capture.pcapng
   usmnscope stats --json --filter 'proto==ulinkrpc' capture.pcapng | jq '.latency'
-  usmnscope stats --csv --by listener capture.pcapng > listeners.csv`,
+  usmnscope stats --csv --by listener capture.pcapng > listeners.csv
+  usmnscope stats --csv --interval 100ms --series bytes --series 'max(latency) proto==ulinkrpc' capture.pcapng`,
 		Args: argNames("CAPTURE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture = args[0]
@@ -82,6 +92,7 @@ as cut at message N, as tables --at does.`,
 	f.StringVar(&o.filter, "filter", "", "count only the messages matching `EXPR` (as dump's)")
 	f.BoolVar(&o.json, "json", false, "print one JSON object (docs/stats.md)")
 	f.BoolVar(&o.csv, "csv", false, "print one CSV row per group")
+	f.StringArrayVar(&o.series, "series", nil, "with --csv: a graph series `'Y [FILTER]'` per column (repeatable; docs/stats.md)")
 	f.IntVar(&o.at, "at", 0, "count the capture as cut at message `N`, as tables --at")
 	return cmd
 }
@@ -89,6 +100,9 @@ as cut at message N, as tables --at does.`,
 func runStats(o *statsOptions) error {
 	if o.json && o.csv {
 		return usageError{fmt.Errorf("stats: --json and --csv exclude each other")}
+	}
+	if len(o.series) > 0 && !o.csv {
+		return usageError{fmt.Errorf("stats: --series prints CSV: add --csv")}
 	}
 	if o.interval <= 0 {
 		return usageError{fmt.Errorf("stats: --interval %s: want a positive duration", o.interval)}
@@ -108,6 +122,27 @@ func runStats(o *statsOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
+	// A filter that the index record answers (filter.Filter.HeadOnly),
+	// or none, lets the record be read from the host's tally of the
+	// message (Index.TallyOf) without building it; any other needs the
+	// whole Message, as --series does.
+	headOnly := flt == nil || flt.HeadOnly()
+	var graph *iograph.Data
+	if len(o.series) > 0 {
+		specs := make([]iograph.Spec, len(o.series))
+		for i, sp := range o.series {
+			specs[i] = iograph.ParseSpec(sp)
+		}
+		series, err := iograph.Compile(specs, func(expr string) (func(*session.Message) bool, error) {
+			f, err := filter.Parse(expr)
+			return f.Match, err
+		})
+		if err != nil {
+			return usageError{fmt.Errorf("stats: --series: %w", err)}
+		}
+		graph = iograph.NewData(series)
+		headOnly = false
+	}
 	p, set, rp, err := loadDecode(o.profile, o.schemas, o.rpc)
 	if err != nil {
 		return err
@@ -116,16 +151,13 @@ func runStats(o *statsOptions) error {
 	// keeps its heap flat in the messages.
 	defer setTuning(setTuning(streamTuning))
 	rep := report.New(report.Options{By: by, Interval: o.interval})
-	var (
-		ad  report.Adapter
-		rec report.Record
-		tl  session.Tally
-	)
-	// A filter that the index record answers (filter.Filter.HeadOnly),
-	// or none, lets the record be read from the host's tally of the
-	// message (Index.TallyOf) without building it; any other needs the
-	// whole Message.
-	headOnly := flt == nil || flt.HeadOnly()
+	var ad report.Adapter
+	feed := newStatsFeed(func(r *report.Record) {
+		if o.each != nil {
+			o.each(r)
+		}
+		rep.Add(r)
+	})
 	dc, err := readCapture(o.IO, p, set, rp, o.capture, func(dc *session.Index) session.Stream {
 		return session.Stream{Spans: true, AsOf: o.at, Cut: o.at > 0, Settled: func(n int) error {
 			if headOnly && flt != nil {
@@ -133,23 +165,30 @@ func runStats(o *statsOptions) error {
 					return nil
 				}
 			}
+			it := feed.next()
 			switch {
-			case headOnly && dc.TallyOf(n, &tl):
-				ad.Tally(&tl, &rec)
+			case headOnly && dc.TallyOf(n, &it.tally):
+				if it.tally.RPC != nil {
+					// The RPC record is the index's: read it now.
+					ad.Tally(&it.tally, &it.rec)
+				} else {
+					feed.tallied(it)
+				}
 			default:
 				m := dc.Detail(n)
 				if m == nil || !flt.Match(m) {
 					return nil
 				}
-				ad.Record(m, &rec)
+				ad.Record(m, &it.rec)
+				if graph != nil {
+					graph.Add(m, it.rec.Bytes)
+				}
 			}
-			if o.each != nil {
-				o.each(&rec)
-			}
-			rep.Add(&rec)
+			feed.commit()
 			return nil
 		}}
 	})
+	feed.close()
 	if err != nil {
 		return err
 	}
@@ -161,6 +200,13 @@ func runStats(o *statsOptions) error {
 	switch {
 	case o.json:
 		out.Write(res.AppendJSON(nil))
+	case graph != nil:
+		if k := graph.Intervals(o.interval); k > iograph.MaxIntervals {
+			return usageError{fmt.Errorf("stats: --series: --interval %s makes %d rows (at most %d): take a wider one", o.interval, k, iograph.MaxIntervals)}
+		}
+		if err := graph.Bin(o.interval, 0).WriteCSV(out); err != nil {
+			return err
+		}
 	case o.csv:
 		if err := res.WriteCSV(out); err != nil {
 			return err

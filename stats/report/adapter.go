@@ -17,6 +17,52 @@ import (
 type Adapter struct {
 	conns  map[dissect.Conn]string
 	recent [64]connText // by the ports: what conns holds, without hashing the Conn
+	// parts caches the part of a span name per classifier: a message
+	// kind's span names are the decoder's few constant strings, which
+	// compare equal by pointer, so a hit costs no string switch.
+	parts [3][64]namePart
+}
+
+// namePart is a span name and its part.
+type namePart struct {
+	name string
+	part Part
+}
+
+// Classifiers by index in Adapter.parts.
+const (
+	classVanilla = iota
+	classInvoke
+	classNegotiate
+)
+
+var classifiers = [3]func(string) Part{classVanilla: vanillaClass, classInvoke: invokeClass, classNegotiate: negotiateClass}
+
+// split is SplitSpans with classifier c, through the name cache: the same
+// parts, bit for bit.
+func (a *Adapter) split(s *Split, spans []netpak.Span, bits, c int) {
+	cache, class := &a.parts[c], classifiers[c]
+	hi := 0 // bits before hi are attributed
+	for i := range spans {
+		sp := &spans[i]
+		lo, end := max(sp.Bit, 0), min(sp.Bit+sp.Bits, bits)
+		if sp.Bits <= 0 || end <= hi {
+			continue
+		}
+		if lo > hi {
+			s[Padding] += int64(lo - hi)
+			hi = lo
+		}
+		e := &cache[mix(sp.Name)&63]
+		if e.name != sp.Name || e.name == "" {
+			e.name, e.part = sp.Name, class(sp.Name)
+		}
+		s[e.part] += int64(end - hi)
+		hi = end
+	}
+	if bits > hi {
+		s[Padding] += int64(bits - hi)
+	}
 }
 
 // Length prefixes on the stream (outputs.md "stats": bytes).
@@ -63,7 +109,14 @@ func (a *Adapter) unturned(r *Record, kind unturned.Kind, n int, fields []netpak
 	r.Kind = kind.String()
 	r.Bytes = n + unturnedPrefix
 	r.Bits[Framing] = 8 * unturnedPrefix
-	SplitSpans(&r.Bits, fields, 8*n, UnturnedClass(r.Kind))
+	c := classVanilla
+	switch kind {
+	case unturned.KindInvokeMessageListener:
+		c = classInvoke
+	case unturned.KindNegotiateListenerDetails:
+		c = classNegotiate
+	}
+	a.split(&r.Bits, fields, 8*n, c)
 	if listener {
 		r.Listener = Unresolved
 		if typ != "" {

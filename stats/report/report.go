@@ -89,7 +89,9 @@ type Report struct {
 	// earlier record's (a kind's name, the host's one listener type
 	// string), which compares in a few instructions where the map hashes
 	// it.
-	recent   [nBy][64]*Group
+	byConn   bool // a shape's connection matters
+	shapes   [256]shapeEntry
+	lats     [64]*Latency // by latSlot: the latency keys seen last
 	lat      map[latKey]*Latency
 	series   []Point
 	listener map[string]*Split // per listener type: its messages' bits
@@ -176,7 +178,7 @@ func New(o Options) *Report {
 		}
 	}
 	o.By = by
-	rp := &Report{opts: o, lat: map[latKey]*Latency{}, listener: map[string]*Split{}, open: map[string]*pending{}}
+	rp := &Report{opts: o, byConn: slices.Contains(by, ByConn), lat: map[latKey]*Latency{}, listener: map[string]*Split{}, open: map[string]*pending{}}
 	for i := range rp.groups {
 		rp.groups[i] = map[string]*groupSet{}
 	}
@@ -229,34 +231,15 @@ func (rp *Report) Add(r *Record) {
 	} else {
 		rp.series = append(rp.series, Point{Bucket: b, Messages: 1, Bytes: bytes})
 	}
-	for _, by := range rp.opts.By {
-		key := r.key(by)
-		slot := &rp.recent[by][recentSlot(key, r.Proto, r.Dir)]
-		if g := *slot; g != nil && g.Proto == r.Proto && g.Dir == r.Dir && g.Key == key {
-			g.count(r, b, bytes)
-			continue
-		}
-		gs := rp.groups[by][key]
-		if gs == nil {
-			gs = &groupSet{}
-			rp.groups[by][key] = gs
-		}
-		proto, dir := min(int(r.Proto), 1), min(int(r.Dir), 1)
-		g := gs[proto][dir]
-		if g == nil {
-			g = &Group{By: by, Key: key, Proto: r.Proto, Dir: r.Dir}
-			gs[proto][dir] = g
-		}
-		*slot = g
+	// The groups and the listener's split a record counts in are found
+	// once per shape (protocol, direction and the keys), not per grouping
+	// and record: a capture's messages come in few shapes.
+	e := rp.shape(r)
+	for _, g := range e.groups[:len(rp.opts.By)] {
 		g.count(r, b, bytes)
 	}
-	if r.Listener != "" {
-		s := rp.listener[r.Listener]
-		if s == nil {
-			s = &Split{}
-			rp.listener[r.Listener] = s
-		}
-		s.Add(&r.Bits)
+	if e.split != nil {
+		e.split.Add(&r.Bits)
 	}
 	if r.Ask.What != NoPair {
 		rp.addLatency(r)
@@ -271,10 +254,16 @@ func (rp *Report) addLatency(r *Record) {
 	if r.Ask.What == RPC {
 		k.sid, k.mid, k.dir = r.ServiceID, r.MethodID, 0
 	}
-	l := rp.lat[k]
-	if l == nil {
-		l = &Latency{What: k.what, Conn: k.conn, Dir: k.dir, ServiceID: k.sid, MethodID: k.mid}
-		rp.lat[k] = l
+	h := mix(k.conn) + int(k.what)*5 + int(k.dir)*3 + int(k.sid)*7 + int(k.mid)*11
+	slot := &rp.lats[(h^h>>6)&63]
+	l := *slot
+	if l == nil || l.What != k.what || l.Dir != k.dir || l.ServiceID != k.sid || l.MethodID != k.mid || l.Conn != k.conn {
+		l = rp.lat[k]
+		if l == nil {
+			l = &Latency{What: k.what, Conn: k.conn, Dir: k.dir, ServiceID: k.sid, MethodID: k.mid}
+			rp.lat[k] = l
+		}
+		*slot = l
 	}
 	if r.Service != nil {
 		l.Service = r.Service
@@ -437,14 +426,70 @@ func (g *Group) count(r *Record, b, bytes int64) {
 	g.rate.Add(b, bytes)
 }
 
-// recentSlot is the Report.recent slot of a key, protocol and direction:
-// its length and last bytes, not a hash of all of it.
-func recentSlot(key string, p Proto, d dissect.Dir) int {
-	h := len(key)*7 + int(p)*3 + int(d)
-	if n := len(key); n > 0 {
-		h += int(key[n-1])*31 + int(key[n/2])*17
+// shapeKey is what decides the groups a record counts in: its protocol,
+// direction and keys (the connection only when grouping by it).
+type shapeKey struct {
+	proto                                 Proto
+	dir                                   dissect.Dir
+	kind, listener, message, method, conn string
+}
+
+// shapeEntry caches a shape's groups, in the order of Options.By, and its
+// listener's split (nil for none).
+type shapeEntry struct {
+	ok     bool
+	key    shapeKey
+	groups [nBy]*Group
+	split  *Split
+}
+
+// mix is a cheap slot hash of a key: its length and two of its bytes, not
+// a hash of all of it. Strings from the host compare equal by pointer
+// first, so a hit costs a few word compares.
+func mix(s string) int {
+	n := len(s)
+	if n == 0 {
+		return 0
 	}
-	return h & 63
+	return n*7 + int(s[n-1])*31 + int(s[n/2])*17
+}
+
+// shape returns r's entry, resolving its groups on a miss.
+func (rp *Report) shape(r *Record) *shapeEntry {
+	k := shapeKey{proto: r.Proto, dir: r.Dir, kind: r.Kind, listener: r.Listener, message: r.Message, method: r.Method}
+	if rp.byConn {
+		k.conn = r.Conn
+	}
+	h := mix(k.kind) + mix(k.listener)*3 + mix(k.method)*5 + mix(k.message)*11 + mix(k.conn)*13 + int(k.proto)*3 + int(k.dir)
+	e := &rp.shapes[(h^h>>8)&255]
+	if e.ok && e.key == k {
+		return e
+	}
+	e.ok, e.key, e.split = true, k, nil
+	for i, by := range rp.opts.By {
+		key := r.key(by)
+		gs := rp.groups[by][key]
+		if gs == nil {
+			gs = &groupSet{}
+			rp.groups[by][key] = gs
+		}
+		proto, dir := min(int(r.Proto), 1), min(int(r.Dir), 1)
+		g := gs[proto][dir]
+		if g == nil {
+			g = &Group{By: by, Key: key, Proto: r.Proto, Dir: r.Dir}
+			gs[proto][dir] = g
+		}
+		e.groups[i] = g
+	}
+	if r.Listener != "" {
+		s := rp.listener[r.Listener]
+		if s == nil {
+			s = &Split{}
+			rp.listener[r.Listener] = s
+		}
+		e.split = s
+	}
+	return e
 }
 
 // allGroups lists every group.

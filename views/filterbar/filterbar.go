@@ -28,6 +28,7 @@ const (
 	Write   // a file name to write to (w)
 	Confirm // a yes or no: y accepts, anything else declines
 	Find    // text or hex bytes to find (ctrl+f)
+	Series  // an I/O graph series: a Y value, then a filter (issue 26)
 )
 
 // FindMsg reports the text accepted in Find mode.
@@ -35,6 +36,9 @@ type FindMsg struct{ Text string }
 
 // WriteMsg reports the file name accepted in Write mode.
 type WriteMsg struct{ Path string }
+
+// SeriesMsg reports the series accepted in Series mode, as written.
+type SeriesMsg struct{ Spec string }
 
 // ConfirmMsg reports the answer in Confirm mode.
 type ConfirmMsg struct{ Yes bool }
@@ -165,6 +169,13 @@ func (m *Model) validate() {
 	switch {
 	case m.mode == Filter && strings.TrimSpace(m.value) != "" && m.parse != nil:
 		_, m.errPos, m.err = m.parse(m.value)
+	case m.mode == Series && m.parse != nil:
+		// The filter after the Y value is checked as it is typed.
+		y, f, _ := strings.Cut(strings.TrimSpace(m.value), " ")
+		if strings.TrimSpace(f) != "" {
+			_, m.errPos, m.err = m.parse(strings.TrimSpace(f))
+			m.errPos += len(y) + 1
+		}
 	case m.mode == Goto && m.value != "":
 		if n, err := strconv.Atoi(m.value); err != nil || n < 1 {
 			m.err = fmt.Errorf("not a message number")
@@ -190,7 +201,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(k, m.KeyMap.ClearLine):
 		m.value = ""
-	case m.mode == Filter && key.Matches(k, m.KeyMap.Complete):
+	case (m.mode == Filter || m.mode == Series) && key.Matches(k, m.KeyMap.Complete):
 		m.complete()
 	case m.mode == Filter && key.Matches(k, m.KeyMap.Prev):
 		if m.hist > 0 {
@@ -240,6 +251,13 @@ func (m Model) accept() (Model, tea.Cmd) {
 		}
 		return m, func() tea.Msg { return WriteMsg{Path: path} }
 	}
+	if mode == Series {
+		spec := strings.TrimSpace(m.value)
+		if spec == "" {
+			return m, nil
+		}
+		return m, func() tea.Msg { return SeriesMsg{Spec: spec} }
+	}
 	if mode == Goto {
 		n, err := strconv.Atoi(m.value)
 		if err != nil {
@@ -266,7 +284,7 @@ func (m Model) View(extra string) string {
 	switch m.mode {
 	case Confirm:
 		return m.Styles.Error.Render(frame.Line(termsafe.Escape(m.question), m.w))
-	case Filter, Goto, Write, Find:
+	case Filter, Goto, Write, Find, Series:
 		p := "/"
 		switch m.mode {
 		case Find:
@@ -275,6 +293,8 @@ func (m Model) View(extra string) string {
 			p = ":"
 		case Write:
 			p = "write to: "
+		case Series:
+			p = "series (Y [filter]): "
 		}
 		s := p + v + "█"
 		if len(m.cands) > 0 {

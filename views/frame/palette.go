@@ -18,6 +18,27 @@ func SeverityStyles(dark bool) [3]lipgloss.Style {
 	}
 }
 
+// SeriesColours is how many distinct series colours SeriesStyles has.
+const SeriesColours = 6
+
+// SeriesStyles returns the I/O graph's series colours on a dark or light
+// background (frame.Row.Colour 1 is the first): distinct hues, each also
+// named by its series number, so meaning never rests on colour alone.
+func SeriesStyles(dark bool) [SeriesColours]lipgloss.Style {
+	ld := lipgloss.LightDark(dark)
+	c := func(light, dark string) lipgloss.Style {
+		return lipgloss.NewStyle().Foreground(ld(lipgloss.Color(light), lipgloss.Color(dark)))
+	}
+	return [SeriesColours]lipgloss.Style{
+		c("#005fd7", "#5fafff"), // blue
+		c("#af5f00", "#ffaf5f"), // orange
+		c("#008700", "#87d75f"), // green
+		c("#af00af", "#ff87ff"), // magenta
+		c("#008787", "#5fd7d7"), // cyan
+		c("#875f00", "#d7d75f"), // olive
+	}
+}
+
 // WheelStep is how many rows one mouse-wheel notch moves a list.
 const WheelStep = 3
 

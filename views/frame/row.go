@@ -11,6 +11,9 @@ type Row struct {
 	Style RowStyle
 	Msg   int           // message Enter goes to, 0 for none
 	Conn  *dissect.Conn // connection Enter selects, when Msg is 0
+	// Colour, when not 0, draws the row in the Colour-th series colour
+	// (SeriesStyles): the I/O graph's series and their legend lines.
+	Colour uint8
 }
 
 // RowStyle says how a row is drawn; meaning never rests on colour alone (a

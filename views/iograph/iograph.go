@@ -1,54 +1,132 @@
 // Package iograph draws the I/O graph (Wireshark's Statistics › I/O
-// Graph): messages and bytes per interval over time, as bar charts at the
-// terminal's resolution (eighth-block bars), each with its scale and a
-// labelled time axis. No charting library for bubbletea v2 was a fit, and
-// the drawing is small.
+// Graph): several series over time, each with its own filter and Y value
+// (messages, bytes on the stream, or a numeric field through the filter's
+// typed field lookup, latency among them), as bar charts at the
+// terminal's resolution (eighth-block bars), each in its colour under a
+// legend line that names it, with one labelled time axis; and the same
+// figures as CSV, which `usmnscope stats --series` prints too. No
+// charting library for bubbletea v2 was a fit, and the drawing is small.
 package iograph
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
+	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
 
-// Point is one message: when it was captured and its size in bytes.
-type Point struct {
-	T     time.Time
-	Bytes int
+// MaxSeries bounds the series one graph draws (the palette's colours).
+const MaxSeries = frame.SeriesColours
+
+// ParseFunc compiles a filter expression (the CLI's language).
+type ParseFunc func(expr string) (func(*session.Message) bool, error)
+
+// Compile turns specs into series: each filter through parse, each field
+// through filter.Numbers. The error names the series.
+func Compile(specs []Spec, parse ParseFunc) ([]Series, error) {
+	if len(specs) > MaxSeries {
+		return nil, fmt.Errorf("at most %d series", MaxSeries)
+	}
+	out := make([]Series, 0, len(specs))
+	for i, sp := range specs {
+		y, err := ParseY(sp.Y)
+		if err != nil {
+			return nil, fmt.Errorf("series %d %q: %w", i+1, sp.String(), err)
+		}
+		s := Series{Spec: sp, Y: y}
+		if !y.Count() {
+			if s.Value, err = filter.Numbers(y.Field); err != nil {
+				return nil, fmt.Errorf("series %d %q: %w", i+1, sp.String(), err)
+			}
+		}
+		if sp.Filter != "" {
+			if parse == nil {
+				return nil, fmt.Errorf("series %d %q: no filter language", i+1, sp.String())
+			}
+			if s.Match, err = parse(sp.Filter); err != nil {
+				return nil, fmt.Errorf("series %d %q: %w", i+1, sp.String(), err)
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
-// Lines draws both charts for pts (ascending in time) in w×h cells.
-func Lines(pts []Point, w, h int) []frame.Row {
-	if len(pts) == 0 {
+// Lines draws d's series in w×h cells: per series a legend line in its
+// colour (its number, a swatch, what it plots, its filter, its largest
+// value) and its bars below, each with its own scale; one time axis
+// under all of them. The interval is the smallest round one that fits
+// the columns (Interval); Binning returns it.
+func Lines(d *Data, w, h int) []frame.Row {
+	if d.Messages() == 0 {
 		return []frame.Row{{Text: "  no messages to graph"}}
 	}
+	b := Binning(d, w)
 	const axis = 8 // the y labels' width
-	cols := max(w-axis-1, 4)
-	t0, t1 := pts[0].T, pts[len(pts)-1].T
-	span := t1.Sub(t0)
-	step := Interval(span, cols)
-	n := min(int(span/step)+1, cols)
-	msgs, bytes := make([]int, n), make([]int, n)
-	for _, p := range pts {
-		i := min(max(int(p.T.Sub(t0)/step), 0), n-1)
-		msgs[i]++
-		bytes[i] += p.Bytes
-	}
-	ch := max((h-6)/2, 2) // rows per chart: two titles, two axes
+	ns := max(len(d.Series), 1)
+	ch := max((h-2-ns)/ns, 2) // rows per chart: a legend line each, one axis
 	var out []frame.Row
-	out = append(out, frame.Row{Text: fmt.Sprintf("messages per %s  (%d messages)", step, len(pts)), Style: frame.Heading})
-	out = append(out, bars(msgs, ch, axis)...)
-	out = append(out, timeAxis(n, step, axis)...)
-	total := 0
-	for _, b := range bytes {
-		total += b
+	for s, se := range d.Series {
+		colour := uint8(s + 1)
+		vs, top, bottom := values(b, s)
+		what := se.Y.String()
+		if se.Spec.Filter != "" {
+			what += "  where " + se.Spec.Filter
+		}
+		legend := fmt.Sprintf("%d %s %s per %s  (max %s)", s+1, swatch, what, b.Interval, number(top))
+		if se.Y.Field == "messages" || se.Y.Field == "bytes" {
+			legend = fmt.Sprintf("%d %s %s per %s  (%s in all, max %s)", s+1, swatch, what, b.Interval, number(total(b, s)), number(top))
+		}
+		out = append(out, frame.Row{Text: legend, Style: frame.Heading, Colour: colour})
+		for _, r := range bars(vs, top, bottom, ch, axis) {
+			r.Colour = colour
+			out = append(out, r)
+		}
 	}
-	out = append(out, frame.Row{Text: fmt.Sprintf("bytes per %s  (%d bytes)", step, total), Style: frame.Heading})
-	out = append(out, bars(bytes, ch, axis)...)
-	out = append(out, timeAxis(n, step, axis)...)
-	return out
+	return append(out, timeAxis(b.N, b.Interval, axis)...)
+}
+
+const swatch = "■"
+
+// Binning cuts d for a graph w columns wide.
+func Binning(d *Data, w int) *Binned {
+	const axis = 8
+	cols := max(w-axis-1, 4)
+	span := time.Duration(d.last - d.first)
+	return d.Bin(Interval(span, cols-1), cols)
+}
+
+// values returns series s's values (NaN where it has none) and the range
+// the bars span: from the smallest value or 0 to the largest or 1.
+func values(b *Binned, s int) (vs []float64, top, bottom float64) {
+	vs = make([]float64, b.N)
+	top, bottom = math.Inf(-1), 0
+	for k := range vs {
+		v, ok := b.Value(s, k)
+		if !ok {
+			vs[k] = math.NaN()
+			continue
+		}
+		vs[k] = v
+		top, bottom = math.Max(top, v), math.Min(bottom, v)
+	}
+	if math.IsInf(top, -1) {
+		top = 0
+	}
+	return vs, top, bottom
+}
+
+func total(b *Binned, s int) float64 {
+	t := 0.0
+	for k := 0; k < b.N; k++ {
+		v, _ := b.Value(s, k)
+		t += v
+	}
+	return t
 }
 
 var steps = []time.Duration{
@@ -61,6 +139,7 @@ var steps = []time.Duration{
 // Interval picks the smallest round interval that fits span into cols
 // columns.
 func Interval(span time.Duration, cols int) time.Duration {
+	cols = max(cols, 1)
 	for _, s := range steps {
 		if span/s < time.Duration(cols) {
 			return s
@@ -71,12 +150,12 @@ func Interval(span time.Duration, cols int) time.Duration {
 
 var eighths = []rune(" ▁▂▃▄▅▆▇█")
 
-// bars draws vs as vertical bars h rows high, scaled to the largest, with
-// the top value and 0 labelled on the left.
-func bars(vs []int, h, axis int) []frame.Row {
-	top := 1
-	for _, v := range vs {
-		top = max(top, v)
+// bars draws vs as vertical bars h rows high from bottom to top, with the
+// top value and the bottom labelled on the left; a NaN is no bar.
+func bars(vs []float64, top, bottom float64, h, axis int) []frame.Row {
+	span := top - bottom
+	if span <= 0 {
+		span = 1
 	}
 	out := make([]frame.Row, h)
 	for r := 0; r < h; r++ {
@@ -84,15 +163,25 @@ func bars(vs []int, h, axis int) []frame.Row {
 		label := ""
 		switch r {
 		case 0:
-			label = fmt.Sprint(top)
+			label = number(math.Max(top, bottom+1))
+			if top > bottom {
+				label = number(top)
+			}
 		case h - 1:
-			label = "0"
+			label = number(bottom)
+		}
+		if len(label) > axis {
+			label = shortNumber(label)
 		}
 		fmt.Fprintf(&b, "%*s│", axis, label)
 		floor := (h - 1 - r) * 8 // eighths below this row
 		for _, v := range vs {
-			e := v*h*8/top - floor
-			if v > 0 && r == h-1 && e <= 0 {
+			if math.IsNaN(v) {
+				b.WriteByte(' ')
+				continue
+			}
+			e := int((v-bottom)*float64(h*8)/span) - floor
+			if v != bottom && r == h-1 && e <= 0 {
 				e = 1 // a non-zero interval is never drawn empty
 			}
 			b.WriteRune(eighths[min(max(e, 0), 8)])
@@ -102,8 +191,17 @@ func bars(vs []int, h, axis int) []frame.Row {
 	return out
 }
 
+// shortNumber fits a long label into the axis: 1.2e+09.
+func shortNumber(s string) string {
+	var v float64
+	if _, err := fmt.Sscan(s, &v); err != nil {
+		return s[:8]
+	}
+	return fmt.Sprintf("%.2g", v)
+}
+
 // timeAxis is the x axis: ticks every 10 columns, labelled with the time
-// from the first message.
+// from the first interval's start.
 func timeAxis(n int, step time.Duration, axis int) []frame.Row {
 	line := []rune(strings.Repeat(" ", axis) + "└" + strings.Repeat("─", n))
 	labels := []rune(strings.Repeat(" ", axis+1+n+12))

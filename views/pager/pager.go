@@ -47,11 +47,12 @@ type Styles struct {
 	frame.ListStyles
 	Heading  lipgloss.Style
 	Severity [3]lipgloss.Style
+	Series   [frame.SeriesColours]lipgloss.Style // frame.Row.Colour
 }
 
 // DefaultStyles returns styles for a dark or light background.
 func DefaultStyles(dark bool) Styles {
-	return Styles{ListStyles: frame.DefaultListStyles(), Heading: lipgloss.NewStyle().Bold(true), Severity: frame.SeverityStyles(dark)}
+	return Styles{ListStyles: frame.DefaultListStyles(), Heading: lipgloss.NewStyle().Bold(true), Severity: frame.SeverityStyles(dark), Series: frame.SeriesStyles(dark)}
 }
 
 // Model is the pager.
@@ -139,6 +140,12 @@ func (m Model) row(i int) string {
 	switch {
 	case i == m.Cursor():
 		return m.Styles.Selected.Render(s)
+	case l.Colour > 0 && int(l.Colour) <= len(m.Styles.Series):
+		st := m.Styles.Series[l.Colour-1]
+		if l.Style == frame.Heading {
+			st = st.Bold(true)
+		}
+		return st.Render(s)
 	case l.Style == frame.Heading:
 		return m.Styles.Heading.Render(s)
 	case l.Style >= frame.NoteRow:

@@ -1,0 +1,58 @@
+# bench/lib.sh: the paired-run helpers the bench scripts share (sourced,
+# not run): say, now, load, median, ratio, atmost, atleast, run and pair.
+# A script that sources it sets WORK (a scratch directory for run's
+# files) and TIMEV (/usr/bin/time) first, and RUNS for pair.
+
+say() { printf '%s\n' "$*"; }
+now() { date +%s.%N; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+# median of the arguments
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "n/a"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "n/a" && b != "n/a" && b > 0) printf "%.2f", a / b; else printf "n/a" }'; }
+# atmost R T: HOLDS when ratio R <= T
+atmost() { awk -v r="$1" -v t="$2" 'BEGIN { if (r == "n/a") print "DOES NOT HOLD"; else if (r + 0 <= t + 0) print "HOLDS"; else print "DOES NOT HOLD" }'; }
+# atleast R T: HOLDS when ratio R >= T
+atleast() { awk -v r="$1" -v t="$2" 'BEGIN { if (r == "n/a") print "DOES NOT HOLD"; else if (r + 0 >= t + 0) print "HOLDS"; else print "DOES NOT HOLD" }'; }
+# run CMD...: one run, stdout to /dev/null; sets WALL, CPU (s) and RSS (KiB)
+# (wall from the shell's clock in ns: time's %e has 10 ms steps).
+run() {
+	local t0 t1
+	t0=$(now)
+	"$TIMEV" -f '%e %U %S %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/err"
+	local st=$?
+	t1=$(now)
+	WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+	CPU=$(tail -1 "$WORK/time" | awk '{ print $2 + $3 }')
+	RSS=$(tail -1 "$WORK/time" | awk '{ print $4 }')
+	[ $st = 0 ] || say "  (exit $st: $(head -c 200 "$WORK/err"))"
+}
+
+# pair NAME_A NAME_B -- CMD_A... -- CMD_B...: RUNS paired runs, the order
+# alternating; sets MED_A, MED_B (median wall), CPU_A, CPU_B (median CPU),
+# RSS_A, RSS_B (median peak RSS, KiB), PAIR (median of the per-pair wall
+# ratios B/A) and PAIR_CPU, and prints both commands' medians.
+pair() {
+	local na=$1 nb=$2
+	shift 3
+	local a=() b=()
+	while [ "$1" != -- ]; do a+=("$1"); shift; done
+	shift
+	b=("$@")
+	local wa=() wb=() ca=() cb=() ra=() rb=() pr=() pc=() i
+	for i in $(seq 1 "$RUNS"); do
+		if [ $((i % 2)) = 1 ]; then
+			run "${a[@]}"; wa+=("$WALL") ca+=("$CPU") ra+=("$RSS")
+			run "${b[@]}"; wb+=("$WALL") cb+=("$CPU") rb+=("$RSS")
+		else
+			run "${b[@]}"; wb+=("$WALL") cb+=("$CPU") rb+=("$RSS")
+			run "${a[@]}"; wa+=("$WALL") ca+=("$CPU") ra+=("$RSS")
+		fi
+		pr+=("$(ratio "${wb[-1]}" "${wa[-1]}")") pc+=("$(ratio "${cb[-1]}" "${ca[-1]}")")
+	done
+	MED_A=$(median "${wa[@]}") MED_B=$(median "${wb[@]}")
+	CPU_A=$(median "${ca[@]}") CPU_B=$(median "${cb[@]}")
+	RSS_A=$(median "${ra[@]}") RSS_B=$(median "${rb[@]}")
+	PAIR=$(median "${pr[@]}") PAIR_CPU=$(median "${pc[@]}")
+	say "$(printf '  %-22s median %7.3f s wall %6.2f s CPU  peak RSS %7d KiB' "$na" "$MED_A" "$CPU_A" "$RSS_A")"
+	say "$(printf '  %-22s median %7.3f s wall %6.2f s CPU  peak RSS %7d KiB' "$nb" "$MED_B" "$CPU_B" "$RSS_B")"
+}
