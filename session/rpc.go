@@ -3,6 +3,7 @@ package session
 import (
 	"container/heap"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
@@ -54,6 +55,9 @@ func (c *Index) OpenRPC(conn dissect.Conn, cfg rpc.Config) *RPCConn {
 	c.touch(cn)
 	cfg.Yield = func(r *rpc.Record, at rpc.Stamp) { c.arriveRPC(cn, r, at.Seq) }
 	cfg.Number = nil
+	if cfg.Budget != nil && c.rpcWaitMax == 0 {
+		c.rpcWaitMax = cfg.Budget.Max
+	}
 	// A Stream that hands no message out (tables: Stream.Settled nil)
 	// reads nothing of a record but its tables: light sessions decode no
 	// more than those (rpc.Config.Light, issue 15).
@@ -192,6 +196,26 @@ func (c *Index) keepRPC(i int32, r *rpc.Record) {
 		c.rpcRecs = map[int32]*rpc.Record{}
 	}
 	c.rpcRecs[i] = r
+	if c.stream != nil {
+		c.rpcWait += r.EnvelopeLen()
+	}
+}
+
+// rpcWaitOver reports whether the records a Stream keeps until they are
+// handed out hold more envelope bytes than the capture-wide ULinkRPC
+// budget (max_rpc_buffer; DefaultMaxBuffer without one): an asker then
+// stops holding the records after it back (rpcBound), so that records
+// waiting to be printed are bounded in bytes as well as in count (issue
+// 29: 256 unanswered Requests each inflating to 1 MiB were all held, 300
+// MB). The test reads only the capture's bytes: the same on every run.
+func (c *Index) rpcWaitOver() bool { return c.rpcWait > c.rpcWaitLimit() }
+
+// rpcWaitLimit is rpcWaitOver's bound.
+func (c *Index) rpcWaitLimit() int {
+	if c.rpcWaitMax <= 0 {
+		return ulinkrpc.DefaultMaxBuffer
+	}
+	return c.rpcWaitMax
 }
 
 // streamLight hands out record i, a light session's record r (OpenRPC),
@@ -228,7 +252,14 @@ func (c *Index) rpcBound() int32 {
 	for len(c.rpcAsks) > 0 {
 		a := c.rpcAsks[0]
 		if a.cn.rpc.Open(a.r) && c.nrec-a.r.N < lateHold {
-			return int32(a.r.N - 1)
+			if !c.rpcWaitOver() {
+				return int32(a.r.N - 1)
+			}
+			if !a.cn.rpcWaitNoted {
+				a.cn.rpcWaitNoted = true
+				c.connFinding(a.cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Bit: -1,
+					Text: fmt.Sprintf("pairing: %s #%d and the records after it were handed out before its answer: the records waiting for it held more than the capture-wide ULinkRPC budget of %d bytes (max_rpc_buffer); its answer carries the pair alone", a.r.Msg, a.r.N, c.rpcWaitLimit())})
+			}
 		}
 		c.rpcAsks[0] = rpcAsk{}
 		c.rpcAsks = c.rpcAsks[1:]

@@ -495,7 +495,9 @@ func (c *Index) emit(i int32) {
 	if r.flags&recRPC != 0 {
 		if rr := c.rpcRecs[i]; rr != nil {
 			delete(c.rpcRecs, i)
+			c.rpcWait -= rr.EnvelopeLen()
 			c.conns[r.conn].rpc.Recycle(rr) // a light record (streamLight)
+			c.conns[r.conn].rpc.Shed(rr)    // an asker may stay open in its session
 		}
 	}
 }
