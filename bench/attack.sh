@@ -12,8 +12,8 @@
 # error (exit 1) within 1 s of CPU and 64 MB, as a schema and as a profile.
 #
 # Environment: SMALL=1 (every size / 100: a quick run), SHAPES (default
-# "zero gaps a2s ifaces udp partial gzip frag rpcgzip rpcpartial rpckcp
-# config configkey"), SECTIONS (default
+# "zero gaps a2s ifaces udp partial gzip frag rpcgzip rpcgzipcap rpcpartial
+# rpckcp config configkey"), SECTIONS (default
 # "shapes tui"), WORK (scratch dir, default a new /tmp/usmnscope-attack.*),
 # CAP_MB (default 160), TIMEOUT (seconds per command, default 900),
 # TUI_TIMEOUT (default 600), KEEP=1 (keep the capture files; by default
@@ -34,12 +34,13 @@ N_FRAG=${N_FRAG:-$((10000 / S))}         # fragmented segments of 100 messages
 # issue 29's ULinkRPC and config shapes (SMALL: the smallest that still
 # shows the shape)
 N_RPCGZIP=${N_RPCGZIP:-$(( S == 1 ? 6 : 1 ))}       # frames of a gzipped 64 MiB envelope
+N_RPCGZIPCAP=${N_RPCGZIPCAP:-$(( S == 1 ? 2048 : 64 ))} # frames each inflating to just under the 1 MiB display cap
 N_RPCPARTIAL=${N_RPCPARTIAL:-$(( S == 1 ? 40 : 1 ))} # MiB of partial frame on each of 8 TCP flows
 N_RPCKCP=${N_RPCKCP:-$(( S == 1 ? 60 : 2 ))}         # MiB of held KCP segments on each of 6 UDP flows
 N_CONFIG=${N_CONFIG:-60000}                          # bytes of one nested inline table in a schema
 N_CONFIGKEY=${N_CONFIGKEY:-400000}                   # bytes of one dotted key in a schema
 TUI_CYCLES=${TUI_CYCLES:-$((400000 / S))} # zero-length cycles for the TUI load
-SHAPES=${SHAPES:-zero gaps a2s ifaces udp partial gzip frag rpcgzip rpcpartial rpckcp config configkey}
+SHAPES=${SHAPES:-zero gaps a2s ifaces udp partial gzip frag rpcgzip rpcgzipcap rpcpartial rpckcp config configkey}
 SECTIONS=${SECTIONS:-shapes tui}
 CAP_MB=${CAP_MB:-160}
 TIMEOUT=${TIMEOUT:-900}
@@ -116,6 +117,7 @@ shape_size() {
 	gzip) echo "$N_GZIP packets of 21,000 messages, gzipped" ;;
 	frag) echo "$N_FRAG fragmented segments" ;;
 	rpcgzip) echo "$N_RPCGZIP ULinkRPC frames of a gzipped 64 MiB envelope" ;;
+	rpcgzipcap) echo "$N_RPCGZIPCAP ULinkRPC frames each inflating to 1 MiB - 64 bytes" ;;
 	rpcpartial) echo "8 ULinkRPC TCP flows, each a $N_RPCPARTIAL MiB partial frame" ;;
 	rpckcp) echo "6 ULinkRPC KCP flows, each $N_RPCKCP MiB held behind a missing sn" ;;
 	config) echo "a schema of one $N_CONFIG-byte nested inline table" ;;
@@ -127,7 +129,7 @@ shape_n() {
 	zero) echo "$N_ZERO" ;; gaps) echo "$N_GAPS" ;; a2s) echo "$N_A2S" ;;
 	ifaces) echo "$N_IFACES" ;; udp) echo "$N_UDP" ;; partial) echo "$N_PARTIAL" ;;
 	gzip) echo "$N_GZIP" ;; frag) echo "$N_FRAG" ;;
-	rpcgzip) echo "$N_RPCGZIP" ;; rpcpartial) echo "$N_RPCPARTIAL" ;; rpckcp) echo "$N_RPCKCP" ;;
+	rpcgzip) echo "$N_RPCGZIP" ;; rpcgzipcap) echo "$N_RPCGZIPCAP" ;; rpcpartial) echo "$N_RPCPARTIAL" ;; rpckcp) echo "$N_RPCKCP" ;;
 	config) echo "$N_CONFIG" ;; configkey) echo "$N_CONFIGKEY" ;;
 	esac
 }

@@ -187,9 +187,15 @@ type JSONStream struct {
 // peak RSS rose from 33 MiB at 200k messages to 44 at 4M, as the run
 // outlived the first collections; at 512 it is 21 to 24 MiB (issue 18:
 // flat in the message count), for one hand-over per 512 messages.
+//
+// A batch is also handed on once it holds JSONBatchBytes (session's
+// JSONBatch.Held): the jsonBatches batches and the JSON of the one being
+// written then hold some tens of MiB whatever the messages' sizes, and the
+// feeder waits for a free batch (issue 29).
 const (
-	JSONBatchLen = 512
-	jsonBatches  = 4
+	JSONBatchLen   = 512
+	JSONBatchBytes = 4 << 20
+	jsonBatches    = 4
 )
 
 // ErrStopped stops the feed's printing after JSONStream's write error,
@@ -249,7 +255,7 @@ func (s *JSONStream) Settled(dc *session.Index, n int) error {
 		return ErrStopped
 	}
 	dc.AddJSON(s.cur, n, s.sel)
-	if s.cur.Len() >= JSONBatchLen {
+	if s.cur.Len() >= JSONBatchLen || s.cur.Held() >= JSONBatchBytes {
 		s.full <- s.cur
 		s.cur = <-s.free
 	}

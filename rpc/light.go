@@ -62,6 +62,20 @@ func (s *Session) Recycle(r *Record) {
 	s.free = append(s.free, r)
 }
 
+// Shed drops the bytes of r, a record of this session its host has
+// handed out for good (a streaming host: printed, never read again), which
+// the session may still hold as an open asker until its answer: pairing
+// reads only its number, time and rpc ids. Without it every unanswered
+// Request kept its envelope, up to max_inflate each, for as long as it
+// stayed open (issue 29: 256 Requests each inflating to 1 MiB held 300 MB
+// in dump). A light record is left to Recycle.
+func (s *Session) Shed(r *Record) {
+	if r == nil || r.light {
+		return
+	}
+	r.Envelope, r.Fields, r.TransformFields, r.Payload = nil, nil, nil, nil
+}
+
 // Light reports whether s is a light session (Config.Light).
 func (s *Session) Light() bool { return s.cfg.Light }
 

@@ -52,6 +52,10 @@ type Record struct {
 	// unknown), which classified turns into a connection finding.
 	class      ulinkrpc.Class
 	classNoted bool
+	// capped is the display cap the frame's gzip body inflated past
+	// (ulinkrpc's Untransformed.Capped): the record keeps the compressed
+	// body, and Tree inflates its start again when shown (Inflated).
+	capped int
 }
 
 // Transform is outputs.md's `transform` object.
@@ -131,6 +135,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	r.KeyFailed = errors.Is(err, ulinkrpc.ErrAuth)
 	r.Findings = append(r.Findings, u.Findings...)
 	r.class, r.classNoted = u.Class, s.cfg.Transform.Mode == ulinkrpc.Auto
+	r.capped = u.Capped
 	if u.On || u.Encrypted {
 		t := &Transform{Gzip: u.Gzip, Encrypted: u.Encrypted, Decrypted: u.Decrypted}
 		if u.Flags >= 0 {

@@ -124,3 +124,13 @@ func Protocol(cfg Config) *decode.Protocol {
 		return Hosted{New(d.Conn, c)}
 	}}
 }
+
+// BudgetMax is the capture-wide ULinkRPC budget's size the session draws
+// from (max_rpc_buffer), 0 without one: the host bounds the records it
+// keeps waiting to be printed by it too.
+func (s *Session) BudgetMax() int {
+	if s.cfg.Budget == nil {
+		return 0
+	}
+	return s.cfg.Budget.Max
+}

@@ -41,6 +41,8 @@ func Tree(r *Record) []Node {
 	out := []Node{transportNode(r), transformNode(r)}
 	if r.Envelope != nil {
 		out = append(out, envelopeNode(r))
+	} else if prefix, env, ok := Inflated(r); ok {
+		out = append(out, inflatedNode(r, prefix, env))
 	}
 	if p := r.Payload; p != nil {
 		out = append(out, payloadNode(r, p))
@@ -92,6 +94,49 @@ func transformNode(r *Record) Node {
 	for _, f := range r.TransformFields {
 		name := termsafe.Escape(f.Name)
 		n.Children = append(n.Children, Node{Kind: FieldNode, Label: name, Path: "transform." + name, Field: -1, Span: f})
+	}
+	return n
+}
+
+// Inflated inflates again, on demand, the start of a frame whose gzip
+// body inflated past the display cap (issue 29: the record keeps the
+// compressed body, not the inflated envelope): at most the cap's bytes,
+// and the envelope's fields read from them. ok is false for any other
+// record. Nothing is kept: each call inflates again.
+func Inflated(r *Record) (prefix []byte, env ulinkrpc.Envelope, ok bool) {
+	if r.capped <= 0 || r.Envelope != nil {
+		return nil, env, false
+	}
+	var body []byte
+	for _, f := range r.TransformFields {
+		if b, isBytes := f.Value.([]byte); isBytes && (f.Name == "body" || f.Name == "plain.body") {
+			body = b
+		}
+	}
+	if body == nil {
+		return nil, env, false
+	}
+	prefix, _ = ulinkrpc.InflatePrefix(body, r.capped)
+	env, _ = ulinkrpc.DecodeEnvelope(prefix)
+	return prefix, env, true
+}
+
+// inflatedNode is the envelope layer of a record inflated on demand: the
+// fields its first bytes hold (the payload cut at the cap).
+func inflatedNode(r *Record, prefix []byte, env ulinkrpc.Envelope) Node {
+	name := "Unknown"
+	if env.Type.Known() {
+		name = env.Type.String()
+	}
+	n := Node{Kind: LayerNode, Name: "envelope", Field: -1,
+		Text: fmt.Sprintf("%s, the first %s inflated on demand (the frame inflates past the display cap of %s)",
+			name, dissect.Count(len(prefix), "byte"), dissect.Count(r.capped, "byte"))}
+	for _, f := range env.Fields {
+		if strings.HasPrefix(f.Name, "payload.") {
+			continue
+		}
+		name := termsafe.Escape(f.Name)
+		n.Children = append(n.Children, Node{Kind: FieldNode, Label: name, Path: name, Field: -1, Span: f})
 	}
 	return n
 }
@@ -312,12 +357,15 @@ func TreeText(r *Record) string {
 			continue
 		}
 		fmt.Fprintf(&b, "    %s: %s\n", n.Name, n.Text)
-		if n.Name == "envelope" {
-			fmt.Fprintf(&b, "    hex: %x\n", r.Envelope)
-		}
 		var data []byte
 		if n.Name != "transform" {
 			data = r.Envelope
+		}
+		switch {
+		case n.Name == "envelope" && r.Envelope != nil:
+			fmt.Fprintf(&b, "    hex: %x\n", r.Envelope)
+		case n.Name == "envelope":
+			data, _, _ = Inflated(r)
 		}
 		writeFieldLines(&b, data, n.Children)
 	}

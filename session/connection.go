@@ -20,6 +20,10 @@ type connection struct {
 	info   ConnInfo
 	framer [2]*unturned.Framer
 
+	// rpcWaitNoted: the finding of an asker handed out early for the
+	// ULinkRPC budget was given (Index.rpcBound).
+	rpcWaitNoted bool
+
 	started   [2]bool      // the direction's first message arrived
 	fed       [2]bool      // the direction's framer has been given bytes
 	lastTime  [2]time.Time // capture time of the direction's last chunk

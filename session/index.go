@@ -160,6 +160,11 @@ type Index struct {
 	schemas   *schema.Set // payload schemas (schema.md); nil: none (payload.go)
 	noLate    bool        // SetLateSchemas(false): no payload decode of references resolved later
 	origin    []byte      // SetOrigin: the records' "host" and "capture" keys, encoded
+
+	// rpcWait is the envelope bytes of the records in rpcRecs a Stream
+	// has not handed out; rpcWaitMax the ULinkRPC budget's Max
+	// (rpcWaitOver).
+	rpcWait, rpcWaitMax int
 }
 
 // NewIndex returns an empty Index decoding with profile p.

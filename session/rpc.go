@@ -3,6 +3,7 @@ package session
 import (
 	"container/heap"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/rpc"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
 // ULinkRPC connections hosted by the index (issue 15, ulinkrpc.md): each
@@ -65,6 +67,9 @@ func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 	cn.proto = p.New(cfg)
 	if h, ok := cn.proto.(rpc.Hosted); ok {
 		cn.rpc = h.Session
+		if m := h.BudgetMax(); m > 0 && c.rpcWaitMax == 0 {
+			c.rpcWaitMax = m
+		}
 		cn.info.RPC, cn.info.Transport = true, h.Transport()
 	}
 	return &HostedConn{c: c, cn: cn}
@@ -218,6 +223,26 @@ func (c *Index) keepRPC(i int32, r decode.Record) {
 		c.rpcRecs = map[int32]decode.Record{}
 	}
 	c.rpcRecs[i] = r
+	if rr, ok := r.(*rpc.Record); ok && c.stream != nil {
+		c.rpcWait += rr.EnvelopeLen()
+	}
+}
+
+// rpcWaitOver reports whether the records a Stream keeps until they are
+// handed out hold more envelope bytes than the capture-wide ULinkRPC
+// budget (max_rpc_buffer; DefaultMaxBuffer without one): an asker then
+// stops holding the records after it back (rpcBound), so that records
+// waiting to be printed are bounded in bytes as well as in count (issue
+// 29: 256 unanswered Requests each inflating to 1 MiB were all held, 300
+// MB). The test reads only the capture's bytes: the same on every run.
+func (c *Index) rpcWaitOver() bool { return c.rpcWait > c.rpcWaitLimit() }
+
+// rpcWaitLimit is rpcWaitOver's bound.
+func (c *Index) rpcWaitLimit() int {
+	if c.rpcWaitMax <= 0 {
+		return ulinkrpc.DefaultMaxBuffer
+	}
+	return c.rpcWaitMax
 }
 
 // streamLight hands out record i, a light session's record r (OpenConn),
@@ -280,7 +305,14 @@ func (c *Index) rpcBound() int32 {
 	for len(c.rpcAsks) > 0 {
 		a := c.rpcAsks[0]
 		if n := a.r.Meta().N; a.cn.proto.Waiting(a.r) && c.nrec-n < lateHold {
-			return int32(n - 1)
+			if !c.rpcWaitOver() {
+				return int32(n - 1)
+			}
+			if !a.cn.rpcWaitNoted {
+				a.cn.rpcWaitNoted = true
+				c.connFinding(a.cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Bit: -1,
+					Text: fmt.Sprintf("pairing: %s #%d and the records after it were handed out before its answer: the records waiting for it held more than the capture-wide ULinkRPC budget of %d bytes (max_rpc_buffer); its answer carries the pair alone", a.r.Meta().Name, n, c.rpcWaitLimit())})
+			}
 		}
 		c.rpcAsks[0] = rpcAsk{}
 		c.rpcAsks = c.rpcAsks[1:]

@@ -497,7 +497,9 @@ func (c *Index) emit(i int32) {
 			delete(c.rpcRecs, i)
 			if lr, ok := rr.(*rpc.Record); ok && c.conns[r.conn].rpc != nil {
 				cs := c.conns[r.conn].rpc
+				c.rpcWait -= lr.EnvelopeLen()
 				cs.Recycle(lr) // a light record (streamLight)
+				cs.Shed(lr)    // an asker may stay open in its session
 			}
 		}
 	}

@@ -25,15 +25,27 @@ type JSONBatch struct {
 	conns [][]byte
 	tc    timeCache
 	texts texts // the summaries the encoder makes (Message.lineLater)
+	// held counts the bytes the batch's messages hold (Held).
+	held int
 }
 
 // Len returns how many messages b holds.
 func (b *JSONBatch) Len() int { return len(b.msgs) }
 
+// Held is about the bytes b's messages hold, and so about those their
+// JSON lines take (twice, in hex): each message's bytes, and a ULinkRPC
+// record's envelope (up to max_inflate when gzip inflated it) counted
+// twice, for its bytes and its fields' values. A stream hands a batch on
+// by it too, so that records waiting to be printed are bounded in bytes,
+// not only in count (issue 29: 256 gzip frames each inflating to 1 MiB
+// made one 512-message batch and its JSON of 2.9 GB).
+func (b *JSONBatch) Held() int { return b.held }
+
 // Reset empties b, keeping its storage. Messages of earlier fills keep
 // the arrays they point into: a slice that grew left its old array to
 // them, and a reset one is only written after they were encoded.
 func (b *JSONBatch) Reset() {
+	b.held = 0
 	b.msgs, b.data, b.spans, b.findings = b.msgs[:0], b.data[:0], b.spans[:0], b.findings[:0]
 	b.listeners, b.ids, b.strs, b.conn = b.listeners[:0], b.ids[:0], b.strs[:0], b.conn[:0]
 }
@@ -60,6 +72,10 @@ func (c *Index) AddJSON(b *JSONBatch, n int, sel Selector) {
 		return
 	}
 	b.own(m)
+	b.held += len(m.Data)
+	if m.RPC != nil {
+		b.held += 2 * m.RPC.EnvelopeLen()
+	}
 	b.conn = append(b.conn, c.rec(int32(n-1)).conn)
 }
 

@@ -162,6 +162,10 @@ type Untransformed struct {
 	Encrypted bool
 	Decrypted bool
 	Envelope  []byte // the envelope bytes, nil when they could not be recovered
+	// Capped is the display cap a gzip body inflated past (0: none):
+	// the body is kept compressed, and InflatePrefix reads its start again
+	// on demand.
+	Capped int
 
 	// Fields of the transform layer with byte spans in the transformed
 	// frame: flags, body; or iv, ciphertext, hmac (and flags, body inside
@@ -297,6 +301,7 @@ func (u *Untransformed) flagsBody(b []byte, base int, prefix string, max, keep i
 			e.Offset += base + 1
 			e.Field = prefix + "body"
 			if keep < max && errors.Is(e.Err, ErrTooLarge) {
+				u.Capped = keep
 				e.Detail = fmt.Sprintf("gzip: the frame inflates past the display cap of %d bytes (max_inflate): kept as its %d compressed bytes, not decoded", keep, len(body))
 			}
 		}
@@ -313,6 +318,22 @@ func (u *Untransformed) fail(err error) error {
 
 func byteField(name string, off int, b []byte) dissect.Field {
 	return dissect.Field{Name: name, Bit: 8 * off, Bits: 8 * len(b), Value: b}
+}
+
+// InflatePrefix gunzips the first max bytes of the gzip stream b (at most
+// max bytes are ever inflated): what a record whose frame inflates past
+// the display cap shows on demand (Untransformed.Capped). A stream that
+// ends or breaks before max gives what it inflated and the error.
+func InflatePrefix(b []byte, max int) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, &Error{Layer: "transform", Err: ErrFormat, Detail: "gzip: " + err.Error()}
+	}
+	var out bytes.Buffer
+	if _, err := io.Copy(&out, io.LimitReader(zr, int64(max))); err != nil {
+		return out.Bytes(), &Error{Layer: "transform", Err: ErrFormat, Detail: "gzip: " + err.Error()}
+	}
+	return out.Bytes(), nil
 }
 
 // inflate gunzips b, stopping once the output passes max bytes as the real

@@ -36,6 +36,11 @@
 //	rpcgzip    one TCP flow of N frames [flags 01][gzip of a 64 MiB
 //	           envelope of zeros], each about 65 KB (a gzip bomb under the
 //	           per-frame inflate cap)
+//	rpcgzipcap one TCP flow of N frames [flags 01][gzip of an envelope of
+//	           1 MiB - 64 bytes], each about 1 KB: every frame inflates to
+//	           just under the display cap (max_inflate), so each record
+//	           keeps its envelope (records waiting to be printed, the TUI's
+//	           kept records)
 //	rpcpartial 8 TCP flows, each sending the length prefix of a frame of
 //	           N MiB + 1,000 bytes and then N MiB of it, never completing
 //	rpckcp     6 UDP flows of KCP, each 16 conversations holding N/16 MiB of
@@ -83,7 +88,7 @@ var (
 )
 
 func main() {
-	shape := flag.String("shape", "", "zero, gaps, a2s, ifaces, udp, partial, gzip, frag, rpcgzip, rpcpartial, rpckcp, config or configkey")
+	shape := flag.String("shape", "", "zero, gaps, a2s, ifaces, udp, partial, gzip, frag, rpcgzip, rpcgzipcap, rpcpartial, rpckcp, config or configkey")
 	n := flag.Int("n", 0, "size: packets, replies, interfaces, peers, flows or segments (see the package comment)")
 	cycles := flag.Int("cycles", 0, "zero only: write this many cycles instead of N packets of 100")
 	out := flag.String("o", "", "output file")
@@ -124,6 +129,8 @@ func main() {
 		g.frag(*n)
 	case "rpcgzip":
 		g.rpcGzip(*n)
+	case "rpcgzipcap":
+		g.rpcGzipCap(*n)
 	case "rpcpartial":
 		g.rpcPartial(*n)
 	case "rpckcp":
@@ -565,6 +572,29 @@ func (g *gen) rpcGzip(n int) {
 	frame = append(frame, 0x01)
 	frame = append(frame, body.Bytes()...)
 	f := newFlow(client, 40003)
+	f.srv = rpcPort
+	g.handshake(f)
+	for range n {
+		g.stream(f, frame)
+		g.messages++
+	}
+	g.fin(f)
+}
+
+// rpcGzipCap: one TCP flow of N frames each inflating to an envelope of
+// 1 MiB - 64 bytes (a Request of zeros), just under the display cap.
+func (g *gen) rpcGzipCap(n int) {
+	env := make([]byte, 1<<20-64)
+	env[0] = 1 // Request: type, request id, service, method, payload length
+	binary.BigEndian.PutUint32(env[13:], uint32(len(env)-17))
+	var body bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&body, gzip.BestCompression)
+	zw.Write(env)
+	zw.Close()
+	frame := binary.BigEndian.AppendUint32(nil, uint32(1+body.Len()))
+	frame = append(frame, 0x01)
+	frame = append(frame, body.Bytes()...)
+	f := newFlow(client, 40004)
 	f.srv = rpcPort
 	g.handshake(f)
 	for range n {

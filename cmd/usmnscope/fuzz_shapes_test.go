@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +17,9 @@ import (
 // with sequence numbers near 2^32 (the Unturned pings fixture, ULinkRPC
 // over TCP and over WebSocket); and ULinkRPC messages cut into KCP
 // segments of any size, reordered, duplicated, lost and packed into
-// datagrams. Every path must agree on each shape and report no usmnscope
+// datagrams; and WebSocket written frame by frame (wsShape: fragments,
+// masks, control frames between fragments, 16- and 64-bit lengths, frames
+// cut across segments). Every path must agree on each shape and report no usmnscope
 // bug; a shape that loses nothing must give each direction's messages in
 // stream order with the original bytes.
 //
@@ -30,12 +33,15 @@ func FuzzShapes(f *testing.F) {
 	f.Add([]byte{2, 9, 0, 4, 128, 4, 2, 0, 7, 6, 9}) // WebSocket
 	f.Add([]byte{3, 3, 4, 2, 0, 5, 3, 0, 1, 1, 0})   // KCP, reordered and duplicated
 	f.Add([]byte{3, 0, 6, 4, 0, 4, 0, 0})            // KCP, a loss
+	f.Add([]byte{4, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})   // WebSocket frames: fragments, pings between them
+	f.Add([]byte{4, 1, 0, 0, 0, 200, 7, 9})          // WebSocket frames: a 70,000-byte payload (64-bit length)
+	f.Add([]byte{4, 3, 3, 4, 1, 2, 0, 5, 9, 1})      // masks flipped, fragments, TCP shaped too
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		if len(prog) < 2 || len(prog) > 64 {
 			return
 		}
 		bases := shapeBases(t)
-		base := int(prog[0]) % (len(bases) + 1)
+		base := int(prog[0]) % (len(bases) + 2)
 		ops := prog[2:]
 		cut := 0
 		if len(ops)%3 == 1 {
@@ -43,11 +49,25 @@ func FuzzShapes(f *testing.F) {
 		}
 		var data, plain []byte
 		lossless := true
+		wsMessages := 0 // a WebSocket shape's message count
 		if base == len(bases) {
 			data, plain, lossless = kcpShape(t, prog[1], ops)
 		} else {
-			sh := bases[base]
-			segs, ok := shapeTCP(sh.segs, ops)
+			var sh *tcpShape
+			var segs []shapeSeg
+			ok := true
+			if base < len(bases) {
+				sh = bases[base]
+				segs, ok = shapeTCP(sh.segs, ops)
+			} else {
+				// WebSocket written frame by frame from ops, its TCP
+				// segments then shaped by ops too when prog[1]&2.
+				sh, wsMessages = wsShape(prog[1], ops)
+				segs = sh.segs
+				if prog[1]&2 != 0 {
+					segs, ok = shapeTCP(sh.segs, ops)
+				}
+			}
 			lossless = ok
 			isn := uint32(prog[1]) << 24
 			if prog[1] >= 0xf0 {
@@ -69,6 +89,9 @@ func FuzzShapes(f *testing.F) {
 			return
 		}
 		_, want, _ := run(t, plain, "dump", "--json", "-")
+		if n := strings.Count(want, "\n"); wsMessages > 0 && n != wsMessages {
+			t.Fatalf("shape %x: the WebSocket frames in order give %d messages; want %d", prog, n, wsMessages)
+		}
 		_, got, _ := run(t, data, "dump", "--json", "-")
 		if d := sameOrder(streamOrder(t, got), streamOrder(t, want)); d != "" {
 			t.Fatalf("shape %x loses nothing, yet: %s", prog, d)

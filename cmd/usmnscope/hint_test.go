@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/usmnscope/usmnscope/internal/infer"
@@ -41,5 +43,61 @@ func TestScoreIndexHeads(t *testing.T) {
 	}
 	if !flaggedSome {
 		t.Error("no fixture capture has a flagged message: the comparison proves little")
+	}
+}
+
+// TestHintBudget: the profile hint's time is bounded by the work it may do
+// (issue 29: at most a tenth of the load and 1 s), counted in message
+// decodes: 3/10 of the load's messages or a reading per 128 bytes of the
+// file, never past 1,000,000 readings, at least 30,000. A dump of a
+// capture the default profile decodes badly hands the search that bound,
+// and the search spends no more: counted, not timed.
+func TestHintBudget(t *testing.T) {
+	for _, c := range []struct {
+		messages int
+		size     int64
+		want     int
+	}{
+		{0, 0, hintMinDecodes},
+		{30, 4868, hintMinDecodes},
+		{200_000, 0, 60_000},
+		{26_807, 19_512_476, 152_441},
+		{10_000_000, 0, hintMaxDecodes},
+		{0, 1 << 40, hintMaxDecodes},
+	} {
+		if got := hintBudget(c.messages, c.size); got != c.want {
+			t.Errorf("hintBudget(%d, %d) = %d; want %d", c.messages, c.size, got, c.want)
+		}
+	}
+	type call struct {
+		bound int
+		res   *infer.Result
+	}
+	var calls []call
+	old := hintRun
+	defer func() { hintRun = old }()
+	hintRun = func(base *unturned.Profile, dec infer.Decoder, maxCands, maxDecodes int) *infer.Result {
+		res := old(base, dec, maxCands, maxDecodes)
+		calls = append(calls, call{maxDecodes, res})
+		return res
+	}
+	for _, name := range []string{"profile-custom", "profile-wire61"} {
+		calls = nil
+		path := filepath.Join("..", "..", "fixtures", "captures", name+".pcapng")
+		var out, errw bytes.Buffer
+		Execute([]string{"dump", path}, nil, &out, &errw)
+		if len(calls) != 1 {
+			t.Fatalf("dump %s: the hint searched %d times; want once", name, len(calls))
+		}
+		c := calls[0]
+		if c.bound != hintMinDecodes {
+			t.Errorf("dump %s: the search's bound is %d message decodes; want %d", name, c.bound, hintMinDecodes)
+		}
+		if spent := c.res.Messages + c.res.Decodes*c.res.Active.Messages; spent > c.bound {
+			t.Errorf("dump %s: the search spent %d message decodes; its bound is %d", name, spent, c.bound)
+		}
+		if !strings.Contains(out.String(), "usmnscope profile infer") {
+			t.Errorf("dump %s: no profile hint within the bound:\n%s", name, out.String())
+		}
 	}
 }

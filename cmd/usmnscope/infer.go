@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -173,6 +174,42 @@ const (
 	hintCandidates = 5000
 )
 
+// The hint's time is bounded by the work it may do (issue 29: at most a
+// tenth of the load and 1 s), counted in message decodes as
+// infer.RunBudget counts them. The search reads a message 3–5 times
+// faster than a load decodes one (measured on this 2-core machine: 1.3–2.9
+// million readings a second; dump --json 0.57 million messages, tables
+// --json more), so 3/10 of the load's messages stay within a tenth of its
+// time, and 1,000,000 readings within 1 s. A capture the profile decodes
+// badly hands out few messages for its bytes (the 19.5 MB load of 200,000
+// messages gives 26,807 under a wrong profile, in the same 0.9 s of CPU),
+// so the load is also counted by its bytes: a reading per 128 bytes of
+// the file, under a tenth of the load's time at the rates above. Below
+// 30,000 readings (10–25 ms, less than starting the process) a small
+// capture is searched as before. The sample it records is at most a
+// twentieth of the file: its two decodes count in the bound too.
+const (
+	hintMaxDecodes = 1_000_000
+	hintMinDecodes = 30_000
+	hintMinSample  = 64 << 10
+)
+
+// hintBudget is the message decodes the hint may spend after a load that
+// handed out messages from a file of size bytes.
+func hintBudget(messages int, size int64) int {
+	return min(hintMaxDecodes, max(hintMinDecodes, messages*3/10, int(min(size/128, hintMaxDecodes))))
+}
+
+// hintSampleBytes is the capture data the hint records from a file of
+// size bytes.
+func hintSampleBytes(size int64) int {
+	return int(min(hintSample, max(hintMinSample, size/20)))
+}
+
+// hintRun is the hint's search (a test counts the work it is given and
+// spends).
+var hintRun = infer.RunBudget
+
 // The hint's scorer is internal/infer's (infer.Hint, infer.Tally): these
 // names keep the call sites of the decode set-up.
 type hintScore = infer.Hint
@@ -207,9 +244,13 @@ func profileHintFrom(s *streams, p *unturned.Profile, path string, dc *session.I
 	if err != nil {
 		return
 	}
-	rec := pipeline.Record(src, hintSample)
+	var size int64
+	if fi, err := os.Stat(path); err == nil {
+		size = fi.Size()
+	}
+	rec := pipeline.Record(src, hintSampleBytes(size))
 	src.Close()
-	res := infer.RunBounded(p, replayDecoder(rec), hintCandidates)
+	res := hintRun(p, replayDecoder(rec), hintCandidates, hintBudget(dc.Len(), size))
 	if res.Best.Broken > 0 || res.Best.Flagged >= res.Active.Flagged && res.Best.Bad >= res.Active.Bad || len(res.Keys) == 0 || *res.Profile == *p {
 		return
 	}

@@ -25,7 +25,11 @@ func (s *search) claims(final []cand, smp *sample) ([]Key, []Undecided) {
 	for _, key := range searchedKeys {
 		st, ok := s.keys[key]
 		if !ok || s.cut >= 0 && st >= s.cut || len(final) == 0 {
-			und = append(und, Undecided{key, fmt.Sprintf("the search stopped at its bound of %d candidate profiles before deciding it", s.max)})
+			why := fmt.Sprintf("the search stopped at its bound of %d candidate profiles before deciding it", s.max)
+			if s.ev.over {
+				why = fmt.Sprintf("the search stopped at its bound of %d message decodes before deciding it", s.decodeBound)
+			}
+			und = append(und, Undecided{key, why})
 			continue
 		}
 		vals := map[string]any{}

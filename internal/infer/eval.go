@@ -26,6 +26,10 @@ type evaluator struct {
 	s       *sample
 	d       unturned.Decoded
 	decodes int // messages decoded
+	// limit bounds decodes (< 0: no bound); a reading that reaches it
+	// stops and sets over, and every later reading returns at once.
+	limit int
+	over  bool
 	// The listener IDs a connection defined so far (conn), kept to
 	// reuse their arrays.
 	servers, clients, s2c []uint32
@@ -130,9 +134,11 @@ func (e *evaluator) conn(p *unturned.Profile, c *sconn, sc scope, start bool, w 
 		if start {
 			st.Widened = marker[0] && marker[1]
 		}
+		if !e.spend() {
+			return bad
+		}
 		reset(d)
 		unturned.Decode(p, m.dir, st, m.data, nil, d)
-		e.decodes++
 		if obs != nil && !m.det {
 			obs(m, d)
 		}
@@ -250,6 +256,16 @@ var longBody = map[unturned.Kind]bool{
 	unturned.KindReplicateConfig: true,
 }
 
+// spend counts one message decode, or says the bound forbids it (over).
+func (e *evaluator) spend() bool {
+	if e.over || e.limit >= 0 && e.decodes >= e.limit {
+		e.over = true
+		return false
+	}
+	e.decodes++
+	return true
+}
+
 // anyCount says whether a negotiate message reads exactly under some
 // Serverside_ID_Bit_Count while the count in force is unknown (a
 // connection whose start was not captured): wire.md 4.6 infers it from
@@ -258,9 +274,11 @@ func (e *evaluator) anyCount(p *unturned.Profile, m *smsg, st unturned.State) bo
 	d := &e.d
 	for c := 0; c < 1<<p.IDBitCountBitCount && c <= 32; c++ {
 		st.IDBits = c
+		if !e.spend() {
+			return false
+		}
 		reset(d)
 		unturned.Decode(p, m.dir, st, m.data, nil, d)
-		e.decodes++
 		if len(d.Findings) == 0 {
 			return true
 		}

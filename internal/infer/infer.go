@@ -89,6 +89,21 @@ func Run(base *unturned.Profile, dec Decoder) *Result { return RunBounded(base, 
 // later stages are left undecided, so a run costs two decodes of the
 // capture and at most that many readings of the sample.
 func RunBounded(base *unturned.Profile, dec Decoder, maxCands int) *Result {
+	return RunBudget(base, dec, maxCands, -1)
+}
+
+// RunBudget is RunBounded that also decodes at most maxDecodes messages in
+// all (maxDecodes < 0: no such bound): the two decodes of the capture
+// count each of their messages, the search each message it reads under a
+// candidate. A candidate whose reading would pass the bound is not
+// scored; the search stops there as at its candidate bound (the keys of
+// that stage and of the later ones undecided): Messages never exceeds
+// maxDecodes less two decodes of the sample's messages, and the profile
+// found is decoded only within the bound (none is searched when the
+// first decode alone passes it). It is what bounds the profile hint's
+// time in a dump or a load by the work it is allowed (issue 29), not by a
+// clock.
+func RunBudget(base *unturned.Profile, dec Decoder, maxCands, maxDecodes int) *Result {
 	t0 := time.Now()
 	res := &Result{}
 	cur := *base
@@ -102,7 +117,13 @@ func RunBounded(base *unturned.Profile, dec Decoder, maxCands int) *Result {
 	res.Keys = append(res.Keys, wire...)
 	res.Undecided = append(res.Undecided, why...)
 
-	s := &search{ev: &evaluator{s: smp}, max: maxCands, cut: -1, keys: map[string]int{}}
+	s := &search{ev: &evaluator{s: smp, limit: -1}, max: maxCands, cut: -1, keys: map[string]int{}}
+	if maxDecodes >= 0 {
+		// The decode of the capture done, and the one of the profile
+		// found, each read the sample's messages once.
+		s.ev.limit = max(0, maxDecodes-2*res.Active.Messages)
+		s.decodeBound = maxDecodes
+	}
 	final := s.searchAll(cur)
 	keys, und := s.claims(final, smp)
 	for _, c := range final[:min(32, len(final))] {
@@ -135,6 +156,10 @@ func RunBounded(base *unturned.Profile, dec Decoder, maxCands int) *Result {
 		}
 	}
 	res.Profile = &p
+	if s.ev.limit >= 0 && s.ev.decodes+res.Active.Messages > maxDecodes {
+		p = *base // no budget left to check the profile found
+		res.Profile = &p
+	}
 	if p == *base {
 		res.Best = res.Active
 	} else {

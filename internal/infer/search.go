@@ -37,10 +37,13 @@ type stage struct {
 }
 
 type search struct {
-	ev     *evaluator
-	max    int // candidate profiles at most
-	n      int // candidate profiles evaluated
-	stages []stage
+	ev  *evaluator
+	max int // candidate profiles at most
+	n   int // candidate profiles evaluated
+	// decodeBound is RunBudget's bound on message decodes (0: none),
+	// for the undecided keys' reason.
+	decodeBound int
+	stages      []stage
 	// cut is the first stage the bound stopped: the keys it and later
 	// stages vary are not claimed.
 	cut  int
@@ -72,8 +75,15 @@ func (s *search) run(sc scope, keys []string, cs []cand) []cand {
 			}
 			break
 		}
-		s.n++
 		c.score = s.ev.eval(&c.p, sc, nil, nil)
+		if s.ev.over {
+			// The decode bound stopped this reading: it is not scored.
+			if s.cut < 0 {
+				s.cut = len(s.stages)
+			}
+			break
+		}
+		s.n++
 		st.cands = append(st.cands, c)
 	}
 	s.stages = append(s.stages, st)
