@@ -57,6 +57,10 @@ type Message struct {
 	// "ULinkRPC records"); the Unturned fields above are then zero.
 	RPC *rpc.Record
 
+	// Sight, for a connection several captures have, is where each saw
+	// the message (docs/json.md "Several captures"); nil otherwise.
+	Sight *Sight
+
 	// origin is its Index's SetOrigin: the record's "host" and
 	// "capture" keys, encoded.
 	origin []byte
@@ -107,6 +111,11 @@ func (c *Index) Detail(n int) *Message {
 func (c *Index) withOrigin(m *Message) *Message {
 	if m != nil {
 		m.origin = c.origin
+		if c.multi != nil && m.N >= 1 && m.N <= c.nrec {
+			i := int32(m.N - 1)
+			m.origin = c.originOfRec(c.conns[c.rec(i).conn], i)
+			m.Sight = c.sightOf(i)
+		}
 	}
 	return m
 }

@@ -21,6 +21,9 @@ type dumpOptions struct {
 	rpc     func() (*pipeline.RPC, error)
 
 	capture string // CAPTURE: a file, or - for standard input
+	// captures are all the CAPTUREs (several: read as one, several.go).
+	captures []string
+	several  severalFlags
 	verbose bool
 	hex     bool // -x: each message's bytes as hex and ASCII
 	json    bool
@@ -59,9 +62,9 @@ and printed in one sequence, by arrival.`,
   usmnscope dump --json --filter 'severity>=warn' capture.pcapng | jq .expert
   usmnscope dump --schema chat.toml --filter 'payload_message == Say' capture.pcapng
   tcpdump -U -w - port 27016 | usmnscope dump -`,
-		Args: argNames("CAPTURE"),
+		Args: argNames("CAPTURE..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.capture = args[0]
+			o.capture, o.captures = args[0], args
 			o.profile = profileLoader(cmd)
 			o.schemas = schemaLoader(cmd)
 			o.rpc = rpcLoader(cmd)
@@ -76,6 +79,7 @@ and printed in one sequence, by arrival.`,
 	f.BoolVarP(&o.hex, "hex", "x", false, "print each message's bytes as hex and ASCII after it (like tshark -x)")
 	f.BoolVar(&o.json, "json", false, "print one JSON record per message (NDJSON, docs/json.md)")
 	f.StringVar(&o.filter, "filter", "", "print only the messages matching `EXPR` (see above)")
+	addSeveralFlags(cmd, &o.several)
 	return cmd
 }
 
@@ -104,8 +108,12 @@ func runDump(o *dumpOptions) error {
 	if o.json {
 		js = render.NewJSON(d.Out, d.Selector())
 	}
-	org := originOf(o.capture, nil)
-	dc, err := readCapture(o.IO, p, set, rp, o.capture, func(dc *session.Index) session.Stream {
+	caps, err := o.several.captures("dump", o.paths())
+	if err != nil {
+		return err
+	}
+	org := originOf(o.capture, o.several.hosts)
+	dc, err := readCaptures(o.IO, p, set, rp, o.paths(), caps, func(dc *session.Index) session.Stream {
 		dc.SetOrigin(org.host, org.capture)
 		settled := func(n int) error { return d.One(dc, n) }
 		if js != nil {

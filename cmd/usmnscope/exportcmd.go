@@ -33,6 +33,7 @@ type exportOptions struct {
 	hex            bool
 	payloadColumns bool
 	hosts          []string // --host NAME or FILE=NAME
+	shifts         []string // --time-shift FILE=±D (several captures, ndjson)
 }
 
 // newCmdExport returns the export command (docs/export.md `usmnscope
@@ -56,11 +57,13 @@ host the capture was taken on (default: the file's base name without
 its extension), so that the files of several hosts can be queried
 together; with several captures, --host FILE=NAME names each.
 
-Several captures (--format parquet) are read one after the other into one
-file, their messages numbered once in time order (a tie goes to the
-capture given first): n and pair are those of all the captures; each row
-keeps its host and capture. Their clocks are taken as they are: captures
-of the same connections from both ends are not matched or aligned yet.`,
+Several captures with --format ndjson are read as one, as dump --json
+reads them (docs/json.md "Several captures"): numbered once in time order
+on the first capture's clock, the connections both ends captured merged.
+With --format parquet they are read one after the other into one file,
+their messages numbered once in time order (a tie goes to the capture
+given first): n and pair are those of all the captures; each row keeps
+its host and capture; their clocks are taken as they are (no merge).`,
 		Example: `  usmnscope export --format parquet -o eu1.parquet --host eu1 eu1.pcapng
   duckdb -c "SELECT host, method, quantile_cont(latency_ns, 0.99) FROM 'eu*.parquet' WHERE msg = 'Response' GROUP BY ALL"
   usmnscope export --format parquet --schema chat.toml --payload-columns -o chat.parquet capture.pcapng
@@ -84,6 +87,7 @@ of the same connections from both ends are not matched or aligned yet.`,
 	f.BoolVar(&o.hex, "hex", false, "parquet: add the hex column (each message's bytes)")
 	f.BoolVar(&o.payloadColumns, "payload-columns", false, "parquet: a typed column for each payload field of the schemas")
 	f.StringArrayVar(&o.hosts, "host", nil, "the host `NAME` of the capture (FILE=NAME with several)")
+	f.StringArrayVar(&o.shifts, "time-shift", nil, "ndjson: add `FILE=±D` (a duration: -1.5s) to FILE's times instead of the estimated offset")
 	return cmd
 }
 
@@ -123,9 +127,6 @@ func runExport(o *exportOptions) error {
 	if o.out == "" {
 		return usageError{fmt.Errorf("export: -o FILE is required")}
 	}
-	if len(o.captures) > 1 && o.format == "ndjson" {
-		return usageError{fmt.Errorf("export: --format ndjson takes one capture (the records of several are not interleaved yet): export each, or use --format parquet")}
-	}
 	if o.format == "ndjson" && (o.hex || o.payloadColumns) {
 		return usageError{fmt.Errorf("export: --hex and --payload-columns are for --format parquet (the ndjson records carry hex and every field)")}
 	}
@@ -146,7 +147,7 @@ func runExport(o *exportOptions) error {
 		return usageError{fmt.Errorf("export: --payload-columns needs schemas (--schema FILE)")}
 	}
 	var order *captureOrder
-	if len(o.captures) > 1 {
+	if len(o.captures) > 1 && o.format == "parquet" {
 		if order, err = orderCaptures(o, p, set); err != nil {
 			return err
 		}
@@ -168,7 +169,23 @@ func runExport(o *exportOptions) error {
 		}
 		pw = export.NewWriter(out, export.Columns(o.hex, payload))
 	}
+	var caps []pipeline.Capture
+	if o.format == "ndjson" {
+		sf := severalFlags{hosts: o.hosts, shifts: o.shifts}
+		if caps, err = sf.captures("export", o.captures); err != nil {
+			return err
+		}
+	}
 	for i, c := range o.captures {
+		if caps != nil {
+			// Several captures as NDJSON: read as one (docs/json.md
+			// "Several captures"), numbered once, clocks aligned.
+			var rp *pipeline.RPC
+			if rp, err = loadRPC(o.rpc); err == nil {
+				err = exportSeveral(o, p, set, rp, out, caps)
+			}
+			break
+		}
 		var rp *pipeline.RPC
 		if rp, err = loadRPC(o.rpc); err != nil {
 			break
@@ -300,4 +317,20 @@ func (co *captureOrder) global(c int, k int64) int64 {
 		}
 	}
 	return g
+}
+
+// exportSeveral writes the NDJSON records of several captures read as one.
+func exportSeveral(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, out *bufio.Writer, caps []pipeline.Capture) error {
+	defer setTuning(setTuning(streamTuning))
+	js := render.NewBatches(out, nil, nil)
+	_, err := readCaptures(o.IO, p, set, rp, o.captures, caps, func(dc *session.Index) session.Stream {
+		return session.Stream{Spans: true, Settled: func(n int) error { return js.Settled(dc, n) }}
+	})
+	if errors.Is(err, render.ErrStopped) {
+		err = nil
+	}
+	if serr := js.Stop(); err == nil {
+		err = serr
+	}
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -28,14 +29,17 @@ type openOptions struct {
 	rpc     func() (*pipeline.RPC, error)
 
 	capture string // CAPTURE: a file, or - for standard input
+	// captures are all the CAPTUREs (several: read as one, several.go).
+	captures []string
+	several  severalFlags
 }
 
 // newCmdOpen returns the open command; runF, when not nil, runs instead of
 // runOpen with the parsed options (tests).
 func newCmdOpen(s *streams, runF func(*openOptions) error) *cobra.Command {
 	o := &openOptions{IO: s}
-	return &cobra.Command{
-		Use:   "open CAPTURE",
+	cmd := &cobra.Command{
+		Use:   "open CAPTURE...",
 		Short: "Browse a capture in the terminal UI",
 		Long: `Open a pcap or pcapng file (or - for standard input) in the terminal UI:
 connections, messages, the field tree, a bit-level hexdump and the listener-ID
@@ -44,9 +48,9 @@ their calls, the layer tree and the per-method tables (--contracts names the
 methods, --ulinkrpc-key decrypts). The first screen shows at once and fills in
 as the capture is read. Press ? for the keys.`,
 		Example: "  usmnscope open capture.pcapng\n  usmnscope open --contracts ./Contracts rpc.pcapng\n  tcpdump -U -w - port 27016 | usmnscope open -",
-		Args:    cobra.ExactArgs(1),
+		Args:    argNames("CAPTURE..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.capture = args[0]
+			o.capture, o.captures = args[0], args
 			o.profile = profileLoader(cmd)
 			o.schemas = schemaLoader(cmd)
 			o.rpc = rpcLoader(cmd)
@@ -56,6 +60,8 @@ as the capture is read. Press ? for the keys.`,
 			return runOpen(o)
 		},
 	}
+	addSeveralFlags(cmd, &o.several)
+	return cmd
 }
 
 func runOpen(o *openOptions) error {
@@ -82,6 +88,13 @@ func runOpen(o *openOptions) error {
 	lowGC()
 	// A file that decodes badly gets the profile hint dump and tables give
 	// (issue 13 point 5), in the expert pane once the capture is loaded.
+	if len(o.paths()) > 1 {
+		// Several captures read as one: no file to copy frames from, and
+		// no hint (it reads one capture again).
+		cfg := tuiConfig("-")
+		cfg.Name = strings.Join(o.paths(), " + ")
+		return runTUI(s, keys, lf, cfg, func() {})
+	}
 	return runTUI(s, keys, lf, tuiConfig(path), func() { profileHint(s, p, path, lf.Index) })
 }
 
@@ -94,7 +107,11 @@ func openFeed(o *openOptions) (*pipeline.Decode, *unturned.Profile, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := openDecode(o.IO, pipeline.Options{Profile: p, Schemas: set, RPC: rp, Path: o.capture})
+	caps, err := o.several.captures("open", o.paths())
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := openDecode(o.IO, pipeline.Options{Profile: p, Schemas: set, RPC: rp, Path: o.capture, Several: caps})
 	return d, p, err
 }
 

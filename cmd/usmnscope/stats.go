@@ -21,6 +21,8 @@ type statsOptions struct {
 	rpc     func() (*pipeline.RPC, error)
 
 	capture  string
+	captures []string // all the CAPTUREs (several: read as one, several.go)
+	several  severalFlags
 	by       []string
 	interval time.Duration
 	filter   string
@@ -63,9 +65,9 @@ as cut at message N, as tables --at does.`,
   usmnscope stats --by conn --by dir --interval 100ms capture.pcapng
   usmnscope stats --json --filter 'proto==ulinkrpc' capture.pcapng | jq '.latency'
   usmnscope stats --csv --by listener capture.pcapng > listeners.csv`,
-		Args: argNames("CAPTURE"),
+		Args: argNames("CAPTURE..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.capture = args[0]
+			o.capture, o.captures = args[0], args
 			o.atGiven = cmd.Flags().Changed("at")
 			o.profile = profileLoader(cmd)
 			o.schemas = schemaLoader(cmd)
@@ -83,6 +85,7 @@ as cut at message N, as tables --at does.`,
 	f.BoolVar(&o.json, "json", false, "print one JSON object (docs/stats.md)")
 	f.BoolVar(&o.csv, "csv", false, "print one CSV row per group")
 	f.IntVar(&o.at, "at", 0, "count the capture as cut at message `N`, as tables --at")
+	addSeveralFlags(cmd, &o.several)
 	return cmd
 }
 
@@ -126,7 +129,11 @@ func runStats(o *statsOptions) error {
 	// message (Index.TallyOf) without building it; any other needs the
 	// whole Message.
 	headOnly := flt == nil || flt.HeadOnly()
-	dc, err := readCapture(o.IO, p, set, rp, o.capture, func(dc *session.Index) session.Stream {
+	caps, err := o.several.captures("stats", o.paths())
+	if err != nil {
+		return err
+	}
+	dc, err := readCaptures(o.IO, p, set, rp, o.paths(), caps, func(dc *session.Index) session.Stream {
 		return session.Stream{Spans: true, AsOf: o.at, Cut: o.at > 0, Settled: func(n int) error {
 			if headOnly && flt != nil {
 				if h, ok := dc.Head(n); !ok || !flt.MatchHead(h) {

@@ -28,6 +28,7 @@ var floors = map[string]float64{
 	"stats":               0, // the exact percentiles, jitter and rates (issue 26): no module imports; dissect, rpc and session use it
 	"internal/enum":       -1,
 	"capture":             1,
+	"merge":               1.5, // several captures as one source (issue 27): over capture and dissect, knows no protocol
 	"dissect":             1,
 	"decode/transport/lp": 1.5, // the length-prefixed framer with resynchronisation both codecs ride on: over dissect, under them
 	"unturned":            2,
