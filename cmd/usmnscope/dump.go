@@ -24,10 +24,10 @@ type dumpOptions struct {
 	// captures are all the CAPTUREs (several: read as one, several.go).
 	captures []string
 	several  severalFlags
-	verbose bool
-	hex     bool // -x: each message's bytes as hex and ASCII
-	json    bool
-	filter  string
+	verbose  bool
+	hex      bool // -x: each message's bytes as hex and ASCII
+	json     bool
+	filter   string
 }
 
 // newCmdDump returns the dump command; runF, when not nil, runs instead of

@@ -20,9 +20,9 @@ type tablesOptions struct {
 	// captures are all the CAPTUREs (several: read as one, several.go).
 	captures []string
 	several  severalFlags
-	json    bool
-	at      int
-	atGiven bool // --at was on the command line (0 is then no message)
+	json     bool
+	at       int
+	atGiven  bool // --at was on the command line (0 is then no message)
 }
 
 // newCmdTables returns the tables command; runF, when not nil, runs

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
@@ -202,8 +203,13 @@ func (m Model) line(c session.ConnInfo) string {
 	if c.RPC {
 		proto = "ulinkrpc " + c.Transport.String()
 	}
+	label := m.label[c.Conn]
+	if c.Host != "" {
+		// Several captures: the host the connection was first seen on.
+		label += " " + termsafe.Escape(c.Host)
+	}
 	return fmt.Sprintf("%-3s %s ↔ %s  %s  %s %d/%dB  %s  %s",
-		m.label[c.Conn], c.Conn.Client, c.Conn.Server, proto,
+		label, c.Conn.Client, c.Conn.Server, proto,
 		dissect.Count(c.Messages, "msg"), c.Bytes[dissect.C2S], c.Bytes[dissect.S2C], worst, Sparkline(m.spark[c.Conn], 12))
 }
 
