@@ -37,7 +37,6 @@ type seg struct {
 	h     uint64
 	n     int32
 	frame int32
-	head  [16]byte // its first bytes, for a conflict's finding
 }
 
 // track is one capture's copy of a connection.
@@ -52,8 +51,18 @@ type flow struct {
 	tr       map[int]*track // by input
 	ins      []int          // the captures that have it, in input order
 	merged   bool           // one connection (else a conflict or unrelated)
-	conflict string         // why not merged: both copies side by side
-	sender   [2]int         // by Dir: the input of the host that sent it, -1 unknown
+	conflict string         // why not merged (the scan's finding)
+	// The segment the copies disagree on: its direction, position and
+	// length, and the other capture; the merged read shows both copies'
+	// bytes where they differ (Source.conflictNote).
+	cDir     dissect.Dir
+	cPos     int64
+	cLen     int32
+	cOther   int
+	cFirst   []byte // the copy read first
+	cFirstIn int
+	cShown   bool
+	sender   [2]int // by Dir: the input of the host that sent it, -1 unknown
 }
 
 // Plan is what the scan of several captures found: each capture's clock
@@ -114,9 +123,7 @@ func NewPlan(inputs []Input) (*Plan, error) {
 					if kept < MaxSegments {
 						h := fnv.New64a()
 						h.Write(ev.Data)
-						s := seg{pos: tr.pos[d], t: ev.Time.UnixNano(), h: h.Sum64(), n: int32(len(ev.Data)), frame: int32(ev.Frame)}
-						copy(s.head[:], ev.Data)
-						tr.segs[d] = append(tr.segs[d], s)
+						tr.segs[d] = append(tr.segs[d], seg{pos: tr.pos[d], t: ev.Time.UnixNano(), h: h.Sum64(), n: int32(len(ev.Data)), frame: int32(ev.Frame)})
 						kept++
 					} else {
 						full = true
@@ -201,10 +208,11 @@ func (p *Plan) match() {
 					if x.h != y.h {
 						bad = true
 						fl.merged = false
-						fl.conflict = fmt.Sprintf("captures %s and %s both have connection %s but disagree on its %v bytes at stream position %d (%d bytes): %s frame %d: % x… | %s frame %d: % x…; not merged: %s's copy is decoded",
+						fl.conflict = fmt.Sprintf("captures %s and %s both have connection %s but disagree on its %v segment at stream position %d (%d bytes; %s frame %d, %s frame %d): not merged, %s's copy is decoded",
 							termsafe.Escape(p.Inputs[ref].Capture), termsafe.Escape(p.Inputs[j].Capture), f, dissect.Dir(d), x.pos, x.n,
-							termsafe.Escape(p.Inputs[ref].Capture), x.frame, x.head[:min(int(x.n), 16)], termsafe.Escape(p.Inputs[j].Capture), y.frame, y.head[:min(int(y.n), 16)],
+							termsafe.Escape(p.Inputs[ref].Capture), x.frame, termsafe.Escape(p.Inputs[j].Capture), y.frame,
 							termsafe.Escape(p.Inputs[ref].Capture))
+						fl.cDir, fl.cPos, fl.cLen, fl.cOther = dissect.Dir(d), x.pos, x.n, j
 						return
 					}
 					if pairs[d] == nil {

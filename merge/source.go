@@ -2,12 +2,14 @@ package merge
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"sort"
 	"time"
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 )
 
 // Source is the events of several captures as one capture.Source: in
@@ -157,18 +159,29 @@ func (s *Source) take(in int, ev capture.Event) {
 		s.queue = append(s.queue, ev)
 		return
 	}
-	if !fl.merged {
-		// A conflict: the first capture's copy only.
-		if in == fl.ins[0] {
-			s.queue = append(s.queue, ev)
-		}
-		return
-	}
 	k := posKey{in, ev.Flow}
 	pos := s.pos[k]
 	if pos == nil {
 		pos = &[2]int64{}
 		s.pos[k] = pos
+	}
+	if !fl.merged {
+		// A conflict: the first capture's copy only, and the segment the
+		// copies disagree on shown side by side once both are read.
+		d := dirOf(ev.FromServer)
+		switch ev.Kind {
+		case capture.EventGap:
+			pos[d] += int64(ev.Lost)
+		case capture.EventData:
+			if d == fl.cDir && pos[d] == fl.cPos && len(ev.Data) == int(fl.cLen) && (in == fl.ins[0] || in == fl.cOther) {
+				s.conflictNote(fl, in, ev)
+			}
+			pos[d] += int64(len(ev.Data))
+		}
+		if in == fl.ins[0] {
+			s.queue = append(s.queue, ev)
+		}
+		return
 	}
 	cur := s.cursor[ev.Flow]
 	if cur == nil {
@@ -327,4 +340,35 @@ func (p *Plan) Sight(f capture.Flow, d dissect.Dir, end int64) *Sight {
 		}
 	}
 	return sg
+}
+
+// conflictNote keeps the first copy of the segment two captures disagree
+// on and, given the second, queues an error note showing both copies'
+// bytes from a little before the first byte they differ in.
+func (s *Source) conflictNote(fl *flow, in int, ev capture.Event) {
+	if fl.cShown {
+		return
+	}
+	if fl.cFirst == nil {
+		fl.cFirst, fl.cFirstIn = append([]byte(nil), ev.Data...), in
+		return
+	}
+	if in == fl.cFirstIn {
+		return
+	}
+	fl.cShown = true
+	a, b := fl.cFirst, ev.Data
+	ai, bi := fl.cFirstIn, in
+	if ai != fl.ins[0] {
+		a, b, ai, bi = b, a, bi, ai
+	}
+	k := 0
+	for k < len(a) && k < len(b) && a[k] == b[k] {
+		k++
+	}
+	from := max(k-4, 0)
+	to := min(from+16, len(a))
+	text := fmt.Sprintf("%v byte %d of the segment at stream position %d (%d bytes) differs: %s: % x | %s: % x (from byte %d)",
+		fl.cDir, k, fl.cPos, fl.cLen, termsafe.Escape(s.p.Inputs[ai].Capture), a[from:to], termsafe.Escape(s.p.Inputs[bi].Capture), b[from:to], from)
+	s.queue = append(s.queue, capture.Event{Kind: capture.EventNote, Level: capture.LevelError, Flow: ev.Flow, Text: text, Offset: -1})
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -272,5 +273,94 @@ func TestTwoEnds(t *testing.T) {
 	c2 := d2.Source.(*merge.Source).Plan().Clocks[1]
 	if c2.Source != "time-shift" || c2.OffsetNS != int64(-1500*time.Millisecond) || c2.DriftPPM != 0 {
 		t.Errorf("with --time-shift: clock = %+v; want source time-shift, offset -1.5 s, no drift", c2)
+	}
+}
+
+// TestSeveralConflict: two captures that claim the same connection but
+// disagree on its bytes are not merged: the first capture's copy is
+// decoded, once, and an error finding on the connection shows both
+// copies' bytes side by side.
+func TestSeveralConflict(t *testing.T) {
+	orig, err := os.ReadFile("../../fixtures/captures/usmn-basic.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := bytes.Index(orig, []byte("Hello!"))
+	if k < 0 {
+		t.Fatal("usmn-basic.pcapng has no Hello! greeting")
+	}
+	forged := bytes.Clone(orig)
+	forged[k+4] = 'p' // Hellp!
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.pcapng"), filepath.Join(dir, "b.pcapng")
+	if err := os.WriteFile(a, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, forged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	one, _ := decodeAll(t, pipeline.Options{Path: a})
+	ix, _ := decodeAll(t, pipeline.Options{Several: []pipeline.Capture{{Path: a, Host: "a", Capture: "a.pcapng"}, {Path: b, Host: "b", Capture: "b.pcapng"}}})
+	if got, want := ix.Len(), one.Len(); got != want {
+		t.Errorf("messages = %d; want %d (the first capture's copy, once)", got, want)
+	}
+	var found string
+	for _, ci := range ix.Connections() {
+		for _, f := range ci.Findings {
+			if strings.Contains(f.Text, "disagree") || strings.Contains(f.Text, "differs") {
+				found += f.Text + "\n"
+				if f.Severity != dissect.Error {
+					t.Errorf("conflict finding severity = %v; want error", f.Severity)
+				}
+			}
+		}
+	}
+	for _, want := range []string{"a.pcapng and b.pcapng", "c2s segment at stream position 0", "not merged", "byte 969 ", "a.pcapng: 48 65 6c 6c 6f 21", "b.pcapng: 48 65 6c 6c 70 21"} {
+		if !strings.Contains(found, want) {
+			t.Errorf("conflict finding %q lacks %q", found, want)
+		}
+	}
+	for n := 1; n <= ix.Len(); n++ {
+		if m := ix.Message(n); m.Sight != nil {
+			t.Errorf("message %d has a sight: the copies were merged", n)
+		}
+	}
+}
+
+// TestSeveralUnrelated: captures of different connections are interleaved
+// by time and numbered once; each record names its capture.
+func TestSeveralUnrelated(t *testing.T) {
+	a, b := "../../fixtures/captures/pings.pcapng", "../../fixtures/captures/two-conns.pcapng"
+	ia, _ := decodeAll(t, pipeline.Options{Path: a})
+	ib, _ := decodeAll(t, pipeline.Options{Path: b})
+	ix, _ := decodeAll(t, pipeline.Options{Several: []pipeline.Capture{{Path: a, Host: "h1", Capture: "pings.pcapng"}, {Path: b, Host: "h2", Capture: "two-conns.pcapng"}}})
+	if got, want := ix.Len(), ia.Len()+ib.Len(); got != want {
+		t.Fatalf("messages = %d; want %d + %d", got, ia.Len(), ib.Len())
+	}
+	var last time.Time
+	per := map[string]int{}
+	for n := 1; n <= ix.Len(); n++ {
+		m := ix.Message(n)
+		if m.Time.Before(last) {
+			t.Errorf("message %d at %v, before message %d at %v", n, m.Time, n-1, last)
+		}
+		last = m.Time
+		js := string(m.AppendJSON(nil))
+		switch {
+		case strings.Contains(js, `"host":"h1","capture":"pings.pcapng"`):
+			per["h1"]++
+		case strings.Contains(js, `"host":"h2","capture":"two-conns.pcapng"`):
+			per["h2"]++
+		default:
+			t.Errorf("message %d names no capture: %.200s", n, js)
+		}
+	}
+	if per["h1"] != ia.Len() || per["h2"] != ib.Len() {
+		t.Errorf("records per host = %v; want h1 %d, h2 %d", per, ia.Len(), ib.Len())
+	}
+	for _, ci := range ix.Connections() {
+		if ci.Host == "" || ci.Capture == "" {
+			t.Errorf("connection %v names no host or capture", ci.Conn)
+		}
 	}
 }
