@@ -2,7 +2,6 @@ package pipeline_test
 
 import (
 	"bytes"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/usmnscope/usmnscope/dissect"
@@ -21,27 +18,15 @@ import (
 	"github.com/usmnscope/usmnscope/session"
 )
 
-// twoEnds is a session the simulator played, captured at both ends: the
-// client's capture on the true clock, the server's on a clock offset by
-// theta and drifting by drift, over a path of 3 ms (+0–40 µs) each way
-// that loses some client segments (retransmitted 200 ms later: the
-// server's capture has only the retransmission) and whose client capture
-// lost the server's last data segment.
+// twoEnds is the simulator's load session (scenario.BothEnds) captured at
+// both ends: the client's capture on the true clock, the server's on a
+// clock 1.75 s ahead running 40 ppm fast, over a path of 3 ms (+0–40 µs)
+// each way that loses every 17th client data segment (retransmitted
+// 200 ms later: the server's capture has only the retransmission), the
+// client capture missing the server's last data segment.
 type twoEnds struct {
-	client, server string
-	theta          time.Duration
-	drift          float64
-	t0             int64
-	// by original frame (from 1): the sender's true time and the true
-	// time the receiver's TCP delivered the segment
-	sent, recv   map[int]int64
-	lostInClient int   // the original frame the client capture lacks
-	serverFirst  int64 // the true time of the server capture's first packet
-	orig         string
-}
-
-func (te *twoEnds) serverClock(t int64) int64 {
-	return t + int64(te.theta) + int64(te.drift*float64(t-te.t0))
+	client, server, orig string
+	truth                *scenario.BothEndsTruth
 }
 
 func makeTwoEnds(t *testing.T) *twoEnds {
@@ -54,125 +39,37 @@ func makeTwoEnds(t *testing.T) *twoEnds {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type pkt struct {
-		data  []byte
-		t     int64
-		c2s   bool
-		tcp   bool
-		data0 bool
-		port  uint16 // the client's port: the connection
-	}
-	var pkts []pkt
+	var ps []scenario.Packet
 	for {
 		d, ci, err := r.ReadPacketData()
 		if err != nil {
 			break
 		}
-		p := gopacket.NewPacket(d, r.LinkType(), gopacket.NoCopy)
-		tc, _ := p.Layer(layers.LayerTypeTCP).(*layers.TCP)
-		k := pkt{data: append([]byte(nil), d...), t: ci.Timestamp.UnixNano()}
-		if tc != nil {
-			k.tcp, k.c2s, k.data0 = true, tc.DstPort == 27016, len(tc.Payload) > 0
-			k.port = uint16(tc.SrcPort)
-			if !k.c2s {
-				k.port = uint16(tc.DstPort)
-			}
-		}
-		pkts = append(pkts, k)
+		ps = append(ps, scenario.Packet{Time: ci.Timestamp, Data: append([]byte(nil), d...)})
 	}
-	te := &twoEnds{theta: 1750 * time.Millisecond, drift: 40e-6, sent: map[int]int64{}, recv: map[int]int64{}}
-	te.t0 = pkts[0].t
+	be := scenario.BothEnds{Offset: 1750 * time.Millisecond, DriftPPM: 40, Delay: 3 * time.Millisecond, Jitter: 40 * time.Microsecond,
+		LossEvery: 17, Retransmit: 200 * time.Millisecond, DropLastServerSegment: true, Stretch: 1000, Seed: 1}
+	client, server, truth := be.Split(ps, r.LinkType(), 27016)
+	// The original, stretched as Split stretches it, in the simulator's
+	// order: its frames are the truth's indexes.
+	orig := make([]scenario.Packet, len(ps))
+	for k, p := range ps {
+		orig[k] = scenario.Packet{Time: time.Unix(0, truth.Sent[k+1]).UTC(), Data: p.Data}
+	}
 	dir := t.TempDir()
-	if os.Getenv("TWOENDS_DIR") != "" {
-		dir = os.Getenv("TWOENDS_DIR")
+	if d := os.Getenv("TWOENDS_DIR"); d != "" {
+		dir = d
 	}
-	te.client, te.server, te.orig = filepath.Join(dir, "client.pcap"), filepath.Join(dir, "server.pcap"), filepath.Join(dir, "orig.pcap")
-	rng := rand.New(rand.NewPCG(1, 2))
-	type rec struct {
-		t    int64
-		data []byte
-	}
-	var atClient, atServer, orig []rec
-	type cd struct {
-		port uint16
-		di   int
-	}
-	last := map[cd]int64{} // per connection and direction: the receiver's last delivery
-	fifo := map[cd]int64{} // per connection and direction: the path's last arrival
-	lastS2C := -1
-	for k, p := range pkts {
-		if p.data0 && !p.c2s {
-			lastS2C = k
-		}
-	}
-	te.lostInClient = lastS2C + 1
-	for k, p := range pkts {
-		// Stretch the session to some 30 s so that the drift shows.
-		tt := te.t0 + (p.t-te.t0)*1000
-		orig = append(orig, rec{tt, p.data})
-		di := 0
-		if !p.c2s {
-			di = 1
-		}
-		// The path keeps each direction's order (FIFO).
-		d := int64(3*time.Millisecond) + rng.Int64N(int64(40*time.Microsecond))
-		key := cd{p.port, di}
-		arrive := max(tt+d, fifo[key]+1)
-		fifo[key] = arrive
-		if p.c2s && p.data0 && k%37 == 5 {
-			// Lost on the path, retransmitted 200 ms later.
-			arrive = tt + int64(200*time.Millisecond) + d
-			atClient = append(atClient, rec{tt + int64(200*time.Millisecond), p.data})
-		}
-		deliver := arrive
-		if p.data0 {
-			deliver = max(arrive, last[key])
-			last[key] = deliver
-		}
-		te.sent[k+1], te.recv[k+1] = tt, deliver
-		if st := tt; true {
-			if p.c2s {
-				st = arrive
-			}
-			if te.serverFirst == 0 || st < te.serverFirst {
-				te.serverFirst = st
-			}
-		}
-		if p.c2s {
-			atClient = append(atClient, rec{tt, p.data})
-			atServer = append(atServer, rec{te.serverClock(arrive), p.data})
-		} else {
-			atServer = append(atServer, rec{te.serverClock(tt), p.data})
-			if k != lastS2C {
-				atClient = append(atClient, rec{arrive, p.data})
-			}
-		}
-	}
-	write := func(path string, rs []rec) {
-		if path != te.orig {
-			// A capture is in its own time order; the original keeps
-			// the simulator's order, so that its frames are the indexes.
-			slices.SortStableFunc(rs, func(a, b rec) int { return int(a.t - b.t) })
-		}
-		f, err := os.Create(path)
-		if err != nil {
+	te := &twoEnds{client: filepath.Join(dir, "client.pcap"), server: filepath.Join(dir, "server.pcap"), orig: filepath.Join(dir, "orig.pcap"), truth: truth}
+	for path, ps := range map[string][]scenario.Packet{te.client: client, te.server: server, te.orig: orig} {
+		var b bytes.Buffer
+		if err := scenario.WritePackets(&b, scenario.PCAP, "", ps); err != nil {
 			t.Fatal(err)
 		}
-		defer f.Close()
-		w := pcapgo.NewWriterNanos(f)
-		if err := w.WriteFileHeader(65535, r.LinkType()); err != nil {
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, x := range rs {
-			ci := gopacket.CaptureInfo{Timestamp: time.Unix(0, x.t), CaptureLength: len(x.data), Length: len(x.data)}
-			if err := w.WritePacket(ci, x.data); err != nil {
-				t.Fatal(err)
-			}
-		}
 	}
-	write(te.client, atClient)
-	write(te.server, atServer)
-	write(te.orig, orig)
 	return te
 }
 
@@ -205,7 +102,7 @@ func TestTwoEnds(t *testing.T) {
 	plan := d.Source.(*merge.Source).Plan()
 	c := plan.Clocks[1]
 	// The truth: what puts the server capture's first time on the true clock.
-	truth := te.serverFirst - te.serverClock(te.serverFirst)
+	truth := te.truth.ServerFirst - te.truth.ServerClock(te.truth.ServerFirst)
 	if diff := c.OffsetNS - truth; diff > 100_000 || diff < -100_000 {
 		t.Errorf("server clock offset_ns = %d; want %d ± 100 µs", c.OffsetNS, truth)
 	}
@@ -222,6 +119,7 @@ func TestTwoEnds(t *testing.T) {
 	}
 	seenDir := map[dissect.Dir]int{}
 	checked, missing, late := 0, 0, 0
+	var worst int64
 	for n := 1; n <= ix.Len(); n++ {
 		m := ix.Message(n)
 		if m.Sight == nil {
@@ -230,7 +128,7 @@ func TestTwoEnds(t *testing.T) {
 		o := byDir[m.Dir][seenDir[m.Dir]]
 		seenDir[m.Dir]++
 		k := o.Frame
-		if k == te.lostInClient {
+		if k == te.truth.LostInClient {
 			missing++
 			if !slices.Equal(m.Sight.MissingIn, []string{"client.pcap"}) || m.Sight.HasOneWay {
 				t.Errorf("message %d (the segment the client capture lost): missing_in = %v, one way %v; want [client.pcap], none", n, m.Sight.MissingIn, m.Sight.HasOneWay)
@@ -241,7 +139,8 @@ func TestTwoEnds(t *testing.T) {
 			t.Errorf("message %d: missing_in = %v, one way %v; want none, one", n, m.Sight.MissingIn, m.Sight.HasOneWay)
 			continue
 		}
-		want := te.recv[k] - te.sent[k]
+		want := te.truth.Delivered[k] - te.truth.Sent[k]
+		worst = max(worst, m.Sight.OneWayNS-want, want-m.Sight.OneWayNS)
 		if diff := m.Sight.OneWayNS - want; diff > 100_000 || diff < -100_000 {
 			t.Errorf("message %d (%v, frame %d): one_way_ns = %d; want %d ± 100 µs", n, m.Dir, k, m.Sight.OneWayNS, want)
 		}
@@ -250,9 +149,9 @@ func TestTwoEnds(t *testing.T) {
 			var truth int64
 			switch {
 			case s.Host == "server" && m.Dir == dissect.C2S, s.Host == "client" && m.Dir == dissect.S2C:
-				truth = te.recv[k]
+				truth = te.truth.Delivered[k]
 			default:
-				truth = te.sent[k]
+				truth = te.truth.Sent[k]
 			}
 			if diff := s.TimeNS - truth; diff > 100_000 || diff < -100_000 {
 				t.Errorf("message %d: seen by %s at %d; want %d ± 100 µs (clock %+v)", n, s.Host, s.TimeNS, truth, c)
@@ -263,6 +162,8 @@ func TestTwoEnds(t *testing.T) {
 			late++
 		}
 	}
+	t.Logf("offset_ns %d (truth %d), drift %.3f ppm (truth 40), error_ns %d, matched %d; %d one-way delays, worst off by %d ns; %d late; %d missing in the client capture",
+		c.OffsetNS, truth, c.DriftPPM, c.ErrorNS, c.Matched, checked, worst, late, missing)
 	if missing == 0 || checked < 500 || late == 0 {
 		t.Errorf("checked %d one-way delays (%d late: a retransmission), %d lost messages; want ≥ 500 (≥ 1) and ≥ 1", checked, late, missing)
 	}
