@@ -1,10 +1,14 @@
 package scenario
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // TestBothEndsSplit: the server's capture has every packet, on its clock;
@@ -46,5 +50,68 @@ func TestBothEndsSplit(t *testing.T) {
 	c2, s2, _ := be.Split(ps, layers.LinkTypeEthernet, 27016)
 	if len(c2) != len(client) || len(s2) != len(server) || !c2[len(c2)-1].Time.Equal(client[len(client)-1].Time) {
 		t.Error("two splits with the same seed differ")
+	}
+}
+
+// bothEndsFixture is the two-ended fixture (fixtures/captures/two-ends/):
+// a 300-message load session of two connections as its client and server
+// hosts capture it, the server's clock 1.75 s ahead and 40 ppm fast, a
+// 3 ms path that loses every 17th client segment, the client capture
+// missing the server's last segment.
+func bothEndsFixture(t *testing.T) (client, server []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := (Scale{Messages: 300, Conns: 2, Seed: 7}).Generate(&buf, PCAP); err != nil {
+		t.Fatal(err)
+	}
+	r, err := pcapgo.NewReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []Packet
+	for {
+		d, ci, err := r.ReadPacketData()
+		if err != nil {
+			break
+		}
+		ps = append(ps, Packet{Time: ci.Timestamp, Data: append([]byte(nil), d...)})
+	}
+	be := BothEnds{Offset: 1750 * time.Millisecond, DriftPPM: 40, Delay: 3 * time.Millisecond, Jitter: 40 * time.Microsecond,
+		LossEvery: 17, Retransmit: 200 * time.Millisecond, DropLastServerSegment: true, Stretch: 1000, Seed: 1}
+	c, s, _ := be.Split(ps, r.LinkType(), 27016)
+	var cb, sb bytes.Buffer
+	if err := WritePackets(&cb, PCAPNG, "", c); err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePackets(&sb, PCAPNG, "", s); err != nil {
+		t.Fatal(err)
+	}
+	return cb.Bytes(), sb.Bytes()
+}
+
+// TestGoldenBothEnds regenerates the two-ended fixture and fails when the
+// committed files differ; -update rewrites them (make fixtures).
+func TestGoldenBothEnds(t *testing.T) {
+	client, server := bothEndsFixture(t)
+	dir := "../fixtures/captures/two-ends"
+	for name, b := range map[string][]byte{"client.pcapng": client, "server.pcapng": server} {
+		path := filepath.Join(dir, name)
+		if *update {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		old, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%s: %v (run make fixtures)", path, err)
+			continue
+		}
+		if !bytes.Equal(old, b) {
+			t.Errorf("%s is stale (run make fixtures)", path)
+		}
 	}
 }

@@ -57,6 +57,10 @@ type Message struct {
 	// "ULinkRPC records"); the Unturned fields above are then zero.
 	RPC *rpc.Record
 
+	// Origin, with several captures read as one, is the host and capture
+	// the record came from (its "host" and "capture"); nil for one.
+	Origin *Origin
+
 	// Sight, for a connection several captures have, is where each saw
 	// the message (docs/json.md "Several captures"); nil otherwise.
 	Sight *Sight
@@ -113,7 +117,8 @@ func (c *Index) withOrigin(m *Message) *Message {
 		m.origin = c.origin
 		if c.multi != nil && m.N >= 1 && m.N <= c.nrec {
 			i := int32(m.N - 1)
-			m.origin = c.originOfRec(c.conns[c.rec(i).conn], i)
+			cn := c.conns[c.rec(i).conn]
+			m.origin, m.Origin = c.originOfRec(cn, i), c.originNameOfRec(cn, i)
 			m.Sight = c.sightOf(i)
 		}
 	}

@@ -154,6 +154,18 @@ func (c *Index) originOfRec(cn *connection, i int32) []byte {
 	return c.multi.origins[cn.input]
 }
 
+// originNameOfRec is originOfRec's host and capture, nil for one capture.
+func (c *Index) originNameOfRec(cn *connection, i int32) *Origin {
+	if c.multi == nil {
+		return nil
+	}
+	k := int(cn.input)
+	if s := c.multi.sights[i]; s != nil {
+		k = s.From
+	}
+	return &c.multi.names[k]
+}
+
 // sightOf is record i's Sight, or nil.
 func (c *Index) sightOf(i int32) *Sight {
 	if c.multi == nil {

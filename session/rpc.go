@@ -43,6 +43,7 @@ func (c *Index) OpenRPC(conn dissect.Conn, cfg rpc.Config) *RPCConn {
 	c.lock()
 	defer c.unlock()
 	cn := newConnection(uint32(len(c.conns)), conn, RuleUnknown, &c.limits)
+	c.newConnOrigin(cn)
 	cn.info.RPC, cn.info.Transport = true, cfg.Transport
 	if c.rpcByConn == nil {
 		c.rpcByConn = map[dissect.Conn]uint32{}
