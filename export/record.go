@@ -73,6 +73,10 @@ const maxConns = 4096
 // adapter's storage until the next call.
 func (a *Adapter) Of(r *Record, m *session.Message) {
 	*r = Record{Host: a.Host, Capture: a.Capture, Payload: a.payload[:0]}
+	if o := m.Origin; o != nil {
+		// Several captures read as one: the record's own.
+		r.Host, r.Capture = o.Host, o.Capture
+	}
 	defer a.renumber(r)
 	if rr := m.RPC; rr != nil {
 		a.ofRPC(r, rr)

@@ -16,6 +16,7 @@ import (
 // the listener-ID tables with their as-of checkpoints (wire.md 4.5).
 type connection struct {
 	idx    uint32
+	input  int32  // the capture of several it was first seen in (origins.go)
 	ver    uint64 // Index.ver when info last changed (ConnectionsSince)
 	info   ConnInfo
 	framer [2]*unturned.Framer

@@ -38,6 +38,10 @@ type ConnInfo struct {
 	Proto     string        // a hosted protocol's connection (OpenConn): its name; "" for Unturned
 	RPC       bool          // a ULinkRPC connection: its messages carry Message.RPC
 	Transport rpc.Transport // a ULinkRPC connection's transport
+
+	// Host and Capture name the capture of several the connection was
+	// first seen in (origins.go); empty for one capture.
+	Host, Capture string
 }
 
 // Index holds the decoded messages and listener tables of one capture. It
@@ -160,6 +164,7 @@ type Index struct {
 	schemas   *schema.Set // payload schemas (schema.md); nil: none (payload.go)
 	noLate    bool        // SetLateSchemas(false): no payload decode of references resolved later
 	origin    []byte      // SetOrigin: the records' "host" and "capture" keys, encoded
+	multi     *multi      // several captures (origins.go), nil for one
 
 	// rpcWait is the envelope bytes of the records in rpcRecs a Stream
 	// has not handed out; rpcWaitMax the ULinkRPC budget's Max
@@ -207,6 +212,7 @@ func (c *Index) conn(conn dissect.Conn, rule Rule) *connection {
 		return *slot
 	}
 	cn := newConnection(uint32(len(c.conns)), conn, rule, &c.limits)
+	c.newConnOrigin(cn)
 	c.byConn[conn] = cn.idx
 	c.conns = append(c.conns, cn)
 	*slot = cn
@@ -564,6 +570,7 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 	}
 	i, r := c.add(flags, at, t.UnixNano())
 	r.frame, r.length, r.conn, r.dir = int32(frame), uint16(len(msg)), cn.idx, dir
+	c.recordSight(cn, i, dir, info.Offset+2+int64(len(msg)))
 	cn.info.Messages++
 	if c.stream == nil {
 		cn.msgs.append(i)

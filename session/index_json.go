@@ -91,7 +91,7 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 			return false
 		}
 		*m = *bm
-		m.origin = c.origin
+		m.origin, m.Origin = c.originOfRec(c.conns[r.conn], int32(n-1)), c.originNameOfRec(c.conns[r.conn], int32(n-1))
 		return true
 	}
 	cn := c.conns[r.conn]
@@ -116,7 +116,7 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		unturned.Decode(c.profile, r.dir, r.state(), data, &sc.spans, d)
 	}
 
-	*m = Message{origin: c.origin}
+	*m = Message{origin: c.originOfRec(cn, int32(n-1)), Origin: c.originNameOfRec(cn, int32(n-1)), Sight: c.sightOf(int32(n - 1))}
 	m.N, m.Frame, m.Time, m.Conn = n, int(r.frame), time.Unix(0, c.timeOf(int32(n-1))).UTC(), cn.info.Conn
 	m.Dir, m.Data, m.Enum, m.Kind, m.Fields = r.dir, data, d.Enum, d.Kind, spans.List
 	if m.Fields == nil {

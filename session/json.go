@@ -111,6 +111,7 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *timeCache) ([]byte, error
 	dst = append(dst, '"')
 	dst = rpc.AppendTimeNS(dst, m.Time)
 	dst = append(dst, m.origin...)
+	dst = appendSight(dst, m.Sight)
 	dst = append(dst, `,"conn":`...)
 	if conn != nil {
 		dst = append(dst, conn...)
@@ -290,6 +291,8 @@ type jsonRef struct {
 
 type jsonConn struct {
 	Conn            string            `json:"conn"`
+	Host            string            `json:"host,omitempty"`    // several captures
+	Capture         string            `json:"capture,omitempty"` // several captures
 	Client          string            `json:"client"`
 	Server          string            `json:"server"`
 	Proto           string            `json:"proto"` // outputs.md: every connection has it
@@ -348,6 +351,8 @@ type jsonTables struct {
 	// Connections are jsonConn, or a ULinkRPC connection's entry as
 	// package rpc writes it (json.RawMessage).
 	Connections []any `json:"connections"`
+	// Clocks are the captures' clocks, several captures only.
+	Clocks []Clock `json:"clocks,omitempty"`
 	// Findings are the capture-level findings (outputs.md: profile
 	// hints); left out when there are none.
 	Findings []jsonFinding `json:"findings,omitempty"`
@@ -358,6 +363,8 @@ type jsonTables struct {
 func tablesJSON(ci ConnInfo, t *Tables) jsonConn {
 	j := jsonConn{
 		Conn:            ci.Conn.String(),
+		Host:            ci.Host,
+		Capture:         ci.Capture,
 		Client:          ci.Conn.Client.String(),
 		Server:          ci.Conn.Server.String(),
 		Proto:           "unturned",
@@ -431,11 +438,14 @@ func (c *Index) TablesJSONAt(asOf int) ([]byte, error) {
 	for i, ci := range c.Connections() {
 		if ci.Proto != "" {
 			if raw, ok := c.rpcConnJSON(i, asOf); ok {
-				doc.Connections = append(doc.Connections, raw)
+				doc.Connections = append(doc.Connections, connOriginJSON(raw, ci))
 				continue
 			}
 		}
 		doc.Connections = append(doc.Connections, tablesJSON(ci, c.Tables(ci.Conn, asOf)))
+	}
+	if c.multi != nil {
+		doc.Clocks = c.multi.clocks
 	}
 	if fs := c.Findings(); len(fs) > 0 {
 		doc.Findings = jsonFindings(fs)

@@ -61,6 +61,14 @@ type Message struct {
 	// (ULinkRPC's too): decode.Record, the neutral record.
 	Rec decode.Record
 
+	// Origin, with several captures read as one, is the host and capture
+	// the record came from (its "host" and "capture"); nil for one.
+	Origin *Origin
+
+	// Sight, for a connection several captures have, is where each saw
+	// the message (docs/json.md "Several captures"); nil otherwise.
+	Sight *Sight
+
 	// origin is its Index's SetOrigin: the record's "host" and
 	// "capture" keys, encoded.
 	origin []byte
@@ -111,6 +119,12 @@ func (c *Index) Detail(n int) *Message {
 func (c *Index) withOrigin(m *Message) *Message {
 	if m != nil {
 		m.origin = c.origin
+		if c.multi != nil && m.N >= 1 && m.N <= c.nrec {
+			i := int32(m.N - 1)
+			cn := c.conns[c.rec(i).conn]
+			m.origin, m.Origin = c.originOfRec(cn, i), c.originNameOfRec(cn, i)
+			m.Sight = c.sightOf(i)
+		}
 	}
 	return m
 }

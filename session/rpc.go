@@ -51,6 +51,7 @@ func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 	conn := cfg.Conn
 	cn := newConnection(uint32(len(c.conns)), conn, RuleUnknown, &c.limits)
 	cn.info.Proto = p.Name
+	c.newConnOrigin(cn)
 	if c.rpcByConn == nil {
 		c.rpcByConn = map[dissect.Conn]uint32{}
 	}

@@ -481,6 +481,9 @@ func (c *Index) emit(i int32) {
 	if s.Cut && int(i)+1 == s.AsOf {
 		c.cutHere()
 	}
+	if c.multi != nil {
+		delete(c.multi.sights, i) // handed out: a stream keeps nothing of it
+	}
 	r := c.rec(i)
 	if r.flags&(recExtra|recBig|recRPC|recPaired) == 0 {
 		return // the common case: nothing kept beside the record

@@ -178,6 +178,12 @@ func TestDocsJSONKeys(t *testing.T) {
 	// (TOML, the scenarios' language, cannot spell one): this capture,
 	// generated here from a raw envelope, shows rpc.error_hex.
 	jsonKeys(t, emitted["dump"], "dump", "--json", genRPCCapture(t, errorHexScenario))
+	// Several captures: the two-ended fixture (the client's and the
+	// server's capture of one session) shows seen, one_way_ns,
+	// missing_in, the connections' host and capture, and clocks.
+	twoEnds := []string{filepath.Join("../../fixtures/captures/two-ends", "client.pcapng"), filepath.Join("../../fixtures/captures/two-ends", "server.pcapng")}
+	jsonKeys(t, emitted["dump"], append([]string{"dump", "--json"}, twoEnds...)...)
+	jsonKeys(t, emitted["tables"], append([]string{"tables", "--json"}, twoEnds...)...)
 	for _, hex := range []string{"89604020e0300d", "2c0100"} {
 		jsonKeys(t, emitted["dump"], "bits", "--dir", "s2c", "--json", hex)
 	}

@@ -22,11 +22,14 @@ type dumpOptions struct {
 	rpc     func() (*pipeline.RPC, error)
 
 	capture string // CAPTURE: a file, or - for standard input
-	verbose bool
-	hex     bool // -x: each message's bytes as hex and ASCII
-	json    bool
-	filter  string
-	write   string // -w: write the selected messages' packets to this pcapng instead of printing
+	// captures are all the CAPTUREs (several: read as one, several.go).
+	captures []string
+	several  severalFlags
+	verbose  bool
+	hex      bool // -x: each message's bytes as hex and ASCII
+	json     bool
+	filter   string
+	write    string // -w: write the selected messages' packets to this pcapng instead of printing
 }
 
 // newCmdDump returns the dump command; runF, when not nil, runs instead of
@@ -68,9 +71,9 @@ lists those messages again (docs/cli.md "Writing a selection").`,
   usmnscope dump --schema chat.toml --filter 'payload_message == Say' capture.pcapng
   usmnscope dump --filter 'method == Login' -w login.pcapng capture.pcapng
   tcpdump -U -w - port 27016 | usmnscope dump -`,
-		Args: argNames("CAPTURE"),
+		Args: argNames("CAPTURE..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.capture = args[0]
+			o.capture, o.captures = args[0], args
 			o.profile = profileLoader(cmd)
 			o.schemas = schemaLoader(cmd)
 			o.rpc = rpcLoader(cmd)
@@ -86,6 +89,7 @@ lists those messages again (docs/cli.md "Writing a selection").`,
 	f.BoolVar(&o.json, "json", false, "print one JSON record per message (NDJSON, docs/json.md)")
 	f.StringVar(&o.filter, "filter", "", "print only the messages matching `EXPR` (see above)")
 	f.StringVarP(&o.write, "write", "w", "", "write the selected messages' packets to the pcapng `OUT` instead of printing them")
+	addSeveralFlags(cmd, &o.several)
 	return cmd
 }
 
@@ -121,8 +125,12 @@ func runDump(o *dumpOptions) error {
 	case lines:
 		js = d.Lines()
 	}
-	org := originOf(o.capture, nil)
-	dc, err := readCapture(o.IO, p, set, rp, o.capture, func(dc *session.Index) session.Stream {
+	caps, err := o.several.captures("dump", o.paths())
+	if err != nil {
+		return err
+	}
+	org := originOf(o.capture, o.several.hosts)
+	dc, err := readCaptures(o.IO, p, set, rp, o.paths(), caps, func(dc *session.Index) session.Stream {
 		dc.SetOrigin(org.host, org.capture)
 		settled := func(n int) error { return d.One(dc, n) }
 		switch {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -33,6 +32,7 @@ type exportOptions struct {
 	hex            bool
 	payloadColumns bool
 	hosts          []string // --host NAME or FILE=NAME
+	shifts         []string // --time-shift FILE=±D (several captures, ndjson)
 }
 
 // newCmdExport returns the export command (docs/export.md `usmnscope
@@ -56,11 +56,12 @@ host the capture was taken on (default: the file's base name without
 its extension), so that the files of several hosts can be queried
 together; with several captures, --host FILE=NAME names each.
 
-Several captures (--format parquet) are read one after the other into one
-file, their messages numbered once in time order (a tie goes to the
-capture given first): n and pair are those of all the captures; each row
-keeps its host and capture. Their clocks are taken as they are: captures
-of the same connections from both ends are not matched or aligned yet.`,
+Several captures are read as one, as dump --json reads them
+(docs/json.md "Several captures"): numbered once in time order on the
+first capture's clock (a tie goes to the capture given first), each row
+keeping its host and capture, a connection both ends captured merged;
+--time-shift FILE=±D gives a capture's clock offset instead of the
+estimate.`,
 		Example: `  usmnscope export --format parquet -o eu1.parquet --host eu1 eu1.pcapng
   duckdb -c "SELECT host, method, quantile_cont(latency_ns, 0.99) FROM 'eu*.parquet' WHERE msg = 'Response' GROUP BY ALL"
   usmnscope export --format parquet --schema chat.toml --payload-columns -o chat.parquet capture.pcapng
@@ -84,6 +85,7 @@ of the same connections from both ends are not matched or aligned yet.`,
 	f.BoolVar(&o.hex, "hex", false, "parquet: add the hex column (each message's bytes)")
 	f.BoolVar(&o.payloadColumns, "payload-columns", false, "parquet: a typed column for each payload field of the schemas")
 	f.StringArrayVar(&o.hosts, "host", nil, "the host `NAME` of the capture (FILE=NAME with several)")
+	f.StringArrayVar(&o.shifts, "time-shift", nil, "add `FILE=±D` (a duration: -1.5s) to FILE's times instead of the estimated offset (several captures)")
 	return cmd
 }
 
@@ -123,9 +125,6 @@ func runExport(o *exportOptions) error {
 	if o.out == "" {
 		return usageError{fmt.Errorf("export: -o FILE is required")}
 	}
-	if len(o.captures) > 1 && o.format == "ndjson" {
-		return usageError{fmt.Errorf("export: --format ndjson takes one capture (the records of several are not interleaved yet): export each, or use --format parquet")}
-	}
 	if o.format == "ndjson" && (o.hex || o.payloadColumns) {
 		return usageError{fmt.Errorf("export: --hex and --payload-columns are for --format parquet (the ndjson records carry hex and every field)")}
 	}
@@ -145,11 +144,10 @@ func runExport(o *exportOptions) error {
 	if o.payloadColumns && set == nil {
 		return usageError{fmt.Errorf("export: --payload-columns needs schemas (--schema FILE)")}
 	}
-	var order *captureOrder
-	if len(o.captures) > 1 {
-		if order, err = orderCaptures(o, p, set); err != nil {
-			return err
-		}
+	sf := severalFlags{hosts: o.hosts, shifts: o.shifts}
+	caps, err := sf.captures("export", o.captures)
+	if err != nil {
+		return err
 	}
 	var w io.Writer = o.IO.out
 	var file *os.File
@@ -168,17 +166,16 @@ func runExport(o *exportOptions) error {
 		}
 		pw = export.NewWriter(out, export.Columns(o.hex, payload))
 	}
-	for i, c := range o.captures {
-		var rp *pipeline.RPC
-		if rp, err = loadRPC(o.rpc); err != nil {
-			break
-		}
-		var renumber func(int64) int64
-		if order != nil {
-			renumber = func(n int64) int64 { return order.global(i, n) }
-		}
-		if err = exportCapture(o, p, set, rp, out, pw, c, originOf(c, o.hosts), renumber); err != nil {
-			break
+	var rp *pipeline.RPC
+	if rp, err = loadRPC(o.rpc); err == nil {
+		if caps != nil {
+			// Several captures: read as one (docs/json.md "Several
+			// captures"), numbered once, clocks aligned, a connection
+			// both ends captured merged.
+			err = exportSeveral(o, p, set, rp, out, pw, caps)
+		} else {
+			c := o.captures[0]
+			err = exportCapture(o, p, set, rp, out, pw, c, originOf(c, o.hosts), nil)
 		}
 	}
 	if pw != nil && err == nil {
@@ -244,60 +241,34 @@ func exportCapture(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *p
 	return err
 }
 
-// captureOrder numbers the messages of several captures once, in time
-// order (docs/export.md "Several captures"): message k of capture c is
-// preceded by the messages of every capture that are earlier, a tie going
-// to the capture given first and then to the lower number. Each capture's
-// times are read first (a pass that keeps 8 bytes a message); a time
-// earlier than the one before it in the same capture counts as that one,
-// so that each list is sorted and the numbers are 1..N, each once.
-type captureOrder struct {
-	times [][]int64
-}
-
-// orderCaptures reads every capture once for its message times.
-func orderCaptures(o *exportOptions, p *unturned.Profile, set *schema.Set) (*captureOrder, error) {
-	co := &captureOrder{times: make([][]int64, len(o.captures))}
-	for i, c := range o.captures {
-		rp, err := loadRPC(o.rpc)
-		if err != nil {
-			return nil, err
-		}
-		var ts []int64
-		_, err = readCapture(o.IO, p, set, rp, c, func(dc *session.Index) session.Stream {
-			return session.Stream{Settled: func(n int) error {
-				_, t, _ := dc.Stamp(n)
-				ns := t.UnixNano()
-				if len(ts) > 0 && ns < ts[len(ts)-1] {
-					ns = ts[len(ts)-1]
+// exportSeveral writes the records of several captures read as one: as
+// Parquet rows to pw, or without pw as NDJSON; each row keeps the host and
+// capture it came from.
+func exportSeveral(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, out *bufio.Writer, pw *export.Writer, caps []pipeline.Capture) error {
+	var sink func(*session.JSONBatch) error
+	if pw != nil {
+		ad := &export.Adapter{}
+		var rec export.Record
+		sink = func(b *session.JSONBatch) error {
+			for i := range b.Len() {
+				ad.Of(&rec, b.Message(i))
+				if err := pw.Write(&rec); err != nil {
+					return err
 				}
-				ts = append(ts, ns)
-				return nil
-			}}
-		})
-		if err != nil {
-			return nil, err
-		}
-		co.times[i] = ts
-	}
-	return co, nil
-}
-
-// global is the number of all the captures of message k (from 1) of
-// capture c.
-func (co *captureOrder) global(c int, k int64) int64 {
-	if k < 1 || k > int64(len(co.times[c])) {
-		return k // not numbered in the first pass: left as it is
-	}
-	t := co.times[c][k-1]
-	g := k
-	for c2, ts := range co.times {
-		switch {
-		case c2 < c:
-			g += int64(sort.Search(len(ts), func(i int) bool { return ts[i] > t }))
-		case c2 > c:
-			g += int64(sort.Search(len(ts), func(i int) bool { return ts[i] >= t }))
+			}
+			return nil
 		}
 	}
-	return g
+	defer setTuning(setTuning(streamTuning))
+	js := render.NewBatches(out, nil, sink)
+	_, err := readCaptures(o.IO, p, set, rp, o.captures, caps, func(dc *session.Index) session.Stream {
+		return session.Stream{Spans: true, Settled: func(n int) error { return js.Settled(dc, n) }}
+	})
+	if errors.Is(err, render.ErrStopped) {
+		err = nil
+	}
+	if serr := js.Stop(); err == nil {
+		err = serr
+	}
+	return err
 }

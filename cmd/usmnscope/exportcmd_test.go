@@ -21,7 +21,9 @@ func TestExportUsage(t *testing.T) {
 		{[]string{"export", "--format", "ndjson", "--hex", "-o", out, c}, "are for --format parquet"},
 		{[]string{"export", "--format", "parquet", "--payload-columns", "-o", out, c}, "--payload-columns needs schemas"},
 		{[]string{"export", "--format", "parquet", "--host", "other.pcapng=x", "-o", out, c}, "other.pcapng is not a capture given"},
-		{[]string{"export", "--format", "ndjson", "-o", out, c, c}, "--format ndjson takes one capture"},
+		{[]string{"export", "--format", "ndjson", "--time-shift", "nope", "-o", out, c, c}, "want FILE=±DURATION"},
+		{[]string{"export", "--format", "ndjson", "--time-shift", "other.pcapng=1s", "-o", out, c, c}, "other.pcapng is not a capture given"},
+		{[]string{"export", "--format", "parquet", "-o", out, c, "-"}, "standard input (-) cannot be one of several captures"},
 		{[]string{"export", "--format", "parquet", "-o", out}, "missing CAPTURE"},
 	} {
 		code, _, errOut := run(t, nil, tt.args...)

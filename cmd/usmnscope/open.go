@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -29,6 +30,9 @@ type openOptions struct {
 
 	capture string // CAPTURE: a file, or - for standard input
 	filter  string // --filter: the display filter in force at the start
+	// captures are all the CAPTUREs (several: read as one, several.go).
+	captures []string
+	several  severalFlags
 }
 
 // newCmdOpen returns the open command; runF, when not nil, runs instead of
@@ -36,7 +40,7 @@ type openOptions struct {
 func newCmdOpen(s *streams, runF func(*openOptions) error) *cobra.Command {
 	o := &openOptions{IO: s}
 	cmd := &cobra.Command{
-		Use:   "open CAPTURE",
+		Use:   "open CAPTURE...",
 		Short: "Browse a capture in the terminal UI",
 		Long: `Open a pcap or pcapng file (or - for standard input) in the terminal UI:
 connections, messages, the field tree, a bit-level hexdump and the listener-ID
@@ -45,9 +49,9 @@ their calls, the layer tree and the per-method tables (--contracts names the
 methods, --ulinkrpc-key decrypts). The first screen shows at once and fills in
 as the capture is read. Press ? for the keys.`,
 		Example: "  usmnscope open capture.pcapng\n  usmnscope open --filter 'latency > 1ms' capture.pcapng\n  usmnscope open --contracts ./Contracts rpc.pcapng\n  tcpdump -U -w - port 27016 | usmnscope open -",
-		Args:    cobra.ExactArgs(1),
+		Args:    argNames("CAPTURE..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.capture = args[0]
+			o.capture, o.captures = args[0], args
 			o.profile = profileLoader(cmd)
 			o.schemas = schemaLoader(cmd)
 			o.rpc = rpcLoader(cmd)
@@ -58,6 +62,7 @@ as the capture is read. Press ? for the keys.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.filter, "filter", "", "open with the display filter `EXPR` applied (the language of dump --filter)")
+	addSeveralFlags(cmd, &o.several)
 	return cmd
 }
 
@@ -90,6 +95,14 @@ func runOpen(o *openOptions) error {
 	lowGC()
 	// A file that decodes badly gets the profile hint dump and tables give
 	// (issue 13 point 5), in the expert pane once the capture is loaded.
+	if len(o.paths()) > 1 {
+		// Several captures read as one: no file to copy frames from, and
+		// no hint (it reads one capture again).
+		cfg := tuiConfig("-", lf.Index)
+		cfg.Name = strings.Join(o.paths(), " + ")
+		cfg.Filter = o.filter
+		return runTUI(s, keys, lf, cfg, func() {})
+	}
 	cfg := tuiConfig(path, lf.Index)
 	cfg.Filter = o.filter
 	return runTUI(s, keys, lf, cfg, func() { profileHint(s, p, path, lf.Index) })
@@ -104,7 +117,11 @@ func openFeed(o *openOptions) (*pipeline.Decode, *unturned.Profile, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := openDecode(o.IO, pipeline.Options{Profile: p, Schemas: set, RPC: rp, Path: o.capture})
+	caps, err := o.several.captures("open", o.paths())
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := openDecode(o.IO, pipeline.Options{Profile: p, Schemas: set, RPC: rp, Path: o.capture, Several: caps})
 	return d, p, err
 }
 

@@ -48,14 +48,20 @@ func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, e
 // error; one that breaks off part-way keeps what was decoded and reports
 // the break as a capture finding and a one-line warning on stderr.
 func readCapture(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, path string, stream func(*session.Index) session.Stream) (*session.Index, error) {
+	return readCaptureOpts(s, p, set, rp, path, nil, stream)
+}
+
+// readCaptureOpts is readCapture of several captures read as one when
+// several is not nil (path then names them in messages).
+func readCaptureOpts(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, path string, several []pipeline.Capture, stream func(*session.Index) session.Stream) (*session.Index, error) {
 	prints := false
 	var tally *hintTally
-	o := pipeline.Options{Profile: p, Schemas: set, RPC: rp, Path: path}
+	o := pipeline.Options{Profile: p, Schemas: set, RPC: rp, Path: path, Several: several}
 	if stream != nil {
 		o.Stream = func(dc *session.Index) session.Stream {
 			st := stream(dc)
 			prints = st.Settled != nil
-			if path != "-" {
+			if path != "-" && several == nil {
 				tally = &hintTally{}
 				st.Heads = func(h *session.Head) { tally.head(dc, h) }
 			}
@@ -81,7 +87,7 @@ func readCapture(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.
 	ferr := d.Feed(progress)
 	bar.done()
 	stop := dc.StreamErr()
-	if ferr == nil && stop == nil {
+	if ferr == nil && stop == nil && several == nil {
 		switch {
 		case tally != nil:
 			profileHintFrom(s, p, path, dc, tally.score(dc))

@@ -22,6 +22,8 @@ type statsOptions struct {
 	rpc     func() (*pipeline.RPC, error)
 
 	capture  string
+	captures []string // all the CAPTUREs (several: read as one, several.go)
+	several  severalFlags
 	by       []string
 	interval time.Duration
 	filter   string
@@ -73,9 +75,9 @@ matches; the same file the graph's w writes.`,
   usmnscope stats --json --filter 'proto==ulinkrpc' capture.pcapng | jq '.latency'
   usmnscope stats --csv --by listener capture.pcapng > listeners.csv
   usmnscope stats --csv --interval 100ms --series bytes --series 'max(latency) proto==ulinkrpc' capture.pcapng`,
-		Args: argNames("CAPTURE"),
+		Args: argNames("CAPTURE..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.capture = args[0]
+			o.capture, o.captures = args[0], args
 			o.atGiven = cmd.Flags().Changed("at")
 			o.profile = profileLoader(cmd)
 			o.schemas = schemaLoader(cmd)
@@ -94,6 +96,7 @@ matches; the same file the graph's w writes.`,
 	f.BoolVar(&o.csv, "csv", false, "print one CSV row per group")
 	f.StringArrayVar(&o.series, "series", nil, "with --csv: a graph series `'Y [FILTER]'` per column (repeatable; docs/stats.md)")
 	f.IntVar(&o.at, "at", 0, "count the capture as cut at message `N`, as tables --at")
+	addSeveralFlags(cmd, &o.several)
 	return cmd
 }
 
@@ -158,7 +161,11 @@ func runStats(o *statsOptions) error {
 		}
 		rep.Add(r)
 	})
-	dc, err := readCapture(o.IO, p, set, rp, o.capture, func(dc *session.Index) session.Stream {
+	caps, err := o.several.captures("stats", o.paths())
+	if err != nil {
+		return err
+	}
+	dc, err := readCaptures(o.IO, p, set, rp, o.paths(), caps, func(dc *session.Index) session.Stream {
 		return session.Stream{Spans: true, AsOf: o.at, Cut: o.at > 0, Settled: func(n int) error {
 			if headOnly && flt != nil {
 				if h, ok := dc.Head(n); !ok || !flt.MatchHead(h) {

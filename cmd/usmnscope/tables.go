@@ -17,9 +17,12 @@ type tablesOptions struct {
 	rpc     func() (*pipeline.RPC, error)
 
 	capture string // CAPTURE: a file, or - for standard input
-	json    bool
-	at      int
-	atGiven bool // --at was on the command line (0 is then no message)
+	// captures are all the CAPTUREs (several: read as one, several.go).
+	captures []string
+	several  severalFlags
+	json     bool
+	at       int
+	atGiven  bool // --at was on the command line (0 is then no message)
 }
 
 // newCmdTables returns the tables command; runF, when not nil, runs
@@ -48,9 +51,9 @@ rpc objects as of N. A capture with fewer than N messages is an error.`,
 		Example: `  usmnscope tables capture.pcapng
   usmnscope tables --at 12 capture.pcapng
   usmnscope tables --json capture.pcapng | jq '.connections[].server_listeners'`,
-		Args: argNames("CAPTURE"),
+		Args: argNames("CAPTURE..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.capture = args[0]
+			o.capture, o.captures = args[0], args
 			o.atGiven = cmd.Flags().Changed("at")
 			o.profile = profileLoader(cmd)
 			o.rpc = rpcLoader(cmd)
@@ -62,6 +65,7 @@ rpc objects as of N. A capture with fewer than N messages is an error.`,
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the tables as one JSON document (docs/json.md)")
 	cmd.Flags().IntVar(&o.at, "at", 0, "show the tables as of message `N` (default: the end of the capture)")
+	addSeveralFlags(cmd, &o.several)
 	return cmd
 }
 
@@ -82,7 +86,11 @@ func runTables(o *tablesOptions) error {
 	// Streaming (issue 18): no per-message history, the tables as of
 	// --at kept per connection on the way, and the capture read only until
 	// message --at is final (session.Stream.Cut).
-	dc, err := readCapture(o.IO, p, nil, rp, o.capture, func(*session.Index) session.Stream { return session.Stream{AsOf: o.at, Cut: o.at > 0} })
+	caps, err := o.several.captures("tables", o.paths())
+	if err != nil {
+		return err
+	}
+	dc, err := readCaptures(o.IO, p, nil, rp, o.paths(), caps, func(*session.Index) session.Stream { return session.Stream{AsOf: o.at, Cut: o.at > 0} })
 	if err != nil {
 		return err
 	}

@@ -253,8 +253,8 @@ func hasDefinition(m *session.Message) bool {
 	return false
 }
 
-// ranges merges the ranges of the kept messages (in stream order).
-func merge(rs []capture.Range) []capture.Range {
+// joinRanges merges the ranges of the kept messages (in stream order).
+func joinRanges(rs []capture.Range) []capture.Range {
 	sort.Slice(rs, func(i, j int) bool { return rs[i].From < rs[j].From })
 	var out []capture.Range
 	for _, r := range rs {
@@ -296,7 +296,7 @@ func placeUnturned(idx *session.Index, s []byte, hs []session.Head, kept map[int
 			rs = append(rs, capture.Range{From: int64(at), To: int64(cur)})
 		}
 	}
-	return merge(rs), nil
+	return joinRanges(rs), nil
 }
 
 // placeFrames finds each ULinkRPC frame of one direction in a stream of
@@ -339,7 +339,7 @@ func placeFrames(s []byte, hs []session.Head, kept map[int]bool) ([]capture.Rang
 			rs = append(rs, capture.Range{From: at, To: cur})
 		}
 	}
-	return merge(rs), nil
+	return joinRanges(rs), nil
 }
 
 // placeRPC: ULinkRPC over TCP, the frames are the stream.
@@ -391,7 +391,7 @@ func placeWebSocket(s []byte, hs []session.Head, kept map[int]bool) ([]capture.R
 			rs = append(rs, capture.Range{From: frames[i].from, To: frames[i].to})
 		}
 	}
-	return merge(rs), nil
+	return joinRanges(rs), nil
 }
 
 // wsFrames reads WebSocket frames from p on: the data frames (opcode 0, 1

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/merge"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -24,8 +25,11 @@ type Options struct {
 	// infer), such connections get one note each.
 	RPC *RPC
 	// Path is the capture file, or "-" for Stdin. Unused with Live.
-	Path  string
-	Stdin io.Reader
+	Path string
+	// Several, with more than one capture, replaces Path: the captures
+	// are read as one (several.go), their records numbered once.
+	Several []Capture
+	Stdin   io.Reader
 	// Live, when not nil, captures on a network interface instead.
 	Live *Live
 	// Stream, when not nil, gives the session.Stream of the new Index: a
@@ -95,6 +99,8 @@ func Open(o Options) (*Decode, error) {
 		return nil, err
 	}
 	switch {
+	case len(o.Several) > 1:
+		attachSeveral(ix, src.(*merge.Source))
 	case o.Live != nil:
 		if s, ok := src.(interface{ Sync() error }); ok && o.Live.Write != "" {
 			attachStore(ix, o.Live.Write, s.Sync)
@@ -121,6 +127,8 @@ func openSource(o Options, p *unturned.Profile, as map[uint16]Proto) (capture.So
 	switch {
 	case o.Live != nil:
 		return capture.OpenLive(liveOptions(p, o.RPC, as, *o.Live))
+	case len(o.Several) > 1:
+		return openSeveral(o, p, as)
 	}
 	opts := captureOptions(p, o.RPC, as)
 	opts.Quiet = o.quiet

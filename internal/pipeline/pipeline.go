@@ -58,6 +58,7 @@ func feed(src capture.Source, ix *session.Index, rp *RPC, as map[uint16]Proto, p
 	}()
 	r := newRouter(ix, rp, as)
 	r.claimFrom(src)
+	several, _ := src.(inputOf)
 	// A full Index, which a reader may share (the TUI's), is fed a file in
 	// batches of feedBatch events under one lock (session.Index.Batch),
 	// progress told once a batch, out of it. Only a file: a source that
@@ -76,6 +77,9 @@ func feed(src capture.Source, ix *session.Index, rp *RPC, as map[uint16]Proto, p
 			var ev *capture.Event
 			if ev, rerr = src.Next(); rerr != nil {
 				break
+			}
+			if several != nil {
+				ix.SetInput(several.Input())
 			}
 			r.apply(ev)
 			if n == 1 && progress != nil {

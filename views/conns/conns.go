@@ -205,8 +205,13 @@ func (m Model) line(c session.ConnInfo) string {
 	} else if c.Proto != "" {
 		proto = termsafe.Escape(c.Proto) // another registered protocol (decode.Register)
 	}
+	label := m.label[c.Conn]
+	if c.Host != "" {
+		// Several captures: the host the connection was first seen on.
+		label += " " + termsafe.Escape(c.Host)
+	}
 	return fmt.Sprintf("%-3s %s ↔ %s  %s  %s %d/%dB  %s  %s",
-		m.label[c.Conn], c.Conn.Client, c.Conn.Server, proto,
+		label, c.Conn.Client, c.Conn.Server, proto,
 		dissect.Count(c.Messages, "msg"), c.Bytes[dissect.C2S], c.Bytes[dissect.S2C], worst, Sparkline(m.spark[c.Conn], 12))
 }
 

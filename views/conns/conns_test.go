@@ -51,3 +51,21 @@ func TestLineShowsUSMNState(t *testing.T) {
 		t.Errorf("inferred widening = %q; want wide:c2s,s2c?", got)
 	}
 }
+
+// TestLineShowsHost: with several captures each connection names the host
+// it was first seen on (escaped); with one, nothing is added.
+func TestLineShowsHost(t *testing.T) {
+	src := fake.Capture()
+	conns := append([]session.ConnInfo(nil), src.Conns...)
+	conns[0].Host, conns[0].Capture = "eu1", "eu1.pcapng"
+	conns[1].Host, conns[1].Capture = "us\x1b[2J", "us.pcapng"
+	m := New()
+	m.SetSize(120, 5)
+	m.SetConnections(conns, 6)
+	v := ansi.Strip(m.View())
+	for _, want := range []string{"c1 eu1 10.0.0.2:50000 ↔", `c2 us\x1b[2J 10.0.0.3:50001 ↔`} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+}

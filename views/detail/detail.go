@@ -257,7 +257,8 @@ func build(msg *session.Message) []*node {
 	}
 	head := &node{path: "msg", field: -1, text: fmt.Sprintf("#%d frame %d %s %s %s", msg.N, msg.Frame, msg.Dir, msg.Conn, dissect.Count(len(msg.Data), "byte"))}
 	enum := &node{path: "enum", field: -1, text: fmt.Sprintf("%s: enum %d (%s%s)", termsafe.Escape(msg.Name()), msg.Enum.Value, dissect.Count(msg.Enum.Bits, "bit"), widenedText(msg.Enum.Widened))}
-	out := []*node{head, enum}
+	out := append([]*node{head}, sightNodes(msg)...)
+	out = append(out, enum)
 
 	fields := &node{path: "fields", field: -1, group: true, text: fmt.Sprintf("Fields (%d)", len(msg.Fields))}
 	groups := map[string]*node{}
