@@ -386,7 +386,7 @@ func TestToyProtocol(t *testing.T) {
 	if lf.Index.Len() != 5 {
 		t.Fatalf("open lists %d messages; want 5", lf.Index.Len())
 	}
-	m := views.New(lf.Index, tuiConfig(c))
+	m := views.New(lf.Index, tuiConfig(c, lf.Index))
 	m, _ = drive(m, tea.WindowSizeMsg{Width: 160, Height: 48}, views.ProgressMsg{Fraction: 1, Done: true}, keyPress("j"))
 	screen := ansi.Strip(m.View().Content)
 	for _, w := range []string{"ToyRequest", "ToyResponse", `value="one"`, `key="gamma"`, "10.0.0.2:7777  toy  5 msgs", "#2 frame 5 s2c 10.0.0.1:40000-10.0.0.2:7777 toy 6 bytes",
