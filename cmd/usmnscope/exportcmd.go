@@ -212,20 +212,7 @@ func slicesContainsCapture(captures []string, file string) bool {
 // pw, or without pw as the NDJSON records. renumber, when not nil, maps
 // the capture's message numbers to those of all the captures (n, pair).
 func exportCapture(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, out *bufio.Writer, pw *export.Writer, path string, org origin, renumber func(int64) int64) error {
-	var sink func(*session.JSONBatch) error
-	if pw != nil {
-		ad := &export.Adapter{Host: org.host, Capture: org.capture, Renumber: renumber}
-		var rec export.Record
-		sink = func(b *session.JSONBatch) error {
-			for i := range b.Len() {
-				ad.Of(&rec, b.Message(i))
-				if err := pw.Write(&rec); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-	}
+	sink := parquetSink(pw, &export.Adapter{Host: org.host, Capture: org.capture, Renumber: renumber})
 	defer setTuning(setTuning(streamTuning))
 	js := render.NewBatches(out, nil, sink)
 	_, err := readCapture(o.IO, p, set, rp, path, func(dc *session.Index) session.Stream {
@@ -245,20 +232,7 @@ func exportCapture(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *p
 // Parquet rows to pw, or without pw as NDJSON; each row keeps the host and
 // capture it came from.
 func exportSeveral(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, out *bufio.Writer, pw *export.Writer, caps []pipeline.Capture) error {
-	var sink func(*session.JSONBatch) error
-	if pw != nil {
-		ad := &export.Adapter{}
-		var rec export.Record
-		sink = func(b *session.JSONBatch) error {
-			for i := range b.Len() {
-				ad.Of(&rec, b.Message(i))
-				if err := pw.Write(&rec); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-	}
+	sink := parquetSink(pw, &export.Adapter{})
 	defer setTuning(setTuning(streamTuning))
 	js := render.NewBatches(out, nil, sink)
 	_, err := readCaptures(o.IO, p, set, rp, o.captures, caps, func(dc *session.Index) session.Stream {
@@ -271,4 +245,22 @@ func exportSeveral(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *p
 		err = serr
 	}
 	return err
+}
+
+// parquetSink writes each batch's messages as Parquet rows to pw through
+// ad; nil without pw (NDJSON: the batches' records are written as they are).
+func parquetSink(pw *export.Writer, ad *export.Adapter) func(*session.JSONBatch) error {
+	if pw == nil {
+		return nil
+	}
+	var rec export.Record
+	return func(b *session.JSONBatch) error {
+		for i := range b.Len() {
+			ad.Of(&rec, b.Message(i))
+			if err := pw.Write(&rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
