@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/usmnscope/usmnscope/internal/config"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/schema"
 )
@@ -23,15 +23,10 @@ const maxSchemaFile = 4 << 20
 // schemaDir is $XDG_CONFIG_HOME/usmnscope/schemas (default
 // ~/.config/usmnscope/schemas, schema.md), or "" when neither is known.
 func schemaDir() string {
-	base := os.Getenv("XDG_CONFIG_HOME")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil || home == "" {
-			return ""
-		}
-		base = filepath.Join(home, ".config")
+	if d := config.Dir(); d != "" {
+		return filepath.Join(d, "schemas")
 	}
-	return filepath.Join(base, "usmnscope", "schemas")
+	return ""
 }
 
 // schemaFiles lists the schema files in force: the schemas directory's

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/usmnscope/usmnscope/internal/tomlcap"
 )
 
 // File is the config file's content. Every key is optional.
@@ -38,8 +40,10 @@ type Column struct {
 // maxFile bounds the config file read.
 const maxFile = 1 << 20
 
-// Path is the config file's path, or "" when no config folder is known.
-func Path() string {
+// Dir is usmnscope's config folder, $XDG_CONFIG_HOME/usmnscope (default
+// ~/.config/usmnscope), or "" when neither is known. The config file and
+// the schemas folder live in it.
+func Dir() string {
 	base := os.Getenv("XDG_CONFIG_HOME")
 	if base == "" {
 		home, err := os.UserHomeDir()
@@ -48,7 +52,15 @@ func Path() string {
 		}
 		base = filepath.Join(home, ".config")
 	}
-	return filepath.Join(base, "usmnscope", "config.toml")
+	return filepath.Join(base, "usmnscope")
+}
+
+// Path is the config file's path, or "" when no config folder is known.
+func Path() string {
+	if d := Dir(); d != "" {
+		return filepath.Join(d, "config.toml")
+	}
+	return ""
 }
 
 // Load reads the config file at path; a missing file is an empty File.
@@ -72,6 +84,11 @@ func Load(path string) (File, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
+		return f, fmt.Errorf("config: %w", err)
+	}
+	// The config file is input like a schema file: its shape is bounded
+	// before the parser sees it (nesting, key length, UTF-8; SECURITY.md).
+	if err := tomlcap.Check(path, data, tomlcap.Default); err != nil {
 		return f, fmt.Errorf("config: %w", err)
 	}
 	md, err := toml.Decode(string(data), &f)
