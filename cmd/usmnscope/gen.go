@@ -1,15 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/scenario"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -81,124 +77,31 @@ same file.`,
 }
 
 func runGen(o *genOptions) error {
-	s, args := o.IO, o.args
-	if o.out == "" {
-		return usageError{fmt.Errorf("gen: -o OUT is required")}
+	g := scenario.Gen{Out: o.out, Stdout: o.IO.out, PCAP: o.pcap, Scale: o.scale, Conns: o.conns, Seed: o.seed, Link: o.link,
+		Protocol: o.protocol, Transport: o.transport, Profile: o.profile, ProfileSet: o.profileSet}
+	if len(o.args) == 1 {
+		g.File = o.args[0]
 	}
-	if (len(args) == 1) == (o.scale > 0) {
-		return usageError{fmt.Errorf("gen: give either a scenario file or --scale N")}
-	}
-	if o.protocol != "unturned" && o.protocol != "ulinkrpc" {
-		return usageError{fmt.Errorf("gen: --protocol %s: not unturned or ulinkrpc", termsafe.Escape(o.protocol))}
-	}
-	if o.transport != "tcp" && (o.protocol != "ulinkrpc" || o.scale == 0) {
-		return usageError{fmt.Errorf("gen: --transport is for --scale N --protocol ulinkrpc")}
-	}
-	format := scenario.PCAPNG
-	if o.pcap || strings.EqualFold(filepath.Ext(o.out), ".pcap") {
-		format = scenario.PCAP
-	}
-	var sc *scenario.Scenario
-	var rs *scenario.RPC // a ULinkRPC scenario (protocol = "ulinkrpc")
-	if len(args) == 1 {
-		data, err := os.ReadFile(args[0])
-		if err != nil {
-			return err
-		}
-		if scenario.IsRPC(data) {
-			if rs, err = scenario.ReadRPCFile(args[0]); err != nil {
-				return err
-			}
-		} else if sc, err = scenario.ReadFile(args[0]); err != nil {
-			return err
-		}
-	}
-	if err := applyProfile(sc, o.profileSet, o.profile); err != nil {
-		return err
-	}
-	var scaleProfile *unturned.Profile
-	if sc == nil && rs == nil {
-		p, err := o.profile()
-		if err != nil {
-			return err
-		}
-		scaleProfile = p
-	}
-	w, closeOut, created, err := create(s, o.out)
+	st, format, err := g.Run()
 	if err != nil {
-		return err
-	}
-	var st scenario.Stats
-	switch {
-	case rs != nil:
-		st, err = rs.Generate(w, format)
-	case sc != nil:
-		st, err = sc.Generate(w, format)
-	case o.protocol == "ulinkrpc":
-		st, err = scenario.RPCScale{Frames: o.scale, Conns: o.conns, Seed: o.seed, Transport: o.transport, Link: o.link}.Generate(w, format)
-	default:
-		st, err = scenario.Scale{Messages: o.scale, Conns: o.conns, Seed: o.seed, Link: o.link, P: scaleProfile}.Generate(w, format)
-	}
-	if cerr := closeOut(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		var written int64
-		if fi, serr := os.Stat(o.out); serr == nil && o.out != "-" {
-			written = fi.Size()
-		}
-		switch {
-		case created && written == 0:
-			os.Remove(o.out) // only a new empty regular file of ours, never a device or an old file
-		case written > 0:
-			// A full disk keeps what was written (issue 8): a capture cut
-			// mid-record, which reads up to the cut with a finding.
-			err = fmt.Errorf("%w (the %d bytes written before it are kept in %s)", err, written, termsafe.Escape(o.out))
-		}
-		return err
+		return usageOf(err)
 	}
 	// The summary goes to stderr when the capture itself goes to stdout.
-	msg := s.out
+	msg := o.IO.out
 	if o.out == "-" {
-		msg = s.err
+		msg = o.IO.err
 	}
 	fmt.Fprintf(msg, "wrote %s (%s): %d connections, %d messages, %d packets\n", o.out, format, st.Conns, st.Messages, st.Packets)
 	return nil
 }
 
-// create opens the output file, or standard output for "-". created says
-// whether the file is a new regular file, the only kind gen removes when it
-// fails before writing anything.
-func create(s *streams, path string) (w io.Writer, closeOut func() error, created bool, err error) {
-	if path == "-" {
-		return s.out, func() error { return nil }, false, nil
+// usageOf makes a scenario.UsageError a usage error (exit 2).
+func usageOf(err error) error {
+	var u scenario.UsageError
+	if errors.As(err, &u) {
+		return usageError{u.Err}
 	}
-	_, statErr := os.Lstat(path)
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, nil, false, fmt.Errorf("gen: %w", err)
-	}
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && os.IsNotExist(statErr) {
-		created = true
-	}
-	return f, f.Close, created, nil
-}
-
-// applyProfile lets --profile, which every command takes, replace the
-// profile a scenario file names for the messages it encodes (wire.md 6.1);
-// addresses the scenario left to the profile's default port keep the
-// scenario's own profile. Without --profile (set), or without a scenario,
-// it does nothing.
-func applyProfile(sc *scenario.Scenario, set bool, load func() (*unturned.Profile, error)) error {
-	if sc == nil || !set {
-		return nil
-	}
-	p, err := load()
-	if err != nil {
-		return err
-	}
-	sc.P = p
-	return nil
+	return err
 }
 
 // profileSet says whether --profile was given.

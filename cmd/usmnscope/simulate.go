@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"os/signal"
-	"slices"
 
 	"github.com/spf13/cobra"
 
-	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/scenario"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -125,135 +121,14 @@ TCP sender on the same machine cannot reach. It needs CAP_NET_RAW.`,
 }
 
 func runSimulate(o *simulateOptions) error {
-	s := o.IO
-	if o.scenario == "" && o.sim.Count <= 0 {
-		return usageError{fmt.Errorf("simulate: give --scenario F, --count N or both")}
-	}
-	if o.speedSet && o.sim.FullSpeed {
-		return usageError{fmt.Errorf("simulate: --speed and --full-speed exclude each other")}
-	}
-	if o.sim.Speed <= 0 {
-		return usageError{fmt.Errorf("simulate: --speed must be above 0, not %g", o.sim.Speed)}
-	}
-	if o.sim.Count < 0 || o.sim.Rate < 0 || o.sim.Conns < 1 || o.sim.Conns > 10000 {
-		return usageError{fmt.Errorf("simulate: --count and --rate cannot be negative, --conns must be 1 to 10000")}
-	}
-	if o.scenario != "" {
-		if data, err := os.ReadFile(o.scenario); err == nil && scenario.IsRPC(data) {
-			return runSimulateRPC(o)
-		}
-	}
-	var sc *scenario.Scenario
-	if o.scenario != "" {
-		var err error
-		if sc, err = scenario.ReadFile(o.scenario); err != nil {
-			return err
-		}
-	}
-	if err := applyProfile(sc, o.profileSet, o.profile); err != nil {
-		return err
-	}
-	if sc != nil {
-		o.sim.P = sc.P
-	} else if o.profileSet {
-		p, err := o.profile()
-		if err != nil {
-			return err
-		}
-		o.sim.P = p
-	}
 	ctx := o.ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	if o.inject {
-		return runInject(ctx, o, sc)
-	}
-	if o.ifaceSet {
-		return usageError{fmt.Errorf("simulate: -i goes with --inject")}
-	}
-	o.sim.Log = s.out
-	fmt.Fprintf(s.out, "simulating on %s\n", o.sim.Addr)
-	res, err := o.sim.Run(ctx, sc)
-	if err != nil {
-		return err
-	}
-	simDone(s, res)
-	return nil
-}
-
-// runInject is simulate --inject: the TCP-only flags are refused rather
-// than ignored.
-func runInject(ctx context.Context, o *simulateOptions, sc *scenario.Scenario) error {
-	s := o.IO
-	if len(o.tcpFlags) > 0 {
-		return usageError{fmt.Errorf("simulate: --%s is for TCP connections, not --inject", o.tcpFlags[0])}
-	}
-	in := scenario.Inject{Iface: o.iface, Rate: o.sim.Rate, Count: o.sim.Count, Conns: o.sim.Conns, Seed: o.sim.Seed, P: o.sim.P}
-	fmt.Fprintf(s.out, "injecting on %s\n", termsafe.Escape(o.iface))
-	res, err := in.Run(ctx, sc)
-	if errors.Is(err, scenario.ErrInjectPermission) {
-		return fmt.Errorf("simulate --inject: sending raw frames on %s needs CAP_NET_RAW: run as root or setcap cap_net_raw+ep the binary", termsafe.Escape(o.iface))
-	}
-	if err != nil {
-		return fmt.Errorf("simulate: %w", err)
-	}
-	secs := res.Elapsed.Seconds()
-	rate := func(n int) float64 {
-		if secs <= 0 {
-			return 0
-		}
-		return float64(n) / secs
-	}
-	fmt.Fprintf(s.out, "injected %d packets, %d messages in %.3f s: %.0f pkt/s, %.0f msg/s\n",
-		res.Packets, res.Messages, secs, rate(res.Packets), rate(res.Messages))
-	return nil
-}
-
-// runSimulateRPC is simulate of a ULinkRPC scenario: the flags of the
-// Unturned load mix and of --inject are refused rather than ignored.
-func runSimulateRPC(o *simulateOptions) error {
-	s := o.IO
-	sc, err := scenario.ReadRPCFile(o.scenario)
-	if err != nil {
-		return err
-	}
-	switch {
-	case o.inject:
-		return usageError{errors.New("simulate: --inject replays Unturned scenarios, not a ULinkRPC one")}
-	case len(o.mixFlags) > 0:
-		return usageError{fmt.Errorf("simulate: --%s is for the Unturned load mix, not a ULinkRPC scenario", o.mixFlags[0])}
-	case o.ifaceSet:
-		return usageError{fmt.Errorf("simulate: -i goes with --inject")}
-	case sc.U.Transport == "kcp" && (o.sim.Nagle || o.sim.Congestion != ""):
-		return usageError{errors.New("simulate: --nagle and --congestion are for TCP, not a ULinkRPC scenario over KCP")}
-	}
-	addr := scenario.RPCAddr(sc)
-	if slices.Contains(o.tcpFlags, "addr") {
-		addr = o.sim.Addr
-	} else {
-		o.sim.Addr = ""
-	}
-	ctx := o.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	o.sim.Log = s.out
-	fmt.Fprintf(s.out, "simulating ulinkrpc over %s on %s\n", sc.U.Transport, termsafe.Escape(addr))
-	res, err := o.sim.RunRPC(ctx, sc)
-	if err != nil {
-		return err
-	}
-	simDone(s, res)
-	return nil
-}
-
-// simDone prints simulate's last line, the same for both protocols.
-func simDone(s *streams, res scenario.SimResult) {
-	fmt.Fprintf(s.out, "done: %d connections, %d messages, c2s %d bytes, s2c %d bytes in %v\n",
-		res.Conns, res.Messages, res.Bytes[0], res.Bytes[1], res.Elapsed.Round(1e6))
+	o.sim.Log = o.IO.out
+	return usageOf(scenario.Play{Scenario: o.scenario, Sim: o.sim, Inject: o.inject, Iface: o.iface,
+		SpeedSet: o.speedSet, IfaceSet: o.ifaceSet, TCPFlags: o.tcpFlags, MixFlags: o.mixFlags,
+		Profile: o.profile, ProfileSet: o.profileSet}.Run(ctx))
 }
