@@ -74,9 +74,9 @@ func TestHintBudget(t *testing.T) {
 		res   *infer.Result
 	}
 	var calls []call
-	old := hintRun
-	defer func() { hintRun = old }()
-	hintRun = func(base *unturned.Profile, dec infer.Decoder, maxCands, maxDecodes int) *infer.Result {
+	old := pipeline.HintRun
+	defer func() { pipeline.HintRun = old }()
+	pipeline.HintRun = func(base *unturned.Profile, dec infer.Decoder, maxCands, maxDecodes int) *infer.Result {
 		res := old(base, dec, maxCands, maxDecodes)
 		calls = append(calls, call{maxDecodes, res})
 		return res

@@ -105,7 +105,7 @@ func runOpen(o *openOptions) error {
 	}
 	cfg := tuiConfig(path, lf.Index)
 	cfg.Filter = o.filter
-	return runTUI(s, keys, lf, cfg, func() { profileHint(s, p, path, lf.Index) })
+	return runTUI(s, keys, lf, cfg, func() { pipeline.HintIndex(p, path, lf.Index) })
 }
 
 // openFeed opens what open decodes (pipeline.Open): the capture with the

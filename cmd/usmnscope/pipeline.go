@@ -6,6 +6,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/schema"
@@ -24,17 +25,6 @@ func openDecode(s *streams, o pipeline.Options) (*pipeline.Decode, error) {
 	return pipeline.Open(o)
 }
 
-// The helpers profile infer and its hint use (infer.go): the capture
-// options, source and index of a decode without ULinkRPC, as Open makes
-// them.
-func captureOptions(p *unturned.Profile) capture.Options { return pipeline.CaptureOptions(p, nil) }
-
-func newDecoder(p *unturned.Profile) *session.Index { return pipeline.NewIndex(p, -1) }
-
-func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, error) {
-	return pipeline.OpenSource(pipeline.Options{Profile: p, Path: path, Stdin: s.in})
-}
-
 // readCapture decodes the capture at path under the profile p, with
 // payloads decoded with the schemas set (nil: none) and ULinkRPC into rp
 // (nil: ULinkRPC connections get one note each), drawing progress on a
@@ -42,9 +32,9 @@ func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, e
 // the session.Stream of the new Index (issue 18: dump and tables keep no
 // per-message history); a Stream that prints (Settled) draws no progress
 // on the terminal it prints to, and its error stops the read. A streaming
-// Index keeps no messages for the profile hint (profileHint) to score at
+// Index keeps no messages for the profile hint (pipeline.Hint) to score at
 // the end, so the hint's score is tallied from the stream's messages as
-// they are handed out (hintTally). A capture that cannot be opened is an
+// they are handed out (infer.Tally). A capture that cannot be opened is an
 // error; one that breaks off part-way keeps what was decoded and reports
 // the break as a capture finding and a one-line warning on stderr.
 func readCapture(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, path string, stream func(*session.Index) session.Stream) (*session.Index, error) {
@@ -55,15 +45,15 @@ func readCapture(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.
 // several is not nil (path then names them in messages).
 func readCaptureOpts(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, path string, several []pipeline.Capture, stream func(*session.Index) session.Stream) (*session.Index, error) {
 	prints := false
-	var tally *hintTally
+	var tally *infer.Tally
 	o := pipeline.Options{Profile: p, Schemas: set, RPC: rp, Path: path, Several: several}
 	if stream != nil {
 		o.Stream = func(dc *session.Index) session.Stream {
 			st := stream(dc)
 			prints = st.Settled != nil
 			if path != "-" && several == nil {
-				tally = &hintTally{}
-				st.Heads = func(h *session.Head) { tally.head(dc, h) }
+				tally = &infer.Tally{}
+				st.Heads = func(h *session.Head) { tally.Head(dc, h) }
 			}
 			return st
 		}
@@ -90,11 +80,11 @@ func readCaptureOpts(s *streams, p *unturned.Profile, set *schema.Set, rp *pipel
 	if ferr == nil && stop == nil && several == nil {
 		switch {
 		case tally != nil:
-			profileHintFrom(s, p, path, dc, tally.score(dc))
+			pipeline.Hint(p, path, dc, tally.Score(dc))
 		case stream == nil:
-			profileHint(s, p, path, dc)
+			pipeline.HintIndex(p, path, dc)
 		}
-		// A stream from standard input gets no hint (profileHint): it
+		// A stream from standard input gets no hint (pipeline.Hint): it
 		// cannot be read again for the hint's sample.
 	}
 	if stop != nil {

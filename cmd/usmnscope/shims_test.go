@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/tuifeed"
 	"github.com/usmnscope/usmnscope/netpak"
@@ -108,3 +109,29 @@ func writeHexdump(w io.Writer, data []byte, fields []netpak.Span) { render.Hexdu
 const jsonBatchLen = render.JSONBatchLen
 
 var boundOptions = pipeline.BoundOptions
+
+// The helpers profile infer and its hint used (now pipeline.Infer and
+// pipeline.Hint): the capture options, source and index of a decode
+// without ULinkRPC, as Open makes them, and the hint's score and bounds.
+func captureOptions(p *unturned.Profile) capture.Options { return pipeline.CaptureOptions(p, nil) }
+
+func newDecoder(p *unturned.Profile) *session.Index { return pipeline.NewIndex(p, -1) }
+
+func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, error) {
+	return pipeline.OpenSource(pipeline.Options{Profile: p, Path: path, Stdin: s.in})
+}
+
+type hintScore = infer.Hint
+
+func scoreIndex(dc *session.Index) hintScore { return infer.ScoreHeads(dc) }
+
+func profileHint(_ *streams, p *unturned.Profile, path string, dc *session.Index) {
+	pipeline.HintIndex(p, path, dc)
+}
+
+var hintBudget = pipeline.HintBudget
+
+const (
+	hintMinDecodes = pipeline.HintMinDecodes
+	hintMaxDecodes = pipeline.HintMaxDecodes
+)
