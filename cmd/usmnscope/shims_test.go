@@ -135,3 +135,9 @@ const (
 	hintMinDecodes = pipeline.HintMinDecodes
 	hintMaxDecodes = pipeline.HintMaxDecodes
 )
+
+var (
+	newRPC        = pipeline.RPCWith
+	rpcBounds     = pipeline.RPCBounds
+	readContracts = pipeline.ReadContracts
+)

@@ -2,14 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/rpc"
@@ -23,7 +19,7 @@ import (
 const (
 	rpcKeyFlag        = "ulinkrpc-key"
 	rpcDerivationFlag = "ulinkrpc-key-derivation"
-	rpcContractsFlag  = "contracts"
+	rpcContractsFlag  = pipeline.ContractsFlag
 )
 
 func addRPCFlags(root *cobra.Command) {
@@ -76,72 +72,15 @@ func rpcLoader(cmd *cobra.Command) func() (*pipeline.RPC, error) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "usmnscope: note: --%s %s names the ULinkRPC services and types; the [ulinkrpc] tables of the schema files are not used\n",
 				rpcContractsFlag, termsafe.Escape(dir))
 		}
-		rp, err := newRPC(p.ULinkRPC, dir)
+		rp, err := pipeline.RPCWith(p.ULinkRPC, dir)
 		if err == nil {
-			rpcBounds(&rp.Config, p.Bounds)
+			pipeline.RPCBounds(&rp.Config, p.Bounds)
 		}
 		if err == nil && dir == "" && named != nil {
 			rp.Config.Contracts = named
 		}
 		return rp, err
 	}
-}
-
-// rpcBounds sets the ULinkRPC bounds of the profile's [limits] on cfg: one
-// Budget for every ULinkRPC connection of the capture (max_rpc_buffer) and
-// the display cap on inflated frames (max_inflate).
-func rpcBounds(cfg *rpc.Config, b unturned.Bounds) {
-	cfg.Budget = ulinkrpc.NewBudget(int(b.MaxRPCBuffer))
-	cfg.Transform.KeepInflated = int(b.MaxInflate)
-}
-
-// newRPC builds the ULinkRPC side of a feed from a profile's [ulinkrpc]
-// table (validated) and a contracts folder (may be empty).
-func newRPC(r unturned.RPCProfile, dir string) (*pipeline.RPC, error) {
-	rp, err := pipeline.RPCOf(r, nil)
-	if err != nil || dir == "" {
-		return rp, err
-	}
-	if rp.Config.Contracts, err = readContracts(dir); err != nil {
-		return nil, err
-	}
-	return rp, nil
-}
-
-// readContracts reads every *.cs file under dir.
-func readContracts(dir string) (*ulinkrpc.Contracts, error) {
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("--%s %s: not a folder", rpcContractsFlag, termsafe.Escape(dir))
-	}
-	// An empty or unreadable folder is said, not taken as "no names"
-	// (issue 30: a typo in the path decoded silently without names).
-	if _, err := os.ReadDir(dir); err != nil {
-		return nil, fmt.Errorf("--%s %s: cannot be read: %s", rpcContractsFlag, termsafe.Escape(dir), termsafe.Escape(err.Error()))
-	}
-	sources := 0
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Ext(p) == ".cs" {
-			sources++
-		}
-		return nil
-	})
-	if sources == 0 {
-		return nil, fmt.Errorf("--%s %s: no C# sources (*.cs) in it or below it", rpcContractsFlag, termsafe.Escape(dir))
-	}
-	// An os.Root's FS: a symlink leaving the folder is an error, not read.
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fmt.Errorf("--%s %s: %s", rpcContractsFlag, termsafe.Escape(dir), termsafe.Escape(err.Error()))
-	}
-	defer root.Close()
-	c, err := ulinkrpc.ParseContractsFS(root.FS(), ".")
-	if err != nil {
-		return nil, fmt.Errorf("--%s %s: %s", rpcContractsFlag, termsafe.Escape(dir), termsafe.Escape(err.Error()))
-	}
-	if len(c.Services) == 0 && len(c.Types) == 0 {
-		return nil, fmt.Errorf("--%s %s: no [RpcService] interface and no [MemoryPackable] type in its %s", rpcContractsFlag, termsafe.Escape(dir), dissect.Count(sources, "C# source"))
-	}
-	return c, nil
 }
 
 // loadDecode runs a decoding command's three loaders: its profile, its
@@ -188,7 +127,7 @@ ids and the MemoryPack DTOs) and prints them as the schema TOML of docs/schema.m
 			if dir == "" {
 				return usageError{fmt.Errorf("schema import: --%s DIR is required", rpcContractsFlag)}
 			}
-			c, err := readContracts(dir)
+			c, err := pipeline.ReadContracts(dir)
 			if err != nil {
 				return err
 			}
