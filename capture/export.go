@@ -29,7 +29,11 @@ import (
 //     the handshake, and its FIN and RST packets; every other packet keeps
 //     the kept bytes of its payload and is dropped when none is left; the
 //     sequence and acknowledgement numbers are renumbered so that each
-//     direction's stream is the kept bytes, without holes;
+//     direction's stream is the kept bytes, without holes but those the
+//     capture had: kept bytes that no packet carried (a capture gap the
+//     caller keeps) stay a sequence jump, and then every packet of the
+//     connection is written, those left without bytes as bare ACKs, so
+//     that a re-read gives the gap up at the same packet;
 //   - a UDP datagram of a listed flow becomes the payload the Trim gives,
 //     or is dropped;
 //   - packets of connections not listed are not written.
@@ -64,6 +68,24 @@ type FlowData struct {
 	Datagrams []Datagram
 	base      [2]uint32
 	known     [2]bool
+	// got holds, per direction, the stream ranges some packet carried
+	// (sorted, disjoint once ReadFlows returns): the rest of Stream is
+	// bytes the capture lost.
+	got [2][]Range
+}
+
+// Captured reports whether every byte of [from, to) of direction dir (0
+// client→server, 1 server→client) was carried by a captured packet: a
+// lost byte reads as zero in Stream, and a message placed over one could
+// not be written again (issue 30: transport-mess lost the first byte of a
+// length header, which is zero in that copy and in the next one alike).
+func (d *FlowData) Captured(dir int, from, to int64) bool {
+	if from >= to {
+		return true
+	}
+	g := d.got[dir]
+	i := sort.Search(len(g), func(i int) bool { return g[i].To > from })
+	return i < len(g) && g[i].From <= from && g[i].To >= to
 }
 
 // Range is a half-open range of stream offsets.
@@ -115,10 +137,20 @@ func ReadFlows(path string, flows []ExportFlow) (*Flows, error) {
 		}
 		copy(s[off:], p.tcp.Payload)
 		d.Stream[p.dir] = s
+		if g := d.got[p.dir]; len(g) > 0 && g[len(g)-1].From <= off && off <= g[len(g)-1].To {
+			g[len(g)-1].To = max(g[len(g)-1].To, end) // the usual case: in order
+		} else {
+			d.got[p.dir] = append(g, Range{From: off, To: end})
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range fs.Data {
+		for i := range d.got {
+			d.got[i] = joinRanges(d.got[i])
+		}
 	}
 	return fs, nil
 }
@@ -138,6 +170,45 @@ func (d *FlowData) track(p *exportPacket) (int64, bool) {
 		d.base[p.dir], d.known[p.dir] = t.Seq, true
 	}
 	return int64(int32(t.Seq - d.base[p.dir])), true
+}
+
+// keepsLost reports whether the kept ranges r of direction dir hold a byte
+// the capture lost.
+func (d *FlowData) keepsLost(dir int, r []Range) bool {
+	for _, x := range r {
+		if !d.Captured(dir, x.From, x.To) {
+			return true
+		}
+	}
+	return false
+}
+
+// Lost returns the ranges of direction dir's stream that no captured
+// packet carried (sorted, disjoint), up to the last byte captured.
+func (d *FlowData) Lost(dir int) []Range {
+	var out []Range
+	at := int64(0)
+	for _, g := range d.got[dir] {
+		if g.From > at {
+			out = append(out, Range{From: at, To: g.From})
+		}
+		at = max(at, g.To)
+	}
+	return out
+}
+
+// joinRanges sorts rs and merges the ranges that overlap or touch.
+func joinRanges(rs []Range) []Range {
+	sort.Slice(rs, func(i, j int) bool { return rs[i].From < rs[j].From })
+	var out []Range
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.From <= out[n-1].To {
+			out[n-1].To = max(out[n-1].To, r.To)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // kept is one direction's kept ranges with their running totals.
@@ -180,8 +251,12 @@ func (k kept) cut(off int64, payload []byte) []byte {
 // returns how many packets it wrote.
 func (fs *Flows) Export(t Trim, path string) (int, error) {
 	ks := map[Flow]*[2]kept{}
+	jumps := map[Flow]bool{} // the flows whose written streams keep a capture gap
 	for f, r := range t.Streams {
 		ks[f] = &[2]kept{newKept(r[0]), newKept(r[1])}
+		if d := fs.Data[f]; d != nil && (d.keepsLost(0, r[0]) || d.keepsLost(1, r[1])) {
+			jumps[f] = true
+		}
 	}
 	fresh := map[Flow]*FlowData{}
 	acked := map[Flow]bool{}
@@ -236,7 +311,7 @@ func (fs *Flows) Export(t Trim, path string) (int, error) {
 			}
 		}
 		handshakeACK := p.dir == 0 && len(tc.Payload) == 0 && tc.ACK && !acked[p.flow] && d.known[1] && (!ok || off == 0)
-		if len(payload) == 0 && !tc.FIN && !tc.RST && !handshakeACK {
+		if len(payload) == 0 && !tc.FIN && !tc.RST && !handshakeACK && !jumps[p.flow] {
 			return nil
 		}
 		acked[p.flow] = true

@@ -237,7 +237,7 @@ func (m Model) shortHelp() []key.Binding {
 		return append(m.stats.KeyMap.ShortHelp(), m.pager.KeyMap.Close)
 	case m.over == GraphOverlay:
 		pk := m.pager.KeyMap
-		return []key.Binding{graphKeys.Add, graphKeys.Drop, graphKeys.Write, pk.Close, pk.Down, pk.Up, pk.PageDown}
+		return []key.Binding{m.GraphKeyMap.Add, m.GraphKeyMap.Drop, m.GraphKeyMap.Write, pk.Close, pk.Down, pk.Up, pk.PageDown}
 	case m.over != NoOverlay:
 		return m.pager.KeyMap.ShortHelp()
 	}

@@ -71,36 +71,12 @@ type LiveMsg struct {
 
 type scanMsg struct{}
 
-// Config describes what is shown.
-type Config struct {
-	Name  string    // capture file or interface
-	Parse ParseFunc // the CLI's filter language
-	Live  bool      // follow the tail until the user moves
-	// Export writes the listed messages' packets, with what decoding them
-	// needs, to a pcapng at path and returns how many it wrote: the CLI
-	// re-reads the capture file, in a command (w). Nil when there is no
-	// file to read.
-	Export     ExportFunc
-	ExportPath string  // the file name w offers (it asks, and never replaces a file without a yes)
-	Columns    Columns // the message list's columns (columns.go)
-	Theme      string  // "dark" or "light" (the config file), else the terminal's background decides
-	// Filter is the display filter in force when the TUI opens (open
-	// --filter); the CLI has checked that Parse accepts it.
-	Filter string
-	// Words are the filter bar's completions besides message names and
-	// listener types: the filter language's field names.
-	Words []string
-}
-
-// ExportFunc writes the messages numbered nums, with what their decoding
-// needs, from the capture to a pcapng file at path, and returns how many
-// packets it wrote.
-type ExportFunc func(nums []int, path string) (int, error)
-
 // Model is the root model: layout, focus and routing. State of selection,
 // scroll and expansion lives in the panes.
 type Model struct {
 	KeyMap KeyMap
+	// GraphKeyMap holds the I/O graph overlay's keys (graphview.go).
+	GraphKeyMap GraphKeyMap
 
 	src  Source
 	cfg  Config
@@ -167,7 +143,7 @@ type Model struct {
 // New returns the root model over src.
 func New(src Source, cfg Config) Model {
 	m := Model{
-		KeyMap: DefaultKeyMap(), src: src, cfg: cfg,
+		KeyMap: DefaultKeyMap(), GraphKeyMap: DefaultGraphKeyMap(), src: src, cfg: cfg,
 		conns: conns.New(), msgs: messages.New(src, messages.All(0)),
 		detail: detail.New(), bits: bits.New(), tables: tables.New(),
 		bar: filterbar.New(filterbar.ParseFunc(cfg.Parse)), help: help.New(), pager: pager.New(), stats: statspane.New(nil),
@@ -180,6 +156,9 @@ func New(src Source, cfg Config) Model {
 	m.msgs.SetFollow(cfg.Live)
 	m.startFilter()
 	m.initColumns()
+	if err := m.rebind(cfg.Keys); err != nil {
+		m.note = "keys: " + termsafe.Escape(err.Error()) // the CLI checks them first
+	}
 	m.refresh()
 	m.setFocus(FocusMessages)
 	m.layout()
@@ -433,6 +412,9 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.applyFilter()
 		m.setFocus(FocusMessages)
 		return m, m.step(syncBudget)
+	case copiedMsg:
+		m.note = msg.note()
+		return m, nil
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseClickMsg:

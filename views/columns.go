@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/internal/termsafe"
@@ -129,13 +130,13 @@ func (m *Model) columnKey(k tea.KeyPressMsg) bool {
 	}
 	switch m.focus {
 	case FocusDetail:
-		if k.String() != "c" {
+		if !key.Matches(k, m.detail.KeyMap.ApplyColumn) {
 			return false
 		}
 		m.applyAsColumn()
 		return true
 	case FocusMessages:
-		handled, changed := m.msgs.ColumnKey(k.String())
+		handled, changed := m.msgs.ColumnKey(k)
 		if !handled {
 			return false
 		}
@@ -144,14 +145,15 @@ func (m *Model) columnKey(k tea.KeyPressMsg) bool {
 			m.cols.cmd = m.saveColumns()
 		}
 		by, desc := m.msgs.SortedBy()
-		switch {
-		case k.String() == "o" && by == "":
+		ck := m.msgs.KeyMap
+		switch sort := key.Matches(k, ck.Sort); {
+		case sort && by == "":
 			m.note = "sorted by message number"
-		case k.String() == "o" && desc:
+		case sort && desc:
 			m.note = "sorted by " + termsafe.Escape(by) + ", descending"
-		case k.String() == "o":
+		case sort:
 			m.note = "sorted by " + termsafe.Escape(by)
-		case k.String() == "X" && changed:
+		case key.Matches(k, ck.RemoveColumn) && changed:
 			m.note = "column removed"
 		default:
 			m.note = "column: " + termsafe.Escape(m.msgs.CurrentColumn())
@@ -181,7 +183,10 @@ func (m *Model) applyAsColumn() {
 	m.msgs.AddColumn(name)
 	m.cols.sets[m.cols.set] = m.msgs.Columns()
 	m.cols.cmd = m.saveColumns()
-	m.note = "column added: " + termsafe.Escape(name) + " (message list: < > choose, o sort, X remove, { } move, - + width)"
+	ck := m.msgs.KeyMap
+	m.note = "column added: " + termsafe.Escape(name) + " (message list: " + keyOf(ck.ColumnLeft) + " " + keyOf(ck.ColumnRight) + " choose, " +
+		keyOf(ck.Sort) + " sort, " + keyOf(ck.RemoveColumn) + " remove, " + keyOf(ck.MoveLeft) + " " + keyOf(ck.MoveRight) + " move, " +
+		keyOf(ck.Narrower) + " " + keyOf(ck.Wider) + " width)"
 }
 
 // saveColumns keeps the sets through Config.Columns.Save, in a command.
@@ -204,13 +209,3 @@ func (m *Model) saveColumns() tea.Cmd {
 
 // noteMsg sets the note (a command's answer).
 type noteMsg string
-
-// columnHelp is the help overlay's Columns section.
-var columnHelp = [][2]string{
-	{"c", "in the detail pane: add the selected field as a column (apply as column)"},
-	{"< >", "choose the current column (n, time, conn, dir, msg, then the added ones)"},
-	{"o", "sort by the current column: ascending, descending, off (stable; numbers as numbers)"},
-	{"X", "remove the current column"},
-	{"{ }", "move the current column left, right"},
-	{"- +", "narrow, widen the current column"},
-}

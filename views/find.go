@@ -26,12 +26,6 @@ import (
 //   - the bits pane: the next place in the message's bytes that holds it,
 //     selecting the field there.
 
-var findKeys = struct{ Find, Next, Prev key.Binding }{
-	Find: key.NewBinding(key.WithKeys("ctrl+f"), key.WithHelp("ctrl+f", "find text or hex bytes in the focused pane (list, tree, bytes)")),
-	Next: key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "find next")),
-	Prev: key.NewBinding(key.WithKeys("ctrl+b"), key.WithHelp("ctrl+b", "find previous")),
-}
-
 // pattern is what find looks for: bytes when the text reads as hex.
 type pattern struct {
 	text string // case folded
@@ -67,11 +61,11 @@ func (p pattern) inBytes(data []byte, from int) int {
 // findKey handles ctrl+f, ctrl+n and ctrl+b.
 func (m *Model) findKey(k tea.KeyPressMsg) bool {
 	switch {
-	case key.Matches(k, findKeys.Find):
+	case key.Matches(k, m.KeyMap.Find):
 		m.bar.Open(filterbar.Find)
-	case key.Matches(k, findKeys.Next):
+	case key.Matches(k, m.KeyMap.FindNext):
 		m.cols.cmd = m.find(1)
-	case key.Matches(k, findKeys.Prev):
+	case key.Matches(k, m.KeyMap.FindPrev):
 		m.cols.cmd = m.find(-1)
 	default:
 		return false

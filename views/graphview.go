@@ -44,8 +44,6 @@ func DefaultGraphKeyMap() GraphKeyMap {
 	}
 }
 
-var graphKeys = DefaultGraphKeyMap()
-
 // graphMsg carries the figures read off the UI goroutine.
 type graphMsg struct {
 	g   graphState
@@ -123,14 +121,14 @@ func (m *Model) showGraph(msg graphMsg) {
 // graphKey runs the graph's own keys; ok is false for the pager's.
 func (m *Model) graphKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	switch {
-	case key.Matches(k, graphKeys.Add):
+	case key.Matches(k, m.GraphKeyMap.Add):
 		if len(m.graph.specs) >= iograph.MaxSeries {
 			m.note = fmt.Sprintf("at most %d series: d drops the last", iograph.MaxSeries)
 			return nil, true
 		}
 		m.bar.SetWords(append([]string{"messages", "bytes", "sum(", "mean(", "min(", "max("}, m.words()...))
 		m.bar.Open(filterbar.Series)
-	case key.Matches(k, graphKeys.Drop):
+	case key.Matches(k, m.GraphKeyMap.Drop):
 		if len(m.graph.specs) <= 1 {
 			m.note = "the graph keeps one series at least"
 			return nil, true
@@ -138,7 +136,7 @@ func (m *Model) graphKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		g := m.graph
 		g.specs = g.specs[: len(g.specs)-1 : len(g.specs)-1]
 		return m.read(graphCmd(m.src, m.cfg.Parse, g)), true
-	case key.Matches(k, graphKeys.Write):
+	case key.Matches(k, m.GraphKeyMap.Write):
 		m.bar.OpenWrite(graphCSVPath(m.cfg.ExportPath)) // writeStep, then writeGraph
 	default:
 		return nil, false

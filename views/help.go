@@ -25,21 +25,25 @@ func (m Model) helpLines(width int) []frame.Row {
 		}
 	}
 	k := m.KeyMap
-	write := k.Write
-	write.SetHelp("w", "write the listed messages' packets to a pcapng (in the bits pane: next field)")
+	write := withDesc(k.Write, "write the listed messages' packets to a pcapng")
+	if m.bits.KeyMap.NextField.Enabled() && sameKeys(k.Write, m.bits.KeyMap.NextField) {
+		write = withDesc(k.Write, "write the listed messages' packets to a pcapng (in the bits pane: next field)")
+	}
 	section("Everywhere", k.NextPane, k.PrevPane, k.Filter, k.Goto, k.Clear, k.Tables, k.Follow, k.Pause,
 		k.Expert, k.FollowConn, k.Graph, k.Copy, write, k.Text, k.Help, k.Quit)
 	l := frame.DefaultListKeyMap()
 	section("Every list pane (mouse: click selects, wheel scrolls)", l.Up, l.Down, l.Top, l.Bottom)
-	pair := k.Pair
-	pair.SetHelp("enter", "go to the paired message and back: Request ↔ Response, KeepAlivePing ↔ Pong, PingRequest ↔ PingResponse")
+	pair := withDesc(k.Pair, "go to the paired message and back: Request ↔ Response, KeepAlivePing ↔ Pong, PingRequest ↔ PingResponse")
 	section("Messages", m.msgs.KeyMap.PageUp, m.msgs.KeyMap.PageDown, pair, k.Mark, k.NextMark, k.PrevMark, k.MarkedOnly)
 	section("Time column", k.TimeFormat, k.TimeRef)
-	section("Find (in the focused pane: list, field tree, bytes)", findKeys.Find, findKeys.Next, findKeys.Prev)
-	out = append(out, frame.Row{Text: "Columns (message list; the detail pane's c adds its field)", Style: frame.Heading})
-	for _, e := range columnHelp {
-		out = append(out, entry(e[0], e[1], 11, width)...)
-	}
+	section("Find (in the focused pane: list, field tree, bytes)", k.Find, k.FindNext, k.FindPrev)
+	ck := m.msgs.KeyMap
+	section("Columns (message list; the detail pane's "+keyOf(m.detail.KeyMap.ApplyColumn)+" adds its field)",
+		withDesc(m.detail.KeyMap.ApplyColumn, "in the detail pane: add the selected field as a column (apply as column)"),
+		joined(ck.ColumnLeft, ck.ColumnRight, "choose the current column (n, time, conn, dir, msg, then the added ones)"),
+		ck.Sort, ck.RemoveColumn,
+		joined(ck.MoveLeft, ck.MoveRight, "move the current column left, right"),
+		joined(ck.Narrower, ck.Wider, "narrow, widen the current column"))
 	section("Detail (field tree)", m.detail.KeyMap.Toggle, m.detail.KeyMap.Expand, m.detail.KeyMap.Collapse)
 	b := m.bits.KeyMap
 	section("Bits", b.Left, b.Right, b.PrevField, b.Order, b.Bytes)
@@ -48,9 +52,8 @@ func (m Model) helpLines(width int) []frame.Row {
 	section("Filter bar (/ and :N)", f.Accept, f.Cancel, f.Delete, f.Complete, f.Prev, f.Next, f.ClearLine)
 	p := m.pager.KeyMap
 	section("Overlays (help, expert, follow, graph, text)", p.PageUp, p.PageDown, p.Jump, p.Close)
-	gw := graphKeys.Write
-	gw.SetHelp("w", "write the series as CSV (the same file as stats --series … --csv)")
-	section("I/O graph (i)", graphKeys.Add, graphKeys.Drop, gw)
+	gw := withDesc(m.GraphKeyMap.Write, "write the series as CSV (the same file as stats --series … --csv)")
+	section("I/O graph (i)", m.GraphKeyMap.Add, m.GraphKeyMap.Drop, gw)
 	out = append(out, frame.Row{Text: "Symbols", Style: frame.Heading})
 	for _, s := range [][2]string{
 		{"E W N", "first column: the message's worst finding is an error, warning, note"},

@@ -14,6 +14,8 @@ type KeyMap struct {
 	// The time column and marks (timemarks.go): TimeFormat and TimeRef
 	// everywhere, the marks in the message list.
 	TimeFormat, TimeRef, Mark, NextMark, PrevMark, MarkedOnly key.Binding
+	// Find (find.go): ask for a text or hex bytes, find next, previous.
+	Find, FindNext, FindPrev key.Binding
 }
 
 // DefaultKeyMap returns bindings familiar from less, vim and Wireshark.
@@ -43,6 +45,9 @@ func DefaultKeyMap() KeyMap {
 		PrevMark:   key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous marked message")),
 		MarkedOnly: key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "list marked messages only, or all again")),
 		Stats:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "statistics")),
+		Find:       key.NewBinding(key.WithKeys("ctrl+f"), key.WithHelp("ctrl+f", "find text or hex bytes in the focused pane (list, tree, bytes)")),
+		FindNext:   key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "find next")),
+		FindPrev:   key.NewBinding(key.WithKeys("ctrl+b"), key.WithHelp("ctrl+b", "find previous")),
 	}
 }
 

@@ -203,8 +203,10 @@ func (m *Model) listed() []int {
 const osc52Said = "to the clipboard by OSC 52 (the terminal may ignore it; tmux: set-clipboard on)"
 
 // copyCmd copies the selected field's value, or the selected message's
-// bytes in hex, to the clipboard with OSC 52 (tea.SetClipboard): the only
-// escape sequence besides styling that the TUI writes, and only here.
+// bytes in hex: to Config.CopyCommand's standard input when the config
+// file names one (copy.go), else to the clipboard with OSC 52
+// (tea.SetClipboard): the only escape sequence besides styling that the
+// TUI writes, and only here.
 func (m *Model) copyCmd() tea.Cmd {
 	msg := m.detail.Message()
 	if msg == nil {
@@ -212,15 +214,21 @@ func (m *Model) copyCmd() tea.Cmd {
 		return nil
 	}
 	data, fields := frame.Bytes(msg)
+	what, text := fmt.Sprintf("message %d (%s as hex)", msg.N, dissect.Count(len(data), "byte")), ""
 	if m.focus == FocusDetail || m.focus == FocusBits {
 		if f := m.detail.SelectedField(); f >= 0 && f < len(fields) {
-			v := dissect.FormatValue(fields[f].Value, dissect.TreeValues)
-			m.note = fmt.Sprintf("sent the value of %s %s", termsafe.Escape(fields[f].Name), osc52Said)
-			return tea.SetClipboard(v)
+			what, text = "the value of "+termsafe.Escape(fields[f].Name), dissect.FormatValue(fields[f].Value, dissect.TreeValues)
 		}
 	}
-	m.note = fmt.Sprintf("sent message %d (%s as hex) %s", msg.N, dissect.Count(len(data), "byte"), osc52Said)
-	return tea.SetClipboard(hex.EncodeToString(data))
+	if text == "" {
+		text = hex.EncodeToString(data)
+	}
+	if len(m.cfg.CopyCommand) > 0 {
+		m.note = "copying " + what + "…"
+		return runCopy(m.cfg.CopyCommand, what, text)
+	}
+	m.note = fmt.Sprintf("sent %s %s", what, osc52Said)
+	return tea.SetClipboard(text)
 }
 
 // textLines is the full text of what is selected, wrapped: the detail

@@ -14,21 +14,24 @@ import (
 )
 
 // The config file (issue 30, docs/cli.md "The config file"):
-// $XDG_CONFIG_HOME/usmnscope/config.toml. Its profile, schemas, contracts
-// and ULinkRPC key are defaults for the flags of those names; its theme and
-// columns are the terminal UI's. `usmnscope config show` prints it.
+// $XDG_CONFIG_HOME/usmnscope/config.toml, read and checked by
+// internal/config. Its profile, schemas, contracts and ULinkRPC key are
+// defaults for the flags of those names; its theme, columns, keys and copy
+// command are the terminal UI's. `usmnscope config show` prints it.
 
 // newCmdConfig returns the config command and its show.
 func newCmdConfig(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
-		Short: "Show the config file (defaults for flags, the TUI's columns and theme)",
+		Short: "Show the config file (defaults for flags, the TUI's columns, keys, theme and copy command)",
 		Long: `usmnscope reads $XDG_CONFIG_HOME/usmnscope/config.toml (default
 ~/.config/usmnscope/config.toml) when it exists: profile, schemas, contracts,
 ulinkrpc_key and ulinkrpc_key_derivation are defaults for the flags of those
-names, theme (dark or light) and [columns] are the terminal UI's; the TUI
-writes [columns] when you change the message list's columns. Every key is in
-docs/cli.md "The config file".`,
+names; theme (dark or light), [columns], [keys] (the TUI's keys rebound) and
+copy_command (the program the TUI's copy key pipes to, such as wl-copy,
+instead of OSC 52) are the terminal UI's; the TUI writes [columns] when you
+change the message list's columns. Every key is in docs/cli.md "The config
+file".`,
 		Example: "  usmnscope config show",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -46,17 +49,16 @@ docs/cli.md "The config file".`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.out, "# %s\n", path)
-			if len(f.Columns) == 0 {
-				f.Columns = map[string][]string{}
-				for set, cols := range views.DefaultColumnSets() {
-					for _, c := range cols {
-						f.Columns[set] = append(f.Columns[set], config.FormatColumn(config.Column{Field: c.Field, Width: c.Width}))
-					}
-				}
-				fmt.Fprintln(s.out, "# columns: the defaults (the file sets none)")
+			if _, err := f.CheckKeys(views.CheckKeys); err != nil {
+				return err
 			}
-			_, err = fmt.Fprint(s.out, f.Text())
+			defaults := map[string][]config.Column{}
+			for set, cols := range views.DefaultColumnSets() {
+				for _, c := range cols {
+					defaults[set] = append(defaults[set], config.Column{Field: c.Field, Width: c.Width})
+				}
+			}
+			_, err = fmt.Fprint(s.out, f.Show(path, defaults))
 			return err
 		},
 	})
@@ -73,48 +75,36 @@ func applyConfig(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	set := func(name, v string) error {
-		fl := cmd.Flags().Lookup(name)
-		if fl == nil || fl.Changed || v == "" {
-			return nil
-		}
-		return cmd.Flags().Set(name, v)
-	}
-	for _, kv := range [][2]string{{profileFlag, f.Profile}, {rpcContractsFlag, f.Contracts}, {rpcKeyFlag, f.ULinkRPCKey}, {rpcDerivationFlag, f.KeyDerivation}} {
-		if err := set(kv[0], kv[1]); err != nil {
-			return fmt.Errorf("config: %s: %w", kv[0], err)
+	if cmd.Name() == "open" || cmd.Name() == "live" {
+		if _, err := f.CheckKeys(views.CheckKeys); err != nil {
+			return err
 		}
 	}
-	if fl := cmd.Flags().Lookup(schemaFlag); fl != nil && !fl.Changed {
-		for _, sc := range f.Schemas {
-			if err := cmd.Flags().Set(schemaFlag, sc); err != nil {
-				return fmt.Errorf("config: schemas: %w", err)
-			}
-		}
-	}
-	return nil
+	return f.SetFlags(cmd.Flags())
 }
 
-// tuiColumns are the TUI's columns: the config file's sets (the defaults
-// when it sets none), read with the filter language's lookup, saved back
-// to the file.
-func tuiColumns() (views.Columns, string) {
-	c := views.Columns{Lookup: lookupColumn, Field: columnField, Save: saveColumns}
+// fileConfig sets the TUI's part of cfg from the config file: the
+// columns (read with the filter language's lookup, saved back to the
+// file), the theme, the keys and the copy command. applyConfig has
+// reported what is wrong in the file; what is wrong now is left out.
+func fileConfig(cfg *views.Config) {
+	cfg.Columns = views.Columns{Lookup: lookupColumn, Field: columnField, Save: saveColumns}
 	f, err := config.Load(config.Path())
 	if err != nil {
-		return c, ""
+		return
 	}
-	if len(f.Columns) > 0 {
-		c.Sets = map[string][]messages.Column{}
-		for set, cols := range f.Columns {
-			for _, s := range cols {
-				if col, err := config.ParseColumn(s); err == nil && filter.IsField(col.Field) {
-					c.Sets[set] = append(c.Sets[set], messages.Column{Field: col.Field, Width: col.Width})
-				}
+	if sets := f.ColumnSets(filter.IsField); sets != nil {
+		cfg.Columns.Sets = map[string][]messages.Column{}
+		for set, cols := range sets {
+			cfg.Columns.Sets[set] = []messages.Column{}
+			for _, c := range cols {
+				cfg.Columns.Sets[set] = append(cfg.Columns.Sets[set], messages.Column{Field: c.Field, Width: c.Width})
 			}
 		}
 	}
-	return c, f.Theme
+	cfg.Theme = f.Theme
+	cfg.Keys, _ = f.CheckKeys(views.CheckKeys)
+	cfg.CopyCommand, _ = f.CopyArgv()
 }
 
 func lookupColumn(field string, m *session.Message) messages.Value {
@@ -148,18 +138,12 @@ func columnField(span string) string {
 
 // saveColumns writes the sets into the config file, keeping its other keys.
 func saveColumns(sets map[string][]messages.Column) error {
-	path := config.Path()
-	f, err := config.Load(path)
-	if err != nil {
-		return err
-	}
-	f.Columns = map[string][]string{}
+	out := map[string][]config.Column{}
 	for set, cols := range sets {
-		out := []string{}
+		out[set] = []config.Column{}
 		for _, c := range cols {
-			out = append(out, config.FormatColumn(config.Column{Field: c.Field, Width: c.Width}))
+			out[set] = append(out[set], config.Column{Field: c.Field, Width: c.Width})
 		}
-		f.Columns[set] = out
 	}
-	return config.Save(path, f)
+	return config.SaveColumns(config.Path(), out)
 }

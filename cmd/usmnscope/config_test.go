@@ -38,6 +38,22 @@ func TestConfigFile(t *testing.T) {
 	if !strings.Contains(out, "contracts = ") || !strings.Contains(out, "all = [\"latency:9\"]") {
 		t.Errorf("config show:\n%s", out)
 	}
+	// [keys] and copy_command (the TUI's): a clash stops open and live,
+	// naming the file and the binding's line; dump does not read them.
+	os.WriteFile(path, []byte("copy_command = \"wl-copy --type text/plain\"\n[keys]\nmark = \"*\"\ncopy = \"j\"\n"), 0o644)
+	if code, _, errOut := run(t, nil, "open", capture); code == exitOK || !strings.Contains(errOut, path+":4: keys.copy: \"j\" is also") {
+		t.Errorf("open with copy = \"j\": exit %d, stderr %q; want the clash named at %s:4", code, errOut, path)
+	}
+	if code, _, errOut := run(t, nil, "dump", capture); code != exitOK {
+		t.Errorf("dump with a [keys] clash: exit %d (%s); dump does not use the keys", code, errOut)
+	}
+	if code, _, errOut := run(t, nil, "config", "show"); code == exitOK || !strings.Contains(errOut, path+":4: keys.copy") {
+		t.Errorf("config show with a [keys] clash: exit %d, stderr %q; want the clash named", code, errOut)
+	}
+	os.WriteFile(path, []byte("copy_command = \"wl-copy --type text/plain\"\n[keys]\nmark = \"*\"\n"), 0o644)
+	if _, out, errOut := run(t, nil, "config", "show"); !strings.Contains(out, "copy_command = \"wl-copy --type text/plain\"") || !strings.Contains(out, "[keys]\n  mark = \"*\"") {
+		t.Errorf("config show (stderr %q):\n%s", errOut, out)
+	}
 	os.WriteFile(path, []byte("colour = \"red\"\n"), 0o644)
 	if code, _, errOut := run(t, nil, "dump", capture); code == exitOK || !strings.Contains(errOut, `unknown key "colour"`) {
 		t.Errorf("dump with a bad config file: exit %d, stderr %q; want an error naming the key", code, errOut)

@@ -130,7 +130,7 @@ func runLive(o *liveOptions) error {
 	}
 	src := lv.Source
 	cfg := views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}
-	cfg.Columns, cfg.Theme = tuiColumns()
+	fileConfig(&cfg)
 	err = runTUI(s, s.in, lv, cfg, nil)
 	// q, Ctrl-C (a key on the terminal), and SIGINT, SIGTERM or SIGHUP
 	// from elsewhere (stopSignals) are all a normal stop. runTUI has

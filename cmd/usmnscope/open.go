@@ -131,7 +131,7 @@ func openFeed(o *openOptions) (*pipeline.Decode, *unturned.Profile, error) {
 func tuiConfig(path string, dc *session.Index) views.Config {
 	cfg := views.Config{Name: path, Parse: parseFilter,
 		Words: append(filter.FieldNames(), filter.MessageNames()...)}
-	cfg.Columns, cfg.Theme = tuiColumns()
+	fileConfig(&cfg)
 	if path == "-" {
 		cfg.Name = "stdin"
 		return cfg

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/usmnscope/usmnscope/internal/config"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -30,7 +31,7 @@ func loadProfile(cmd *cobra.Command) (*unturned.Profile, error) {
 	p := unturned.Default()
 	if f := cmd.Flag(profileFlag); f != nil && f.Value.String() != "" {
 		path := f.Value.String()
-		data, err := readConfig("profile", path, maxProfileFile)
+		data, err := config.ReadBounded("profile", path, maxProfileFile)
 		if err != nil {
 			return nil, err
 		}

@@ -48,7 +48,7 @@ func schemaFiles(cmd *cobra.Command) []string {
 
 // readSchema reads and parses one schema file.
 func readSchema(path string) (*schema.File, error) {
-	src, err := readConfig("schema", path, maxSchemaFile)
+	src, err := config.ReadBounded("schema", path, maxSchemaFile)
 	if err != nil {
 		return nil, err
 	}

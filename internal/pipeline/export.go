@@ -93,7 +93,9 @@ func Export(capturePath string, idx *session.Index, nums []int, path string) (Ex
 		case 0:
 			var r [2][]capture.Range
 			for i := range 2 {
-				r[i], err = placeUnturned(idx, d.Stream[i], byDir[i], c.kept)
+				r[i], err = placeAcross(func(kept map[int]bool, at map[int]capture.Range) ([]capture.Range, error) {
+					return placeUnturned(idx, d.Stream[i], capturedIn(d, i), byDir[i], kept, at)
+				}, d.Lost(i), byDir[i], c.kept, keep)
 				if err != nil {
 					break
 				}
@@ -102,7 +104,9 @@ func Export(capturePath string, idx *session.Index, nums []int, path string) (Ex
 		case 1 + int(rpc.TCP):
 			var r [2][]capture.Range
 			for i := range 2 {
-				r[i], err = placeRPC(d.Stream[i], byDir[i], c.kept)
+				r[i], err = placeAcross(func(kept map[int]bool, at map[int]capture.Range) ([]capture.Range, error) {
+					return placeFrames(d.Stream[i], capturedIn(d, i), byDir[i], kept, at)
+				}, d.Lost(i), byDir[i], c.kept, keep)
 				if err != nil {
 					break
 				}
@@ -124,8 +128,76 @@ func Export(capturePath string, idx *session.Index, nums []int, path string) (Ex
 			return out, fmt.Errorf("export: connection %s: %w", k, err)
 		}
 	}
+	// The messages a resynchronisation needs after a kept capture gap
+	// (placeAcross) joined the context.
+	asked := make(map[int]bool, len(nums))
+	for _, n := range nums {
+		asked[n] = true
+	}
+	out.Context = out.Context[:0]
+	for n := range keep {
+		if !asked[n] {
+			out.Context = append(out.Context, n)
+		}
+	}
+	sort.Ints(out.Context)
 	out.Packets, err = fs.Export(trim, path)
 	return out, err
+}
+
+// resyncFrames is how many frames a resynchronisation chains before it
+// accepts a place as a frame start, in both framings: SystemSockets takes
+// two whole messages and a third's length header, ULinkRPC three whole
+// frames (unturned's resyncRule, ulinkrpc's resyncFrames).
+const resyncFrames = 3
+
+// placeAcross places one direction's messages with place and keeps the
+// stream bytes the capture lost before the last kept byte (withLost).
+// After such a gap the re-read resynchronises, as the original did, and
+// it accepts a frame start only with the frames that chain from it: so
+// when a kept message lies after a gap, the first resyncFrames messages
+// the original decoded after the gap are kept too (added to kept and to
+// the export's keep, its context), and the direction is placed again.
+func placeAcross(place func(kept map[int]bool, at map[int]capture.Range) ([]capture.Range, error), lost []capture.Range, hs []session.Head, kept, keep map[int]bool) ([]capture.Range, error) {
+	at := map[int]capture.Range{}
+	r, err := place(kept, at)
+	if err != nil || len(lost) == 0 {
+		return withLost(r, lost), err
+	}
+	added := false
+	for li, l := range lost {
+		next := int64(-1)
+		if li+1 < len(lost) {
+			next = lost[li+1].From
+		}
+		var after []session.Head // placed after l, before the next gap
+		later := false           // a kept message lies after l
+		for _, h := range hs {
+			p, ok := at[h.N]
+			if !ok || p.From < l.To {
+				continue
+			}
+			later = later || kept[h.N]
+			if next < 0 || p.To <= next {
+				after = append(after, h)
+			}
+		}
+		if !later {
+			continue
+		}
+		sort.SliceStable(after, func(i, j int) bool { return at[after[i].N].From < at[after[j].N].From })
+		for _, h := range after[:min(len(after), resyncFrames)] {
+			if !kept[h.N] {
+				kept[h.N], keep[h.N], added = true, true, true
+			}
+		}
+	}
+	if added {
+		if r, err = place(kept, nil); err != nil {
+			return nil, err
+		}
+	}
+	return withLost(r, lost), nil
 }
 
 // exportSet returns the messages to write: nums and their context
@@ -267,10 +339,38 @@ func joinRanges(rs []capture.Range) []capture.Range {
 	return out
 }
 
+// withLost adds to the kept ranges r the stream bytes the capture lost
+// before the last kept byte. The written stream then lacks them too: a
+// sequence jump where the capture had one, so the re-read finds the same
+// gap (its framing resynchronises as the original's did, past what the
+// gap cut) and delivers the bytes after it at the same packet as the
+// original did, when the gap is given up (issue 30: transport-mess).
+func withLost(r, lost []capture.Range) []capture.Range {
+	if len(r) == 0 {
+		return r
+	}
+	end := r[len(r)-1].To
+	for _, l := range lost {
+		if l.From < end {
+			r = append(r, capture.Range{From: l.From, To: min(l.To, end)})
+		}
+	}
+	return joinRanges(r)
+}
+
+// capturedIn is d's Captured for direction dir.
+func capturedIn(d *capture.FlowData, dir int) func(from, to int64) bool {
+	return func(from, to int64) bool { return d.Captured(dir, from, to) }
+}
+
 // placeUnturned finds each message of one direction in its stream (a
 // 2-byte length and the message bytes, at the cursor or the next place
-// they are) and returns the ranges of the kept ones.
-func placeUnturned(idx *session.Index, s []byte, hs []session.Head, kept map[int]bool) ([]capture.Range, error) {
+// they are whole in the capture) and returns the ranges of the kept ones.
+// A place holding a byte the capture lost is passed over (captured says
+// which): the decoder dropped the frame there, so a message it decoded
+// lies further on even when the lost byte was the zero the copy reads
+// (transport-mess: a lost first length byte before a repeated message).
+func placeUnturned(idx *session.Index, s []byte, captured func(from, to int64) bool, hs []session.Head, kept map[int]bool, placed map[int]capture.Range) ([]capture.Range, error) {
 	var rs []capture.Range
 	cur := 0
 	for _, h := range hs {
@@ -280,18 +380,28 @@ func placeUnturned(idx *session.Index, s []byte, hs []session.Head, kept map[int
 		}
 		want := binary.BigEndian.AppendUint16(nil, uint16(len(m.Data)))
 		want = append(want, m.Data...)
-		at := cur
-		if !(at+len(want) <= len(s) && bytes.Equal(s[at:at+len(want)], want)) {
-			i := bytes.Index(s[cur:], want)
+		at := -1
+		for p := cur; p+len(want) <= len(s); {
+			i := bytes.Index(s[p:], want)
 			if i < 0 {
-				if kept[h.N] {
-					return nil, fmt.Errorf("message %d not found in the captured stream", h.N)
-				}
-				continue
+				break
 			}
-			at = cur + i
+			if captured(int64(p+i), int64(p+i+len(want))) {
+				at = p + i
+				break
+			}
+			p += i + 1
+		}
+		if at < 0 {
+			if kept[h.N] {
+				return nil, fmt.Errorf("message %d not found in the captured stream", h.N)
+			}
+			continue
 		}
 		cur = at + len(want)
+		if placed != nil {
+			placed[h.N] = capture.Range{From: int64(at), To: int64(cur)}
+		}
 		if kept[h.N] {
 			rs = append(rs, capture.Range{From: int64(at), To: int64(cur)})
 		}
@@ -301,13 +411,15 @@ func placeUnturned(idx *session.Index, s []byte, hs []session.Head, kept map[int
 
 // placeFrames finds each ULinkRPC frame of one direction in a stream of
 // [length u32 BE][frame] (its record's offset when the length is there,
-// else the cursor, else the next place the length is) and returns the
-// ranges of the kept ones.
-func placeFrames(s []byte, hs []session.Head, kept map[int]bool) ([]capture.Range, error) {
+// else the cursor, else the next place the length is, each whole in the
+// capture by captured; nil: every byte was) and returns the ranges of the
+// kept ones.
+func placeFrames(s []byte, captured func(from, to int64) bool, hs []session.Head, kept map[int]bool, placed map[int]capture.Range) ([]capture.Range, error) {
 	var rs []capture.Range
 	cur := int64(0)
 	lenAt := func(p int64, n int) bool {
-		return p >= 0 && p+4+int64(n) <= int64(len(s)) && binary.BigEndian.Uint32(s[p:]) == uint32(n)
+		return p >= 0 && p+4+int64(n) <= int64(len(s)) && binary.BigEndian.Uint32(s[p:]) == uint32(n) &&
+			(captured == nil || captured(p, p+4+int64(n)))
 	}
 	for _, h := range hs {
 		r := h.RPC
@@ -335,16 +447,14 @@ func placeFrames(s []byte, hs []session.Head, kept map[int]bool) ([]capture.Rang
 			continue
 		}
 		cur = at + 4 + int64(r.Len)
+		if placed != nil {
+			placed[h.N] = capture.Range{From: at, To: cur}
+		}
 		if kept[h.N] {
 			rs = append(rs, capture.Range{From: at, To: cur})
 		}
 	}
 	return joinRanges(rs), nil
-}
-
-// placeRPC: ULinkRPC over TCP, the frames are the stream.
-func placeRPC(s []byte, hs []session.Head, kept map[int]bool) ([]capture.Range, error) {
-	return placeFrames(s, hs, kept)
 }
 
 // wsFrame is one WebSocket frame of a stream: where it is, and where its
@@ -379,7 +489,7 @@ func placeWebSocket(s []byte, hs []session.Head, kept map[int]bool) ([]capture.R
 		}
 	}
 	frames, data, _ := wsFrames(s, start)
-	fr, err := placeFrames(data, hs, kept)
+	fr, err := placeFrames(data, nil, hs, kept, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -507,7 +617,7 @@ func placeKCP(dgs []capture.Datagram, byDir [2][]session.Head, kept map[int]bool
 				cur = nil
 			}
 		}
-		rs, err := placeFrames(stream, byDir[i], kept)
+		rs, err := placeFrames(stream, nil, byDir[i], kept, nil)
 		if err != nil {
 			return err
 		}

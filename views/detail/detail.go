@@ -19,15 +19,19 @@ import (
 type KeyMap struct {
 	frame.ListKeyMap
 	Toggle, Expand, Collapse key.Binding
+	// ApplyColumn adds the selected field as a message-list column; the
+	// root handles it (views/columns.go).
+	ApplyColumn key.Binding
 }
 
 // DefaultKeyMap returns vim-like bindings.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		ListKeyMap: frame.DefaultListKeyMap(),
-		Toggle:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "expand/collapse")),
-		Expand:     key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
-		Collapse:   key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse")),
+		ListKeyMap:  frame.DefaultListKeyMap(),
+		Toggle:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "expand/collapse")),
+		Expand:      key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
+		Collapse:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse")),
+		ApplyColumn: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "add the selected field as a message-list column (apply as column)")),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/internal/termsafe"
@@ -99,17 +100,19 @@ func (m Model) CurrentColumn() string { return m.names()[min(m.colCur, len(m.nam
 // is descending.
 func (m Model) SortedBy() (string, bool) { return m.sortBy, m.sortDesc }
 
-// ColumnKey handles the column keys of the message list; changed says the
-// column set changed (the root saves it).
-func (m *Model) ColumnKey(k string) (handled, changed bool) {
+// ColumnKey handles the column keys of the message list (KeyMap's
+// ColumnLeft … Wider); changed says the column set changed (the root
+// saves it).
+func (m *Model) ColumnKey(k tea.KeyPressMsg) (handled, changed bool) {
 	k0 := len(builtin)
 	cur := m.colCur - k0 // index into cols, < 0 for a fixed column
-	switch k {
-	case "<":
+	km := m.KeyMap
+	switch {
+	case key.Matches(k, km.ColumnLeft):
 		m.colCur = max(m.colCur-1, 0)
-	case ">":
+	case key.Matches(k, km.ColumnRight):
 		m.colCur = min(m.colCur+1, len(m.names())-1)
-	case "o":
+	case key.Matches(k, km.Sort):
 		name := m.CurrentColumn()
 		switch {
 		case m.sortBy != name:
@@ -123,7 +126,7 @@ func (m *Model) ColumnKey(k string) (handled, changed bool) {
 		if name == "n" && !m.sortDesc && m.sortBy != "" {
 			m.sortBy = "" // n ascending is the list's own order
 		}
-	case "X":
+	case key.Matches(k, km.RemoveColumn):
 		if cur < 0 {
 			return true, false
 		}
@@ -133,9 +136,9 @@ func (m *Model) ColumnKey(k string) (handled, changed bool) {
 		m.cols = slices.Delete(m.cols, cur, cur+1)
 		m.colCur = min(m.colCur, len(m.names())-1)
 		return true, true
-	case "{", "}":
+	case key.Matches(k, km.MoveLeft, km.MoveRight):
 		d := -1
-		if k == "}" {
+		if key.Matches(k, km.MoveRight) {
 			d = 1
 		}
 		if cur < 0 || cur+d < 0 || cur+d >= len(m.cols) {
@@ -144,12 +147,12 @@ func (m *Model) ColumnKey(k string) (handled, changed bool) {
 		m.cols[cur], m.cols[cur+d] = m.cols[cur+d], m.cols[cur]
 		m.colCur += d
 		return true, true
-	case "-", "+":
+	case key.Matches(k, km.Narrower, km.Wider):
 		if cur < 0 {
 			return true, false
 		}
 		d := -2
-		if k == "+" {
+		if key.Matches(k, km.Wider) {
 			d = 2
 		}
 		m.cols[cur].Width = min(max(m.cols[cur].Width+d, 3), 60)

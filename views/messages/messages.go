@@ -48,6 +48,9 @@ type Numbers []int32
 type KeyMap struct {
 	frame.ListKeyMap
 	PageUp, PageDown, NextMatch, PrevMatch key.Binding
+	// The column keys (columns.go, ColumnKey): choose the current column,
+	// sort by it, remove, move and resize it.
+	ColumnLeft, ColumnRight, Sort, RemoveColumn, MoveLeft, MoveRight, Narrower, Wider key.Binding
 }
 
 // DefaultKeyMap returns less/vim-like bindings.
@@ -58,6 +61,15 @@ func DefaultKeyMap() KeyMap {
 		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
 		NextMatch:  key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		PrevMatch:  key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "prev match")),
+
+		ColumnLeft:   key.NewBinding(key.WithKeys("<"), key.WithHelp("<", "current column: the one to the left (n, time, conn, dir, msg, then the added ones)")),
+		ColumnRight:  key.NewBinding(key.WithKeys(">"), key.WithHelp(">", "current column: the one to the right")),
+		Sort:         key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort by the current column: ascending, descending, off (stable; numbers as numbers)")),
+		RemoveColumn: key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "remove the current column")),
+		MoveLeft:     key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "move the current column left")),
+		MoveRight:    key.NewBinding(key.WithKeys("}"), key.WithHelp("}", "move the current column right")),
+		Narrower:     key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "narrow the current column")),
+		Wider:        key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "widen the current column")),
 	}
 	k.Top.SetHelp("g", "first")
 	k.Bottom.SetHelp("G", "last")
