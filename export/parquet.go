@@ -27,6 +27,8 @@ const (
 	Boolean
 	UInt64
 	StringMap // MAP<STRING, STRING>
+	SeenList  // LIST<STRUCT<capture STRING, host STRING, frame INT64, time_ns INT64>>
+	StringList
 )
 
 // String returns the type as outputs.md spells it.
@@ -46,6 +48,10 @@ func (t Type) String() string {
 		return "UINT64"
 	case StringMap:
 		return "MAP<STRING, STRING>"
+	case SeenList:
+		return "LIST<STRUCT<capture STRING, host STRING, frame INT64, time_ns INT64>>"
+	case StringList:
+		return "LIST<STRING>"
 	}
 	return fmt.Sprintf("Type(%d)", uint8(t))
 }
@@ -72,6 +78,7 @@ func Columns(withHex bool, payload []Column) []Column {
 		{"method_id", Int32, false}, {"request_id", Int64, false}, {"status", String, false},
 		{"pair", Int64, false}, {"latency_ns", Int64, false}, {"payload_message", String, false},
 		{"payload_method", String, false}, {"payload", StringMap, false},
+		{"seen", SeenList, false}, {"one_way_ns", Int64, false}, {"missing_in", StringList, false},
 	}
 	if withHex {
 		cols = append(cols, Column{"hex", String, false})
@@ -80,7 +87,7 @@ func Columns(withHex bool, payload []Column) []Column {
 }
 
 // fixedColumns is how many columns Columns lists before hex.
-const fixedColumns = 26
+const fixedColumns = 29
 
 // dictColumns are the columns of few distinct values, dictionary-encoded.
 var dictColumns = map[string]bool{
@@ -111,10 +118,17 @@ func Schema(cols []Column) *parquet.Schema {
 			t = reflect.TypeFor[uint64]()
 		case StringMap:
 			t = reflect.TypeFor[map[string]string]()
+		case SeenList:
+			t = reflect.TypeFor[[]Seen]()
+		case StringList:
+			t = reflect.TypeFor[[]string]()
 		}
 		tag := c.Name
 		if !c.Required {
 			tag += ",optional"
+		}
+		if c.Type == SeenList || c.Type == StringList {
+			tag += ",list"
 		}
 		if dictColumns[c.Name] {
 			tag += ",dict"
@@ -267,6 +281,8 @@ func (w *Writer) row(row parquet.Row, r *Record) parquet.Row {
 	optS(r.PayloadMeth)
 	row = w.appendMap(row, c, r)
 	c += 2
+	row = w.appendSight(row, c, r)
+	c += 6
 	if w.hex {
 		if r.Hex != nil {
 			w.scratch = hex.AppendEncode(w.scratch[:0], r.Hex)
@@ -322,6 +338,42 @@ func (w *Writer) appendMap(row parquet.Row, c int, r *Record) parquet.Row {
 			row = append(row, parquet.ByteArrayValue(at(2*i+k)).Level(rep, 2, c+k))
 		}
 	}
+	return row
+}
+
+// appendSight appends the seen list's four leaf columns (capture, host,
+// frame, time_ns from c), one_way_ns (c+4) and the missing_in list's
+// leaf (c+5): the lists null without a sight, else one value per entry
+// (an empty list one value at definition level 1).
+func (w *Writer) appendSight(row parquet.Row, c int, r *Record) parquet.Row {
+	list := func(n int, leaf int, val func(i int) parquet.Value) {
+		switch {
+		case !r.Sighted:
+			row = append(row, parquet.NullValue().Level(0, 0, leaf))
+		case n == 0:
+			row = append(row, parquet.NullValue().Level(0, 1, leaf))
+		default:
+			for i := range n {
+				rep := 1
+				if i == 0 {
+					rep = 0
+				}
+				row = append(row, val(i).Level(rep, 2, leaf))
+			}
+		}
+	}
+	ss := r.Seen
+	list(len(ss), c, func(i int) parquet.Value { return parquet.ByteArrayValue(str(validUTF8(ss[i].Capture))) })
+	list(len(ss), c+1, func(i int) parquet.Value { return parquet.ByteArrayValue(str(validUTF8(ss[i].Host))) })
+	list(len(ss), c+2, func(i int) parquet.Value { return parquet.Int64Value(ss[i].Frame) })
+	list(len(ss), c+3, func(i int) parquet.Value { return parquet.Int64Value(ss[i].TimeNS) })
+	if r.OneWayNS.OK {
+		row = append(row, parquet.Int64Value(r.OneWayNS.V).Level(0, 1, c+4))
+	} else {
+		row = append(row, parquet.NullValue().Level(0, 0, c+4))
+	}
+	mi := r.MissingIn
+	list(len(mi), c+5, func(i int) parquet.Value { return parquet.ByteArrayValue(str(validUTF8(mi[i]))) })
 	return row
 }
 

@@ -2,7 +2,9 @@ package export
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -147,6 +149,72 @@ func TestValidUTF8(t *testing.T) {
 	} {
 		if got := validUTF8(tt.in); got != tt.want {
 			t.Errorf("validUTF8(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestWriterSight: seen, one_way_ns and missing_in (several captures)
+// are written alike by the typed writers (with and without hex) and the
+// row writer (payload columns): null lists for a record without a sight,
+// an empty missing_in for a record every capture has, each entry in
+// order otherwise.
+func TestWriterSight(t *testing.T) {
+	recs := []Record{
+		{N: 1, Conn: "a-b", Dir: "c2s", Proto: "unturned", Msg: "PingRequest"},
+		{N: 2, Conn: "a-b", Dir: "c2s", Proto: "ulinkrpc", Msg: "Request", Sighted: true,
+			Seen:     []Seen{{Capture: "client.pcap", Host: "client", Frame: 5, TimeNS: 100}, {Capture: "server.pcap", Host: "server", Frame: 7, TimeNS: 2100}},
+			OneWayNS: some(int64(2000)), MissingIn: []string{}},
+		{N: 3, Conn: "a-b", Dir: "s2c", Proto: "ulinkrpc", Msg: "Response", Sighted: true,
+			Seen: []Seen{{Capture: "server.pcap", Host: "server", Frame: 9, TimeNS: 3000}}, MissingIn: []string{"client.pcap"}},
+	}
+	want := []map[string]string{
+		{"seen/list/element/capture": "<null@0>", "seen/list/element/time_ns": "<null@0>", "one_way_ns": "<null@0>", "missing_in/list/element": "<null@0>"},
+		{"seen/list/element/capture": "client.pcap server.pcap", "seen/list/element/host": "client server", "seen/list/element/frame": "5 7",
+			"seen/list/element/time_ns": "100 2100", "one_way_ns": "2000", "missing_in/list/element": "<null@1>"},
+		{"seen/list/element/capture": "server.pcap", "seen/list/element/time_ns": "3000", "one_way_ns": "<null@0>", "missing_in/list/element": "client.pcap"},
+	}
+	for _, tc := range []struct {
+		name string
+		cols []Column
+	}{
+		{"typed", Columns(false, nil)},
+		{"typed with hex", Columns(true, nil)},
+		{"rows", Columns(true, []Column{{Name: "payload.x", Type: Int64}})},
+	} {
+		var buf bytes.Buffer
+		w := NewWriter(&buf, tc.cols)
+		for i := range recs {
+			if err := w.Write(&recs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		names, rows := readBack(t, buf.Bytes())
+		for r, wm := range want {
+			for name, w := range wm {
+				k := -1
+				for i, n := range names {
+					if n == name {
+						k = i
+					}
+				}
+				if k < 0 {
+					t.Fatalf("%s: no column %q in %v", tc.name, name, names)
+				}
+				var got []string
+				for _, v := range rows[r][k] {
+					if v.IsNull() {
+						got = append(got, fmt.Sprintf("<null@%d>", v.DefinitionLevel()))
+					} else {
+						got = append(got, v.String())
+					}
+				}
+				if g := strings.Join(got, " "); g != w {
+					t.Errorf("%s: row %d %s = %q; want %q", tc.name, r, name, g, w)
+				}
+			}
 		}
 	}
 }

@@ -35,6 +35,23 @@ type Record struct {
 	// Hex is the bytes outputs.md's "hex" spells: the message without its
 	// frame header, or a ULinkRPC envelope (nil when unrecovered).
 	Hex []byte
+
+	// Several captures, a connection both ends captured: Sighted says the
+	// record has "seen" (else seen and missing_in are null), Seen the
+	// captures that have it, OneWayNS the receiver's time minus the
+	// sender's, MissingIn the captures that lack it.
+	Sighted   bool
+	Seen      []Seen
+	OneWayNS  Opt[int64]
+	MissingIn []string
+}
+
+// Seen is one capture's sight of a record: outputs.md's "seen" entry.
+type Seen struct {
+	Capture string `parquet:"capture"`
+	Host    string `parquet:"host"`
+	Frame   int64  `parquet:"frame"`
+	TimeNS  int64  `parquet:"time_ns"`
 }
 
 // Opt is a value that may be null.
@@ -62,6 +79,7 @@ type Adapter struct {
 	Renumber func(int64) int64
 	conns    map[dissect.Conn]string
 	payload  []netpak.Span
+	seen     []Seen
 }
 
 // maxConns bounds the connection texts an Adapter keeps (a capture of
@@ -78,6 +96,7 @@ func (a *Adapter) Of(r *Record, m *session.Message) {
 		r.Host, r.Capture = o.Host, o.Capture
 	}
 	defer a.renumber(r)
+	a.sight(r, m.Sight)
 	if rr := m.RPC; rr != nil {
 		a.ofRPC(r, rr)
 		a.payload = r.Payload
@@ -117,6 +136,27 @@ func (a *Adapter) Of(r *Record, m *session.Message) {
 		r.Hex = []byte{}
 	}
 	a.payload = r.Payload
+}
+
+// sight fills r's seen, one_way_ns and missing_in from s (nil: none);
+// r's Seen aliases the adapter's storage until the next call.
+func (a *Adapter) sight(r *Record, s *session.Sight) {
+	if s == nil {
+		return
+	}
+	r.Sighted = true
+	a.seen = a.seen[:0]
+	for _, e := range s.Seen {
+		a.seen = append(a.seen, Seen{Capture: e.Capture, Host: e.Host, Frame: int64(e.Frame), TimeNS: e.TimeNS})
+	}
+	r.Seen = a.seen
+	if s.HasOneWay {
+		r.OneWayNS = some(s.OneWayNS)
+	}
+	r.MissingIn = s.MissingIn
+	if r.MissingIn == nil {
+		r.MissingIn = []string{}
+	}
 }
 
 func (a *Adapter) renumber(r *Record) {

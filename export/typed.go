@@ -41,10 +41,13 @@ type plainRow struct {
 	PayloadMessage *string           `parquet:"payload_message,optional,dict"`
 	PayloadMethod  *string           `parquet:"payload_method,optional,dict"`
 	Payload        map[string]string `parquet:"payload,optional"`
+	Seen           []Seen            `parquet:"seen,optional,list"`
+	OneWayNS       *int64            `parquet:"one_way_ns,optional"`
+	MissingIn      []string          `parquet:"missing_in,optional,list"`
 
 	v struct {
 		summary, worst, listener, service, method, status, pm, pmeth string
-		clientID, serverID, requestID, pair, latency                 int64
+		clientID, serverID, requestID, pair, latency, oneWay         int64
 		serviceID, methodID                                          int32
 		payload                                                      map[string]string
 		buf                                                          []byte
@@ -108,6 +111,14 @@ func (w *plainRow) fill(r *Record) {
 		}
 		w.Payload = v.payload
 	}
+	w.Seen, w.MissingIn = nil, nil
+	if r.Sighted {
+		// Not nil, so that an empty list is an empty list, not null.
+		w.Seen, w.MissingIn = make([]Seen, len(r.Seen)), make([]string, len(r.MissingIn))
+		copy(w.Seen, r.Seen)
+		copy(w.MissingIn, r.MissingIn)
+	}
+	setI(&w.OneWayNS, &v.oneWay, r.OneWayNS)
 }
 
 func (w *hexRow) fill(r *Record) {

@@ -63,6 +63,9 @@ type flow struct {
 	cFirstIn int
 	cShown   bool
 	sender   [2]int // by Dir: the input of the host that sent it, -1 unknown
+	// dgram marks a datagram session (datagram.go): its segs are units,
+	// pos a unit's sequence number, n 1.
+	dgram bool
 }
 
 // Plan is what the scan of several captures found: each capture's clock
@@ -72,16 +75,52 @@ type Plan struct {
 	Clocks []Clock
 	flows  map[capture.Flow]*flow
 	notes  []string
+	opts   Options
+	// dflows maps each capture's flows of a datagram session several
+	// captures have to the session's key in flows; dconvs lists them.
+	dflows map[dkey]capture.Flow
+	dconvs map[capture.Flow]*dconv
 }
 
 // NewPlan scans the inputs: first each capture's connections, then the
 // segments of those more than one capture has, to match them and estimate
 // the clocks. Inputs[0] is the reference clock.
-func NewPlan(inputs []Input) (*Plan, error) {
-	p := &Plan{Inputs: inputs, Clocks: make([]Clock, len(inputs)), flows: map[capture.Flow]*flow{}}
+func NewPlan(inputs []Input) (*Plan, error) { return NewPlanWith(inputs, Options{}) }
+
+// NewPlanWith is NewPlan that also matches datagram sessions
+// (Options.Units) whatever their 4-tuples.
+func NewPlanWith(inputs []Input, o Options) (*Plan, error) {
+	p := &Plan{Inputs: inputs, Clocks: make([]Clock, len(inputs)), flows: map[capture.Flow]*flow{}, opts: o,
+		dflows: map[dkey]capture.Flow{}, dconvs: map[capture.Flow]*dconv{}}
 	seen := map[capture.Flow][]int{}
+	// Datagram sessions: by id, each capture's flows in the order seen.
+	sessions := map[uint64][]inFlow{}
+	var sessOrder []uint64
+	sessFlow := map[dkey]bool{}
+	var units []Unit
 	for i, in := range inputs {
-		err := scan(in, func(ev *capture.Event) {
+		err := scan(in, func(src capture.Source, ev *capture.Event) {
+			if ev.Kind == capture.EventDatagram && o.Units != nil {
+				if sessFlow[dkey{i, ev.Flow}] {
+					return
+				}
+				id, _, ok := o.Units(units[:0], ev.Data)
+				if !ok {
+					return
+				}
+				sessFlow[dkey{i, ev.Flow}] = true
+				if ev.Probe {
+					// A probed flow yields its first datagrams only.
+					if c, ok := src.(capture.DatagramClaimer); ok {
+						c.ClaimDatagrams(ev.Flow)
+					}
+				}
+				if _, ok := sessions[id]; !ok {
+					sessOrder = append(sessOrder, id)
+				}
+				sessions[id] = append(sessions[id], inFlow{i, ev.Flow})
+				return
+			}
 			if ev.Kind != capture.EventData && ev.Kind != capture.EventOpen {
 				return
 			}
@@ -99,11 +138,57 @@ func NewPlan(inputs []Input) (*Plan, error) {
 			p.flows[f] = &flow{tr: map[int]*track{}, ins: ins, sender: [2]int{-1, -1}}
 		}
 	}
+	for _, id := range sessOrder {
+		fs := sessions[id]
+		var ins []int
+		for _, x := range fs {
+			if len(ins) == 0 || ins[len(ins)-1] != x.in {
+				ins = append(ins, x.in)
+			}
+		}
+		key := fs[0].f
+		if len(ins) < 2 || p.flows[key] != nil {
+			continue
+		}
+		p.flows[key] = &flow{tr: map[int]*track{}, ins: ins, sender: [2]int{-1, -1}, dgram: true}
+		p.dconvs[key] = &dconv{key: key, flows: fs}
+		for _, x := range fs {
+			p.dflows[dkey(x)] = key
+		}
+	}
 	if len(p.flows) > 0 {
 		for i, in := range inputs {
 			kept := 0
 			full := false
-			err := scan(in, func(ev *capture.Event) {
+			err := scan(in, func(src capture.Source, ev *capture.Event) {
+				if ev.Kind == capture.EventDatagram {
+					key, ok := p.dflows[dkey{i, ev.Flow}]
+					if !ok {
+						return
+					}
+					if ev.Probe {
+						if c, ok := src.(capture.DatagramClaimer); ok {
+							c.ClaimDatagrams(ev.Flow)
+						}
+					}
+					fl := p.flows[key]
+					tr := fl.tr[i]
+					if tr == nil {
+						tr = &track{}
+						fl.tr[i] = tr
+					}
+					_, units, _ = o.Units(units[:0], ev.Data)
+					d := dirOf(ev.FromServer)
+					for _, u := range units {
+						if kept >= MaxSegments {
+							full = true
+							break
+						}
+						tr.segs[d] = append(tr.segs[d], seg{pos: int64(u.Seq), t: ev.Time.UnixNano(), h: u.Hash, n: 1, frame: int32(ev.Frame)})
+						kept++
+					}
+					return
+				}
 				fl := p.flows[ev.Flow]
 				if fl == nil {
 					return
@@ -134,6 +219,11 @@ func NewPlan(inputs []Input) (*Plan, error) {
 			if err != nil {
 				return nil, err
 			}
+			for _, fl := range p.flows {
+				if tr := fl.tr[i]; fl.dgram && tr != nil {
+					sortUnits(tr)
+				}
+			}
 			if full {
 				p.notes = append(p.notes, fmt.Sprintf("%s: more than %d segments of connections other captures have: the rest are not matched", termsafe.Escape(in.Capture), MaxSegments))
 			}
@@ -145,7 +235,7 @@ func NewPlan(inputs []Input) (*Plan, error) {
 
 // scan reads every event of in, first setting *first to the first event's
 // time (ns) when first is not nil.
-func scan(in Input, fn func(*capture.Event), first *int64) error {
+func scan(in Input, fn func(capture.Source, *capture.Event), first *int64) error {
 	src, err := in.Open()
 	if err != nil {
 		return err
@@ -163,7 +253,7 @@ func scan(in Input, fn func(*capture.Event), first *int64) error {
 		if first != nil && *first == 0 && !ev.Time.IsZero() {
 			*first = ev.Time.UnixNano()
 		}
-		fn(ev)
+		fn(src, ev)
 	}
 }
 
@@ -208,8 +298,12 @@ func (p *Plan) match() {
 					if x.h != y.h {
 						bad = true
 						fl.merged = false
-						fl.conflict = fmt.Sprintf("captures %s and %s both have connection %s but disagree on its %v segment at stream position %d (%d bytes; %s frame %d, %s frame %d): not merged, %s's copy is decoded",
-							termsafe.Escape(p.Inputs[ref].Capture), termsafe.Escape(p.Inputs[j].Capture), f, dissect.Dir(d), x.pos, x.n,
+						what := "segment at stream position"
+						if fl.dgram {
+							what = "unit numbered"
+						}
+						fl.conflict = fmt.Sprintf("captures %s and %s both have connection %s but disagree on its %v %s %d (%d bytes; %s frame %d, %s frame %d): not merged, %s's copy is decoded",
+							termsafe.Escape(p.Inputs[ref].Capture), termsafe.Escape(p.Inputs[j].Capture), f, dissect.Dir(d), what, x.pos, x.n,
 							termsafe.Escape(p.Inputs[ref].Capture), x.frame, termsafe.Escape(p.Inputs[j].Capture), y.frame,
 							termsafe.Escape(p.Inputs[ref].Capture))
 						fl.cDir, fl.cPos, fl.cLen, fl.cOther = dissect.Dir(d), x.pos, x.n, j

@@ -38,6 +38,13 @@ type Source struct {
 	qi    int
 	cur   int
 	notes bool
+
+	// Datagram sessions (datagram.go).
+	units        []Unit
+	copies       map[inHashKey]int
+	handedCopies map[hashKey]int
+	handedUnits  map[unitKey]bool
+	lastUnit     map[capture.Flow][2]int64
 }
 
 type posKey struct {
@@ -48,7 +55,8 @@ type posKey struct {
 // Open opens every capture of the plan for the merged read.
 func (p *Plan) Open() (*Source, error) {
 	s := &Source{p: p, ids: map[[2]uint32]uint32{}, flowIDs: map[capture.Flow]uint32{}, pos: map[posKey]*[2]int64{},
-		cursor: map[capture.Flow]*[2]int64{}, opened: map[capture.Flow]bool{}, closed: map[capture.Flow]int{}}
+		cursor: map[capture.Flow]*[2]int64{}, opened: map[capture.Flow]bool{}, closed: map[capture.Flow]int{},
+		copies: map[inHashKey]int{}, handedCopies: map[hashKey]int{}, handedUnits: map[unitKey]bool{}, lastUnit: map[capture.Flow][2]int64{}}
 	for _, in := range p.Inputs {
 		src, err := in.Open()
 		if err != nil {
@@ -135,6 +143,9 @@ func (s *Source) Next() (*capture.Event, error) {
 // take queues what event ev of capture in becomes.
 func (s *Source) take(in int, ev capture.Event) {
 	ev.Offset = -1
+	if ev.Kind == capture.EventDatagram && s.takeDatagram(in, ev) {
+		return
+	}
 	if ev.ID != 0 {
 		k := [2]uint32{uint32(in), ev.ID}
 		id, ok := s.ids[k]
@@ -261,11 +272,20 @@ func (s *Source) Stats() capture.Stats {
 	return t
 }
 
-// ClaimDatagrams passes a claim of a UDP flow on to every capture.
+// ClaimDatagrams passes a claim of a UDP flow on to every capture, and,
+// for a datagram session several captures have, each capture's claim of
+// its own flows of it.
 func (s *Source) ClaimDatagrams(f capture.Flow) {
 	for _, src := range s.srcs {
 		if c, ok := src.(capture.DatagramClaimer); ok {
 			c.ClaimDatagrams(f)
+		}
+	}
+	if dc := s.p.dconvs[f]; dc != nil {
+		for _, x := range dc.flows {
+			if c, ok := s.srcs[x.in].(capture.DatagramClaimer); ok && x.f != f {
+				c.ClaimDatagrams(x.f)
+			}
 		}
 	}
 }

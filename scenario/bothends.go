@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"io"
 	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -32,6 +33,17 @@ type BothEnds struct {
 	// show.
 	Stretch int64
 	Seed    uint64
+	// NAT, when valid, is the address a NAT between the ends gives the
+	// client's UDP flows: the server's capture sees each UDP client end
+	// as NAT's address with the client's port plus NAT's port (a KCP
+	// conversation then has a different 4-tuple at each end). TCP is
+	// not rewritten.
+	NAT netip.AddrPort
+	// DropInClient, when not 0, is the packet (its index from 1 in the
+	// packets given) the client's capture lacks instead of the server's
+	// last data segment (a datagram protocol's last one may carry no
+	// message).
+	DropInClient int
 }
 
 // BothEndsTruth is what BothEnds did, by the index (from 1) of each packet
@@ -56,7 +68,9 @@ func (tr *BothEndsTruth) ServerClock(t int64) int64 {
 
 // Split returns the client's and the server's captures of ps (a
 // scenario's packets in capture order on the link lt, the server on TCP
-// port serverPort), each in its own time order, and the truth.
+// or UDP port serverPort), each in its own time order, and the truth. A
+// UDP datagram is delivered when it arrives (no order is kept across
+// datagrams); a lost one is sent again as TCP segments are.
 func (b BothEnds) Split(ps []Packet, lt layers.LinkType, serverPort uint16) (client, server []Packet, tr *BothEndsTruth) {
 	tr = &BothEndsTruth{Sent: map[int]int64{}, Delivered: map[int]int64{}, offset: int64(b.Offset), drift: b.DriftPPM * 1e-6}
 	if len(ps) == 0 {
@@ -66,6 +80,7 @@ func (b BothEnds) Split(ps []Packet, lt layers.LinkType, serverPort uint16) (cli
 	tr.t0 = ps[0].Time.UnixNano()
 	type info struct {
 		c2s, data bool
+		udp       bool
 		port      uint16 // the client's: the connection
 	}
 	infos := make([]info, len(ps))
@@ -81,10 +96,22 @@ func (b BothEnds) Split(ps []Packet, lt layers.LinkType, serverPort uint16) (cli
 			if in.data && !in.c2s {
 				lastS2C = k
 			}
+		} else if u, ok := pk.Layer(layers.LayerTypeUDP).(*layers.UDP); ok {
+			in := info{c2s: uint16(u.DstPort) == serverPort, data: len(u.Payload) > 0, udp: true, port: uint16(u.SrcPort)}
+			if !in.c2s {
+				in.port = uint16(u.DstPort)
+			}
+			infos[k] = in
+			if in.data && !in.c2s {
+				lastS2C = k
+			}
 		}
 	}
 	if b.DropLastServerSegment && lastS2C >= 0 {
 		tr.LostInClient = lastS2C + 1
+	}
+	if b.DropInClient > 0 {
+		tr.LostInClient = b.DropInClient
 	}
 	r := rand.New(rand.NewPCG(b.Seed, 0x626f7468))
 	type key struct {
@@ -112,7 +139,7 @@ func (b BothEnds) Split(ps []Packet, lt layers.LinkType, serverPort uint16) (cli
 			}
 		}
 		delivered := arrive
-		if in.data {
+		if in.data && !in.udp {
 			delivered = max(arrive, deliv[kk])
 			deliv[kk] = delivered
 		}
@@ -124,7 +151,11 @@ func (b BothEnds) Split(ps []Packet, lt layers.LinkType, serverPort uint16) (cli
 		} else if k+1 != tr.LostInClient {
 			client = append(client, at(arrive, p.Data))
 		}
-		server = append(server, at(tr.ServerClock(serverTrue), p.Data))
+		sd := p.Data
+		if in.udp && b.NAT.IsValid() {
+			sd = natUDP(sd, lt, b.NAT, in.c2s)
+		}
+		server = append(server, at(tr.ServerClock(serverTrue), sd))
 		if tr.ServerFirst == 0 || serverTrue < tr.ServerFirst {
 			tr.ServerFirst = serverTrue
 		}
@@ -133,6 +164,45 @@ func (b BothEnds) Split(ps []Packet, lt layers.LinkType, serverPort uint16) (cli
 	slices.SortStableFunc(client, order)
 	slices.SortStableFunc(server, order)
 	return client, server, tr
+}
+
+// natUDP is the IPv4 UDP packet data as the server's side of a NAT sees
+// it: the client end (the source when c2s, else the destination) is
+// nat's address, its port the client's plus nat's; checksums redone.
+// Data it cannot rewrite is returned as is.
+func natUDP(data []byte, lt layers.LinkType, nat netip.AddrPort, c2s bool) []byte {
+	pk := gopacket.NewPacket(data, lt, gopacket.Default)
+	ip, ok1 := pk.Layer(layers.LayerTypeIPv4).(*layers.IPv4)
+	u, ok2 := pk.Layer(layers.LayerTypeUDP).(*layers.UDP)
+	if !ok1 || !ok2 || !nat.Addr().Is4() {
+		return data
+	}
+	a := nat.Addr().As4()
+	if c2s {
+		ip.SrcIP = a[:]
+		u.SrcPort += layers.UDPPort(nat.Port())
+	} else {
+		ip.DstIP = a[:]
+		u.DstPort += layers.UDPPort(nat.Port())
+	}
+	if err := u.SetNetworkLayerForChecksum(ip); err != nil {
+		return data
+	}
+	var ls []gopacket.SerializableLayer
+	for _, l := range pk.Layers() {
+		if sl, ok := l.(gopacket.SerializableLayer); ok && l.LayerType() != layers.LayerTypeUDP {
+			ls = append(ls, sl)
+		}
+		if l.LayerType() == layers.LayerTypeUDP {
+			ls = append(ls, u, gopacket.Payload(u.Payload))
+			break
+		}
+	}
+	buf := gopacket.NewSerializeBuffer()
+	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, ls...); err != nil {
+		return data
+	}
+	return slices.Clone(buf.Bytes())
 }
 
 // WritePackets writes ps as a capture of format f on the named link

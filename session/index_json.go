@@ -92,6 +92,7 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		}
 		*m = *bm
 		m.origin, m.Origin = c.originOfRec(c.conns[r.conn], int32(n-1)), c.originNameOfRec(c.conns[r.conn], int32(n-1))
+		m.Sight = c.sightOf(int32(n - 1))
 		return true
 	}
 	cn := c.conns[r.conn]

@@ -75,7 +75,7 @@ func (m *Message) appendJSON(dst, conn []byte) ([]byte, error) {
 	if m.Rec != nil {
 		// A hosted protocol's record, as its package writes it
 		// (outputs.md "ULinkRPC records").
-		return m.Rec.AppendJSON(dst, m.origin), nil
+		return m.Rec.AppendJSON(dst, m.recOrigin()), nil
 	}
 	return m.appendJSONTime(dst, conn, nil)
 }

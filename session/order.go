@@ -40,6 +40,7 @@ type pendingMsg struct {
 	at    int64         // file offset, or -1
 	data  []byte        // the caller's bytes, copied
 	rec   decode.Record // a hosted protocol's record (rpc.go) instead of data
+	sight *Sight        // where rec was seen (several captures), taken at its arrival
 }
 
 // pendingQueue is a min-heap of pendingMsg by (seq, ins).
@@ -141,7 +142,7 @@ func (c *Index) release() {
 			m := heap.Pop(&c.pending).(pendingMsg)
 			if m.rec != nil {
 				c.pendingBytes -= m.rec.Meta().Size
-				c.messageRPC(m.cn, m.rec)
+				c.messageRPC(m.cn, m.rec, m.sight)
 				continue
 			}
 			c.pendingBytes -= len(m.data)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 )
@@ -54,7 +55,14 @@ type Clock struct {
 
 // SightFunc says where the message ending at stream position end of
 // direction dir of conn was seen, or nil (a connection one capture has).
+// For a hosted protocol's record (whose decoder gives no stream position)
+// end is HostedSight: the message completed by the event being fed.
 type SightFunc func(conn dissect.Conn, dir dissect.Dir, end int64) *Sight
+
+// HostedSight is SightFunc's end for a hosted protocol's record: the one
+// the event being fed completed (of a stream, its direction's bytes so
+// far; of datagrams, the last one's).
+const HostedSight int64 = -1
 
 // multi is the Index's state for several captures.
 type multi struct {
@@ -142,6 +150,15 @@ func (c *Index) recordSight(cn *connection, i int32, dir dissect.Dir, end int64)
 	}
 }
 
+// hostedSight is where hosted record r of cn was seen, asked as it
+// arrives (HostedSight), or nil.
+func (c *Index) hostedSight(cn *connection, r decode.Record) *Sight {
+	if c.multi == nil || c.multi.sight == nil {
+		return nil
+	}
+	return c.multi.sight(cn.info.Conn, r.Meta().Dir, HostedSight)
+}
+
 // originOfRec is the encoded origin of record i of connection cn: the
 // capture whose copy was decoded, else the Index's (SetOrigin).
 func (c *Index) originOfRec(cn *connection, i int32) []byte {
@@ -172,6 +189,16 @@ func (c *Index) sightOf(i int32) *Sight {
 		return nil
 	}
 	return c.multi.sights[i]
+}
+
+// recOrigin is what a hosted record's AppendJSON puts after "time_ns":
+// its origin and, for a record several captures saw, its "seen",
+// "one_way_ns" and "missing_in" keys, where an Unturned record has them.
+func (m *Message) recOrigin() []byte {
+	if m.Sight == nil {
+		return m.origin
+	}
+	return appendSight(append([]byte(nil), m.origin...), m.Sight)
 }
 
 // appendSight appends a record's "seen", "one_way_ns" and "missing_in"

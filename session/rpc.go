@@ -162,19 +162,23 @@ func (c *Index) rpcSync(cn *connection) {
 
 // arriveRPC numbers a record now, or queues it (order.go arrive).
 func (c *Index) arriveRPC(cn *connection, r decode.Record, seq uint64) {
+	// Where it was seen is asked now, while the event that completed it
+	// is the one being fed (HostedSight).
+	sg := c.hostedSight(cn, r)
 	if len(c.pending) == 0 && len(c.blockers) == 0 && len(c.holds) == 0 {
-		c.messageRPC(cn, r)
+		c.messageRPC(cn, r, sg)
 		return
 	}
 	c.pins++
 	m := r.Meta()
 	c.pendingBytes += m.Size
-	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: m.Dir, rec: r})
+	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: m.Dir, rec: r, sight: sg})
 }
 
 // messageRPC numbers and records one hosted record: the connection names
-// and pairs it, the index keeps it under its number.
-func (c *Index) messageRPC(cn *connection, r decode.Record) {
+// and pairs it, the index keeps it under its number; sg is where it was
+// seen (several captures), nil for none.
+func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 	n := c.nrec + 1
 	if c.stream != nil {
 		c.streamAsOfRPC(cn, n)
@@ -183,6 +187,9 @@ func (c *Index) messageRPC(cn *connection, r decode.Record) {
 	m := r.Meta()
 	i, rec := c.add(recRPC, 0, m.Time.UnixNano())
 	rec.frame, rec.length, rec.conn, rec.dir = int32(m.Frame), uint16(min(m.Len, 0xFFFF)), cn.idx, m.Dir
+	if sg != nil {
+		c.multi.sights[i] = sg
+	}
 	for _, f := range m.Findings {
 		rec.worst = max(rec.worst, uint8(f.Severity)+1)
 	}

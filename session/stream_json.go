@@ -168,7 +168,7 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 			b.conns[k] = conn
 		}
 		if m.Rec != nil {
-			dst = append(m.Rec.AppendJSON(dst, m.origin), '\n')
+			dst = append(m.Rec.AppendJSON(dst, m.recOrigin()), '\n')
 			continue
 		}
 		if m.lineLater {

@@ -105,13 +105,16 @@ var exportColumns = []struct{ name, typ string }{
 	{"service", "VARCHAR"}, {"method", "VARCHAR"}, {"service_id", "INTEGER"},
 	{"method_id", "INTEGER"}, {"request_id", "BIGINT"}, {"status", "VARCHAR"},
 	{"pair", "BIGINT"}, {"latency_ns", "BIGINT"}, {"payload_message", "VARCHAR"},
-	{"payload_method", "VARCHAR"}, {"payload", "MAP(VARCHAR, VARCHAR)"}, {"hex", "VARCHAR"},
+	{"payload_method", "VARCHAR"}, {"payload", "MAP(VARCHAR, VARCHAR)"},
+	{"seen", `STRUCT("capture" VARCHAR, "host" VARCHAR, "frame" BIGINT, "time_ns" BIGINT)[]`}, {"one_way_ns", "BIGINT"},
+	{"missing_in", "VARCHAR[]"}, {"hex", "VARCHAR"},
 }
 
 // exportCase is one capture exported and dumped with the same flags.
 type exportCase struct {
 	name    string
 	capture string
+	more    []string // several captures: the others, after capture
 	args    []string
 	file    string // the Parquet file
 	records []map[string]any
@@ -131,16 +134,19 @@ func exportCases(t *testing.T, dir string) []*exportCase {
 		sargs = append(sargs, "--schema", s)
 	}
 	cases = append(cases, &exportCase{name: "schemas/usmn-schemas.pcapng", capture: fixture(t, "usmn-schemas.pcapng"), args: sargs})
+	// Both ends of one session: seen, one_way_ns and missing_in.
+	cases = append(cases, &exportCase{name: "two-ends", capture: filepath.Join(twoEndsDir, "client.pcapng"), more: []string{filepath.Join(twoEndsDir, "server.pcapng")}})
 	for i, c := range cases {
 		c.file = filepath.Join(dir, fmt.Sprintf("%d.parquet", i))
 		args := append([]string{"export", "--format", "parquet", "--hex", "-o", c.file}, c.args...)
 		if strings.HasPrefix(c.name, "schemas/") {
 			args = append(args, "--payload-columns")
 		}
-		if code, _, errOut := run(t, nil, append(args, c.capture)...); code != exitOK || errOut != "" {
+		caps := append([]string{c.capture}, c.more...)
+		if code, _, errOut := run(t, nil, append(args, caps...)...); code != exitOK || errOut != "" {
 			t.Fatalf("usmnscope %s: exit %d, stderr %q", strings.Join(args, " "), code, errOut)
 		}
-		dargs := append(append([]string{"dump", "--json"}, c.args...), c.capture)
+		dargs := append(append([]string{"dump", "--json"}, c.args...), caps...)
 		code, out, errOut := run(t, nil, dargs...)
 		if code != exitOK || errOut != "" {
 			t.Fatalf("usmnscope %s: exit %d, stderr %q", strings.Join(dargs, " "), code, errOut)
@@ -299,6 +305,7 @@ func expectedRow(t *testing.T, rec map[string]any) map[string]any {
 		"method_id": get("rpc", "method_id"), "request_id": get("rpc", "request_id"), "status": get("rpc", "status"),
 		"pair": rec["pair"], "latency_ns": rec["latency_ns"], "payload_message": rec["payload_message"],
 		"payload_method": rec["payload_method"], "payload": payload, "hex": rec["hex"],
+		"seen": rec["seen"], "one_way_ns": rec["one_way_ns"], "missing_in": rec["missing_in"],
 	}
 }
 
@@ -311,6 +318,10 @@ func sameCell(got, want any, typ string) bool {
 		return got == nil && want == nil
 	}
 	switch {
+	case strings.HasSuffix(typ, "[]"):
+		// A list (of structs): DuckDB's JSON of it, BIGINTs as strings,
+		// against the record's array.
+		return fmt.Sprint(got) == fmt.Sprint(want)
 	case typ == "MAP(VARCHAR, VARCHAR)":
 		entries, ok := got.([]any)
 		wm, ok2 := want.(map[string]any)

@@ -2,12 +2,14 @@ package pipeline
 
 import (
 	"fmt"
+	"hash/fnv"
 	"time"
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/merge"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -38,7 +40,11 @@ func openSeveral(o Options, p *unturned.Profile, as map[uint16]Proto) (*merge.So
 		ins[i] = merge.Input{Host: c.Host, Capture: c.Capture, Shift: int64(c.Shift), HasShift: c.HasShift,
 			Open: func() (capture.Source, error) { return capture.Open(path, opts) }}
 	}
-	plan, err := merge.NewPlan(ins)
+	var mo merge.Options
+	if o.RPC != nil {
+		mo.Units = kcpUnits
+	}
+	plan, err := merge.NewPlanWith(ins, mo)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +61,21 @@ func attachSeveral(ix *session.Index, ms *merge.Source) {
 	}
 	ix.SetOrigins(os)
 	ix.SetSight(func(conn dissect.Conn, dir dissect.Dir, end int64) *session.Sight {
-		sg := plan.Sight(capture.Flow(conn), dir, end)
+		f := capture.Flow(conn)
+		if end == session.HostedSight {
+			// A hosted record: the message the event just handed on
+			// completed (its decoder gives no stream position).
+			e, ok := ms.HostedEnd(f, dir)
+			if !ok {
+				f = capture.Flow{Client: f.Server, Server: f.Client}
+				dir = 1 - dir
+				if e, ok = ms.HostedEnd(f, dir); !ok {
+					return nil
+				}
+			}
+			end = e
+		}
+		sg := plan.Sight(f, dir, end)
 		if sg == nil {
 			return nil
 		}
@@ -81,3 +101,30 @@ func attachSeveral(ix *session.Index, ms *merge.Source) {
 
 // inputOf is the source's Input when it reads several captures.
 type inputOf interface{ Input() int }
+
+// kcpUnits names a KCP datagram's session (ulinkrpc.md 2.3) for the
+// merge of several captures (merge.Units): its conversation id `conv`
+// (of a UKCP/UACK handshake or of every segment, which must agree), and
+// a unit for each PUSH segment: its `sn` and the hash of its data. So a
+// KCP conversation captured at both ends is matched through a NAT that
+// gave it different UDP 4-tuples.
+func kcpUnits(dst []merge.Unit, data []byte) (uint64, []merge.Unit, bool) {
+	if h, ok := ulinkrpc.ParseHandshake(data); ok {
+		return uint64(h.Conv), dst, h.Conv != 0
+	}
+	var conv uint32
+	for off := 0; off < len(data); {
+		sg, n, err := ulinkrpc.ParseSegment(data[off:])
+		if err != nil || off > 0 && sg.Conv != conv {
+			return 0, dst, false
+		}
+		conv = sg.Conv
+		if sg.Cmd == ulinkrpc.CmdPush {
+			h := fnv.New64a()
+			h.Write(sg.Data)
+			dst = append(dst, merge.Unit{Seq: sg.Sn, Hash: h.Sum64() ^ uint64(sg.Frg)})
+		}
+		off += n
+	}
+	return uint64(conv), dst, len(data) > 0 && conv != 0
+}
