@@ -364,25 +364,55 @@ func (c *Index) RPCRecord(n int) *rpc.Record {
 	return r
 }
 
-// buildRPC is build (Message, Detail) for a hosted record: the record in
-// Message.Rec (and Message.RPC for ULinkRPC), its bytes as Data, its
-// pairing, findings and dump line. Message.Rec is a copy: the feeder may
-// still pair an asker (Pair) while the caller reads it without the lock;
-// the slices it shares are not written again once the record is numbered.
-func (c *Index) buildRPC(n int, r *record) *Message {
-	rr := c.rpcRecs[int32(n-1)]
-	if rr == nil {
+// readable is hosted record r of connection cn as a reader may hold it
+// without the lock: r itself once its connection writes it no more (it
+// waits for no answer: issue 28, the copy of every record was a quarter of
+// the bytes `dump --json` allocated), else a copy (decode.Record.Clone), as
+// the feeder may still pair it (or, a light record, reuse it). Nil for nil.
+func (c *Index) readable(cn *connection, r decode.Record) decode.Record {
+	if r == nil {
 		return nil
 	}
-	rr = rr.Clone()
+	if cn.proto != nil && !isLight(r) && !cn.proto.Waiting(r) {
+		return r
+	}
+	return r.Clone()
+}
+
+// buildRPC is build (Message, Detail) for a hosted record: the record in
+// Message.Rec (and Message.RPC for ULinkRPC), its bytes as Data, its
+// pairing, findings and dump line. Message.Rec is the record itself, or a
+// copy for an asker the feeder may still pair (Pair) while the caller
+// reads it without the lock, or a light record its session reuses (readable); the slices it shares are not
+// written again once the record is numbered.
+func (c *Index) buildRPC(n int, r *record) *Message {
+	m := new(Message)
+	if !c.buildRPCInto(n, r, m, false) {
+		return nil
+	}
+	return m
+}
+
+// buildRPCInto is buildRPC into *out (detailInto: a batch's slot, no
+// Message allocated a record); false when the record is not kept. With
+// later, the dump line is left to the batch's encoder (recLineLater):
+// `dump --json` never prints it.
+func (c *Index) buildRPCInto(n int, r *record, out *Message, later bool) bool {
+	rr := c.readable(c.conns[r.conn], c.rpcRecs[int32(n-1)])
+	if rr == nil {
+		return false
+	}
 	m := rr.Meta()
-	out := &Message{
+	*out = Message{
 		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: c.conns[r.conn].info.Conn,
 		Dir: r.dir, Data: m.Data, Rec: rr, Pair: m.Pair, Latency: m.Latency, HasLatency: m.HasLatency,
-		Findings: append([]dissect.Finding(nil), m.Findings...), Summary: rr.Line(),
+		Findings: append([]dissect.Finding(nil), m.Findings...), recLineLater: later,
+	}
+	if !later {
+		out.Summary = rr.Line()
 	}
 	out.RPC, _ = rr.(*rpc.Record)
-	return out
+	return true
 }
 
 // rpcTables is Tables for a ULinkRPC connection of a full index: the
