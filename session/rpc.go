@@ -72,6 +72,11 @@ func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 			c.rpcWaitMax = m
 		}
 		cn.info.RPC, cn.info.Transport = true, h.Transport()
+		if c.stream == nil {
+			// A full index keeps every record for good: compact, decoded
+			// again when shown (readable, rpc.Session.Expand; issue 28).
+			h.KeepCompact()
+		}
 	}
 	return &HostedConn{c: c, cn: cn}
 }
@@ -352,8 +357,9 @@ func (c *Index) rpcFinish() {
 }
 
 // RPCRecord returns the ULinkRPC record numbered n, or nil when n is an
-// Unturned message (or, streaming, no longer kept). It is the index's own:
-// while the capture is fed, a Response may still set an asker's Pair.
+// Unturned message (or, streaming, no longer kept). It is the index's own
+// (while the capture is fed, a Response may still set an asker's Pair),
+// or for a record kept compact a whole copy (rpc.Session.Expand).
 func (c *Index) RPCRecord(n int) *rpc.Record {
 	c.rlock()
 	defer c.runlock()
@@ -361,6 +367,10 @@ func (c *Index) RPCRecord(n int) *rpc.Record {
 		return nil
 	}
 	r, _ := c.rpcRecs[int32(n-1)].(*rpc.Record)
+	if r != nil && r.Compacted() {
+		// Kept compact (a full index): whole, decoded again, a copy.
+		r = c.conns[c.rec(int32(n-1)).conn].rpc.Expand(r)
+	}
 	return r
 }
 
@@ -372,6 +382,9 @@ func (c *Index) RPCRecord(n int) *rpc.Record {
 func (c *Index) readable(cn *connection, r decode.Record) decode.Record {
 	if r == nil {
 		return nil
+	}
+	if rr, ok := r.(*rpc.Record); ok && rr.Compacted() && cn.rpc != nil {
+		return cn.rpc.Expand(rr) // a copy, decoded again from its bytes
 	}
 	if cn.proto != nil && !isLight(r) && !cn.proto.Waiting(r) {
 		return r
