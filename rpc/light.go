@@ -70,7 +70,9 @@ func (s *Session) Recycle(r *Record) {
 // stayed open (issue 29: 256 Requests each inflating to 1 MiB held 300 MB
 // in dump). A light record is left to Recycle.
 func (s *Session) Shed(r *Record) {
-	if r == nil || r.light {
+	if r == nil || r.light || !s.Open(r) {
+		// A record the session holds no more is not written again: its
+		// host's readers may hold it without a copy (session's readable).
 		return
 	}
 	r.Envelope, r.Fields, r.TransformFields, r.Payload = nil, nil, nil, nil

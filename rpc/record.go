@@ -56,6 +56,12 @@ type Record struct {
 	// (ulinkrpc's Untransformed.Capped): the record keeps the compressed
 	// body, and Tree inflates its start again when shown (Inflated).
 	capped int
+	// compact marks a record a full index keeps compact (compact.go): its
+	// Fields, TransformFields and Payload dropped once numbered, and for
+	// a transformed frame its Envelope too, raw keeping the frame as on
+	// the wire; Session.Expand decodes them again when it is shown.
+	compact bool
+	raw     []byte
 }
 
 // Transform is outputs.md's `transform` object.
@@ -136,6 +142,9 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	r.Findings = append(r.Findings, u.Findings...)
 	r.class, r.classNoted = u.Class, s.cfg.Transform.Mode == ulinkrpc.Auto
 	r.capped = u.Capped
+	if s.compact && (u.On || u.Encrypted) {
+		r.raw = append([]byte(nil), frame...)
+	}
 	if u.On || u.Encrypted {
 		t := &Transform{Gzip: u.Gzip, Encrypted: u.Encrypted, Decrypted: u.Decrypted}
 		if u.Flags >= 0 {
@@ -293,6 +302,9 @@ func (s *Session) Numbered(r *Record, n int) *Record {
 		r.env, r.envOK = ulinkrpc.Envelope{}, false
 	}
 	s.tally.Add(r)
+	if s.compact {
+		r.shrink()
+	}
 	return r
 }
 
@@ -401,6 +413,13 @@ func (s *Session) name(r *Record, t ulinkrpc.FrameType) *ulinkrpc.Method {
 // payload decodes the envelope's payload: a Request's and a Push's
 // argument type is m.Request, a Response's is m.Reply.
 func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
+	p := s.payloadOf(r, env, m, arg)
+	r.Findings = append(r.Findings, p.Findings...)
+}
+
+// payloadOf decodes env's payload into r.Payload and appends its fields to
+// r.Fields (payload's, and Expand's with the findings already kept).
+func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) *ulinkrpc.Payload {
 	cfg := ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Types: s.types}
 	if m != nil && s.types != nil {
 		name := m.Reply
@@ -418,7 +437,7 @@ func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, 
 			r.Fields = append(r.Fields, f)
 		}
 	}
-	r.Findings = append(r.Findings, p.Findings...)
+	return &p
 }
 
 func cloneFields(fs []dissect.Field) []dissect.Field {

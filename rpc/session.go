@@ -153,6 +153,7 @@ type Session struct {
 	free     []*Record // light records handed back (Recycle)
 	finished bool
 	classes  classTally // the transform classifications said once (classnote.go)
+	compact  bool       // KeepCompact (compact.go)
 }
 
 // New returns a Session for conn.

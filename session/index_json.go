@@ -86,11 +86,9 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 	}
 	r := c.rec(int32(n - 1))
 	if r.flags&recRPC != 0 {
-		bm := c.buildRPC(n, r)
-		if bm == nil {
+		if !c.buildRPCInto(n, r, m, later) {
 			return false
 		}
-		*m = *bm
 		m.origin, m.Origin = c.originOfRec(c.conns[r.conn], int32(n-1)), c.originNameOfRec(c.conns[r.conn], int32(n-1))
 		m.Sight = c.sightOf(int32(n - 1))
 		return true

@@ -47,6 +47,9 @@ type Message struct {
 	// message to make from line and Listener (Index.detailInto).
 	line      unturned.ListenerLine
 	lineLater bool
+	// recLineLater is lineLater for a hosted record (Rec): Summary is
+	// Rec.Line(), made by whoever encodes the message (JSONBatch.Message).
+	recLineLater bool
 
 	// Pairing (outputs.md "Pairing"): the partner's number, 0 for none;
 	// Latency is set on the answering message of a pair only.
@@ -386,7 +389,7 @@ func (c *Index) head(n int, h *Head) bool {
 	worst := r.worst
 	if r.flags&recRPC != 0 {
 		if rr := c.rpcRecs[int32(n-1)]; rr != nil {
-			h.Rec = rr.Clone() // as buildRPC: the feeder may still set Pair
+			h.Rec = c.readable(c.conns[r.conn], rr) // as buildRPC: the feeder may still set Pair
 			h.RPC, _ = h.Rec.(*rpc.Record)
 		}
 		if worst > 0 {

@@ -72,6 +72,11 @@ func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 			c.rpcWaitMax = m
 		}
 		cn.info.RPC, cn.info.Transport = true, h.Transport()
+		if c.stream == nil {
+			// A full index keeps every record for good: compact, decoded
+			// again when shown (readable, rpc.Session.Expand; issue 28).
+			h.KeepCompact()
+		}
 	}
 	return &HostedConn{c: c, cn: cn}
 }
@@ -359,8 +364,9 @@ func (c *Index) rpcFinish() {
 }
 
 // RPCRecord returns the ULinkRPC record numbered n, or nil when n is an
-// Unturned message (or, streaming, no longer kept). It is the index's own:
-// while the capture is fed, a Response may still set an asker's Pair.
+// Unturned message (or, streaming, no longer kept). It is the index's own
+// (while the capture is fed, a Response may still set an asker's Pair),
+// or for a record kept compact a whole copy (rpc.Session.Expand).
 func (c *Index) RPCRecord(n int) *rpc.Record {
 	c.rlock()
 	defer c.runlock()
@@ -368,28 +374,65 @@ func (c *Index) RPCRecord(n int) *rpc.Record {
 		return nil
 	}
 	r, _ := c.rpcRecs[int32(n-1)].(*rpc.Record)
+	if r != nil && r.Compacted() {
+		// Kept compact (a full index): whole, decoded again, a copy.
+		r = c.conns[c.rec(int32(n-1)).conn].rpc.Expand(r)
+	}
 	return r
+}
+
+// readable is hosted record r of connection cn as a reader may hold it
+// without the lock: r itself once its connection writes it no more (it
+// waits for no answer: issue 28, the copy of every record was a quarter of
+// the bytes `dump --json` allocated), else a copy (decode.Record.Clone), as
+// the feeder may still pair it (or, a light record, reuse it). Nil for nil.
+func (c *Index) readable(cn *connection, r decode.Record) decode.Record {
+	if r == nil {
+		return nil
+	}
+	if rr, ok := r.(*rpc.Record); ok && rr.Compacted() && cn.rpc != nil {
+		return cn.rpc.Expand(rr) // a copy, decoded again from its bytes
+	}
+	if cn.proto != nil && !isLight(r) && !cn.proto.Waiting(r) {
+		return r
+	}
+	return r.Clone()
 }
 
 // buildRPC is build (Message, Detail) for a hosted record: the record in
 // Message.Rec (and Message.RPC for ULinkRPC), its bytes as Data, its
-// pairing, findings and dump line. Message.Rec is a copy: the feeder may
-// still pair an asker (Pair) while the caller reads it without the lock;
-// the slices it shares are not written again once the record is numbered.
+// pairing, findings and dump line. Message.Rec is the record itself, or a
+// copy for an asker the feeder may still pair (Pair) while the caller
+// reads it without the lock, or a light record its session reuses (readable); the slices it shares are not
+// written again once the record is numbered.
 func (c *Index) buildRPC(n int, r *record) *Message {
-	rr := c.rpcRecs[int32(n-1)]
-	if rr == nil {
+	m := new(Message)
+	if !c.buildRPCInto(n, r, m, false) {
 		return nil
 	}
-	rr = rr.Clone()
+	return m
+}
+
+// buildRPCInto is buildRPC into *out (detailInto: a batch's slot, no
+// Message allocated a record); false when the record is not kept. With
+// later, the dump line is left to the batch's encoder (recLineLater):
+// `dump --json` never prints it.
+func (c *Index) buildRPCInto(n int, r *record, out *Message, later bool) bool {
+	rr := c.readable(c.conns[r.conn], c.rpcRecs[int32(n-1)])
+	if rr == nil {
+		return false
+	}
 	m := rr.Meta()
-	out := &Message{
+	*out = Message{
 		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: c.conns[r.conn].info.Conn,
 		Dir: r.dir, Data: m.Data, Rec: rr, Pair: m.Pair, Latency: m.Latency, HasLatency: m.HasLatency,
-		Findings: append([]dissect.Finding(nil), m.Findings...), Summary: rr.Line(),
+		Findings: append([]dissect.Finding(nil), m.Findings...), recLineLater: later,
+	}
+	if !later {
+		out.Summary = rr.Line()
 	}
 	out.RPC, _ = rr.(*rpc.Record)
-	return out
+	return true
 }
 
 // rpcTables is Tables for a ULinkRPC connection of a full index: the

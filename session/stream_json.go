@@ -186,6 +186,9 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 // is b's until Reset, and is read on the goroutine that encodes b.
 func (b *JSONBatch) Message(i int) *Message {
 	m := &b.msgs[i]
+	if m.Rec != nil && m.recLineLater {
+		m.Summary, m.recLineLater = m.Rec.Line(), false
+	}
 	if m.Rec == nil && m.lineLater {
 		m.Summary = b.texts.of(m.line.Append(b.texts.buf, m.Listener), "")
 		m.lineLater = false

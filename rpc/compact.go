@@ -1,0 +1,79 @@
+package rpc
+
+import (
+	"github.com/usmnscope/usmnscope/ulinkrpc"
+)
+
+// A host that keeps every record for as long as the capture is open (a
+// full index: the TUI) asks its sessions to keep them compact (issue 28:
+// every record kept with its decoded tree cost about 2.5 KB a frame, and
+// issue 29: a gzip frame kept its inflated envelope, up to max_inflate,
+// for good). Once a compact session's record is numbered and paired, its
+// Fields, TransformFields and Payload are dropped, and a transformed
+// frame keeps the frame as on the wire instead of its envelope (for a
+// gzip frame: the compressed bytes). What stays is what no decoding
+// gives again: the rpc object's values (the names and the ids a Response
+// takes from its Request), the pairing, the findings and the frame's
+// place. Expand decodes the rest again from the bytes when the record is
+// shown, as the host does for an Unturned message.
+
+// KeepCompact makes s keep its records compact once numbered (Expand
+// gives them whole). A host calls it before the first frame.
+func (s *Session) KeepCompact() { s.compact = true }
+
+// Compacted reports whether r is kept compact (Expand gives it whole).
+func (r *Record) Compacted() bool { return r.compact }
+
+// shrink drops what Expand decodes again from a numbered record.
+func (r *Record) shrink() {
+	if r.light {
+		return
+	}
+	r.compact = true
+	r.Fields, r.TransformFields, r.Payload = nil, nil, nil
+	if r.raw != nil {
+		r.Envelope = nil
+	}
+}
+
+// Expand is r whole: r itself when it is not compact, else a copy with
+// the Envelope, TransformFields, Fields and Payload decoded again from
+// its bytes, as frame and apply decoded them (the findings, the rpc
+// object's values and the pairing are r's own). The copy is the caller's;
+// s's configuration is only read, so a reader may call it while the
+// session is fed elsewhere under the host's read lock.
+func (s *Session) Expand(r *Record) *Record {
+	if r == nil || !r.compact {
+		return r
+	}
+	cp := *r
+	cp.compact, cp.raw = false, nil
+	if r.raw != nil {
+		u, _ := ulinkrpc.Untransform(r.raw, s.cfg.Transform)
+		if u.On || u.Encrypted {
+			cp.TransformFields = cloneFields(u.Fields)
+		}
+		if u.Envelope != nil {
+			cp.Envelope = append([]byte(nil), u.Envelope...)
+		}
+	}
+	if cp.Envelope == nil {
+		return &cp
+	}
+	env, _ := ulinkrpc.DecodeEnvelope(cp.Envelope)
+	cp.Fields = env.Fields
+	p := &cp.RPC
+	switch env.Type {
+	case ulinkrpc.Request:
+		s.payloadOf(&cp, env, s.method(ulinkrpc.Request, env.ServiceID, env.MethodID), true)
+	case ulinkrpc.Push:
+		s.payloadOf(&cp, env, s.method(ulinkrpc.Push, env.ServiceID, env.MethodID), true)
+	case ulinkrpc.Response:
+		var m *ulinkrpc.Method
+		if p.ServiceID != nil && p.MethodID != nil {
+			m = s.method(ulinkrpc.Request, *p.ServiceID, *p.MethodID)
+		}
+		s.payloadOf(&cp, env, m, false)
+	}
+	return &cp
+}
