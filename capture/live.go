@@ -1,5 +1,7 @@
 package capture
 
+import "github.com/gopacket/gopacket"
+
 // LiveOptions configure OpenLive.
 type LiveOptions struct {
 	Options
@@ -21,6 +23,19 @@ type LiveOptions struct {
 	// AllTCP keeps TCP on every port in the kernel filter, for a consumer
 	// that recognises connections by their first bytes on any port.
 	AllTCP bool
+	// Ring, when set, is read instead of an AF_PACKET socket (Interface
+	// then only names the capture; no kernel filter, no root needed): a
+	// test hook that puts packets from elsewhere through everything else
+	// a live capture does, Write's saving and offsets included.
+	Ring Ring
+}
+
+// Ring is a source of packets for LiveOptions.Ring, as the cooked packet
+// socket gives them: each from its network-layer (IPv4 or IPv6) header on,
+// with its capture time and lengths. The bytes need only stay valid until
+// the next call; io.EOF ends the capture.
+type Ring interface {
+	ReadPacket() ([]byte, gopacket.CaptureInfo, error)
 }
 
 // DefaultLiveOptions returns the options of a plain `-i iface`: the kernel

@@ -51,6 +51,7 @@ type live struct {
 	*source
 	mu     sync.Mutex // held while reading the ring and writing the file, so Close never unmaps or flushes under them
 	h      *afpacket.TPacket
+	ring   Ring // LiveOptions.Ring (tests): read instead of h, which is nil
 	closed atomic.Bool
 	iface  string // the interface asked for, "" for all
 	// inUse (under mu) says the engine still holds the last packet read,
@@ -119,10 +120,14 @@ const (
 // included, so they are handed on as LINKTYPE_RAW, and saved so with Write.
 // It needs CAP_NET_RAW; without it the error wraps ErrPermission.
 func OpenLive(opt LiveOptions) (Source, error) {
-	o := opt.withDefaults()
 	snap := opt.SnapLen
 	if snap <= 0 {
 		snap = DefaultSnapLen
+	}
+	if opt.Ring != nil {
+		// A test's packets: no socket, no kernel filter, no stamps to
+		// drop; the same saving and offsets as the ring's packets.
+		return openWrite(opt, &live{ring: opt.Ring, pktOff: -1}, snap)
 	}
 	iface := opt.Interface
 	if iface == "any" {
@@ -155,9 +160,6 @@ func OpenLive(opt LiveOptions) (Source, error) {
 	l := &live{h: h, iface: iface, pktOff: -1}
 	fail := func(err error) (Source, error) {
 		h.Close()
-		if l.file != nil {
-			l.file.Close()
-		}
 		return nil, err
 	}
 	lo := loopbackIndex()
@@ -177,6 +179,19 @@ func OpenLive(opt LiveOptions) (Source, error) {
 		if err := h.SetPromiscuous(true); err != nil {
 			return fail(fmt.Errorf("capture: promiscuous mode on %q: %w", iface, err))
 		}
+	}
+	return openWrite(opt, l, snap)
+}
+
+// openWrite opens opt's Write file for l, a live capture whose packets
+// come from its ring or from opt.Ring, and makes l a Source.
+func openWrite(opt LiveOptions, l *live, snap int) (Source, error) {
+	fail := func(err error) (Source, error) {
+		l.closeRing()
+		if l.file != nil {
+			l.file.Close()
+		}
+		return nil, err
 	}
 	if opt.Write != "" {
 		f, err := os.Create(opt.Write)
@@ -204,8 +219,23 @@ func OpenLive(opt LiveOptions) (Source, error) {
 		l.saved = l.fw.n
 		l.pos = l.fw.n
 	}
-	l.source = &source{e: newEngine(o), name: opt.Interface, size: -1, read: l.read, stats: l.kernelStats}
+	l.source = &source{e: newEngine(opt.withDefaults()), name: opt.Interface, size: -1, read: l.read, stats: l.kernelStats}
 	return l, nil
+}
+
+// closeRing closes the packet socket (a no-op for LiveOptions.Ring's).
+func (l *live) closeRing() {
+	if l.h != nil {
+		l.h.Close()
+	}
+}
+
+// readRing reads the next packet from the ring, or from LiveOptions.Ring.
+func (l *live) readRing() ([]byte, gopacket.CaptureInfo, error) {
+	if l.ring != nil {
+		return l.ring.ReadPacket()
+	}
+	return l.h.ZeroCopyReadPacketData()
 }
 
 // interfaceList says which interfaces there are, for an error naming one
@@ -245,11 +275,11 @@ func (l *live) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 		l.mu.Lock()
 		l.inUse = false // the engine is done with the previous packet
 		if l.closed.Load() {
-			l.h.Close() // a no-op unless Close left it to us
+			l.closeRing() // a no-op unless Close left it to us
 			l.mu.Unlock()
 			return nil, gopacket.CaptureInfo{}, 0, io.EOF
 		}
-		data, ci, err := l.h.ZeroCopyReadPacketData()
+		data, ci, err := l.readRing()
 		if errors.Is(err, afpacket.ErrTimeout) || errors.Is(err, unix.EINTR) {
 			now := time.Now()
 			l.wmu.Lock()
@@ -258,6 +288,10 @@ func (l *live) read() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 			l.mu.Unlock()
 			l.checkDrops(now)
 			continue
+		}
+		if err != nil && l.ring != nil && errors.Is(err, io.EOF) {
+			l.mu.Unlock()
+			return nil, ci, 0, io.EOF // LiveOptions.Ring's packets are all read
 		}
 		if err != nil {
 			l.mu.Unlock()
@@ -435,6 +469,9 @@ const statsEvery = time.Second
 // refresh reads the kernel's packet and drop counters (afpacket
 // accumulates them: the kernel resets them on each read).
 func (l *live) refresh() {
+	if l.h == nil {
+		return
+	}
 	s2, s3, err := l.h.SocketStats()
 	if err != nil {
 		return
@@ -491,7 +528,7 @@ func (l *live) Close() error {
 		l.refresh() // the final counters, for a Stats after Close
 	}
 	if !l.inUse {
-		l.h.Close()
+		l.closeRing()
 	}
 	if l.finished {
 		return l.closeErr

@@ -17,9 +17,9 @@ import (
 
 // Every path agrees (issue 24): the streaming index (dump, dump --json,
 // tables --json, tables --json --at N, from a file with its Store and from
-// standard input), the full index (the TUI's, set up as runOpen sets it up)
-// and the same capture cut at a packet give the same records for what
-// they share. agree runs them all over one capture and says where they
+// standard input), the full index (the TUI's, set up as runOpen sets it up),
+// `live --write F` and F replayed (agreeLive) and the same capture cut at
+// a packet give the same records for what they share. agree runs them all over one capture and says where they
 // first differ ("" when they agree, or when the bytes are no capture).
 
 // tuiIndex decodes the capture at path as `usmnscope open` does (runOpen):
@@ -73,6 +73,10 @@ func agree(t testing.TB, dir string, data []byte, cuts []int) string {
 	}
 	if b := bug("the TUI's index", ref, ""); b != "" {
 		return b
+	}
+	// live --write F, replayed (agreeLive).
+	if d := agreeLive(dir, data, ref, exec); d != "" {
+		return d
 	}
 	// dump --json, from the file and from standard input.
 	for _, src := range []string{path, "-"} {
@@ -333,5 +337,5 @@ func TestEveryPathAgrees(t *testing.T) {
 		}
 		checked++
 	}
-	t.Logf("%d captures agree on every path", checked)
+	t.Logf("%d captures agree on every path; live --write F replayed: %d with every packet in F (records equal to the TUI's index), %d with packets a cooked socket would not hand on (live's records equal to F's)", checked, liveWhole.Load(), livePart.Load())
 }

@@ -55,6 +55,9 @@ type Live struct {
 	// Arena bounds the message bytes kept in memory (unturned.Limits'
 	// MaxArena); 0 keeps all.
 	Arena int64
+	// Ring replaces the packet socket (capture.LiveOptions.Ring): a test
+	// hook feeding packets through live's saving to Write and its offsets.
+	Ring capture.Ring
 }
 
 // Decode is one decode as Open builds it: the source, the protocols'
@@ -250,6 +253,7 @@ func liveOptions(p *unturned.Profile, rp *RPC, as map[uint16]Proto, l Live) capt
 	}
 	opt.Promiscuous = l.Promiscuous
 	opt.Write = l.Write
+	opt.Ring = l.Ring
 	return opt
 }
 
