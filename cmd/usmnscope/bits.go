@@ -1,18 +1,14 @@
 package main
 
 import (
-	"encoding/hex"
 	"fmt"
 	"io"
-	"net/netip"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/render"
 	"github.com/usmnscope/usmnscope/schema"
-	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -71,30 +67,6 @@ hint on standard error says so.`,
 	return cmd
 }
 
-// parseHex reads hex digits, ignoring spaces, colons, and 0x prefixes, so
-// that both `8c 00 00` and `0x8c0000` paste straight in.
-func parseHex(args []string) ([]byte, error) {
-	var b strings.Builder
-	for _, a := range args {
-		for _, w := range strings.FieldsFunc(a, func(r rune) bool { return r == ' ' || r == ':' || r == ',' || r == '\t' || r == '\n' || r == '\r' }) {
-			w = strings.TrimPrefix(strings.TrimPrefix(w, "0x"), "0X")
-			b.WriteString(w)
-		}
-	}
-	s := b.String()
-	data, err := hex.DecodeString(s)
-	if err != nil {
-		if ie, ok := err.(hex.InvalidByteError); ok {
-			return nil, fmt.Errorf("bits: %q is not a hex digit", rune(ie))
-		}
-		return nil, fmt.Errorf("bits: odd number of hex digits (%d)", len(s))
-	}
-	if len(data) == 0 {
-		return nil, fmt.Errorf("bits: no hex bytes given")
-	}
-	return data, nil
-}
-
 func runBits(o *bitsOptions) error {
 	s, args := o.IO, o.hex
 	var dir dissect.Dir
@@ -116,7 +88,7 @@ func runBits(o *bitsOptions) error {
 		}
 		args = []string{string(in)}
 	}
-	data, err := parseHex(args)
+	data, err := render.ParseHex(args)
 	if err != nil {
 		return usageError{err}
 	}
@@ -128,68 +100,14 @@ func runBits(o *bitsOptions) error {
 	if err != nil {
 		return err
 	}
-	m := session.DecodeOneWith(p, set, dir, o.widened, o.idBits, data)
-	if h := widthHint(m, session.DecodeOneWith(p, set, dir, !o.widened, o.idBits, data), o.widened); h != "" {
-		fmt.Fprintf(s.err, "usmnscope: bits: hint: %s\n", h)
+	paste := render.Pasted{P: p, Set: set, Dir: dir, Widened: o.widened, IDBits: o.idBits}
+	m, hint := paste.Decode(data)
+	if hint != "" {
+		fmt.Fprintf(s.err, "usmnscope: bits: hint: %s\n", hint)
 	}
 	out := newOutput(s.out)
-	if o.json {
-		// A pasted message has no capture around it. The record still
-		// follows outputs.md: it is message 1, and its connection is the
-		// unspecified address pair, which parses like any other "conn"
-		// (a zero Conn would print "invalid AddrPort").
-		m.N = 1
-		m.Conn = pastedConn
-		if err := m.WriteJSON(out); err != nil {
-			return err
-		}
-		return out.Flush()
+	if err := paste.Write(out, m, o.json); err != nil {
+		return err
 	}
-	render.Bits(out, m, o.idBits)
 	return out.Flush()
-}
-
-// widthHint says, when the other enum width (wire.md 4.2) explains the
-// bytes better, what they decode as under it (issue 16: `bits 51 02` read
-// vanilla is a ReadyToConnect, read widened the USMN invoke it was): the
-// other width gives a USMN message and the asked one does not, or the asked
-// one is widened and gives no known message while vanilla does. A pasted
-// message has no handshake to tell the width, so this is a hint on stderr,
-// never a change of what was asked.
-func widthHint(m, other *session.Message, widened bool) string {
-	if hasError(other) || isUSMN(m) {
-		return ""
-	}
-	known := other.Kind != unturned.KindUnknown
-	switch {
-	case !widened && isUSMN(other):
-		return fmt.Sprintf("read widened (--widened: both peers run USMN), these bytes decode as %s; read vanilla they are %s", describe(other), describe(m))
-	case widened && m.Kind == unturned.KindUnknown && known:
-		return fmt.Sprintf("read vanilla (without --widened), these bytes decode as %s; read widened they are %s", describe(other), describe(m))
-	}
-	return ""
-}
-
-// describe is a message's name with its widened mark and summary, as the
-// first lines of bits print it.
-func describe(m *session.Message) string {
-	if s := render.Summary(m); s != "" {
-		return render.MessageName(m) + ": " + s
-	}
-	return render.MessageName(m)
-}
-
-func isUSMN(m *session.Message) bool {
-	return m.Kind == unturned.KindInvokeMessageListener || m.Kind == unturned.KindNegotiateListenerDetails
-}
-
-func hasError(m *session.Message) bool {
-	w, ok := m.Worst()
-	return ok && w >= dissect.Error
-}
-
-// pastedConn is the "conn" of a bits --json record: 0.0.0.0:0-0.0.0.0:0.
-var pastedConn = dissect.Conn{
-	Client: netip.AddrPortFrom(netip.IPv4Unspecified(), 0),
-	Server: netip.AddrPortFrom(netip.IPv4Unspecified(), 0),
 }

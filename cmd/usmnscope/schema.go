@@ -1,15 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/internal/config"
-	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/schema"
 )
 
@@ -46,56 +43,17 @@ func schemaFiles(cmd *cobra.Command) []string {
 	return files
 }
 
-// readSchema reads and parses one schema file.
-func readSchema(path string) (*schema.File, error) {
-	src, err := config.ReadBounded("schema", path, maxSchemaFile)
-	if err != nil {
-		return nil, err
-	}
-	return schema.Parse(path, src)
+// readSchemaFile reads one schema file, bounded in size and kind
+// (config.ReadBounded).
+func readSchemaFile(path string) ([]byte, error) {
+	return config.ReadBounded("schema", path, maxSchemaFile)
 }
 
-// errorLines splits an error into its lines (a schema.ErrorList has one
-// per problem), each escaped for a terminal.
-func errorLines(err error) []string {
-	var l schema.ErrorList
-	if errors.As(err, &l) {
-		out := make([]string, len(l))
-		for i, e := range l {
-			out[i] = termsafe.Escape(e.Error())
-		}
-		return out
-	}
-	return []string{termsafe.Escape(err.Error())}
-}
-
-// loadSchemas reads every schema in force (schemaFiles) into one Set; with
-// none it returns nil, which decodes as before. A file that does not parse,
-// or a definition that clashes with another file's, is an error naming the
-// file, the line and the key.
+// loadSchemas reads every schema in force (schemaFiles) into one Set
+// (schema.Load); with none it returns nil, which decodes as before.
 func loadSchemas(cmd *cobra.Command) (*schema.Set, error) {
-	paths := schemaFiles(cmd)
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	var files []*schema.File
-	for _, p := range paths {
-		f, err := readSchema(p)
-		if err != nil {
-			return nil, schemaError(err)
-		}
-		files = append(files, f)
-	}
-	set, err := schema.NewSet(files...)
-	if err != nil {
-		return nil, schemaError(err)
-	}
-	return set, nil
+	return schema.Load(schemaFiles(cmd), readSchemaFile)
 }
-
-// schemaError escapes a schema error for the terminal (file names and keys
-// come from the user's files).
-func schemaError(err error) error { return errors.New(strings.Join(errorLines(err), "\n")) }
 
 // schemaLoader returns the loader of the schemas a command runs with.
 func schemaLoader(cmd *cobra.Command) func() (*schema.Set, error) {
@@ -143,31 +101,7 @@ service or type twice, and lists what each file defines.`,
 
 func runSchemaCheck(o *schemaCheckOptions) error {
 	out := newOutput(o.IO.out)
-	var files []*schema.File
-	bad := 0
-	for _, p := range o.files {
-		f, err := readSchema(p)
-		if err != nil {
-			bad++
-			for _, l := range errorLines(err) {
-				fmt.Fprintln(o.IO.err, l)
-			}
-			continue
-		}
-		files = append(files, f)
-	}
-	if _, err := schema.NewSet(files...); err != nil {
-		bad++
-		for _, l := range errorLines(err) {
-			fmt.Fprintln(o.IO.err, l)
-		}
-	}
-	for _, f := range files {
-		fmt.Fprintf(out, "%s: ok\n", termsafe.Escape(f.Name))
-		for _, d := range f.Defines() {
-			fmt.Fprintf(out, "  %s\n", termsafe.Escape(d))
-		}
-	}
+	bad := schema.Check(out, o.IO.err, o.files, readSchemaFile)
 	if err := out.Flush(); err != nil {
 		return err
 	}
