@@ -29,6 +29,29 @@ func IsField(name string) bool {
 	return ok
 }
 
+// FieldOf is the field a column shows for a field of the detail pane,
+// named as its span is ("Listener_ID", "payload.Level", "latency"), or
+// "" when no field reads it: the TUI's "apply as column" (issue 30).
+func FieldOf(span string) string {
+	switch span {
+	case "enum", "type":
+		return "msg"
+	case "Listener_ID", "Serverside_Listener_ID":
+		return "server_id"
+	case "Clientside_Listener_ID":
+		return "client_id"
+	case "Listener_Type_Name":
+		return "listener"
+	}
+	if IsField(span) {
+		return span
+	}
+	if strings.HasPrefix(span, "payload.") || IsField(strings.ToLower(span)) {
+		return strings.ToLower(span[:1]) + span[1:]
+	}
+	return ""
+}
+
 // Lookup returns the field name of m, typed by the field table the filter
 // language uses (a number, a duration, an ordered choice sort as numbers;
 // a payload member as its decoded type). Several values (group: one per

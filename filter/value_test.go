@@ -43,3 +43,24 @@ func TestNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldOf: the detail pane's span names map to the filter fields a
+// column shows.
+func TestFieldOf(t *testing.T) {
+	for _, tt := range []struct{ span, want string }{
+		{"enum", "msg"},
+		{"type", "msg"},
+		{"Listener_ID", "server_id"},
+		{"Serverside_Listener_ID", "server_id"},
+		{"Clientside_Listener_ID", "client_id"},
+		{"Listener_Type_Name", "listener"},
+		{"latency", "latency"},
+		{"payload.Level", "payload.Level"},
+		{"len", "len"},
+		{"padding", ""},
+	} {
+		if got := FieldOf(tt.span); got != tt.want {
+			t.Errorf("FieldOf(%q) = %q; want %q", tt.span, got, tt.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 
 	"charm.land/bubbles/v2/key"
 
@@ -34,7 +35,10 @@ func (m Model) helpLines(width int) []frame.Row {
 	l := frame.DefaultListKeyMap()
 	section("Every list pane (mouse: click selects, wheel scrolls)", l.Up, l.Down, l.Top, l.Bottom)
 	pair := withDesc(k.Pair, "go to the paired message and back: Request ↔ Response, KeepAlivePing ↔ Pong, PingRequest ↔ PingResponse")
-	section("Messages", m.msgs.KeyMap.PageUp, m.msgs.KeyMap.PageDown, pair, k.Mark, k.NextMark, k.PrevMark, k.MarkedOnly)
+	if c := moved(m.conns.KeyMap.ListKeyMap); len(c) > 0 {
+		section("Connections", c...)
+	}
+	section("Messages", append(moved(m.msgs.KeyMap.ListKeyMap), m.msgs.KeyMap.PageUp, m.msgs.KeyMap.PageDown, pair, k.Mark, k.NextMark, k.PrevMark, k.MarkedOnly)...)
 	section("Time column", k.TimeFormat, k.TimeRef)
 	section("Find (in the focused pane: list, field tree, bytes)", k.Find, k.FindNext, k.FindPrev)
 	ck := m.msgs.KeyMap
@@ -44,10 +48,10 @@ func (m Model) helpLines(width int) []frame.Row {
 		ck.Sort, ck.RemoveColumn,
 		joined(ck.MoveLeft, ck.MoveRight, "move the current column left, right"),
 		joined(ck.Narrower, ck.Wider, "narrow, widen the current column"))
-	section("Detail (field tree)", m.detail.KeyMap.Toggle, m.detail.KeyMap.Expand, m.detail.KeyMap.Collapse)
+	section("Detail (field tree)", append(moved(m.detail.KeyMap.ListKeyMap), m.detail.KeyMap.Toggle, m.detail.KeyMap.Expand, m.detail.KeyMap.Collapse)...)
 	b := m.bits.KeyMap
-	section("Bits", b.Left, b.Right, b.PrevField, b.Order, b.Bytes)
-	section("Tables", m.tables.KeyMap.Select)
+	section("Bits", append(moved(b.ListKeyMap), b.Left, b.Right, b.PrevField, b.Order, b.Bytes)...)
+	section("Tables", append(moved(m.tables.KeyMap.ListKeyMap), m.tables.KeyMap.Select)...)
 	f := m.bar.KeyMap
 	section("Filter bar (/ and :N)", f.Accept, f.Cancel, f.Delete, f.Complete, f.Prev, f.Next, f.ClearLine)
 	p := m.pager.KeyMap
@@ -55,12 +59,13 @@ func (m Model) helpLines(width int) []frame.Row {
 	gw := withDesc(m.GraphKeyMap.Write, "write the series as CSV (the same file as stats --series … --csv)")
 	section("I/O graph (i)", m.GraphKeyMap.Add, m.GraphKeyMap.Drop, gw)
 	out = append(out, frame.Row{Text: "Symbols", Style: frame.Heading})
+	ref := keyOf(k.TimeRef)
 	for _, s := range [][2]string{
 		{"E W N", "first column: the message's worst finding is an error, warning, note"},
 		{"→ ←", "direction: client to server, server to client"},
 		{"⁺", "after a name: read with the widened message enum (docs/protocol.md)"},
-		{"•", "after the first column: a marked message (m)"},
-		{"*REF*", "time column: the time reference (ctrl+t); times since first count from it"},
+		{"•", "after the first column: a marked message (" + keyOf(k.Mark) + ")"},
+		{"*REF*", "time column: the time reference (" + ref + "); times since first count from it"},
 		{"c1 c2 …", "connection names, in the order seen; rows of all connections show them"},
 		{"usmn C/S", "USMN marker seen from the client / server; - when not"},
 		{"wide:c2s,s2c", "directions whose enum is widened; ? when inferred, not seen"},
@@ -91,6 +96,19 @@ func entry(k, desc string, kw, w int) []frame.Row {
 			key = k
 		}
 		out = append(out, frame.Row{Text: fmt.Sprintf("  %-*s %s", kw, key, l)})
+	}
+	return out
+}
+
+// moved are the list keys of a pane that a rebinding moved from the
+// keys every list shares (the help's "Every list pane" section).
+func moved(l frame.ListKeyMap) []key.Binding {
+	d := frame.DefaultListKeyMap()
+	var out []key.Binding
+	for i, b := range []key.Binding{l.Up, l.Down, l.Top, l.Bottom} {
+		if !slices.Equal(b.Keys(), []key.Binding{d.Up, d.Down, d.Top, d.Bottom}[i].Keys()) {
+			out = append(out, b)
+		}
 	}
 	return out
 }

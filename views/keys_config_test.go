@@ -143,3 +143,25 @@ func TestDocsListActions(t *testing.T) {
 		t.Errorf("docs/cli.md lists %s, which is no action", a)
 	}
 }
+
+// TestGoldenRebound: the screens a rebinding changes, at 80×24 and
+// 160×48: the key legend (quit on Q, help on H) and the help overlay,
+// which lists the bound keys (mark on *, the list's down on J and down).
+func TestGoldenRebound(t *testing.T) {
+	cfg := views.Config{Keys: map[string][]string{"quit": {"Q"}, "help": {"H"}, "mark": {"*"}, "messages.down": {"J", "down"}}}
+	for _, sc := range []struct {
+		name string
+		keys []string
+	}{
+		{"rebound-start", []string{"J", "*"}},
+		{"rebound-help", []string{"H"}},
+	} {
+		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+			name := sc.name + "-" + map[int]string{80: "80x24", 160: "160x48"}[sz[0]]
+			t.Run(name, func(t *testing.T) {
+				m, _ := run16(t, sz[0], sz[1], cfg, keys(sc.keys...)...)
+				golden(t, name, ansi.Strip(m.View().Content))
+			})
+		}
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -88,7 +87,7 @@ func applyConfig(cmd *cobra.Command) error {
 // file), the theme, the keys and the copy command. applyConfig has
 // reported what is wrong in the file; what is wrong now is left out.
 func fileConfig(cfg *views.Config) {
-	cfg.Columns = views.Columns{Lookup: lookupColumn, Field: columnField, Save: saveColumns}
+	cfg.Columns = views.Columns{Lookup: lookupColumn, Field: filter.FieldOf, Save: saveColumns}
 	f, err := config.Load(config.Path())
 	if err != nil {
 		return
@@ -110,30 +109,6 @@ func fileConfig(cfg *views.Config) {
 func lookupColumn(field string, m *session.Message) messages.Value {
 	v := filter.Lookup(field, m)
 	return messages.Value{Text: v.Text, Num: v.Num, Numeric: v.Numeric, OK: v.OK}
-}
-
-// columnField maps a field of the detail pane to the filter field a
-// column shows.
-func columnField(span string) string {
-	switch span {
-	case "enum":
-		return "msg"
-	case "Listener_ID", "Serverside_Listener_ID":
-		return "server_id"
-	case "Clientside_Listener_ID":
-		return "client_id"
-	case "Listener_Type_Name":
-		return "listener"
-	case "type":
-		return "msg"
-	}
-	if filter.IsField(span) {
-		return span
-	}
-	if strings.HasPrefix(span, "payload.") || filter.IsField(strings.ToLower(span)) {
-		return strings.ToLower(span[:1]) + span[1:]
-	}
-	return ""
 }
 
 // saveColumns writes the sets into the config file, keeping its other keys.
