@@ -151,7 +151,7 @@ func NewPlanWith(inputs []Input, o Options) (*Plan, error) {
 			continue
 		}
 		p.flows[key] = &flow{tr: map[int]*track{}, ins: ins, sender: [2]int{-1, -1}, dgram: true}
-		p.dconvs[key] = &dconv{key: key, flows: fs}
+		p.dconvs[key] = &dconv{key: key, idx: int32(len(p.dconvs)), flows: fs}
 		for _, x := range fs {
 			p.dflows[dkey(x)] = key
 		}
