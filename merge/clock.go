@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 )
 
 // Clock is how one capture's times are put on the reference capture's
@@ -23,6 +25,11 @@ type Clock struct {
 	ErrorNS  int64
 	Matched  int
 	Source   string
+	// Via names the captures whose shared connections carried the
+	// estimate to the reference, in order from it, when the capture
+	// shares none with the reference itself (the error bounds of the
+	// links add up); nil for a direct estimate.
+	Via []string
 
 	t0     int64   // the reference's first time
 	theta0 float64 // offset of this capture's clock at t0, ns
@@ -165,4 +172,127 @@ func ParseShift(s string) (file string, d time.Duration, err error) {
 		return "", 0, fmt.Errorf("--time-shift %q: %v", s, err)
 	}
 	return file, d, nil
+}
+
+// link is a clock in the model's relative terms, a capture's time t on a
+// reference's: t − T0 = (tRef − T0)·(1+slope) + theta (T0 the first
+// capture's first time); err its bound (-1 unknown).
+type link struct {
+	theta, slope float64
+	err          int64
+	matched      int
+}
+
+// inverse is the reference's clock on the capture's.
+func (l link) inverse() link {
+	return link{theta: -l.theta / (1 + l.slope), slope: 1/(1+l.slope) - 1, err: l.err, matched: l.matched}
+}
+
+// then is the clock of a capture on l's reference's, m being the
+// capture's clock on l's capture's.
+func (l link) then(m link) link {
+	err := l.err + m.err
+	if l.err < 0 || m.err < 0 {
+		err = -1
+	}
+	return link{theta: l.theta*(1+m.slope) + m.theta, slope: (1+l.slope)*(1+m.slope) - 1, err: err, matched: m.matched}
+}
+
+// cost orders chains: a known bound before an unknown one, then the
+// smaller bound.
+func (l link) cost() float64 {
+	if l.err < 0 {
+		return math.MaxFloat64 / 2
+	}
+	return float64(l.err)
+}
+
+// chain sets every capture's clock from the pairs' samples: a capture
+// sharing a connection with the reference (the first capture) gets the
+// estimate of those; one sharing none but a connection with a capture
+// already put on the reference's clock gets its estimate against that
+// capture composed with that capture's clock, the error bounds added
+// (the chain of the smallest sum when there are several); a --time-shift
+// wins for its capture and carries on to the captures chained through
+// it. A capture no chain reaches keeps its times (offset 0, error_ns -1)
+// and a note says so.
+func (p *Plan) chain(samples map[[2]int][]sample) {
+	n := len(p.Inputs)
+	t0 := p.Clocks[0].first
+	edges := map[[2]int]link{}
+	keys := make([][2]int, 0, len(samples))
+	for k := range samples {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
+	})
+	for _, k := range keys {
+		var c Clock
+		c.estimate(samples[k])
+		e := link{theta: c.theta0, slope: c.slope, err: c.ErrorNS, matched: c.Matched}
+		edges[k] = e
+		edges[[2]int{k[1], k[0]}] = e.inverse()
+	}
+	known := make([]bool, n)
+	at := make([]link, n)
+	prev := make([]int, n)
+	for i := range prev {
+		prev[i] = -1
+	}
+	known[0] = true
+	for i, in := range p.Inputs {
+		if in.HasShift {
+			known[i] = true
+			at[i] = link{theta: -float64(in.Shift)}
+			if i > 0 {
+				at[i].matched = len(samples[[2]int{0, i}])
+			}
+		}
+	}
+	for {
+		best, from := -1, -1
+		var bl link
+		for _, k := range keys {
+			for _, e := range [2][2]int{k, {k[1], k[0]}} {
+				a, b := e[0], e[1]
+				if !known[a] || known[b] {
+					continue
+				}
+				l := at[a].then(edges[e])
+				if best < 0 || l.cost() < bl.cost() {
+					best, from, bl = b, a, l
+				}
+			}
+		}
+		if best < 0 {
+			break
+		}
+		known[best], at[best], prev[best] = true, bl, from
+	}
+	for i := range p.Clocks {
+		c := &p.Clocks[i]
+		c.Capture, c.Reference = p.Inputs[i].Capture, p.Inputs[0].Capture
+		c.t0 = t0
+		c.Source = "estimated"
+		switch {
+		case p.Inputs[i].HasShift:
+			c.Matched = at[i].matched
+			c.Source = "time-shift"
+			c.given, c.shift = true, p.Inputs[i].Shift
+		case i == 0:
+		case !known[i]:
+			c.ErrorNS = -1
+			p.notes = append(p.notes, fmt.Sprintf("%s shares no connection with %s, directly or through another capture: its clock is not aligned (offset 0, error_ns -1), its times are taken as they are",
+				termsafe.Escape(p.Inputs[i].Capture), termsafe.Escape(p.Inputs[0].Capture)))
+		default:
+			l := at[i]
+			c.theta0, c.slope, c.ErrorNS, c.Matched = l.theta, l.slope, l.err, l.matched
+			c.DriftPPM = math.Round(c.slope*1e6*1000) / 1000
+			for k := prev[i]; k > 0; k = prev[k] {
+				c.Via = append([]string{p.Inputs[k].Capture}, c.Via...)
+			}
+		}
+		c.finish()
+	}
 }

@@ -108,3 +108,34 @@ func TestParseShift(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkChain: a clock composed of two links (C on B's, B on A's)
+// puts C's times where the two applied one after the other put them; a
+// link's inverse undoes it; bounds add, an unknown one makes the sum
+// unknown.
+func TestLinkChain(t *testing.T) {
+	apply := func(l link, u float64) float64 { return (u - l.theta) / (1 + l.slope) } // C's time → reference's
+	for _, tc := range []struct {
+		name    string
+		ab, bc  link
+		wantErr int64
+	}{
+		{"offsets", link{theta: 1.3e9, err: 100}, link{theta: -2.1e9, err: 200}, 300},
+		{"drifts", link{theta: 5e8, slope: 30e-6, err: 10}, link{theta: -7e8, slope: -45e-6, err: 20}, 30},
+		{"unknown bound", link{theta: 1e6, slope: 1e-6, err: -1}, link{theta: 2e6, err: 5}, -1},
+	} {
+		ac := tc.ab.then(tc.bc)
+		for _, u := range []float64{0, 1e9, 3.6e12} {
+			want := apply(tc.ab, apply(tc.bc, u))
+			if got := apply(ac, u); math.Abs(got-want) > 1e-3 {
+				t.Errorf("%s: chained clock puts %g at %g; want %g", tc.name, u, got, want)
+			}
+			if got := apply(tc.ab.inverse(), apply(tc.ab, u)); math.Abs(got-u) > 1e-3 {
+				t.Errorf("%s: inverse of the link gives %g back as %g", tc.name, u, got)
+			}
+		}
+		if ac.err != tc.wantErr {
+			t.Errorf("%s: chained bound %d; want %d", tc.name, ac.err, tc.wantErr)
+		}
+	}
+}

@@ -39,8 +39,15 @@ type Options struct {
 // datagrams carry (the first capture's first).
 type dconv struct {
 	key   capture.Flow
+	idx   int32 // the session's number in the plan, for the merged read's keys
 	flows []inFlow
 }
+
+// maxHanded bounds the entries of each of the merged read's maps of
+// datagrams handed on (about 16 bytes each): past it a map starts again,
+// so that a later copy of an early datagram may be handed on twice (the
+// protocol's decoder meets it as a retransmission, as on the wire).
+const maxHanded = 1 << 20
 
 type inFlow struct {
 	in int
@@ -83,6 +90,7 @@ func (s *Source) takeDatagram(in int, ev capture.Event) bool {
 		return false
 	}
 	fl := s.p.flows[key]
+	ci := s.p.dconvs[key].idx
 	ev.Flow = key
 	if !fl.merged {
 		// A conflict: the first capture's copy only.
@@ -100,16 +108,23 @@ func (s *Source) takeDatagram(in int, ev capture.Event) bool {
 	if fresh {
 		h := fnv.New64a()
 		h.Write(ev.Data)
-		hk := hashKey{key, d, h.Sum64()}
-		ik := inHashKey{in, hk}
+		if len(s.copies) >= maxHanded || len(s.handedCopies) >= maxHanded {
+			clear(s.copies)
+			clear(s.handedCopies)
+		}
+		hk := hashKey{ci, d, h.Sum64()}
+		ik := inHashKey{int32(in), hk}
 		s.copies[ik]++
 		if s.copies[ik] <= s.handedCopies[hk] {
 			return true
 		}
 		s.handedCopies[hk]++
 	} else {
+		if len(s.handedUnits)+len(s.units) > maxHanded {
+			clear(s.handedUnits)
+		}
 		for _, u := range s.units {
-			uk := unitKey{key, d, u.Seq}
+			uk := unitKey{ci, d, u.Seq}
 			if !s.handedUnits[uk] {
 				s.handedUnits[uk] = true
 				fresh = true
@@ -126,21 +141,23 @@ func (s *Source) takeDatagram(in int, ev capture.Event) bool {
 	return true
 }
 
+// hashKey is a datagram's bytes in a direction of a session (its
+// dconv.idx); inHashKey the same in one capture; unitKey a unit.
 type hashKey struct {
-	f capture.Flow
-	d dissect.Dir
-	h uint64
+	conv int32
+	d    dissect.Dir
+	h    uint64
 }
 
 type inHashKey struct {
-	in int
+	in int32
 	k  hashKey
 }
 
 type unitKey struct {
-	f   capture.Flow
-	d   dissect.Dir
-	seq uint32
+	conv int32
+	d    dissect.Dir
+	seq  uint32
 }
 
 // HostedEnd is the end a record completed by the event just handed on

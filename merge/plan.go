@@ -151,7 +151,7 @@ func NewPlanWith(inputs []Input, o Options) (*Plan, error) {
 			continue
 		}
 		p.flows[key] = &flow{tr: map[int]*track{}, ins: ins, sender: [2]int{-1, -1}, dgram: true}
-		p.dconvs[key] = &dconv{key: key, flows: fs}
+		p.dconvs[key] = &dconv{key: key, idx: int32(len(p.dconvs)), flows: fs}
 		for _, x := range fs {
 			p.dflows[dkey(x)] = key
 		}
@@ -268,7 +268,7 @@ func dirOf(fromServer bool) dissect.Dir {
 // positions both captures have agree), which captures' hosts sent each
 // direction, and every capture's clock against the first's.
 func (p *Plan) match() {
-	samples := make([][]sample, len(p.Inputs))
+	samples := map[[2]int][]sample{} // by (reference, other) input
 	keys := make([]capture.Flow, 0, len(p.flows))
 	for f := range p.flows {
 		keys = append(keys, f)
@@ -345,34 +345,19 @@ func (p *Plan) match() {
 					fl.sender = [2]int{j, ref}
 				}
 			}
-			if ref != 0 {
-				continue // the clock is against the first capture only
-			}
+			// Every pair's samples on the first capture's origin t0, so
+			// that the pairs' clocks compose (chain).
 			t0 := p.Clocks[0].first
+			k := [2]int{ref, j}
 			for d, ps := range [2][]pair{c2s, s2c} {
 				ab := (d == int(dissect.C2S)) == refSendsC2S
 				for _, q := range ps {
-					samples[j] = append(samples[j], sample{x: float64(q.ta - t0), d: float64(q.tb - q.ta), ab: ab})
+					samples[k] = append(samples[k], sample{x: float64(q.ta - t0), d: float64(q.tb - q.ta), ab: ab})
 				}
 			}
 		}
 	}
-	for i := range p.Clocks {
-		c := &p.Clocks[i]
-		c.Capture, c.Reference = p.Inputs[i].Capture, p.Inputs[0].Capture
-		c.t0 = p.Clocks[0].first
-		switch {
-		case p.Inputs[i].HasShift:
-			c.Matched = len(samples[i])
-			c.Source = "time-shift"
-			c.given, c.shift = true, p.Inputs[i].Shift
-		case i == 0:
-			c.Source = "estimated"
-		default:
-			c.estimate(samples[i])
-		}
-		c.finish()
-	}
+	p.chain(samples)
 }
 
 // common calls fn for the segments of a and b (sorted by position) that

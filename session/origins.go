@@ -51,6 +51,9 @@ type Clock struct {
 	ErrorNS   int64   `json:"error_ns"`
 	Matched   int     `json:"matched"`
 	Source    string  `json:"source"`
+	// Via, for a capture that shares no connection with the reference,
+	// names the captures its clock was chained through (merge.Clock).
+	Via []string `json:"via,omitempty"`
 }
 
 // SightFunc says where the message ending at stream position end of

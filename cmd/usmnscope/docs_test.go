@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,9 +10,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/usmnscope/usmnscope/scenario"
 )
 
 const docsDir = "../../docs"
@@ -184,6 +188,8 @@ func TestDocsJSONKeys(t *testing.T) {
 	twoEnds := []string{filepath.Join("../../fixtures/captures/two-ends", "client.pcapng"), filepath.Join("../../fixtures/captures/two-ends", "server.pcapng")}
 	jsonKeys(t, emitted["dump"], append([]string{"dump", "--json"}, twoEnds...)...)
 	jsonKeys(t, emitted["tables"], append([]string{"tables", "--json"}, twoEnds...)...)
+	// Three hosts, A–B and B–C: C's clock is chained through B (via).
+	jsonKeys(t, emitted["tables"], append([]string{"tables", "--json"}, chainCaptures(t)...)...)
 	for _, hex := range []string{"89604020e0300d", "2c0100"} {
 		jsonKeys(t, emitted["dump"], "bits", "--dir", "s2c", "--json", hex)
 	}
@@ -363,4 +369,31 @@ func TestDocsNoOutsidePaths(t *testing.T) {
 		}
 		checkRefs(t, "docs/"+filepath.Base(f), string(b), docsDir)
 	}
+}
+
+// chainCaptures writes scenario.Chain's three captures (A–B and B–C
+// sessions, A and C sharing none) and returns their paths, A first.
+func chainCaptures(t *testing.T) []string {
+	t.Helper()
+	ch, err := (scenario.Chain{OffsetB: 1300 * time.Millisecond, DriftB: 30, OffsetC: -2100 * time.Millisecond, DriftC: -45}).Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var paths []string
+	for _, c := range []struct {
+		name string
+		ps   []scenario.Packet
+	}{{"a.pcap", ch.A}, {"b.pcap", ch.B}, {"c.pcap", ch.C}} {
+		var buf bytes.Buffer
+		if err := scenario.WritePackets(&buf, scenario.PCAP, "", c.ps); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
 }

@@ -94,7 +94,7 @@ func attachSeveral(ix *session.Index, ms *merge.Source) {
 	cl := make([]session.Clock, len(plan.Clocks))
 	for i, c := range plan.Clocks {
 		cl[i] = session.Clock{Capture: c.Capture, Reference: c.Reference, OffsetNS: c.OffsetNS, DriftPPM: c.DriftPPM,
-			ErrorNS: c.ErrorNS, Matched: c.Matched, Source: c.Source}
+			ErrorNS: c.ErrorNS, Matched: c.Matched, Source: c.Source, Via: c.Via}
 	}
 	ix.SetClocks(cl)
 }
