@@ -51,6 +51,7 @@ GEN=$WORK/shapes
 TIMEV=/usr/bin/time
 INDEX_BYTES=36 # the per-message index record issue 17 allows on top, until streaming lands
 
+. bench/lib.sh # tui_load; the helpers below are attack.sh's own
 say() { printf '%s\n' "$*"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'; }
 want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -246,48 +247,6 @@ section_shapes() {
 		esac
 		[ -n "${KEEP:-}" ] || rm -f "$file"
 	done
-}
-
-# tui_load FILE: opens FILE in the TUI in a detached 300x48 tmux session
-# (wide, so the status bar is never cut short with "…" before its
-# "loading"; a bar that is cut short counts as still loading)
-# on a private server and waits until the status bar shows the capture
-# loaded (its line with "N msgs │" no longer says "loading"); sets
-# TUI_WALL (s from starting tmux, -1 when it did not finish), TUI_HWM
-# (KiB), TUI_CPU (s) and TUI_STATUS (the last status line), then quits
-# with q.
-tui_load() {
-	local sock=usmnscope-attack-$$ pid t0 pane line
-	TUI_WALL=-1 TUI_HWM=? TUI_CPU=? TUI_STATUS=""
-	t0=$(now)
-	tmux -L "$sock" new-session -d -s attack -x 300 -y 48 "exec $BIN open $1" || return 1
-	pid=$(tmux -L "$sock" display-message -p -t attack '#{pane_pid}')
-	while :; do
-		sleep 0.1
-		pane=$(tmux -L "$sock" capture-pane -p -t attack 2>/dev/null) || {
-			TUI_STATUS="the TUI exited before it finished loading"
-			break
-		}
-		line=$(printf '%s\n' "$pane" | grep ' msgs │' | tail -1)
-		[ -n "$line" ] && TUI_STATUS=$line
-		if [ -n "$line" ] && ! printf '%s' "$line" | grep -q 'loading\|…'; then
-			TUI_WALL=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
-			break
-		fi
-		if awk -v a="$t0" -v b="$(now)" -v t="$TUI_TIMEOUT" 'BEGIN { exit !(b - a > t) }'; then
-			TUI_STATUS="still loading after $TUI_TIMEOUT s: $TUI_STATUS"
-			break
-		fi
-	done
-	TUI_HWM=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
-	TUI_CPU=$(awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$pid/stat" 2>/dev/null)
-	local path
-	path=$(tmux -L "$sock" display-message -p '#{socket_path}' 2>/dev/null)
-	tmux -L "$sock" send-keys -t attack q 2>/dev/null
-	sleep 0.5
-	tmux -L "$sock" kill-server 2>/dev/null
-	[ -n "$path" ] && rm -f "$path" # the private server's socket file
-	true
 }
 
 section_tui() {

@@ -1,5 +1,6 @@
 # bench/lib.sh: the paired-run helpers the bench scripts share (sourced,
-# not run): say, now, load, median, ratio, atmost, atleast, run and pair.
+# not run): say, now, load, median, ratio, atmost, atleast, run, pair and
+# tui_load (which reads TUI_TIMEOUT, default 600 s).
 # A script that sources it sets WORK (a scratch directory for run's
 # files) and TIMEV (/usr/bin/time) first, and RUNS for pair.
 
@@ -55,4 +56,46 @@ pair() {
 	PAIR=$(median "${pr[@]}") PAIR_CPU=$(median "${pc[@]}")
 	say "$(printf '  %-22s median %7.3f s wall %6.2f s CPU  peak RSS %7d KiB' "$na" "$MED_A" "$CPU_A" "$RSS_A")"
 	say "$(printf '  %-22s median %7.3f s wall %6.2f s CPU  peak RSS %7d KiB' "$nb" "$MED_B" "$CPU_B" "$RSS_B")"
+}
+
+# tui_load FILE: opens FILE in the TUI in a detached 300x48 tmux session
+# (wide, so the status bar is never cut short with "…" before its
+# "loading"; a bar that is cut short counts as still loading)
+# on a private server and waits until the status bar shows the capture
+# loaded (its line with "N msgs │" no longer says "loading"); sets
+# TUI_WALL (s from starting tmux, -1 when it did not finish), TUI_HWM
+# (KiB), TUI_CPU (s) and TUI_STATUS (the last status line), then quits
+# with q.
+tui_load() {
+	local sock=usmnscope-attack-$$ pid t0 pane line
+	TUI_WALL=-1 TUI_HWM=? TUI_CPU=? TUI_STATUS=""
+	t0=$(now)
+	tmux -L "$sock" new-session -d -s attack -x 300 -y 48 "exec $BIN open $1" || return 1
+	pid=$(tmux -L "$sock" display-message -p -t attack '#{pane_pid}')
+	while :; do
+		sleep 0.1
+		pane=$(tmux -L "$sock" capture-pane -p -t attack 2>/dev/null) || {
+			TUI_STATUS="the TUI exited before it finished loading"
+			break
+		}
+		line=$(printf '%s\n' "$pane" | grep ' msgs │' | tail -1)
+		[ -n "$line" ] && TUI_STATUS=$line
+		if [ -n "$line" ] && ! printf '%s' "$line" | grep -q 'loading\|…'; then
+			TUI_WALL=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+			break
+		fi
+		if awk -v a="$t0" -v b="$(now)" -v t="${TUI_TIMEOUT:-600}" 'BEGIN { exit !(b - a > t) }'; then
+			TUI_STATUS="still loading after $${TUI_TIMEOUT:-600} s: $TUI_STATUS"
+			break
+		fi
+	done
+	TUI_HWM=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+	TUI_CPU=$(awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$pid/stat" 2>/dev/null)
+	local path
+	path=$(tmux -L "$sock" display-message -p '#{socket_path}' 2>/dev/null)
+	tmux -L "$sock" send-keys -t attack q 2>/dev/null
+	sleep 0.5
+	tmux -L "$sock" kill-server 2>/dev/null
+	[ -n "$path" ] && rm -f "$path" # the private server's socket file
+	true
 }

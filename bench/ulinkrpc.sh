@@ -4,7 +4,10 @@
 # on a generated RPC_N-frame ULinkRPC capture (`gen --scale N --protocol
 # ulinkrpc`), `usmnscope tables --json F > /dev/null` at least 20x faster
 # than tshark's plain pass `tshark -n -r F > /dev/null`. bench/report.sh
-# runs it as its section "ulinkrpc"; it runs on its own too.
+# runs it as its section "ulinkrpc"; it runs on its own too. Issue 28's
+# rows follow (ROWS28=0 skips them): dump --json against tshark and
+# tables --json, the TUI's full load against tables --json and its
+# resident bytes a frame.
 #
 # Environment: RPC_N (frames, default 1000000), RPC_CONNS (default 32),
 # RPC_TRANSPORT (tcp, websocket or kcp; default tcp), RUNS (paired runs,
@@ -85,4 +88,35 @@ R=$(median "${pr[@]}")
 say "$(printf '  %-24s median %7.3f s wall %6.2f s CPU' "tshark -n -r" "$(median "${tw[@]}")" "$(median "${tc[@]}")")"
 say "$(printf '  %-24s median %7.3f s wall %6.2f s CPU  peak RSS %7d KiB' "usmnscope tables --json" "$(median "${uw[@]}")" "$(median "${uc[@]}")" "$(median "${ur[@]}")")"
 say "tshark -n -r / tables --json on $RPC_N ULinkRPC frames = ${R}x wall (median of paired ratios; $(median "${pc[@]}")x CPU; target >= ${TARGET}x): $(atleast "$R" "$TARGET")"
+
+# Issue 28's ULinkRPC rows on the same capture (ROWS28=0 skips them):
+# dump --json against tshark's plain pass (>= 15x) and against tables
+# --json (<= 2x), paired; the TUI's full load (bench/lib.sh tui_load: the
+# status bar no longer says loading) against tables --json's median
+# (<= 1.5x) and its resident memory a frame, VmHWM over that of a
+# 12-frame fixture (<= 96 B).
+if [ "${ROWS28:-1}" = 1 ]; then
+	TABLES_WALL=$(median "${uw[@]}")
+	. bench/lib.sh # pair and tui_load (its run replaces this script's)
+	say "-- issue 28 rows ($RPC_TRANSPORT, $RPC_N frames, load average $(load))"
+	pair "dump --json" "tshark -n -r" -- "$BIN" dump --json "$CAP" -- tshark -n -r "$CAP"
+	say "tshark -n -r / dump --json on $RPC_N ULinkRPC $RPC_TRANSPORT frames = ${PAIR}x wall (median of paired ratios; ${PAIR_CPU}x CPU; target >= 15x): $(atleast "$PAIR" 15)"
+	DUMP_WALL=$MED_A
+	pair "tables --json" "dump --json" -- "$BIN" tables --json "$CAP" -- "$BIN" dump --json "$CAP"
+	say "dump --json / tables --json on $RPC_N ULinkRPC $RPC_TRANSPORT frames = ${PAIR}x wall (median of paired ratios; ${PAIR_CPU}x CPU; target <= 2x): $(atmost "$PAIR" 2)"
+	TABLES_WALL=$MED_A
+	if command -v tmux >/dev/null 2>&1; then
+		tui_load fixtures/ulinkrpc/tcp-json.pcapng
+		SMALL_HWM=$TUI_HWM
+		tui_load "$CAP"
+		T=$(ratio "$TUI_WALL" "$TABLES_WALL")
+		[ "$TUI_WALL" = -1 ] && T=n/a
+		say "$(printf '  %-22s %7.2f s wall %6s s CPU  VmHWM %7s KiB (12-frame fixture: %s KiB)' "open (TUI full load)" "$TUI_WALL" "$TUI_CPU" "$TUI_HWM" "$SMALL_HWM")"
+		say "TUI full load / tables --json on $RPC_N ULinkRPC $RPC_TRANSPORT frames = ${T}x wall (one load, from starting tmux, polled every 0.1 s; target <= 1.5x): $(atmost "$T" 1.5)"
+		PER=$(awk -v b="$TUI_HWM" -v a="$SMALL_HWM" -v n="$RPC_N" 'BEGIN { if (b + 0 > 0) printf "%.1f", (b - a) * 1024 / n; else print "n/a" }')
+		say "TUI resident memory a frame on $RPC_N ULinkRPC $RPC_TRANSPORT frames = $PER B (VmHWM over the fixture's; target <= 96 B): $(atmost "$PER" 96)"
+	else
+		say "tmux not installed: TUI full load / tables --json: DOES NOT HOLD (not measured)"
+	fi
+fi
 say "== load average at the end: $(load)"

@@ -380,7 +380,11 @@ func (c *Index) Head(n int) (Head, bool) {
 // head fills *h with Head(n), the lock held. It fills in place: the Head,
 // with its 56-byte Conn, copied from frame to frame was a twentieth of
 // `tables --json`, which tallies every message's (issue 18).
-func (c *Index) head(n int, h *Head) bool {
+func (c *Index) head(n int, h *Head) bool { return c.headOf(n, h, true) }
+
+// headOf is head; without whole, a ULinkRPC record kept compact comes as
+// kept (a copy, not decoded again: Heads).
+func (c *Index) headOf(n int, h *Head, whole bool) bool {
 	if n < 1 || n > c.nrec {
 		return false
 	}
@@ -389,7 +393,11 @@ func (c *Index) head(n int, h *Head) bool {
 	worst := r.worst
 	if r.flags&recRPC != 0 {
 		if rr := c.rpcRecs[int32(n-1)]; rr != nil {
-			h.Rec = c.readable(c.conns[r.conn], rr) // as buildRPC: the feeder may still set Pair
+			if cr, ok := rr.(*rpc.Record); ok && cr.Compacted() && !whole {
+				h.Rec = cr.Clone()
+			} else {
+				h.Rec = c.readable(c.conns[r.conn], rr) // as buildRPC: the feeder may still set Pair
+			}
 			h.RPC, _ = h.Rec.(*rpc.Record)
 		}
 		if worst > 0 {

@@ -39,13 +39,17 @@ func (c *Index) ConnAt(i int) (dissect.Conn, bool) {
 
 // Heads appends the Heads of messages from, from+1, … to dst, as many as
 // dst has room for and at most up to Len, under one read lock (the TUI's
-// profile hint tallies a million of them before it says loaded).
+// profile hint tallies a million of them before it says loaded). A
+// ULinkRPC record a full index keeps compact comes as kept, not decoded
+// again (issue 28: decoding every one again was a sixth of the TUI's
+// load): its Rec says what it is, its ids, pairing and findings, but
+// Line, Tree and payload values need Head(n) or Message(n).
 func (c *Index) Heads(dst []Head, from int) []Head {
 	c.rlock()
 	defer c.runlock()
 	for n := max(from, 1); n <= c.nrec && len(dst) < cap(dst); n++ {
 		dst = dst[:len(dst)+1]
-		c.head(n, &dst[len(dst)-1])
+		c.headOf(n, &dst[len(dst)-1], false)
 	}
 	return dst
 }
