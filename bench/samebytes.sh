@@ -6,15 +6,18 @@
 #   bench/samebytes.sh compare OLD_BIN NEW_BIN   records both and prints the differences and a
 #                                                summary line; exits 1 when any output differs
 #
-# It runs dump, dump -V, dump --json, tables, tables --json and tables --at N (N = 3 and 40)
-# on every fixture capture and every file of ../shared/corpus/tcpdump. The architecture issue
+# It runs dump, dump -V, dump --json, tables, tables --json, tables --at N (N = 3 and 40),
+# stats, stats --json and export (ndjson and parquet to standard output) on every fixture
+# capture (fixtures/captures, fixtures/ulinkrpc, the real-stack captures of internal/realnet)
+# and every file of ../shared/corpus/tcpdump. The architecture issue
 # (12) requires all of them byte-identical across the reorganisation.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 corpus=${CORPUS:-$root/../shared/corpus/tcpdump}
 
 captures() {
-  ls "$root"/fixtures/captures/*.pcap* "$root"/fixtures/captures/*/*.pcap* 2>/dev/null
+  ls "$root"/fixtures/captures/*.pcap* "$root"/fixtures/captures/*/*.pcap* "$root"/fixtures/ulinkrpc/*.pcap* \
+    "$root"/internal/realnet/testdata/*.pcap* 2>/dev/null
   [ -d "$corpus" ] && ls "$corpus"/* 2>/dev/null
   true
 }
@@ -24,7 +27,8 @@ one() { # BIN FILE
   name=${f#"$root"/}
   name=${name#../shared/}
   case "$f" in "$corpus"/*) name=corpus/${f##*/} ;; esac
-  for args in "dump" "dump -V" "dump --json" "tables" "tables --json" "tables --at 3" "tables --at 40"; do
+  for args in "dump" "dump -V" "dump --json" "tables" "tables --json" "tables --at 3" "tables --at 40" \
+    "stats" "stats --json" "export --format ndjson -o -" "export --format parquet -o -"; do
     # shellcheck disable=SC2086
     h=$( { timeout 60 "$bin" $args "$f" 2>&1; echo "exit=$?"; } | sha256sum | cut -c1-16)
     printf '%s\t%s\t%s\n' "$name" "$args" "$h"

@@ -173,9 +173,17 @@ func (c *Index) pinnedBlock() int {
 type droppedError struct {
 	n     int // message number
 	limit int64
+	// store says the capture is saved (live --write): the message was
+	// kept in memory all the same, as its bytes lie in no one packet of
+	// the file (cut across segments, or reassembled), which the Store's
+	// offsets cannot point at.
+	store bool
 }
 
 func (e *droppedError) Error() string {
+	if e.store {
+		return fmt.Sprintf("bytes of message %d are no longer in memory: only the last %s of live traffic is kept, and the message does not lie whole in one packet of the --write file, so it is not read back from there; raise --max-arena to keep more", e.n, sizeText(e.limit))
+	}
 	return fmt.Sprintf("bytes of message %d are no longer in memory: only the last %s of live traffic is kept; use --write to keep all", e.n, sizeText(e.limit))
 }
 
@@ -284,7 +292,7 @@ func (c *Index) load(i int32, buf []byte) ([]byte, error) {
 	if r.flags&recFile == 0 {
 		b := c.arena[off/arenaChunk]
 		if b == nil {
-			return nil, &droppedError{n: int(i) + 1, limit: c.limits.MaxArena}
+			return nil, &droppedError{n: int(i) + 1, limit: c.limits.MaxArena, store: c.store != nil}
 		}
 		o := int(off % arenaChunk)
 		return b[o : o+int(r.length) : o+int(r.length)], nil

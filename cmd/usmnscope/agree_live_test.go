@@ -23,7 +23,11 @@ import (
 // the cooked socket would, from their IP header on, so that they go
 // through everything else live does: openLive's pipeline.Open, saving
 // each packet to F before it is decoded, the file offsets of its bytes,
-// and the index reading those bytes back from F (an arena of one byte).
+// and the index reading those bytes back from F: a message lying whole in
+// one packet is recorded by its offset in F, not copied (session.Store).
+// The arena keeps everything (Live.Arena 0): with a bound, a message cut
+// across packets has no offset in F and loses its bytes once the arena
+// passes the bound (live --max-arena, even with --write).
 
 // pcapRing reads a pcap or pcapng capture as a live ring: each packet from
 // its IPv4 or IPv6 header on. Packets that are no IP (or that pcapgo
@@ -125,7 +129,7 @@ func liveJSON(dir string, data []byte) (string, string, bool, error) {
 	}
 	write := filepath.Join(dir, "live-write.pcapng")
 	d, err := pipeline.Open(pipeline.Options{Profile: p, RPC: rp, Live: &pipeline.Live{
-		Interface: "replay", Write: write, AnyPort: true, Arena: 1, Ring: ring}})
+		Interface: "replay", Write: write, AnyPort: true, Ring: ring}})
 	if err != nil {
 		return "", "", false, fmt.Errorf("live: %v", err)
 	}

@@ -316,13 +316,25 @@ func agreeCuts(np int) []int {
 }
 
 // TestEveryPathAgrees runs agree over every fixture capture of both
-// protocols and every capture of the tcpdump corpus (skipped with -short:
-// 830 files).
+// protocols, the real-stack captures kept in internal/realnet/testdata,
+// every capture of the tcpdump corpus (skipped with -short: 830 files) and
+// every file of $USMNSCOPE_AGREE_DIR when set (a lab run's captures:
+// USMNSCOPE_REALNET_KEEP_ALL=1 USMNSCOPE_REALNET_KEEP=DIR go test
+// ./internal/realnet keeps them all).
 func TestEveryPathAgrees(t *testing.T) {
 	files := quietFixtures(t)
+	real, _ := filepath.Glob("../../internal/realnet/testdata/*.pcap")
+	files = append(files, real...)
 	corpus, _ := filepath.Glob("../../../shared/corpus/tcpdump/*")
 	if !testing.Short() {
 		files = append(files, corpus...)
+	}
+	if dir := os.Getenv("USMNSCOPE_AGREE_DIR"); dir != "" {
+		more, _ := filepath.Glob(filepath.Join(dir, "*.pcap*"))
+		if len(more) == 0 {
+			t.Fatalf("USMNSCOPE_AGREE_DIR=%s holds no capture", dir)
+		}
+		files = append(files, more...)
 	}
 	dir := t.TempDir()
 	checked := 0

@@ -60,8 +60,10 @@ as live runs, so it always lists. Its bytes are kept in memory only up to
 --max-arena MiB (default 64) of the most recent traffic: an older message
 still lists but shows "bytes of message N are no longer in memory", and the
 tables as of it may be shown as of an earlier message. With --write the
-bytes are read back from the file instead, so nothing is lost and little
-memory is used; open the file later for the whole session.
+bytes are read back from the file instead for every message that lies whole
+in one captured packet (most; one cut across TCP segments stays in memory,
+under the same bound), so little memory is used; open the file later for
+the whole session.
 
 ULinkRPC is decoded as dump decodes it (--ulinkrpc-key, --contracts): over
 TCP, WebSocket and KCP (UDP) on the profile's [ulinkrpc] ports and the ports
