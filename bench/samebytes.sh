@@ -9,6 +9,8 @@
 # It runs dump, dump -V, dump --json, tables, tables --json and tables --at N (N = 3 and 40)
 # on every fixture capture and every file of ../shared/corpus/tcpdump. The architecture issue
 # (12) requires all of them byte-identical across the reorganisation.
+# SAMEBYTES_ARGS, when set, replaces those commands: argument lists split
+# by ';' ("stats;stats --json;stats --by message --csv").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 corpus=${CORPUS:-$root/../shared/corpus/tcpdump}
@@ -24,7 +26,9 @@ one() { # BIN FILE
   name=${f#"$root"/}
   name=${name#../shared/}
   case "$f" in "$corpus"/*) name=corpus/${f##*/} ;; esac
-  for args in "dump" "dump -V" "dump --json" "tables" "tables --json" "tables --at 3" "tables --at 40"; do
+  local sets=("dump" "dump -V" "dump --json" "tables" "tables --json" "tables --at 3" "tables --at 40")
+  [ -n "${SAMEBYTES_ARGS:-}" ] && IFS=';' read -r -a sets <<<"$SAMEBYTES_ARGS"
+  for args in "${sets[@]}"; do
     # shellcheck disable=SC2086
     h=$( { timeout 60 "$bin" $args "$f" 2>&1; echo "exit=$?"; } | sha256sum | cut -c1-16)
     printf '%s\t%s\t%s\n' "$name" "$args" "$h"
