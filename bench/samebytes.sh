@@ -11,6 +11,8 @@
 # capture (fixtures/captures, fixtures/ulinkrpc, the real-stack captures of internal/realnet)
 # and every file of ../shared/corpus/tcpdump. The architecture issue
 # (12) requires all of them byte-identical across the reorganisation.
+# SAMEBYTES_ARGS, when set, replaces those commands: argument lists split
+# by ';' ("stats;stats --json;stats --by message --csv").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 corpus=${CORPUS:-$root/../shared/corpus/tcpdump}
@@ -27,8 +29,10 @@ one() { # BIN FILE
   name=${f#"$root"/}
   name=${name#../shared/}
   case "$f" in "$corpus"/*) name=corpus/${f##*/} ;; esac
-  for args in "dump" "dump -V" "dump --json" "tables" "tables --json" "tables --at 3" "tables --at 40" \
-    "stats" "stats --json" "export --format ndjson -o -" "export --format parquet -o -"; do
+  local sets=("dump" "dump -V" "dump --json" "tables" "tables --json" "tables --at 3" "tables --at 40"
+    "stats" "stats --json" "export --format ndjson -o -" "export --format parquet -o -")
+  [ -n "${SAMEBYTES_ARGS:-}" ] && IFS=';' read -r -a sets <<<"$SAMEBYTES_ARGS"
+  for args in "${sets[@]}"; do
     # shellcheck disable=SC2086
     h=$( { timeout 60 "$bin" $args "$f" 2>&1; echo "exit=$?"; } | sha256sum | cut -c1-16)
     printf '%s\t%s\t%s\n' "$name" "$args" "$h"

@@ -142,3 +142,52 @@ func TestResetClears(t *testing.T) {
 		t.Errorf("Sub(1,8).Bits(8) = %#x; want 0xad", v)
 	}
 }
+
+// TestSpansBare: a bare Spans records every adder's name and bits as the
+// valued one does, with no value, and allocates nothing per field once
+// its list has room.
+func TestSpansBare(t *testing.T) {
+	r := NewReader(mustHex("8c 00 00 62 79 65"))
+	r.Skip(48)
+	one, bye := []byte{1}, []byte("bye")
+	adders := []struct {
+		name string
+		add  func(s *Spans)
+	}{
+		{"Add", func(s *Spans) { s.Add("a", 1, r, uint64(1<<40)) }},
+		{"AddUint", func(s *Spans) { s.AddUint("u", 2, r, 1<<40) }},
+		{"AddInt", func(s *Spans) { s.AddInt("i", 3, r, -1<<40) }},
+		{"AddFloat", func(s *Spans) { s.AddFloat("f", 4, r, math.Pi) }},
+		{"AddBool", func(s *Spans) { s.AddBool("b", 5, r, true) }},
+		{"AddString", func(s *Spans) { s.AddString("s", 6, r, "bye") }},
+		{"AddBytes", func(s *Spans) { s.AddBytes("raw", 7, r, one) }},
+		{"AddText", func(s *Spans) { s.AddText("t", 8, r, bye) }},
+	}
+	for _, tc := range adders {
+		t.Run(tc.name, func(t *testing.T) {
+			valued, bare := &Spans{}, &Spans{Bare: true}
+			tc.add(valued)
+			tc.add(bare)
+			if len(valued.List) != 1 || len(bare.List) != 1 {
+				t.Fatalf("spans: valued %d, bare %d; want 1 each", len(valued.List), len(bare.List))
+			}
+			v, b := valued.List[0], bare.List[0]
+			if v.Value == nil {
+				t.Errorf("valued span %+v has no value", v)
+			}
+			if b.Value != nil || b.Name != v.Name || b.Bit != v.Bit || b.Bits != v.Bits {
+				t.Errorf("bare span = %+v; want %+v without its value", b, v)
+			}
+			bare.List = make([]Span, 0, 1)
+			if allocs := testing.AllocsPerRun(100, func() { bare.Reset(); tc.add(bare) }); allocs != 0 && tc.name != "Add" {
+				t.Errorf("a bare %s allocates %v times; want 0", tc.name, allocs)
+			}
+		})
+	}
+	// AddText keeps the string of its bytes when valued.
+	s := &Spans{}
+	s.AddText("t", 0, r, []byte("bye"))
+	if s.List[0].Value != "bye" {
+		t.Errorf("AddText value = %#v; want \"bye\"", s.List[0].Value)
+	}
+}

@@ -102,7 +102,7 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		// (its entry's of streamState.waiting).
 		spans = &sc.spans
 	)
-	if p := c.prepared(int32(n - 1)); p != nil && p.spans != nil {
+	if p := c.prepared(int32(n - 1)); p != nil && p.valued() != nil {
 		// In a Stream's Settled: commit's decoding (stream.go).
 		data, d, spans = p.data, p.d, p.spans
 	} else {

@@ -151,7 +151,7 @@ func (c *Index) build(n int, withSpans bool) *Message {
 	var d unturned.Decoded
 	// In a Stream's Settled, commit's decoding (stream.go).
 	p := c.prepared(int32(n - 1))
-	if p != nil && withSpans && p.spans == nil {
+	if p != nil && withSpans && p.valued() == nil {
 		p = nil
 	}
 	var (

@@ -64,6 +64,12 @@ type Stream struct {
 	// Spans decodes each message with its field spans at commit, for
 	// Detail and AppendJSONOne (dump -V, dump --json).
 	Spans bool
+	// BareSpans, with Spans, records the spans without their values
+	// (netpak.Spans.Bare: names and bits, nothing boxed), for a consumer
+	// that reads only TallyOf (`usmnscope stats`' bit split, issue 26).
+	// Detail, Message and AppendJSONOne then decode a message again for
+	// its values.
+	BareSpans bool
 	// AsOf > 0 keeps each connection's tables as of message AsOf, so that
 	// Tables(conn, AsOf) answers `tables --at AsOf` after the end.
 	AsOf int
@@ -165,6 +171,14 @@ type preDecoded struct {
 	data  []byte
 	d     *unturned.Decoded
 	spans *netpak.Spans // nil when decoded without spans
+}
+
+// valued returns p's spans when they carry their values (not bare), or nil.
+func (p *preDecoded) valued() *netpak.Spans {
+	if p.spans == nil || p.spans.Bare {
+		return nil
+	}
+	return p.spans
 }
 
 // SetStream makes c a streaming decoder (see Stream). Call it before the
@@ -328,6 +342,7 @@ func (c *Index) decodeWaiting(w *waitDecoded, i int32, dir dissect.Dir, st untur
 	var spans *netpak.Spans
 	if s.Spans {
 		spans = &w.spans
+		spans.Bare = s.BareSpans
 	}
 	unturned.Decode(c.profile, dir, st, w.data, spans, &w.d)
 	s.pre.ok, s.pre.i, s.pre.data, s.pre.d, s.pre.spans = false, i, w.data, &w.d, spans

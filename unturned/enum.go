@@ -140,7 +140,7 @@ func (m *decoder) readEnum() {
 	}
 	e.Value = v
 	if m.spans != nil {
-		m.spans.Add("enum", 0, &m.r, uint64(v))
+		m.spans.AddUint("enum", 0, &m.r, uint64(v))
 	}
 	m.d.Kind = p.Kind(m.dir, v)
 }

@@ -40,5 +40,22 @@ func FuzzDecodeMessage(f *testing.F) {
 				t.Fatalf("finding %d: with spans %+v; without %+v", i, d.Findings[i], bare.Findings[i])
 			}
 		}
+		// Spans without values (netpak.Spans.Bare, what stats reads): the
+		// same names and bits, no values, and the decoding of no spans.
+		var nv Decoded
+		nsp := netpak.Spans{Bare: true}
+		Decode(p, dir, st, data, &nsp, &nv)
+		if len(nsp.List) != len(sp.List) {
+			t.Fatalf("bare spans: %d; valued: %d", len(nsp.List), len(sp.List))
+		}
+		for i, b := range nsp.List {
+			v := sp.List[i]
+			if b.Value != nil || b.Name != v.Name || b.Bit != v.Bit || b.Bits != v.Bits {
+				t.Fatalf("bare span %d = %+v; want %+v without its value", i, b, v)
+			}
+		}
+		if nv.Kind != bare.Kind || nv.Enum != bare.Enum || len(nv.Findings) != len(bare.Findings) || nv.Clean() != bare.Clean() {
+			t.Fatalf("bare spans: %v %+v %v; no spans: %v %+v %v", nv.Kind, nv.Enum, nv.Findings, bare.Kind, bare.Enum, bare.Findings)
+		}
 	})
 }

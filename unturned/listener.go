@@ -57,8 +57,9 @@ func (m *decoder) definition(name *[]byte, s *string, version *uint32) {
 // so the hot path does not allocate.
 func (m *decoder) typeName(name *[]byte, s *string) {
 	*name = m.str("Listener_Type_Name", m.p.TypeNameBitCount)
-	if m.spans != nil {
-		// Reuse the string str made for the span rather than convert again.
+	if m.spans != nil && !m.spans.Bare {
+		// Reuse the string str made for the span rather than convert again
+		// (bare spans hold none: the string is then not made, as without).
 		if l := m.spans.List; len(l) > 0 && l[len(l)-1].Name == "Listener_Type_Name" {
 			*s, _ = l[len(l)-1].Value.(string)
 		}

@@ -51,7 +51,7 @@ func (m *decoder) trailer() {
 		// The writer zero-fills the last byte (wire.md 1.1).
 		if v := m.r.Bits(n); v == 0 {
 			if m.spans != nil {
-				m.spans.Add("padding", from, &m.r, uint64(0))
+				m.spans.AddUint("padding", from, &m.r, 0)
 			}
 			return
 		}
@@ -59,12 +59,13 @@ func (m *decoder) trailer() {
 	}
 	d.TrailerBits = n
 	if m.spans != nil {
-		var v any
-		if from&7 == 0 {
-			v = m.r.Buffer()[from>>3:]
-		}
+		aligned := from&7 == 0
 		m.r.Skip(n)
-		m.spans.Add("trailer", from, &m.r, v)
+		if aligned {
+			m.spans.AddBytes("trailer", from, &m.r, m.r.Buffer()[from>>3:])
+		} else {
+			m.spans.Add("trailer", from, &m.r, nil)
+		}
 	}
 	what := "after the vanilla body, not the USMN marker"
 	if d.HasMarker {

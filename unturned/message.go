@@ -134,7 +134,7 @@ func (m *decoder) bits(name string, n int) uint32 {
 	from := m.r.Pos()
 	v := m.r.Bits(n)
 	if m.check(name, from) && m.spans != nil {
-		m.spans.Add(name, from, &m.r, uint64(v))
+		m.spans.AddUint(name, from, &m.r, uint64(v))
 	}
 	return v
 }
@@ -143,7 +143,7 @@ func (m *decoder) flag(name string) bool {
 	from := m.r.Pos()
 	v := m.r.Bit()
 	if m.check(name, from) && m.spans != nil {
-		m.spans.Add(name, from, &m.r, v)
+		m.spans.AddBool(name, from, &m.r, v)
 	}
 	return v
 }
@@ -152,7 +152,7 @@ func (m *decoder) u64(name string) uint64 {
 	from := m.r.Pos()
 	v := m.r.UInt64()
 	if m.check(name, from) && m.spans != nil {
-		m.spans.Add(name, from, &m.r, v)
+		m.spans.AddUint(name, from, &m.r, v)
 	}
 	return v
 }
@@ -164,7 +164,7 @@ func (m *decoder) str(name string, lenBits int) []byte {
 	from := m.r.Pos()
 	b := m.r.StringBytes(lenBits)
 	if m.spans != nil && (m.r.Err() == nil || b != nil) {
-		m.spans.Add(name, from, &m.r, string(b))
+		m.spans.AddText(name, from, &m.r, b)
 	}
 	m.check(name, from)
 	return b
@@ -201,7 +201,7 @@ func (m *decoder) end() {
 	if n < 8 {
 		v := m.r.Bits(n)
 		if m.spans != nil {
-			m.spans.Add("padding", from, &m.r, uint64(v))
+			m.spans.AddUint("padding", from, &m.r, uint64(v))
 		}
 		if v != 0 {
 			m.finding(dissect.Warn, dissect.Malformed, from, m.partName()+": padding: "+itoa(n)+" bits after the body are not zero")

@@ -101,7 +101,7 @@ func getWorkshopFiles(m *decoder) {
 		return
 	}
 	if m.spans != nil {
-		m.spans.Add("zeros", from, &m.r, uint64(gwfZeros))
+		m.spans.AddUint("zeros", from, &m.r, gwfZeros)
 	}
 	for i, c := range z {
 		if c != 0 {
@@ -164,10 +164,10 @@ func (m *decoder) fileField(i int, part string) {
 		return
 	}
 	if part == "updated" {
-		m.spans.Add(name, from, &m.r, int64(v))
+		m.spans.AddInt(name, from, &m.r, int64(v))
 		return
 	}
-	m.spans.Add(name, from, &m.r, v)
+	m.spans.AddUint(name, from, &m.r, v)
 }
 
 // textBody: Kicked (String reason) and Shutdown (String) (wire.md 3).

@@ -11,9 +11,10 @@ import (
 // what stops it; a profile that cannot start is said on stderr and the
 // command runs without.
 func cpuProfile() (stop func()) {
+	heap := memProfile()
 	path := os.Getenv("USMNSCOPE_CPUPROFILE")
 	if path == "" {
-		return func() {}
+		return heap
 	}
 	f, err := os.Create(path)
 	if err == nil {
@@ -26,5 +27,28 @@ func cpuProfile() (stop func()) {
 	return func() {
 		pprof.StopCPUProfile()
 		f.Close()
+		heap()
+	}
+}
+
+// memProfile returns what writes the allocation profile into
+// $USMNSCOPE_MEMPROFILE when it is set (`go tool pprof -sample_index=
+// alloc_space` reads it: where the bytes were allocated), or a no-op.
+func memProfile() (stop func()) {
+	path := os.Getenv("USMNSCOPE_MEMPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	return func() {
+		f, err := os.Create(path)
+		if err == nil {
+			err = pprof.Lookup("allocs").WriteTo(f, 0)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "usmnscope: USMNSCOPE_MEMPROFILE: %v\n", err)
+		}
 	}
 }

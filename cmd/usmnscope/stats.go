@@ -166,7 +166,8 @@ func runStats(o *statsOptions) error {
 		return err
 	}
 	dc, err := readCaptures(o.IO, p, set, rp, o.paths(), caps, func(dc *session.Index) session.Stream {
-		return session.Stream{Spans: true, AsOf: o.at, Cut: o.at > 0, Settled: func(n int) error {
+		// Spans without values when only tallies are read (bit split).
+		return session.Stream{Spans: true, BareSpans: headOnly, AsOf: o.at, Cut: o.at > 0, Settled: func(n int) error {
 			if headOnly && flt != nil {
 				if h, ok := dc.Head(n); !ok || !flt.MatchHead(h) {
 					return nil
