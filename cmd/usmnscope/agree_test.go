@@ -349,5 +349,5 @@ func TestEveryPathAgrees(t *testing.T) {
 		}
 		checked++
 	}
-	t.Logf("%d captures agree on every path; live --write F replayed: %d with every packet in F (records equal to the TUI's index), %d with packets a cooked socket would not hand on (live's records equal to F's)", checked, liveWhole.Load(), livePart.Load())
+	t.Logf("%d captures agree on every path; live --write F replayed: %d with every packet in F, %d with packets a cooked socket would not hand on (F's frames renumbered), each equal to the TUI's index; %d that pcapgo stops reading early (live equal to F only)", checked, liveWhole.Load(), livePart.Load(), liveStopped.Load())
 }
