@@ -283,7 +283,9 @@ func (p *Plan) chain(samples map[[2]int][]sample) {
 		case i == 0:
 		case !known[i]:
 			c.ErrorNS = -1
-			p.notes = append(p.notes, fmt.Sprintf("%s shares no connection with %s, directly or through another capture: its clock is not aligned (offset 0, error_ns -1), its times are taken as they are",
+			// A note, not a warning: unrelated captures are simply
+			// interleaved by time.
+			p.infos = append(p.infos, fmt.Sprintf("%s shares no connection with %s, directly or through another capture: its clock is not aligned (offset 0, error_ns -1), its times are taken as they are",
 				termsafe.Escape(p.Inputs[i].Capture), termsafe.Escape(p.Inputs[0].Capture)))
 		default:
 			l := at[i]

@@ -74,7 +74,8 @@ type Plan struct {
 	Inputs []Input
 	Clocks []Clock
 	flows  map[capture.Flow]*flow
-	notes  []string
+	notes  []string // warnings
+	infos  []string // notes: a capture whose clock no chain reaches
 	opts   Options
 	// dflows maps each capture's flows of a datagram session several
 	// captures have to the session's key in flows; dconvs lists them.
@@ -380,5 +381,6 @@ func common(a, b []seg, fn func(x, y *seg)) {
 	}
 }
 
-// Notes are remarks of the scan (capture-wide findings).
-func (p *Plan) Notes() []string { return p.notes }
+// Notes are remarks of the scan (capture-wide findings): its warnings,
+// then its notes.
+func (p *Plan) Notes() []string { return append(append([]string(nil), p.notes...), p.infos...) }

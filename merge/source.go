@@ -91,6 +91,9 @@ func (s *Source) Next() (*capture.Event, error) {
 			for _, t := range s.p.notes {
 				s.queue = append(s.queue, capture.Event{Kind: capture.EventNote, Level: capture.LevelWarn, Text: t, Offset: -1})
 			}
+			for _, t := range s.p.infos {
+				s.queue = append(s.queue, capture.Event{Kind: capture.EventNote, Level: capture.LevelNote, Text: t, Offset: -1})
+			}
 			for _, f := range s.sortedConflicts() {
 				s.queue = append(s.queue, capture.Event{Kind: capture.EventNote, Level: capture.LevelError, Flow: f, Text: s.p.flows[f].conflict, Offset: -1})
 			}
