@@ -62,7 +62,7 @@ pair() {
 # (wide, so the status bar is never cut short with "…" before its
 # "loading"; a bar that is cut short counts as still loading)
 # on a private server and waits until the status bar shows the capture
-# loaded (its line with "N msgs │" no longer says "loading"); sets
+# loaded (its line with "N msgs │", or "1 msg │", no longer says "loading"); sets
 # TUI_WALL (s from starting tmux, -1 when it did not finish), TUI_HWM
 # (KiB), TUI_CPU (s) and TUI_STATUS (the last status line), then quits
 # with q.
@@ -78,7 +78,7 @@ tui_load() {
 			TUI_STATUS="the TUI exited before it finished loading"
 			break
 		}
-		line=$(printf '%s\n' "$pane" | grep ' msgs │' | tail -1)
+		line=$(printf '%s\n' "$pane" | grep -E ' msgs? │' | tail -1)
 		[ -n "$line" ] && TUI_STATUS=$line
 		if [ -n "$line" ] && ! printf '%s' "$line" | grep -q 'loading\|…'; then
 			TUI_WALL=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')

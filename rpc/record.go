@@ -159,9 +159,13 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 		}
 		return
 	}
-	// The frame aliases the stream's buffers: keep a copy, and decode the
-	// payload from the copy so its values may alias it.
-	r.Envelope = append([]byte(nil), u.Envelope...)
+	// The frame aliases the stream's buffers: keep a copy (an inflated
+	// envelope is already one), and decode the payload from the copy so
+	// its values may alias it.
+	r.Envelope = u.Envelope
+	if !u.Owned {
+		r.Envelope = append([]byte(nil), u.Envelope...)
+	}
 	env, _ := ulinkrpc.DecodeEnvelope(r.Envelope)
 	r.Type = env.Type
 	if env.Type.Known() {
