@@ -106,9 +106,15 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		// In a Stream's Settled: commit's decoding (stream.go).
 		data, d, spans = p.data, p.d, p.spans
 	} else {
-		data, err = c.load(int32(n-1), sc.data[:0])
-		if r.flags&recFile != 0 {
-			sc.data = data[:0]
+		if p != nil && p.bare() {
+			// Commit's bytes, decoded with bare spans: again, for the
+			// values.
+			data = p.data
+		} else {
+			data, err = c.load(int32(n-1), sc.data[:0])
+			if r.flags&recFile != 0 {
+				sc.data = data[:0]
+			}
 		}
 		sc.spans.Reset()
 		sc.d = unturned.Decoded{Findings: sc.d.Findings[:0]}

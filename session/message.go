@@ -151,16 +151,20 @@ func (c *Index) build(n int, withSpans bool) *Message {
 	var d unturned.Decoded
 	// In a Stream's Settled, commit's decoding (stream.go).
 	p := c.prepared(int32(n - 1))
-	if p != nil && withSpans && p.valued() == nil {
-		p = nil
-	}
 	var (
 		data []byte
 		err  error
 	)
-	if p != nil {
+	switch {
+	case p != nil && withSpans && p.bare():
+		// Decoded with bare spans: its bytes (a copy, as the Message may
+		// outlive Settled) decoded again for the values.
+		data, p = append([]byte(nil), p.data...), nil
+	case p != nil && (!withSpans || p.spans != nil):
 		data = p.data
-	} else {
+	default:
+		// Not in Settled, or decoded without spans: read again.
+		p = nil
 		data, err = c.load(int32(n-1), nil)
 	}
 	var dropped *droppedError

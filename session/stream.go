@@ -173,6 +173,9 @@ type preDecoded struct {
 	spans *netpak.Spans // nil when decoded without spans
 }
 
+// bare reports whether p was decoded with bare spans (Stream.BareSpans).
+func (p *preDecoded) bare() bool { return p.spans != nil && p.spans.Bare }
+
 // valued returns p's spans when they carry their values (not bare), or nil.
 func (p *preDecoded) valued() *netpak.Spans {
 	if p.spans == nil || p.spans.Bare {

@@ -117,3 +117,57 @@ func TestStreamMatchesIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamBareSpans: a Stream with BareSpans (stats' tallies, issue 26)
+// hands TallyOf the field names and bits of Detail's fields without
+// their values, and Detail, Message and the dump --json lines decode the
+// commit's bytes again for the values: the same bytes as the full
+// Index's, with the bytes only in the arena.
+func TestStreamBareSpans(t *testing.T) {
+	for _, path := range streamCaptures(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			full := readFixture(t, path, false)
+			want := full.AppendJSONRange(nil, 1, full.Len(), nil)
+			var got, msgs, wantMsgs []byte
+			var b session.JSONBatch
+			tallies := 0
+			sc := streamFixture(t, path, false, func(c *session.Index) session.Stream {
+				return session.Stream{Spans: true, BareSpans: true, Settled: func(n int) error {
+					var tl session.Tally
+					if c.TallyOf(n, &tl) && tl.RPC == nil {
+						tallies++
+						d := c.Detail(n)
+						if len(tl.Spans) != len(d.Fields) {
+							t.Fatalf("message %d: %d tally spans; Detail has %d fields", n, len(tl.Spans), len(d.Fields))
+						}
+						for i, s := range tl.Spans {
+							f := d.Fields[i]
+							if s.Value != nil || s.Name != f.Name || s.Bit != f.Bit || s.Bits != f.Bits {
+								t.Fatalf("message %d: tally span %d = %+v; want %+v without its value", n, i, s, f)
+							}
+						}
+					}
+					got = c.AppendJSONOne(got, n, nil)
+					c.AddJSON(&b, n, nil)
+					msgs = c.Message(n).AppendJSON(msgs)
+					msgs = c.Detail(n).AppendJSON(msgs)
+					return nil
+				}}
+			})
+			if sc.Len() != full.Len() {
+				t.Fatalf("Len %d; want %d", sc.Len(), full.Len())
+			}
+			for n := 1; n <= full.Len(); n++ {
+				wantMsgs = full.Message(n).AppendJSON(wantMsgs)
+				wantMsgs = full.Detail(n).AppendJSON(wantMsgs)
+			}
+			if batched := b.AppendJSON(nil); !bytes.Equal(got, want) || !bytes.Equal(batched, want) {
+				t.Errorf("bare stream dump --json differs from the Index's (%d, batched %d, want %d bytes)", len(got), len(batched), len(want))
+			}
+			if !bytes.Equal(msgs, wantMsgs) {
+				t.Errorf("bare stream Message/Detail differ from the Index's")
+			}
+			t.Logf("%d tallies", tallies)
+		})
+	}
+}
