@@ -144,19 +144,11 @@ func tuiConfig(path string, dc *session.Index) views.Config {
 	return cfg
 }
 
-// lowGC gives the TUI its tight headroom (tuiHeadroom, least GOGC 1):
-// the decoded capture is a large, long-lived and pointer-free index (cheap
-// to mark), while showing messages makes short-lived garbage; at the
-// default the heap may grow to twice the index before a collection, which
-// doubles the resident set for nothing (issue 7: ≤ 64 bytes per message).
-// A GOGC or GOMEMLIMIT in the environment wins (tuneGC).
+// lowGC gives the TUI its tight headroom (gctune.TUI).
 func lowGC() {
 	tuneGC()
 	setTuning(tuiTuning)
 }
-
-// tuiTuning is the TUI's collector tuning (lowGC).
-var tuiTuning = gcTuning{headroom: tuiHeadroom, min: 1}
 
 // runTUI runs the terminal UI over d's index while a goroutine feeds d
 // into it (tuifeed). IO reaches the UI only as messages (Program.Send):
