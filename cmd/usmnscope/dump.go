@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/render"
@@ -179,32 +180,14 @@ func dumpWrite(o *dumpOptions, flt *filter.Filter, p *unturned.Profile, set *sch
 	if err != nil {
 		return err
 	}
-	nums := selected(dc, flt)
+	nums := filter.Select(dc, flt)
 	ex, err := pipeline.Export(o.capture, dc, nums, o.write)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(o.IO.err, "usmnscope: wrote %s: %s, %s and %s for their decoding\n", o.write,
-		count(ex.Packets, "packet"), count(ex.Messages, "message"), count(len(ex.Context), "other"))
+		dissect.Count(ex.Packets, "packet"), dissect.Count(ex.Messages, "message"), dissect.Count(len(ex.Context), "other"))
 	return nil
-}
-
-// selected returns the numbers of dc's messages that flt matches (all of
-// them when flt is nil).
-func selected(dc *session.Index, flt *filter.Filter) []int {
-	var nums []int
-	for n := 1; n <= dc.Len(); n++ {
-		if flt.HeadOnly() {
-			if h, ok := dc.Head(n); ok && (flt == nil || flt.MatchHead(h)) {
-				nums = append(nums, n)
-			}
-			continue
-		}
-		if m := dc.Message(n); m != nil && flt.Match(m) {
-			nums = append(nums, n)
-		}
-	}
-	return nums
 }
 
 // sameFile says whether the paths a and b name one existing file.
@@ -212,12 +195,4 @@ func sameFile(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-}
-
-// count says n things, in the singular for one.
-func count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -1,116 +1,12 @@
 package main
 
-import (
-	"os"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
-	"sync"
-)
+import "github.com/usmnscope/usmnscope/internal/gctune"
 
-// gcHeadroom is how far above the live heap the collector lets the heap
-// grow before its next cycle. The runtime's default (GOGC=100: as much
-// again as is live) makes a capture of millions of messages, whose index
-// is live to the end, hold twice its index at its peak; output then
-// allocates only short-lived buffers, so a fixed headroom bounds the
-// peak at the index plus this (issue 17: 160 MB beside the index).
-const gcHeadroom = 24 << 20
-
-// tuiHeadroom is the TUI's headroom (issue 7: at most 64 bytes a message
-// for the TUI, which keeps its index). It was GOGC=5, 5% of the live heap:
-// 2.6 MiB above 52 MiB at a million messages, but a collection every 5% of
-// growth from the start, 800 cycles over a million-message load, each
-// scanning the program's 5 MiB of pointerful globals (gopacket's layer
-// tables): a fifth of the load's CPU (issue 18). A fixed 8 MiB costs a
-// couple of dozen cycles and 1 MiB more peak RSS at 1M messages (VmHWM
-// 71 MB against 17 MB for a small capture: 55 bytes a message).
-const tuiHeadroom = 8 << 20
-
-// streamHeadroom is dump's headroom: it keeps no index, so its live heap
-// is a few MiB of buffers and batches, and its garbage comes at a steady
-// rate. At the default the heap grew to twice its live bytes and roots
-// (5 MiB of globals) only once a run was long enough for collections to
-// settle, so the peak RSS grew with the capture (issue 18: 17.5 MiB at
-// 200k messages, 22.7 at 4M); 4 MiB reaches the same heap from the start,
-// for about one more cycle per million messages.
-const streamHeadroom = 4 << 20
-
-// gcTuning is what tuneGC keeps: the headroom and the least GOGC.
-type gcTuning struct {
-	headroom uint64
-	min      int
-}
-
-// streamTuning is dump's collector tuning (streamHeadroom).
-var streamTuning = gcTuning{headroom: streamHeadroom, min: 10}
-
+// The collector's tuning (internal/gctune) under the names the commands
+// call it by.
 var (
-	gcMu   sync.Mutex
-	gcTune = gcTuning{headroom: gcHeadroom, min: 10}
-	gcOnce sync.Once
-	// The collector's goal is the live heap plus GOGC% of the live heap
-	// and its roots, the stacks and globals (runtime/debug.SetGCPercent).
-	gcSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/globals:bytes"}, {Name: "/gc/scan/stack:bytes"}}
+	tuneGC       = gctune.Start
+	setTuning    = gctune.Set
+	streamTuning = gctune.Stream
+	tuiTuning    = gctune.TUI
 )
-
-// tuneGC keeps the collector's headroom near gcTune.headroom: after each
-// cycle GOGC is set to the headroom as a percentage of the live heap,
-// between gcTune.min and 100 (the command's least: below it the collector
-// would run too often for the index's sake; small heaps keep the
-// default). A GOGC or GOMEMLIMIT given in the environment wins. The
-// records of the index hold no pointers, so a cycle costs little however
-// large it is. Later calls do nothing.
-func tuneGC() {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	gcOnce.Do(func() {
-		var rearm func()
-		rearm = func() {
-			// A finalizer runs once after the cycle that finds its object
-			// unreachable; making a new one each time hears of every cycle.
-			runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
-				gcMu.Lock()
-				defer gcMu.Unlock()
-				retune()
-				rearm()
-			})
-		}
-		rearm()
-	})
-}
-
-// retune sets GOGC from the live heap and gcTune; gcMu is held.
-func retune() {
-	metrics.Read(gcSample)
-	var v [3]uint64
-	for i, s := range gcSample {
-		if s.Value.Kind() != metrics.KindUint64 {
-			return
-		}
-		v[i] = s.Value.Uint64()
-	}
-	debug.SetGCPercent(gcTune.percent(v[0], v[1]+v[2]))
-}
-
-// setTuning makes t the tuning from now on and returns the one before
-// (the TUI sets tuiHeadroom; benchmarks restore).
-func setTuning(t gcTuning) gcTuning {
-	gcMu.Lock()
-	defer gcMu.Unlock()
-	old := gcTune
-	gcTune = t
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		retune()
-	}
-	return old
-}
-
-// percent is the GOGC that lets a heap of live bytes, with roots bytes of
-// stacks and globals, grow by about t.headroom, between t.min and 100.
-func (t gcTuning) percent(live, roots uint64) int {
-	if live+roots == 0 {
-		return 100
-	}
-	return int(min(100, max(uint64(t.min), t.headroom*100/(live+roots))))
-}

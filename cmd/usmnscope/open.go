@@ -6,13 +6,9 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/tuifeed"
 	"github.com/usmnscope/usmnscope/schema"
@@ -129,69 +125,21 @@ func openFeed(o *openOptions) (*pipeline.Decode, *unturned.Profile, error) {
 // (named stdin in the status bar, and without w: there is no file to copy
 // packets from).
 func tuiConfig(path string, dc *session.Index) views.Config {
-	cfg := views.Config{Name: path, Parse: parseFilter,
-		Words: append(filter.FieldNames(), filter.MessageNames()...)}
+	cfg := tuifeed.Config(path, dc)
 	fileConfig(&cfg)
-	if path == "-" {
-		cfg.Name = "stdin"
-		return cfg
-	}
-	cfg.Export = func(nums []int, to string) (int, error) {
-		ex, err := pipeline.Export(path, dc, nums, to)
-		return ex.Packets, err
-	}
-	cfg.ExportPath = capture.ExportPath(path)
 	return cfg
 }
 
-// lowGC gives the TUI its tight headroom (tuiHeadroom, least GOGC 1):
-// the decoded capture is a large, long-lived and pointer-free index (cheap
-// to mark), while showing messages makes short-lived garbage; at the
-// default the heap may grow to twice the index before a collection, which
-// doubles the resident set for nothing (issue 7: ≤ 64 bytes per message).
-// A GOGC or GOMEMLIMIT in the environment wins (tuneGC).
+// lowGC gives the TUI its tight headroom (gctune.TUI).
 func lowGC() {
 	tuneGC()
 	setTuning(tuiTuning)
 }
 
-// tuiTuning is the TUI's collector tuning (lowGC).
-var tuiTuning = gcTuning{headroom: tuiHeadroom, min: 1}
-
-// runTUI runs the terminal UI over d's index while a goroutine feeds d
-// into it (tuifeed). IO reaches the UI only as messages (Program.Send):
-// progress while reading, live counters, and a final message when the
-// input ends.
+// runTUI runs the terminal UI over d's index (tuifeed.RunTUI).
 func runTUI(s *streams, keys io.Reader, d *pipeline.Decode, cfg views.Config, after func()) error {
-	// SIGINT, SIGTERM and SIGHUP are handled here, not by bubbletea: each
-	// quits as q does (stopSignals).
-	prog := tea.NewProgram(views.New(d.Index, cfg), tea.WithInput(keys), tea.WithOutput(s.out), tea.WithoutSignalHandler())
-	ran := make(chan struct{})
-	defer close(ran)
-	defer stopSignals(prog, d.Source, ran)()
-	done := tuifeed.Run(d.Feed, prog.Send, tuifeed.WallClock{}, cfg.Live, after)
-	_, err := prog.Run()
-	d.Source.Close() // stops a live capture; the feeder then returns
-	select {
-	case <-done:
-	case <-time.After(time.Second):
-	}
-	return err
+	return tuifeed.RunTUI(s.out, keys, d, cfg, after)
 }
 
-// parseFilter adapts the CLI's filter language (filter.Parse) to the
-// views: the filter bar needs the error's position to point at it.
-func parseFilter(expr string) (func(*session.Message) bool, int, error) {
-	f, err := filter.Parse(expr)
-	if err != nil {
-		var fe *filter.Error
-		if errors.As(err, &fe) {
-			return nil, fe.Pos, errors.New(fe.Msg)
-		}
-		return nil, 0, err
-	}
-	if f == nil {
-		return func(*session.Message) bool { return true }, 0, nil
-	}
-	return f.Match, 0, nil
-}
+// parseFilter is the views' filter language (tuifeed.ParseFilter).
+var parseFilter = tuifeed.ParseFilter

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/tuifeed"
@@ -141,3 +142,4 @@ var (
 	rpcBounds     = pipeline.RPCBounds
 	readContracts = pipeline.ReadContracts
 )
+var selected = filter.Select

@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"fmt"
@@ -11,22 +11,26 @@ import (
 	"github.com/usmnscope/usmnscope/capture"
 )
 
-// isTerminal reports whether w is a terminal. Injected buffers (tests,
+// IsTerminal reports whether w is a terminal. Injected buffers (tests,
 // pipes) are not.
-func isTerminal(w io.Writer) bool {
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
+
+// progressInterval is the least time between two progress redraws (at most
+// ten a second).
+const progressInterval = 100 * time.Millisecond
 
 // progressDelay is how long a read runs before progress shows: short reads
 // stay quiet even on a terminal.
 const progressDelay = 300 * time.Millisecond
 
-// progressLine draws a single updating progress line on a terminal's
+// Progress draws a single updating progress line on a terminal's
 // stderr for long reads (a large file, stdin): redrawn with "\r" at most
-// ten times a second (progressInterval) and cleared by done. It never draws
+// ten times a second (progressInterval) and cleared by Done. It never draws
 // when stderr is not a terminal, so redirected output stays clean.
-type progressLine struct {
+type Progress struct {
 	w     io.Writer
 	now   func() time.Time
 	start time.Time
@@ -34,21 +38,21 @@ type progressLine struct {
 	drawn bool
 }
 
-// newProgress returns a progress line on w, or nil when w is not a terminal.
-// A nil *progressLine ignores every call.
-func newProgress(w io.Writer) *progressLine {
-	if !isTerminal(w) {
+// NewProgress returns a progress line on w, or nil when w is not a terminal.
+// A nil *Progress ignores every call.
+func NewProgress(w io.Writer) *Progress {
+	if !IsTerminal(w) {
 		return nil
 	}
 	return newProgressOn(w, time.Now)
 }
 
-func newProgressOn(w io.Writer, now func() time.Time) *progressLine {
-	return &progressLine{w: w, now: now, start: now()}
+func newProgressOn(w io.Writer, now func() time.Time) *Progress {
+	return &Progress{w: w, now: now, start: now()}
 }
 
-// update redraws the line from st when enough time has passed.
-func (p *progressLine) update(st capture.Stats) {
+// Update redraws the line from st when enough time has passed.
+func (p *Progress) Update(st capture.Stats) {
 	if p == nil {
 		return
 	}
@@ -60,8 +64,8 @@ func (p *progressLine) update(st capture.Stats) {
 	fmt.Fprintf(p.w, "\r\x1b[Kreading: %s", progressText(st))
 }
 
-// done clears the line if it was drawn.
-func (p *progressLine) done() {
+// Done clears the line if it was drawn.
+func (p *Progress) Done() {
 	if p == nil || !p.drawn {
 		return
 	}

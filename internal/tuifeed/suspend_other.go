@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package tuifeed
 
 import tea "charm.land/bubbletea/v2"
 

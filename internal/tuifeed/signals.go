@@ -1,4 +1,4 @@
-package main
+package tuifeed
 
 import (
 	"os"
@@ -16,7 +16,7 @@ import (
 // left the terminal in the alternate screen, raw mode and mouse reporting
 // under a goroutine dump; issue 29), and SIGTSTP suspend it with the
 // terminal restored (suspendSignals): bubbletea restores
-// the terminal (main screen, mouse reporting off), runTUI closes src,
+// the terminal (main screen, mouse reporting off), RunTUI closes src,
 // which flushes and closes a --write file, and the command exits 0
 // (SECURITY.md "Signals and IO faults"). Should the program not finish
 // within signalGrace of the signal (a terminal that is gone may block the
@@ -38,7 +38,7 @@ func stopSignals(prog *tea.Program, src capture.Source, ran <-chan struct{}) (st
 		case <-ran:
 		case <-time.After(signalGrace):
 			src.Close()
-			os.Exit(exitOK)
+			os.Exit(0) // a signalled stop is a normal one (exit 0)
 		}
 	}()
 	return func() {

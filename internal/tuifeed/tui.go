@@ -1,0 +1,71 @@
+package tuifeed
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/views"
+)
+
+// Config is what the TUI shows of a capture file, or of standard input
+// ("-": named stdin in the status bar, and without w: there is no file to
+// copy packets from); the caller adds the columns and theme.
+func Config(path string, dc *session.Index) views.Config {
+	cfg := views.Config{Name: path, Parse: ParseFilter,
+		Words: append(filter.FieldNames(), filter.MessageNames()...)}
+	if path == "-" {
+		cfg.Name = "stdin"
+		return cfg
+	}
+	cfg.Export = func(nums []int, to string) (int, error) {
+		ex, err := pipeline.Export(path, dc, nums, to)
+		return ex.Packets, err
+	}
+	cfg.ExportPath = capture.ExportPath(path)
+	return cfg
+}
+
+// RunTUI runs the terminal UI over d's index while a goroutine feeds d
+// into it (tuifeed). IO reaches the UI only as messages (Program.Send):
+// progress while reading, live counters, and a final message when the
+// input ends.
+func RunTUI(out io.Writer, keys io.Reader, d *pipeline.Decode, cfg views.Config, after func()) error {
+	// SIGINT, SIGTERM and SIGHUP are handled here, not by bubbletea: each
+	// quits as q does (stopSignals).
+	prog := tea.NewProgram(views.New(d.Index, cfg), tea.WithInput(keys), tea.WithOutput(out), tea.WithoutSignalHandler())
+	ran := make(chan struct{})
+	defer close(ran)
+	defer stopSignals(prog, d.Source, ran)()
+	done := Run(d.Feed, prog.Send, WallClock{}, cfg.Live, after)
+	_, err := prog.Run()
+	d.Source.Close() // stops a live capture; the feeder then returns
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
+	return err
+}
+
+// ParseFilter adapts the CLI's filter language (filter.Parse) to the
+// views: the filter bar needs the error's position to point at it.
+func ParseFilter(expr string) (func(*session.Message) bool, int, error) {
+	f, err := filter.Parse(expr)
+	if err != nil {
+		var fe *filter.Error
+		if errors.As(err, &fe) {
+			return nil, fe.Pos, errors.New(fe.Msg)
+		}
+		return nil, 0, err
+	}
+	if f == nil {
+		return func(*session.Message) bool { return true }, 0, nil
+	}
+	return f.Match, 0, nil
+}
