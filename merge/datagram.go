@@ -93,7 +93,18 @@ func (s *Source) takeDatagram(in int, ev capture.Event) bool {
 	ci := s.p.dconvs[key].idx
 	ev.Flow = key
 	if !fl.merged {
-		// A conflict: the first capture's copy only.
+		// A conflict: the first capture's copy only, and the datagrams
+		// carrying the unit the copies disagree on shown side by side
+		// once both are read (as a stream's segment is, conflictNote).
+		if s.p.opts.Units != nil && (in == fl.ins[0] || in == fl.cOther) && dirOf(ev.FromServer) == fl.cDir {
+			_, s.units, _ = s.p.opts.Units(s.units[:0], ev.Data)
+			for _, u := range s.units {
+				if int64(u.Seq) == fl.cPos {
+					s.conflictNote(fl, in, ev)
+					break
+				}
+			}
+		}
 		if in == fl.ins[0] {
 			s.queue = append(s.queue, ev)
 		}

@@ -170,4 +170,36 @@ func TestDatagramSessions(t *testing.T) {
 	if fl == nil || fl.merged || !strings.Contains(fl.conflict, "disagree on its "+dissect.S2C.String()+" unit numbered 4") {
 		t.Errorf("conflict = %+v; want not merged, the s2c unit 4 named", fl)
 	}
+	// ... and the two copies shown side by side in one error note, only
+	// the first capture's datagrams handed on.
+	src, err = p.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	handed := 0
+	for {
+		e, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch e.Kind {
+		case capture.EventNote:
+			if e.Level == capture.LevelError {
+				notes = append(notes, e.Text)
+			}
+		case capture.EventDatagram:
+			handed++
+		}
+	}
+	wantNote := "s2c byte 8 of the datagram carrying unit 4 differs: a: 00 00 00 04 00 00 00 1c | b: 00 00 00 04 01 02 03 04"
+	if len(notes) != 2 || notes[0] != fl.conflict || !strings.Contains(notes[1], wantNote) {
+		t.Errorf("error notes %q; want the conflict and one showing both copies of unit 4: %q", notes, wantNote)
+	}
+	if handed != len(a) {
+		t.Errorf("handed on %d datagrams; want capture a's %d only", handed, len(a))
+	}
 }

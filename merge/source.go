@@ -391,7 +391,11 @@ func (s *Source) conflictNote(fl *flow, in int, ev capture.Event) {
 	}
 	from := max(k-4, 0)
 	to := min(from+16, len(a))
-	text := fmt.Sprintf("%v byte %d of the segment at stream position %d (%d bytes) differs: %s: % x | %s: % x (from byte %d)",
-		fl.cDir, k, fl.cPos, fl.cLen, termsafe.Escape(s.p.Inputs[ai].Capture), a[from:to], termsafe.Escape(s.p.Inputs[bi].Capture), b[from:to], from)
+	what := fmt.Sprintf("the segment at stream position %d (%d bytes)", fl.cPos, fl.cLen)
+	if fl.dgram {
+		what = fmt.Sprintf("the datagram carrying unit %d", fl.cPos)
+	}
+	text := fmt.Sprintf("%v byte %d of %s differs: %s: % x | %s: % x (from byte %d)",
+		fl.cDir, k, what, termsafe.Escape(s.p.Inputs[ai].Capture), a[from:to], termsafe.Escape(s.p.Inputs[bi].Capture), b[from:to], from)
 	s.queue = append(s.queue, capture.Event{Kind: capture.EventNote, Level: capture.LevelError, Flow: ev.Flow, Text: text, Offset: -1})
 }
