@@ -149,7 +149,7 @@ func ReadFlows(path string, flows []ExportFlow) (*Flows, error) {
 	}
 	for _, d := range fs.Data {
 		for i := range d.got {
-			d.got[i] = joinRanges(d.got[i])
+			d.got[i] = JoinRanges(d.got[i])
 		}
 	}
 	return fs, nil
@@ -197,8 +197,8 @@ func (d *FlowData) Lost(dir int) []Range {
 	return out
 }
 
-// joinRanges sorts rs and merges the ranges that overlap or touch.
-func joinRanges(rs []Range) []Range {
+// JoinRanges sorts rs and merges the ranges that overlap or touch.
+func JoinRanges(rs []Range) []Range {
 	sort.Slice(rs, func(i, j int) bool { return rs[i].From < rs[j].From })
 	var out []Range
 	for _, r := range rs {

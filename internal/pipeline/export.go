@@ -270,20 +270,6 @@ func hasDefinition(m *session.Message) bool {
 	return false
 }
 
-// joinRanges merges the ranges of the kept messages (in stream order).
-func joinRanges(rs []capture.Range) []capture.Range {
-	sort.Slice(rs, func(i, j int) bool { return rs[i].From < rs[j].From })
-	var out []capture.Range
-	for _, r := range rs {
-		if n := len(out); n > 0 && r.From <= out[n-1].To {
-			out[n-1].To = max(out[n-1].To, r.To)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
 // placeUnturned finds each message of one direction in its stream (a
 // 2-byte length and the message bytes, at the cursor or the next place
 // they are whole in the capture) and returns the ranges of the kept ones.
@@ -327,7 +313,7 @@ func placeUnturned(idx *session.Index, s []byte, captured func(from, to int64) b
 			rs = append(rs, capture.Range{From: int64(at), To: int64(cur)})
 		}
 	}
-	return joinRanges(rs), nil
+	return capture.JoinRanges(rs), nil
 }
 
 // placeFrames finds each ULinkRPC frame of one direction in a stream of
@@ -375,7 +361,7 @@ func placeFrames(s []byte, captured func(from, to int64) bool, hs []session.Head
 			rs = append(rs, capture.Range{From: at, To: cur})
 		}
 	}
-	return joinRanges(rs), nil
+	return capture.JoinRanges(rs), nil
 }
 
 // wsFrame is one WebSocket frame of a stream: where it is, and where its
@@ -422,7 +408,7 @@ func placeWebSocket(s []byte, hs []session.Head, kept map[int]bool) ([]capture.R
 			rs = append(rs, capture.Range{From: frames[i].from, To: frames[i].to})
 		}
 	}
-	return joinRanges(rs), nil
+	return capture.JoinRanges(rs), nil
 }
 
 // wsFrames reads WebSocket frames from p on: the data frames (opcode 0, 1

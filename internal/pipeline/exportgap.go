@@ -82,7 +82,7 @@ func withLost(r, lost []capture.Range) []capture.Range {
 			r = append(r, capture.Range{From: l.From, To: min(l.To, end)})
 		}
 	}
-	return joinRanges(r)
+	return capture.JoinRanges(r)
 }
 
 // capturedIn is d's Captured for direction dir.
