@@ -322,6 +322,7 @@ func agreeCuts(np int) []int {
 // USMNSCOPE_REALNET_KEEP_ALL=1 USMNSCOPE_REALNET_KEEP=DIR go test
 // ./internal/realnet keeps them all).
 func TestEveryPathAgrees(t *testing.T) {
+	t.Parallel()
 	files := quietFixtures(t)
 	real, _ := filepath.Glob("../../internal/realnet/testdata/*.pcap")
 	files = append(files, real...)

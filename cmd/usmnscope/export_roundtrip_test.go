@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -167,9 +168,16 @@ func TestExportRoundTrip(t *testing.T) {
 		// in one goroutine, and the plain run has checked every fixture.
 		t.Skip("-short: the plain run checks the export round trip (about 160 s, tshark per export)")
 	}
+	t.Parallel()
 	tshark, _ := exec.LookPath("tshark")
 	rng := rand.New(rand.NewPCG(30, 2))
 	tried := 0
+	// tshark's start-up (its dissectors) is about a second of CPU an
+	// export: the files are opened by tshark two at a time beside the
+	// in-process checks, in a folder that outlives the subtests, and what
+	// it says is reported when all have run.
+	written := t.TempDir()
+	opened := newTsharkRuns(tshark, 2)
 	for _, fx := range exportFixtures(t) {
 		name := filepath.Base(fx.path)
 		t.Run(name, func(t *testing.T) {
@@ -191,7 +199,7 @@ func TestExportRoundTrip(t *testing.T) {
 					continue
 				}
 				tried++
-				out := filepath.Join(t.TempDir(), "out.pcapng")
+				out := filepath.Join(written, fmt.Sprintf("%s.%d.pcapng", name, tried))
 				ex, err := pipeline.Export(fx.path, dc, nums, out)
 				if err != nil {
 					t.Errorf("filter %q: export: %v", expr, err)
@@ -226,23 +234,63 @@ func TestExportRoundTrip(t *testing.T) {
 						}
 					}
 				}
-				if tshark != "" {
-					var stderr bytes.Buffer
-					cmd := exec.Command(tshark, "-r", out)
-					cmd.Stderr = &stderr
-					err := cmd.Run()
-					complaint := strings.TrimSpace(strings.ReplaceAll(stderr.String(), tsharkRoot, ""))
-					if err != nil || complaint != "" {
-						t.Errorf("filter %q: tshark -r: %v %s", expr, err, complaint)
-					}
-				}
+				opened.open(fmt.Sprintf("%s, filter %q", name, expr), out)
 			}
 		})
+	}
+	for _, complaint := range opened.wait() {
+		t.Error(complaint)
 	}
 	if tshark == "" {
 		t.Log("tshark not installed: the written files were not opened in tshark")
 	}
 	t.Logf("%d exports checked", tried)
+}
+
+// tsharkRuns opens written files in tshark, at most par at once, and
+// keeps what went wrong: a non-zero exit or anything on standard error
+// but tshark's note on running as root.
+type tsharkRuns struct {
+	tshark     string
+	slots      chan struct{}
+	wg         sync.WaitGroup
+	mu         sync.Mutex
+	complaints []string
+}
+
+func newTsharkRuns(tshark string, par int) *tsharkRuns {
+	return &tsharkRuns{tshark: tshark, slots: make(chan struct{}, par)}
+}
+
+// open starts tshark -r path (nothing without tshark); what names the
+// file in a complaint.
+func (r *tsharkRuns) open(what, path string) {
+	if r.tshark == "" {
+		return
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.slots <- struct{}{}
+		defer func() { <-r.slots }()
+		var stderr bytes.Buffer
+		cmd := exec.Command(r.tshark, "-r", path)
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		complaint := strings.TrimSpace(strings.ReplaceAll(stderr.String(), tsharkRoot, ""))
+		if err != nil || complaint != "" {
+			r.mu.Lock()
+			r.complaints = append(r.complaints, fmt.Sprintf("%s: tshark -r: %v %s", what, err, complaint))
+			r.mu.Unlock()
+		}
+	}()
+}
+
+// wait waits for every tshark started and returns the complaints, sorted.
+func (r *tsharkRuns) wait() []string {
+	r.wg.Wait()
+	slices.Sort(r.complaints)
+	return r.complaints
 }
 
 // TestDumpWrite: dump --filter F -w OUT writes what the export writes and
@@ -267,5 +315,22 @@ func TestDumpWrite(t *testing.T) {
 		if code, _, errOut := run(t, nil, args...); code != exitUsage {
 			t.Errorf("usmnscope %s: exit %d (%s); want a usage error", strings.Join(args, " "), code, errOut)
 		}
+	}
+}
+
+// TestTsharkRunsComplain: the round trip's tshark check reports a file
+// tshark cannot read, so a broken export cannot pass unseen.
+func TestTsharkRunsComplain(t *testing.T) {
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skip("tshark not installed")
+	}
+	bad := filepath.Join(t.TempDir(), "bad.pcapng")
+	writeFile(t, bad, []byte("\x0a\x0d\x0d\x0a not a section header"))
+	r := newTsharkRuns(tshark, 2)
+	r.open("bad", bad)
+	r.open("good", fixture(t, "pings.pcapng"))
+	if got := r.wait(); len(got) != 1 || !strings.HasPrefix(got[0], "bad: tshark -r: ") {
+		t.Errorf("tsharkRuns over a broken and a good file = %q; want one complaint, the broken file's", got)
 	}
 }

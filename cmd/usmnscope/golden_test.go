@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CONFIG_HOME", cfg)
 	code := m.Run()
 	os.RemoveAll(cfg)
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
 	os.Exit(code)
 }
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -61,16 +62,34 @@ type binRun struct {
 
 const headLines = 50
 
-// buildBinary builds usmnscope once into a temporary directory.
+// built is the binary the subprocess tests run, built once a test run
+// (TestMain removes its folder).
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+// buildBinary builds usmnscope as it ships (CGO_ENABLED=0) once a test
+// run and returns its path.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "usmnscope")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "usmnscope-bin"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "usmnscope")
+		build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", built.bin, ".")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
 }
 
 // runBinary runs the binary through rssLauncher and reads its stdout line
@@ -323,6 +342,10 @@ func TestHostileScale(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("peak RSS is read as Linux reports it")
 	}
+	if testing.Short() {
+		t.Skip("-short: the plain run measures the built binary (built without -race, so the race run adds nothing)")
+	}
+	t.Parallel()
 	bin := buildBinary(t)
 	dir := t.TempDir()
 

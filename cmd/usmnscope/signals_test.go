@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,12 +33,7 @@ func TestProcessFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the subprocess fault tests")
 	}
-	p := &proc{t: t, bin: filepath.Join(t.TempDir(), "usmnscope")}
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", p.bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	p := &proc{t: t, bin: buildBinary(t)}
 	t.Run("ClosedPipe", p.closedPipe)
 	t.Run("FullStdout", p.fullStdout)
 	t.Run("Truncated", p.truncated)
