@@ -157,9 +157,7 @@ func jsonKeys(t *testing.T, keys map[string]bool, args ...string) {
 // sections of commands that do not exist yet (stats, export: docs/stats.md
 // says "planned") are checked only once the command exists.
 func TestDocsJSONKeys(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the plain run checks every documented key (about 75 s under -race, and no concurrency of its own)")
-	}
+	plainOnly(t, "every documented key")
 	t.Parallel()
 	docs := docSections(t)
 	unturnedCaps := fixtureCaptures(t)

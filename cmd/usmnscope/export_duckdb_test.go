@@ -170,6 +170,7 @@ func exportCases(t *testing.T, dir string) []*exportCase {
 // schema fixture also with --payload-columns. Then a query over two
 // hosts' files joins on host.
 func TestExportParquetDuckDB(t *testing.T) {
+	plainOnly(t, "every fixture's Parquet through DuckDB")
 	api := duckdbNodeAPI(t)
 	dir := t.TempDir()
 	cases := exportCases(t, dir)

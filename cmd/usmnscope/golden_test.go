@@ -44,6 +44,18 @@ const (
 	goldenDir   = "../../fixtures/golden"
 )
 
+// plainOnly skips a test in make test's race run (-short) that checks
+// outputs over many captures with no concurrency of its own: the plain run
+// has checked it, and under -race it costs many times as long. The race
+// run keeps the tests that drive the concurrent paths (TestDumpJSONParallel,
+// TestEveryPathAgrees, the live and TUI tests).
+func plainOnly(t *testing.T, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: the plain run checks %s", what)
+	}
+}
+
 // run drives the command line through its cobra entry point with buffered
 // IO (cli/cli iostreams.Test) and returns the exit code and both outputs.
 func run(t *testing.T, stdin []byte, args ...string) (code int, stdout, stderr string) {

@@ -342,9 +342,7 @@ func TestHostileScale(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("peak RSS is read as Linux reports it")
 	}
-	if testing.Short() {
-		t.Skip("-short: the plain run measures the built binary (built without -race, so the race run adds nothing)")
-	}
+	plainOnly(t, "the built binary's bounds (built without -race)")
 	t.Parallel()
 	bin := buildBinary(t)
 	dir := t.TempDir()

@@ -33,6 +33,9 @@ func TestProcessFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the subprocess fault tests")
 	}
+	// Mostly waiting on subprocesses: it runs beside the other parallel
+	// tests, none of which captures on lo as its live subtests do.
+	t.Parallel()
 	p := &proc{t: t, bin: buildBinary(t)}
 	t.Run("ClosedPipe", p.closedPipe)
 	t.Run("FullStdout", p.fullStdout)

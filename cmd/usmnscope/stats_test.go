@@ -380,6 +380,7 @@ func canon(b []byte) string {
 // group's messages: dump --filter counts each group's messages, in every
 // grouping of the schema and ULinkRPC fixtures.
 func TestStatsPaneFilterSelectsGroup(t *testing.T) {
+	plainOnly(t, "every statistics group's filter")
 	schemas, _ := filepath.Glob("../../fixtures/schemas/*.toml")
 	var sargs []string
 	for _, s := range schemas {

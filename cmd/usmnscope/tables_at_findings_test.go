@@ -18,6 +18,7 @@ var findingLine = regexp.MustCompile(`^  (note|warn|error) (\w+): (.*)$`)
 // said before its first message after N (issue 18), not every one its
 // session found while the reading went on to settle N.
 func TestTablesAtRPCFindings(t *testing.T) {
+	plainOnly(t, "tables --at's ULinkRPC findings")
 	type capture struct{ path, name string }
 	var caps []capture
 	for _, c := range rpcCaptures(t) {

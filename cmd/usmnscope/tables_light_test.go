@@ -64,6 +64,7 @@ func tablesWith(t *testing.T, args string, stream func(at int) session.Stream) (
 // Unturned fixtures mixed with ULinkRPC ones. The CLI prints the light
 // reading.
 func TestTablesLightSame(t *testing.T) {
+	plainOnly(t, "the light tables against full sessions")
 	var caps [][2]string // capture, ULinkRPC flags
 	for _, c := range rpcCaptures(t) {
 		name := strings.TrimSuffix(filepath.Base(c), ".pcapng")
