@@ -5,7 +5,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/usmnscope/usmnscope/merge"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/scenario"
-	"github.com/usmnscope/usmnscope/session"
 )
 
 // rpcTwoEnds is a ULinkRPC load session (scenario.RPCScale over
@@ -107,46 +105,8 @@ func TestTwoEndsULinkRPC(t *testing.T) {
 			if diff := c.OffsetNS - truth; diff > 100_000 || diff < -100_000 || c.ErrorNS < 0 || c.Matched < 100 {
 				t.Fatalf("server clock = %+v; want offset_ns %d ± 100 µs from many matched units with a bound", c, truth)
 			}
-			byDir := map[dissect.Dir][]*session.Message{}
-			for n := 1; n <= one.Len(); n++ {
-				m := one.Message(n)
-				byDir[m.Dir] = append(byDir[m.Dir], m)
-			}
-			seenDir := map[dissect.Dir]int{}
-			checked, missing, late := 0, 0, 0
-			var worst int64
-			for n := 1; n <= ix.Len(); n++ {
-				m := ix.Message(n)
-				o := byDir[m.Dir][seenDir[m.Dir]]
-				seenDir[m.Dir]++
-				if m.Rec == nil || o.Rec == nil || m.Rec.Meta().Name != o.Rec.Meta().Name || m.Rec.Meta().Len != o.Rec.Meta().Len {
-					t.Fatalf("record %d is not the session's next %v record (the same order per direction)", n, m.Dir)
-				}
-				if m.Sight == nil {
-					t.Fatalf("record %d (%s): no sight: both captures have its connection", n, m.Rec.Meta().Name)
-				}
-				k := o.Frame
-				if k == te.truth.LostInClient {
-					missing++
-					if !slices.Equal(m.Sight.MissingIn, []string{"client.pcap"}) || m.Sight.HasOneWay {
-						t.Errorf("record %d (the datagram the client capture lost): missing_in = %v, one way %v; want [client.pcap], none", n, m.Sight.MissingIn, m.Sight.HasOneWay)
-					}
-					continue
-				}
-				if len(m.Sight.MissingIn) != 0 || !m.Sight.HasOneWay {
-					t.Errorf("record %d: missing_in = %v, one way %v; want none, one", n, m.Sight.MissingIn, m.Sight.HasOneWay)
-					continue
-				}
-				want := te.truth.Delivered[k] - te.truth.Sent[k]
-				worst = max(worst, m.Sight.OneWayNS-want, want-m.Sight.OneWayNS)
-				if diff := m.Sight.OneWayNS - want; diff > 100_000 || diff < -100_000 {
-					t.Errorf("record %d (%v, frame %d): one_way_ns = %d; want %d ± 100 µs", n, m.Dir, k, m.Sight.OneWayNS, want)
-				}
-				checked++
-				if m.Sight.OneWayNS > int64(100*time.Millisecond) {
-					late++
-				}
-			}
+			tl := te.checkSights(t, ix, one, "datagram", 100*time.Millisecond, nil)
+			checked, worst, late, missing := tl.checked, tl.worst, tl.late, tl.missing
 			t.Logf("%s: offset_ns %d (truth %d), drift %.3f ppm (truth -25), error_ns %d, matched %d; %d one-way delays, worst off by %d ns; %d late; %d missing in the client capture",
 				transport, c.OffsetNS, truth, c.DriftPPM, c.ErrorNS, c.Matched, checked, worst, late, missing)
 			if missing == 0 || checked < 450 || late == 0 {

@@ -112,38 +112,7 @@ func TestTwoEnds(t *testing.T) {
 	if got := c.DriftPPM; got < 35 || got > 45 {
 		t.Errorf("drift = %v ppm; want 40 ± 5", got)
 	}
-	byDir := map[dissect.Dir][]*session.Message{}
-	for n := 1; n <= one.Len(); n++ {
-		m := one.Message(n)
-		byDir[m.Dir] = append(byDir[m.Dir], m)
-	}
-	seenDir := map[dissect.Dir]int{}
-	checked, missing, late := 0, 0, 0
-	var worst int64
-	for n := 1; n <= ix.Len(); n++ {
-		m := ix.Message(n)
-		if m.Sight == nil {
-			t.Fatalf("message %d: no sight: both captures have its connection", n)
-		}
-		o := byDir[m.Dir][seenDir[m.Dir]]
-		seenDir[m.Dir]++
-		k := o.Frame
-		if k == te.truth.LostInClient {
-			missing++
-			if !slices.Equal(m.Sight.MissingIn, []string{"client.pcap"}) || m.Sight.HasOneWay {
-				t.Errorf("message %d (the segment the client capture lost): missing_in = %v, one way %v; want [client.pcap], none", n, m.Sight.MissingIn, m.Sight.HasOneWay)
-			}
-			continue
-		}
-		if len(m.Sight.MissingIn) != 0 || !m.Sight.HasOneWay {
-			t.Errorf("message %d: missing_in = %v, one way %v; want none, one", n, m.Sight.MissingIn, m.Sight.HasOneWay)
-			continue
-		}
-		want := te.truth.Delivered[k] - te.truth.Sent[k]
-		worst = max(worst, m.Sight.OneWayNS-want, want-m.Sight.OneWayNS)
-		if diff := m.Sight.OneWayNS - want; diff > 100_000 || diff < -100_000 {
-			t.Errorf("message %d (%v, frame %d): one_way_ns = %d; want %d ± 100 µs", n, m.Dir, k, m.Sight.OneWayNS, want)
-		}
+	tl := te.checkSights(t, ix, one, "segment", 150*time.Millisecond, func(n int, m *session.Message, k int) {
 		// The server's sight, on the aligned clock, against the truth.
 		for _, s := range m.Sight.Seen {
 			var truth int64
@@ -157,11 +126,8 @@ func TestTwoEnds(t *testing.T) {
 				t.Errorf("message %d: seen by %s at %d; want %d ± 100 µs (clock %+v)", n, s.Host, s.TimeNS, truth, c)
 			}
 		}
-		checked++
-		if m.Sight.OneWayNS > int64(150*time.Millisecond) {
-			late++
-		}
-	}
+	})
+	checked, worst, late, missing := tl.checked, tl.worst, tl.late, tl.missing
 	t.Logf("offset_ns %d (truth %d), drift %.3f ppm (truth 40), error_ns %d, matched %d; %d one-way delays, worst off by %d ns; %d late; %d missing in the client capture",
 		c.OffsetNS, truth, c.DriftPPM, c.ErrorNS, c.Matched, checked, worst, late, missing)
 	if missing == 0 || checked < 500 || late == 0 {
@@ -264,4 +230,64 @@ func TestSeveralUnrelated(t *testing.T) {
 			t.Errorf("connection %v names no host or capture", ci.Conn)
 		}
 	}
+}
+
+// sightTally is what checkSights counted.
+type sightTally struct {
+	checked, late, missing int
+	worst                  int64 // the worst one-way delay's distance from the truth
+}
+
+// checkSights walks the merged index ix against one, the session decoded
+// alone, record by record in each direction's order: each merged record
+// has a sight; the one the client capture lost (lost names what it was
+// carried in) is missing in client.pcap with no one-way delay, every
+// other has one within 100 µs of the truth. more checks a record further
+// (k: its frame in the session alone); a one-way delay over late counts
+// as late (a retransmission).
+func (te twoEnds) checkSights(t *testing.T, ix, one *session.Index, lost string, late time.Duration, more func(n int, m *session.Message, k int)) sightTally {
+	t.Helper()
+	byDir := map[dissect.Dir][]*session.Message{}
+	for n := 1; n <= one.Len(); n++ {
+		m := one.Message(n)
+		byDir[m.Dir] = append(byDir[m.Dir], m)
+	}
+	seenDir := map[dissect.Dir]int{}
+	var tl sightTally
+	for n := 1; n <= ix.Len(); n++ {
+		m := ix.Message(n)
+		o := byDir[m.Dir][seenDir[m.Dir]]
+		seenDir[m.Dir]++
+		if (m.Rec == nil) != (o.Rec == nil) || m.Rec != nil && (m.Rec.Meta().Name != o.Rec.Meta().Name || m.Rec.Meta().Len != o.Rec.Meta().Len) {
+			t.Fatalf("record %d is not the session's next %v record (the same order per direction)", n, m.Dir)
+		}
+		if m.Sight == nil {
+			t.Fatalf("record %d: no sight: both captures have its connection", n)
+		}
+		k := o.Frame
+		if k == te.truth.LostInClient {
+			tl.missing++
+			if !slices.Equal(m.Sight.MissingIn, []string{"client.pcap"}) || m.Sight.HasOneWay {
+				t.Errorf("record %d (the %s the client capture lost): missing_in = %v, one way %v; want [client.pcap], none", n, lost, m.Sight.MissingIn, m.Sight.HasOneWay)
+			}
+			continue
+		}
+		if len(m.Sight.MissingIn) != 0 || !m.Sight.HasOneWay {
+			t.Errorf("record %d: missing_in = %v, one way %v; want none, one", n, m.Sight.MissingIn, m.Sight.HasOneWay)
+			continue
+		}
+		want := te.truth.Delivered[k] - te.truth.Sent[k]
+		tl.worst = max(tl.worst, m.Sight.OneWayNS-want, want-m.Sight.OneWayNS)
+		if diff := m.Sight.OneWayNS - want; diff > 100_000 || diff < -100_000 {
+			t.Errorf("record %d (%v, frame %d): one_way_ns = %d; want %d ± 100 µs", n, m.Dir, k, m.Sight.OneWayNS, want)
+		}
+		if more != nil {
+			more(n, m, k)
+		}
+		tl.checked++
+		if m.Sight.OneWayNS > int64(late) {
+			tl.late++
+		}
+	}
+	return tl
 }
