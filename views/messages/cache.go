@@ -1,21 +1,79 @@
 package messages
 
 import (
+	"time"
+
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/views/frame"
 )
 
 // The rows shown are drawn from messages that a command read (Load): View
 // reads nothing itself, since reading a message may read the capture file
-// back. Only the rows in view are kept.
+// back. Only the rows in view are kept, and of each only what its row
+// draws: a message read whole can hold a payload of a mebibyte (an
+// inflated ULinkRPC frame), and a list of a hundred such rows held whole
+// would be most of the TUI's memory (issue 29).
 
-// RowsMsg carries messages read for the rows shown.
+// RowsMsg carries the rows read for the rows shown.
 type RowsMsg struct {
 	epoch   uint32
 	settled int // messages 1..settled were final when read
 	nums    []int
-	msgs    []*session.Message
+	rows    []row
+}
+
+// row is what the list draws of one message, taken from it when it was
+// read.
+type row struct {
+	ok      bool // the source had the message
+	sev     dissect.Severity
+	flagged bool // the message has a finding (of severity sev at worst)
+	dir     dissect.Dir
+	name    string // escaped, with ⁺ when read at the widened enum width
+	conn    dissect.Conn
+	time    time.Time
+	cols    map[string]string // each column field read: its escaped text
+	summary string            // escaped
+}
+
+// rowOf takes what the list draws from msg, the columns' fields
+// included.
+func rowOf(msg *session.Message, fields []string, lookup LookupFunc) row {
+	if msg == nil {
+		return row{}
+	}
+	r := row{ok: true, dir: msg.Dir, name: frame.Name(msg), conn: msg.Conn, time: msg.Time, summary: frame.Summary(msg)}
+	r.sev, r.flagged = frame.Worst(msg)
+	if msg.Enum.Widened {
+		r.name += "⁺" // read with the widened enum width (wire.md 4.2)
+	}
+	if len(fields) > 0 {
+		r.cols = make(map[string]string, len(fields))
+		for _, f := range fields {
+			text := ""
+			if lookup != nil {
+				if v := lookup(f, msg); v.OK {
+					text = termsafe.Escape(v.Text)
+				}
+			}
+			r.cols[f] = text
+		}
+	}
+	return r
+}
+
+// has reports whether r was read with every field in fields.
+func (r row) has(fields []string) bool {
+	for _, f := range fields {
+		if _, ok := r.cols[f]; !ok && r.ok {
+			return false
+		}
+	}
+	return true
 }
 
 // cache holds the messages of the rows in view, by number. It is shared by
@@ -27,7 +85,7 @@ type cache struct {
 }
 
 type entry struct {
-	msg   *session.Message // nil when the source had no such message
+	row   row
 	epoch uint32
 	final bool // the message was settled when read: Invalidate leaves it
 }
@@ -36,7 +94,7 @@ func newCache() *cache {
 	return &cache{rows: map[int]entry{}, pending: map[int]uint32{}}
 }
 
-func (c *cache) get(n int) *session.Message { return c.rows[n].msg }
+func (c *cache) get(n int) row { return c.rows[n].row }
 
 // put keeps what a load read, unless a newer reading is kept already, and
 // forgets the rows no longer in view.
@@ -46,7 +104,7 @@ func (c *cache) put(r RowsMsg, shown []int) {
 			delete(c.pending, n)
 		}
 		if e, ok := c.rows[n]; !ok || e.epoch <= r.epoch {
-			c.rows[n] = entry{msg: r.msgs[i], epoch: r.epoch, final: r.msgs[i] != nil && n <= r.settled}
+			c.rows[n] = entry{row: r.rows[i], epoch: r.epoch, final: r.rows[i].ok && n <= r.settled}
 		}
 	}
 	if len(c.rows) <= 2*len(shown)+8 {
@@ -83,9 +141,10 @@ func (m Model) shown() []int {
 // read already; nil when there are none. Update takes its RowsMsg.
 func (m *Model) Load() tea.Cmd {
 	c := m.cache
+	fields := m.colFields()
 	var nums []int
 	for _, n := range m.shown() {
-		if e, ok := c.rows[n]; ok && (e.final || e.epoch == c.epoch) {
+		if e, ok := c.rows[n]; ok && (e.final || e.epoch == c.epoch) && e.row.has(fields) {
 			continue
 		}
 		if p, ok := c.pending[n]; ok && p == c.epoch {
@@ -97,13 +156,13 @@ func (m *Model) Load() tea.Cmd {
 	if len(nums) == 0 {
 		return nil
 	}
-	src, epoch := m.src, c.epoch
+	src, epoch, lookup := m.src, c.epoch, m.lookup
 	return func() tea.Msg {
 		// Settled before the reads: a message settled then is final in
 		// what is read after.
-		r := RowsMsg{epoch: epoch, settled: src.Settled(), nums: nums, msgs: make([]*session.Message, len(nums))}
+		r := RowsMsg{epoch: epoch, settled: src.Settled(), nums: nums, rows: make([]row, len(nums))}
 		for i, n := range nums {
-			r.msgs[i] = src.Message(n)
+			r.rows[i] = rowOf(src.Message(n), fields, lookup)
 		}
 		return r
 	}

@@ -9,7 +9,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
@@ -281,22 +280,25 @@ func (m *Model) resort() {
 }
 
 // colsCells renders the added columns of a message.
-func (m Model) colsCells(msg *session.Message) string {
+func (m Model) colsCells(r row) string {
 	if len(m.cols) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	for _, c := range m.cols {
-		text := ""
-		if m.lookup != nil {
-			if v := m.lookup(c.Field, msg); v.OK {
-				text = termsafe.Escape(v.Text)
-			}
-		}
-		b.WriteString(fit(text, c.Width))
+		b.WriteString(fit(r.cols[c.Field], c.Width))
 		b.WriteByte(' ')
 	}
 	return b.String()
+}
+
+// colFields are the added columns' fields, in order.
+func (m Model) colFields() []string {
+	out := make([]string, len(m.cols))
+	for i, c := range m.cols {
+		out[i] = c.Field
+	}
+	return out
 }
 
 // fit pads or cuts s to w cells (runes).

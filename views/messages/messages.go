@@ -438,28 +438,23 @@ func (m Model) View() string {
 
 func (m Model) row(i int) string {
 	n := m.number(i)
-	msg := m.cache.get(n)
-	if msg == nil {
+	r := m.cache.get(n)
+	if !r.ok {
 		return frame.Line(fmt.Sprintf("  %7d  (not decoded yet)", n), m.Width())
 	}
-	sev, any := frame.Worst(msg)
 	letter := " "
-	if any {
-		letter = strings.ToUpper(sev.String()[:1])
+	if r.flagged {
+		letter = strings.ToUpper(r.sev.String()[:1])
 	}
 	arrow := "?"
-	if int(msg.Dir) < len(arrows) {
-		arrow = arrows[msg.Dir]
-	}
-	name := frame.Name(msg)
-	if msg.Enum.Widened {
-		name += "⁺" // read with the widened enum width (wire.md 4.2)
+	if int(r.dir) < len(arrows) {
+		arrow = arrows[r.dir]
 	}
 	conn := ""
 	if m.ConnLabel != nil {
-		conn = fmt.Sprintf("%-3s ", m.ConnLabel(msg.Conn))
+		conn = fmt.Sprintf("%-3s ", m.ConnLabel(r.conn))
 	}
-	s := fmt.Sprintf("%s%s%7d %s %s%s %-26s %s%s", letter, m.markCell(n), n, m.timeCell(i, n, msg.Time, msg.Conn), conn, arrow, name, m.colsCells(msg), frame.Summary(msg))
+	s := fmt.Sprintf("%s%s%7d %s %s%s %-26s %s%s", letter, m.markCell(n), n, m.timeCell(i, n, r.time, r.conn), conn, arrow, r.name, m.colsCells(r), r.summary)
 	s = frame.Line(s, m.Width())
 	switch {
 	case i == m.Cursor():
@@ -469,8 +464,8 @@ func (m Model) row(i int) string {
 	case m.pred != nil && !m.hide:
 		return m.Styles.Dim.Render(s)
 	}
-	if any {
-		return m.Styles.Severity[min(int(sev), 2)].Render(s)
+	if r.flagged {
+		return m.Styles.Severity[min(int(r.sev), 2)].Render(s)
 	}
 	return s
 }
