@@ -108,9 +108,15 @@ func newConnection(idx uint32, conn dissect.Conn, rule Rule, lim *unturned.Limit
 	cn.info.Conn, cn.info.Rule = conn, rule
 	cn.framer[dissect.C2S] = unturned.NewFramer(lim.MaxMessage)
 	cn.framer[dissect.S2C] = unturned.NewFramer(lim.MaxMessage)
-	cn.checkpoints = []checkpoint{{ops: 0, state: newTableState()}}
+	cn.checkpoints = []checkpoint{{ops: 0, state: noTables}}
 	return cn
 }
+
+// noTables is the empty table state every connection's first checkpoint
+// shares: a checkpoint's state is only ever cloned (Index.tablesAsOf),
+// and ten thousand connections that never define a listener should not
+// hold ten thousand empty copies (issue 29's partial-frame shape).
+var noTables = newTableState()
 
 // state is the State a message of dir is decoded in now.
 func (cn *connection) state(dir dissect.Dir) unturned.State {

@@ -161,6 +161,9 @@ type tableState struct {
 func (t *tableState) countType(side int, typ string, version uint32, delta int) {
 	vs := t.versions[side][typ]
 	if vs == nil {
+		if t.versions[side] == nil {
+			t.versions[side] = map[string]map[uint32]int{}
+		}
 		vs = map[uint32]int{}
 		t.versions[side][typ] = vs
 	}
@@ -192,9 +195,9 @@ func (t *tableState) otherVersion(side int, typ string, version uint32) (uint32,
 	return 0, false
 }
 
-func newTableState() *tableState {
-	return &tableState{versions: [2]map[string]map[uint32]int{{}, {}}}
-}
+// newTableState returns empty tables; the version counts are made with
+// their first entry.
+func newTableState() *tableState { return &tableState{} }
 
 func (t *tableState) clone() *tableState {
 	c := &tableState{
@@ -207,6 +210,9 @@ func (t *tableState) clone() *tableState {
 		full:     t.full,
 	}
 	for side := range c.versions {
+		if t.versions[side] == nil {
+			continue
+		}
 		c.versions[side] = make(map[string]map[uint32]int, len(t.versions[side]))
 		for typ, vs := range t.versions[side] {
 			c.versions[side][typ] = maps.Clone(vs)
