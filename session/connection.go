@@ -53,10 +53,10 @@ type connection struct {
 	// held, so that the tables see the messages in order.
 	held []int32
 
-	msgs      msgList // record indices of the connection's messages, ascending
-	committed int     // how many of msgs are committed (always a prefix: commits go in order)
-	tables    *tableState
-	nops      int // table operations applied so far
+	msgs      msgList     // record indices of the connection's messages, ascending
+	committed int         // how many of msgs are committed (always a prefix: commits go in order)
+	tables    *tableState // live tables, made with the first table operation (live, current)
+	nops      int         // table operations applied so far
 	// checkpoints are table states at points of msgs; the operations after
 	// one are not kept but taken again from their messages (Index.tablesAsOf).
 	checkpoints []checkpoint
@@ -67,7 +67,11 @@ type connection struct {
 	rpc         *rpc.Session
 	rpcFindings int
 
-	pairs pairState // PingRequest and RequestServerListenerId pairing (pairs.go)
+	// pairs is PingRequest and RequestServerListenerId pairing (pairs.go),
+	// made with the connection's first message (connection.pairing): ten
+	// thousand connections that never finish one would each hold 700
+	// bytes of it (issue 29's partial shape).
+	pairs *pairState
 }
 
 // chunkMark is where a chunk ended in its direction's stream, and when and
@@ -104,7 +108,7 @@ type checkpoint struct {
 }
 
 func newConnection(idx uint32, conn dissect.Conn, rule Rule, lim *unturned.Limits) *connection {
-	cn := &connection{idx: idx, tables: newTableState()}
+	cn := &connection{idx: idx}
 	cn.info.Conn, cn.info.Rule = conn, rule
 	cn.framer[dissect.C2S] = unturned.NewFramer(lim.MaxMessage)
 	cn.framer[dissect.S2C] = unturned.NewFramer(lim.MaxMessage)
@@ -117,6 +121,31 @@ func newConnection(idx uint32, conn dissect.Conn, rule Rule, lim *unturned.Limit
 // and ten thousand connections that never define a listener should not
 // hold ten thousand empty copies (issue 29's partial-frame shape).
 var noTables = newTableState()
+
+// live returns cn's live tables, made with its first table operation.
+func (cn *connection) live() *tableState {
+	if cn.tables == nil {
+		cn.tables = newTableState()
+	}
+	return cn.tables
+}
+
+// current returns cn's live tables to read: noTables before its first
+// table operation.
+func (cn *connection) current() *tableState {
+	if cn.tables == nil {
+		return noTables
+	}
+	return cn.tables
+}
+
+// pairing returns cn's pairing state, made on first use.
+func (cn *connection) pairing() *pairState {
+	if cn.pairs == nil {
+		cn.pairs = new(pairState)
+	}
+	return cn.pairs
+}
 
 // state is the State a message of dir is decoded in now.
 func (cn *connection) state(dir dissect.Dir) unturned.State {
@@ -215,7 +244,7 @@ func opTypeBytes(s string, b []byte) []byte {
 // operations passed since the last one. The interval grows with the tables,
 // so that checkpoints never cost more memory than the replays they save.
 func (cn *connection) applyOp(o *op, lim *unturned.Limits, pos int, res *result) {
-	cn.tables.apply(o, lim, res)
+	cn.live().apply(o, lim, res)
 	cn.nops++
 	last := cn.checkpoints[len(cn.checkpoints)-1]
 	size := cn.tables.server.len() + cn.tables.client.len() + len(cn.tables.queue)

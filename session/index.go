@@ -482,7 +482,9 @@ func (c *Index) Finish() {
 	c.release()
 	for _, cn := range c.conns {
 		c.settle(cn)
-		cn.pairs.ended = true // no asker can be answered any more (pairs.go)
+		if cn.pairs != nil {
+			cn.pairs.ended = true // no asker can be answered any more (pairs.go)
+		}
 	}
 	c.rpcFinish()
 	if c.stream != nil {

@@ -90,7 +90,7 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 			cn.applyOp(&o, &c.limits, pos, &res)
 		} else {
 			// No checkpoints: a stream keeps no history.
-			cn.tables.apply(&o, &c.limits, &res)
+			cn.live().apply(&o, &c.limits, &res)
 			cn.nops++
 			c.noteLate(cn)
 		}
@@ -117,7 +117,7 @@ func (c *Index) listenerInfo(cn *connection, i int32, o *op, d *unturned.Decoded
 	if resolved {
 		r.flags |= recResolved
 	}
-	t := cn.tables
+	t := cn.current()
 	setCID := func(id uint32) { r.cid, r.flags = id, r.flags|recCID }
 	setSID := func(id uint32) { r.sid, r.flags = id, r.flags|recSID }
 	setType := func(typ string, version uint32) {
@@ -240,7 +240,7 @@ func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 	k := sort.Search(cn.msgs.len(), func(p int) bool { return int(cn.msgs.at(p)) >= asOf })
 	var t *Tables
 	if k >= cn.committed {
-		t = cn.tables.snapshot(cn.info.Conn, asOf)
+		t = cn.current().snapshot(cn.info.Conn, asOf)
 	} else {
 		cp := cn.checkpoints[sort.Search(len(cn.checkpoints), func(i int) bool { return cn.checkpoints[i].pos > k })-1]
 		st := cp.state.clone()

@@ -129,7 +129,7 @@ func pingResponse(k unturned.Kind) bool {
 // nothing: its Clientside_Listener_ID may be garbage (as the tables do not
 // take it, opFor).
 func (c *Index) pair(cn *connection, i int32, d *unturned.Decoded) {
-	ps := &cn.pairs
+	ps := cn.pairing()
 	ps.expire(i + 1)
 	r := c.rec(i)
 	switch {
@@ -170,7 +170,7 @@ func (c *Index) pair(cn *connection, i int32, d *unturned.Decoded) {
 // holds it (awaiting): when it was to be handed out at its commit, its
 // bytes were not kept (Index.streamNow), so they are kept now.
 func (c *Index) ask(cn *connection, i int32, a askRef) {
-	ps := &cn.pairs
+	ps := cn.pairing()
 	t := time.Unix(0, c.timeOf(i))
 	if a.ping {
 		ps.pings[a.key].Ask(dissect.Dir(a.key), dissect.Ask{N: int(a.n), Time: t})
@@ -261,7 +261,8 @@ func (ps *pairState) open(a askRef) bool {
 // every message that may (numbered at most pairHold after it) has been
 // committed on its connection and none did, or the capture ended.
 func (c *Index) pairFinal(cn *connection, n int32) bool {
-	return cn.pairs.ended || n <= cn.pairs.quietTo || c.nrec-int(n) >= pairHold && cn.committed == cn.info.Messages
+	ps := cn.pairs // nil: cn has no asker
+	return ps == nil || ps.ended || n <= ps.quietTo || c.nrec-int(n) >= pairHold && cn.committed == cn.info.Messages
 }
 
 // expire forgets the askers at the head of order that message n, being
@@ -298,6 +299,9 @@ func (ps *pairState) compact() {
 
 // oldestOpen is the number of cn's oldest unanswered asker, 0 for none.
 func (ps *pairState) oldestOpen() int32 {
+	if ps == nil {
+		return 0
+	}
 	for _, a := range ps.order[ps.head:] {
 		if ps.open(a) {
 			return a.n
@@ -348,8 +352,8 @@ func (c *Index) link(cn *connection, ask dissect.Ask, i int32, ping bool) time.D
 		ri.sid, ri.tv = uint32(uint64(lat)>>32), uint32(uint64(lat))
 		return lat
 	}
-	cn.pairs.setLink(pairLink{idx: a, partner: i})
-	cn.pairs.setLink(pairLink{idx: i, partner: a, answer: true, latency: lat})
+	cn.pairing().setLink(pairLink{idx: a, partner: i})
+	cn.pairing().setLink(pairLink{idx: i, partner: a, answer: true, latency: lat})
 	return lat
 }
 
@@ -365,7 +369,7 @@ func (c *Index) pairInto(m *Message, r *record, i int32) {
 		}
 		return
 	}
-	ps := &c.conns[r.conn].pairs
+	ps := c.conns[r.conn].pairing()
 	if k, ok := ps.linkAt(i); ok {
 		l := ps.links[k]
 		m.Pair = int(l.partner) + 1
@@ -377,7 +381,7 @@ func (c *Index) pairInto(m *Message, r *record, i int32) {
 // out.
 func (c *Index) unlink(r *record, i int32) {
 	if r.flags&recPaired != 0 && !pingRequest(r.kind) && !pingResponse(r.kind) {
-		ps := &c.conns[r.conn].pairs
+		ps := c.conns[r.conn].pairing()
 		if k, ok := ps.linkAt(i); ok {
 			ps.links = slices.Delete(ps.links, k, k+1)
 		}
@@ -387,6 +391,9 @@ func (c *Index) unlink(r *record, i int32) {
 // pingStats gives the statistics of each direction's PingRequests
 // answered as of message asOf (a full Index; ≤ 0 or a Stream: all).
 func (ps *pairState) pingStats(asOf int, full bool) [2]PingStats {
+	if ps == nil {
+		ps = new(pairState) // no message yet: what an empty state gives
+	}
 	var out [2]PingStats
 	for d := range ps.ping {
 		pc := &ps.ping[d]

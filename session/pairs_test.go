@@ -249,7 +249,7 @@ func TestPairsBounded(t *testing.T) {
 	}
 	c := NewIndex(nil)
 	pairScript(c, steps)
-	ps := &c.conns[0].pairs
+	ps := c.conns[0].pairs
 	if n := ps.pings[0].Len() + ps.pings[1].Len() + ps.reqs.Len(); n > pairHold+1 {
 		t.Errorf("%d askers kept; want at most %d", n, pairHold+1)
 	}

@@ -38,6 +38,9 @@ func (c *Index) Quiet() {
 // giveUp forgets every unanswered asker, as expire does past pairHold:
 // none can be answered any more, so a Stream holds none (pairFinal).
 func (ps *pairState) giveUp() {
+	if ps == nil {
+		return
+	}
 	if ps.head < len(ps.order) {
 		ps.quietTo = max(ps.quietTo, ps.order[len(ps.order)-1].n)
 	}

@@ -373,7 +373,7 @@ func (c *Index) keepAsOf(cn *connection) {
 		t = c.rpcLive(cn, s.AsOf)
 		t.rpcCut, t.rpcFindings = s.Cut, len(cn.proto.Findings())
 	} else {
-		t = cn.tables.snapshot(cn.info.Conn, s.AsOf)
+		t = cn.current().snapshot(cn.info.Conn, s.AsOf)
 		t.Messages = cn.committed
 		t.Ping = cn.pairs.pingStats(0, false)
 	}
@@ -596,7 +596,7 @@ func (c *Index) streamTables(cn *connection, asOf int) *Tables {
 	if cn.proto != nil {
 		return c.rpcLive(cn, asOf)
 	}
-	t := cn.tables.snapshot(cn.info.Conn, asOf)
+	t := cn.current().snapshot(cn.info.Conn, asOf)
 	t.Messages = cn.info.Messages
 	t.Ping = cn.pairs.pingStats(0, false)
 	return t
