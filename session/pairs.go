@@ -352,8 +352,9 @@ func (c *Index) link(cn *connection, ask dissect.Ask, i int32, ping bool) time.D
 		ri.sid, ri.tv = uint32(uint64(lat)>>32), uint32(uint64(lat))
 		return lat
 	}
-	cn.pairing().setLink(pairLink{idx: a, partner: i})
-	cn.pairing().setLink(pairLink{idx: i, partner: a, answer: true, latency: lat})
+	ps := cn.pairing()
+	ps.setLink(pairLink{idx: a, partner: i})
+	ps.setLink(pairLink{idx: i, partner: a, answer: true, latency: lat})
 	return lat
 }
 
@@ -369,7 +370,7 @@ func (c *Index) pairInto(m *Message, r *record, i int32) {
 		}
 		return
 	}
-	ps := c.conns[r.conn].pairing()
+	ps := c.conns[r.conn].pairs // made by link, which set recPaired
 	if k, ok := ps.linkAt(i); ok {
 		l := ps.links[k]
 		m.Pair = int(l.partner) + 1
@@ -381,7 +382,7 @@ func (c *Index) pairInto(m *Message, r *record, i int32) {
 // out.
 func (c *Index) unlink(r *record, i int32) {
 	if r.flags&recPaired != 0 && !pingRequest(r.kind) && !pingResponse(r.kind) {
-		ps := c.conns[r.conn].pairing()
+		ps := c.conns[r.conn].pairs // made by link, which set recPaired
 		if k, ok := ps.linkAt(i); ok {
 			ps.links = slices.Delete(ps.links, k, k+1)
 		}
