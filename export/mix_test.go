@@ -60,3 +60,105 @@ func TestWriterTyped(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterNullRuns: rows in runs of nulls and values, of every length
+// up to a chunk (parquet-go writes 64 rows at a time) and past it, come
+// back null where null and as written where not, the payload map too
+// (parquet-go's run writer, for fields held by value, wrote the nulls
+// after y nulls and y values as values: empty maps).
+func TestWriterNullRuns(t *testing.T) {
+	for y := 1; y <= 40; y += 3 {
+		var buf bytes.Buffer
+		w := NewWriter(&buf, Columns(false, nil))
+		present := func(i int) bool { return i >= y && i < 2*y }
+		n := 3*y + 70
+		for i := range n {
+			r := Record{N: int64(i + 1)}
+			if present(i) {
+				r.Payload = []netpak.Span{{Name: "payload.a", Value: int64(i)}}
+				r.Pair, r.Summary, r.Listener = some(int64(0)), some("s"), some("")
+			}
+			if err := w.Write(&r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		names, rows := readBack(t, buf.Bytes())
+		for c, name := range names {
+			switch name {
+			case "payload/key_value/key", "pair", "summary", "listener":
+			default:
+				continue
+			}
+			for i, row := range rows {
+				v := row[c][0]
+				// A null map's key is at definition level 0, an empty
+				// map's at 1.
+				null := v.IsNull() && v.DefinitionLevel() == 0
+				if null == present(i) {
+					t.Fatalf("y %d: row %d %s = %v (definition level %d); want null %v", y, i, name, v, v.DefinitionLevel(), !present(i))
+				}
+			}
+		}
+	}
+}
+
+// TestWriterEmptyIsNotNull: the typed writer holds some text columns as
+// byte slices (null when nil) and some by value (null when empty): an
+// empty listener, service, method, status or hex is an empty value, not
+// null; a missing one is null; an id of 0 is 0.
+func TestWriterEmptyIsNotNull(t *testing.T) {
+	for _, withHex := range []bool{false, true} {
+		var buf bytes.Buffer
+		w := NewWriter(&buf, Columns(withHex, nil))
+		recs := []Record{
+			{N: 1, Listener: some(""), Service: some(""), Method: some(""), Status: some(""), Hex: []byte{}, ClientID: some(int64(0)), ServiceID: some(int32(0))},
+			{N: 2},
+			{N: 3, Listener: some("L"), Status: some("Ok"), Summary: some("s"), Worst: some("warn"), Pair: some(int64(1)), Hex: []byte{0xab}},
+		}
+		for i := range recs {
+			if err := w.Write(&recs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		names, rows := readBack(t, buf.Bytes())
+		col := map[string]int{}
+		for i, name := range names {
+			col[name] = i
+		}
+		show := func(row int, name string) string {
+			v := rows[row][col[name]][0]
+			if v.IsNull() {
+				return "<null>"
+			}
+			return strconv.Quote(v.String())
+		}
+		for _, tt := range []struct {
+			row  int
+			name string
+			want string
+		}{
+			{0, "listener", `""`}, {0, "service", `""`}, {0, "method", `""`}, {0, "status", `""`},
+			{0, "client_id", `"0"`}, {0, "service_id", `"0"`}, {0, "summary", "<null>"}, {0, "pair", "<null>"},
+			{1, "listener", "<null>"}, {1, "service", "<null>"}, {1, "status", "<null>"}, {1, "client_id", "<null>"},
+			{1, "worst", "<null>"}, {1, "payload_message", "<null>"},
+			{2, "listener", `"L"`}, {2, "status", `"Ok"`}, {2, "summary", `"s"`}, {2, "worst", `"warn"`}, {2, "pair", `"1"`},
+		} {
+			if got := show(tt.row, tt.name); got != tt.want {
+				t.Errorf("hex %v: row %d %s = %s; want %s", withHex, tt.row, tt.name, got, tt.want)
+			}
+		}
+		if withHex {
+			for row, want := range []string{`""`, "<null>", `"ab"`} {
+				if got := show(row, "hex"); got != want {
+					t.Errorf("row %d hex = %s; want %s", row, got, want)
+				}
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package export
 
 import (
 	"encoding/hex"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -11,8 +12,15 @@ import (
 // column buffers, where a parquet.Row is a value per column to shred (at
 // a million records, about half the writer's time). A nullable column is
 // a pointer, pointing at its value in the same row (v) when there is
-// one. The payload map is kept from row to row in its slot, cleared and
-// filled again; parquet-go writes a map's entries sorted by key.
+// one; the payload map too. parquet-go writes an optional field held by
+// value (null when zero) a run of rows at a time, but misreads its runs:
+// after y nulls and y values, the rows to the end of the 64-row chunk are
+// written as values (a zero for a null int, an empty map for a null map;
+// parquet-go v0.32.1, column_buffer_write.go, writeRowsFuncOfOptional),
+// where a pointer is written a row at a time and right
+// (TestWriterNullRuns). The payload map is kept from row to row in its
+// slot, cleared and filled again; parquet-go writes a map's entries
+// sorted by key.
 type plainRow struct {
 	N       int64   `parquet:"n"`
 	TimeNS  int64   `parquet:"time_ns"`
@@ -27,23 +35,23 @@ type plainRow struct {
 	Summary *string `parquet:"summary,optional"`
 	Worst   *string `parquet:"worst,optional,dict"`
 
-	Listener       *string           `parquet:"listener,optional,dict"`
-	ClientID       *int64            `parquet:"client_id,optional"`
-	ServerID       *int64            `parquet:"server_id,optional"`
-	Service        *string           `parquet:"service,optional,dict"`
-	Method         *string           `parquet:"method,optional,dict"`
-	ServiceID      *int32            `parquet:"service_id,optional"`
-	MethodID       *int32            `parquet:"method_id,optional"`
-	RequestID      *int64            `parquet:"request_id,optional"`
-	Status         *string           `parquet:"status,optional,dict"`
-	Pair           *int64            `parquet:"pair,optional"`
-	LatencyNS      *int64            `parquet:"latency_ns,optional"`
-	PayloadMessage *string           `parquet:"payload_message,optional,dict"`
-	PayloadMethod  *string           `parquet:"payload_method,optional,dict"`
-	Payload        map[string]string `parquet:"payload,optional"`
-	Seen           []Seen            `parquet:"seen,optional,list"`
-	OneWayNS       *int64            `parquet:"one_way_ns,optional"`
-	MissingIn      []string          `parquet:"missing_in,optional,list"`
+	Listener       *string            `parquet:"listener,optional,dict"`
+	ClientID       *int64             `parquet:"client_id,optional"`
+	ServerID       *int64             `parquet:"server_id,optional"`
+	Service        *string            `parquet:"service,optional,dict"`
+	Method         *string            `parquet:"method,optional,dict"`
+	ServiceID      *int32             `parquet:"service_id,optional"`
+	MethodID       *int32             `parquet:"method_id,optional"`
+	RequestID      *int64             `parquet:"request_id,optional"`
+	Status         *string            `parquet:"status,optional,dict"`
+	Pair           *int64             `parquet:"pair,optional"`
+	LatencyNS      *int64             `parquet:"latency_ns,optional"`
+	PayloadMessage *string            `parquet:"payload_message,optional,dict"`
+	PayloadMethod  *string            `parquet:"payload_method,optional,dict"`
+	Payload        *map[string]string `parquet:"payload,optional"`
+	Seen           []Seen             `parquet:"seen,optional,list"`
+	OneWayNS       *int64             `parquet:"one_way_ns,optional"`
+	MissingIn      []string           `parquet:"missing_in,optional,list"`
 
 	v struct {
 		summary, worst, listener, service, method, status, pm, pmeth string
@@ -109,7 +117,7 @@ func (w *plainRow) fill(r *Record) {
 			v.buf = r.AppendValue(v.buf[:0], r.Payload[i].Value)
 			v.payload[validUTF8(r.Payload[i].Name)] = validUTF8(string(v.buf))
 		}
-		w.Payload = v.payload
+		w.Payload = &v.payload
 	}
 	w.Seen, w.MissingIn = nil, nil
 	if r.Sighted {
@@ -132,14 +140,59 @@ func (w *hexRow) fill(r *Record) {
 	w.Hex = &w.hv
 }
 
-// typed is the typed writer of one row type: rows filled in place, handed
-// to parquet-go a batch at a time.
+// typed is the typed writer of one row type: rows filled in place on
+// the caller's goroutine, a batch at a time, and handed to parquet-go on
+// another (its shredding, encoding and zstd are most of an export's work:
+// on two cores they run beside the filling and the capture's decoding,
+// issue 27). A filled row owns what it holds (Go strings, which nothing
+// in a record aliases from reusable memory, and copies: the payload map's
+// texts, hex), so the caller's records may be reused once add returns.
 type typed[T any, PT interface {
 	*T
 	fill(*Record)
 }] struct {
 	w    *parquet.GenericWriter[T]
-	rows []T
+	rows []T        // being filled
+	full chan []T   // to the writing goroutine (nil: Close)
+	free chan []T   // written batches, for filling again
+	done chan error // the writing goroutine's first error, at its end
+	err  error      // that error, once received
+	bad  atomic.Bool
+}
+
+// typedBatches is how many row batches circulate: one filling, one
+// waiting, one written.
+const typedBatches = 3
+
+func newTyped[T any, PT interface {
+	*T
+	fill(*Record)
+}](w *parquet.GenericWriter[T]) *typed[T, PT] {
+	t := &typed[T, PT]{w: w, full: make(chan []T, typedBatches), free: make(chan []T, typedBatches), done: make(chan error, 1)}
+	// Capacity batchRows, never grown: rows point into themselves.
+	t.rows = make([]T, 0, batchRows)
+	for range typedBatches - 1 {
+		t.free <- make([]T, 0, batchRows)
+	}
+	go t.run(t.full)
+	return t
+}
+
+// run writes the batches handed over until Close, then the footer.
+func (t *typed[T, PT]) run(full <-chan []T) {
+	var err error
+	for rows := range full {
+		if err == nil {
+			if _, err = t.w.Write(rows); err != nil {
+				t.bad.Store(true)
+			}
+		}
+		t.free <- rows[:0]
+	}
+	if err == nil {
+		err = t.w.Close()
+	}
+	t.done <- err
 }
 
 func (t *typed[T, PT]) add(r *Record) {
@@ -149,13 +202,33 @@ func (t *typed[T, PT]) add(r *Record) {
 
 func (t *typed[T, PT]) pending() int { return len(t.rows) }
 
+// flush hands the filled rows to the writing goroutine; its error, once
+// it has one, stops the writing (Close returns it).
 func (t *typed[T, PT]) flush() error {
-	_, err := t.w.Write(t.rows)
-	t.rows = t.rows[:0]
-	return err
+	if t.bad.Load() {
+		return t.close()
+	}
+	if len(t.rows) > 0 {
+		t.full <- t.rows
+		t.rows = <-t.free
+	}
+	return nil
 }
 
-func (t *typed[T, PT]) close() error { return t.w.Close() }
+// close hands over the last rows, waits for the writing goroutine and
+// returns its first error; the file is then complete (or failed).
+func (t *typed[T, PT]) close() error {
+	if t.full == nil {
+		return t.err
+	}
+	if len(t.rows) > 0 && !t.bad.Load() {
+		t.full <- t.rows
+	}
+	close(t.full)
+	t.full = nil
+	t.err = <-t.done
+	return t.err
+}
 
 // typedWriter is what Writer asks of a typed writer.
 type typedWriter interface {
@@ -163,12 +236,4 @@ type typedWriter interface {
 	pending() int
 	flush() error
 	close() error
-}
-
-func newTyped[T any, PT interface {
-	*T
-	fill(*Record)
-}](w *parquet.GenericWriter[T]) *typed[T, PT] {
-	// Capacity batchRows, never grown: rows point into themselves.
-	return &typed[T, PT]{w: w, rows: make([]T, 0, batchRows)}
 }

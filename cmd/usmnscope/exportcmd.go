@@ -178,8 +178,11 @@ func runExport(o *exportOptions) error {
 			err = exportCapture(o, p, set, rp, out, pw, c, originOf(c, o.hosts), nil)
 		}
 	}
-	if pw != nil && err == nil {
-		err = pw.Close()
+	if pw != nil {
+		// Also after an error: Close ends the writer's goroutine.
+		if cerr := pw.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
