@@ -360,22 +360,27 @@ func (c *Index) link(cn *connection, ask dissect.Ask, i int32, ping bool) time.D
 
 // pairInto sets m's pair from record i (fromRecord).
 func (c *Index) pairInto(m *Message, r *record, i int32) {
+	m.Pair, m.Latency, m.HasLatency = c.pairOf(r, i)
+}
+
+// pairOf is record i's pair (its partner's number, 0 for none) and the
+// latency its answer measured.
+func (c *Index) pairOf(r *record, i int32) (pair int, latency time.Duration, has bool) {
 	if r.flags&recPaired == 0 {
-		return
+		return 0, 0, false
 	}
 	if pingRequest(r.kind) || pingResponse(r.kind) {
-		m.Pair = int(r.cid) + 1
 		if pingResponse(r.kind) {
-			m.Latency, m.HasLatency = time.Duration(int64(uint64(r.sid)<<32|uint64(r.tv))), true
+			latency, has = time.Duration(int64(uint64(r.sid)<<32|uint64(r.tv))), true
 		}
-		return
+		return int(r.cid) + 1, latency, has
 	}
 	ps := c.conns[r.conn].pairs // made by link, which set recPaired
 	if k, ok := ps.linkAt(i); ok {
 		l := ps.links[k]
-		m.Pair = int(l.partner) + 1
-		m.Latency, m.HasLatency = l.latency, l.answer
+		return int(l.partner) + 1, l.latency, l.answer
 	}
+	return 0, 0, false
 }
 
 // unlink forgets what a Stream kept of record i's pair once it is handed

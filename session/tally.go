@@ -73,8 +73,6 @@ func (c *Index) TallyOf(n int, b *Tally) bool {
 	} else if r.kind == unturned.KindInvokeMessageListener || r.kind == unturned.KindNegotiateListenerDetails {
 		b.Listener = true // held, not yet in the tables: unresolved
 	}
-	var m Message
-	c.pairInto(&m, r, i)
-	b.Pair, b.Latency, b.HasLatency = m.Pair, m.Latency, m.HasLatency
+	b.Pair, b.Latency, b.HasLatency = c.pairOf(r, i)
 	return true
 }
