@@ -118,15 +118,7 @@ func TestWriterEmptyIsNotNull(t *testing.T) {
 			{N: 2},
 			{N: 3, Listener: some("L"), Status: some("Ok"), Summary: some("s"), Worst: some("warn"), Pair: some(int64(1)), Hex: []byte{0xab}},
 		}
-		for i := range recs {
-			if err := w.Write(&recs[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		names, rows := readBack(t, buf.Bytes())
+		names, rows := writeBack(t, w, &buf, recs)
 		col := map[string]int{}
 		for i, name := range names {
 			col[name] = i

@@ -47,6 +47,21 @@ func readBack(t *testing.T, data []byte) (names []string, rows [][][]parquet.Val
 	return names, rows
 }
 
+// writeBack writes recs with w (to buf), closes it and reads the file
+// back (readBack).
+func writeBack(t *testing.T, w *Writer, buf *bytes.Buffer, recs []Record) (names []string, rows [][][]parquet.Value) {
+	t.Helper()
+	for i := range recs {
+		if err := w.Write(&recs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return readBack(t, buf.Bytes())
+}
+
 func joinPath(p []string) string {
 	s := p[0]
 	for _, x := range p[1:] {
@@ -67,15 +82,7 @@ func TestWriterRows(t *testing.T) {
 			Worst: some("warn"), RequestID: some(int64(7)), ServiceID: some(int32(1)), RPC: true,
 			Payload: []netpak.Span{{Name: "payload.text", Value: "hi\xff"}, {Name: "payload.to", Value: uint64(1) << 63}, {Name: "payload.text", Value: "last"}, {Name: "payload.x", Value: 3}}},
 	}
-	for i := range recs {
-		if err := w.Write(&recs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	names, rows := readBack(t, buf.Bytes())
+	names, rows := writeBack(t, w, &buf, recs)
 	if len(rows) != 2 {
 		t.Fatalf("rows = %d; want 2", len(rows))
 	}
