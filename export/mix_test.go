@@ -2,8 +2,11 @@ package export
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/usmnscope/usmnscope/netpak"
 )
@@ -151,6 +154,67 @@ func TestWriterEmptyIsNotNull(t *testing.T) {
 					t.Errorf("row %d hex = %s; want %s", row, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestWriterBoundsBytes: rows of large values are handed over by bytes,
+// not only by count, and a row group ends by its bytes, not only at
+// RowGroupRows rows: 48 rows of 512 KiB random bytes (hex 1 MiB a row, as
+// hostile gzip frames make with --hex) make several row groups of about
+// rowGroupBytes (lowered to 8 MiB here), on the typed and the row path.
+func TestWriterBoundsBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the plain run writes the 48 MiB of hex (13 s under -race)")
+	}
+	defer func(b int64) { rowGroupBytes = b }(rowGroupBytes)
+	rowGroupBytes = 8 << 20
+	rnd := rand.New(rand.NewPCG(1, 2))
+	big := make([]byte, 512<<10)
+	for i := range big {
+		big[i] = byte(rnd.Uint32())
+	}
+	for _, payload := range [][]Column{nil, {{Name: "payload.x", Type: Int64}}} {
+		var buf bytes.Buffer
+		w := NewWriter(&buf, Columns(true, payload))
+		const n = 48
+		for i := range n {
+			r := Record{N: int64(i + 1), Hex: big}
+			if err := w.Write(&r); err != nil {
+				t.Fatal(err)
+			}
+			if p := w.pendingRows(); 2*len(big)*p > batchBytes {
+				t.Fatalf("payload columns %v: after row %d, %d rows of %d hex bytes pending; want at most %d bytes", payload != nil, i+1, p, 2*len(big), batchBytes)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		groups := f.Metadata().RowGroups
+		rows := int64(0)
+		for _, g := range groups {
+			rows += g.NumRows
+			size := int64(0)
+			for _, c := range g.Columns {
+				size += c.MetaData.TotalCompressedSize
+				// No bounds for hex: parquet-go keeps every page's, whole
+				// values, until the footer (3.9 GB for 2,048 rows of 2 MiB).
+				if c.MetaData.PathInSchema[0] == "hex" && len(c.MetaData.Statistics.MaxValue) > 0 {
+					t.Errorf("payload columns %v: hex has bounds of %d bytes", payload != nil, len(c.MetaData.Statistics.MaxValue))
+				}
+			}
+			// Checked after each batch handed over: the group, then a
+			// batch of at most batchBytes more.
+			if size > rowGroupBytes+batchBytes {
+				t.Errorf("payload columns %v: a row group of %d bytes; want at most %d and a batch", payload != nil, size, rowGroupBytes)
+			}
+		}
+		if rows != n || len(groups) < 2 {
+			t.Errorf("payload columns %v: %d rows in %d row groups; want %d rows in several", payload != nil, rows, len(groups), n)
 		}
 	}
 }

@@ -157,6 +157,8 @@ type Writer struct {
 	ends    []int
 	seen    map[string]int
 	uniq    []netpak.Span
+	held    int   // about the bytes of the rows not yet handed over (held)
+	base    int64 // the file's size when the row group began (endGroup)
 }
 
 // batchRows is how many rows a Writer hands parquet-go at once.
@@ -184,11 +186,12 @@ func NewWriter(out io.Writer, cols []Column) *Writer {
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
 		parquet.DefaultEncodingFor(parquet.Int64, &parquet.DeltaBinaryPacked),
 		parquet.DefaultEncodingFor(parquet.Int32, &parquet.DeltaBinaryPacked),
-		parquet.SkipPageBounds("summary"), parquet.SkipPageStatistics("summary"),
-		parquet.SkipPageBounds("conn"), parquet.SkipPageStatistics("conn"),
 		parquet.PageBufferSize(64 << 10),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
 		parquet.CreatedBy("usmnscope", "", ""),
+	}
+	for _, path := range unbounded(cols) {
+		opts = append(opts, parquet.SkipPageBounds(path...), parquet.SkipPageStatistics(path...))
 	}
 	switch {
 	case len(w.payload) > 0:
@@ -202,11 +205,14 @@ func NewWriter(out io.Writer, cols []Column) *Writer {
 	return w
 }
 
-// Write adds r as one row; rows are handed to parquet-go in batches.
+// Write adds r as one row; rows are handed to parquet-go in batches of
+// batchRows rows or batchBytes bytes, whichever comes first.
 func (w *Writer) Write(r *Record) error {
+	w.held += held(r, w.hex)
 	if w.tw != nil {
 		w.tw.add(r)
-		if w.tw.pending() == batchRows {
+		if w.tw.pending() == batchRows || w.held >= batchBytes {
+			w.held = 0
 			return w.tw.flush()
 		}
 		return nil
@@ -216,16 +222,88 @@ func (w *Writer) Write(r *Record) error {
 	}
 	w.rows[w.nrows] = w.row(w.rows[w.nrows][:0], r)
 	w.nrows++
-	if w.nrows == batchRows {
+	if w.nrows == batchRows || w.held >= batchBytes {
 		return w.flushRows()
 	}
 	return nil
 }
 
+// unbounded lists the columns written without page bounds (min and max
+// values per page and row group): the free text (summary, conn), whose
+// ranges never skip a row group, and the columns whose values can be
+// large (hex, the payload map's texts, string payload columns): parquet-go
+// keeps each page's bounds, whole values, for the file's column index
+// until the footer, so that 2,048 frames inflating to 1 MiB exported with
+// --hex held 3.9 GB.
+func unbounded(cols []Column) [][]string {
+	paths := [][]string{{"summary"}, {"conn"}, {"payload", "key_value", "key"}, {"payload", "key_value", "value"}}
+	for i, c := range cols {
+		if i >= fixedColumns && c.Type == String {
+			paths = append(paths, []string{c.Name})
+		}
+	}
+	return paths
+}
+
+// batchBytes bounds the bytes a batch of rows holds (typedBatches of
+// them circulate): a row's payload texts, summary and hex, which a
+// hostile capture makes up to twice max_inflate a row (issue 29's gzip
+// frames of 1 MiB: 512 rows with --hex held 1 GiB).
+const batchBytes = 4 << 20
+
+// rowGroupBytes bounds a row group by its bytes as RowGroupRows bounds it
+// by rows: parquet-go keeps a row group's pages in memory until it ends,
+// and 128k rows of large hex or payload texts would be gigabytes.
+var rowGroupBytes int64 = 32 << 20 // a variable for the tests
+
+// held is about the bytes r's row holds beyond its fixed columns.
+func held(r *Record, withHex bool) int {
+	n := len(r.Summary.V)
+	for i := range r.Payload {
+		n += len(r.Payload[i].Name) + 16
+		switch v := r.Payload[i].Value.(type) {
+		case string:
+			n += len(v)
+		case []byte:
+			n += 2 * len(v)
+		}
+	}
+	if withHex {
+		n += 2 * len(r.Hex)
+	}
+	return n
+}
+
+// pendingRows is how many rows Write holds before handing them over.
+func (w *Writer) pendingRows() int {
+	if w.tw != nil {
+		return w.tw.pending()
+	}
+	return w.nrows
+}
+
 func (w *Writer) flushRows() error {
 	_, err := w.w.WriteRows(w.rows[:w.nrows])
-	w.nrows = 0
+	w.nrows, w.held = 0, 0
 	w.keys = w.keys[:0]
+	if err == nil {
+		err = endGroup(w.w, &w.base)
+	}
+	return err
+}
+
+// endGroup ends the row group being written to f once it holds
+// rowGroupBytes (parquet-go's Size: what f has written, base before the
+// group, and the group's pages and buffered values).
+func endGroup(f interface {
+	Size() int64
+	Flush() error
+}, base *int64) error {
+	if f.Size()-*base < rowGroupBytes {
+		return nil
+	}
+	err := f.Flush()
+	*base = f.Size()
 	return err
 }
 

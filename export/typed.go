@@ -181,9 +181,13 @@ func newTyped[T any, PT interface {
 // run writes the batches handed over until Close, then the footer.
 func (t *typed[T, PT]) run(full <-chan []T) {
 	var err error
+	var base int64
 	for rows := range full {
 		if err == nil {
-			if _, err = t.w.Write(rows); err != nil {
+			if _, err = t.w.Write(rows); err == nil {
+				err = endGroup(t.w, &base)
+			}
+			if err != nil {
 				t.bad.Store(true)
 			}
 		}
