@@ -35,14 +35,22 @@ const tuiHeadroom = 8 << 20
 // for about one more cycle per million messages.
 const streamHeadroom = 4 << 20
 
-// Tuning is what Start keeps: the headroom and the least GOGC.
+// Tuning is what Start keeps: the headroom and the least GOGC; with a
+// share, the headroom is that share (in percent) of the live heap and
+// roots, between headroom and most.
 type Tuning struct {
 	headroom uint64
 	min      int
+	share    uint64
+	most     uint64
 }
 
-// Stream is dump's collector tuning (streamHeadroom).
-var Stream = Tuning{headroom: streamHeadroom, min: 10}
+// Stream is dump's collector tuning: streamHeadroom, or a third of the
+// live heap up to 16 MiB. A ULinkRPC dump keeps some 30 MiB live (its
+// records wait to be paired and printed) and allocates 2.8 KB a frame:
+// at a fixed 4 MiB it collected every 1,500 frames, 55 % of its CPU at
+// 1M frames (issue 28); an Unturned dump's few MiB keep the 4 MiB.
+var Stream = Tuning{headroom: streamHeadroom, min: 10, share: 33, most: 16 << 20}
 
 var (
 	gcMu   sync.Mutex
@@ -112,7 +120,11 @@ func (t Tuning) percent(live, roots uint64) int {
 	if live+roots == 0 {
 		return 100
 	}
-	return int(min(100, max(uint64(t.min), t.headroom*100/(live+roots))))
+	h := t.headroom
+	if t.share > 0 {
+		h = min(t.most, max(h, (live+roots)*t.share/100))
+	}
+	return int(min(100, max(uint64(t.min), h*100/(live+roots))))
 }
 
 // TUI is the TUI's collector tuning (tuiHeadroom, least GOGC 1): the

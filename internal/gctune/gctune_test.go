@@ -1,0 +1,27 @@
+package gctune
+
+import "testing"
+
+// TestPercent: the GOGC a tuning sets for a live heap and its roots.
+func TestPercent(t *testing.T) {
+	const mib = 1 << 20
+	for _, tt := range []struct {
+		name       string
+		tune       Tuning
+		live, root uint64
+		want       int
+	}{
+		{"nothing live", Stream, 0, 0, 100},
+		{"stream, small heap: 4 MiB of 2", Stream, 1 * mib, 1 * mib, 100},
+		{"stream, 10 MiB: 4 MiB", Stream, 5 * mib, 5 * mib, 40},
+		{"stream, 30 MiB: a third (33 %, rounded down)", Stream, 25 * mib, 5 * mib, 32},
+		{"stream, 60 MiB: 16 MiB at most", Stream, 55 * mib, 5 * mib, 26},
+		{"stream, 400 MiB: the least GOGC", Stream, 395 * mib, 5 * mib, 10},
+		{"tui, 100 MiB: 8 MiB", TUI, 95 * mib, 5 * mib, 8},
+		{"default, 48 MiB: 24 MiB", Tuning{headroom: gcHeadroom, min: 10}, 43 * mib, 5 * mib, 50},
+	} {
+		if got := tt.tune.percent(tt.live, tt.root); got != tt.want {
+			t.Errorf("%s: percent(%d, %d) = %d; want %d", tt.name, tt.live, tt.root, got, tt.want)
+		}
+	}
+}
