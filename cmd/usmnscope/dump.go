@@ -113,7 +113,7 @@ func runDump(o *dumpOptions) error {
 		return dumpWrite(o, flt, p, set, rp)
 	}
 	d := &render.Text{Out: newOutput(o.IO.out), Filter: flt, Verbose: o.verbose, Hex: o.hex}
-	defer setTuning(setTuning(streamTuning))
+	defer setTuning(setTuning(dumpTuning))
 	// Streaming (issue 18): each message is printed as it settles, from
 	// its one decoding, and then forgotten. With schemas, a reference
 	// waiting for its listener ID settles once the ID is defined (at most

@@ -8,5 +8,6 @@ var (
 	tuneGC       = gctune.Start
 	setTuning    = gctune.Set
 	streamTuning = gctune.Stream
+	dumpTuning   = gctune.Dump
 	tuiTuning    = gctune.TUI
 )

@@ -45,12 +45,19 @@ type Tuning struct {
 	most     uint64
 }
 
-// Stream is dump's collector tuning: streamHeadroom, or a third of the
-// live heap up to 16 MiB. A ULinkRPC dump keeps some 30 MiB live (its
-// records wait to be paired and printed) and allocates 2.8 KB a frame:
-// at a fixed 4 MiB it collected every 1,500 frames, 55 % of its CPU at
-// 1M frames (issue 28); an Unturned dump's few MiB keep the 4 MiB.
-var Stream = Tuning{headroom: streamHeadroom, min: 10, share: 33, most: 16 << 20}
+// Stream is the tuning of the commands that keep no index (stats,
+// export): streamHeadroom.
+var Stream = Tuning{headroom: streamHeadroom, min: 10}
+
+// Dump is dump's: streamHeadroom, or a third of the live heap up to 16
+// MiB. A ULinkRPC dump keeps some 30 MiB live (its records wait to be
+// paired and printed) and allocates 2.8 KB a frame: at a fixed 4 MiB it
+// collected every 1,500 frames, 55 % of its CPU at 1M frames (issue 28);
+// an Unturned dump's few MiB keep the 4 MiB. export keeps Stream: its
+// Parquet writer's buffers beside issue 29's shapes stay further from
+// their caps (2,048 gzip frames of 1 MiB with --hex: 144 MB, 164 with
+// this).
+var Dump = Tuning{headroom: streamHeadroom, min: 10, share: 33, most: 16 << 20}
 
 var (
 	gcMu   sync.Mutex

@@ -11,12 +11,13 @@ func TestPercent(t *testing.T) {
 		live, root uint64
 		want       int
 	}{
-		{"nothing live", Stream, 0, 0, 100},
-		{"stream, small heap: 4 MiB of 2", Stream, 1 * mib, 1 * mib, 100},
-		{"stream, 10 MiB: 4 MiB", Stream, 5 * mib, 5 * mib, 40},
-		{"stream, 30 MiB: a third (33 %, rounded down)", Stream, 25 * mib, 5 * mib, 32},
-		{"stream, 60 MiB: 16 MiB at most", Stream, 55 * mib, 5 * mib, 26},
-		{"stream, 400 MiB: the least GOGC", Stream, 395 * mib, 5 * mib, 10},
+		{"nothing live", Dump, 0, 0, 100},
+		{"dump, small heap: 4 MiB of 2", Dump, 1 * mib, 1 * mib, 100},
+		{"dump, 10 MiB: 4 MiB", Dump, 5 * mib, 5 * mib, 40},
+		{"dump, 30 MiB: a third (33 %, rounded down)", Dump, 25 * mib, 5 * mib, 32},
+		{"dump, 60 MiB: 16 MiB at most", Dump, 55 * mib, 5 * mib, 26},
+		{"dump, 400 MiB: the least GOGC", Dump, 395 * mib, 5 * mib, 10},
+		{"stream, 30 MiB: 4 MiB", Stream, 25 * mib, 5 * mib, 13},
 		{"tui, 100 MiB: 8 MiB", TUI, 95 * mib, 5 * mib, 8},
 		{"default, 48 MiB: 24 MiB", Tuning{headroom: gcHeadroom, min: 10}, 43 * mib, 5 * mib, 50},
 	} {
