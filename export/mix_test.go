@@ -218,3 +218,11 @@ func TestWriterBoundsBytes(t *testing.T) {
 		}
 	}
 }
+
+// pendingRows is how many rows w holds before handing them over.
+func (w *Writer) pendingRows() int {
+	if w.tw != nil {
+		return w.tw.pending()
+	}
+	return w.nrows
+}

@@ -180,8 +180,8 @@ func NewWriter(out io.Writer, cols []Column) *Writer {
 	// then reads a fifth of the bytes); pages of 64 KiB, so that the
 	// pages being filled, one per column, stay in a core's cache (at 256
 	// KiB, 34 columns' pages did not: export at 4M messages took 3.1 s
-	// and 57 MB, at 64 KiB 2.7 s and 36 MB); no page bounds for the free
-	// text columns (summary, conn), whose ranges never skip a row group.
+	// and 57 MB, at 64 KiB 2.7 s and 36 MB); no page bounds for the
+	// columns unbounded lists.
 	opts := []parquet.WriterOption{
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
 		parquet.DefaultEncodingFor(parquet.Int64, &parquet.DeltaBinaryPacked),
@@ -212,7 +212,7 @@ func (w *Writer) Write(r *Record) error {
 	if w.tw != nil {
 		w.tw.add(r)
 		if w.tw.pending() == batchRows || w.held >= batchBytes {
-			w.held = 0
+			w.held = 0 // flushRows' on the row path
 			return w.tw.flush()
 		}
 		return nil
@@ -272,14 +272,6 @@ func held(r *Record, withHex bool) int {
 		n += 2 * len(r.Hex)
 	}
 	return n
-}
-
-// pendingRows is how many rows Write holds before handing them over.
-func (w *Writer) pendingRows() int {
-	if w.tw != nil {
-		return w.tw.pending()
-	}
-	return w.nrows
 }
 
 func (w *Writer) flushRows() error {

@@ -508,7 +508,7 @@ func (c *Index) fromRecord(m *Message, r *record, i int32, d *unturned.Decoded, 
 	if r.flags&recExtra != 0 {
 		fs = append(fs, c.extra[i]...)
 	}
-	c.pairInto(m, r, i)
+	m.Pair, m.Latency, m.HasLatency = c.pairOf(r, i)
 	return fs
 }
 

@@ -358,11 +358,6 @@ func (c *Index) link(cn *connection, ask dissect.Ask, i int32, ping bool) time.D
 	return lat
 }
 
-// pairInto sets m's pair from record i (fromRecord).
-func (c *Index) pairInto(m *Message, r *record, i int32) {
-	m.Pair, m.Latency, m.HasLatency = c.pairOf(r, i)
-}
-
 // pairOf is record i's pair (its partner's number, 0 for none) and the
 // latency its answer measured.
 func (c *Index) pairOf(r *record, i int32) (pair int, latency time.Duration, has bool) {
