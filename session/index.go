@@ -123,6 +123,7 @@ type Index struct {
 	nrec       int
 	inFile     int                         // records with recFile
 	scratch    []byte                      // the feeder's buffer for bytes read back from the store
+	tallyBuf   []byte                      // TallyOf's buffer for bytes read back from the store
 	extra      map[int32][]dissect.Finding // findings the capture adds to message n (tables, inference)
 	conns      []*connection
 	byConn     map[dissect.Conn]uint32    // Unturned connections; ULinkRPC ones in rpcByConn (rpc.go)

@@ -102,13 +102,13 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		// (its entry's of streamState.waiting).
 		spans = &sc.spans
 	)
-	if p := c.prepared(int32(n - 1)); p != nil && p.valued() != nil {
+	if p := c.prepared(int32(n - 1)); p != nil && p.spans != nil {
 		// In a Stream's Settled: commit's decoding (stream.go).
 		data, d, spans = p.data, p.d, p.spans
 	} else {
-		if p != nil && p.bare() {
-			// Commit's bytes, decoded with bare spans: again, for the
-			// values.
+		if p != nil {
+			// Commit's bytes, decoded without spans: again, for the
+			// fields (its bytes may be kept nowhere else).
 			data = p.data
 		} else {
 			data, err = c.load(int32(n-1), sc.data[:0])

@@ -156,12 +156,13 @@ func (c *Index) build(n int, withSpans bool) *Message {
 		err  error
 	)
 	switch {
-	case p != nil && withSpans && p.bare():
-		// Decoded with bare spans: its bytes (a copy, as the Message may
-		// outlive Settled) decoded again for the values.
-		data, p = append([]byte(nil), p.data...), nil
 	case p != nil && (!withSpans || p.spans != nil):
 		data = p.data
+	case p != nil:
+		// Decoded without spans: its bytes (a copy, as the Message may
+		// outlive Settled; they may be kept nowhere else) decoded again
+		// for the fields.
+		data, p = append([]byte(nil), p.data...), nil
 	default:
 		// Not in Settled, or decoded without spans: read again.
 		p = nil

@@ -64,12 +64,13 @@ type Stream struct {
 	// Spans decodes each message with its field spans at commit, for
 	// Detail and AppendJSONOne (dump -V, dump --json).
 	Spans bool
-	// BareSpans, with Spans, records the spans without their values
-	// (netpak.Spans.Bare: names and bits, nothing boxed), for a consumer
-	// that reads only TallyOf (`usmnscope stats`' bit split, issue 26).
-	// Detail, Message and AppendJSONOne then decode a message again for
-	// its values.
-	BareSpans bool
+	// Tallies says that Settled reads each message through TallyOf and
+	// Head, and Detail or Message only now and then (`usmnscope stats`,
+	// issue 26): commit then decodes as for a Stream that hands nothing
+	// out, with no copy of the bytes and no decoding kept for later, and
+	// a message that waits is read again from its kept bytes when handed
+	// out. It needs Spans off.
+	Tallies bool
 	// AsOf > 0 keeps each connection's tables as of message AsOf, so that
 	// Tables(conn, AsOf) answers `tables --at AsOf` after the end.
 	AsOf int
@@ -107,9 +108,15 @@ type streamState struct {
 	late   []*connection
 	inLate map[uint32]bool
 	// waiting keeps commit's decodings of the messages not handed out yet
-	// (the next, and those behind an asker or a late resolution): record
+	// (those behind an asker or a late resolution, and an asker): record
 	// i, less than waitRing after next, in slot i mod waitRing.
-	waiting [waitRing]waitDecoded
+	waiting [waitRing]*waitDecoded
+	// spare is where the next message to hand out is decoded at its
+	// commit: it goes at once unless it asks, so one entry, warm in the
+	// cache, serves nearly every message (a slot of waiting a message
+	// came round to only every waitRing messages; issue 26). One that
+	// does not go at once takes its slot of waiting (settle).
+	spare *waitDecoded
 	// A Cut: cut is set once AsOf is handed out; cutConns is how many
 	// connections there were when AsOf was numbered; info is each
 	// connection's summary kept with its tables (keepAsOf).
@@ -147,7 +154,14 @@ func (s *streamState) waitEntry(i int32) *waitDecoded {
 	if i-s.next >= waitRing {
 		return nil
 	}
-	w := &s.waiting[i%waitRing]
+	slot := &s.waiting[i%waitRing]
+	if i == s.next {
+		slot = &s.spare
+	}
+	if *slot == nil {
+		*slot = new(waitDecoded)
+	}
+	w := *slot
 	if w.used {
 		return nil // its message was not handed out: Settled failed
 	}
@@ -157,10 +171,30 @@ func (s *streamState) waitEntry(i int32) *waitDecoded {
 
 // waited returns the entry of record i, or nil.
 func (s *streamState) waited(i int32) *waitDecoded {
-	if w := &s.waiting[i%waitRing]; w.used && w.i == i {
+	if w := s.spare; w != nil && w.used && w.i == i {
+		return w
+	}
+	if w := s.waiting[i%waitRing]; w != nil && w.used && w.i == i {
 		return w
 	}
 	return nil
+}
+
+// settle moves the spare entry, when its message was not handed out at
+// its commit, to the message's slot of waiting, and that slot's free
+// entry becomes the spare. After a cut (nothing is handed out any more)
+// the slot may still be taken: the decoding is then dropped.
+func (s *streamState) settle() {
+	w := s.spare
+	if w == nil || !w.used {
+		return
+	}
+	slot := &s.waiting[w.i%waitRing]
+	if *slot != nil && (*slot).used {
+		w.used = false
+		return
+	}
+	*slot, s.spare = w, *slot
 }
 
 // preDecoded is the decoding of record i that commit has just made, with
@@ -171,17 +205,6 @@ type preDecoded struct {
 	data  []byte
 	d     *unturned.Decoded
 	spans *netpak.Spans // nil when decoded without spans
-}
-
-// bare reports whether p was decoded with bare spans (Stream.BareSpans).
-func (p *preDecoded) bare() bool { return p.spans != nil && p.spans.Bare }
-
-// valued returns p's spans when they carry their values (not bare), or nil.
-func (p *preDecoded) valued() *netpak.Spans {
-	if p.spans == nil || p.spans.Bare {
-		return nil
-	}
-	return p.spans
 }
 
 // SetStream makes c a streaming decoder (see Stream). Call it before the
@@ -322,7 +345,7 @@ func (c *Index) decodeCommit(i int32, dir dissect.Dir, st unturned.State, msg []
 	// went) or waits (behind an asker, or an asker itself), and handed
 	// out from there. One more than waitRing behind the next to go is
 	// decoded without spans now and again when handed out.
-	if s.Settled != nil {
+	if s.Settled != nil && !s.Tallies {
 		if w := s.waitEntry(i); w != nil {
 			return c.decodeWaiting(w, i, dir, st, msg)
 		}
@@ -345,7 +368,6 @@ func (c *Index) decodeWaiting(w *waitDecoded, i int32, dir dissect.Dir, st untur
 	var spans *netpak.Spans
 	if s.Spans {
 		spans = &w.spans
-		spans.Bare = s.BareSpans
 	}
 	unturned.Decode(c.profile, dir, st, w.data, spans, &w.d)
 	s.pre.ok, s.pre.i, s.pre.data, s.pre.d, s.pre.spans = false, i, w.data, &w.d, spans
@@ -446,6 +468,7 @@ func (c *Index) streamed(i int32) {
 		s.next++
 	}
 	s.pre = preDecoded{}
+	s.settle()
 	c.release18()
 }
 

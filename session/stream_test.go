@@ -9,6 +9,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -118,56 +119,81 @@ func TestStreamMatchesIndex(t *testing.T) {
 	}
 }
 
-// TestStreamBareSpans: a Stream with BareSpans (stats' tallies, issue 26)
-// hands TallyOf the field names and bits of Detail's fields without
-// their values, and Detail, Message and the dump --json lines decode the
-// commit's bytes again for the values: the same bytes as the full
-// Index's, with the bytes only in the arena.
-func TestStreamBareSpans(t *testing.T) {
-	for _, path := range streamCaptures(t) {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			full := readFixture(t, path, false)
-			want := full.AppendJSONRange(nil, 1, full.Len(), nil)
-			var got, msgs, wantMsgs []byte
-			var b session.JSONBatch
-			tallies := 0
-			sc := streamFixture(t, path, false, func(c *session.Index) session.Stream {
-				return session.Stream{Spans: true, BareSpans: true, Settled: func(n int) error {
-					var tl session.Tally
-					if c.TallyOf(n, &tl) && tl.RPC == nil {
-						tallies++
-						d := c.Detail(n)
-						if len(tl.Spans) != len(d.Fields) {
-							t.Fatalf("message %d: %d tally spans; Detail has %d fields", n, len(tl.Spans), len(d.Fields))
-						}
-						for i, s := range tl.Spans {
-							f := d.Fields[i]
-							if s.Value != nil || s.Name != f.Name || s.Bit != f.Bit || s.Bits != f.Bits {
-								t.Fatalf("message %d: tally span %d = %+v; want %+v without its value", n, i, s, f)
-							}
-						}
-					}
-					got = c.AppendJSONOne(got, n, nil)
-					c.AddJSON(&b, n, nil)
-					msgs = c.Message(n).AppendJSON(msgs)
-					msgs = c.Detail(n).AppendJSON(msgs)
-					return nil
-				}}
-			})
-			if sc.Len() != full.Len() {
-				t.Fatalf("Len %d; want %d", sc.Len(), full.Len())
+// TestStreamTally: a Stream without Spans, with Tallies or not (stats'
+// tallies, issue 26), hands TallyOf the bytes and State of every Unturned
+// message, which
+// Tally.Spans decodes again into the field names and bits of Detail's
+// fields, without their values, also from a copy of the bytes after
+// Settled returned; and Detail, Message and the dump --json lines of that
+// Stream are the full Index's.
+func TestStreamTally(t *testing.T) {
+	for _, tallies := range []bool{false, true} {
+		for _, store := range []bool{false, true} {
+			for _, path := range streamCaptures(t) {
+				t.Run(fmt.Sprintf("%s/tallies=%v/store=%v", filepath.Base(path), tallies, store), func(t *testing.T) {
+					testStreamTally(t, path, tallies, store)
+				})
 			}
-			for n := 1; n <= full.Len(); n++ {
-				wantMsgs = full.Message(n).AppendJSON(wantMsgs)
-				wantMsgs = full.Detail(n).AppendJSON(wantMsgs)
-			}
-			if batched := b.AppendJSON(nil); !bytes.Equal(got, want) || !bytes.Equal(batched, want) {
-				t.Errorf("bare stream dump --json differs from the Index's (%d, batched %d, want %d bytes)", len(got), len(batched), len(want))
-			}
-			if !bytes.Equal(msgs, wantMsgs) {
-				t.Errorf("bare stream Message/Detail differ from the Index's")
-			}
-			t.Logf("%d tallies", tallies)
-		})
+		}
 	}
+}
+
+func testStreamTally(t *testing.T, path string, tallies, store bool) {
+	full := readFixture(t, path, false)
+	want := full.AppendJSONRange(nil, 1, full.Len(), nil)
+	var got, msgs, wantMsgs []byte
+	var b session.JSONBatch
+	var later []session.Tally
+	var fields [][]netpak.Span
+	var sp netpak.Spans
+	var dec unturned.Decoded
+	sc := streamFixture(t, path, store, func(c *session.Index) session.Stream {
+		return session.Stream{Tallies: tallies, Settled: func(n int) error {
+			var tl session.Tally
+			if c.TallyOf(n, &tl) && tl.RPC == nil {
+				d := c.Detail(n)
+				if tl.Kind != d.Kind || len(tl.Data) != len(d.Data) {
+					t.Fatalf("message %d: tally kind %v, %d bytes; Detail %v, %d", n, tl.Kind, len(tl.Data), d.Kind, len(d.Data))
+				}
+				fields = append(fields, append([]netpak.Span(nil), d.Fields...))
+				tl.Data = append([]byte(nil), tl.Data...)
+				later = append(later, tl)
+			}
+			got = c.AppendJSONOne(got, n, nil)
+			c.AddJSON(&b, n, nil)
+			msgs = c.Message(n).AppendJSON(msgs)
+			msgs = c.Detail(n).AppendJSON(msgs)
+			return nil
+		}}
+	})
+	if sc.Len() != full.Len() {
+		t.Fatalf("Len %d; want %d", sc.Len(), full.Len())
+	}
+	for n := 1; n <= full.Len(); n++ {
+		wantMsgs = full.Message(n).AppendJSON(wantMsgs)
+		wantMsgs = full.Detail(n).AppendJSON(wantMsgs)
+	}
+	if batched := b.AppendJSON(nil); !bytes.Equal(got, want) || !bytes.Equal(batched, want) {
+		t.Errorf("tally stream dump --json differs from the Index's (%d, batched %d, want %d bytes)", len(got), len(batched), len(want))
+	}
+	if !bytes.Equal(msgs, wantMsgs) {
+		t.Errorf("tally stream Message/Detail differ from the Index's")
+	}
+	if len(later) == 0 {
+		t.Fatal("no tallies")
+	}
+	for k := range later {
+		tl := &later[k]
+		spans := tl.Spans(&sp, &dec)
+		if len(spans) != len(fields[k]) {
+			t.Fatalf("message %d: %d tally spans; Detail has %d fields", tl.N, len(spans), len(fields[k]))
+		}
+		for i, s := range spans {
+			f := fields[k][i]
+			if s.Value != nil || s.Name != f.Name || s.Bit != f.Bit || s.Bits != f.Bits {
+				t.Fatalf("message %d: tally span %d = %+v; want %+v without its value", tl.N, i, s, f)
+			}
+		}
+	}
+	t.Logf("%d tallies", len(later))
 }

@@ -13,16 +13,22 @@ import (
 // Tally is what a tally over every message (`usmnscope stats`, issue 26)
 // needs of the message a Stream is handing out, read from its index
 // record and the decoding its commit made, without building a Message:
-// no summary, no findings, no copy. Spans and RPC are valid only during
-// the Settled call.
+// no summary, no findings, no copy. Data and RPC are valid only during
+// the Settled call; a copy of Data made then serves Spans later.
+//
+// It is kept small (Conn a pointer, Time its nanoseconds): Settled fills
+// one for each of millions of messages.
 type Tally struct {
-	N     int
-	Time  time.Time
-	Conn  dissect.Conn
-	Dir   dissect.Dir
-	Kind  unturned.Kind
-	Len   int           // the message's bytes, without the frame header
-	Spans []netpak.Span // the field spans, in wire order
+	N    int
+	Time int64         // Unix nanoseconds
+	Conn *dissect.Conn // the connection's, which never changes: read only
+	Dir  dissect.Dir
+	Kind unturned.Kind
+	// Data is the message's bytes, without the frame header, and State
+	// the context its commit decoded them in: Spans decodes them again
+	// for the field spans.
+	Data  []byte
+	State unturned.State
 	// Listener is set for the two USMN messages; Type is "" while the
 	// listener is unresolved.
 	Listener bool
@@ -36,19 +42,35 @@ type Tally struct {
 	RPC *rpc.Record
 	// Rec is the record of a hosted protocol's message (ULinkRPC's too).
 	Rec decode.Record
+
+	profile *unturned.Profile
 }
 
-// TallyOf fills b with message n, which a Stream with Spans is handing to
-// Settled, and reports true; false when the Tally cannot say all a
-// Message would (no decoding with spans kept, or a payload schema to
-// decode: Message and Detail then).
+// Spans decodes t's message again as its commit did, into sp with d as
+// the decoder's scratch, and returns its field spans in wire order, names
+// and bits only (netpak.Spans.Bare): the fields Detail has, without their
+// values. It reads nothing but t, so it may run on another goroutine than
+// the Index's (stats' counting one) once Data is a copy: the decoding's
+// cost leaves the goroutine that decodes the capture (issue 26).
+func (t *Tally) Spans(sp *netpak.Spans, d *unturned.Decoded) []netpak.Span {
+	sp.Reset()
+	sp.Bare = true
+	*d = unturned.Decoded{Findings: d.Findings[:0]}
+	unturned.Decode(t.profile, t.Dir, t.State, t.Data, sp, d)
+	return sp.List
+}
+
+// TallyOf fills b with message n, which a Stream is handing to Settled,
+// and reports true; false when the Tally cannot say all a Message would
+// (its bytes lost, or a payload schema to decode: Message and Detail
+// then).
 func (c *Index) TallyOf(n int, b *Tally) bool {
 	if n < 1 || n > c.nrec || c.stream == nil {
 		return false
 	}
 	i := int32(n - 1)
 	r := c.rec(i)
-	*b = Tally{N: n, Time: time.Unix(0, c.timeOf(i)).UTC(), Conn: c.conns[r.conn].info.Conn, Dir: r.dir}
+	*b = Tally{N: n, Time: c.timeOf(i), Conn: &c.conns[r.conn].info.Conn, Dir: r.dir}
 	if r.flags&recRPC != 0 {
 		rr := c.rpcRecs[i]
 		if rr == nil {
@@ -60,11 +82,23 @@ func (c *Index) TallyOf(n int, b *Tally) bool {
 		b.Pair, b.Latency, b.HasLatency = m.Pair, m.Latency, m.HasLatency
 		return true
 	}
-	p := c.prepared(i)
-	if p == nil || p.spans == nil || c.schemas != nil && payloadKind(r.kind) {
+	if c.schemas != nil && payloadKind(r.kind) {
 		return false
 	}
-	b.Kind, b.Len, b.Spans = r.kind, len(p.data), p.spans.List
+	var data []byte
+	if p := c.prepared(i); p != nil {
+		data = p.data
+	} else {
+		// Waited (Stream.Tallies): its kept bytes.
+		var err error
+		if data, err = c.load(i, c.tallyBuf[:0]); err != nil {
+			return false
+		}
+		if r.flags&recFile != 0 {
+			c.tallyBuf = data[:0]
+		}
+	}
+	b.Kind, b.Data, b.State, b.profile = r.kind, data, r.state(), c.profile
 	if r.flags&recListener != 0 {
 		b.Listener = true
 		if typ, _, ok := c.listenerType(r); ok {

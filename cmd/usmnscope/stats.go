@@ -166,8 +166,9 @@ func runStats(o *statsOptions) error {
 		return err
 	}
 	dc, err := readCaptures(o.IO, p, set, rp, o.paths(), caps, func(dc *session.Index) session.Stream {
-		// Spans without values when only tallies are read (bit split).
-		return session.Stream{Spans: true, BareSpans: headOnly, AsOf: o.at, Cut: o.at > 0, Settled: func(n int) error {
+		// Spans at the commit only for Detail: a tally's are decoded
+		// again on the counting goroutine (Tally.Spans).
+		return session.Stream{Spans: !headOnly, Tallies: headOnly, AsOf: o.at, Cut: o.at > 0, Settled: func(n int) error {
 			if headOnly && flt != nil {
 				if h, ok := dc.Head(n); !ok || !flt.MatchHead(h) {
 					return nil
@@ -178,7 +179,7 @@ func runStats(o *statsOptions) error {
 			case headOnly && dc.TallyOf(n, &it.tally):
 				if it.tally.RPC != nil {
 					// The RPC record is the index's: read it now.
-					ad.Tally(&it.tally, &it.rec)
+					ad.Tally(&it.tally, feed.record(it))
 				} else {
 					feed.tallied(it)
 				}
@@ -187,9 +188,10 @@ func runStats(o *statsOptions) error {
 				if m == nil || !flt.Match(m) {
 					return nil
 				}
-				ad.Record(m, &it.rec)
+				r := feed.record(it)
+				ad.Record(m, r)
 				if graph != nil {
-					graph.Add(m, it.rec.Bytes)
+					graph.Add(m, r.Bytes)
 				}
 			}
 			feed.commit()

@@ -21,6 +21,9 @@ type Adapter struct {
 	// kind's span names are the decoder's few constant strings, which
 	// compare equal by pointer, so a hit costs no string switch.
 	parts [3][64]namePart
+	// spans and dec are Tally's scratch for decoding a message again.
+	spans netpak.Spans
+	dec   unturned.Decoded
 }
 
 // namePart is a span name and its part.
@@ -91,14 +94,14 @@ func (a *Adapter) Record(m *session.Message, r *Record) {
 
 // Tally fills r from t, what the host's TallyOf read of the message being
 // handed out: the same Record as Record of its Message, without building
-// one.
+// one. It decodes t's bytes again for the bit split (Tally.Spans).
 func (a *Adapter) Tally(t *session.Tally, r *Record) {
-	*r = Record{N: t.N, Time: t.Time, Dir: t.Dir, Conn: a.conn(t.Conn)}
+	*r = Record{N: t.N, Time: time.Unix(0, t.Time).UTC(), Dir: t.Dir, Conn: a.conn(*t.Conn)}
 	if t.RPC != nil {
 		a.rpcRecord(t.RPC, r)
 		return
 	}
-	a.unturned(r, t.Kind, t.Len, t.Spans, t.Listener, t.Type, t.Pair > 0 && t.HasLatency, t.Latency)
+	a.unturned(r, t.Kind, len(t.Data), t.Spans(&a.spans, &a.dec), t.Listener, t.Type, t.Pair > 0 && t.HasLatency, t.Latency)
 }
 
 // unturned fills the Unturned part of r: the kind, the bytes and their
