@@ -141,6 +141,7 @@ type Index struct {
 	// record holds one index for both.
 	typeVers []typeVer
 	tvIdx    map[typeVer]uint32
+	tvRecent [64]tvSeen // typeVerOf's cache, by a cheap hash of the pair
 
 	dec unturned.Decoded // the feeder's scratch
 

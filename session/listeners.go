@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"unsafe"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -36,6 +37,36 @@ func (c *Index) intern(b []byte) string {
 
 // typeVer is a listener type (an index into Index.types) and version.
 type typeVer struct{ typ, version uint32 }
+
+// tvSeen is a type and version and its index in Index.typeVers.
+type tvSeen struct {
+	typ     string
+	version uint32
+	k       uint32
+}
+
+// typeVerOf returns the index in c.typeVers of typ (an interned name) and
+// version, adding the pair when it is new. A message's type is nearly
+// always one seen a moment ago, with the same interned string: the cache,
+// keyed by where that string's bytes are (names such as Load.Listener0 to
+// Load.Listener7 differ only inside), answers it with a pointer-equal
+// compare, not two map lookups (issue 26). A miss only costs the lookups.
+func (c *Index) typeVerOf(typ string, version uint32) uint32 {
+	h := uint32(uintptr(unsafe.Pointer(unsafe.StringData(typ)))>>3) + version*13
+	e := &c.tvRecent[(h^h>>6)&63]
+	if e.typ == typ && e.version == version && e.typ != "" {
+		return e.k
+	}
+	tv := typeVer{typ: c.typeIdx[typ], version: version}
+	k, ok := c.tvIdx[tv]
+	if !ok {
+		k = uint32(len(c.typeVers))
+		c.tvIdx[tv] = k
+		c.typeVers = append(c.typeVers, tv)
+	}
+	*e = tvSeen{typ: typ, version: version, k: k}
+	return k
+}
 
 // listenerType returns the listener type and version r records, if any.
 func (c *Index) listenerType(r *record) (typ string, version uint32, ok bool) {
@@ -121,14 +152,7 @@ func (c *Index) listenerInfo(cn *connection, i int32, o *op, d *unturned.Decoded
 	setCID := func(id uint32) { r.cid, r.flags = id, r.flags|recCID }
 	setSID := func(id uint32) { r.sid, r.flags = id, r.flags|recSID }
 	setType := func(typ string, version uint32) {
-		tv := typeVer{typ: c.typeIdx[typ], version: version}
-		k, ok := c.tvIdx[tv]
-		if !ok {
-			k = uint32(len(c.typeVers))
-			c.tvIdx[tv] = k
-			c.typeVers = append(c.typeVers, tv)
-		}
-		r.tv, r.flags = k+1, r.flags|recVersion
+		r.tv, r.flags = c.typeVerOf(typ, version)+1, r.flags|recVersion
 	}
 	switch o.kind {
 	case opServerDef, opServerInvoke:
