@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/rpc"
@@ -443,15 +444,20 @@ type shapeEntry struct {
 	split  *Split
 }
 
-// mix is a cheap slot hash of a key: its length and two of its bytes, not
-// a hash of all of it. Strings from the host compare equal by pointer
-// first, so a hit costs a few word compares.
+// mix is a cheap slot hash of a string: where its bytes are, and its
+// length. The keys come from the host, which hands out one copy of each
+// name (interned listener types, the kinds' constants, one text per
+// connection), so equal keys share their bytes and a hit costs a few word
+// compares; equal keys elsewhere only miss the cache. Hashing the bytes
+// would not tell Load.Listener0 from Load.Listener7 cheaply: a hash of
+// the length and two bytes sent all eight to one slot, and every record
+// to the maps.
 func mix(s string) int {
-	n := len(s)
-	if n == 0 {
+	if len(s) == 0 {
 		return 0
 	}
-	return n*7 + int(s[n-1])*31 + int(s[n/2])*17
+	p := int(uintptr(unsafe.Pointer(unsafe.StringData(s))) >> 3)
+	return p ^ p>>7 + len(s)*7
 }
 
 // shape returns r's entry, resolving its groups on a miss.
