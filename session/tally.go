@@ -22,28 +22,30 @@ type Tally struct {
 	N    int
 	Time int64         // Unix nanoseconds
 	Conn *dissect.Conn // the connection's, which never changes: read only
-	Dir  dissect.Dir
-	Kind unturned.Kind
-	// Data is the message's bytes, without the frame header, and State
-	// the context its commit decoded them in: Spans decodes them again
-	// for the field spans.
-	Data  []byte
-	State unturned.State
-	// Listener is set for the two USMN messages; Type is "" while the
-	// listener is unresolved.
-	Listener bool
-	Type     string
+	// Data is the message's bytes, without the frame header: Spans
+	// decodes them again, in the context its commit decoded them in, for
+	// the field spans.
+	Data []byte
+	// Type is the listener's type, "" while it is unresolved (Listener).
+	Type string
 	// Pairing (outputs.md "Pairing"), as Message has it.
-	Pair       int
-	Latency    time.Duration
-	HasLatency bool
-	// RPC is the record of a ULinkRPC message (the Unturned fields above
-	// are then zero but N, Time, Conn and Dir).
+	Pair    int
+	Latency time.Duration
+	// RPC is the record of a ULinkRPC message (the Unturned fields are
+	// then zero but N, Time, Conn and Dir).
 	RPC *rpc.Record
 	// Rec is the record of a hosted protocol's message (ULinkRPC's too).
 	Rec decode.Record
 
-	profile *unturned.Profile
+	Dir        dissect.Dir
+	Kind       unturned.Kind
+	Listener   bool // one of the two USMN messages
+	HasLatency bool
+
+	// The commit's context (unturned.State, packed) and profile.
+	widened, idKnown bool
+	idBits           uint8
+	profile          *unturned.Profile
 }
 
 // Spans decodes t's message again as its commit did, into sp with d as
@@ -56,7 +58,8 @@ func (t *Tally) Spans(sp *netpak.Spans, d *unturned.Decoded) []netpak.Span {
 	sp.Reset()
 	sp.Bare = true
 	*d = unturned.Decoded{Findings: d.Findings[:0]}
-	unturned.Decode(t.profile, t.Dir, t.State, t.Data, sp, d)
+	st := unturned.State{Widened: t.widened, IDBits: int(t.idBits), IDKnown: t.idKnown}
+	unturned.Decode(t.profile, t.Dir, st, t.Data, sp, d)
 	return sp.List
 }
 
@@ -98,7 +101,9 @@ func (c *Index) TallyOf(n int, b *Tally) bool {
 			c.tallyBuf = data[:0]
 		}
 	}
-	b.Kind, b.Data, b.State, b.profile = r.kind, data, r.state(), c.profile
+	b.Kind, b.Data, b.profile = r.kind, data, c.profile
+	st := r.state()
+	b.widened, b.idKnown, b.idBits = st.Widened, st.IDKnown, uint8(st.IDBits)
 	if r.flags&recListener != 0 {
 		b.Listener = true
 		if typ, _, ok := c.listenerType(r); ok {
