@@ -184,7 +184,7 @@ func (c *Index) ask(cn *connection, i int32, a askRef) {
 	// message handed out at its commit has no bytes kept (streamNow), and
 	// one in the capture file would be read back with a system call for a
 	// few bytes.
-	if s := c.stream; s != nil && s.Settled != nil && s.pre.i == i && s.waited(i) == nil && (r.flags&recFile != 0 || i == s.next && !c.lateOn()) {
+	if s := c.stream; s != nil && s.Settled != nil && !s.Tallies && s.pre.i == i && s.waited(i) == nil && (r.flags&recFile != 0 || i == s.next && !c.lateOn()) {
 		c.rekeep(i, s.pre.data)
 	}
 }
@@ -323,7 +323,7 @@ func (c *Index) pairSettled(cn *connection, settled int) int {
 // still be answered, when messages are handed out (Settled) with their
 // pair.
 func (c *Index) awaiting(i int32) bool {
-	if c.stream.Settled == nil {
+	if c.stream.Settled == nil || c.stream.Tallies {
 		return false
 	}
 	r := c.rec(i)
@@ -337,23 +337,34 @@ func (c *Index) awaiting(i int32) bool {
 // pair is kept in its records (partner in cid, the answer's latency in sid
 // and tv, which a ping's record does not use); a negotiate pair in links.
 // A Stream that hands out no Message (no Settled) holds no asker, whose
-// record may be released already: only the statistics count then.
+// record may be released already: only the statistics count then. One
+// with Tallies holds none either: the asker, handed out already, keeps no
+// pair, and only the answer records it.
 func (c *Index) link(cn *connection, ask dissect.Ask, i int32, ping bool) time.Duration {
 	lat := time.Duration(c.timeOf(i) - ask.Time.UnixNano())
-	if s := c.stream; s != nil && s.Settled == nil {
+	s := c.stream
+	if s != nil && s.Settled == nil {
 		return lat
 	}
 	a := int32(ask.N - 1)
-	ra, ri := c.rec(a), c.rec(i)
-	ra.flags |= recPaired
+	gone := s != nil && a < s.next // handed out (Stream.Tallies)
+	ri := c.rec(i)
 	ri.flags |= recPaired
+	if !gone {
+		c.rec(a).flags |= recPaired
+	}
 	if ping {
-		ra.cid, ri.cid = uint32(i), uint32(a)
+		if !gone {
+			c.rec(a).cid = uint32(i)
+		}
+		ri.cid = uint32(a)
 		ri.sid, ri.tv = uint32(uint64(lat)>>32), uint32(uint64(lat))
 		return lat
 	}
 	ps := cn.pairing()
-	ps.setLink(pairLink{idx: a, partner: i})
+	if !gone {
+		ps.setLink(pairLink{idx: a, partner: i})
+	}
 	ps.setLink(pairLink{idx: i, partner: a, answer: true, latency: lat})
 	return lat
 }

@@ -69,7 +69,9 @@ type Stream struct {
 	// issue 26): commit then decodes as for a Stream that hands nothing
 	// out, with no copy of the bytes and no decoding kept for later, and
 	// a message that waits is read again from its kept bytes when handed
-	// out. It needs Spans off.
+	// out. It holds no Unturned asker until its answer (a tally of the
+	// asker needs nothing of it; the answer's carries the pair): an
+	// asker's Message and Detail then have no pair. It needs Spans off.
 	Tallies bool
 	// AsOf > 0 keeps each connection's tables as of message AsOf, so that
 	// Tables(conn, AsOf) answers `tables --at AsOf` after the end.
