@@ -49,6 +49,7 @@ var floors = map[string]float64{
 	"views":               8,
 	"internal/pipeline":   9,  // the one decode builder (Open) and the feed
 	"internal/tuifeed":    10, // the TUI's feeder: runs a decode, tells the UI
+	"internal/headless":   10, // live without the TUI: runs a decode, prints its totals
 	"cmd/usmnscope":       11,
 	"internal/realnet":    12, // tests only: the real-network lab may use any room
 }
@@ -119,7 +120,7 @@ func TestImportGraph(t *testing.T) {
 		}
 		// merge (several captures as one source) reads capture's events and
 		// names directions with dissect's Dir: no codec.
-		joins := name == "internal/pipeline" || name == "cmd/usmnscope" || name == "internal/tuifeed" || name == "merge"
+		joins := name == "internal/pipeline" || name == "cmd/usmnscope" || name == "internal/tuifeed" || name == "internal/headless" || name == "merge"
 		if hasDep(p.Deps, "capture") && !joins && name != "capture" {
 			t.Errorf("%s depends on capture: only internal/pipeline and cmd join capture to the protocols", name)
 		}
