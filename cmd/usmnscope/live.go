@@ -8,13 +8,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/headless"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/internal/tuifeed"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
-	"github.com/usmnscope/usmnscope/views"
 )
 
 // liveOptions are what a live command line asks for.
@@ -132,9 +131,7 @@ func runLive(o *liveOptions) error {
 		return err
 	}
 	src := lv.Source
-	cfg := views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}
-	fileConfig(&cfg)
-	err = runTUI(s, s.in, lv, cfg, nil)
+	err = runTUI(s, s.in, lv, tuifeed.LiveConfig(iface), nil)
 	// q, Ctrl-C (a key on the terminal), and SIGINT, SIGTERM or SIGHUP
 	// from elsewhere (stopSignals) are all a normal stop. runTUI has
 	// closed src, which flushed --write; Close returns its error again,

@@ -126,7 +126,7 @@ func openFeed(o *openOptions) (*pipeline.Decode, *unturned.Profile, error) {
 // packets from).
 func tuiConfig(path string, dc *session.Index) views.Config {
 	cfg := tuifeed.Config(path, dc)
-	fileConfig(&cfg)
+	tuifeed.FileConfig(&cfg)
 	return cfg
 }
 

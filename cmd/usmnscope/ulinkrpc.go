@@ -67,19 +67,7 @@ func rpcLoader(cmd *cobra.Command) func() (*pipeline.RPC, error) {
 			return nil, err
 		}
 		dir, _ := cmd.Flags().GetString(rpcContractsFlag)
-		named := rpc.SchemaContracts(set)
-		if dir != "" && named != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "usmnscope: note: --%s %s names the ULinkRPC services and types; the [ulinkrpc] tables of the schema files are not used\n",
-				rpcContractsFlag, termsafe.Escape(dir))
-		}
-		rp, err := pipeline.RPCWith(p.ULinkRPC, dir)
-		if err == nil {
-			pipeline.RPCBounds(&rp.Config, p.Bounds)
-		}
-		if err == nil && dir == "" && named != nil {
-			rp.Config.Contracts = named
-		}
-		return rp, err
+		return pipeline.LoadRPC(p, set, dir, cmd.ErrOrStderr())
 	}
 }
 

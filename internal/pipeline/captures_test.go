@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -50,5 +51,17 @@ func TestCaptures(t *testing.T) {
 		if _, err := Captures(tc.paths, tc.hosts, tc.shifts); err == nil || err.Error() != tc.want {
 			t.Errorf("Captures(%q, %q, %q) = %v; want %q", tc.paths, tc.hosts, tc.shifts, err, tc.want)
 		}
+	}
+}
+
+// TestLoadProfile: no file is the default profile with capture's bounds;
+// a file that is not there is an error naming it.
+func TestLoadProfile(t *testing.T) {
+	p, err := LoadProfile("")
+	if err != nil || p.Name != "default" || p.Bounds != CaptureBounds(p.Bounds) {
+		t.Errorf("LoadProfile(\"\") = %+v, %v; want the default with capture's bounds", p, err)
+	}
+	if _, err := LoadProfile("no/such.toml"); err == nil || !strings.Contains(err.Error(), "no/such.toml") {
+		t.Errorf("LoadProfile(no/such.toml) = %v; want an error naming the file", err)
 	}
 }
