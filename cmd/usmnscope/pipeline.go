@@ -7,13 +7,6 @@ import (
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
-// openDecode is pipeline.Open for the capture named on the command line: a
-// file, or "-" for the command's standard input (injected in tests).
-func openDecode(s *streams, o pipeline.Options) (*pipeline.Decode, error) {
-	o.Stdin = s.in
-	return pipeline.Open(o)
-}
-
 // readCapture decodes the capture at path under the profile p, with
 // payloads decoded with the schemas set (nil: none) and ULinkRPC into rp
 // (nil: ULinkRPC connections get one note each), as pipeline.Read does:
