@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/render"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -96,7 +97,7 @@ func runBits(o *bitsOptions) error {
 	if err != nil {
 		return err
 	}
-	set, err := loadWith(o.schemas)
+	set, err := pipeline.LoadSchemas(o.schemas)
 	if err != nil {
 		return err
 	}

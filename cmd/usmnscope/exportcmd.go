@@ -104,7 +104,7 @@ func runExport(o *exportOptions) error {
 	if err != nil {
 		return err
 	}
-	set, err := loadWith(o.schemas)
+	set, err := pipeline.LoadSchemas(o.schemas)
 	if err != nil {
 		return err
 	}

@@ -116,7 +116,7 @@ func runLive(o *liveOptions) error {
 	if o.hl.Count < 0 || o.hl.Duration < 0 {
 		return usageError{errors.New("live: --count and --duration cannot be negative")}
 	}
-	if !o.hl.On() && !isTerminal(s.out) {
+	if !o.hl.On() && !pipeline.IsTerminal(s.out) {
 		return errors.New("live: standard output is not a terminal; use `tcpdump -U -w - | usmnscope dump -` for text output")
 	}
 	lv, err := openLive(o)

@@ -77,12 +77,3 @@ func runSchemaCheck(o *schemaCheckOptions) error {
 	}
 	return nil
 }
-
-// loadWith runs a command's schema loader; a command built without one (a
-// test's options) has no schemas.
-func loadWith(load func() (*schema.Set, error)) (*schema.Set, error) {
-	if load == nil {
-		return nil, nil
-	}
-	return load()
-}

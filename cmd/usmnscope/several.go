@@ -2,13 +2,9 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
-	"github.com/usmnscope/usmnscope/schema"
-	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // severalFlags are the flags of a command that reads several captures as
@@ -33,15 +29,6 @@ func (sf *severalFlags) captures(cmd string, paths []string) ([]pipeline.Capture
 		return nil, usageError{fmt.Errorf("%s: %w", cmd, err)}
 	}
 	return caps, nil
-}
-
-// readCaptures is readCapture for one capture or several (caps not nil):
-// several are read as one, and get no profile hint.
-func readCaptures(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, paths []string, caps []pipeline.Capture, stream func(*session.Index) session.Stream) (*session.Index, error) {
-	if caps == nil {
-		return readCapture(s, p, set, rp, paths[0], stream)
-	}
-	return readCaptureOpts(s, p, set, rp, strings.Join(paths, ", "), caps, stream)
 }
 
 // paths are the command line's captures (a test's options may set only

@@ -2,16 +2,13 @@ package pipeline
 
 import (
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/internal/config"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/rpc"
-	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -75,44 +72,4 @@ func ReadContracts(dir string) (*ulinkrpc.Contracts, error) {
 		return nil, fmt.Errorf("--%s %s: no [RpcService] interface and no [MemoryPackable] type in its %s", ContractsFlag, termsafe.Escape(dir), dissect.Count(sources, "C# source"))
 	}
 	return c, nil
-}
-
-// LoadProfile is the profile of the file at path (ReadProfile; "" is the
-// default profile of wire.md 6), with the capture bounds the file leaves
-// unset given capture's defaults (CaptureBounds), which profile show
-// prints. A file that cannot be read or parsed is an error that names the
-// file and the key.
-func LoadProfile(path string) (*unturned.Profile, error) {
-	p := unturned.Default()
-	if path != "" {
-		data, err := config.ReadProfile(path)
-		if err != nil {
-			return nil, err
-		}
-		if p, err = unturned.ParseProfile(path, data); err != nil {
-			return nil, err
-		}
-	}
-	p.Bounds = CaptureBounds(p.Bounds)
-	return p, nil
-}
-
-// LoadRPC is the ULinkRPC decoding under p: its [ulinkrpc] table and
-// [limits], with the names of the contracts folder dir, or without one
-// those of the schemas' [[ulinkrpc.service]] and [[ulinkrpc.type]] tables
-// (schema.md 4). Both given, dir wins, with a note on warn.
-func LoadRPC(p *unturned.Profile, set *schema.Set, dir string, warn io.Writer) (*RPC, error) {
-	named := rpc.SchemaContracts(set)
-	if dir != "" && named != nil {
-		fmt.Fprintf(warn, "usmnscope: note: --%s %s names the ULinkRPC services and types; the [ulinkrpc] tables of the schema files are not used\n",
-			ContractsFlag, termsafe.Escape(dir))
-	}
-	rp, err := RPCWith(p.ULinkRPC, dir)
-	if err == nil {
-		RPCBounds(&rp.Config, p.Bounds)
-	}
-	if err == nil && dir == "" && named != nil {
-		rp.Config.Contracts = named
-	}
-	return rp, err
 }
