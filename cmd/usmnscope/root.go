@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/usmnscope/usmnscope/internal/usage"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -60,7 +61,7 @@ profile key is the docs/ folder of the usmnscope repository.`,
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.SetFlagErrorFunc(flagError)
+	root.SetFlagErrorFunc(usage.FlagError)
 	root.Example = `  usmnscope dump capture.pcapng
   usmnscope dump -V --filter 'msg==InvokeMessageListener && listener~Chat' capture.pcapng
   usmnscope tables --at 40 capture.pcapng
@@ -86,7 +87,7 @@ profile key is the docs/ folder of the usmnscope repository.`,
 		newCmdStats(s, nil),
 		newCmdTables(s, nil),
 	)
-	suggestCommands(root)
+	usage.Suggest(root, commandAliases)
 	// Shell completion is cobra's own command; it gets an example like
 	// every other command.
 	root.InitDefaultCompletionCmd()
@@ -125,10 +126,9 @@ func Execute(args []string, in io.Reader, out, errw io.Writer) int {
 	}
 	fmt.Fprintf(errw, "usmnscope: %v\n", err)
 	var u usageError
-	var a argsError
-	if isArgs := errors.As(err, &a) || isCobraUsage(err); isArgs || errors.As(err, &u) {
+	if isArgs := usage.IsArgs(err); isArgs || errors.As(err, &u) {
 		if isArgs {
-			writeUsageHint(errw, cmd)
+			usage.Hint(errw, cmd)
 		}
 		return exitUsage
 	}
