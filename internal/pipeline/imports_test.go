@@ -26,6 +26,8 @@ var floors = map[string]float64{
 	"internal/termsafe":   0,
 	"internal/tomlcap":    0,
 	"internal/gctune":     0,   // the collector's fixed headroom (moved from cmd): no module imports
+	"internal/profiling":  0,   // the CPU and allocation profiles the environment asks for (moved from cmd)
+	"internal/buildinfo":  0,   // --version's text (moved from cmd)
 	"internal/usage":      0,   // the command line's friendly usage errors (moved from cmd): cobra's, no module imports
 	"internal/config":     0.5, // the config file (issue 30): only tomlcap, which bounds its shape
 	"stats":               0,   // the exact percentiles, jitter and rates (issue 26): no module imports; dissect, rpc and session use it
