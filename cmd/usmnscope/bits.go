@@ -70,13 +70,8 @@ hint on standard error says so.`,
 
 func runBits(o *bitsOptions) error {
 	s, args := o.IO, o.hex
-	var dir dissect.Dir
-	switch o.dir {
-	case "c2s":
-		dir = dissect.C2S
-	case "s2c":
-		dir = dissect.S2C
-	default:
+	dir, ok := dissect.ParseDir(o.dir)
+	if !ok {
 		return usageError{fmt.Errorf("bits: --dir %q: want c2s or s2c", o.dir)}
 	}
 	if o.idBits < 0 || o.idBits > 32 {
