@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -133,22 +132,6 @@ func Execute(args []string, in io.Reader, out, errw io.Writer) int {
 		return exitUsage
 	}
 	return exitInput
-}
-
-// isCobraUsage recognises cobra's own argument and flag errors, which are
-// not typed: unknown commands and flags, argument counts, and the flag-group
-// checks (MarkFlagsMutuallyExclusive, MarkFlagsRequiredTogether,
-// MarkFlagsOneRequired, MarkFlagRequired), whose errors bypass the flag
-// error func.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument",
-		"if any flags in the group", "at least one of the flags in the group", "required flag(s)"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // newOutput buffers a command's standard output. bufio.Writer's error is
