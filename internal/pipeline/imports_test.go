@@ -185,3 +185,34 @@ func TestFileLengths(t *testing.T) {
 		t.Fatalf("checked %d files; the tree was not walked", checked)
 	}
 }
+
+// maxCmdLines bounds cmd/usmnscope's production lines (issue 23): the
+// commands turn flags into options and call the packages; logic that
+// grows there belongs in a package.
+const maxCmdLines = 2500
+
+// TestCmdLines fails when cmd/usmnscope's production Go files hold more
+// than maxCmdLines lines together.
+func TestCmdLines(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "cmd", "usmnscope", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += bytes.Count(b, []byte("\n"))
+	}
+	if n == 0 {
+		t.Fatal("no production file in cmd/usmnscope: the folder was not read")
+	}
+	if n > maxCmdLines {
+		t.Errorf("cmd/usmnscope holds %d production lines; at most %d (issue 23): move the logic into a package", n, maxCmdLines)
+	}
+}
