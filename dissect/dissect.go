@@ -26,6 +26,16 @@ var dirNames = [...]string{C2S: "c2s", S2C: "s2c"}
 
 func (d Dir) String() string { return enum.Name(dirNames[:], d) }
 
+// ParseDir reads a direction by its name (c2s, s2c).
+func ParseDir(s string) (Dir, bool) {
+	for d, name := range dirNames {
+		if s == name {
+			return Dir(d), true
+		}
+	}
+	return 0, false
+}
+
 // Severity of a finding (outputs.md: note, warn, error).
 type Severity uint8
 

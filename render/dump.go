@@ -282,3 +282,69 @@ func (s *JSONStream) Stop() error {
 	<-s.done
 	return s.err
 }
+
+// End is Stop after the read that fed the stream returned err: the
+// stream's own stop (ErrStopped) is no error of the read's, and the first
+// error of the two is returned.
+func (s *JSONStream) End(err error) error {
+	if errors.Is(err, ErrStopped) {
+		err = nil
+	}
+	if serr := s.Stop(); err == nil {
+		err = serr
+	}
+	return err
+}
+
+// Dump is what `dump` prints as a capture is read (issue 18): each
+// message as it settles, from its one decoding, and then forgotten. With
+// schemas, a reference waiting for its listener ID settles once the ID is
+// defined (at most session's late-resolution bound later), as
+// Index.Settled has it. Plain lines and --json are encoded on a second
+// goroutine (Lines, NewJSON); -V and -x are printed by the feeder (One).
+type Dump struct {
+	*Text
+	json bool
+	js   *JSONStream // the second goroutine's stream; nil for -V and -x
+}
+
+// NewDump starts the dump of t, as JSON records when asJSON; End ends it.
+func NewDump(t *Text, asJSON bool) *Dump {
+	d := &Dump{Text: t, json: asJSON}
+	switch {
+	case asJSON:
+		d.js = NewJSON(t.Out, t.Selector())
+	case d.lines():
+		d.js = t.Lines()
+	}
+	return d
+}
+
+// lines says whether d prints the plain lines.
+func (d *Dump) lines() bool { return !d.json && !d.Verbose && !d.Hex }
+
+// Stream is the session.Stream of dc that prints d: the settled messages
+// printed, and what was printed written out when the input goes quiet.
+func (d *Dump) Stream(dc *session.Index) session.Stream {
+	settled := func(n int) error { return d.One(dc, n) }
+	switch {
+	case d.json:
+		settled = func(n int) error { return d.js.Settled(dc, n) }
+	case d.lines():
+		settled = func(n int) error { return d.LinesSettled(d.js, dc, n) }
+	}
+	quiet := func() { d.Out.Flush() }
+	if d.js != nil {
+		quiet = d.js.Flush
+	}
+	return session.Stream{Spans: d.json || d.Verbose || d.lines(), Settled: settled, Quiet: quiet}
+}
+
+// End ends the printing after the read that fed it returned err (End of
+// the JSONStream) and returns the first error.
+func (d *Dump) End(err error) error {
+	if d.js == nil {
+		return err
+	}
+	return d.js.End(err)
+}

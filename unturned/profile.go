@@ -275,6 +275,18 @@ func ParseSize(s string) (int, error) {
 	return int(n) * mult, nil
 }
 
+// FormatSize writes the byte count n with the largest binary suffix that
+// divides it exactly ("64KiB"), else as digits: as ParseSize reads it
+// back.
+func FormatSize(n int) string {
+	for _, u := range sizeUnits {
+		if u.mult > 1 && n > 0 && n%u.mult == 0 {
+			return strconv.Itoa(n/u.mult) + u.suffix
+		}
+	}
+	return strconv.Itoa(n)
+}
+
 // Default returns the default profile of wire.md section 6.
 func Default() *Profile {
 	return &Profile{

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 )
 
 // RPCProfile is the profile's [ulinkrpc] table (ulinkrpc.md 1): how the
@@ -153,5 +155,26 @@ func (r RPCProfile) validate(transport uint16) error {
 	if !strings.HasPrefix(r.WSPath, "/") {
 		return fmt.Errorf("ulinkrpc.ws_path: %q does not start with /", r.WSPath)
 	}
+	return nil
+}
+
+// SetKey sets Key from a flag's value (--ulinkrpc-key): the base64 master
+// key, trimmed. A value that is no key (empty, or not base64) is an
+// error that quotes it, escaped for the terminal.
+func (r *RPCProfile) SetKey(key string) error {
+	if k, err := (RPCProfile{Key: key}).MasterKey(); err != nil || k == nil {
+		return fmt.Errorf("not a base64 key: %q", termsafe.Escape(key))
+	}
+	r.Key = strings.TrimSpace(key)
+	return nil
+}
+
+// SetKeyDerivation sets KeyDerivation from a flag's value
+// (--ulinkrpc-key-derivation): one of KeyDerivations.
+func (r *RPCProfile) SetKeyDerivation(d string) error {
+	if !slices.Contains(KeyDerivations, d) {
+		return fmt.Errorf("%q is not %s", termsafe.Escape(d), strings.Join(KeyDerivations, " or "))
+	}
+	r.KeyDerivation = d
 	return nil
 }

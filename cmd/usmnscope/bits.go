@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/render"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -69,13 +70,8 @@ hint on standard error says so.`,
 
 func runBits(o *bitsOptions) error {
 	s, args := o.IO, o.hex
-	var dir dissect.Dir
-	switch o.dir {
-	case "c2s":
-		dir = dissect.C2S
-	case "s2c":
-		dir = dissect.S2C
-	default:
+	dir, ok := dissect.ParseDir(o.dir)
+	if !ok {
 		return usageError{fmt.Errorf("bits: --dir %q: want c2s or s2c", o.dir)}
 	}
 	if o.idBits < 0 || o.idBits > 32 {
@@ -96,7 +92,7 @@ func runBits(o *bitsOptions) error {
 	if err != nil {
 		return err
 	}
-	set, err := loadWith(o.schemas)
+	set, err := pipeline.LoadSchemas(o.schemas)
 	if err != nil {
 		return err
 	}

@@ -510,34 +510,6 @@ func TestTruncatedCapture(t *testing.T) {
 	}
 }
 
-// TestCobraFlagGroupErrorsAreUsage: cobra's flag-group checks return untyped
-// errors that skip the flag error func; Execute must still exit 2 for them
-// (outputs.md).
-func TestCobraFlagGroupErrorsAreUsage(t *testing.T) {
-	mark := []func(c *cobra.Command){
-		func(c *cobra.Command) { c.MarkFlagsMutuallyExclusive("a", "b") },
-		func(c *cobra.Command) { c.MarkFlagsRequiredTogether("a", "b") },
-		func(c *cobra.Command) { c.MarkFlagsOneRequired("a", "b") },
-		func(c *cobra.Command) { c.MarkFlagRequired("a") },
-	}
-	args := [][]string{{"--a", "--b"}, {"--a"}, {}, {"--b"}}
-	for i, m := range mark {
-		c := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }, SilenceErrors: true, SilenceUsage: true}
-		c.Flags().Bool("a", false, "")
-		c.Flags().Bool("b", false, "")
-		m(c)
-		c.SetArgs(args[i])
-		c.SetOut(io.Discard)
-		err := c.Execute()
-		if err == nil || !isCobraUsage(err) {
-			t.Errorf("case %d: isCobraUsage(%v) = false; want true", i, err)
-		}
-	}
-	if isCobraUsage(errors.New("pcapng: bad block")) {
-		t.Error("isCobraUsage(pcapng: bad block) = true; want false")
-	}
-}
-
 // TestBitsJSONRecord: bits --json is one dump --json record (outputs.md)
 // whose keys hold usable values even without a capture: message 1, a
 // "conn" of the CLIENT:PORT-SERVER:PORT form. 0x8c: the low 5 bits are

@@ -34,7 +34,8 @@
 // drive the terminal; JSON keeps them exact. Exit status follows docs/cli.md:
 // 0 success (findings included), 1 unreadable input, 2 usage. A usage
 // error names what is wrong in words and is followed by the command's
-// usage line; an unknown command by the ones it may have meant (usage.go).
+// usage line; an unknown command by the ones it may have meant
+// (internal/usage; the aliases in usage.go).
 //
 // # Signals and IO faults
 //

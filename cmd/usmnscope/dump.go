@@ -112,48 +112,18 @@ func runDump(o *dumpOptions) error {
 	if o.write != "" {
 		return dumpWrite(o, flt, p, set, rp)
 	}
-	d := &render.Text{Out: newOutput(o.IO.out), Filter: flt, Verbose: o.verbose, Hex: o.hex}
 	defer setTuning(setTuning(dumpTuning))
-	// Streaming (issue 18): each message is printed as it settles, from
-	// its one decoding, and then forgotten. With schemas, a reference
-	// waiting for its listener ID settles once the ID is defined (at most
-	// session's late-resolution bound later), as Index.Settled has it.
-	var js *render.JSONStream
-	lines := !o.json && !o.verbose && !o.hex
-	switch {
-	case o.json:
-		js = render.NewJSON(d.Out, d.Selector())
-	case lines:
-		js = d.Lines()
-	}
+	d := render.NewDump(&render.Text{Out: newOutput(o.IO.out), Filter: flt, Verbose: o.verbose, Hex: o.hex}, o.json)
 	caps, err := o.several.captures("dump", o.paths())
 	if err != nil {
 		return err
 	}
-	org := originOf(o.capture, o.several.hosts)
+	org := pipeline.Origin(o.capture, o.several.hosts)
 	dc, err := readCaptures(o.IO, p, set, rp, o.paths(), caps, func(dc *session.Index) session.Stream {
-		dc.SetOrigin(org.host, org.capture)
-		settled := func(n int) error { return d.One(dc, n) }
-		switch {
-		case o.json:
-			settled = func(n int) error { return js.Settled(dc, n) }
-		case lines:
-			settled = func(n int) error { return d.LinesSettled(js, dc, n) }
-		}
-		quiet := func() { d.Out.Flush() }
-		if js != nil {
-			quiet = js.Flush
-		}
-		return session.Stream{Spans: o.json || o.verbose || lines, Settled: settled, Quiet: quiet}
+		dc.SetOrigin(org.Host, org.Capture)
+		return d.Stream(dc)
 	})
-	if js != nil {
-		if errors.Is(err, render.ErrStopped) {
-			err = nil
-		}
-		if serr := js.Stop(); err == nil {
-			err = serr
-		}
-	}
+	err = d.End(err)
 	if err == nil && !o.json && flt == nil {
 		err = d.Trailer(dc)
 	}

@@ -1,13 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/export"
@@ -89,31 +83,6 @@ estimate.`,
 	return cmd
 }
 
-// origin is a capture's host and capture names (docs/export.md "Several
-// captures").
-type origin struct{ host, capture string }
-
-// originOf names a capture: its host from --host (FILE=NAME for this
-// file, else a bare NAME), else the file's base name without extension;
-// its capture name is the file's base name. Standard input is "stdin".
-func originOf(path string, hosts []string) origin {
-	o := origin{host: "stdin", capture: "stdin"}
-	if path != "-" {
-		o.capture = filepath.Base(path)
-		o.host = strings.TrimSuffix(o.capture, filepath.Ext(o.capture))
-	}
-	for _, h := range hosts {
-		if file, name, ok := strings.Cut(h, "="); ok {
-			if file == path || file == o.capture {
-				return origin{host: name, capture: o.capture}
-			}
-			continue
-		}
-		o.host = h
-	}
-	return o
-}
-
 func runExport(o *exportOptions) error {
 	switch o.format {
 	case "parquet", "ndjson":
@@ -128,16 +97,14 @@ func runExport(o *exportOptions) error {
 	if o.format == "ndjson" && (o.hex || o.payloadColumns) {
 		return usageError{fmt.Errorf("export: --hex and --payload-columns are for --format parquet (the ndjson records carry hex and every field)")}
 	}
-	for _, h := range o.hosts {
-		if file, _, ok := strings.Cut(h, "="); ok && !slicesContainsCapture(o.captures, file) {
-			return usageError{fmt.Errorf("export: --host %s: %s is not a capture given", termsafe.Escape(h), termsafe.Escape(file))}
-		}
+	if err := pipeline.CheckHosts(o.captures, o.hosts); err != nil {
+		return usageError{fmt.Errorf("export: %w", err)}
 	}
 	p, err := o.profile()
 	if err != nil {
 		return err
 	}
-	set, err := loadWith(o.schemas)
+	set, err := pipeline.LoadSchemas(o.schemas)
 	if err != nil {
 		return err
 	}
@@ -149,121 +116,45 @@ func runExport(o *exportOptions) error {
 	if err != nil {
 		return err
 	}
-	var w io.Writer = o.IO.out
-	var file *os.File
-	if o.out != "-" {
-		if file, err = os.Create(o.out); err != nil {
-			return fmt.Errorf("export: %s", termsafe.Escape(err.Error()))
-		}
-		w = file
-	}
-	out := bufio.NewWriterSize(w, 256<<10)
-	var pw *export.Writer
+	var cols []export.Column
 	if o.format == "parquet" {
 		var payload []export.Column
 		if o.payloadColumns {
 			payload = export.PayloadColumns(set)
 		}
-		pw = export.NewWriter(out, export.Columns(o.hex, payload))
+		cols = export.Columns(o.hex, payload)
 	}
-	var rp *pipeline.RPC
-	if rp, err = loadRPC(o.rpc); err == nil {
-		if caps != nil {
-			// Several captures: read as one (docs/json.md "Several
-			// captures"), numbered once, clocks aligned, a connection
-			// both ends captured merged.
-			err = exportSeveral(o, p, set, rp, out, pw, caps)
-		} else {
-			c := o.captures[0]
-			err = exportCapture(o, p, set, rp, out, pw, c, originOf(c, o.hosts), nil)
-		}
+	f, err := export.Create(o.out, o.IO.out, cols)
+	if err != nil {
+		return err
 	}
-	if pw != nil {
-		// Also after an error: Close ends the writer's goroutine.
-		if cerr := pw.Close(); err == nil {
-			err = cerr
-		}
+	rp, err := loadRPC(o.rpc)
+	if err == nil {
+		err = exportRecords(o, p, set, rp, f, caps)
 	}
-	if ferr := out.Flush(); err == nil {
-		err = ferr
-	}
-	if file != nil {
-		if cerr := file.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("export: %s", termsafe.Escape(cerr.Error()))
-		}
-		if fi, serr := os.Stat(o.out); err != nil && serr == nil && fi.Mode().IsRegular() {
-			// A partial file is no export; a device (-o /dev/null)
-			// is left alone.
-			os.Remove(o.out)
-		}
-	}
-	return err
+	return f.Close(err)
 }
 
-func slicesContainsCapture(captures []string, file string) bool {
-	for _, c := range captures {
-		if c == file || filepath.Base(c) == file {
-			return true
-		}
+// exportRecords reads the captures as dump --json does (a streaming
+// Index whose settled messages are copied into batches, encoded on
+// another goroutine) and writes the batches' records to f: as Parquet
+// rows, or as the NDJSON records. Several captures (caps not nil) are read
+// as one (docs/json.md "Several captures"): numbered once, clocks
+// aligned, a connection both ends captured merged, each row keeping the
+// host and capture it came from.
+func exportRecords(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, f *export.File, caps []pipeline.Capture) error {
+	ad := &export.Adapter{}
+	org := pipeline.Origin(o.captures[0], o.hosts)
+	if caps == nil {
+		ad.Host, ad.Capture = org.Host, org.Capture
 	}
-	return false
-}
-
-// exportCapture reads one capture as dump --json does (a streaming Index
-// whose settled messages are copied into batches, encoded on another
-// goroutine) and writes the batches' records to out: as Parquet rows to
-// pw, or without pw as the NDJSON records. renumber, when not nil, maps
-// the capture's message numbers to those of all the captures (n, pair).
-func exportCapture(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, out *bufio.Writer, pw *export.Writer, path string, org origin, renumber func(int64) int64) error {
-	sink := parquetSink(pw, &export.Adapter{Host: org.host, Capture: org.capture, Renumber: renumber})
 	defer setTuning(setTuning(streamTuning))
-	js := render.NewBatches(out, nil, sink)
-	_, err := readCapture(o.IO, p, set, rp, path, func(dc *session.Index) session.Stream {
-		dc.SetOrigin(org.host, org.capture)
-		return session.Stream{Spans: true, Settled: func(n int) error { return js.Settled(dc, n) }}
-	})
-	if errors.Is(err, render.ErrStopped) {
-		err = nil
-	}
-	if serr := js.Stop(); err == nil {
-		err = serr
-	}
-	return err
-}
-
-// exportSeveral writes the records of several captures read as one: as
-// Parquet rows to pw, or without pw as NDJSON; each row keeps the host and
-// capture it came from.
-func exportSeveral(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, out *bufio.Writer, pw *export.Writer, caps []pipeline.Capture) error {
-	sink := parquetSink(pw, &export.Adapter{})
-	defer setTuning(setTuning(streamTuning))
-	js := render.NewBatches(out, nil, sink)
+	js := render.NewBatches(f.Out, nil, export.Sink(f.Parquet, ad))
 	_, err := readCaptures(o.IO, p, set, rp, o.captures, caps, func(dc *session.Index) session.Stream {
+		if caps == nil {
+			dc.SetOrigin(org.Host, org.Capture)
+		}
 		return session.Stream{Spans: true, Settled: func(n int) error { return js.Settled(dc, n) }}
 	})
-	if errors.Is(err, render.ErrStopped) {
-		err = nil
-	}
-	if serr := js.Stop(); err == nil {
-		err = serr
-	}
-	return err
-}
-
-// parquetSink writes each batch's messages as Parquet rows to pw through
-// ad; nil without pw (NDJSON: the batches' records are written as they are).
-func parquetSink(pw *export.Writer, ad *export.Adapter) func(*session.JSONBatch) error {
-	if pw == nil {
-		return nil
-	}
-	var rec export.Record
-	return func(b *session.JSONBatch) error {
-		for i := range b.Len() {
-			ad.Of(&rec, b.Message(i))
-			if err := pw.Write(&rec); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	return js.End(err)
 }

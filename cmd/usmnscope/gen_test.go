@@ -72,7 +72,7 @@ func TestGenErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		code, _, stderr := runArgs(tt.args...)
-		// One error line; a usage error may add the usage hint (usage.go).
+		// One error line; a usage error may add the usage hint (internal/usage).
 		first, hint, _ := strings.Cut(stderr, "\n")
 		if code != tt.code || !strings.Contains(first, tt.want) || hint != "" && !strings.HasPrefix(hint, "Usage: ") {
 			t.Errorf("%v = exit %d, %q; want exit %d and one line containing %q", tt.args, code, stderr, tt.code, tt.want)

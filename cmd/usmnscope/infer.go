@@ -65,12 +65,8 @@ func runProfileInfer(o *profileInferOptions) error {
 			return err
 		}
 		out.Write(append(b, '\n'))
-		return out.Flush()
+	} else {
+		infer.WriteReport(out, o.capture, p.Name, pipeline.SearchedKiB(rec), res)
 	}
-	truncated := 0
-	if rec.Truncated {
-		truncated = pipeline.InferSample >> 10
-	}
-	infer.WriteReport(out, o.capture, p.Name, truncated, res)
 	return out.Flush()
 }

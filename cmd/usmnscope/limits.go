@@ -47,7 +47,7 @@ type boundValue struct {
 
 func (b *boundValue) String() string {
 	if b.size {
-		return formatSize(b.v)
+		return unturned.FormatSize(b.v)
 	}
 	return strconv.Itoa(b.v)
 }
@@ -78,20 +78,6 @@ func (b *boundValue) Type() string {
 		return "size"
 	}
 	return "int"
-}
-
-// formatSize writes n with the largest binary suffix that divides it
-// exactly, as ParseSize reads it back.
-func formatSize(n int) string {
-	for _, u := range []struct {
-		suffix string
-		mult   int
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n > 0 && n%u.mult == 0 {
-			return strconv.Itoa(n/u.mult) + u.suffix
-		}
-	}
-	return strconv.Itoa(n)
 }
 
 // addLimitFlags registers the --max-* flags on root, persistent so that

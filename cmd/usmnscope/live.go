@@ -8,12 +8,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/internal/headless"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/internal/tuifeed"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
-	"github.com/usmnscope/usmnscope/views"
 )
 
 // liveOptions are what a live command line asks for.
@@ -30,7 +30,7 @@ type liveOptions struct {
 	promisc bool
 	arena   int64 // --max-arena, in MiB
 	anyPort bool  // --any-port
-	hl      headless
+	hl      headless.Options
 	// decoded, when not nil, is given the index once the capture has
 	// stopped and the feed ended (tests: what live decoded, record by
 	// record).
@@ -96,9 +96,9 @@ index record) for as long as live runs: --max-arena does not bound it.`,
 	f.BoolVar(&o.promisc, "promisc", false, "put the interface in promiscuous mode")
 	f.Int64Var(&o.arena, "max-arena", liveArenaMiB, "keep the bytes of at most `MiB` of recent messages in memory (0: all); older ones are read back from --write or shown without bytes")
 	f.BoolVar(&o.anyPort, "any-port", false, "keep all TCP and UDP in the kernel filter, to find ULinkRPC (TCP, WebSocket, KCP) on any port as dump does; costs every TCP and UDP packet of the interface")
-	f.BoolVar(&o.hl.stats, "stats", false, "no TUI: capture and decode until Ctrl-C (or --count/--duration), then print one line of totals")
-	f.Int64Var(&o.hl.count, "count", 0, "no TUI: stop after `N` packets (implies --stats)")
-	f.DurationVar(&o.hl.duration, "duration", 0, "no TUI: stop after `D`, e.g. 10s (implies --stats)")
+	f.BoolVar(&o.hl.Stats, "stats", false, "no TUI: capture and decode until Ctrl-C (or --count/--duration), then print one line of totals")
+	f.Int64Var(&o.hl.Count, "count", 0, "no TUI: stop after `N` packets (implies --stats)")
+	f.DurationVar(&o.hl.Duration, "duration", 0, "no TUI: stop after `D`, e.g. 10s (implies --stats)")
 	return cmd
 }
 
@@ -113,27 +113,25 @@ func runLive(o *liveOptions) error {
 	if o.arena < 0 || o.arena > 1<<30 {
 		return usageError{fmt.Errorf("live: --max-arena %d: cannot be negative or above 1073741824 MiB", o.arena)}
 	}
-	if o.hl.count < 0 || o.hl.duration < 0 {
+	if o.hl.Count < 0 || o.hl.Duration < 0 {
 		return usageError{errors.New("live: --count and --duration cannot be negative")}
 	}
-	if !o.hl.on() && !isTerminal(s.out) {
+	if !o.hl.On() && !pipeline.IsTerminal(s.out) {
 		return errors.New("live: standard output is not a terminal; use `tcpdump -U -w - | usmnscope dump -` for text output")
 	}
 	lv, err := openLive(o)
 	if err != nil {
 		return err
 	}
-	if o.hl.on() {
-		err := o.hl.run(o.ctx, s, iface, lv)
+	if o.hl.On() {
+		err := o.hl.Run(o.ctx, s.out, iface, lv)
 		if o.decoded != nil {
 			o.decoded(lv.Index)
 		}
 		return err
 	}
 	src := lv.Source
-	cfg := views.Config{Name: "live " + iface, Parse: parseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}
-	fileConfig(&cfg)
-	err = runTUI(s, s.in, lv, cfg, nil)
+	err = runTUI(s, s.in, lv, tuifeed.LiveConfig(iface), nil)
 	// q, Ctrl-C (a key on the terminal), and SIGINT, SIGTERM or SIGHUP
 	// from elsewhere (stopSignals) are all a normal stop. runTUI has
 	// closed src, which flushed --write; Close returns its error again,

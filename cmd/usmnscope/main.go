@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/usmnscope/usmnscope/internal/profiling"
 )
 
 func main() {
@@ -12,7 +14,7 @@ func main() {
 	// the process with SIGPIPE.
 	signal.Ignore(syscall.SIGPIPE)
 	tuneGC()
-	stop := cpuProfile()
+	stop := profiling.Start()
 	code := Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

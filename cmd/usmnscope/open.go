@@ -1,18 +1,13 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/tuifeed"
 	"github.com/usmnscope/usmnscope/schema"
-	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
 )
@@ -63,7 +58,6 @@ as the capture is read. Press ? for the keys.`,
 }
 
 func runOpen(o *openOptions) error {
-	s, path := o.IO, o.capture
 	if o.filter != "" {
 		if _, _, err := parseFilter(o.filter); err != nil {
 			return usageError{err}
@@ -73,35 +67,14 @@ func runOpen(o *openOptions) error {
 	if err != nil {
 		return err
 	}
-	if !isTerminal(s.out) {
-		lf.Source.Close()
-		return errors.New("open: standard output is not a terminal; use `usmnscope dump` for text output")
-	}
-	keys := s.in
-	if path == "-" {
-		// Standard input carries the capture: keys come from the terminal.
-		tty, err := os.Open("/dev/tty")
-		if err != nil {
-			lf.Source.Close()
-			return fmt.Errorf("open: reading the capture from standard input needs a terminal for keys: %w", err)
-		}
-		defer tty.Close()
-		keys = tty
-	}
-	lowGC()
 	// A file that decodes badly gets the profile hint dump and tables give
-	// (issue 13 point 5), in the expert pane once the capture is loaded.
-	if len(o.paths()) > 1 {
-		// Several captures read as one: no file to copy frames from, and
-		// no hint (it reads one capture again).
-		cfg := tuiConfig("-", lf.Index)
-		cfg.Name = strings.Join(o.paths(), " + ")
-		cfg.Filter = o.filter
-		return runTUI(s, keys, lf, cfg, func() {})
+	// (issue 13 point 5); several captures read as one get none (it reads
+	// one capture again).
+	var hint func()
+	if len(o.paths()) == 1 {
+		hint = func() { pipeline.HintIndex(p, o.capture, lf.Index) }
 	}
-	cfg := tuiConfig(path, lf.Index)
-	cfg.Filter = o.filter
-	return runTUI(s, keys, lf, cfg, func() { pipeline.HintIndex(p, path, lf.Index) })
+	return tuifeed.Open(o.IO.out, o.IO.in, lf, o.paths(), o.filter, hint)
 }
 
 // openFeed opens what open decodes (pipeline.Open): the capture with the
@@ -117,24 +90,12 @@ func openFeed(o *openOptions) (*pipeline.Decode, *unturned.Profile, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := openDecode(o.IO, pipeline.Options{Profile: p, Schemas: set, RPC: rp, Path: o.capture, Several: caps})
+	d, err := pipeline.Open(pipeline.Options{Profile: p, Schemas: set, RPC: rp, Path: o.capture, Several: caps, Stdin: o.IO.in})
 	return d, p, err
 }
 
-// tuiConfig is what the TUI shows of a capture file, or of standard input
-// (named stdin in the status bar, and without w: there is no file to copy
-// packets from).
-func tuiConfig(path string, dc *session.Index) views.Config {
-	cfg := tuifeed.Config(path, dc)
-	fileConfig(&cfg)
-	return cfg
-}
-
-// lowGC gives the TUI its tight headroom (gctune.TUI).
-func lowGC() {
-	tuneGC()
-	setTuning(tuiTuning)
-}
+// tuiConfig is what the TUI shows of a capture file (tuifeed.FileViews).
+var tuiConfig = tuifeed.FileViews
 
 // runTUI runs the terminal UI over d's index (tuifeed.RunTUI).
 func runTUI(s *streams, keys io.Reader, d *pipeline.Decode, cfg views.Config, after func()) error {

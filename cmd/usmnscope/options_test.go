@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/usmnscope/usmnscope/internal/headless"
 	"github.com/usmnscope/usmnscope/scenario"
 )
 
@@ -219,10 +220,10 @@ func TestLiveOptions(t *testing.T) {
 			o.iface, o.write, o.snaplen, o.promisc, o.arena = "eth0", "s.pcapng", 96, true, 0
 		})},
 		{"live -i lo --stats --count 10 --duration 30s", with(func(o *liveOptions) {
-			o.iface, o.hl = "lo", headless{stats: true, count: 10, duration: 30 * time.Second}
+			o.iface, o.hl = "lo", headless.Options{Stats: true, Count: 10, Duration: 30 * time.Second}
 		})},
 		{"live -i lo --any-port --stats", with(func(o *liveOptions) {
-			o.iface, o.anyPort, o.hl = "lo", true, headless{stats: true}
+			o.iface, o.anyPort, o.hl = "lo", true, headless.Options{Stats: true}
 		})},
 		// Ranges are the run function's to refuse.
 		{"live --snaplen -1", with(func(o *liveOptions) { o.snaplen = -1 })},

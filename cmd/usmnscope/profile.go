@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/usmnscope/usmnscope/internal/config"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -14,34 +13,25 @@ import (
 // from (wire.md 6.1).
 const profileFlag = "profile"
 
-// maxProfileFile is the largest profile file read (a real one is a few
-// hundred bytes).
-const maxProfileFile = 1 << 20
-
 // decodeAsFlag names the protocol of a TCP port (wire.md 2):
 // --decode-as 27017=unturned, --decode-as 6633=none.
 const decodeAsFlag = "decode-as"
 
 // loadProfile returns the profile named by --profile, or the default
-// profile of wire.md 6 when the flag is not set, with the --max-* flags
-// given on the command line over its [limits] (limits.go). A file that
-// cannot be read or parsed is an input error (exit 1) that names the file
-// and the key.
+// profile of wire.md 6 when the flag is not set (pipeline.LoadProfile),
+// with the --max-* flags given on the command line over its [limits]
+// (limits.go), the ULinkRPC key flags and --decode-as. A file that cannot
+// be read or parsed is an input error (exit 1) that names the file and
+// the key.
 func loadProfile(cmd *cobra.Command) (*unturned.Profile, error) {
-	p := unturned.Default()
-	if f := cmd.Flag(profileFlag); f != nil && f.Value.String() != "" {
-		path := f.Value.String()
-		data, err := config.ReadBounded("profile", path, maxProfileFile)
-		if err != nil {
-			return nil, err
-		}
-		if p, err = unturned.ParseProfile(path, data); err != nil {
-			return nil, err
-		}
+	var path string
+	if f := cmd.Flag(profileFlag); f != nil {
+		path = f.Value.String()
 	}
-	// The capture bounds the file left unset are capture's defaults, which
-	// profile show prints.
-	p.Bounds = pipeline.CaptureBounds(p.Bounds)
+	p, err := pipeline.LoadProfile(path)
+	if err != nil {
+		return nil, err
+	}
 	if err := applyLimitFlags(cmd, p); err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkScaleIndexLoad decodes the scale capture into a full Index as
-// the TUI does (file store attached, the collector tuned as lowGC does), without the
+// the TUI does (file store attached, the collector tuned as tuifeed.Open does), without the
 // UI: the part of the TUI's load issue 18 holds to 2x `tables --json`.
 func BenchmarkScaleIndexLoad(b *testing.B) {
 	b.ReportAllocs()

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/usmnscope/usmnscope/internal/usage"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -60,7 +60,7 @@ profile key is the docs/ folder of the usmnscope repository.`,
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.SetFlagErrorFunc(flagError)
+	root.SetFlagErrorFunc(usage.FlagError)
 	root.Example = `  usmnscope dump capture.pcapng
   usmnscope dump -V --filter 'msg==InvokeMessageListener && listener~Chat' capture.pcapng
   usmnscope tables --at 40 capture.pcapng
@@ -86,7 +86,7 @@ profile key is the docs/ folder of the usmnscope repository.`,
 		newCmdStats(s, nil),
 		newCmdTables(s, nil),
 	)
-	suggestCommands(root)
+	usage.Suggest(root, commandAliases)
 	// Shell completion is cobra's own command; it gets an example like
 	// every other command.
 	root.InitDefaultCompletionCmd()
@@ -125,30 +125,13 @@ func Execute(args []string, in io.Reader, out, errw io.Writer) int {
 	}
 	fmt.Fprintf(errw, "usmnscope: %v\n", err)
 	var u usageError
-	var a argsError
-	if isArgs := errors.As(err, &a) || isCobraUsage(err); isArgs || errors.As(err, &u) {
+	if isArgs := usage.IsArgs(err); isArgs || errors.As(err, &u) {
 		if isArgs {
-			writeUsageHint(errw, cmd)
+			usage.Hint(errw, cmd)
 		}
 		return exitUsage
 	}
 	return exitInput
-}
-
-// isCobraUsage recognises cobra's own argument and flag errors, which are
-// not typed: unknown commands and flags, argument counts, and the flag-group
-// checks (MarkFlagsMutuallyExclusive, MarkFlagsRequiredTogether,
-// MarkFlagsOneRequired, MarkFlagRequired), whose errors bypass the flag
-// error func.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument",
-		"if any flags in the group", "at least one of the flags in the group", "required flag(s)"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // newOutput buffers a command's standard output. bufio.Writer's error is

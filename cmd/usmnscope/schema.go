@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
-	"sort"
 
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/internal/config"
@@ -13,46 +11,15 @@ import (
 // schemaFlag is the root's repeatable --schema FILE (schema.md).
 const schemaFlag = "schema"
 
-// maxSchemaFile bounds one schema file read: a schema is a few kilobytes,
-// and Parse holds the whole file.
-const maxSchemaFile = 4 << 20
-
-// schemaDir is $XDG_CONFIG_HOME/usmnscope/schemas (default
-// ~/.config/usmnscope/schemas, schema.md), or "" when neither is known.
-func schemaDir() string {
-	if d := config.Dir(); d != "" {
-		return filepath.Join(d, "schemas")
-	}
-	return ""
-}
-
-// schemaFiles lists the schema files in force: the schemas directory's
-// *.toml in name order, then every --schema in command-line order.
-func schemaFiles(cmd *cobra.Command) []string {
-	var files []string
-	if dir := schemaDir(); dir != "" {
-		found, _ := filepath.Glob(filepath.Join(dir, "*.toml"))
-		sort.Strings(found)
-		files = append(files, found...)
-	}
-	if f := cmd.Flag(schemaFlag); f != nil {
-		if vs, err := cmd.Flags().GetStringArray(schemaFlag); err == nil {
-			files = append(files, vs...)
-		}
-	}
-	return files
-}
-
-// readSchemaFile reads one schema file, bounded in size and kind
-// (config.ReadBounded).
-func readSchemaFile(path string) ([]byte, error) {
-	return config.ReadBounded("schema", path, maxSchemaFile)
-}
-
-// loadSchemas reads every schema in force (schemaFiles) into one Set
-// (schema.Load); with none it returns nil, which decodes as before.
+// loadSchemas reads every schema in force (config.SchemaFiles: the
+// config folder's, then every --schema) into one Set (schema.Load); with
+// none it returns nil, which decodes as before.
 func loadSchemas(cmd *cobra.Command) (*schema.Set, error) {
-	return schema.Load(schemaFiles(cmd), readSchemaFile)
+	var flagged []string
+	if f := cmd.Flag(schemaFlag); f != nil {
+		flagged, _ = cmd.Flags().GetStringArray(schemaFlag)
+	}
+	return schema.Load(config.SchemaFiles(flagged), config.ReadSchema)
 }
 
 // schemaLoader returns the loader of the schemas a command runs with.
@@ -101,7 +68,7 @@ service or type twice, and lists what each file defines.`,
 
 func runSchemaCheck(o *schemaCheckOptions) error {
 	out := newOutput(o.IO.out)
-	bad := schema.Check(out, o.IO.err, o.files, readSchemaFile)
+	bad := schema.Check(out, o.IO.err, o.files, config.ReadSchema)
 	if err := out.Flush(); err != nil {
 		return err
 	}
@@ -109,13 +76,4 @@ func runSchemaCheck(o *schemaCheckOptions) error {
 		return fmt.Errorf("schema check: %d of %d files have problems", bad, len(o.files))
 	}
 	return nil
-}
-
-// loadWith runs a command's schema loader; a command built without one (a
-// test's options) has no schemas.
-func loadWith(load func() (*schema.Set, error)) (*schema.Set, error) {
-	if load == nil {
-		return nil, nil
-	}
-	return load()
 }

@@ -496,7 +496,7 @@ func (p *proc) simulate(t *testing.T, port int, args ...string) {
 	}
 }
 
-// liveTotals is the last line of live --stats (livestats.go).
+// liveTotals is the last line of live --stats (internal/headless).
 var liveTotals = regexp.MustCompile(`(?m)^live (\S+): (\d+) packets, (\d+) messages in `)
 
 // liveInterrupt: Ctrl-C (SIGINT), SIGTERM or SIGHUP (the terminal closed)

@@ -2,14 +2,9 @@ package main
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
-	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/rpc"
-	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -34,19 +29,14 @@ func addRPCFlags(root *cobra.Command) {
 // so that profile show prints what every command decodes with.
 func applyRPCFlags(cmd *cobra.Command, p *unturned.Profile) error {
 	if f := cmd.Flags().Lookup(rpcKeyFlag); f != nil && f.Changed {
-		key := f.Value.String()
-		r := unturned.RPCProfile{Key: key}
-		if k, err := r.MasterKey(); err != nil || k == nil {
-			return usageError{fmt.Errorf("--%s: not a base64 key: %q", rpcKeyFlag, termsafe.Escape(key))}
+		if err := p.ULinkRPC.SetKey(f.Value.String()); err != nil {
+			return usageError{fmt.Errorf("--%s: %w", rpcKeyFlag, err)}
 		}
-		p.ULinkRPC.Key = strings.TrimSpace(key)
 	}
 	if f := cmd.Flags().Lookup(rpcDerivationFlag); f != nil && f.Changed {
-		d := f.Value.String()
-		if !slices.Contains(unturned.KeyDerivations, d) {
-			return usageError{fmt.Errorf("--%s: %q is not %s", rpcDerivationFlag, termsafe.Escape(d), strings.Join(unturned.KeyDerivations, " or "))}
+		if err := p.ULinkRPC.SetKeyDerivation(f.Value.String()); err != nil {
+			return usageError{fmt.Errorf("--%s: %w", rpcDerivationFlag, err)}
 		}
-		p.ULinkRPC.KeyDerivation = d
 	}
 	return nil
 }
@@ -67,49 +57,16 @@ func rpcLoader(cmd *cobra.Command) func() (*pipeline.RPC, error) {
 			return nil, err
 		}
 		dir, _ := cmd.Flags().GetString(rpcContractsFlag)
-		named := rpc.SchemaContracts(set)
-		if dir != "" && named != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "usmnscope: note: --%s %s names the ULinkRPC services and types; the [ulinkrpc] tables of the schema files are not used\n",
-				rpcContractsFlag, termsafe.Escape(dir))
-		}
-		rp, err := pipeline.RPCWith(p.ULinkRPC, dir)
-		if err == nil {
-			pipeline.RPCBounds(&rp.Config, p.Bounds)
-		}
-		if err == nil && dir == "" && named != nil {
-			rp.Config.Contracts = named
-		}
-		return rp, err
+		return pipeline.RPCFor(p, set, dir, cmd.ErrOrStderr())
 	}
 }
 
-// loadDecode runs a decoding command's three loaders: its profile, its
-// payload schemas (loadWith) and its ULinkRPC side (loadRPC), the
-// configuration pipeline.Options takes.
-func loadDecode(profile func() (*unturned.Profile, error), schemas func() (*schema.Set, error), rpcs func() (*pipeline.RPC, error)) (*unturned.Profile, *schema.Set, *pipeline.RPC, error) {
-	p, err := profile()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	set, err := loadWith(schemas)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	rp, err := loadRPC(rpcs)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return p, set, rp, nil
-}
-
-// loadRPC runs a command's ULinkRPC loader; a command built without one (a
-// test's options) decodes ULinkRPC with no key and no contracts.
-func loadRPC(load func() (*pipeline.RPC, error)) (*pipeline.RPC, error) {
-	if load == nil {
-		return pipeline.NewRPC(rpc.Config{}), nil
-	}
-	return load()
-}
+// The loaders' runs (pipeline.Load) under the names the commands and
+// their tests call them by.
+var (
+	loadDecode = pipeline.Load
+	loadRPC    = pipeline.LoadRPC
+)
 
 // newCmdSchemaImport returns `schema import --contracts DIR`: the
 // ULinkRPC contracts as schema TOML (schema.md section 4).

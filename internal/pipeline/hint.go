@@ -51,6 +51,16 @@ func Infer(o Options) (*infer.Result, *Recording, error) {
 	return infer.Run(p, Replay(rec)), rec, nil
 }
 
+// SearchedKiB is what the report of profile infer says of a recording
+// Infer made: the KiB of the capture's data searched when the recording
+// stopped at InferSample, else 0 (all of it was).
+func SearchedKiB(rec *Recording) int {
+	if rec.Truncated {
+		return InferSample >> 10
+	}
+	return 0
+}
+
 // Hint bounds: the sample a dump or tables spends, only when the active
 // profile decodes a capture badly, on finding whether another profile
 // decodes it cleanly, and the candidate profiles the search reads it under

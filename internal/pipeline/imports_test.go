@@ -26,6 +26,9 @@ var floors = map[string]float64{
 	"internal/termsafe":   0,
 	"internal/tomlcap":    0,
 	"internal/gctune":     0,   // the collector's fixed headroom (moved from cmd): no module imports
+	"internal/profiling":  0,   // the CPU and allocation profiles the environment asks for (moved from cmd)
+	"internal/buildinfo":  0,   // --version's text (moved from cmd)
+	"internal/usage":      0,   // the command line's friendly usage errors (moved from cmd): cobra's, no module imports
 	"internal/config":     0.5, // the config file (issue 30): only tomlcap, which bounds its shape
 	"stats":               0,   // the exact percentiles, jitter and rates (issue 26): no module imports; dissect, rpc and session use it
 	"internal/enum":       -1,
@@ -49,6 +52,7 @@ var floors = map[string]float64{
 	"views":               8,
 	"internal/pipeline":   9,  // the one decode builder (Open) and the feed
 	"internal/tuifeed":    10, // the TUI's feeder: runs a decode, tells the UI
+	"internal/headless":   10, // live without the TUI: runs a decode, prints its totals
 	"cmd/usmnscope":       11,
 	"internal/realnet":    12, // tests only: the real-network lab may use any room
 }
@@ -119,7 +123,7 @@ func TestImportGraph(t *testing.T) {
 		}
 		// merge (several captures as one source) reads capture's events and
 		// names directions with dissect's Dir: no codec.
-		joins := name == "internal/pipeline" || name == "cmd/usmnscope" || name == "internal/tuifeed" || name == "merge"
+		joins := name == "internal/pipeline" || name == "cmd/usmnscope" || name == "internal/tuifeed" || name == "internal/headless" || name == "merge"
 		if hasDep(p.Deps, "capture") && !joins && name != "capture" {
 			t.Errorf("%s depends on capture: only internal/pipeline and cmd join capture to the protocols", name)
 		}
@@ -179,5 +183,36 @@ func TestFileLengths(t *testing.T) {
 	}
 	if checked < 50 {
 		t.Fatalf("checked %d files; the tree was not walked", checked)
+	}
+}
+
+// maxCmdLines bounds cmd/usmnscope's production lines (issue 23): the
+// commands turn flags into options and call the packages; logic that
+// grows there belongs in a package.
+const maxCmdLines = 2500
+
+// TestCmdLines fails when cmd/usmnscope's production Go files hold more
+// than maxCmdLines lines together.
+func TestCmdLines(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "cmd", "usmnscope", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += bytes.Count(b, []byte("\n"))
+	}
+	if n == 0 {
+		t.Fatal("no production file in cmd/usmnscope: the folder was not read")
+	}
+	if n > maxCmdLines {
+		t.Errorf("cmd/usmnscope holds %d production lines; at most %d (issue 23): move the logic into a package", n, maxCmdLines)
 	}
 }

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"fmt"
 	"hash/fnv"
 	"time"
 
@@ -34,7 +33,7 @@ func openSeveral(o Options, p *unturned.Profile, as map[uint16]Proto) (*merge.So
 	ins := make([]merge.Input, len(o.Several))
 	for i, c := range o.Several {
 		if c.Path == "-" {
-			return nil, fmt.Errorf("standard input (-) cannot be one of several captures: it cannot be read again")
+			return nil, errStdinSeveral
 		}
 		path := c.Path
 		ins[i] = merge.Input{Host: c.Host, Capture: c.Capture, Shift: int64(c.Shift), HasShift: c.HasShift,

@@ -5,4 +5,10 @@
 // show within 100 ms), live packet rates once a second, and a final
 // message when the input ends. It knows no protocol: the decode is a
 // function it runs (pipeline.Decode's Feed).
+//
+// Open is `usmnscope open`'s run of the UI over a decode (its keys, its
+// collector tuning, its name for several captures); the UI's part of the
+// config file (columns, theme, keys, copy command) is read and saved here
+// too (FileConfig, ShowConfig), where the filter language's field lookup
+// meets the views.
 package tuifeed

@@ -32,6 +32,14 @@ func Config(path string, dc *session.Index) views.Config {
 	return cfg
 }
 
+// LiveConfig is what the TUI shows of a live capture on iface, with the
+// config file's part (FileConfig).
+func LiveConfig(iface string) views.Config {
+	cfg := views.Config{Name: "live " + iface, Parse: ParseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}
+	FileConfig(&cfg)
+	return cfg
+}
+
 // RunTUI runs the terminal UI over d's index while a goroutine feeds d
 // into it (tuifeed). IO reaches the UI only as messages (Program.Send):
 // progress while reading, live counters, and a final message when the

@@ -1,8 +1,9 @@
-package main
+package headless
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -14,39 +15,39 @@ import (
 	"github.com/usmnscope/usmnscope/session"
 )
 
-// headless is live without the TUI (--stats, --count, --duration): the
-// capture is decoded exactly as the TUI would decode it, and one line of
-// totals is printed at the end, so that throughput can be measured without
-// scraping a terminal (bench/report.sh).
-type headless struct {
-	stats    bool
-	count    int64         // stop after this many packets read (0: no limit)
-	duration time.Duration // stop after this long (0: no limit)
+// Options are what stops a headless capture: Stats alone runs until a
+// signal.
+type Options struct {
+	Stats    bool
+	Count    int64         // stop after this many packets read (0: no limit)
+	Duration time.Duration // stop after this long (0: no limit)
 }
 
-func (h headless) on() bool { return h.stats || h.count > 0 || h.duration > 0 }
+// On says whether o asks for a headless capture at all.
+func (o Options) On() bool { return o.Stats || o.Count > 0 || o.Duration > 0 }
 
-// run feeds src into dc until Ctrl-C (SIGINT, SIGTERM, or SIGHUP when its
-// terminal goes away: the --write buffer must reach the disk), --count
-// packets or --duration, then closes src (flushing a --write file) and
-// prints the totals. Rates are over the capture times of the first and
-// the last event, so a capture started before its traffic does not dilute
-// them; those times come with the packets (the kernel stamps them), where
-// reading the clock per packet would cost the reader. Traffic that lasted
-// under minRateSpan (a burst, one packet) makes no rate worth printing
-// (31 packets 0.3 ms apart are not 90,000 a second): then the rates are
-// over the whole capture, from its start to its stop. ULinkRPC is decoded
-// into the index beside the game's messages.
-func (h headless) run(ctx context.Context, s *streams, iface string, d *pipeline.Decode) error {
+// Run feeds d's source into its index until Ctrl-C (SIGINT, SIGTERM, or
+// SIGHUP when its terminal goes away: a --write buffer must reach the
+// disk), o.Count packets or o.Duration, then closes the source (flushing
+// a --write file) and prints the totals line (Line) of iface to out.
+// Rates are over the capture times of the first and the last event, so a
+// capture started before its traffic does not dilute them; those times
+// come with the packets (the kernel stamps them), where reading the clock
+// per packet would cost the reader. Traffic that lasted under minRateSpan
+// (a burst, one packet) makes no rate worth printing (31 packets 0.3 ms
+// apart are not 90,000 a second): then the rates are over the whole
+// capture, from its start to its stop. ULinkRPC is decoded into the index
+// beside the game's messages.
+func (o Options) Run(ctx context.Context, out io.Writer, iface string, d *pipeline.Decode) error {
 	src, dc := d.Source, d.Index
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	if h.duration > 0 {
+	if o.Duration > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, h.duration)
+		ctx, cancel = context.WithTimeout(ctx, o.Duration)
 		defer cancel()
 	}
 	// Close from another goroutine: a Next blocked on an idle interface
@@ -59,14 +60,14 @@ func (h headless) run(ctx context.Context, s *streams, iface string, d *pipeline
 	start := time.Now()
 	counted := false
 	ferr := d.Feed(func(st capture.Stats) {
-		if h.count > 0 && st.Packets >= h.count && !counted {
+		if o.Count > 0 && st.Packets >= o.Count && !counted {
 			counted = true
 			src.Close()
 		}
 	})
 	st := src.Stats()
 	cerr := src.Close()
-	fmt.Fprintln(s.out, statsLine(iface, st, dc.Len(), rpcMessages(dc), rateSpan(ts.last.Sub(ts.first), time.Since(start))))
+	fmt.Fprintln(out, Line(iface, st, dc.Len(), rpcMessages(dc), rateSpan(ts.last.Sub(ts.first), time.Since(start))))
 	if ferr != nil {
 		return ferr
 	}
@@ -97,11 +98,11 @@ func rpcMessages(dc *session.Index) int {
 	return n
 }
 
-// statsLine is the final line of a headless live capture: msgs messages,
-// rpcMsgs of them ULinkRPC records, the rest the game's. Its words are
-// stable: bench/report.sh reads them; the split per protocol comes last,
-// so that what was there before reads the same.
-func statsLine(iface string, st capture.Stats, msgs, rpcMsgs int, active time.Duration) string {
+// Line is the final line of a headless live capture on iface: msgs
+// messages, rpcMsgs of them ULinkRPC records, the rest the game's, over
+// active. Its words are stable: bench/report.sh reads them; the split per
+// protocol comes last, so that what was there before reads the same.
+func Line(iface string, st capture.Stats, msgs, rpcMsgs int, active time.Duration) string {
 	secs := active.Seconds()
 	rate := func(n float64) float64 {
 		if secs <= 0 {

@@ -1,4 +1,4 @@
-package main
+package profiling
 
 import (
 	"fmt"
@@ -6,12 +6,12 @@ import (
 	"runtime/pprof"
 )
 
-// cpuProfile starts a CPU profile into $USMNSCOPE_CPUPROFILE when it is
-// set (bench/README.md "Profiling": go tool pprof reads it) and returns
-// what stops it; a profile that cannot start is said on stderr and the
-// command runs without.
-func cpuProfile() (stop func()) {
-	heap := memProfile()
+// Start starts a CPU profile into $USMNSCOPE_CPUPROFILE when it is set
+// (bench/README.md "Profiling": go tool pprof reads it) and returns what
+// stops it, writing the allocation profile too; a profile that cannot
+// start is said on stderr and the command runs without.
+func Start() (stop func()) {
+	heap := allocs()
 	path := os.Getenv("USMNSCOPE_CPUPROFILE")
 	if path == "" {
 		return heap
@@ -31,10 +31,10 @@ func cpuProfile() (stop func()) {
 	}
 }
 
-// memProfile returns what writes the allocation profile into
+// allocs returns what writes the allocation profile into
 // $USMNSCOPE_MEMPROFILE when it is set (`go tool pprof -sample_index=
 // alloc_space` reads it: where the bytes were allocated), or a no-op.
-func memProfile() (stop func()) {
+func allocs() (stop func()) {
 	path := os.Getenv("USMNSCOPE_MEMPROFILE")
 	if path == "" {
 		return func() {}
