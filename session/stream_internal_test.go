@@ -105,3 +105,65 @@ func TestTimeCache(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamTalliesAskerAcrossBlocks: a Stream with Tallies hands a
+// PingRequest out at its commit, before its answer. One that is the last
+// record of a block releases the block; its answer, a block later, pairs
+// without touching the released record, and the answer's tally carries
+// the pair and latency that a full Index gives it.
+func TestStreamTalliesAskerAcrossBlocks(t *testing.T) {
+	p := unturned.Default()
+	kind := func(dir dissect.Dir, k unturned.Kind) byte {
+		for v := range uint32(64) {
+			if p.Kind(dir, v) == k {
+				return byte(v)
+			}
+		}
+		t.Fatalf("no %v enum %s", k, dir)
+		return 0
+	}
+	req, resp := kind(dissect.C2S, unturned.KindServerPingRequest), kind(dissect.S2C, unturned.KindClientPingResponse)
+	conn := dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.2:40000"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
+	t0 := time.Unix(1000, 0)
+	feed := func(c *Index) {
+		frame := 0
+		data := func(dir dissect.Dir, v byte) {
+			frame++
+			c.DataAt(conn, dir, []byte{0, 1, v}, t0.Add(time.Duration(frame)*time.Millisecond), frame, -1)
+		}
+		data(dissect.C2S, byte(p.DetectionMessage(dissect.C2S)))
+		data(dissect.S2C, byte(p.DetectionMessage(dissect.S2C)))
+		for c.Len() < recChunk-2 {
+			data(dissect.C2S, req) // asked and answered at once
+			data(dissect.S2C, resp)
+		}
+		data(dissect.S2C, resp) // unasked: to the last record but one
+		data(dissect.C2S, req)  // record recChunk-1, the last of block 0
+		data(dissect.C2S, 0)
+		data(dissect.S2C, resp)
+		c.Finish()
+	}
+	full := NewIndex(p)
+	feed(full)
+	answer := full.Len()
+	wantPair, wantLat, wantHas := full.pairOf(full.rec(int32(answer-1)), int32(answer-1))
+	if wantPair != recChunk || !wantHas {
+		t.Fatalf("full index: answer %d pairs with %d (latency %v); want %d", answer, wantPair, wantHas, recChunk)
+	}
+
+	s := NewIndex(p)
+	var got Tally
+	s.SetStream(Stream{Tallies: true, Settled: func(n int) error {
+		if n == answer && !s.TallyOf(n, &got) {
+			t.Fatalf("no tally of %d", n)
+		}
+		return nil
+	}})
+	feed(s)
+	if s.stream.freedRec < 1 {
+		t.Fatalf("block 0 not released (%d released)", s.stream.freedRec)
+	}
+	if got.Pair != wantPair || got.Latency != wantLat || !got.HasLatency {
+		t.Errorf("tally of the answer: pair %d, latency %v, %v; want %d, %v", got.Pair, got.Latency, got.HasLatency, wantPair, wantLat)
+	}
+}
