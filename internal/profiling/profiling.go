@@ -21,8 +21,11 @@ func Start() (stop func()) {
 		err = pprof.StartCPUProfile(f)
 	}
 	if err != nil {
+		if f != nil {
+			f.Close()
+		}
 		fmt.Fprintf(os.Stderr, "usmnscope: USMNSCOPE_CPUPROFILE: %v\n", err)
-		return func() {}
+		return heap
 	}
 	return func() {
 		pprof.StopCPUProfile()
