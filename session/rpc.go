@@ -190,7 +190,8 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 	}
 	cn.proto.Numbered(r, n)
 	m := r.Meta()
-	i, rec := c.add(recRPC, 0, m.Time.UnixNano())
+	off, inArena := c.rpcBytes(r)
+	i, rec := c.add(recRPC, off, m.Time.UnixNano())
 	rec.frame, rec.length, rec.conn, rec.dir = int32(m.Frame), uint16(min(m.Len, 0xFFFF)), cn.idx, m.Dir
 	if sg != nil {
 		c.multi.sights[i] = sg
@@ -199,8 +200,17 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 		rec.worst = max(rec.worst, uint8(f.Severity)+1)
 	}
 	light := isLight(r)
-	if !light {
+	if inArena {
+		rec.idBits |= rpcArena
+	}
+	if !light && !c.slimRPC(cn, i, r) {
 		c.keepRPC(i, r)
+	}
+	if inArena && m.Pair != 0 && m.Pair < n {
+		// The answer of a pair: its asker is final now (link set its Pair).
+		if a := c.rpcRecs[int32(m.Pair-1)]; a != nil && c.slimRPC(c.conns[c.rec(int32(m.Pair-1)).conn], int32(m.Pair-1), a) {
+			delete(c.rpcRecs, int32(m.Pair-1))
+		}
 	}
 	cn.info.Messages++
 	cn.info.Bytes[m.Dir&1] += int64(m.Wire)
@@ -373,7 +383,7 @@ func (c *Index) RPCRecord(n int) *rpc.Record {
 	if n < 1 || n > c.nrec || c.rec(int32(n-1)).flags&recRPC == 0 {
 		return nil
 	}
-	r, _ := c.rpcRecs[int32(n-1)].(*rpc.Record)
+	r, _ := c.rpcRecord(int32(n-1), true).(*rpc.Record)
 	if r != nil && r.Compacted() {
 		// Kept compact (a full index): whole, decoded again, a copy.
 		r = c.conns[c.rec(int32(n-1)).conn].rpc.Expand(r)
@@ -418,7 +428,7 @@ func (c *Index) buildRPC(n int, r *record) *Message {
 // later, the dump line is left to the batch's encoder (recLineLater):
 // `dump --json` never prints it.
 func (c *Index) buildRPCInto(n int, r *record, out *Message, later bool) bool {
-	rr := c.readable(c.conns[r.conn], c.rpcRecs[int32(n-1)])
+	rr := c.readable(c.conns[r.conn], c.rpcRecord(int32(n-1), true))
 	if rr == nil {
 		return false
 	}
@@ -459,7 +469,7 @@ func (c *Index) rpcTables(cn *connection, asOf int) *Tables {
 	var tl rpc.Tally
 	k := 0
 	for ; k < cn.msgs.len() && int(cn.msgs.at(k)) < asOf; k++ {
-		if r, ok := c.rpcRecs[cn.msgs.at(k)].(*rpc.Record); ok {
+		if r, ok := c.rpcRecord(cn.msgs.at(k), false).(*rpc.Record); ok {
 			tl.Add(r)
 		}
 	}

@@ -231,9 +231,13 @@ var (
 	hostConfigs = []rpc.Config{{Transport: rpc.TCP, MidStream: true}, {Transport: rpc.WebSocket, MidStream: true}, {Transport: rpc.TCP}}
 )
 
-// feedHost feeds a mix to an index, streaming when st is not nil.
-func feedHost(mix hostMix, st func(*session.Index) session.Stream) *session.Index {
+// feedHost feeds a mix to an index, streaming when st is not nil; each
+// of set is called on the index first.
+func feedHost(mix hostMix, st func(*session.Index) session.Stream, set ...func(*session.Index)) *session.Index {
 	ix := session.NewIndex(nil)
+	for _, f := range set {
+		f(ix)
+	}
 	if st != nil {
 		ix.SetStream(st(ix))
 	}
