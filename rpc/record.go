@@ -64,6 +64,10 @@ type Record struct {
 	// payloadNotes is how many of Findings, the last, the payload's
 	// decoding gave (Slim: decoding again gives them).
 	payloadNotes int
+	// file is the capture file offset of the frame's bytes (after its
+	// length prefix) when they lie in one run of the file, else -1
+	// (FileOffset).
+	file int64
 }
 
 // Transform is outputs.md's `transform` object.
@@ -131,7 +135,10 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 		return
 	}
 	r := &Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
-		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown"}
+		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown", file: -1}
+	if at.InFile {
+		r.file = at.File
+	}
 	defer func() {
 		if s.cfg.Yield != nil {
 			s.cfg.Yield(r, at)

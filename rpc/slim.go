@@ -85,6 +85,11 @@ func (s *Session) Restore(env []byte, p Place, whole bool) *Record {
 	return r
 }
 
+// FileOffset is the capture file offset of r's frame (after its length
+// prefix) when its bytes lie in one run of the file (Stamp.InFile): a host
+// that reads the file again may point at them instead of keeping them.
+func (r *Record) FileOffset() (int64, bool) { return r.file, r.file >= 0 && !r.light }
+
 // envRPC sets the rpc object's values that env alone gives (apply's,
 // without the pairing): the ids, status, error and ticks, and the names
 // of a Request's or Push's ids. It returns a Request's or Push's contract

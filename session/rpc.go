@@ -122,13 +122,21 @@ func (h *HostedConn) Session() *rpc.Session { return h.cn.rpc }
 // feed calls the connection's Bytes, Gap, Datagram or End with the stamp
 // it is given, which carries the event's arrival sequence.
 func (h *HostedConn) Feed(t time.Time, frame int, feed func(decode.Stamp)) {
+	h.FeedAt(t, frame, -1, feed)
+}
+
+// FeedAt is Feed for an event whose bytes are one run of the capture file
+// from offset off (capture.Event.Offset; -1 for none): the stamp says so
+// (decode.Stamp.File), so that a full index with the file (SetStore) may
+// point at a frame's bytes there instead of keeping them.
+func (h *HostedConn) FeedAt(t time.Time, frame int, off int64, feed func(decode.Stamp)) {
 	c, cn := h.c, h.cn
 	c.lock()
 	defer c.unlock()
 	c.touch(cn)
 	c.seen(cn, t)
 	cn.lastFrame[0] = max(cn.lastFrame[0], frame)
-	feed(decode.Stamp{Frame: frame, Time: t, Seq: c.advance()})
+	feed(decode.Stamp{Frame: frame, Time: t, Seq: c.advance(), File: max(off, 0), InFile: off >= 0 && c.store != nil})
 	c.rpcEvent(cn)
 }
 
@@ -190,8 +198,8 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 	}
 	cn.proto.Numbered(r, n)
 	m := r.Meta()
-	off, inArena := c.rpcBytes(r)
-	i, rec := c.add(recRPC, off, m.Time.UnixNano())
+	off, where, inArena := c.rpcBytes(r)
+	i, rec := c.add(recRPC|where, off, m.Time.UnixNano())
 	rec.frame, rec.length, rec.conn, rec.dir = int32(m.Frame), uint16(min(m.Len, 0xFFFF)), cn.idx, m.Dir
 	if sg != nil {
 		c.multi.sights[i] = sg

@@ -22,8 +22,8 @@ import (
 // Bits of a ULinkRPC index record's idBits (unused otherwise: its
 // connection has no Unturned state).
 const (
-	// rpcArena: the envelope bytes are in the arena at the record's
-	// offset, length bytes long.
+	// rpcArena: the envelope bytes are at the record's offset, length
+	// bytes long: in the capture file with recFile, else in the arena.
 	rpcArena uint8 = 1 << iota
 	// rpcSlim: the record is not in rpcRecs; cid is its pair, sid and
 	// tv the low and high halves of its stream offset.
@@ -32,22 +32,28 @@ const (
 	rpcAnswer
 )
 
-// rpcBytes copies the envelope of r, a hosted record just numbered, into
-// the arena when a full index keeps it (no arena bound: Limits.MaxArena
-// would drop bytes a slim record is restored from), and points r's
-// envelope at the copy. It returns the arena offset, and false (with 0)
+// rpcBytes places the envelope of r, a hosted record just numbered, when
+// a full index keeps it (no arena bound: Limits.MaxArena would drop bytes
+// a slim record is restored from): a plain frame's by its offset in the
+// capture file when it lies in one run of it (rpc.Record.FileOffset) and
+// the index has the file (SetStore), else copied into the arena, r's
+// envelope then pointing at the copy. It returns the file or arena
+// offset and the record flag recFile for the file; where false, with 0,
 // for a record kept otherwise.
-func (c *Index) rpcBytes(r decode.Record) (int64, bool) {
+func (c *Index) rpcBytes(r decode.Record) (off int64, flags recFlags, where bool) {
 	rr, ok := r.(*rpc.Record)
 	if !ok || c.noSlim || c.stream != nil || c.limits.MaxArena > 0 || rr.Light() || !rr.Compacted() ||
 		rr.Envelope == nil || len(rr.Envelope) > 0xFFFF {
-		return 0, false
+		return 0, 0, false
 	}
-	off := c.keep(rr.Envelope)
+	if f, ok := rr.FileOffset(); ok && c.store != nil && rr.Transform == nil && len(rr.Envelope) == rr.Len {
+		return f, recFile, true
+	}
+	off = c.keep(rr.Envelope)
 	b := c.arena[off/arenaChunk]
 	o := int(off % arenaChunk)
 	rr.Envelope = b[o : o+len(rr.Envelope) : o+len(rr.Envelope)]
-	return off, true
+	return off, 0, true
 }
 
 // slimRPC keeps record i, hosted record r of cn, as its index record alone

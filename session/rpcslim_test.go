@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/usmnscope/usmnscope/rpc"
@@ -14,17 +15,24 @@ import (
 func TestRPCSlimSame(t *testing.T) {
 	slim, total := 0, 0
 	for _, traffic := range []func(seed uint64) hostMix{
-		func(seed uint64) hostMix { return hostMix{hostConfigs, hostTraffic(seed)} },
+		func(seed uint64) hostMix { return hostMix{configs: hostConfigs, evs: hostTraffic(seed)} },
 		hostTrafficKCP,
 	} {
 		for seed := range uint64(40) {
 			mix := traffic(seed)
+			mix.file = seed%2 == 1
 			ix := feedHost(mix, nil)
 			ref := feedHost(mix, nil, (*session.Index).NoSlim)
 			slim += ix.Slim()
 			total += ix.Len()
 			if got, want := ix.AppendJSONRange(nil, 1, ix.Len(), nil), ref.AppendJSONRange(nil, 1, ref.Len(), nil); string(got) != string(want) {
-				t.Fatalf("seed %d: JSON differs from the reference's", seed)
+				g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+				for i := range min(len(g), len(w)) {
+					if g[i] != w[i] {
+						t.Fatalf("seed %d: JSON differs from the reference's:\n%s\nwant\n%s", seed, g[i], w[i])
+					}
+				}
+				t.Fatalf("seed %d: JSON differs from the reference's: %d lines, want %d", seed, len(g), len(w))
 			}
 			heads := ix.Heads(make([]session.Head, 0, ix.Len()), 1)
 			refHeads := ref.Heads(make([]session.Head, 0, ref.Len()), 1)
