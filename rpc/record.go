@@ -45,7 +45,14 @@ type Record struct {
 	// light marks a light session's record (Config.Light, light.go),
 	// brief its reading of the frame.
 	light bool
-	brief ulinkrpc.Brief
+	// inFile says file is the capture file offset of the frame's bytes
+	// (after its length prefix): they lie in one run of the file
+	// (FileOffset). payloadNotes is how many of Findings, the last, the
+	// payload's decoding gave (Slim: decoding again gives them). Both sit
+	// in light's padding: a record of 512 bytes, not 576.
+	inFile       bool
+	payloadNotes int32
+	brief        ulinkrpc.Brief
 	// class is how the transform layer classified the frame; classNoted
 	// says Findings[0] is its note (ulinkrpc.ClassNote: the settings were
 	// unknown), which classified turns into a connection finding.
@@ -61,13 +68,7 @@ type Record struct {
 	// the wire; Session.Expand decodes them again when it is shown.
 	compact bool
 	raw     []byte
-	// payloadNotes is how many of Findings, the last, the payload's
-	// decoding gave (Slim: decoding again gives them).
-	payloadNotes int
-	// file is the capture file offset of the frame's bytes (after its
-	// length prefix) when they lie in one run of the file, else -1
-	// (FileOffset).
-	file int64
+	file    int64 // see inFile
 }
 
 // Transform is outputs.md's `transform` object.
@@ -135,10 +136,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 		return
 	}
 	r := &Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
-		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown", file: -1}
-	if at.InFile {
-		r.file = at.File
-	}
+		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown", file: at.File, inFile: at.InFile}
 	defer func() {
 		if s.cfg.Yield != nil {
 			s.cfg.Yield(r, at)
@@ -402,7 +400,7 @@ func (s *Session) method(t ulinkrpc.FrameType, sid, mid int32) *ulinkrpc.Method 
 func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
 	p := s.payloadOf(r, env, m, arg)
 	r.Findings = append(r.Findings, p.Findings...)
-	r.payloadNotes = len(p.Findings)
+	r.payloadNotes = int32(len(p.Findings))
 }
 
 // payloadOf decodes env's payload into r.Payload and appends its fields to

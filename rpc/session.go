@@ -209,7 +209,6 @@ func (s *Session) yieldIn(d dissect.Dir, start int64, n int, file int64) func([]
 		at.File = 0
 		if at.InFile {
 			at.File = file + from - start
-
 		}
 		s.frame(d, b, info, at)
 	}

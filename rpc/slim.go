@@ -42,7 +42,7 @@ type Place struct {
 // the two times).
 func (s *Session) Slim(r *Record) bool {
 	if r == nil || !r.compact || r.light || r.raw != nil || r.Transform != nil || r.KeyFailed || r.capped != 0 ||
-		len(r.Findings) != r.payloadNotes || r.Envelope == nil || len(r.Envelope) != r.Len || !r.Type.Known() ||
+		len(r.Findings) != int(r.payloadNotes) || r.Envelope == nil || len(r.Envelope) != r.Len || !r.Type.Known() ||
 		r.Msg != r.Type.String() || r.Time.Location() != time.UTC {
 		return false
 	}
@@ -77,7 +77,7 @@ func (s *Session) Restore(env []byte, p Place, whole bool) *Record {
 	}
 	if pl := s.decodeAgain(r); pl != nil && len(pl.Findings) > 0 {
 		r.Findings = append([]dissect.Finding(nil), pl.Findings...)
-		r.payloadNotes = len(pl.Findings)
+		r.payloadNotes = int32(len(pl.Findings))
 	}
 	if !whole {
 		r.shrink()
@@ -88,7 +88,7 @@ func (s *Session) Restore(env []byte, p Place, whole bool) *Record {
 // FileOffset is the capture file offset of r's frame (after its length
 // prefix) when its bytes lie in one run of the file (Stamp.InFile): a host
 // that reads the file again may point at them instead of keeping them.
-func (r *Record) FileOffset() (int64, bool) { return r.file, r.file >= 0 && !r.light }
+func (r *Record) FileOffset() (int64, bool) { return r.file, r.inFile && !r.light }
 
 // envRPC sets the rpc object's values that env alone gives (apply's,
 // without the pairing): the ids, status, error and ticks, and the names

@@ -22,9 +22,10 @@ import (
 // capture (outputs.md "Ordering"). A ULinkRPC stream that holds bytes
 // while it resynchronises is a blocker like an Unturned direction
 // (order.go). Every record gets an index record (recRPC) whose bytes are
-// the rpc.Record itself, kept in Index.rpcRecs: Len, Stamp, Head, Message
-// and Detail work for every n, and a Message of a ULinkRPC record carries
-// it in Message.RPC. Pairing (ulinkrpc.md 5) runs as each record is
+// the rpc.Record itself, kept in Index.rpcRecs, or for a record a full
+// index keeps slim (rpcslim.go) its envelope bytes and the index record,
+// restored when read: Len, Stamp, Head, Message and Detail work for every
+// n, and a Message of a ULinkRPC record carries it in Message.RPC. Pairing (ulinkrpc.md 5) runs as each record is
 // numbered (rpc.Session.Numbered), so the asker is always numbered first.
 // A Stream that hands no message out (`tables`) hosts light sessions
 // (rpc.Config.Light): their records are read only as far as the tables go,
@@ -126,9 +127,9 @@ func (h *HostedConn) Feed(t time.Time, frame int, feed func(decode.Stamp)) {
 }
 
 // FeedAt is Feed for an event whose bytes are one run of the capture file
-// from offset off (capture.Event.Offset; -1 for none): the stamp says so
-// (decode.Stamp.File), so that a full index with the file (SetStore) may
-// point at a frame's bytes there instead of keeping them.
+// from offset off (capture.Event.Offset; -1 for none): for a full index
+// with the file (SetStore) the stamp says so (decode.Stamp.File), so that
+// it may point at a frame's bytes there instead of keeping them.
 func (h *HostedConn) FeedAt(t time.Time, frame int, off int64, feed func(decode.Stamp)) {
 	c, cn := h.c, h.cn
 	c.lock()
@@ -136,7 +137,10 @@ func (h *HostedConn) FeedAt(t time.Time, frame int, off int64, feed func(decode.
 	c.touch(cn)
 	c.seen(cn, t)
 	cn.lastFrame[0] = max(cn.lastFrame[0], frame)
-	feed(decode.Stamp{Frame: frame, Time: t, Seq: c.advance(), File: max(off, 0), InFile: off >= 0 && c.store != nil})
+	// Only a full index keeps records for good (a Stream's are printed
+	// and dropped): only its frames need their file offsets.
+	in := off >= 0 && c.store != nil && c.stream == nil
+	feed(decode.Stamp{Frame: frame, Time: t, Seq: c.advance(), File: max(off, 0), InFile: in})
 	c.rpcEvent(cn)
 }
 
@@ -198,7 +202,7 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 	}
 	cn.proto.Numbered(r, n)
 	m := r.Meta()
-	off, where, inArena := c.rpcBytes(r)
+	off, where, placed := c.rpcBytes(r)
 	i, rec := c.add(recRPC|where, off, m.Time.UnixNano())
 	rec.frame, rec.length, rec.conn, rec.dir = int32(m.Frame), uint16(min(m.Len, 0xFFFF)), cn.idx, m.Dir
 	if sg != nil {
@@ -208,13 +212,13 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 		rec.worst = max(rec.worst, uint8(f.Severity)+1)
 	}
 	light := isLight(r)
-	if inArena {
-		rec.idBits |= rpcArena
+	if placed {
+		rec.idBits |= rpcPlaced
 	}
 	if !light && !c.slimRPC(cn, i, r) {
 		c.keepRPC(i, r)
 	}
-	if inArena && m.Pair != 0 && m.Pair < n {
+	if c.stream == nil && m.Pair != 0 && m.Pair < n {
 		// The answer of a pair: its asker is final now (link set its Pair).
 		if a := c.rpcRecs[int32(m.Pair-1)]; a != nil && c.slimRPC(c.conns[c.rec(int32(m.Pair-1)).conn], int32(m.Pair-1), a) {
 			delete(c.rpcRecs, int32(m.Pair-1))

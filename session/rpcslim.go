@@ -22,9 +22,9 @@ import (
 // Bits of a ULinkRPC index record's idBits (unused otherwise: its
 // connection has no Unturned state).
 const (
-	// rpcArena: the envelope bytes are at the record's offset, length
+	// rpcPlaced: the envelope bytes are at the record's offset, length
 	// bytes long: in the capture file with recFile, else in the arena.
-	rpcArena uint8 = 1 << iota
+	rpcPlaced uint8 = 1 << iota
 	// rpcSlim: the record is not in rpcRecs; cid is its pair, sid and
 	// tv the low and high halves of its stream offset.
 	rpcSlim
@@ -63,7 +63,7 @@ func (c *Index) rpcBytes(r decode.Record) (off int64, flags recFlags, where bool
 func (c *Index) slimRPC(cn *connection, i int32, r decode.Record) bool {
 	rr, ok := r.(*rpc.Record)
 	rec := c.rec(i)
-	if !ok || rec.idBits&rpcArena == 0 || cn.rpc == nil || int(rec.length) != len(rr.Envelope) ||
+	if !ok || rec.idBits&rpcPlaced == 0 || cn.rpc == nil || int(rec.length) != len(rr.Envelope) ||
 		cn.proto.Waiting(r) || !cn.rpc.Slim(rr) {
 		return false
 	}
