@@ -15,6 +15,11 @@ type Stamp struct {
 	Frame int
 	Time  time.Time
 	Seq   uint64
+	// File is the capture file offset of the event's bytes when InFile:
+	// they are one run of the file (capture.Event.Offset), which a host
+	// that reads the file again may point at instead of keeping them.
+	File   int64
+	InFile bool
 }
 
 // Verdict is a content detector's answer about the bytes seen so far.

@@ -57,23 +57,30 @@ func (s *Session) Expand(r *Record) *Record {
 			cp.Envelope = append([]byte(nil), u.Envelope...)
 		}
 	}
-	if cp.Envelope == nil {
-		return &cp
+	if cp.Envelope != nil {
+		s.decodeAgain(&cp)
 	}
-	env, _ := ulinkrpc.DecodeEnvelope(cp.Envelope)
-	cp.Fields = env.Fields
-	p := &cp.RPC
+	return &cp
+}
+
+// decodeAgain sets r's Fields and Payload from its Envelope as frame and
+// apply decoded them, r's rpc object giving a Response's ids, and returns
+// the payload.
+func (s *Session) decodeAgain(r *Record) *ulinkrpc.Payload {
+	env, _ := ulinkrpc.DecodeEnvelope(r.Envelope)
+	r.Fields = env.Fields
+	p := &r.RPC
 	switch env.Type {
 	case ulinkrpc.Request:
-		s.payloadOf(&cp, env, s.method(ulinkrpc.Request, env.ServiceID, env.MethodID), true)
+		return s.payloadOf(r, env, s.method(ulinkrpc.Request, env.ServiceID, env.MethodID), true)
 	case ulinkrpc.Push:
-		s.payloadOf(&cp, env, s.method(ulinkrpc.Push, env.ServiceID, env.MethodID), true)
+		return s.payloadOf(r, env, s.method(ulinkrpc.Push, env.ServiceID, env.MethodID), true)
 	case ulinkrpc.Response:
 		var m *ulinkrpc.Method
 		if p.ServiceID != nil && p.MethodID != nil {
 			m = s.method(ulinkrpc.Request, *p.ServiceID, *p.MethodID)
 		}
-		s.payloadOf(&cp, env, m, false)
+		return s.payloadOf(r, env, m, false)
 	}
-	return &cp
+	return nil
 }

@@ -37,6 +37,13 @@ func FuzzSession(f *testing.F) {
 		light := New(testConn, cfg)
 		feedChunks(light, mode, data)
 		sameLight(t, s, light)
+		// A compact session's records that Slim keeps are given again
+		// by Restore as the whole session decoded them.
+		cfg.Light = false
+		compact := New(testConn, cfg)
+		compact.KeepCompact()
+		feedChunks(compact, mode, data)
+		sameSlim(t, s, compact)
 		rs := s.Records()
 		byN := map[int]*Record{}
 		for i, r := range rs {

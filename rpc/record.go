@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
@@ -46,7 +45,14 @@ type Record struct {
 	// light marks a light session's record (Config.Light, light.go),
 	// brief its reading of the frame.
 	light bool
-	brief ulinkrpc.Brief
+	// inFile says file is the capture file offset of the frame's bytes
+	// (after its length prefix): they lie in one run of the file
+	// (FileOffset). payloadNotes is how many of Findings, the last, the
+	// payload's decoding gave (Slim: decoding again gives them). Both sit
+	// in light's padding: a record of 512 bytes, not 576.
+	inFile       bool
+	payloadNotes int32
+	brief        ulinkrpc.Brief
 	// class is how the transform layer classified the frame; classNoted
 	// says Findings[0] is its note (ulinkrpc.ClassNote: the settings were
 	// unknown), which classified turns into a connection finding.
@@ -62,6 +68,7 @@ type Record struct {
 	// the wire; Session.Expand decodes them again when it is shown.
 	compact bool
 	raw     []byte
+	file    int64 // see inFile
 }
 
 // Transform is outputs.md's `transform` object.
@@ -129,7 +136,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 		return
 	}
 	r := &Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
-		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown"}
+		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown", file: at.File, inFile: at.InFile}
 	defer func() {
 		if s.cfg.Yield != nil {
 			s.cfg.Yield(r, at)
@@ -322,23 +329,14 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 	d := r.Dir
 	switch env.Type {
 	case ulinkrpc.Request:
-		r.RPC.RequestID = ptr(env.RequestID)
-		r.RPC.ServiceID, r.RPC.MethodID = ptr(env.ServiceID), ptr(env.MethodID)
-		m := s.name(r, ulinkrpc.Request)
+		m := s.envRPC(&r.RPC, env)
 		s.payload(r, env, m, true)
 		if a, ok := s.reqs.Ask(keyOf(d, env.RequestID), dissect.Ask{N: r.N, Time: r.Time}); ok {
 			delete(s.byN, a.N)
 		}
 		s.byN[r.N] = r
 	case ulinkrpc.Response:
-		r.RPC.RequestID = ptr(env.RequestID)
-		r.RPC.StatusCode, r.RPC.Status = ptr(int(env.Status)), ptr(env.Status.String())
-		if env.HasError {
-			r.RPC.Error = ptr(env.Error)
-			if !utf8.ValidString(env.Error) {
-				r.RPC.ErrorRaw = []byte(env.Error)
-			}
-		}
+		s.envRPC(&r.RPC, env)
 		var m *ulinkrpc.Method
 		if a, ok := s.reqs.Latest(keyOf(1-d, env.RequestID)); ok {
 			req := s.byN[a.N]
@@ -355,17 +353,16 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 		}
 		s.payload(r, env, m, false)
 	case ulinkrpc.Push:
-		r.RPC.ServiceID, r.RPC.MethodID = ptr(env.ServiceID), ptr(env.MethodID)
-		m := s.name(r, ulinkrpc.Push)
+		m := s.envRPC(&r.RPC, env)
 		s.payload(r, env, m, true)
 	case ulinkrpc.KeepAlivePing:
-		r.RPC.Ticks = ptr(env.Ticks)
+		s.envRPC(&r.RPC, env)
 		if a, ok := s.pings.Ask(pingKey{d, env.Ticks}, dissect.Ask{N: r.N, Time: r.Time}); ok {
 			delete(s.byN, a.N)
 		}
 		s.byN[r.N] = r
 	case ulinkrpc.KeepAlivePong:
-		r.RPC.Ticks = ptr(env.Ticks)
+		s.envRPC(&r.RPC, env)
 		a, ok := s.pings.Oldest(pingKey{1 - d, env.Ticks})
 		if !ok {
 			a, ok = s.pings.OldestWhere(func(k pingKey) bool { return k.dir == 1-d })
@@ -398,27 +395,12 @@ func (s *Session) method(t ulinkrpc.FrameType, sid, mid int32) *ulinkrpc.Method 
 	return m
 }
 
-// name sets the service and method names of a Request or Push and returns
-// its contract method.
-func (s *Session) name(r *Record, t ulinkrpc.FrameType) *ulinkrpc.Method {
-	if s.cfg.Contracts == nil {
-		return nil
-	}
-	svc, m := s.cfg.Contracts.Lookup(t, *r.RPC.ServiceID, *r.RPC.MethodID)
-	if svc != nil {
-		r.RPC.Service = ptr(svc.Name)
-	}
-	if m != nil {
-		r.RPC.Method = ptr(m.Name)
-	}
-	return m
-}
-
 // payload decodes the envelope's payload: a Request's and a Push's
 // argument type is m.Request, a Response's is m.Reply.
 func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
 	p := s.payloadOf(r, env, m, arg)
 	r.Findings = append(r.Findings, p.Findings...)
+	r.payloadNotes = int32(len(p.Findings))
 }
 
 // payloadOf decodes env's payload into r.Payload and appends its fields to

@@ -190,7 +190,28 @@ func (s *Session) newStream() *framer {
 
 // yield returns the frame callback of direction d.
 func (s *Session) yield(d dissect.Dir) func([]byte, ulinkrpc.FrameInfo, Stamp) {
-	return func(b []byte, info ulinkrpc.FrameInfo, at Stamp) { s.frame(d, b, info, at) }
+	return func(b []byte, info ulinkrpc.FrameInfo, at Stamp) {
+		// A frame yielded elsewhere than from the chunk it is fed in
+		// (held, ended, abandoned, inside WebSocket or KCP) has no file
+		// offset of its own: only yieldIn's frames do.
+		at.File, at.InFile = 0, false
+		s.frame(d, b, info, at)
+	}
+}
+
+// yieldIn is yield for a chunk of n bytes at stream offset start that is
+// one run of the capture file at file: a frame wholly inside it gets its
+// own file offset (Stamp.File, Record's file), another none.
+func (s *Session) yieldIn(d dissect.Dir, start int64, n int, file int64) func([]byte, ulinkrpc.FrameInfo, Stamp) {
+	return func(b []byte, info ulinkrpc.FrameInfo, at Stamp) {
+		from := info.Offset + 4
+		at.InFile = from >= start && from+int64(len(b)) <= start+int64(n)
+		at.File = 0
+		if at.InFile {
+			at.File = file + from - start
+		}
+		s.frame(d, b, info, at)
+	}
 }
 
 // Conn is the session's connection.
@@ -225,6 +246,11 @@ func (s *Session) Bytes(d dissect.Dir, chunk []byte, st Stamp) {
 	case sd.ws != nil:
 		s.feedWS(d, chunk, st)
 		s.drain(d, sd.ws.Findings())
+	case sd.stream != nil && st.InFile:
+		// The stream offset of the chunk's first byte: those fed and lost
+		// before it (Offset, while a frame is collected, is its header's).
+		ss := sd.stream.st.Stats()
+		sd.stream.feed(chunk, st, s.yieldIn(d, ss.Fed+ss.Lost, len(chunk), st.File))
 	case sd.stream != nil:
 		sd.stream.feed(chunk, st, s.yield(d))
 	default:

@@ -16,3 +16,18 @@ const SchemaFixture = schemaFixture
 // Prepared reports whether message n, in a Stream's Settled, comes with
 // the decoding its commit made (not decoded again).
 func (c *Index) Prepared(n int) bool { return c.prepared(int32(n-1)) != nil }
+
+// NoSlim makes c keep every ULinkRPC record as a record (rpcslim.go):
+// the reference slim records are compared with.
+func (c *Index) NoSlim() { c.noSlim = true }
+
+// Slim counts c's ULinkRPC records kept slim.
+func (c *Index) Slim() int {
+	k := 0
+	for i := range c.nrec {
+		if r := c.rec(int32(i)); r.flags&recRPC != 0 && r.idBits&rpcSlim != 0 {
+			k++
+		}
+	}
+	return k
+}

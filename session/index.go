@@ -160,7 +160,10 @@ type Index struct {
 	blockers     []dirRef
 	// ULinkRPC records by record index (rpc.go); rpcAsks are the askers a
 	// Stream waits on.
-	rpcRecs   map[int32]decode.Record
+	rpcRecs map[int32]decode.Record
+	// noSlim keeps every hosted record in rpcRecs (rpcslim.go; the
+	// tests' reference).
+	noSlim    bool
 	rpcAsks   []rpcAsk
 	rpcByConn map[dissect.Conn]uint32
 	schemas   *schema.Set // payload schemas (schema.md); nil: none (payload.go)

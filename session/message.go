@@ -397,7 +397,7 @@ func (c *Index) headOf(n int, h *Head, whole bool) bool {
 	h.N, h.Conn, h.Dir, h.Kind, h.Worst, h.HasFinding, h.RPC, h.Rec = n, c.conns[r.conn].info.Conn, r.dir, r.kind, 0, false, nil, nil
 	worst := r.worst
 	if r.flags&recRPC != 0 {
-		if rr := c.rpcRecs[int32(n-1)]; rr != nil {
+		if rr := c.rpcRecord(int32(n-1), whole); rr != nil {
 			if cr, ok := rr.(*rpc.Record); ok && cr.Compacted() && !whole {
 				h.Rec = cr.Clone()
 			} else {

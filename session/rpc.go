@@ -22,9 +22,10 @@ import (
 // capture (outputs.md "Ordering"). A ULinkRPC stream that holds bytes
 // while it resynchronises is a blocker like an Unturned direction
 // (order.go). Every record gets an index record (recRPC) whose bytes are
-// the rpc.Record itself, kept in Index.rpcRecs: Len, Stamp, Head, Message
-// and Detail work for every n, and a Message of a ULinkRPC record carries
-// it in Message.RPC. Pairing (ulinkrpc.md 5) runs as each record is
+// the rpc.Record itself, kept in Index.rpcRecs, or for a record a full
+// index keeps slim (rpcslim.go) its envelope bytes and the index record,
+// restored when read: Len, Stamp, Head, Message and Detail work for every
+// n, and a Message of a ULinkRPC record carries it in Message.RPC. Pairing (ulinkrpc.md 5) runs as each record is
 // numbered (rpc.Session.Numbered), so the asker is always numbered first.
 // A Stream that hands no message out (`tables`) hosts light sessions
 // (rpc.Config.Light): their records are read only as far as the tables go,
@@ -122,13 +123,24 @@ func (h *HostedConn) Session() *rpc.Session { return h.cn.rpc }
 // feed calls the connection's Bytes, Gap, Datagram or End with the stamp
 // it is given, which carries the event's arrival sequence.
 func (h *HostedConn) Feed(t time.Time, frame int, feed func(decode.Stamp)) {
+	h.FeedAt(t, frame, -1, feed)
+}
+
+// FeedAt is Feed for an event whose bytes are one run of the capture file
+// from offset off (capture.Event.Offset; -1 for none): for a full index
+// with the file (SetStore) the stamp says so (decode.Stamp.File), so that
+// it may point at a frame's bytes there instead of keeping them.
+func (h *HostedConn) FeedAt(t time.Time, frame int, off int64, feed func(decode.Stamp)) {
 	c, cn := h.c, h.cn
 	c.lock()
 	defer c.unlock()
 	c.touch(cn)
 	c.seen(cn, t)
 	cn.lastFrame[0] = max(cn.lastFrame[0], frame)
-	feed(decode.Stamp{Frame: frame, Time: t, Seq: c.advance()})
+	// Only a full index keeps records for good (a Stream's are printed
+	// and dropped): only its frames need their file offsets.
+	in := off >= 0 && c.store != nil && c.stream == nil
+	feed(decode.Stamp{Frame: frame, Time: t, Seq: c.advance(), File: max(off, 0), InFile: in})
 	c.rpcEvent(cn)
 }
 
@@ -190,7 +202,8 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 	}
 	cn.proto.Numbered(r, n)
 	m := r.Meta()
-	i, rec := c.add(recRPC, 0, m.Time.UnixNano())
+	off, where, placed := c.rpcBytes(r)
+	i, rec := c.add(recRPC|where, off, m.Time.UnixNano())
 	rec.frame, rec.length, rec.conn, rec.dir = int32(m.Frame), uint16(min(m.Len, 0xFFFF)), cn.idx, m.Dir
 	if sg != nil {
 		c.multi.sights[i] = sg
@@ -199,8 +212,17 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 		rec.worst = max(rec.worst, uint8(f.Severity)+1)
 	}
 	light := isLight(r)
-	if !light {
+	if placed {
+		rec.idBits |= rpcPlaced
+	}
+	if !light && !c.slimRPC(cn, i, r) {
 		c.keepRPC(i, r)
+	}
+	if c.stream == nil && m.Pair != 0 && m.Pair < n {
+		// The answer of a pair: its asker is final now (link set its Pair).
+		if a := c.rpcRecs[int32(m.Pair-1)]; a != nil && c.slimRPC(c.conns[c.rec(int32(m.Pair-1)).conn], int32(m.Pair-1), a) {
+			delete(c.rpcRecs, int32(m.Pair-1))
+		}
 	}
 	cn.info.Messages++
 	cn.info.Bytes[m.Dir&1] += int64(m.Wire)
@@ -373,7 +395,7 @@ func (c *Index) RPCRecord(n int) *rpc.Record {
 	if n < 1 || n > c.nrec || c.rec(int32(n-1)).flags&recRPC == 0 {
 		return nil
 	}
-	r, _ := c.rpcRecs[int32(n-1)].(*rpc.Record)
+	r, _ := c.rpcRecord(int32(n-1), true).(*rpc.Record)
 	if r != nil && r.Compacted() {
 		// Kept compact (a full index): whole, decoded again, a copy.
 		r = c.conns[c.rec(int32(n-1)).conn].rpc.Expand(r)
@@ -418,7 +440,7 @@ func (c *Index) buildRPC(n int, r *record) *Message {
 // later, the dump line is left to the batch's encoder (recLineLater):
 // `dump --json` never prints it.
 func (c *Index) buildRPCInto(n int, r *record, out *Message, later bool) bool {
-	rr := c.readable(c.conns[r.conn], c.rpcRecs[int32(n-1)])
+	rr := c.readable(c.conns[r.conn], c.rpcRecord(int32(n-1), true))
 	if rr == nil {
 		return false
 	}
@@ -459,7 +481,7 @@ func (c *Index) rpcTables(cn *connection, asOf int) *Tables {
 	var tl rpc.Tally
 	k := 0
 	for ; k < cn.msgs.len() && int(cn.msgs.at(k)) < asOf; k++ {
-		if r, ok := c.rpcRecs[cn.msgs.at(k)].(*rpc.Record); ok {
+		if r, ok := c.rpcRecord(cn.msgs.at(k), false).(*rpc.Record); ok {
 			tl.Add(r)
 		}
 	}

@@ -3,6 +3,7 @@ package session_test
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/netip"
 	"testing"
@@ -34,6 +35,24 @@ type hostEvent struct {
 type hostMix struct {
 	configs []rpc.Config
 	evs     []hostEvent
+	// file feeds the ULinkRPC data events as runs of a capture file the
+	// index reads again (HostedConn.FeedAt, Index.SetStore).
+	file bool
+}
+
+// fileStore is a capture file growing as a feed writes it.
+type fileStore struct{ b []byte }
+
+// ReadAt reads the bytes written so far.
+func (f *fileStore) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off > int64(len(f.b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, f.b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }
 
 // hostTraffic is seeded traffic over one Unturned connection joined
@@ -231,13 +250,22 @@ var (
 	hostConfigs = []rpc.Config{{Transport: rpc.TCP, MidStream: true}, {Transport: rpc.WebSocket, MidStream: true}, {Transport: rpc.TCP}}
 )
 
-// feedHost feeds a mix to an index, streaming when st is not nil.
-func feedHost(mix hostMix, st func(*session.Index) session.Stream) *session.Index {
+// feedHost feeds a mix to an index, streaming when st is not nil; each
+// of set is called on the index first.
+func feedHost(mix hostMix, st func(*session.Index) session.Stream, set ...func(*session.Index)) *session.Index {
 	ix := session.NewIndex(nil)
+	for _, f := range set {
+		f(ix)
+	}
 	if st != nil {
 		ix.SetStream(st(ix))
 	}
 	ix.Open(hostUnturned, session.RuleLowerPort, hostT0, 1)
+	var file *fileStore
+	if mix.file {
+		file = &fileStore{b: make([]byte, 24)} // a file header
+		ix.SetStore(file)
+	}
 	var hosts []*session.HostedConn
 	for i, cfg := range mix.configs {
 		c := dissect.Conn{Client: netip.MustParseAddrPort(fmt.Sprintf("10.0.0.%d:6000", 3+i)), Server: netip.MustParseAddrPort("10.0.0.1:20000")}
@@ -254,6 +282,12 @@ func feedHost(mix hostMix, st func(*session.Index) session.Stream) *session.Inde
 			continue
 		}
 		h := hosts[ev.conn-1]
+		if file != nil && ev.gap == 0 && h.Session().Transport() == rpc.TCP {
+			off := int64(len(file.b)) + 16 // after a packet header
+			file.b = append(append(file.b, make([]byte, 16)...), ev.data...)
+			h.FeedAt(t, frame, off, func(st rpc.Stamp) { ev.rpc(h.Session(), st) })
+			continue
+		}
 		h.Feed(t, frame, func(st rpc.Stamp) { ev.rpc(h.Session(), st) })
 	}
 	ix.Finish()
@@ -333,7 +367,7 @@ func TestRPCHostRandom(t *testing.T) {
 		seeds   uint64
 		traffic func(seed uint64) hostMix
 	}{
-		{"tcp and websocket", 60, func(seed uint64) hostMix { return hostMix{hostConfigs, hostTraffic(seed)} }},
+		{"tcp and websocket", 60, func(seed uint64) hostMix { return hostMix{configs: hostConfigs, evs: hostTraffic(seed)} }},
 		{"kcp and masked websocket", 60, hostTrafficKCP},
 	} {
 		rpcSeen := map[rpc.Transport]int{}

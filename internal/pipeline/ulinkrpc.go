@@ -181,7 +181,7 @@ func (p *RPC) event(h *session.HostedConn, ev capture.Event) {
 	s, d := h.Session(), Dir(ev.FromServer)
 	switch ev.Kind {
 	case capture.EventData:
-		h.Feed(ev.Time, ev.Frame, func(st rpc.Stamp) { s.Bytes(d, ev.Data, st) })
+		h.FeedAt(ev.Time, ev.Frame, ev.Offset, func(st rpc.Stamp) { s.Bytes(d, ev.Data, st) })
 	case capture.EventGap:
 		h.Feed(ev.Time, ev.Frame, func(st rpc.Stamp) { s.Gap(d, ev.Lost, st) })
 	case capture.EventClose:

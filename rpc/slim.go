@@ -1,0 +1,128 @@
+package rpc
+
+import (
+	"time"
+	"unicode/utf8"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
+)
+
+// A full index keeps most records slimmer still than compact (issue 28:
+// compact records cost the TUI about 1 KB a frame): a compact record
+// whose every value comes again from its envelope bytes, its place and
+// its pairing (Slim) is kept by its host as a fixed-size index record and
+// the envelope bytes, and given back compact by Restore, which Expand
+// then makes whole. The rest (transformed frames, records with findings,
+// askers still open) stay kept as records.
+
+// Place is what a host keeps of a slim record besides its envelope bytes:
+// where and when it was seen, and its pairing.
+type Place struct {
+	N, Frame   int
+	Time       time.Time
+	Dir        dissect.Dir
+	Offset     int64
+	Pair       int
+	Latency    time.Duration
+	HasLatency bool
+	// Asker is the rpc object of a Response's Request (Pair), whose ids
+	// and names the Response takes; nil for other records.
+	Asker *RPC
+	// NoFindings says the record has none (its payload decoded without
+	// one): a compact Restore then need not decode the payload.
+	NoFindings bool
+}
+
+// Slim reports whether r, a numbered compact record of s, is given again
+// by Restore from its Envelope and its Place, and so may be kept as those
+// alone: a plain frame (no transform) with a known envelope type, no
+// findings but its payload's, and for a Response a Request it was paired with whose ids it
+// took. The host checks the Place (a pair's latency is the difference of
+// the two times).
+func (s *Session) Slim(r *Record) bool {
+	if r == nil || !r.compact || r.light || r.raw != nil || r.Transform != nil || r.KeyFailed || r.capped != 0 ||
+		len(r.Findings) != int(r.payloadNotes) || r.Envelope == nil || len(r.Envelope) != r.Len || !r.Type.Known() ||
+		r.Msg != r.Type.String() || r.Time.Location() != time.UTC {
+		return false
+	}
+	if r.Type == ulinkrpc.Response {
+		return r.Pair != 0 && r.RPC.ServiceID != nil && r.HasLatency
+	}
+	return true
+}
+
+// Restore gives again the record Slim kept as env, its envelope bytes
+// (which the record aliases), and p: as frame decoded it and Numbered
+// named, paired and decoded its payload; without whole, compact as
+// Numbered kept it (its Fields and Payload dropped). A reader may call it
+// under the host's read lock: s's configuration is only read.
+func (s *Session) Restore(env []byte, p Place, whole bool) *Record {
+	r := &Record{N: p.N, Frame: p.Frame, Time: p.Time, Conn: s.conn, Dir: p.Dir, Transport: s.cfg.Transport,
+		Len: len(env), Msg: "Unknown", Offset: p.Offset, Envelope: env, Pair: p.Pair, Latency: p.Latency,
+		HasLatency: p.HasLatency}
+	e, _ := ulinkrpc.DecodeEnvelope(env)
+	r.Type = e.Type
+	if e.Type.Known() {
+		r.Msg = e.Type.String()
+	}
+	s.envRPC(&r.RPC, e)
+	if e.Type == ulinkrpc.Response && p.Asker != nil {
+		r.RPC.ServiceID, r.RPC.MethodID = p.Asker.ServiceID, p.Asker.MethodID
+		r.RPC.Service, r.RPC.Method = p.Asker.Service, p.Asker.Method
+	}
+	if !whole && p.NoFindings {
+		r.compact = true
+		return r
+	}
+	if pl := s.decodeAgain(r); pl != nil && len(pl.Findings) > 0 {
+		r.Findings = append([]dissect.Finding(nil), pl.Findings...)
+		r.payloadNotes = int32(len(pl.Findings))
+	}
+	if !whole {
+		r.shrink()
+	}
+	return r
+}
+
+// FileOffset is the capture file offset of r's frame (after its length
+// prefix) when its bytes lie in one run of the file (Stamp.InFile): a host
+// that reads the file again may point at them instead of keeping them.
+func (r *Record) FileOffset() (int64, bool) { return r.file, r.inFile && !r.light }
+
+// envRPC sets the rpc object's values that env alone gives (apply's,
+// without the pairing): the ids, status, error and ticks, and the names
+// of a Request's or Push's ids. It returns a Request's or Push's contract
+// method, nil for none.
+func (s *Session) envRPC(p *RPC, env ulinkrpc.Envelope) *ulinkrpc.Method {
+	switch env.Type {
+	case ulinkrpc.Request, ulinkrpc.Push:
+		if env.Type == ulinkrpc.Request {
+			p.RequestID = ptr(env.RequestID)
+		}
+		p.ServiceID, p.MethodID = ptr(env.ServiceID), ptr(env.MethodID)
+		if s.cfg.Contracts == nil {
+			return nil
+		}
+		svc, m := s.cfg.Contracts.Lookup(env.Type, env.ServiceID, env.MethodID)
+		if svc != nil {
+			p.Service = ptr(svc.Name)
+		}
+		if m != nil {
+			p.Method = ptr(m.Name)
+		}
+		return m
+	case ulinkrpc.Response:
+		p.RequestID = ptr(env.RequestID)
+		p.StatusCode, p.Status = ptr(int(env.Status)), ptr(env.Status.String())
+		if env.HasError {
+			p.Error = ptr(env.Error)
+			if !utf8.ValidString(env.Error) {
+				p.ErrorRaw = []byte(env.Error)
+			}
+		}
+	case ulinkrpc.KeepAlivePing, ulinkrpc.KeepAlivePong:
+		p.Ticks = ptr(env.Ticks)
+	}
+	return nil
+}
