@@ -15,7 +15,12 @@ import (
 // count), widened-enum inference when the handshake was not captured, and
 // the listener-ID tables with their as-of checkpoints (wire.md 4.5).
 type connection struct {
-	idx    uint32
+	idx uint32
+	// key is info.Conn in an allocation of its own, never written after
+	// newConnection: another goroutine may read it (Tally.Conn) without
+	// sharing a cache line with the fields the feeder writes at every
+	// message (issue 26: that line went back and forth between the cores).
+	key    *dissect.Conn
 	input  int32  // the capture of several it was first seen in (origins.go)
 	ver    uint64 // Index.ver when info last changed (ConnectionsSince)
 	info   ConnInfo
@@ -110,6 +115,7 @@ type checkpoint struct {
 func newConnection(idx uint32, conn dissect.Conn, rule Rule, lim *unturned.Limits) *connection {
 	cn := &connection{idx: idx}
 	cn.info.Conn, cn.info.Rule = conn, rule
+	cn.key = &dissect.Conn{Client: conn.Client, Server: conn.Server}
 	cn.framer[dissect.C2S] = unturned.NewFramer(lim.MaxMessage)
 	cn.framer[dissect.S2C] = unturned.NewFramer(lim.MaxMessage)
 	cn.checkpoints = []checkpoint{{ops: 0, state: noTables}}

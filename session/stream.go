@@ -498,9 +498,11 @@ func (c *Index) streamEnd() {
 // head's dropped check indexed it).
 func (c *Index) emit(i int32) {
 	s := c.stream
-	saved := s.pre
+	var saved preDecoded
 	w := s.waited(i)
-	if w != nil && (!s.pre.ok || s.pre.i != i) {
+	swapped := w != nil && (!s.pre.ok || s.pre.i != i)
+	if swapped {
+		saved = s.pre
 		s.pre = preDecoded{ok: true, i: i, data: w.data, d: &w.d}
 		if s.Spans {
 			s.pre.spans = &w.spans
@@ -517,7 +519,9 @@ func (c *Index) emit(i int32) {
 	}
 	// The decoding of the message committed last stays the prepared one
 	// for its own turn.
-	s.pre = saved
+	if swapped {
+		s.pre = saved
+	}
 	if w != nil {
 		w.used = false
 	}

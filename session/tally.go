@@ -73,7 +73,7 @@ func (c *Index) TallyOf(n int, b *Tally) bool {
 	}
 	i := int32(n - 1)
 	r := c.rec(i)
-	*b = Tally{N: n, Time: c.timeOf(i), Conn: &c.conns[r.conn].info.Conn, Dir: r.dir}
+	*b = Tally{N: n, Time: c.timeOf(i), Conn: c.conns[r.conn].key, Dir: r.dir}
 	if r.flags&recRPC != 0 {
 		rr := c.rpcRecs[i]
 		if rr == nil {

@@ -43,7 +43,7 @@ type statsBatch struct {
 // up to 64 KiB would otherwise hold 64 MiB a batch); statsBatches is how
 // many batches exist.
 const (
-	statsBatchLen   = 1024
+	statsBatchLen   = 2048
 	statsBatchBytes = 1 << 20
 	statsBatches    = 4
 )
