@@ -256,6 +256,16 @@ func (d *Durations) Stats() (min, median, max time.Duration, ok bool) {
 	return s[0], s[(len(s)-1)/2], s[len(s)-1], true
 }
 
+// Latency is Stats and Summary together, the durations sorted once.
+func (d *Durations) Latency() (min, median, max time.Duration, ok bool, sum stats.Summary) {
+	if len(d.v) == 0 {
+		return 0, 0, 0, false, stats.Summary{}
+	}
+	s := slices.Clone(d.v)
+	slices.Sort(s)
+	return s[0], s[(len(s)-1)/2], s[len(s)-1], true, stats.SummarizeSorted(d.v, s)
+}
+
 // Summary is every latency figure of outputs.md (count, min, median, p90,
 // p95, p99, max, mean, jitter) over the durations in the order added
 // (stats.Summarize); Count 0 when nothing was added.

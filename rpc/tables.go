@@ -32,8 +32,8 @@ type Latency struct {
 }
 
 func latency(d *dissect.Durations) Latency {
-	mn, md, mx, ok := d.Stats()
-	return Latency{mn, md, mx, ok, d.Summary()}
+	mn, md, mx, ok, sum := d.Latency()
+	return Latency{mn, md, mx, ok, sum}
 }
 
 // MethodStats counts one (service_id, method_id)'s Requests and their

@@ -420,8 +420,8 @@ func (ps *pairState) pingStats(asOf int, full bool) [2]PingStats {
 			req = sort.Search(len(pc.reqN), func(k int) bool { return int(pc.reqN[k]) > asOf })
 			rtt = pc.rtt.Prefix(sort.Search(len(pc.ansN), func(k int) bool { return int(pc.ansN[k]) > asOf }))
 		}
-		mn, md, mx, ok := rtt.Stats()
-		out[d] = PingStats{Requests: req, Answered: rtt.Len(), RTT: rpc.Latency{Min: mn, Median: md, Max: mx, OK: ok, Summary: rtt.Summary()}}
+		mn, md, mx, ok, sum := rtt.Latency()
+		out[d] = PingStats{Requests: req, Answered: rtt.Len(), RTT: rpc.Latency{Min: mn, Median: md, Max: mx, OK: ok, Summary: sum}}
 	}
 	return out
 }

@@ -53,11 +53,32 @@ func Median(sorted []time.Duration) time.Duration {
 // copy: the reference the accumulators are checked against, and what a
 // caller that keeps every value (dissect.Durations) uses.
 func Summarize(arrival []time.Duration) Summary {
-	var l Latencies
+	sorted := slices.Clone(arrival)
+	slices.Sort(sorted)
+	return SummarizeSorted(arrival, sorted)
+}
+
+// SummarizeSorted is Summarize of arrival, given its values sorted too:
+// a caller that sorted them for other figures sorts once. The distinct
+// values are counted by runs of equals, with no map.
+func SummarizeSorted(arrival, sorted []time.Duration) Summary {
+	var run Running
 	for _, x := range arrival {
-		l.Add(x)
+		run.Add(x)
 	}
-	return l.Summary()
+	var (
+		vals []time.Duration
+		cnts []uint32
+	)
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j] == sorted[i] {
+			j++
+		}
+		vals, cnts = append(vals, sorted[i]), append(cnts, uint32(j-i))
+		i = j
+	}
+	return SummaryFromCounts(vals, cnts, &run)
 }
 
 // sum128 is a signed 128-bit sum: durations of a hostile capture's

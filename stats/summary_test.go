@@ -124,8 +124,16 @@ func TestSummarizeRandom(t *testing.T) {
 		for i := range in {
 			in[i] = time.Duration(r.Int64N(spread))
 		}
-		if got, want := Summarize(in), brute(in); got != want {
+		want := brute(in)
+		if got := Summarize(in); got != want {
 			t.Fatalf("trial %d: Summarize(%v) = %+v; want %+v", trial, in, got, want)
+		}
+		var l Latencies
+		for _, x := range in {
+			l.Add(x)
+		}
+		if got := l.Summary(); got != want {
+			t.Fatalf("trial %d: Latencies of %v: Summary() = %+v; want %+v", trial, in, got, want)
 		}
 	}
 }
