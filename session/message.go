@@ -360,6 +360,9 @@ type Head struct {
 	RPC *rpc.Record
 	// Rec is the record of a hosted protocol's message (ULinkRPC's too).
 	Rec decode.Record
+	// Hosted is set for a hosted protocol's message, also when the Head
+	// comes without its record (Index.Heads).
+	Hosted bool
 }
 
 // Head returns m's Head, as Index.Head gives it for the same message.
@@ -387,23 +390,22 @@ func (c *Index) Head(n int) (Head, bool) {
 // `tables --json`, which tallies every message's (issue 18).
 func (c *Index) head(n int, h *Head) bool { return c.headOf(n, h, true) }
 
-// headOf is head; without whole, a ULinkRPC record kept compact comes as
-// kept (a copy, not decoded again: Heads).
-func (c *Index) headOf(n int, h *Head, whole bool) bool {
+// headOf is head; without records, a hosted message's Head has no
+// record, only Hosted (Heads: a record kept slim would be decoded again).
+func (c *Index) headOf(n int, h *Head, records bool) bool {
 	if n < 1 || n > c.nrec {
 		return false
 	}
 	r := c.rec(int32(n - 1))
 	h.N, h.Conn, h.Dir, h.Kind, h.Worst, h.HasFinding, h.RPC, h.Rec = n, c.conns[r.conn].info.Conn, r.dir, r.kind, 0, false, nil, nil
+	h.Hosted = r.flags&recRPC != 0
 	worst := r.worst
 	if r.flags&recRPC != 0 {
-		if rr := c.rpcRecord(int32(n-1), whole); rr != nil {
-			if cr, ok := rr.(*rpc.Record); ok && cr.Compacted() && !whole {
-				h.Rec = cr.Clone()
-			} else {
+		if records {
+			if rr := c.rpcRecord(int32(n-1), true); rr != nil {
 				h.Rec = c.readable(c.conns[r.conn], rr) // as buildRPC: the feeder may still set Pair
+				h.RPC, _ = h.Rec.(*rpc.Record)
 			}
-			h.RPC, _ = h.Rec.(*rpc.Record)
 		}
 		if worst > 0 {
 			h.Worst, h.HasFinding = dissect.Severity(worst-1), true

@@ -48,8 +48,12 @@ func TestRPCSlimSame(t *testing.T) {
 				if !sameRecord(ix.RPCRecord(n), ref.RPCRecord(n)) {
 					t.Fatalf("seed %d: record %d differs:\n%+v\nwant %+v", seed, n, ix.RPCRecord(n), ref.RPCRecord(n))
 				}
-				h, wh := heads[n-1], refHeads[n-1]
-				if h.RPC.Line() != wh.RPC.Line() || h.Worst != wh.Worst || !sameRecord(h.RPC, wh.RPC) {
+				if b, wb := heads[n-1], refHeads[n-1]; b != wb || !b.Hosted || b.Rec != nil {
+					t.Fatalf("seed %d: bulk head %d: %+v, want %+v, hosted, without a record", seed, n, b, wb)
+				}
+				h, _ := ix.Head(n)
+				wh, _ := ref.Head(n)
+				if !h.Hosted || h.RPC.Line() != wh.RPC.Line() || h.Worst != wh.Worst || !sameRecord(h.RPC, wh.RPC) {
 					t.Fatalf("seed %d: head %d: %q, want %q", seed, n, h.RPC.Line(), wh.RPC.Line())
 				}
 			}

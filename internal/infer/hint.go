@@ -43,7 +43,7 @@ type Tally struct {
 // Head tallies message h.N of dc.
 func (t *Tally) Head(dc *session.Index, h *session.Head) {
 	if h.Kind == unturned.KindUnknown || h.HasFinding && h.Worst >= dissect.Warn {
-		if h.Record() != nil {
+		if h.Hosted || h.Record() != nil {
 			// ULinkRPC (whose Kind is Unknown) says nothing of the
 			// Unturned profile.
 			t.rpc++
