@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -99,13 +101,16 @@ func (c *Index) rpcRecord(i int32, whole bool) decode.Record {
 		return nil
 	}
 	cn := c.conns[rec.conn]
-	env, err := c.load(i, nil)
-	if err != nil || cn.rpc == nil {
+	if cn.rpc == nil {
 		return nil
 	}
+	// Bytes that cannot be read back (a capture file cut short under the
+	// open TUI) are restored as far as they go, with the error as a
+	// finding, as an Unturned message shows what its record kept.
+	env, err := c.load(i, nil)
 	t := c.timeOf(i)
 	p := rpc.Place{N: int(i) + 1, Frame: int(rec.frame), Time: time.Unix(0, t).UTC(), Dir: rec.dir,
-		Offset: int64(uint64(rec.tv)<<32 | uint64(rec.sid)), Pair: int(rec.cid), NoFindings: rec.worst == 0}
+		Offset: int64(uint64(rec.tv)<<32 | uint64(rec.sid)), Pair: int(rec.cid), NoFindings: rec.worst == 0 && err == nil}
 	if p.Pair != 0 && p.Pair < p.N {
 		p.HasLatency, p.Latency = true, time.Duration(t-c.timeOf(int32(p.Pair-1)))
 		if rec.idBits&rpcAnswer != 0 {
@@ -114,5 +119,10 @@ func (c *Index) rpcRecord(i int32, whole bool) decode.Record {
 			}
 		}
 	}
-	return cn.rpc.Restore(env, p, whole)
+	r := cn.rpc.Restore(env, p, whole || err != nil)
+	if err != nil {
+		r.Findings = append(r.Findings, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed,
+			Text: termsafe.Escape(err.Error()), Bit: -1})
+	}
+	return r
 }

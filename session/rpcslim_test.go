@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 )
@@ -83,4 +84,37 @@ func sameRecord(a, b *rpc.Record) bool {
 		reflect.DeepEqual(a.RPC, b.RPC) && reflect.DeepEqual(a.Envelope, b.Envelope) && a.Time.Equal(b.Time) &&
 		a.N == b.N && a.Frame == b.Frame && a.Offset == b.Offset && a.Pair == b.Pair && a.Latency == b.Latency &&
 		a.HasLatency == b.HasLatency && a.Len == b.Len && a.Msg == b.Msg && a.Type == b.Type && a.Conn == b.Conn
+}
+
+// TestRPCSlimFileGone: a slim record whose bytes are in a capture file
+// that can no longer be read back (cut short under the open TUI) is still
+// shown, as far as its bytes go, with the read error as a finding, not
+// dropped from the list.
+func TestRPCSlimFileGone(t *testing.T) {
+	gone, hosted := 0, 0
+	for seed := range uint64(40) {
+		ix := feedHost(hostMix{configs: hostConfigs, evs: hostTraffic(seed), file: true}, nil)
+		ix.SetStore(&fileStore{})
+		for n := 1; n <= ix.Len(); n++ {
+			h, ok := ix.Head(n)
+			if !ok || !h.Hosted {
+				continue
+			}
+			hosted++
+			m := ix.Message(n)
+			if m == nil || m.RPC == nil {
+				t.Fatalf("seed %d: message %d: %v; want its record", seed, n, m)
+			}
+			for _, f := range m.Findings {
+				if f.Severity == dissect.Error && strings.Contains(f.Text, "capture file") {
+					gone++
+					break
+				}
+			}
+		}
+	}
+	if gone == 0 {
+		t.Fatalf("none of %d ULinkRPC messages was read from the capture file", hosted)
+	}
+	t.Logf("%d of %d ULinkRPC messages shown without their bytes", gone, hosted)
 }
