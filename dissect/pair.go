@@ -244,19 +244,12 @@ func (d *Durations) Len() int { return len(d.v) }
 // statistics as of an earlier point.
 func (d *Durations) Prefix(n int) Durations { return Durations{v: d.v[:n:n]} }
 
-// Stats returns the minimum, the median (over an even count the lower of
-// the two middle values, outputs.md) and the maximum; ok is false when
-// nothing was added.
-func (d *Durations) Stats() (min, median, max time.Duration, ok bool) {
-	if len(d.v) == 0 {
-		return 0, 0, 0, false
-	}
-	s := slices.Clone(d.v)
-	slices.Sort(s)
-	return s[0], s[(len(s)-1)/2], s[len(s)-1], true
-}
-
-// Latency is Stats and Summary together, the durations sorted once.
+// Latency returns the minimum, the median (over an even count the lower
+// of the two middle values, outputs.md) and the maximum, and every latency
+// figure of outputs.md (count, min, median, p90, p95, p99, max, mean,
+// jitter) over the durations in the order added (stats.SummarizeSorted),
+// sorting them once; ok is false and the Summary's Count 0 when nothing
+// was added.
 func (d *Durations) Latency() (min, median, max time.Duration, ok bool, sum stats.Summary) {
 	if len(d.v) == 0 {
 		return 0, 0, 0, false, stats.Summary{}
@@ -265,8 +258,3 @@ func (d *Durations) Latency() (min, median, max time.Duration, ok bool, sum stat
 	slices.Sort(s)
 	return s[0], s[(len(s)-1)/2], s[len(s)-1], true, stats.SummarizeSorted(d.v, s)
 }
-
-// Summary is every latency figure of outputs.md (count, min, median, p90,
-// p95, p99, max, mean, jitter) over the durations in the order added
-// (stats.Summarize); Count 0 when nothing was added.
-func (d *Durations) Summary() stats.Summary { return stats.Summarize(d.v) }

@@ -81,13 +81,13 @@ func TestDurations(t *testing.T) {
 		for _, x := range tc.in {
 			d.Add(x)
 		}
-		mn, md, mx, ok := d.Stats()
+		mn, md, mx, ok, _ := d.Latency()
 		if !ok || mn != tc.min || md != tc.med || mx != tc.max {
 			t.Errorf("Stats(%v) = %v %v %v; want %v %v %v", tc.in, mn, md, mx, tc.min, tc.med, tc.max)
 		}
 	}
 	var d Durations
-	if _, _, _, ok := d.Stats(); ok {
+	if _, _, _, ok, _ := d.Latency(); ok {
 		t.Error("Stats of nothing is ok")
 	}
 }
@@ -149,11 +149,11 @@ func TestDurationsPrefix(t *testing.T) {
 		d.Add(x)
 	}
 	p := d.Prefix(3)
-	if mn, md, mx, ok := p.Stats(); !ok || mn != 1 || md != 4 || mx != 9 || p.Len() != 3 {
-		t.Errorf("Prefix(3).Stats() = %v %v %v %v, Len %d; want 1 4 9 true, 3", mn, md, mx, ok, p.Len())
+	if mn, md, mx, ok, _ := p.Latency(); !ok || mn != 1 || md != 4 || mx != 9 || p.Len() != 3 {
+		t.Errorf("Prefix(3).Latency() = %v %v %v %v, Len %d; want 1 4 9 true, 3", mn, md, mx, ok, p.Len())
 	}
 	p.Add(0)
-	if _, md, _, _ := d.Stats(); md != 4 {
+	if _, md, _, _, _ := d.Latency(); md != 4 {
 		t.Errorf("Stats after adding to a prefix: median %v; want 4 (the prefix must not write into d)", md)
 	}
 	if e := d.Prefix(0); e.Len() != 0 {

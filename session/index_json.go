@@ -111,10 +111,7 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 			// fields (its bytes may be kept nowhere else).
 			data = p.data
 		} else {
-			data, err = c.load(int32(n-1), sc.data[:0])
-			if r.flags&recFile != 0 {
-				sc.data = data[:0]
-			}
+			data, err = c.loadInto(int32(n-1), &sc.data)
 		}
 		sc.spans.Reset()
 		sc.d = unturned.Decoded{Findings: sc.d.Findings[:0]}

@@ -278,7 +278,7 @@ func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 			if r.flags&recListener == 0 {
 				continue
 			}
-			msg, err := c.load(i, buf)
+			msg, err := c.loadInto(i, &buf)
 			var dropped *droppedError
 			if errors.As(err, &dropped) {
 				// Replaying past it would give wrong tables: give those
@@ -287,9 +287,6 @@ func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 				t.Messages = p
 				t.Warnings = append(t.Warnings, dissect.Finding{Severity: dissect.Warn, Group: dissect.Malformed, Bit: -1, Text: fmt.Sprintf("tables as of message %d cannot be replayed: %v; shown as of message %d", asOf, err, i)})
 				return t
-			}
-			if r.flags&recFile != 0 {
-				buf = msg[:0]
 			}
 			d = unturned.Decoded{Findings: d.Findings[:0]}
 			unturned.Decode(c.profile, r.dir, r.state(), msg, nil, &d)

@@ -152,24 +152,26 @@ func (c *Index) build(n int, withSpans bool) *Message {
 	// In a Stream's Settled, commit's decoding (stream.go).
 	p := c.prepared(int32(n - 1))
 	var (
-		data []byte
-		err  error
+		data  []byte
+		err   error
+		owned bool // data is the Message's own: read from the file
 	)
 	switch {
 	case p != nil && (!withSpans || p.spans != nil):
 		data = p.data
 	case p != nil:
-		// Decoded without spans: its bytes (a copy, as the Message may
-		// outlive Settled; they may be kept nowhere else) decoded again
-		// for the fields.
-		data, p = append([]byte(nil), p.data...), nil
+		// Decoded without spans: its bytes (copied below, as the Message
+		// may outlive Settled; they may be kept nowhere else) decoded
+		// again for the fields.
+		data, p = p.data, nil
 	default:
-		// Not in Settled, or decoded without spans: read again.
+		// Not in Settled: read again.
 		p = nil
 		data, err = c.load(int32(n-1), nil)
+		owned = r.flags&recFile != 0
 	}
 	var dropped *droppedError
-	if r.flags&recFile == 0 && p == nil {
+	if p == nil && !owned {
 		data = append([]byte(nil), data...)
 	}
 	var m *Message

@@ -25,8 +25,9 @@ import (
 // the rpc.Record itself, kept in Index.rpcRecs, or for a record a full
 // index keeps slim (rpcslim.go) its envelope bytes and the index record,
 // restored when read: Len, Stamp, Head, Message and Detail work for every
-// n, and a Message of a ULinkRPC record carries it in Message.RPC. Pairing (ulinkrpc.md 5) runs as each record is
-// numbered (rpc.Session.Numbered), so the asker is always numbered first.
+// n, and a Message of a ULinkRPC record carries it in Message.RPC.
+// Pairing (ulinkrpc.md 5) runs as each record is numbered
+// (rpc.Session.Numbered), so the asker is always numbered first.
 // A Stream that hands no message out (`tables`) hosts light sessions
 // (rpc.Config.Light): their records are read only as far as the tables go,
 // kept only until handed out (streamLight) and then reused by the session.

@@ -37,7 +37,7 @@ func TestRTTCounts(t *testing.T) {
 			d.Add(x)
 		}
 		mn, md, mx, n := r.stats()
-		wmn, wmd, wmx, _ := d.Stats()
+		wmn, wmd, wmx, _, _ := d.Latency()
 		if mn != wmn || md != wmd || mx != wmx || n != d.Len() {
 			t.Errorf("%s: stats() = %v, %v, %v, %d; want %v, %v, %v, %d", tt.name, mn, md, mx, n, wmn, wmd, wmx, d.Len())
 		}

@@ -323,14 +323,22 @@ func (c *Index) dropped(i int32) bool {
 	return c.arena[off/arenaChunk] == nil
 }
 
+// loadInto is load with *buf as the buffer for bytes read from the
+// store, which keeps the buffer (grown) for the next read; bytes in the
+// arena are returned where they are.
+func (c *Index) loadInto(i int32, buf *[]byte) ([]byte, error) {
+	b, err := c.load(i, (*buf)[:0])
+	if c.rec(i).flags&recFile != 0 {
+		*buf = b[:0]
+	}
+	return b, err
+}
+
 // feederBytes loads record i for the feeder (under the write lock) into its
 // scratch buffer. A read error leaves the bytes read: the decoding then
 // reports the message as cut short.
 func (c *Index) feederBytes(i int32) []byte {
-	b, _ := c.load(i, c.scratch)
-	if c.rec(i).flags&recFile != 0 {
-		c.scratch = b[:0]
-	}
+	b, _ := c.loadInto(i, &c.scratch)
 	return b
 }
 

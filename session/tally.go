@@ -94,11 +94,8 @@ func (c *Index) TallyOf(n int, b *Tally) bool {
 	} else {
 		// Waited (Stream.Tallies): its kept bytes.
 		var err error
-		if data, err = c.load(i, c.tallyBuf[:0]); err != nil {
+		if data, err = c.loadInto(i, &c.tallyBuf); err != nil {
 			return false
-		}
-		if r.flags&recFile != 0 {
-			c.tallyBuf = data[:0]
 		}
 	}
 	b.Kind, b.Data, b.profile = r.kind, data, c.profile

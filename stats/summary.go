@@ -50,8 +50,8 @@ func Median(sorted []time.Duration) time.Duration {
 }
 
 // Summarize is the Summary of the values in arrival order, by sorting a
-// copy: the reference the accumulators are checked against, and what a
-// caller that keeps every value (dissect.Durations) uses.
+// copy (SummarizeSorted): the reference the accumulators are checked
+// against.
 func Summarize(arrival []time.Duration) Summary {
 	sorted := slices.Clone(arrival)
 	slices.Sort(sorted)
@@ -59,8 +59,9 @@ func Summarize(arrival []time.Duration) Summary {
 }
 
 // SummarizeSorted is Summarize of arrival, given its values sorted too:
-// a caller that sorted them for other figures sorts once. The distinct
-// values are counted by runs of equals, with no map.
+// a caller that sorted them for other figures sorts once (a caller that
+// keeps every value: dissect.Durations). The distinct values are counted
+// by runs of equals, with no map.
 func SummarizeSorted(arrival, sorted []time.Duration) Summary {
 	var run Running
 	for _, x := range arrival {

@@ -9,5 +9,4 @@ var (
 	setTuning    = gctune.Set
 	streamTuning = gctune.Stream
 	dumpTuning   = gctune.Dump
-	tuiTuning    = gctune.TUI
 )

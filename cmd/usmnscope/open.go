@@ -94,9 +94,6 @@ func openFeed(o *openOptions) (*pipeline.Decode, *unturned.Profile, error) {
 	return d, p, err
 }
 
-// tuiConfig is what the TUI shows of a capture file (tuifeed.FileViews).
-var tuiConfig = tuifeed.FileViews
-
 // runTUI runs the terminal UI over d's index (tuifeed.RunTUI).
 func runTUI(s *streams, keys io.Reader, d *pipeline.Decode, cfg views.Config, after func()) error {
 	return tuifeed.RunTUI(s.out, keys, d, cfg, after)

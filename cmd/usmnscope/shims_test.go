@@ -9,6 +9,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
+	"github.com/usmnscope/usmnscope/internal/gctune"
 	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/tuifeed"
@@ -143,3 +144,9 @@ var (
 	readContracts = pipeline.ReadContracts
 )
 var selected = filter.Select
+
+// tuiConfig is what the TUI shows of a capture file (tuifeed.FileViews).
+var tuiConfig = tuifeed.FileViews
+
+// tuiTuning is the TUI's collector tuning (gctune.TUI).
+var tuiTuning = gctune.TUI
