@@ -67,6 +67,11 @@ type Config struct {
 	Datagram bool
 	// Light: the host hands no record out but the tables (`tables`).
 	Light bool
+	// Lazy: the host reads a record's fields only once it has numbered
+	// it, and mostly only to write its JSON (a stream for `dump --json`,
+	// issue 28): a record may leave them to be decoded then, from its
+	// bytes (Briefer).
+	Lazy bool
 	// Yield hands each decoded record to the host at once, unnumbered,
 	// with the stamp of the event that completed it; the host numbers it
 	// (Conn.Numbered) in arrival order.

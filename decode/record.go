@@ -49,6 +49,23 @@ type Record interface {
 	Clone() Record
 }
 
+// Briefer is a Record whose Meta may decode what it left for later (a
+// record of a Config.Lazy connection builds its payload's fields when they
+// are read): Brief is Meta without Data's fields, all a host reads while it
+// numbers, pairs, counts and hands the record out.
+type Briefer interface {
+	Brief() Meta
+}
+
+// BriefOf is r's Brief when it has one, else its Meta: a host's reading of
+// a record that needs no fields.
+func BriefOf(r Record) Meta {
+	if b, ok := r.(Briefer); ok {
+		return b.Brief()
+	}
+	return r.Meta()
+}
+
 // NodeKind says what a Node of the layer tree is.
 type NodeKind uint8
 

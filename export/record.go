@@ -195,7 +195,7 @@ func (a *Adapter) ofRPC(r *Record, rr *rpc.Record) {
 	if rr.HasLatency {
 		r.LatencyNS = some(int64(rr.Latency))
 	}
-	r.Payload, r.RPC = payloadFields(r.Payload, rr.Fields), true
+	r.Payload, r.RPC = payloadFields(r.Payload, rr.AllFields()), true
 	r.Hex = rr.Envelope
 }
 

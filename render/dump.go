@@ -337,7 +337,7 @@ func (d *Dump) Stream(dc *session.Index) session.Stream {
 	if d.js != nil {
 		quiet = d.js.Flush
 	}
-	return session.Stream{Spans: d.json || d.Verbose || d.lines(), Settled: settled, Quiet: quiet}
+	return session.Stream{Spans: d.json || d.Verbose || d.lines(), Lazy: d.json, Settled: settled, Quiet: quiet}
 }
 
 // End ends the printing after the read that fed it returned err (End of

@@ -12,6 +12,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
 // timeLayout is RFC 3339 with all nine nanosecond digits (outputs.md "time").
@@ -25,6 +26,21 @@ func AppendJSON(dst []byte, r *Record) []byte { return AppendJSONOrigin(dst, r, 
 // AppendJSONOrigin is AppendJSON with origin, the record's encoded "host"
 // and "capture" keys (each with its leading comma), after "time_ns".
 func AppendJSONOrigin(dst []byte, r *Record, origin []byte) []byte {
+	if r.lazy == nil {
+		return appendJSON(dst, r, origin, nil)
+	}
+	// A lazy record's payload, decoded now; a JSON one's fields are
+	// written from a walk of its bytes (lazy.go).
+	pl, off := r.lazyPayload()
+	cfg := *r.lazy
+	cfg.NoJSONFields = true
+	p := ulinkrpc.DecodePayload(pl, off, cfg)
+	return appendJSON(dst, r, origin, &p)
+}
+
+// appendJSON is AppendJSONOrigin; lazy is a lazy record's payload, decoded
+// (without a JSON payload's fields), nil for another record.
+func appendJSON(dst []byte, r *Record, origin []byte, lazy *ulinkrpc.Payload) []byte {
 	dst = append(dst, `{"n":`...)
 	dst = strconv.AppendInt(dst, int64(r.N), 10)
 	dst = append(dst, `,"frame":`...)
@@ -66,15 +82,34 @@ func AppendJSONOrigin(dst []byte, r *Record, origin []byte) []byte {
 		}
 		dst = appendField(dst, &r.Fields[i])
 	}
+	p := r.Payload
+	if lazy != nil {
+		p = lazy
+		for i := range lazy.Fields {
+			if f := &lazy.Fields[i]; f.Name != "payload" {
+				dst = append(dst, ',')
+				dst = appendField(dst, f)
+			}
+		}
+		if lazy.Encoding == ulinkrpc.EncodingJSON {
+			dst = appendWalked(dst, r)
+		}
+	}
 	dst = append(dst, `],"rpc":`...)
 	dst = appendRPC(dst, &r.RPC)
-	if p := r.Payload; p != nil {
+	if p != nil {
 		dst = append(dst, `,"payload":{"encoding":`...)
 		dst = termsafe.AppendJSONString(dst, p.Encoding.String())
 		dst = append(dst, `,"bytes":`...)
 		dst = strconv.AppendInt(dst, int64(p.Bytes), 10)
 		dst = append(dst, `,"value":`...)
-		dst = appendAny(dst, p.Value)
+		if raw, ok := p.Value.(json.RawMessage); ok && p.Encoding == ulinkrpc.EncodingJSON && !hasSpace(raw) {
+			// Valid JSON (DecodePayload's test) with no space to elide:
+			// its compacted text is itself.
+			dst = append(dst, termsafe.EscapeJSON(raw)...)
+		} else {
+			dst = appendAny(dst, p.Value)
+		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"expert":[`...)
@@ -83,6 +118,14 @@ func AppendJSONOrigin(dst []byte, r *Record, origin []byte) []byte {
 			dst = append(dst, ',')
 		}
 		dst = r.Findings[i].AppendJSON(dst)
+	}
+	if lazy != nil {
+		for i := range lazy.Findings {
+			if i > 0 || len(r.Findings) > 0 {
+				dst = append(dst, ',')
+			}
+			dst = lazy.Findings[i].AppendJSON(dst)
+		}
 	}
 	dst = append(dst, ']')
 	if r.Envelope != nil {
@@ -200,11 +243,7 @@ func appendAny(dst []byte, v any) []byte {
 		dst = hex.AppendEncode(dst, x)
 		return append(dst, '"')
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return termsafe.AppendJSONString(dst, strconv.FormatFloat(x, 'g', -1, 64))
-		}
-		b, _ := json.Marshal(x)
-		return append(dst, b...)
+		return appendFloat(dst, x)
 	case json.RawMessage:
 		var buf bytes.Buffer
 		if json.Compact(&buf, x) != nil {
@@ -242,6 +281,62 @@ func appendAny(dst []byte, v any) []byte {
 		return append(dst, "null"...)
 	}
 	return append(dst, termsafe.EscapeJSON(b)...)
+}
+
+// appendFloat appends a float as encoding/json spells it, a non-finite
+// one as its Go spelling in a string.
+func appendFloat(dst []byte, x float64) []byte {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return termsafe.AppendJSONString(dst, strconv.FormatFloat(x, 'g', -1, 64))
+	}
+	b, _ := json.Marshal(x)
+	return append(dst, b...)
+}
+
+// hasSpace reports whether b holds a byte of JSON's insignificant space.
+func hasSpace(b []byte) bool {
+	for _, c := range b {
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			return true
+		}
+	}
+	return false
+}
+
+// appendMember appends the outputs.md field entry of member m of a JSON
+// payload at byte off of the envelope, as appendField appends the field
+// jsonFields makes of it: same name, span and value.
+func appendMember(dst []byte, w *ulinkrpc.JSONWalk, m *ulinkrpc.JSONMember, off int) []byte {
+	dst = append(dst, `{"name":`...)
+	dst = termsafe.AppendJSONBytes(dst, w.Name(m))
+	dst = append(dst, `,"bit":`...)
+	dst = strconv.AppendInt(dst, int64(8*(off+int(m.From))), 10)
+	dst = append(dst, `,"bits":`...)
+	dst = strconv.AppendInt(dst, int64(8*(m.To-m.From)), 10)
+	dst = append(dst, `,"value":`...)
+	switch m.Kind {
+	case ulinkrpc.JSONString:
+		t := w.Text(m)
+		dst = termsafe.AppendJSONBytes(dst, t)
+		if !utf8.Valid(t) {
+			dst = append(dst, `,"raw_hex":"`...)
+			dst = hex.AppendEncode(dst, t)
+			dst = append(dst, '"')
+		}
+	case ulinkrpc.JSONNumber:
+		if i, ok, f := w.Number(m); ok {
+			dst = strconv.AppendInt(dst, i, 10)
+		} else {
+			dst = appendFloat(dst, f)
+		}
+	case ulinkrpc.JSONTrue:
+		dst = append(dst, "true"...)
+	case ulinkrpc.JSONFalse:
+		dst = append(dst, "false"...)
+	default:
+		dst = append(dst, "null"...)
+	}
+	return append(dst, '}')
 }
 
 // appendNs appends a duration in nanoseconds.

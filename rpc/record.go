@@ -62,6 +62,9 @@ type Record struct {
 	// (ulinkrpc's Untransformed.Capped): the record keeps the compressed
 	// body, and Tree inflates its start again when shown (Inflated).
 	capped int
+	// lazy, for a record of a Lazy session, is how to decode its
+	// payload, which is left to be decoded when it is read (lazy.go).
+	lazy *ulinkrpc.PayloadConfig
 	// compact marks a record a full index keeps compact (compact.go): its
 	// Fields, TransformFields and Payload dropped once numbered, and for
 	// a transformed frame its Envelope too, raw keeping the frame as on
@@ -173,7 +176,11 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	if !u.Owned {
 		r.Envelope = append([]byte(nil), u.Envelope...)
 	}
-	env, _ := ulinkrpc.DecodeEnvelope(r.Envelope)
+	room := 6 // the payload's fields (ulinkrpc.DecodeEnvelope)
+	if s.cfg.Lazy && !s.compact {
+		room = 0 // left to when the record is read (lazy.go)
+	}
+	env, _ := ulinkrpc.DecodeEnvelopeRoom(r.Envelope, room)
 	r.Type = env.Type
 	if env.Type.Known() {
 		r.Msg = env.Type.String()
@@ -399,6 +406,9 @@ func (s *Session) method(t ulinkrpc.FrameType, sid, mid int32) *ulinkrpc.Method 
 // argument type is m.Request, a Response's is m.Reply.
 func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
 	p := s.payloadOf(r, env, m, arg)
+	if p == nil {
+		return // lazy: decoded when read
+	}
 	r.Findings = append(r.Findings, p.Findings...)
 	r.payloadNotes = int32(len(p.Findings))
 }
@@ -406,24 +416,34 @@ func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, 
 // payloadOf decodes env's payload into r.Payload and appends its fields to
 // r.Fields (payload's, and Expand's with the findings already kept).
 func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) *ulinkrpc.Payload {
-	cfg := ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Types: s.types}
+	var typ *ulinkrpc.DTO
 	if m != nil && s.types != nil {
 		name := m.Reply
 		if arg {
 			name = m.Request
 		}
-		cfg.Type = s.types[name]
+		typ = s.types[name]
 	}
-	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
+	if s.cfg.Lazy && !s.compact {
+		r.lazy = s.lazyConfig(typ)
+		return nil
+	}
+	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: typ, Types: s.types})
 	r.Payload = &p
-	for _, f := range p.Fields {
-		// The envelope already has the whole payload as its "payload"
-		// field; the payload's own root entry would repeat it.
+	r.Fields = appendPayloadFields(r.Fields, p.Fields)
+	return &p
+}
+
+// appendPayloadFields appends a payload's fields to an envelope's: all but
+// the payload's own root entry, which the envelope's "payload" field
+// already is.
+func appendPayloadFields(dst, fs []dissect.Field) []dissect.Field {
+	for _, f := range fs {
 		if f.Name != "payload" {
-			r.Fields = append(r.Fields, f)
+			dst = append(dst, f)
 		}
 	}
-	return &p
+	return dst
 }
 
 func cloneFields(fs []dissect.Field) []dissect.Field {

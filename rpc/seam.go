@@ -19,19 +19,20 @@ const Name = "ulinkrpc"
 // Meta are r's neutral values (decode.Meta): Len is the frame as on the
 // wire, Wire adds its 4-byte prefix, Size is EnvelopeLen.
 func (r *Record) Meta() decode.Meta {
-	return decode.Meta{N: r.N, Frame: r.Frame, Time: r.Time, Conn: r.Conn, Dir: r.Dir, Proto: Name, Name: r.Msg,
-		Len: r.Len, Wire: r.Len + 4, Size: r.EnvelopeLen(), Data: r.Envelope, Fields: r.Fields, Findings: r.Findings,
-		Pair: r.Pair, Latency: r.Latency, HasLatency: r.HasLatency}
+	w := r.whole()
+	m := w.Brief()
+	m.Fields = w.Fields
+	return m
 }
 
 // Line is r's dump line after its number, time, connection and direction.
-func (r *Record) Line() string { return Line(r) }
+func (r *Record) Line() string { return Line(r.whole()) }
 
 // Tree is r's layer tree (Tree).
-func (r *Record) Tree() []decode.Node { return Tree(r) }
+func (r *Record) Tree() []decode.Node { return Tree(r.whole()) }
 
 // TreeText is r's `dump -V` text (TreeText).
-func (r *Record) TreeText() string { return TreeText(r) }
+func (r *Record) TreeText() string { return TreeText(r.whole()) }
 
 // AppendJSON appends r's `dump --json` object (AppendJSONOrigin).
 func (r *Record) AppendJSON(dst, origin []byte) []byte { return AppendJSONOrigin(dst, r, origin) }
@@ -67,7 +68,7 @@ func (r *Record) Values(name string) ([]any, bool) {
 		return nil, false
 	}
 	var out []any
-	for _, f := range r.Fields {
+	for _, f := range r.AllFields() {
 		if len(f.Name) > len("payload.") && strings.EqualFold(f.Name[:len("payload.")], "payload.") && decode.NameMatch(f.Name, name) {
 			out = append(out, f.Value)
 		}
@@ -117,7 +118,7 @@ func Protocol(cfg Config) *decode.Protocol {
 	return &decode.Protocol{Name: Name, New: func(d decode.Config) decode.Conn {
 		c := cfg
 		c.MidStream = c.MidStream || d.MidStream
-		c.Light, c.Number = d.Light, nil
+		c.Light, c.Lazy, c.Number = d.Light, d.Lazy, nil
 		if d.Yield != nil {
 			c.Yield = func(r *Record, at Stamp) { d.Yield(r, at) }
 		}

@@ -72,6 +72,14 @@ type Config struct {
 	// full ones and then handed back for reuse (Recycle). Records and
 	// Pending are then empty.
 	Light bool
+	// Lazy leaves each record's payload to be decoded when the record is
+	// read (lazy.go, issue 28: `dump --json` decodes it on its encoding
+	// goroutine, and writes a JSON payload's fields straight from the
+	// bytes). Meta, Tree, Line, TreeText, Values and AppendJSON give the
+	// record as a session that is not lazy makes it; Brief and the
+	// fields of the Record as kept lack the payload's fields, Payload and
+	// findings.
+	Lazy bool
 	// Yield, when set, hands each decoded frame's record to a host at
 	// once, unnumbered, with the Stamp of the chunk that completed it
 	// (outputs.md "Ordering": session.Index numbers the records of both
@@ -154,6 +162,9 @@ type Session struct {
 	finished bool
 	classes  classTally // the transform classifications said once (classnote.go)
 	compact  bool       // KeepCompact (compact.go)
+	// lazies are the payload configurations of a Lazy session's records,
+	// one per payload type (lazy.go).
+	lazies map[*ulinkrpc.DTO]*ulinkrpc.PayloadConfig
 }
 
 // New returns a Session for conn.

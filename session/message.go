@@ -448,7 +448,7 @@ type Selector interface {
 // frame type's.
 func (m *Message) Name() string {
 	if m.Rec != nil {
-		return m.Rec.Meta().Name
+		return decode.BriefOf(m.Rec).Name
 	}
 	return m.Kind.String()
 }

@@ -67,6 +67,7 @@ func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 	// reads nothing of a record but its tables: light sessions decode no
 	// more than those (rpc.Config.Light, issue 15).
 	cfg.Light = c.stream != nil && c.stream.Settled == nil
+	cfg.Lazy = c.stream != nil && c.stream.Lazy
 	cn.proto = p.New(cfg)
 	if h, ok := cn.proto.(rpc.Hosted); ok {
 		cn.rpc = h.Session
@@ -188,7 +189,7 @@ func (c *Index) arriveRPC(cn *connection, r decode.Record, seq uint64) {
 		return
 	}
 	c.pins++
-	m := r.Meta()
+	m := decode.BriefOf(r)
 	c.pendingBytes += m.Size
 	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: m.Dir, rec: r, sight: sg})
 }
@@ -202,7 +203,7 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 		c.streamAsOfRPC(cn, n)
 	}
 	cn.proto.Numbered(r, n)
-	m := r.Meta()
+	m := decode.BriefOf(r)
 	off, where, placed := c.rpcBytes(r)
 	i, rec := c.add(recRPC|where, off, m.Time.UnixNano())
 	rec.frame, rec.length, rec.conn, rec.dir = int32(m.Frame), uint16(min(m.Len, 0xFFFF)), cn.idx, m.Dir
@@ -340,14 +341,14 @@ type rpcAsk struct {
 func (c *Index) rpcBound() int32 {
 	for len(c.rpcAsks) > 0 {
 		a := c.rpcAsks[0]
-		if n := a.r.Meta().N; a.cn.proto.Waiting(a.r) && c.nrec-n < lateHold {
+		if n := decode.BriefOf(a.r).N; a.cn.proto.Waiting(a.r) && c.nrec-n < lateHold {
 			if !c.rpcWaitOver() {
 				return int32(n - 1)
 			}
 			if !a.cn.rpcWaitNoted {
 				a.cn.rpcWaitNoted = true
 				c.connFinding(a.cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Bit: -1,
-					Text: fmt.Sprintf("pairing: %s #%d and the records after it were handed out before its answer: the records waiting for it held more than the capture-wide ULinkRPC budget of %d bytes (max_rpc_buffer); its answer carries the pair alone", a.r.Meta().Name, n, c.rpcWaitLimit())})
+					Text: fmt.Sprintf("pairing: %s #%d and the records after it were handed out before its answer: the records waiting for it held more than the capture-wide ULinkRPC budget of %d bytes (max_rpc_buffer); its answer carries the pair alone", decode.BriefOf(a.r).Name, n, c.rpcWaitLimit())})
 			}
 		}
 		c.rpcAsks[0] = rpcAsk{}
@@ -445,7 +446,7 @@ func (c *Index) buildRPCInto(n int, r *record, out *Message, later bool) bool {
 	if rr == nil {
 		return false
 	}
-	m := rr.Meta()
+	m := decode.BriefOf(rr)
 	*out = Message{
 		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: c.conns[r.conn].info.Conn,
 		Dir: r.dir, Data: m.Data, Rec: rr, Pair: m.Pair, Latency: m.Latency, HasLatency: m.HasLatency,

@@ -73,6 +73,11 @@ type Stream struct {
 	// asker needs nothing of it; the answer's carries the pair): an
 	// asker's Message and Detail then have no pair. It needs Spans off.
 	Tallies bool
+	// Lazy says that Settled writes a hosted record only as JSON
+	// (AppendJSONOne, JSONBatch: `dump --json` with no filter): its
+	// protocol may leave its payload's fields to be decoded as the JSON
+	// is written, on the encoding goroutine (decode.Config.Lazy, issue 28).
+	Lazy bool
 	// AsOf > 0 keeps each connection's tables as of message AsOf, so that
 	// Tables(conn, AsOf) answers `tables --at AsOf` after the end.
 	AsOf int

@@ -79,7 +79,7 @@ func (c *Index) TallyOf(n int, b *Tally) bool {
 		if rr == nil {
 			return false
 		}
-		m := rr.Meta()
+		m := decode.BriefOf(rr)
 		b.RPC, _ = rr.(*rpc.Record)
 		b.Rec = rr
 		b.Pair, b.Latency, b.HasLatency = m.Pair, m.Latency, m.HasLatency

@@ -181,13 +181,25 @@ func parseKeepAlive(r *envReader) {
 // receiver ignores the frame): Type says so, a note is added and the rest of
 // the frame is one raw "payload" field. An unknown status is a note;
 // an error text that is not UTF-8 an error finding with no error returned.
-func DecodeEnvelope(b []byte) (Envelope, error) {
+func DecodeEnvelope(b []byte) (Envelope, error) { return DecodeEnvelopeRoom(b, payloadRoom) }
+
+// payloadRoom is the room DecodeEnvelope leaves after a call's fields for
+// those its payload adds (rpc's Record.Fields): one allocation instead of
+// growing from one (issue 28: the growth was a fifth of what `dump
+// --json` allocated).
+const payloadRoom = 6
+
+// envelopeFields is how many fields a call of each type has when it
+// decodes (a Response's error adds two more).
+var envelopeFields = [...]int{Request: 6, Response: 6, Push: 5}
+
+// DecodeEnvelopeRoom is DecodeEnvelope with room for room more fields
+// after a call's: 0 for a caller that adds none (rpc's lazy records, whose
+// payload is decoded when it is read).
+func DecodeEnvelopeRoom(b []byte, room int) (Envelope, error) {
 	var env Envelope
-	// One allocation for the fields of a call and those a payload adds
-	// after them (rpc's Record.Fields), instead of growing from one
-	// (issue 28: the growth was a fifth of what `dump --json` allocated).
 	if len(b) > 0 && (FrameType(b[0]) == Request || FrameType(b[0]) == Response || FrameType(b[0]) == Push) {
-		env.Fields = make([]dissect.Field, 0, 12)
+		env.Fields = make([]dissect.Field, 0, envelopeFields[b[0]]+room)
 	}
 	r := envReader{reader: newReader("envelope", b, 0), env: &env}
 	from := r.pos

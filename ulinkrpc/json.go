@@ -1,6 +1,7 @@
 package ulinkrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -21,19 +22,140 @@ func isJSON(b []byte) bool {
 // (payload.Account, payload.Items[0].Id). base is b's offset in the
 // envelope. It assumes json.Valid(b).
 func jsonFields(b []byte, base int, prefix string) []dissect.Field {
-	w := jsonWalker{b: b, base: base}
-	w.value(prefix)
-	return w.fields
+	var w JSONWalk
+	w.Walk(b, prefix)
+	fs := make([]dissect.Field, len(w.Members))
+	for i := range w.Members {
+		m := &w.Members[i]
+		fs[i] = dissect.Field{Name: string(w.Name(m)), Bit: 8 * (base + int(m.From)), Bits: 8 * int(m.To-m.From), Value: w.Value(m)}
+	}
+	return fs
 }
 
-type jsonWalker struct {
-	b      []byte
-	pos    int
-	base   int
-	fields []dissect.Field
+// JSONKind is what a JSONMember's value is.
+type JSONKind uint8
+
+const (
+	JSONObject JSONKind = iota
+	JSONArray
+	JSONString
+	JSONNumber
+	JSONTrue
+	JSONFalse
+	JSONNull
+)
+
+// JSONMember is one member or item a JSONWalk found: its dotted name in
+// the walk's Names, the byte span of its value in the walked payload, and
+// the kind of that value.
+type JSONMember struct {
+	NameFrom, NameTo int32
+	From, To         int32
+	Kind             JSONKind
 }
 
-func (w *jsonWalker) ws() {
+// JSONWalk lists the members and items of a JSON payload, in document
+// order and each container before what it holds, with their spans and
+// names, into buffers a caller reuses from one payload to the next:
+// jsonFields turns them into fields, and a writer of `dump --json` writes
+// them straight out (rpc's lazy records, issue 28), so that both give the
+// same names, spans and values.
+type JSONWalk struct {
+	Members []JSONMember
+	Names   []byte
+	b       []byte
+	pos     int
+}
+
+// Walk lists the members of b, valid JSON, under the name prefix; the
+// buffers of an earlier walk are reused.
+func (w *JSONWalk) Walk(b []byte, prefix string) {
+	w.Members, w.Names, w.b, w.pos = w.Members[:0], w.Names[:0], b, 0
+	w.Names = append(w.Names, prefix...)
+	w.value(0, int32(len(w.Names)))
+}
+
+// Name is m's dotted name (payload.Items[0].Id); it aliases w.Names.
+func (w *JSONWalk) Name(m *JSONMember) []byte { return w.Names[m.NameFrom:m.NameTo] }
+
+// Token is m's value as written in the payload.
+func (w *JSONWalk) Token(m *JSONMember) []byte { return w.b[m.From:m.To] }
+
+// Value is m's value as a field holds it: nil for a container or null,
+// bool, string, int64 for an integer that fits, else float64.
+func (w *JSONWalk) Value(m *JSONMember) any {
+	switch m.Kind {
+	case JSONString:
+		return string(w.Text(m))
+	case JSONNumber:
+		i, ok, f := w.Number(m)
+		if ok {
+			return i
+		}
+		return f
+	case JSONTrue:
+		return true
+	case JSONFalse:
+		return false
+	}
+	return nil
+}
+
+// Text is the text of string member m: its bytes between the quotes when
+// it has no escape, else the string they spell.
+func (w *JSONWalk) Text(m *JSONMember) []byte { return unquote(w.Token(m)) }
+
+// Number is number member m as int64 when it is an integer that fits (ok),
+// else as float64.
+func (w *JSONWalk) Number(m *JSONMember) (i int64, ok bool, f float64) {
+	tok := w.Token(m)
+	if i, ok := smallInt(tok); ok {
+		return i, true, 0
+	}
+	num := string(tok)
+	if i, err := strconv.ParseInt(num, 10, 64); err == nil {
+		return i, true, 0
+	}
+	f, _ = strconv.ParseFloat(num, 64)
+	return 0, false, f
+}
+
+// smallInt reads an integer of at most 18 digits, which always fits an
+// int64, without allocating; false sends others to strconv.
+func smallInt(tok []byte) (int64, bool) {
+	neg := len(tok) > 0 && tok[0] == '-'
+	d := tok
+	if neg {
+		d = tok[1:]
+	}
+	if len(d) == 0 || len(d) > 18 || len(d) > 1 && d[0] == '0' {
+		return 0, false
+	}
+	var v int64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// unquote is the text a JSON string token spells: the bytes between its
+// quotes when it holds no escape, else what json.Unmarshal makes of it.
+func unquote(tok []byte) []byte {
+	if len(tok) >= 2 && bytes.IndexByte(tok, '\\') < 0 {
+		return tok[1 : len(tok)-1]
+	}
+	var s string
+	_ = json.Unmarshal(tok, &s)
+	return []byte(s)
+}
+
+func (w *JSONWalk) ws() {
 	for w.pos < len(w.b) {
 		switch w.b[w.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -44,14 +166,27 @@ func (w *jsonWalker) ws() {
 	}
 }
 
-func (w *jsonWalker) add(name string, from int, v any) {
-	w.fields = append(w.fields, dissect.Field{Name: name, Bit: 8 * (w.base + from), Bits: 8 * (w.pos - from), Value: v})
+func (w *JSONWalk) add(nf, nt int32, from int, k JSONKind) {
+	w.Members = append(w.Members, JSONMember{NameFrom: nf, NameTo: nt, From: int32(from), To: int32(w.pos), Kind: k})
 }
 
-// value reads one value; the input is valid JSON, so the walk only has to
-// find where things end. Bounds are still checked so that misuse cannot
-// panic.
-func (w *jsonWalker) value(name string) {
+// child appends the name of a child of the member named Names[nf:nt]:
+// that name, then the suffix parts; it returns the new name's span.
+func (w *JSONWalk) child(nf, nt int32, sep byte, part []byte, close byte) (int32, int32) {
+	from := int32(len(w.Names))
+	w.Names = append(w.Names, w.Names[nf:nt]...)
+	w.Names = append(w.Names, sep)
+	w.Names = append(w.Names, part...)
+	if close != 0 {
+		w.Names = append(w.Names, close)
+	}
+	return from, int32(len(w.Names))
+}
+
+// value reads one value named Names[nf:nt]; the input is valid JSON, so
+// the walk only has to find where things end. Bounds are still checked so
+// that misuse cannot panic.
+func (w *JSONWalk) value(nf, nt int32) {
 	w.ws()
 	if w.pos >= len(w.b) {
 		return
@@ -59,8 +194,8 @@ func (w *jsonWalker) value(name string) {
 	from := w.pos
 	switch c := w.b[w.pos]; {
 	case c == '{':
-		at := len(w.fields)
-		w.fields = append(w.fields, dissect.Field{})
+		at := len(w.Members)
+		w.add(nf, nt, from, JSONObject)
 		w.pos++
 		for w.ws(); w.pos < len(w.b) && w.b[w.pos] != '}'; w.ws() {
 			if w.b[w.pos] == ',' {
@@ -69,20 +204,20 @@ func (w *jsonWalker) value(name string) {
 			}
 			ks := w.pos
 			w.str()
-			var key string
-			_ = json.Unmarshal(w.b[ks:w.pos], &key)
+			cf, ct := w.child(nf, nt, '.', unquote(w.b[ks:w.pos]), 0)
 			w.ws()
 			if w.pos < len(w.b) && w.b[w.pos] == ':' {
 				w.pos++
 			}
-			w.value(name + "." + key)
+			w.value(cf, ct)
 		}
 		w.pos = min(w.pos+1, len(w.b))
-		w.fields[at] = dissect.Field{Name: name, Bit: 8 * (w.base + from), Bits: 8 * (w.pos - from)}
+		w.Members[at].To = int32(w.pos)
 	case c == '[':
-		at := len(w.fields)
-		w.fields = append(w.fields, dissect.Field{})
+		at := len(w.Members)
+		w.add(nf, nt, from, JSONArray)
 		w.pos++
+		var num [20]byte
 		for i := 0; ; i++ {
 			w.ws()
 			if w.pos >= len(w.b) || w.b[w.pos] == ']' {
@@ -93,35 +228,28 @@ func (w *jsonWalker) value(name string) {
 				i--
 				continue
 			}
-			w.value(name + "[" + strconv.Itoa(i) + "]")
+			cf, ct := w.child(nf, nt, '[', strconv.AppendInt(num[:0], int64(i), 10), ']')
+			w.value(cf, ct)
 		}
 		w.pos = min(w.pos+1, len(w.b))
-		w.fields[at] = dissect.Field{Name: name, Bit: 8 * (w.base + from), Bits: 8 * (w.pos - from)}
+		w.Members[at].To = int32(w.pos)
 	case c == '"':
 		w.str()
-		var s string
-		_ = json.Unmarshal(w.b[from:w.pos], &s)
-		w.add(name, from, s)
+		w.add(nf, nt, from, JSONString)
 	case c == 't':
 		w.pos = min(w.pos+4, len(w.b))
-		w.add(name, from, true)
+		w.add(nf, nt, from, JSONTrue)
 	case c == 'f':
 		w.pos = min(w.pos+5, len(w.b))
-		w.add(name, from, false)
+		w.add(nf, nt, from, JSONFalse)
 	case c == 'n':
 		w.pos = min(w.pos+4, len(w.b))
-		w.add(name, from, nil)
+		w.add(nf, nt, from, JSONNull)
 	default:
 		for w.pos < len(w.b) && isNumByte(w.b[w.pos]) {
 			w.pos++
 		}
-		num := string(w.b[from:w.pos])
-		if i, err := strconv.ParseInt(num, 10, 64); err == nil {
-			w.add(name, from, i)
-		} else {
-			f, _ := strconv.ParseFloat(num, 64)
-			w.add(name, from, f)
-		}
+		w.add(nf, nt, from, JSONNumber)
 	}
 }
 
@@ -130,7 +258,7 @@ func isNumByte(c byte) bool {
 }
 
 // str moves past a JSON string starting at pos.
-func (w *jsonWalker) str() {
+func (w *JSONWalk) str() {
 	w.pos++
 	for w.pos < len(w.b) {
 		switch w.b[w.pos] {

@@ -57,6 +57,9 @@ type PayloadConfig struct {
 	Serializer Serializer
 	Type       *DTO // nil: no schema for this payload
 	Types      DTOs
+	// NoJSONFields leaves a JSON payload's Fields nil, for a caller that
+	// walks them from the bytes when it needs them (JSONWalk).
+	NoJSONFields bool
 }
 
 // DecodePayload decodes a payload at byte offset base of its envelope
@@ -73,7 +76,9 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 	if cfg.Serializer != SerializerMemoryPack && isJSON(b) {
 		p.Encoding = EncodingJSON
 		p.Value = json.RawMessage(b)
-		p.Fields = jsonFields(b, base, prefix)
+		if !cfg.NoJSONFields {
+			p.Fields = jsonFields(b, base, prefix)
+		}
 		return p
 	}
 	if cfg.Serializer == SerializerJSON {

@@ -3,6 +3,7 @@ package termsafe
 import (
 	"fmt"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The JSON string rule: strings are spelled exactly as encoding/json spells
@@ -74,6 +75,12 @@ func AppendJSONString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// AppendJSONBytes is AppendJSONString of b's bytes, without making a
+// string of them.
+func AppendJSONBytes(dst, b []byte) []byte {
+	return AppendJSONString(dst, unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
 // EscapeJSON rewrites, in encoded JSON, the runes a terminal would

@@ -195,7 +195,7 @@ func (a *Adapter) rpcRecord(rr *rpc.Record, r *Record) {
 	body := wire - framing
 	if rr.Envelope != nil && (t == nil || !t.Gzip && (!t.Encrypted || t.Decrypted)) {
 		env := min(len(rr.Envelope), body)
-		SplitSpans(&r.Bits, rr.Fields, 8*env, RPCClass)
+		SplitSpans(&r.Bits, rr.AllFields(), 8*env, RPCClass)
 		r.Bits[Padding] += 8 * int64(body-env)
 	} else {
 		r.Bits[Payload] += 8 * int64(body)

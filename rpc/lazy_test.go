@@ -1,0 +1,186 @@
+package rpc
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/ulinkrpc"
+)
+
+// lazySteps is a conversation whose payloads exercise every JSON value
+// kind, escapes, space, big and fractional numbers, MemoryPack with and
+// without a contract type, and frames without a payload.
+func lazySteps() []step {
+	steps := append(conversation()[:0:0], conversation()...)
+	payloads := []string{
+		`{"Account":"ann","Level":2,"Pos":[502,779]}`,
+		`{"A":"tab\there \"q\" \u00e9 \u2028","B":-0,"C":1.5e300,"D":123456789012345678901234,"E":-9223372036854775808,"F":9223372036854775808}`,
+		`[true,false,null,{"x":[[],{}]},"",0.1]`,
+		` { "spaced" : [ 1 , 2 ] , "k\u0041y" : "v" } `,
+		`"just a string"`,
+		`12345678901234567890`,
+		"{\"ctl\":\"\\u001b[31m\\u009b\",\"bidi\":\"\u202e\"}",
+		`{"deep":[[[[[[[[1]]]]]]]]}`,
+	}
+	for i, p := range payloads {
+		id := uint32(20 + i)
+		steps = append(steps,
+			step{dissect.C2S, 2000 + 10*i, ulinkrpc.EncodeRequest(id, 1, 1, []byte(p))},
+			step{dissect.S2C, 2005 + 10*i, ulinkrpc.EncodeResponse(id, ulinkrpc.StatusOk, []byte(p), "")})
+	}
+	return append(steps,
+		step{dissect.C2S, 3000, ulinkrpc.EncodeRequest(4, 1, 1, loginMP("bob", 3))},
+		step{dissect.S2C, 3180, ulinkrpc.EncodeResponse(4, ulinkrpc.StatusOk, ulinkrpc.MPEncodeObject(true, ulinkrpc.MPInt32(0), ulinkrpc.MPString("t")), "")},
+		step{dissect.S2C, 3350, ulinkrpc.EncodeResponse(99, ulinkrpc.StatusOk, []byte(`{"x":1}`), "no such")}, // unpaired
+		step{dissect.S2C, 3360, ulinkrpc.EncodePush(5, 5, []byte{0xff, 0x00, 0x12})},                           // raw
+		step{dissect.C2S, 3500, []byte{9, 1, 2}},                                                              // unknown type
+		step{dissect.C2S, 3600, []byte{1, 0, 0}},                                                              // cut short
+	)
+}
+
+// TestLazySame: a Lazy session's records, whose payloads are decoded only
+// when read, read exactly as a session's that decodes them at numbering:
+// AppendJSON (which walks a JSON payload's fields from its bytes), Meta,
+// Line, TreeText, Values and AllFields; and Brief is Meta without Fields.
+func TestLazySame(t *testing.T) {
+	keys := ulinkrpc.DeriveKeys([]byte("fixture master key"), ulinkrpc.HKDF)
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		opt  *ulinkrpc.TransformOptions
+	}{
+		{"names", Config{Contracts: contracts(t)}, nil},
+		{"nonames", Config{}, nil},
+		{"json", Config{Serializer: ulinkrpc.SerializerJSON}, nil},
+		{"memorypack", Config{Serializer: ulinkrpc.SerializerMemoryPack, Contracts: contracts(t)}, nil},
+		{"gzip", Config{Contracts: contracts(t)}, &ulinkrpc.TransformOptions{Compress: true, Threshold: 16}},
+		{"encrypted", Config{Contracts: contracts(t), Transform: ulinkrpc.TransformConfig{Keys: &keys}}, &ulinkrpc.TransformOptions{Keys: &keys}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := lazySteps()
+			if tc.opt != nil {
+				for i := range st {
+					st[i].env = ulinkrpc.ApplyTransform(st[i].env, *tc.opt)
+				}
+			}
+			sameLazy(t, tc.cfg, st)
+		})
+	}
+}
+
+// sameLazy plays steps into a session of cfg and a Lazy one and compares
+// every record's readings.
+func sameLazy(t *testing.T, cfg Config, steps []step) {
+	t.Helper()
+	whole := New(testConn, cfg)
+	cfg.Lazy = true
+	lazy := New(testConn, cfg)
+	play(whole, steps, 0)
+	play(lazy, steps, 0)
+	ws, ls := whole.Records(), lazy.Records()
+	if len(ws) != len(ls) || len(ws) == 0 {
+		t.Fatalf("%d records, %d lazy", len(ws), len(ls))
+	}
+	lazies := 0
+	for i, w := range ws {
+		l := ls[i]
+		if l.lazy != nil {
+			lazies++
+			if l.Payload != nil {
+				t.Errorf("record %d: lazy with its payload decoded", w.N)
+			}
+		}
+		if a, b := AppendJSON(nil, w), AppendJSON(nil, l); !bytes.Equal(a, b) {
+			t.Errorf("record %d --json:\nwhole %s\nlazy  %s", w.N, a, b)
+		}
+		if a, b := w.Line(), l.Line(); a != b {
+			t.Errorf("record %d line: %q; lazy %q", w.N, a, b)
+		}
+		if a, b := w.TreeText(), l.TreeText(); a != b {
+			t.Errorf("record %d tree:\n%s\nlazy:\n%s", w.N, a, b)
+		}
+		if a, b := w.Meta(), l.Meta(); !reflect.DeepEqual(a, b) {
+			t.Errorf("record %d Meta = %+v; lazy %+v", w.N, a, b)
+		}
+		if a, b := w.AllFields(), l.AllFields(); !reflect.DeepEqual(a, b) {
+			t.Errorf("record %d fields = %v; lazy %v", w.N, a, b)
+		}
+		br, m := l.Brief(), l.Meta()
+		m.Fields = nil
+		if l.lazy == nil && !reflect.DeepEqual(br, m) {
+			t.Errorf("record %d Brief = %+v; want Meta without fields %+v", w.N, br, m)
+		}
+		for _, f := range w.AllFields() {
+			if !strings.HasPrefix(f.Name, "payload.") {
+				continue
+			}
+			a, _ := w.Values(f.Name)
+			b, _ := l.Values(f.Name)
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("record %d %s: %v; lazy %v", w.N, f.Name, a, b)
+			}
+		}
+	}
+	if lazies == 0 {
+		t.Error("no record was lazy")
+	}
+}
+
+// TestLazyRandomJSON compares random JSON payloads, written straight from
+// their walk, with the fields the whole record lists.
+func TestLazyRandomJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 1))
+	var steps []step
+	for i := range 300 {
+		p := randJSON(rng, 4)
+		if rng.IntN(4) == 0 {
+			p = " " + p + "\n"
+		}
+		steps = append(steps, step{dissect.C2S, 10 * i, ulinkrpc.EncodeRequest(uint32(i+1), 1, 1, []byte(p))})
+	}
+	sameLazy(t, Config{}, steps)
+}
+
+// randJSON is a random JSON value nested at most depth deep.
+func randJSON(rng *rand.Rand, depth int) string {
+	strs := []string{`""`, `"a"`, `"\"\\\/\b\f\n\r\t"`, `"\u00e9\u0000\ud83d\ude00"`, `"é ü"`, `"\ud800"`, "\"\u0085\u200f\"", `"x y"`}
+	nums := []string{"0", "-0", "1", "-1", "255", "256", "1e2", "1E-2", "0.5", "-12.25e+3", "123456789012345678", "1234567890123456789", "-9223372036854775809", "9999999999999999999", "-9999999999999999999", "1e400"}
+	k := rng.IntN(8)
+	if depth == 0 {
+		k = 2 + rng.IntN(5)
+	}
+	switch k {
+	case 0, 1:
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range rng.IntN(4) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%s:%s", strs[rng.IntN(len(strs))], randJSON(rng, depth-1))
+		}
+		return b.String() + "}"
+	case 2:
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range rng.IntN(4) {
+			if i > 0 {
+				b.WriteString(" , ")
+			}
+			b.WriteString(randJSON(rng, max(depth-1, 0)))
+		}
+		return b.String() + "]"
+	case 3:
+		return strs[rng.IntN(len(strs))]
+	case 4:
+		return nums[rng.IntN(len(nums))]
+	case 5:
+		return []string{"true", "false", "null"}[rng.IntN(3)]
+	}
+	return nums[rng.IntN(len(nums))]
+}
