@@ -26,21 +26,29 @@ func AppendJSON(dst []byte, r *Record) []byte { return AppendJSONOrigin(dst, r, 
 // AppendJSONOrigin is AppendJSON with origin, the record's encoded "host"
 // and "capture" keys (each with its leading comma), after "time_ns".
 func AppendJSONOrigin(dst []byte, r *Record, origin []byte) []byte {
-	if r.lazy == nil {
-		return appendJSON(dst, r, origin, nil)
+	if r.bare {
+		return appendBare(dst, r, origin)
 	}
-	// A lazy record's payload, decoded now; a JSON one's fields are
-	// written from a walk of its bytes (lazy.go).
-	pl, off := r.lazyPayload()
-	cfg := *r.lazy
-	cfg.NoJSONFields = true
-	p := ulinkrpc.DecodePayload(pl, off, cfg)
-	return appendJSON(dst, r, origin, &p)
+	return appendJSON(dst, r, origin, nil)
 }
 
-// appendJSON is AppendJSONOrigin; lazy is a lazy record's payload, decoded
-// (without a JSON payload's fields), nil for another record.
-func appendJSON(dst []byte, r *Record, origin []byte, lazy *ulinkrpc.Payload) []byte {
+// jsonParts are the parts of a bare record (lazy.go) decoded for its
+// JSON: its envelope's fields, its payload decoded without a JSON
+// payload's fields, and the walk of a JSON payload at byte off of the
+// envelope, whose members are written as the fields that follow.
+type jsonParts struct {
+	fields  []dissect.Field
+	payload *ulinkrpc.Payload
+	walk    *ulinkrpc.JSONWalk
+	off     int
+}
+
+// appendJSON is AppendJSONOrigin of r, or of bare r's decoded parts.
+func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
+	fields, p := r.Fields, r.Payload
+	if parts != nil {
+		fields, p = parts.fields, parts.payload
+	}
 	dst = append(dst, `{"n":`...)
 	dst = strconv.AppendInt(dst, int64(r.N), 10)
 	dst = append(dst, `,"frame":`...)
@@ -76,23 +84,27 @@ func appendJSON(dst []byte, r *Record, origin []byte, lazy *ulinkrpc.Payload) []
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"fields":[`...)
-	for i := range r.Fields {
+	for i := range fields {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendField(dst, &r.Fields[i])
+		dst = appendField(dst, &fields[i])
 	}
-	p := r.Payload
-	if lazy != nil {
-		p = lazy
-		for i := range lazy.Fields {
-			if f := &lazy.Fields[i]; f.Name != "payload" {
-				dst = append(dst, ',')
+	if parts != nil && parts.payload != nil {
+		n := len(fields)
+		for i := range parts.payload.Fields {
+			if f := &parts.payload.Fields[i]; f.Name != "payload" {
+				dst = appendSep(dst, &n)
 				dst = appendField(dst, f)
 			}
 		}
-		if lazy.Encoding == ulinkrpc.EncodingJSON {
-			dst = appendWalked(dst, r)
+		if w := parts.walk; w != nil {
+			// Members[0] is the payload itself: the envelope's "payload"
+			// field.
+			for i := 1; i < len(w.Members); i++ {
+				dst = appendSep(dst, &n)
+				dst = appendMember(dst, w, &w.Members[i], parts.off)
+			}
 		}
 	}
 	dst = append(dst, `],"rpc":`...)
@@ -119,12 +131,11 @@ func appendJSON(dst []byte, r *Record, origin []byte, lazy *ulinkrpc.Payload) []
 		}
 		dst = r.Findings[i].AppendJSON(dst)
 	}
-	if lazy != nil {
-		for i := range lazy.Findings {
-			if i > 0 || len(r.Findings) > 0 {
-				dst = append(dst, ',')
-			}
-			dst = lazy.Findings[i].AppendJSON(dst)
+	if parts != nil && parts.payload != nil {
+		n := len(r.Findings)
+		for i := range parts.payload.Findings {
+			dst = appendSep(dst, &n)
+			dst = parts.payload.Findings[i].AppendJSON(dst)
 		}
 	}
 	dst = append(dst, ']')
@@ -281,6 +292,16 @@ func appendAny(dst []byte, v any) []byte {
 		return append(dst, "null"...)
 	}
 	return append(dst, termsafe.EscapeJSON(b)...)
+}
+
+// appendSep appends the comma before a list's item when *n items came
+// before it, and counts it.
+func appendSep(dst []byte, n *int) []byte {
+	if *n > 0 {
+		dst = append(dst, ',')
+	}
+	*n++
+	return dst
 }
 
 // appendFloat appends a float as encoding/json spells it, a non-finite

@@ -45,20 +45,23 @@ func (s *Session) lazyConfig(typ *ulinkrpc.DTO) *ulinkrpc.PayloadConfig {
 	return c
 }
 
-// whole is r itself unless it is lazy, else a copy with its payload
-// decoded as payload would have decoded it at numbering.
+// whole is r itself unless it is bare, else a copy with its envelope's
+// fields and its payload decoded, as frame and payload would have decoded
+// them.
 func (r *Record) whole() *Record {
-	if r.lazy == nil {
+	if !r.bare {
 		return r
 	}
 	cp := *r
-	cp.lazy = nil
-	pl, off := r.lazyPayload()
-	p := ulinkrpc.DecodePayload(pl, off, *r.lazy)
-	cp.Payload = &p
-	if len(p.Fields) > 0 {
-		cp.Fields = appendPayloadFields(append(make([]dissect.Field, 0, len(r.Fields)+len(p.Fields)), r.Fields...), p.Fields)
+	cp.bare, cp.lazy = false, nil
+	env, _ := ulinkrpc.DecodeEnvelope(r.Envelope)
+	cp.Fields = env.Fields
+	if r.lazy == nil {
+		return &cp
 	}
+	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, *r.lazy)
+	cp.Payload = &p
+	cp.Fields = appendPayloadFields(cp.Fields, p.Fields)
 	if len(p.Findings) > 0 {
 		cp.Findings = append(append(make([]dissect.Finding, 0, len(r.Findings)+len(p.Findings)), r.Findings...), p.Findings...)
 		cp.payloadNotes = int32(len(p.Findings))
@@ -66,39 +69,32 @@ func (r *Record) whole() *Record {
 	return &cp
 }
 
-// lazyPayload is a lazy record's payload bytes and their offset in the
-// envelope: the span of the envelope's "payload" field (none when the
-// envelope ended before it).
-func (r *Record) lazyPayload() ([]byte, int) {
-	for i := len(r.Fields) - 1; i >= 0; i-- {
-		f := &r.Fields[i]
-		if f.Name != "payload" {
-			continue
-		}
-		from, to := f.Bit/8, (f.Bit+f.Bits)/8
-		if from < 0 || to > len(r.Envelope) || from > to {
-			break
-		}
-		return r.Envelope[from:to], from
-	}
-	return nil, 0
+// lazyScratch is what appendBare decodes into, reused across records.
+type lazyScratch struct {
+	fields []dissect.Field
+	walk   ulinkrpc.JSONWalk
 }
 
-// walks are JSONWalk buffers for appendWalked, reused across records.
-var walks = sync.Pool{New: func() any { return new(ulinkrpc.JSONWalk) }}
+var lazyScratches = sync.Pool{New: func() any { return new(lazyScratch) }}
 
-// appendWalked appends, each after a comma, the field entries of the JSON
-// payload members of lazy record r, as appendField writes those whole
-// gives it.
-func appendWalked(dst []byte, r *Record) []byte {
-	pl, off := r.lazyPayload()
-	w := walks.Get().(*ulinkrpc.JSONWalk)
-	defer walks.Put(w)
-	w.Walk(pl, "payload")
-	// Members[0] is the payload itself: the envelope's "payload" field.
-	for i := 1; i < len(w.Members); i++ {
-		dst = append(dst, ',')
-		dst = appendMember(dst, w, &w.Members[i], off)
+// appendBare is AppendJSONOrigin of bare record r: its envelope's fields
+// and its payload decoded into scratch that is reused, and a JSON
+// payload's fields written straight from a walk of its bytes.
+func appendBare(dst []byte, r *Record, origin []byte) []byte {
+	sc := lazyScratches.Get().(*lazyScratch)
+	defer lazyScratches.Put(sc)
+	env, _ := ulinkrpc.DecodeEnvelopeInto(r.Envelope, sc.fields)
+	sc.fields = env.Fields
+	parts := jsonParts{fields: env.Fields}
+	if r.lazy != nil {
+		cfg := *r.lazy
+		cfg.NoJSONFields = true
+		p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
+		parts.payload = &p
+		if p.Encoding == ulinkrpc.EncodingJSON {
+			sc.walk.Walk(env.Payload, "payload")
+			parts.walk, parts.off = &sc.walk, env.PayloadOff
+		}
 	}
-	return dst
+	return appendJSON(dst, r, origin, &parts)
 }

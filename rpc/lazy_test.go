@@ -91,9 +91,12 @@ func sameLazy(t *testing.T, cfg Config, steps []step) {
 		l := ls[i]
 		if l.lazy != nil {
 			lazies++
-			if l.Payload != nil {
-				t.Errorf("record %d: lazy with its payload decoded", w.N)
+			if l.Payload != nil || !l.bare {
+				t.Errorf("record %d: lazy with its payload decoded, or not bare", w.N)
 			}
+		}
+		if l.bare && l.Fields != nil {
+			t.Errorf("record %d: bare with fields %v", w.N, l.Fields)
 		}
 		if a, b := AppendJSON(nil, w), AppendJSON(nil, l); !bytes.Equal(a, b) {
 			t.Errorf("record %d --json:\nwhole %s\nlazy  %s", w.N, a, b)

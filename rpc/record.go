@@ -62,8 +62,10 @@ type Record struct {
 	// (ulinkrpc's Untransformed.Capped): the record keeps the compressed
 	// body, and Tree inflates its start again when shown (Inflated).
 	capped int
-	// lazy, for a record of a Lazy session, is how to decode its
-	// payload, which is left to be decoded when it is read (lazy.go).
+	// bare marks a record of a Lazy session whose envelope fields are
+	// left to be listed when it is read, lazy how to decode its payload,
+	// which is left to then too (lazy.go).
+	bare bool
 	lazy *ulinkrpc.PayloadConfig
 	// compact marks a record a full index keeps compact (compact.go): its
 	// Fields, TransformFields and Payload dropped once numbered, and for
@@ -143,9 +145,14 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	defer func() {
 		if s.cfg.Yield != nil {
 			s.cfg.Yield(r, at)
-			return
+		} else {
+			s.queue = append(s.queue, r)
 		}
-		s.queue = append(s.queue, r)
+		if r.env == &s.env {
+			// Not numbered yet: it waits with a copy of its own.
+			e := s.env
+			r.env = &e
+		}
 	}()
 	u, err := ulinkrpc.Untransform(frame, s.cfg.Transform)
 	r.KeyFailed = errors.Is(err, ulinkrpc.ErrAuth)
@@ -176,18 +183,22 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	if !u.Owned {
 		r.Envelope = append([]byte(nil), u.Envelope...)
 	}
-	room := 6 // the payload's fields (ulinkrpc.DecodeEnvelope)
+	// The envelope is decoded into the session's scratch: a host numbers
+	// the record (which applies it) before Yield returns, as a rule.
 	if s.cfg.Lazy && !s.compact {
-		room = 0 // left to when the record is read (lazy.go)
+		// Its fields are listed when the record is read (lazy.go).
+		s.env, _ = ulinkrpc.DecodeEnvelopeValues(r.Envelope)
+		r.bare = true
+	} else {
+		s.env, _ = ulinkrpc.DecodeEnvelope(r.Envelope)
 	}
-	env, _ := ulinkrpc.DecodeEnvelopeRoom(r.Envelope, room)
-	r.Type = env.Type
-	if env.Type.Known() {
-		r.Msg = env.Type.String()
+	r.Type = s.env.Type
+	if s.env.Type.Known() {
+		r.Msg = s.env.Type.String()
 	}
-	r.Fields = env.Fields
-	r.Findings = append(r.Findings, env.Findings...)
-	r.env = &env
+	r.Fields = s.env.Fields
+	r.Findings = append(r.Findings, s.env.Findings...)
+	r.env = &s.env
 }
 
 // maxQueued bounds the records held back while a direction resynchronises.

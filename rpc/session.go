@@ -165,6 +165,9 @@ type Session struct {
 	// lazies are the payload configurations of a Lazy session's records,
 	// one per payload type (lazy.go).
 	lazies map[*ulinkrpc.DTO]*ulinkrpc.PayloadConfig
+	// env is the envelope frame decoded last, until its record is
+	// numbered (Record.env points at it meanwhile).
+	env ulinkrpc.Envelope
 }
 
 // New returns a Session for conn.

@@ -73,24 +73,16 @@ type Envelope struct {
 	Findings []dissect.Finding
 }
 
-// envelopeParsers decode the body after the type byte, indexed by type
-// (http2's frameParsers).
-var envelopeParsers = [...]func(*envReader){
-	Request:       parseRequest,
-	Response:      parseResponse,
-	Push:          parsePush,
-	KeepAlivePing: parseKeepAlive,
-	KeepAlivePong: parseKeepAlive,
-}
-
-// envReader is a reader that records each read as a field of env.
+// envReader is a reader that records each read as a field of env, unless
+// bare (DecodeEnvelopeValues).
 type envReader struct {
 	*reader
-	env *Envelope
+	env  *Envelope
+	bare bool
 }
 
 func (r envReader) field(name string, from int, v any) {
-	if r.err == nil {
+	if r.err == nil && !r.bare {
 		r.env.Fields = append(r.env.Fields, dissect.Field{Name: name, Bit: 8 * (r.base + from), Bits: 8 * (r.pos - from), Value: v})
 	}
 }
@@ -181,7 +173,13 @@ func parseKeepAlive(r *envReader) {
 // receiver ignores the frame): Type says so, a note is added and the rest of
 // the frame is one raw "payload" field. An unknown status is a note;
 // an error text that is not UTF-8 an error finding with no error returned.
-func DecodeEnvelope(b []byte) (Envelope, error) { return DecodeEnvelopeRoom(b, payloadRoom) }
+func DecodeEnvelope(b []byte) (Envelope, error) {
+	var fs []dissect.Field
+	if len(b) > 0 && (FrameType(b[0]) == Request || FrameType(b[0]) == Response || FrameType(b[0]) == Push) {
+		fs = make([]dissect.Field, 0, envelopeFields[b[0]]+payloadRoom)
+	}
+	return decodeEnvelope(b, fs, false)
+}
 
 // payloadRoom is the room DecodeEnvelope leaves after a call's fields for
 // those its payload adds (rpc's Record.Fields): one allocation instead of
@@ -193,15 +191,22 @@ const payloadRoom = 6
 // decodes (a Response's error adds two more).
 var envelopeFields = [...]int{Request: 6, Response: 6, Push: 5}
 
-// DecodeEnvelopeRoom is DecodeEnvelope with room for room more fields
-// after a call's: 0 for a caller that adds none (rpc's lazy records, whose
-// payload is decoded when it is read).
-func DecodeEnvelopeRoom(b []byte, room int) (Envelope, error) {
-	var env Envelope
-	if len(b) > 0 && (FrameType(b[0]) == Request || FrameType(b[0]) == Response || FrameType(b[0]) == Push) {
-		env.Fields = make([]dissect.Field, 0, envelopeFields[b[0]]+room)
-	}
-	r := envReader{reader: newReader("envelope", b, 0), env: &env}
+// DecodeEnvelopeValues is DecodeEnvelope without Fields: the values and
+// findings, for a caller that lists the fields later, if at all (rpc's
+// lazy records, issue 28), with no allocation for a plain frame.
+func DecodeEnvelopeValues(b []byte) (Envelope, error) { return decodeEnvelope(b, nil, true) }
+
+// DecodeEnvelopeInto is DecodeEnvelope with its Fields appended to
+// fields[:0], a buffer the caller reuses.
+func DecodeEnvelopeInto(b []byte, fields []dissect.Field) (Envelope, error) {
+	return decodeEnvelope(b, fields[:0], false)
+}
+
+// decodeEnvelope is DecodeEnvelope appending its fields to fs, or listing
+// none when bare.
+func decodeEnvelope(b []byte, fs []dissect.Field, bare bool) (Envelope, error) {
+	env := Envelope{Fields: fs}
+	r := envReader{reader: &reader{b: b, layer: "envelope"}, env: &env, bare: bare}
 	from := r.pos
 	env.Type = FrameType(r.u8("type"))
 	r.field("type", from, uint64(env.Type))
@@ -216,7 +221,18 @@ func DecodeEnvelopeRoom(b []byte, room int) (Envelope, error) {
 		}
 		return env, nil
 	}
-	envelopeParsers[env.Type](&r)
+	// A switch, not a table of parsers: an indirect call would move the
+	// reader and the Envelope to the heap (issue 28).
+	switch env.Type {
+	case Request:
+		parseRequest(&r)
+	case Response:
+		parseResponse(&r)
+	case Push:
+		parsePush(&r)
+	default:
+		parseKeepAlive(&r)
+	}
 	if r.err == nil && r.left() > 0 {
 		r.err = &Error{Layer: "envelope", Offset: r.pos, Err: ErrTrailing,
 			Detail: env.Type.String() + ": " + strconv.Itoa(r.left()) + " trailing bytes"}
