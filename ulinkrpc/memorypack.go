@@ -110,12 +110,22 @@ func (c *cutter) object(r *reader, path string, depth int) MPObject {
 		r.fail(path+"member_count", o.Off, ErrTooLarge, "objects nested deeper than %d", mpMaxDepth)
 		return o
 	}
-	lens := make([]int, n)
+	// Most objects have few members: their lengths stay on the stack.
+	var small [16]int
+	lens := small[:0]
+	if n > len(small) {
+		lens = make([]int, 0, n)
+	}
+	lens = lens[:n]
 	total := 0
 	for i := range lens {
 		at := r.pos
-		l := r.varint(path + strconv.Itoa(i) + ".length")
+		// The field's name is made only when it fails.
+		l := r.varint("")
 		if r.err != nil {
+			if e, ok := r.err.(*Error); ok {
+				e.Field = path + strconv.Itoa(i) + ".length"
+			}
 			return o
 		}
 		if l < 0 || l > int64(r.left()) {
@@ -128,6 +138,9 @@ func (c *cutter) object(r *reader, path string, depth int) MPObject {
 	if total > r.left() {
 		r.err = &Error{Layer: r.layer, Field: path + "members", Offset: r.pos, Need: total, Have: r.left(), Err: ErrShort}
 		return o
+	}
+	if n > 0 {
+		o.Members = make([]MPMember, 0, n)
 	}
 	for i, l := range lens {
 		m := MPMember{Index: i, Off: r.pos, Len: l}
@@ -288,6 +301,9 @@ func mpStringShape(b []byte) (string, bool) {
 // input's offset in the envelope.
 func (o *MPObject) Fields(prefix string, base int) []dissect.Field {
 	var fs []dissect.Field
+	if len(o.Members) > 0 {
+		fs = make([]dissect.Field, 0, len(o.Members))
+	}
 	var walk func(o *MPObject, prefix string)
 	walk = func(o *MPObject, prefix string) {
 		for _, m := range o.Members {
