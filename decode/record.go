@@ -66,6 +66,13 @@ func BriefOf(r Record) Meta {
 	return r.Meta()
 }
 
+// Releaser is a Record its protocol may reuse once its host has written
+// it and holds it no more (a stream's batch, once encoded): Release hands
+// it back. A host calls it at most once, and never reads the record after.
+type Releaser interface {
+	Release()
+}
+
 // NodeKind says what a Node of the layer tree is.
 type NodeKind uint8
 

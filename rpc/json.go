@@ -11,12 +11,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/jsontime"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
-// timeLayout is RFC 3339 with all nine nanosecond digits (outputs.md "time").
-const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
 // AppendJSON appends r as one `dump --json` line's object (outputs.md
 // "ULinkRPC records"), without the newline. Strings from the wire are kept
@@ -41,6 +40,10 @@ type jsonParts struct {
 	payload *ulinkrpc.Payload
 	walk    *ulinkrpc.JSONWalk
 	off     int
+	// tc spells the time, conn is the "conn" value encoded (the encoding
+	// goroutine's caches).
+	tc   *jsontime.Cache
+	conn []byte
 }
 
 // appendJSON is AppendJSONOrigin of r, or of bare r's decoded parts.
@@ -54,12 +57,20 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 	dst = append(dst, `,"frame":`...)
 	dst = strconv.AppendInt(dst, int64(r.Frame), 10)
 	dst = append(dst, `,"time":"`...)
-	dst = r.Time.UTC().AppendFormat(dst, timeLayout)
+	if parts != nil {
+		dst = parts.tc.Append(dst, r.Time)
+	} else {
+		dst = jsontime.Append(dst, r.Time)
+	}
 	dst = append(dst, '"')
 	dst = AppendTimeNS(dst, r.Time)
 	dst = append(dst, origin...)
 	dst = append(dst, `,"conn":`...)
-	dst = termsafe.AppendJSONString(dst, r.Conn.String())
+	if parts != nil {
+		dst = append(dst, parts.conn...)
+	} else {
+		dst = termsafe.AppendJSONString(dst, r.Conn.String())
+	}
 	dst = append(dst, `,"dir":`...)
 	dst = termsafe.AppendJSONString(dst, r.Dir.String())
 	dst = append(dst, `,"proto":"ulinkrpc","transport":`...)

@@ -5,6 +5,8 @@ import (
 
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/jsontime"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -31,6 +33,33 @@ func (r *Record) Brief() decode.Meta {
 // AllFields are r's fields, its payload's included: Fields, or for a lazy
 // record Fields with the payload's decoded again.
 func (r *Record) AllFields() []dissect.Field { return r.whole().Fields }
+
+// records are the records of Lazy sessions handed back (Release), for
+// their next frames: a stream of `dump --json` then allocates no record a
+// frame (issue 28: the record was 40 % of the bytes it allocated).
+var records sync.Pool
+
+// pooled is a record handed back, or a new one; the caller sets it whole
+// (keeping its Envelope's buffer if it wants it).
+func pooled() *Record {
+	if r, ok := records.Get().(*Record); ok {
+		return r
+	}
+	return new(Record)
+}
+
+// Release hands r back for a later frame of a Lazy session
+// (decode.Releaser), when r is such a session's own record (not a Clone):
+// its host has written it and holds it no more, nor does the session (a
+// host hands out a copy of an asker it may still pair). r is not written
+// here, so that a reader of the host's that still reads its values (the
+// feeder's bookkeeping after the hand-out) reads them unchanged; the
+// session sets it whole when it takes it again.
+func (r *Record) Release() {
+	if r.pooled {
+		records.Put(r)
+	}
+}
 
 // lazyConfig is the shared payload configuration of type typ (nil: none).
 func (s *Session) lazyConfig(typ *ulinkrpc.DTO) *ulinkrpc.PayloadConfig {
@@ -73,6 +102,25 @@ func (r *Record) whole() *Record {
 type lazyScratch struct {
 	fields []dissect.Field
 	walk   ulinkrpc.JSONWalk
+	tc     jsontime.Cache
+	// conns are connections' "conn" values, encoded (at most maxConns).
+	conns map[dissect.Conn][]byte
+}
+
+// maxConns bounds a lazyScratch's encoded connections.
+const maxConns = 1024
+
+// conn is c's "conn" value, encoded.
+func (sc *lazyScratch) conn(c dissect.Conn) []byte {
+	if b, ok := sc.conns[c]; ok {
+		return b
+	}
+	if sc.conns == nil || len(sc.conns) >= maxConns {
+		sc.conns = make(map[dissect.Conn][]byte)
+	}
+	b := termsafe.AppendJSONString(nil, c.String())
+	sc.conns[c] = b
+	return b
 }
 
 var lazyScratches = sync.Pool{New: func() any { return new(lazyScratch) }}
@@ -85,7 +133,7 @@ func appendBare(dst []byte, r *Record, origin []byte) []byte {
 	defer lazyScratches.Put(sc)
 	env, _ := ulinkrpc.DecodeEnvelopeInto(r.Envelope, sc.fields)
 	sc.fields = env.Fields
-	parts := jsonParts{fields: env.Fields}
+	parts := jsonParts{fields: env.Fields, tc: &sc.tc, conn: sc.conn(r.Conn)}
 	if r.lazy != nil {
 		cfg := *r.lazy
 		cfg.NoJSONFields = true

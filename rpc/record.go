@@ -67,6 +67,9 @@ type Record struct {
 	// which is left to then too (lazy.go).
 	bare bool
 	lazy *ulinkrpc.PayloadConfig
+	// pooled marks a record of a Lazy session made for its host to hand
+	// back once written (Release, lazy.go).
+	pooled bool
 	// compact marks a record a full index keeps compact (compact.go): its
 	// Fields, TransformFields and Payload dropped once numbered, and for
 	// a transformed frame its Envelope too, raw keeping the frame as on
@@ -140,8 +143,20 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 		s.lightFrame(d, frame, info, at)
 		return
 	}
-	r := &Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
-		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown", file: at.File, inFile: at.InFile}
+	lazy := s.cfg.Lazy && !s.compact
+	var r *Record
+	var buf []byte
+	if lazy {
+		// A record its host hands back once written (Release), and its
+		// envelope's buffer.
+		r = pooled()
+		buf = r.Envelope[:0]
+	} else {
+		r = new(Record)
+	}
+	*r = Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
+		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown", file: at.File, inFile: at.InFile,
+		pooled: lazy}
 	defer func() {
 		if s.cfg.Yield != nil {
 			s.cfg.Yield(r, at)
@@ -181,11 +196,11 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	// its values may alias it.
 	r.Envelope = u.Envelope
 	if !u.Owned {
-		r.Envelope = append([]byte(nil), u.Envelope...)
+		r.Envelope = append(buf, u.Envelope...)
 	}
 	// The envelope is decoded into the session's scratch: a host numbers
 	// the record (which applies it) before Yield returns, as a rule.
-	if s.cfg.Lazy && !s.compact {
+	if lazy {
 		// Its fields are listed when the record is read (lazy.go).
 		s.env, _ = ulinkrpc.DecodeEnvelopeValues(r.Envelope)
 		r.bare = true

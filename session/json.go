@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/jsontime"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -19,8 +20,6 @@ import (
 // by hand: a million of them must take seconds, issue 7), the `tables
 // --json` document in struct tags. Lists are always arrays, never null.
 
-// timeLayout is RFC 3339 with all nine nanosecond digits (outputs.md "time").
-const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
 type jsonFinding struct {
 	Severity string `json:"severity"`
@@ -96,7 +95,7 @@ func (c *Index) SetOrigin(host, capture string) {
 
 // appendJSONTime is appendJSON with tc, when not nil, spelling the time
 // (a batch of records mostly shares its seconds).
-func (m *Message) appendJSONTime(dst, conn []byte, tc *timeCache) ([]byte, error) {
+func (m *Message) appendJSONTime(dst, conn []byte, tc *jsontime.Cache) ([]byte, error) {
 	var err error
 	dst = append(dst, `{"n":`...)
 	dst = appendInt(dst, m.N)
@@ -104,9 +103,9 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *timeCache) ([]byte, error
 	dst = appendInt(dst, m.Frame)
 	dst = append(dst, `,"time":"`...)
 	if tc != nil {
-		dst = tc.append(dst, m.Time)
+		dst = tc.Append(dst, m.Time)
 	} else {
-		dst = appendTime(dst, m.Time)
+		dst = jsontime.Append(dst, m.Time)
 	}
 	dst = append(dst, '"')
 	dst = rpc.AppendTimeNS(dst, m.Time)

@@ -5,7 +5,6 @@ import (
 	"math"
 	"net/netip"
 	"strconv"
-	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
@@ -40,68 +39,6 @@ func appendAddrPort(dst []byte, p netip.AddrPort) []byte {
 		return append(dst, "invalid AddrPort"...)
 	}
 	return p.AppendTo(dst)
-}
-
-// appendTime appends t as outputs.md "time", as t.UTC().Format(timeLayout)
-// spells it, digit by digit for the years Format writes with four digits.
-func appendTime(dst []byte, t time.Time) []byte {
-	t = t.UTC()
-	year, month, day := t.Date()
-	if year < 0 || year > 9999 {
-		return t.AppendFormat(dst, timeLayout)
-	}
-	hour, minute, sec := t.Clock()
-	dst = appendDigits(dst, year, 4)
-	dst = append(dst, '-')
-	dst = appendDigits(dst, int(month), 2)
-	dst = append(dst, '-')
-	dst = appendDigits(dst, day, 2)
-	dst = append(dst, 'T')
-	dst = appendDigits(dst, hour, 2)
-	dst = append(dst, ':')
-	dst = appendDigits(dst, minute, 2)
-	dst = append(dst, ':')
-	dst = appendDigits(dst, sec, 2)
-	dst = append(dst, '.')
-	dst = appendDigits(dst, t.Nanosecond(), 9)
-	return append(dst, 'Z')
-}
-
-// timeCache spells times as appendTime does, keeping the text of the last
-// second ("2026-01-01T12:00:00.") for the times that share it.
-type timeCache struct {
-	sec    int64
-	prefix []byte
-}
-
-func (tc *timeCache) append(dst []byte, t time.Time) []byte {
-	t = t.UTC()
-	if s := t.Unix(); tc.prefix != nil && s == tc.sec {
-		dst = append(dst, tc.prefix...)
-	} else {
-		start := len(dst)
-		dst = appendTime(dst, t)
-		buf := tc.prefix[:0]
-		tc.prefix = nil
-		// Only the four-digit years have the fixed layout cut here.
-		if y := t.Year(); y >= 0 && y <= 9999 {
-			tc.sec, tc.prefix = s, append(buf, dst[start:len(dst)-10]...)
-		}
-		return dst
-	}
-	dst = appendDigits(dst, t.Nanosecond(), 9)
-	return append(dst, 'Z')
-}
-
-// appendDigits appends the width low decimal digits of v ≥ 0, zero-padded.
-func appendDigits(dst []byte, v, width int) []byte {
-	n := len(dst) + width
-	dst = append(dst, "000000000"[:width]...)
-	for i := n - 1; i >= n-width; i-- {
-		dst[i] = byte('0' + v%10)
-		v /= 10
-	}
-	return dst
 }
 
 // appendOptUint appends *p, or null when p is nil.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"github.com/usmnscope/usmnscope/internal/jsontime"
 	"math"
 	"net/netip"
 	"path/filepath"
@@ -97,7 +98,7 @@ func refMarshalJSON(m *Message) ([]byte, error) {
 	j := refMessage{
 		N:       m.N,
 		Frame:   m.Frame,
-		Time:    m.Time.UTC().Format(timeLayout),
+		Time:    m.Time.UTC().Format(jsontime.Layout),
 		Conn:    m.Conn.String(),
 		Dir:     m.Dir.String(),
 		Proto:   "unturned",

@@ -91,21 +91,6 @@ func TestStreamReleases(t *testing.T) {
 	}
 }
 
-// TestTimeCache holds the batch's time spelling to appendTime's, across
-// seconds, days, years and the years outside 0..9999.
-func TestTimeCache(t *testing.T) {
-	var tc timeCache
-	base := time.Date(2025, 12, 31, 23, 59, 58, 999_999_990, time.UTC)
-	times := []time.Time{base, base.Add(5), base.Add(10), base.Add(time.Second), base.Add(2 * time.Second), base.Add(-time.Hour),
-		time.Date(-5, 1, 1, 0, 0, 0, 7, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 7, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 8, time.UTC),
-		base.In(time.FixedZone("x", 3600)), time.Unix(0, 0), time.Unix(0, 1)}
-	for _, tm := range times {
-		if got, want := string(tc.append(nil, tm)), string(appendTime(nil, tm)); got != want {
-			t.Errorf("timeCache.append(%v) = %s; want %s", tm, got, want)
-		}
-	}
-}
-
 // TestStreamTalliesAskerAcrossBlocks: a Stream with Tallies hands a
 // PingRequest out at its commit, before its answer. One that is the last
 // record of a block releases the block; its answer, a block later, pairs

@@ -3,7 +3,9 @@ package session
 import (
 	"unsafe"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/jsontime"
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -25,7 +27,7 @@ type JSONBatch struct {
 	// conns is each connection's "conn" value, encoded once, by index: the
 	// encoding goroutine's alone.
 	conns [][]byte
-	tc    timeCache
+	tc    jsontime.Cache
 	texts texts  // the summaries the encoder makes (Message.lineLater)
 	line  []byte // the summary being encoded (AppendJSON)
 	// held counts the bytes the batch's messages hold (Held).
@@ -172,6 +174,12 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 		}
 		if m.Rec != nil {
 			dst = append(m.Rec.AppendJSON(dst, m.recOrigin()), '\n')
+			if rel, ok := m.Rec.(decode.Releaser); ok {
+				// Written, and the batch's alone (readable): its protocol
+				// may reuse it.
+				rel.Release()
+				m.Rec, m.RPC = nil, nil
+			}
 			continue
 		}
 		if m.lineLater {

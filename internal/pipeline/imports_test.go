@@ -24,6 +24,7 @@ const module = "github.com/usmnscope/usmnscope/"
 var floors = map[string]float64{
 	"netpak":              0,
 	"internal/termsafe":   0,
+	"internal/jsontime":   0, // outputs.md "time", one spelling for the host and every protocol: no module imports
 	"internal/tomlcap":    0,
 	"internal/gctune":     0,   // the collector's fixed headroom (moved from cmd): no module imports
 	"internal/profiling":  0,   // the CPU and allocation profiles the environment asks for (moved from cmd)

@@ -1,0 +1,70 @@
+package jsontime
+
+import "time"
+
+// Layout is RFC 3339 with all nine nanosecond digits (outputs.md "time").
+const Layout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// Append appends t as t.UTC().Format(Layout) spells it, digit by digit for
+// the years Format writes with four digits.
+func Append(dst []byte, t time.Time) []byte {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(dst, Layout)
+	}
+	hour, minute, sec := t.Clock()
+	dst = appendDigits(dst, year, 4)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, int(month), 2)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, day, 2)
+	dst = append(dst, 'T')
+	dst = appendDigits(dst, hour, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, minute, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, sec, 2)
+	dst = append(dst, '.')
+	dst = appendDigits(dst, t.Nanosecond(), 9)
+	return append(dst, 'Z')
+}
+
+// Cache spells times as Append does, keeping the text of the last second
+// ("2026-01-01T12:00:00.") for the times that share it. Its zero value is
+// ready; it is not safe for concurrent use.
+type Cache struct {
+	sec    int64
+	prefix []byte
+}
+
+// Append appends t as Append does.
+func (c *Cache) Append(dst []byte, t time.Time) []byte {
+	t = t.UTC()
+	if s := t.Unix(); c.prefix != nil && s == c.sec {
+		dst = append(dst, c.prefix...)
+	} else {
+		start := len(dst)
+		dst = Append(dst, t)
+		buf := c.prefix[:0]
+		c.prefix = nil
+		// Only the four-digit years have the fixed layout cut here.
+		if y := t.Year(); y >= 0 && y <= 9999 {
+			c.sec, c.prefix = s, append(buf, dst[start:len(dst)-10]...)
+		}
+		return dst
+	}
+	dst = appendDigits(dst, t.Nanosecond(), 9)
+	return append(dst, 'Z')
+}
+
+// appendDigits appends the width low decimal digits of v ≥ 0, zero-padded.
+func appendDigits(dst []byte, v, width int) []byte {
+	n := len(dst) + width
+	dst = append(dst, "000000000"[:width]...)
+	for i := n - 1; i >= n-width; i-- {
+		dst[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return dst
+}
