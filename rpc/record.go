@@ -171,7 +171,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	}()
 	u, err := ulinkrpc.Untransform(frame, s.cfg.Transform)
 	r.KeyFailed = errors.Is(err, ulinkrpc.ErrAuth)
-	r.Findings = append(r.Findings, u.Findings...)
+	r.Findings = u.Findings // Untransform's own: no copy (it is the class note, mostly)
 	r.class, r.classNoted = u.Class, s.cfg.Transform.Mode == ulinkrpc.Auto
 	r.capped = u.Capped
 	if s.compact && (u.On || u.Encrypted) {

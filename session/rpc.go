@@ -241,7 +241,7 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 		return
 	}
 	if cn.proto.Waiting(r) {
-		c.rpcAsks = append(c.rpcAsks, rpcAsk{cn, r})
+		c.rpcAsks = append(c.rpcAsks, rpcAsk{cn, r, n})
 	}
 	c.stream.pre = preDecoded{i: -1}
 	c.streamed(i)
@@ -331,6 +331,7 @@ func appendConnJSON(dst []byte, cn *connection, messages int) []byte {
 type rpcAsk struct {
 	cn *connection
 	r  decode.Record
+	n  int // r's number
 }
 
 // rpcBound is the record index before which a Stream may hand messages
@@ -341,7 +342,7 @@ type rpcAsk struct {
 func (c *Index) rpcBound() int32 {
 	for len(c.rpcAsks) > 0 {
 		a := c.rpcAsks[0]
-		if n := decode.BriefOf(a.r).N; a.cn.proto.Waiting(a.r) && c.nrec-n < lateHold {
+		if n := a.n; a.cn.proto.Waiting(a.r) && c.nrec-n < lateHold {
 			if !c.rpcWaitOver() {
 				return int32(n - 1)
 			}
