@@ -72,15 +72,15 @@ func (s *Session) decodeAgain(r *Record) *ulinkrpc.Payload {
 	p := &r.RPC
 	switch env.Type {
 	case ulinkrpc.Request:
-		return s.payloadOf(r, env, s.method(ulinkrpc.Request, env.ServiceID, env.MethodID), true)
+		return s.payloadOf(r, env, s.method(ulinkrpc.Request, env.ServiceID, env.MethodID), true, false)
 	case ulinkrpc.Push:
-		return s.payloadOf(r, env, s.method(ulinkrpc.Push, env.ServiceID, env.MethodID), true)
+		return s.payloadOf(r, env, s.method(ulinkrpc.Push, env.ServiceID, env.MethodID), true, false)
 	case ulinkrpc.Response:
 		var m *ulinkrpc.Method
 		if p.ServiceID != nil && p.MethodID != nil {
 			m = s.method(ulinkrpc.Request, *p.ServiceID, *p.MethodID)
 		}
-		return s.payloadOf(r, env, m, false)
+		return s.payloadOf(r, env, m, false, false)
 	}
 	return nil
 }

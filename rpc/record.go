@@ -200,10 +200,11 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	}
 	// The envelope is decoded into the session's scratch: a host numbers
 	// the record (which applies it) before Yield returns, as a rule.
-	if lazy {
-		// Its fields are listed when the record is read (lazy.go).
+	if lazy || s.compact {
+		// Its fields are listed when the record is read (lazy.go), or a
+		// compact record's when Expand makes it whole.
 		s.env, _ = ulinkrpc.DecodeEnvelopeValues(r.Envelope)
-		r.bare = true
+		r.bare = lazy
 	} else {
 		s.env, _ = ulinkrpc.DecodeEnvelope(r.Envelope)
 	}
@@ -431,7 +432,9 @@ func (s *Session) method(t ulinkrpc.FrameType, sid, mid int32) *ulinkrpc.Method 
 // payload decodes the envelope's payload: a Request's and a Push's
 // argument type is m.Request, a Response's is m.Reply.
 func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
-	p := s.payloadOf(r, env, m, arg)
+	// A compact session drops the fields once the record is numbered
+	// (shrink): they are not listed (issue 28).
+	p := s.payloadOf(r, env, m, arg, s.compact)
 	if p == nil {
 		return // lazy: decoded when read
 	}
@@ -440,8 +443,10 @@ func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, 
 }
 
 // payloadOf decodes env's payload into r.Payload and appends its fields to
-// r.Fields (payload's, and Expand's with the findings already kept).
-func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) *ulinkrpc.Payload {
+// r.Fields (payload's, and Expand's with the findings already kept); bare
+// lists no fields of a JSON payload or of a MemoryPack one cut without a
+// schema.
+func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg, bare bool) *ulinkrpc.Payload {
 	var typ *ulinkrpc.DTO
 	if m != nil && s.types != nil {
 		name := m.Reply
@@ -454,7 +459,8 @@ func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method
 		r.lazy = s.lazyConfig(typ)
 		return nil
 	}
-	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: typ, Types: s.types})
+	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: typ, Types: s.types,
+		NoJSONFields: bare, NoCutFields: bare})
 	r.Payload = &p
 	r.Fields = appendPayloadFields(r.Fields, p.Fields)
 	return &p

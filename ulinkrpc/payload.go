@@ -58,8 +58,11 @@ type PayloadConfig struct {
 	Type       *DTO // nil: no schema for this payload
 	Types      DTOs
 	// NoJSONFields leaves a JSON payload's Fields nil, for a caller that
-	// walks them from the bytes when it needs them (JSONWalk).
+	// walks them from the bytes when it needs them (JSONWalk);
+	// NoCutFields a MemoryPack one's cut without a schema, for a caller
+	// that needs its findings only (rpc's compact records).
 	NoJSONFields bool
+	NoCutFields  bool
 }
 
 // DecodePayload decodes a payload at byte offset base of its envelope
@@ -103,7 +106,9 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 	if err == nil {
 		shift(&o, base)
 		p.Encoding, p.Object = EncodingMemoryPack, &o
-		p.Fields = o.Fields(prefix, 0)
+		if !cfg.NoCutFields {
+			p.Fields = o.Fields(prefix, 0)
+		}
 		if cfg.Serializer == SerializerAuto {
 			p.Findings = append(p.Findings, note(dissect.Inference, 8*base, "payload: MemoryPack by shape, members cut without a schema"))
 		}
