@@ -1,6 +1,8 @@
 package ulinkrpc
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"testing"
@@ -62,5 +64,32 @@ func TestJSONWalkNames(t *testing.T) {
 	}
 	if got != want {
 		t.Errorf("Walk members = %s; want %s", got, want)
+	}
+}
+
+// TestCheckMemoryPack: checkMemoryPack fails exactly as CutMemoryPack
+// does, on valid objects, their every shorter cut and random bytes.
+func TestCheckMemoryPack(t *testing.T) {
+	ins := [][]byte{vecLogin, MPEncodeObject(true, MPInt32(0), MPString("t")), {0xff}, {0}, {0xfa}, {1, 0x7f}}
+	for n := range len(vecLogin) {
+		ins = append(ins, vecLogin[:n])
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 3000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+			if rng.IntN(3) == 0 {
+				b[i] = byte(rng.IntN(6))
+			}
+		}
+		ins = append(ins, b)
+	}
+	for _, b := range ins {
+		_, want := CutMemoryPack(b)
+		got := checkMemoryPack(b)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("checkMemoryPack(%x) = %v; want %v", b, got, want)
+		}
 	}
 }

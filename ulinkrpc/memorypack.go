@@ -73,9 +73,19 @@ func (r *reader) varint(field string) int64 {
 
 // CutMemoryPack cuts b, which must be exactly one version-tolerant object
 // or a null object, into members (ulinkrpc.md 6, "Without a schema").
-func CutMemoryPack(b []byte) (MPObject, error) {
-	r := newReader("memorypack", b, 0)
-	c := cutter{budget: mpGuessBudget}
+func CutMemoryPack(b []byte) (MPObject, error) { return cutMemoryPack(b, false) }
+
+// checkMemoryPack is CutMemoryPack's error alone: the object's header and
+// member lengths read, its members not guessed at (rpc's compact records
+// need only the payload's findings, issue 28).
+func checkMemoryPack(b []byte) error {
+	_, err := cutMemoryPack(b, true)
+	return err
+}
+
+func cutMemoryPack(b []byte, shapeOnly bool) (MPObject, error) {
+	r := &reader{b: b, layer: "memorypack"}
+	c := cutter{budget: mpGuessBudget, shapeOnly: shapeOnly}
 	o := c.object(r, "", 0)
 	if r.err == nil && r.left() > 0 {
 		r.fail("", r.pos, ErrTrailing, "%d trailing bytes after the object", r.left())
@@ -88,8 +98,12 @@ func CutMemoryPack(b []byte) (MPObject, error) {
 // guessing would be exponential in the nesting depth.
 const mpGuessBudget = 4096
 
-// cutter carries the guessing budget of one CutMemoryPack.
-type cutter struct{ budget int }
+// cutter carries the guessing budget of one CutMemoryPack; shapeOnly
+// skips the members (checkMemoryPack).
+type cutter struct {
+	budget    int
+	shapeOnly bool
+}
 
 // object reads a version-tolerant object at r's position.
 func (c *cutter) object(r *reader, path string, depth int) MPObject {
@@ -137,6 +151,11 @@ func (c *cutter) object(r *reader, path string, depth int) MPObject {
 	}
 	if total > r.left() {
 		r.err = &Error{Layer: r.layer, Field: path + "members", Offset: r.pos, Need: total, Have: r.left(), Err: ErrShort}
+		return o
+	}
+	if c.shapeOnly {
+		r.pos += total
+		o.Len = r.pos - o.Off
 		return o
 	}
 	if n > 0 {

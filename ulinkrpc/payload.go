@@ -102,18 +102,35 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 		// and say so.
 		p.Findings = append(p.Findings, warn(dissect.Protocol, 8*base, "payload: does not parse as %s: %v", cfg.Type.Name, err))
 	}
-	o, err := CutMemoryPack(b)
-	if err == nil {
-		shift(&o, base)
-		p.Encoding, p.Object = EncodingMemoryPack, &o
-		if !cfg.NoCutFields {
-			p.Fields = o.Fields(prefix, 0)
+	if cfg.NoCutFields {
+		// Its findings alone: whether it cuts, not its members.
+		if err := checkMemoryPack(b); err != nil {
+			return rawPayload(p, err, base, cfg)
 		}
-		if cfg.Serializer == SerializerAuto {
-			p.Findings = append(p.Findings, note(dissect.Inference, 8*base, "payload: MemoryPack by shape, members cut without a schema"))
-		}
-		return p
+		return cutPayload(p, base, cfg)
 	}
+	o, err := CutMemoryPack(b)
+	if err != nil {
+		return rawPayload(p, err, base, cfg)
+	}
+	shift(&o, base)
+	p.Object, p.Fields = &o, o.Fields(prefix, 0)
+	return cutPayload(p, base, cfg)
+}
+
+// cutPayload is p as MemoryPack cut without a schema, with the note that
+// says so when the serializer was detected.
+func cutPayload(p Payload, base int, cfg PayloadConfig) Payload {
+	p.Encoding = EncodingMemoryPack
+	if cfg.Serializer == SerializerAuto {
+		p.Findings = append(p.Findings, note(dissect.Inference, 8*base, "payload: MemoryPack by shape, members cut without a schema"))
+	}
+	return p
+}
+
+// rawPayload is p as raw bytes that did not cut as MemoryPack (err): an
+// error finding when MemoryPack was forced.
+func rawPayload(p Payload, err error, base int, cfg PayloadConfig) Payload {
 	p.Encoding = EncodingRaw
 	if cfg.Serializer == SerializerMemoryPack {
 		var e *Error
