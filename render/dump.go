@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/usmnscope/usmnscope/decode"
 	"io"
 	"sync/atomic"
 
@@ -59,7 +60,8 @@ func (d *Text) writeLines(b *session.JSONBatch) error {
 	for i := 0; i < b.Len(); i++ {
 		m := b.Message(i)
 		if r := m.Record(); r != nil {
-			buf = append(buf, RecLine(r, d.format.Start)...)
+			// Message made the record's line its Summary.
+			buf = append(buf, recLine(decode.BriefOf(r), m.Summary, d.format.Start)...)
 			buf = append(buf, '\n')
 			continue
 		}
@@ -337,7 +339,7 @@ func (d *Dump) Stream(dc *session.Index) session.Stream {
 	if d.js != nil {
 		quiet = d.js.Flush
 	}
-	return session.Stream{Spans: d.json || d.Verbose || d.lines(), Lazy: d.json, Settled: settled, Quiet: quiet}
+	return session.Stream{Spans: d.json || d.Verbose || d.lines(), Lazy: d.json || d.lines(), Settled: settled, Quiet: quiet}
 }
 
 // End ends the printing after the read that fed it returned err (End of

@@ -154,8 +154,12 @@ func joinIDs(ids []uint32) string {
 // too): number, time since the first message of the capture, connection,
 // direction and the record's Line.
 func RecLine(r decode.Record, start time.Time) string {
-	m := r.Meta()
-	return fmt.Sprintf("%5d %10s %s %s %s", m.N, RelTime(m.Time, start), m.Conn, m.Dir, r.Line())
+	return recLine(decode.BriefOf(r), r.Line(), start)
+}
+
+// recLine is RecLine of the record m is the Brief of, whose Line is line.
+func recLine(m decode.Meta, line string, start time.Time) string {
+	return fmt.Sprintf("%5d %10s %s %s %s", m.N, RelTime(m.Time, start), m.Conn, m.Dir, line)
 }
 
 // rpcConn prints a ULinkRPC connection of `tables`: its per-method

@@ -77,20 +77,34 @@ func (s *Session) lazyConfig(typ *ulinkrpc.DTO) *ulinkrpc.PayloadConfig {
 // whole is r itself unless it is bare, else a copy with its envelope's
 // fields and its payload decoded, as frame and payload would have decoded
 // them.
-func (r *Record) whole() *Record {
+func (r *Record) whole() *Record { return r.decoded(true) }
+
+// decoded is whole, or without fields a copy with the payload decoded but
+// neither the envelope's fields nor a JSON payload's listed: all a dump
+// line reads (Line).
+func (r *Record) decoded(fields bool) *Record {
 	if !r.bare {
 		return r
 	}
 	cp := *r
 	cp.bare, cp.lazy = false, nil
-	env, _ := ulinkrpc.DecodeEnvelope(r.Envelope)
-	cp.Fields = env.Fields
+	var env ulinkrpc.Envelope
+	if fields {
+		env, _ = ulinkrpc.DecodeEnvelope(r.Envelope)
+		cp.Fields = env.Fields
+	} else {
+		env, _ = ulinkrpc.DecodeEnvelopeValues(r.Envelope)
+	}
 	if r.lazy == nil {
 		return &cp
 	}
-	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, *r.lazy)
+	cfg := *r.lazy
+	cfg.NoJSONFields = !fields
+	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
 	cp.Payload = &p
-	cp.Fields = appendPayloadFields(cp.Fields, p.Fields)
+	if fields {
+		cp.Fields = appendPayloadFields(cp.Fields, p.Fields)
+	}
 	if len(p.Findings) > 0 {
 		cp.Findings = append(append(make([]dissect.Finding, 0, len(r.Findings)+len(p.Findings)), r.Findings...), p.Findings...)
 		cp.payloadNotes = int32(len(p.Findings))

@@ -73,10 +73,13 @@ type Stream struct {
 	// asker needs nothing of it; the answer's carries the pair): an
 	// asker's Message and Detail then have no pair. It needs Spans off.
 	Tallies bool
-	// Lazy says that Settled writes a hosted record only as JSON
-	// (AppendJSONOne, JSONBatch: `dump --json` with no filter): its
-	// protocol may leave its payload's fields to be decoded as the JSON
-	// is written, on the encoding goroutine (decode.Config.Lazy, issue 28).
+	// Lazy says that Settled writes a hosted record mostly as JSON or as
+	// its dump line (`dump --json`, plain `dump`: AppendJSONOne,
+	// JSONBatch): its protocol may leave its fields and payload to be
+	// decoded when the record is read, on the encoding goroutine
+	// (decode.Config.Lazy, issue 28). The worst severity the index keeps
+	// for a message (Head, a connection's Worst) then lacks what only
+	// that later decoding finds (a payload's findings).
 	Lazy bool
 	// AsOf > 0 keeps each connection's tables as of message AsOf, so that
 	// Tables(conn, AsOf) answers `tables --at AsOf` after the end.
