@@ -46,10 +46,21 @@ func (b *JSONBatch) Len() int { return len(b.msgs) }
 // made one 512-message batch and its JSON of 2.9 GB).
 func (b *JSONBatch) Held() int { return b.held }
 
-// Reset empties b, keeping its storage. Messages of earlier fills keep
-// the arrays they point into: a slice that grew left its old array to
-// them, and a reset one is only written after they were encoded.
+// Reset empties b, keeping its storage, once its messages are written:
+// each hosted record goes back to its protocol (decode.Releaser), as the
+// batch held the only reference (Index.readable). Messages of earlier
+// fills keep the arrays they point into: a slice that grew left its old
+// array to them, and a reset one is only written after they were encoded.
 func (b *JSONBatch) Reset() {
+	for i := range b.msgs {
+		m := &b.msgs[i]
+		if rel, ok := m.Rec.(decode.Releaser); ok {
+			// Written, and the batch's alone (readable): its protocol
+			// may reuse it.
+			rel.Release()
+		}
+		m.Rec, m.RPC = nil, nil
+	}
 	b.held = 0
 	b.msgs, b.data, b.spans, b.findings = b.msgs[:0], b.data[:0], b.spans[:0], b.findings[:0]
 	b.listeners, b.ids, b.strs, b.conn = b.listeners[:0], b.ids[:0], b.strs[:0], b.conn[:0]
@@ -174,12 +185,6 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 		}
 		if m.Rec != nil {
 			dst = append(m.Rec.AppendJSON(dst, m.recOrigin()), '\n')
-			if rel, ok := m.Rec.(decode.Releaser); ok {
-				// Written, and the batch's alone (readable): its protocol
-				// may reuse it.
-				rel.Release()
-				m.Rec, m.RPC = nil, nil
-			}
 			continue
 		}
 		if m.lineLater {
