@@ -37,7 +37,7 @@ func lazySteps() []step {
 		step{dissect.C2S, 3000, ulinkrpc.EncodeRequest(4, 1, 1, loginMP("bob", 3))},
 		step{dissect.S2C, 3180, ulinkrpc.EncodeResponse(4, ulinkrpc.StatusOk, ulinkrpc.MPEncodeObject(true, ulinkrpc.MPInt32(0), ulinkrpc.MPString("t")), "")},
 		step{dissect.S2C, 3350, ulinkrpc.EncodeResponse(99, ulinkrpc.StatusOk, []byte(`{"x":1}`), "no such")}, // unpaired
-		step{dissect.S2C, 3360, ulinkrpc.EncodePush(5, 5, []byte{0xff, 0x00, 0x12})},                           // raw
+		step{dissect.S2C, 3360, ulinkrpc.EncodePush(5, 5, []byte{0xff, 0x00, 0x12})},                          // raw
 		step{dissect.C2S, 3500, []byte{9, 1, 2}},                                                              // unknown type
 		step{dissect.C2S, 3600, []byte{1, 0, 0}},                                                              // cut short
 	)
