@@ -144,7 +144,7 @@ func runLive(o *liveOptions) error {
 
 // openLive opens o's capture and its decoding, the one wiring of every
 // live mode (the TUI, --stats, and the tests): pipeline.Open with the
-// profile, the schemas, ULinkRPC as dump decodes it (rpcLoader), the
+// profile, the schemas, ULinkRPC as dump decodes it (decodeLoaders), the
 // capture and kernel filter options of pipeline.LiveOptions, the bounded
 // arena and --write's store.
 func openLive(o *liveOptions) (*pipeline.Decode, error) {
