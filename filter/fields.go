@@ -7,8 +7,6 @@ import (
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/ulinkrpc"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 func one(s string) []string { return []string{s} }
@@ -174,16 +172,6 @@ func recNum(name string) func(*session.Head) []int64 {
 	}
 }
 
-// rpcMessageNames are the ULinkRPC "msg" names (outputs.md "ULinkRPC
-// records"; Unknown is also Unturned's).
-var rpcMessageNames = func() []string {
-	var out []string
-	for t := ulinkrpc.Request; t.Known(); t++ {
-		out = append(out, t.String())
-	}
-	return append(out, "Encrypted")
-}()
-
 // filterFields finds a field by name.
 var filterFields = func() map[string]filterField {
 	m := make(map[string]filterField, len(fieldTable))
@@ -196,17 +184,12 @@ var filterFields = func() map[string]filterField {
 // filterFieldList is the field list shown in unknown-field errors.
 var filterFieldList = strings.Join(append(FieldNames(), "payload.<field>"), ", ")
 
-// MessageNames lists the outputs.md "msg" names (unturned.Kind's, then
-// the ULinkRPC ones), for completion and for rejecting unknown names in
-// msg==NAME.
+// MessageNames lists the outputs.md "msg" names, for completion and for
+// rejecting unknown names in msg==NAME: those of every registered protocol
+// (decode.Protocol.Names) in the order they registered, each once
+// (internal/pipeline registers Unturned's, then ULinkRPC's).
 func MessageNames() []string {
 	var out []string
-	for k := unturned.Kind(0); !strings.HasPrefix(k.String(), "Unknown("); k++ {
-		if !slices.Contains(out, k.String()) {
-			out = append(out, k.String())
-		}
-	}
-	out = append(out, rpcMessageNames...)
 	for _, p := range decode.Protocols() {
 		for _, n := range p.Names {
 			if !slices.Contains(out, n) {
@@ -217,10 +200,10 @@ func MessageNames() []string {
 	return out
 }
 
-// protoNames are the values of `proto`: Unturned, ULinkRPC and every
-// other registered protocol (decode.Register).
+// protoNames are the values of `proto`: the names of the registered
+// protocols (decode.Register), in the order they registered.
 func protoNames() []string {
-	out := []string{"unturned", "ulinkrpc"}
+	var out []string
 	for _, p := range decode.Protocols() {
 		if !slices.Contains(out, p.Name) {
 			out = append(out, p.Name)

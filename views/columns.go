@@ -49,6 +49,9 @@ func DefaultColumnSets() map[string][]messages.Column {
 	}
 }
 
+// protoSets are the sets' names, a protocol's among them (viewSet).
+var protoSets = DefaultColumnSets()
+
 // colState is the root's side of the columns: the sets, and which one
 // the list shows.
 type colState struct {
@@ -83,15 +86,17 @@ func (m *Model) themeDark(terminal bool) bool {
 	return terminal
 }
 
-// viewSet names the column set of what the list shows.
+// viewSet names the column set of what the list shows: "all", or the
+// selected connection's protocol's (ConnInfo.Proto) when it has a set of
+// its own (DefaultColumnSets; Unturned's, whose Proto is "", otherwise).
 func (m *Model) viewSet() string {
 	if m.allConns {
 		return "all"
 	}
 	for _, c := range m.src.Connections() {
 		if c.Conn == m.conn {
-			if c.RPC {
-				return "ulinkrpc"
+			if _, ok := protoSets[c.Proto]; ok && c.Proto != "all" {
+				return c.Proto
 			}
 			return "unturned"
 		}

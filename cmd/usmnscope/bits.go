@@ -9,15 +9,12 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/render"
-	"github.com/usmnscope/usmnscope/schema"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // bitsOptions are what a bits command line asks for.
 type bitsOptions struct {
-	IO      *streams
-	profile func() (*unturned.Profile, error)
-	schemas func() (*schema.Set, error)
+	IO   *streams
+	load pipeline.Loaders // the profile and schemas decoded under
 
 	hex     []string // HEX: the message's bytes, or "-" for standard input
 	dir     string
@@ -51,8 +48,7 @@ hint on standard error says so.`,
 		Args: argNames("HEX..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.hex = args
-			o.profile = profileLoader(cmd)
-			o.schemas = schemaLoader(cmd)
+			o.load = pipeline.Loaders{Profile: profileLoader(cmd), Schemas: schemaLoader(cmd)}
 			if runF != nil {
 				return runF(o)
 			}
@@ -88,15 +84,11 @@ func runBits(o *bitsOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
-	p, err := o.profile()
+	cfg, err := o.load.Early()
 	if err != nil {
 		return err
 	}
-	set, err := pipeline.LoadSchemas(o.schemas)
-	if err != nil {
-		return err
-	}
-	paste := render.Pasted{P: p, Set: set, Dir: dir, Widened: o.widened, IDBits: o.idBits}
+	paste := render.Pasted{P: cfg.Profile, Set: cfg.Schemas, Dir: dir, Widened: o.widened, IDBits: o.idBits}
 	m, hint := paste.Decode(data)
 	if hint != "" {
 		fmt.Fprintf(s.err, "usmnscope: bits: hint: %s\n", hint)

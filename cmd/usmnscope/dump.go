@@ -10,17 +10,13 @@ import (
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/render"
-	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // dumpOptions are what a dump command line asks for.
 type dumpOptions struct {
-	IO      *streams
-	profile func() (*unturned.Profile, error)
-	schemas func() (*schema.Set, error)
-	rpc     func() (*pipeline.RPC, error)
+	IO   *streams
+	load pipeline.Loaders // the profile, schemas and ULinkRPC decoded under
 
 	capture string // CAPTURE: a file, or - for standard input
 	// captures are all the CAPTUREs (several: read as one, several.go).
@@ -75,9 +71,7 @@ lists those messages again (docs/cli.md "Writing a selection").`,
 		Args: argNames("CAPTURE..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture, o.captures = args[0], args
-			o.profile = profileLoader(cmd)
-			o.schemas = schemaLoader(cmd)
-			o.rpc = rpcLoader(cmd)
+			o.load = decodeLoaders(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -105,12 +99,12 @@ func runDump(o *dumpOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
-	p, set, rp, err := loadDecode(o.profile, o.schemas, o.rpc)
+	cfg, err := o.load.Load()
 	if err != nil {
 		return err
 	}
 	if o.write != "" {
-		return dumpWrite(o, flt, p, set, rp)
+		return dumpWrite(o, flt, cfg)
 	}
 	defer setTuning(setTuning(dumpTuning))
 	d := render.NewDump(&render.Text{Out: newOutput(o.IO.out), Filter: flt, Verbose: o.verbose, Hex: o.hex}, o.json)
@@ -119,7 +113,7 @@ func runDump(o *dumpOptions) error {
 		return err
 	}
 	org := pipeline.Origin(o.capture, o.several.hosts)
-	dc, err := readCaptures(o.IO, p, set, rp, o.paths(), caps, func(dc *session.Index) session.Stream {
+	dc, err := readCaptures(o.IO, cfg, o.paths(), caps, func(dc *session.Index) session.Stream {
 		dc.SetOrigin(org.Host, org.Capture)
 		return d.Stream(dc)
 	})
@@ -136,7 +130,7 @@ func runDump(o *dumpOptions) error {
 // dumpWrite is dump -w: the capture decoded whole, the messages the filter
 // selects written with their context (pipeline.Export), a summary on
 // standard error.
-func dumpWrite(o *dumpOptions, flt *filter.Filter, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC) error {
+func dumpWrite(o *dumpOptions, flt *filter.Filter, cfg pipeline.Config) error {
 	if o.json || o.verbose || o.hex {
 		return usageError{errors.New("dump: -w writes packets, not text: it excludes --json, -V and -x")}
 	}
@@ -146,7 +140,7 @@ func dumpWrite(o *dumpOptions, flt *filter.Filter, p *unturned.Profile, set *sch
 	if sameFile(o.capture, o.write) {
 		return usageError{fmt.Errorf("dump: -w %s would overwrite the capture being read", o.write)}
 	}
-	dc, err := readCapture(o.IO, p, set, rp, o.capture, nil)
+	dc, err := readCapture(o.IO, cfg, o.capture, nil)
 	if err != nil {
 		return err
 	}

@@ -53,11 +53,11 @@ func decodeIndex(t *testing.T, path string, args []string) *session.Index {
 		t.Fatal(err)
 	}
 	dump.RunE = func(cmd *cobra.Command, args []string) error {
-		p, set, rp, err := loadDecode(profileLoader(cmd), schemaLoader(cmd), rpcLoader(cmd))
+		cfg, err := decodeLoaders(cmd).Load()
 		if err != nil {
 			return err
 		}
-		dc, err = readCapture(s, p, set, rp, args[0], nil)
+		dc, err = readCapture(s, cfg, args[0], nil)
 		return err
 	}
 	root.SetArgs(append(append([]string{"dump"}, args...), path))

@@ -8,17 +8,13 @@ import (
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/render"
-	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // exportOptions are what an export command line asks for.
 type exportOptions struct {
-	IO      *streams
-	profile func() (*unturned.Profile, error)
-	schemas func() (*schema.Set, error)
-	rpc     func() (*pipeline.RPC, error)
+	IO   *streams
+	load pipeline.Loaders // the profile, schemas and ULinkRPC decoded under
 
 	captures       []string
 	format         string // parquet or ndjson
@@ -64,9 +60,7 @@ estimate.`,
 		Args: argNames("CAPTURE..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.captures = args
-			o.profile = profileLoader(cmd)
-			o.schemas = schemaLoader(cmd)
-			o.rpc = rpcLoader(cmd)
+			o.load = decodeLoaders(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -100,15 +94,12 @@ func runExport(o *exportOptions) error {
 	if err := pipeline.CheckHosts(o.captures, o.hosts); err != nil {
 		return usageError{fmt.Errorf("export: %w", err)}
 	}
-	p, err := o.profile()
+	// The rest (ULinkRPC's side) is loaded once the output is made.
+	cfg, err := o.load.Early()
 	if err != nil {
 		return err
 	}
-	set, err := pipeline.LoadSchemas(o.schemas)
-	if err != nil {
-		return err
-	}
-	if o.payloadColumns && set == nil {
+	if o.payloadColumns && cfg.Schemas == nil {
 		return usageError{fmt.Errorf("export: --payload-columns needs schemas (--schema FILE)")}
 	}
 	sf := severalFlags{hosts: o.hosts, shifts: o.shifts}
@@ -120,7 +111,7 @@ func runExport(o *exportOptions) error {
 	if o.format == "parquet" {
 		var payload []export.Column
 		if o.payloadColumns {
-			payload = export.PayloadColumns(set)
+			payload = export.PayloadColumns(cfg.Schemas)
 		}
 		cols = export.Columns(o.hex, payload)
 	}
@@ -128,9 +119,8 @@ func runExport(o *exportOptions) error {
 	if err != nil {
 		return err
 	}
-	rp, err := loadRPC(o.rpc)
-	if err == nil {
-		err = exportRecords(o, p, set, rp, f, caps)
+	if err = o.load.Rest(&cfg); err == nil {
+		err = exportRecords(o, cfg, f, caps)
 	}
 	return f.Close(err)
 }
@@ -142,7 +132,7 @@ func runExport(o *exportOptions) error {
 // as one (docs/json.md "Several captures"): numbered once, clocks
 // aligned, a connection both ends captured merged, each row keeping the
 // host and capture it came from.
-func exportRecords(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, f *export.File, caps []pipeline.Capture) error {
+func exportRecords(o *exportOptions, cfg pipeline.Config, f *export.File, caps []pipeline.Capture) error {
 	ad := &export.Adapter{}
 	org := pipeline.Origin(o.captures[0], o.hosts)
 	if caps == nil {
@@ -150,7 +140,7 @@ func exportRecords(o *exportOptions, p *unturned.Profile, set *schema.Set, rp *p
 	}
 	defer setTuning(setTuning(streamTuning))
 	js := render.NewBatches(f.Out, nil, export.Sink(f.Parquet, ad))
-	_, err := readCaptures(o.IO, p, set, rp, o.captures, caps, func(dc *session.Index) session.Stream {
+	_, err := readCaptures(o.IO, cfg, o.captures, caps, func(dc *session.Index) session.Stream {
 		if caps == nil {
 			dc.SetOrigin(org.Host, org.Capture)
 		}

@@ -6,15 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/scenario"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // genOptions are what a gen command line asks for.
 type genOptions struct {
 	IO         *streams
-	profile    func() (*unturned.Profile, error)
-	profileSet bool // --profile was given: it replaces the scenario's profile
+	load       pipeline.Loaders // the profile played under (its Profile only)
+	profileSet bool             // --profile was given: it replaces the scenario's profile
 
 	args  []string // the scenario file, if any
 	out   string
@@ -56,7 +56,7 @@ same file.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args
-			o.profile = profileLoader(cmd)
+			o.load = pipeline.Loaders{Profile: profileLoader(cmd)}
 			o.profileSet = profileSet(cmd)
 			if runF != nil {
 				return runF(o)
@@ -78,7 +78,7 @@ same file.`,
 
 func runGen(o *genOptions) error {
 	g := scenario.Gen{Out: o.out, Stdout: o.IO.out, PCAP: o.pcap, Scale: o.scale, Conns: o.conns, Seed: o.seed, Link: o.link,
-		Protocol: o.protocol, Transport: o.transport, Profile: o.profile, ProfileSet: o.profileSet}
+		Protocol: o.protocol, Transport: o.transport, Profile: o.load.Profile, ProfileSet: o.profileSet}
 	if len(o.args) == 1 {
 		g.File = o.args[0]
 	}

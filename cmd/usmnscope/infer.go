@@ -5,13 +5,12 @@ import (
 
 	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // profileInferOptions are what a profile infer command line asks for.
 type profileInferOptions struct {
-	IO      *streams
-	profile func() (*unturned.Profile, error)
+	IO   *streams
+	load pipeline.Loaders // the profile decoded under
 
 	capture string
 	json    bool
@@ -38,7 +37,7 @@ decided (an InvokeMethod's parameters are not described by any profile).
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture = args[0]
-			o.profile = profileLoader(cmd)
+			o.load = pipeline.Loaders{Profile: profileLoader(cmd)}
 			if runF != nil {
 				return runF(o)
 			}
@@ -50,11 +49,14 @@ decided (an InvokeMethod's parameters are not described by any profile).
 }
 
 func runProfileInfer(o *profileInferOptions) error {
-	p, err := o.profile()
+	// Without ULinkRPC (Early): the search decodes the game's messages.
+	cfg, err := o.load.Early()
 	if err != nil {
 		return err
 	}
-	res, rec, err := pipeline.Infer(pipeline.Options{Profile: p, Path: o.capture, Stdin: o.IO.in})
+	opts := cfg.Options()
+	opts.Path, opts.Stdin = o.capture, o.IO.in
+	res, rec, err := pipeline.Infer(opts)
 	if err != nil {
 		return err
 	}
@@ -66,7 +68,7 @@ func runProfileInfer(o *profileInferOptions) error {
 		}
 		out.Write(append(b, '\n'))
 	} else {
-		infer.WriteReport(out, o.capture, p.Name, pipeline.SearchedKiB(rec), res)
+		pipeline.WriteInferReport(out, opts, rec, res)
 	}
 	return out.Flush()
 }

@@ -7,13 +7,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/internal/pipeline"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // limitFlags are the persistent root flags that override the profile's
 // [limits] table (SECURITY.md "Bounds"), one per bound, named after its
 // profile key. size says the value is a byte count that takes the
-// KiB/MiB/GiB suffixes of unturned.ParseSize.
+// KiB/MiB/GiB suffixes of a profile's sizes (pipeline.ParseBound).
 var limitFlags = []struct {
 	name, key string
 	size      bool
@@ -45,28 +44,11 @@ type boundValue struct {
 	v    int
 }
 
-func (b *boundValue) String() string {
-	if b.size {
-		return unturned.FormatSize(b.v)
-	}
-	return strconv.Itoa(b.v)
-}
+func (b *boundValue) String() string { return pipeline.FormatBound(b.size, b.v) }
 
 func (b *boundValue) Set(s string) error {
-	var (
-		n   int
-		err error
-	)
-	if b.size {
-		n, err = unturned.ParseSize(s)
-	} else {
-		n, err = strconv.Atoi(s)
-	}
+	n, err := pipeline.ParseBound(b.key, b.size, s)
 	if err != nil {
-		return err
-	}
-	probe := unturned.DefaultBounds()
-	if err := probe.Set(b.key, n); err != nil {
 		return err
 	}
 	b.v = n
@@ -82,36 +64,14 @@ func (b *boundValue) Type() string {
 
 // addLimitFlags registers the --max-* flags on root, persistent so that
 // every command takes them, each showing its built-in default: capture's
-// for the capture bounds, unturned's for the others (pipeline.DefaultBounds).
+// for the capture bounds, the profile's for the others (pipeline.DefaultBound).
 func addLimitFlags(root *cobra.Command) {
 	fs := root.PersistentFlags()
-	def := pipeline.DefaultBounds()
 	for _, f := range limitFlags {
 		v := &boundValue{key: f.key, size: f.size}
-		n, _ := def.Get(f.key)
-		if err := v.Set(strconv.Itoa(n)); err != nil {
+		if err := v.Set(strconv.Itoa(pipeline.DefaultBound(f.key))); err != nil {
 			panic(fmt.Sprintf("limits: default of %s: %v", f.key, err)) // a bug in the default bounds, caught by every test
 		}
 		fs.Var(v, f.name, f.usage+" (profile: [limits] "+f.key+")")
 	}
-}
-
-// applyLimitFlags writes the --max-* flags given on the command line over
-// p's bounds: a flag wins over the profile file, which wins over the
-// defaults.
-func applyLimitFlags(cmd *cobra.Command, p *unturned.Profile) error {
-	for _, lf := range limitFlags {
-		f := cmd.Flag(lf.name)
-		if f == nil || !f.Changed {
-			continue
-		}
-		v, ok := f.Value.(*boundValue)
-		if !ok {
-			continue
-		}
-		if err := p.Bounds.Set(lf.key, v.v); err != nil {
-			return usageError{fmt.Errorf("--%s: %w", lf.name, err)}
-		}
-	}
-	return nil
 }

@@ -11,18 +11,14 @@ import (
 	"github.com/usmnscope/usmnscope/internal/headless"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/tuifeed"
-	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // liveOptions are what a live command line asks for.
 type liveOptions struct {
-	IO      *streams
-	ctx     context.Context // the command's, for the headless capture
-	profile func() (*unturned.Profile, error)
-	schemas func() (*schema.Set, error)
-	rpc     func() (*pipeline.RPC, error)
+	IO   *streams
+	ctx  context.Context  // the command's, for the headless capture
+	load pipeline.Loaders // the profile, schemas and ULinkRPC decoded under
 
 	iface   string
 	write   string
@@ -80,9 +76,7 @@ index record) for as long as live runs: --max-arena does not bound it.`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ctx = cmd.Context()
-			o.profile = profileLoader(cmd)
-			o.schemas = schemaLoader(cmd)
-			o.rpc = rpcLoader(cmd)
+			o.load = decodeLoaders(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -150,16 +144,17 @@ func runLive(o *liveOptions) error {
 
 // openLive opens o's capture and its decoding, the one wiring of every
 // live mode (the TUI, --stats, and the tests): pipeline.Open with the
-// profile, the schemas, ULinkRPC as dump decodes it (rpcLoader), the
+// profile, the schemas, ULinkRPC as dump decodes it (decodeLoaders), the
 // capture and kernel filter options of pipeline.LiveOptions, the bounded
 // arena and --write's store.
 func openLive(o *liveOptions) (*pipeline.Decode, error) {
-	p, set, rp, err := loadDecode(o.profile, o.schemas, o.rpc)
+	cfg, err := o.load.Load()
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.Open(pipeline.Options{Profile: p, Schemas: set, RPC: rp, Live: &pipeline.Live{
-		Interface: o.iface, SnapLen: o.snaplen, Promiscuous: o.promisc, Write: o.write, AnyPort: o.anyPort, Arena: o.arena << 20}})
+	opts := cfg.Options()
+	opts.Live = &pipeline.Live{Interface: o.iface, SnapLen: o.snaplen, Promiscuous: o.promisc, Write: o.write, AnyPort: o.anyPort, Arena: o.arena << 20}
+	return pipeline.Open(opts)
 }
 
 // liveArenaMiB is live's default bound on message bytes in memory

@@ -7,17 +7,13 @@ import (
 
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/tuifeed"
-	"github.com/usmnscope/usmnscope/schema"
-	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views"
 )
 
 // openOptions are what an open command line asks for.
 type openOptions struct {
-	IO      *streams
-	profile func() (*unturned.Profile, error)
-	schemas func() (*schema.Set, error)
-	rpc     func() (*pipeline.RPC, error)
+	IO   *streams
+	load pipeline.Loaders // the profile, schemas and ULinkRPC decoded under
 
 	capture string // CAPTURE: a file, or - for standard input
 	filter  string // --filter: the display filter in force at the start
@@ -43,9 +39,7 @@ as the capture is read. Press ? for the keys.`,
 		Args:    argNames("CAPTURE..."),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture, o.captures = args[0], args
-			o.profile = profileLoader(cmd)
-			o.schemas = schemaLoader(cmd)
-			o.rpc = rpcLoader(cmd)
+			o.load = decodeLoaders(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -63,7 +57,7 @@ func runOpen(o *openOptions) error {
 			return usageError{err}
 		}
 	}
-	lf, p, err := openFeed(o)
+	lf, cfg, err := openFeed(o)
 	if err != nil {
 		return err
 	}
@@ -72,7 +66,7 @@ func runOpen(o *openOptions) error {
 	// one capture again).
 	var hint func()
 	if len(o.paths()) == 1 {
-		hint = func() { pipeline.HintIndex(p, o.capture, lf.Index) }
+		hint = func() { pipeline.HintIndex(cfg.Profile, o.capture, lf.Index) }
 	}
 	return tuifeed.Open(o.IO.out, o.IO.in, lf, o.paths(), o.filter, hint)
 }
@@ -81,17 +75,19 @@ func runOpen(o *openOptions) error {
 // capture options of dump (the KCP ports and the KCP probe of UDP flows on
 // other ports), the index with its schemas and store, and the ULinkRPC
 // side.
-func openFeed(o *openOptions) (*pipeline.Decode, *unturned.Profile, error) {
-	p, set, rp, err := loadDecode(o.profile, o.schemas, o.rpc)
+func openFeed(o *openOptions) (*pipeline.Decode, pipeline.Config, error) {
+	cfg, err := o.load.Load()
 	if err != nil {
-		return nil, nil, err
+		return nil, cfg, err
 	}
 	caps, err := o.several.captures("open", o.paths())
 	if err != nil {
-		return nil, nil, err
+		return nil, cfg, err
 	}
-	d, err := pipeline.Open(pipeline.Options{Profile: p, Schemas: set, RPC: rp, Path: o.capture, Several: caps, Stdin: o.IO.in})
-	return d, p, err
+	opts := cfg.Options()
+	opts.Path, opts.Several, opts.Stdin = o.capture, caps, o.IO.in
+	d, err := pipeline.Open(opts)
+	return d, cfg, err
 }
 
 // runTUI runs the terminal UI over d's index (tuifeed.RunTUI).

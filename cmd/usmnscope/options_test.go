@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/internal/headless"
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/scenario"
 )
 
@@ -67,7 +68,7 @@ func TestDumpOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		got.IO, got.profile, got.schemas, got.rpc = nil, nil, nil, nil // loaders: funcs
+		got.IO, got.load = nil, pipeline.Loaders{} // loaders: funcs
 		got.captures = oneCapture(t, tt.args, got.capture, got.captures)
 		same(t, tt.args, got, tt.want)
 	}
@@ -99,7 +100,7 @@ func TestTablesOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		got.IO, got.profile, got.rpc = nil, nil, nil
+		got.IO, got.load = nil, pipeline.Loaders{}
 		if len(tt.want.captures) < 2 {
 			got.captures = oneCapture(t, tt.args, got.capture, got.captures)
 		}
@@ -130,7 +131,7 @@ func TestBitsOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		got.IO, got.profile, got.schemas = nil, nil, nil
+		got.IO, got.load = nil, pipeline.Loaders{}
 		same(t, tt.args, got, tt.want)
 	}
 }
@@ -167,7 +168,7 @@ func TestGenOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		got.IO, got.profile = nil, nil
+		got.IO, got.load = nil, pipeline.Loaders{}
 		same(t, tt.args, got, tt.want)
 	}
 }
@@ -203,7 +204,7 @@ func TestSimulateOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		got.IO, got.profile, got.ctx = nil, nil, nil
+		got.IO, got.load, got.ctx = nil, pipeline.Loaders{}, nil
 		same(t, tt.args, got, tt.want)
 	}
 }
@@ -233,10 +234,10 @@ func TestLiveOptions(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q = %v; want a run", tt.args, err)
 		}
-		if got.rpc == nil {
+		if got.load.RPC == nil {
 			t.Errorf("%q: no ULinkRPC loader; want live to decode ULinkRPC as dump does", tt.args)
 		}
-		got.IO, got.profile, got.ctx, got.schemas, got.rpc = nil, nil, nil, nil, nil
+		got.IO, got.load, got.ctx = nil, pipeline.Loaders{}, nil
 		same(t, tt.args, got, tt.want)
 	}
 }
@@ -246,7 +247,7 @@ func TestOpenOptions(t *testing.T) {
 	if err != nil || got == nil {
 		t.Fatalf("open c.pcapng = %v; want a run", err)
 	}
-	got.IO, got.profile, got.schemas, got.rpc = nil, nil, nil, nil // loaders: funcs
+	got.IO, got.load = nil, pipeline.Loaders{} // loaders: funcs
 	got.captures = oneCapture(t, "open c.pcapng", got.capture, got.captures)
 	same(t, "open c.pcapng", got, openOptions{capture: "c.pcapng"})
 	if got, err := parseOptions(t, newCmdOpen, "open"); got != nil || err == nil {

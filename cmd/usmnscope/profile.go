@@ -17,6 +17,21 @@ const profileFlag = "profile"
 // --decode-as 27017=unturned, --decode-as 6633=none.
 const decodeAsFlag = "decode-as"
 
+// profileLoader returns the loader of the profile a command runs under
+// (--profile and the --max-* flags of cmd's command line; loadProfile). A
+// command's options hold it rather than the profile, so that a bad profile
+// is reported where the command would have read it, after its own usage
+// checks (cli/cli's options hold Config the same way).
+func profileLoader(cmd *cobra.Command) func() (*unturned.Profile, error) {
+	return func() (*unturned.Profile, error) { return loadProfile(cmd) }
+}
+
+// decodeLoaders are the loaders of all a decoding command runs under:
+// its profile, its payload schemas and its ULinkRPC side.
+func decodeLoaders(cmd *cobra.Command) pipeline.Loaders {
+	return pipeline.Loaders{Profile: profileLoader(cmd), Schemas: schemaLoader(cmd), RPC: rpcLoader(cmd)}
+}
+
 // loadProfile returns the profile named by --profile, or the default
 // profile of wire.md 6 when the flag is not set (pipeline.LoadProfile),
 // with the --max-* flags given on the command line over its [limits]
@@ -47,6 +62,26 @@ func loadProfile(cmd *cobra.Command) (*unturned.Profile, error) {
 		p.DecodeAs = as
 	}
 	return p, nil
+}
+
+// applyLimitFlags writes the --max-* flags given on the command line over
+// p's bounds: a flag wins over the profile file, which wins over the
+// defaults.
+func applyLimitFlags(cmd *cobra.Command, p *unturned.Profile) error {
+	for _, lf := range limitFlags {
+		f := cmd.Flag(lf.name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		v, ok := f.Value.(*boundValue)
+		if !ok {
+			continue
+		}
+		if err := p.Bounds.Set(lf.key, v.v); err != nil {
+			return usageError{fmt.Errorf("--%s: %w", lf.name, err)}
+		}
+	}
+	return nil
 }
 
 // profileShowOptions are what a profile show command line asks for.

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/internal/usage"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Exit codes (docs/cli.md "Exit status").
@@ -31,15 +30,6 @@ func (e usageError) Unwrap() error { return e.err }
 type streams struct {
 	in       io.Reader
 	out, err io.Writer
-}
-
-// profileLoader returns the loader of the profile a command runs under
-// (--profile and the --max-* flags of cmd's command line; loadProfile). A
-// command's options hold it rather than the profile, so that a bad profile
-// is reported where the command would have read it, after its own usage
-// checks (cli/cli's options hold Config the same way).
-func profileLoader(cmd *cobra.Command) func() (*unturned.Profile, error) {
-	return func() (*unturned.Profile, error) { return loadProfile(cmd) }
 }
 
 // newRoot builds the command tree over the given streams.

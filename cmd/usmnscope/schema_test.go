@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -173,7 +174,7 @@ func TestSchemaDir(t *testing.T) {
 // TestBitsSchema: bits decodes the payload of a pasted invoke that carries
 // its listener's definition with --schema.
 func TestBitsSchema(t *testing.T) {
-	dc, err := readCapture(&streams{in: strings.NewReader(""), out: io.Discard, err: io.Discard}, unturned.Default(), nil, nil, filepath.Join(capturesDir, "usmn-schemas.pcapng"), nil)
+	dc, err := readCapture(&streams{in: strings.NewReader(""), out: io.Discard, err: io.Discard}, pipeline.Config{Profile: unturned.Default()}, filepath.Join(capturesDir, "usmn-schemas.pcapng"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

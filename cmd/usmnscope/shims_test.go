@@ -103,7 +103,7 @@ func feedUI(src capture.Source, dc *session.Index, rp *pipeline.RPC, send func(t
 
 // readCaptureRPC is readCapture as dump and tables call it.
 func readCaptureRPC(s *streams, p *unturned.Profile, set *schema.Set, rp *pipeline.RPC, path string, _ func(*session.Index) error, stream func(*session.Index) session.Stream) (*session.Index, error) {
-	return readCapture(s, p, set, rp, path, stream)
+	return readCapture(s, pipeline.Config{Profile: p, Schemas: set, RPC: rp}, path, stream)
 }
 
 func writeHexdump(w io.Writer, data []byte, fields []netpak.Span) { render.Hexdump(w, data, fields) }

@@ -7,16 +7,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/scenario"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // simulateOptions are what a simulate command line asks for.
 type simulateOptions struct {
 	IO         *streams
-	ctx        context.Context // the command's; nil is context.Background
-	profile    func() (*unturned.Profile, error)
-	profileSet bool // --profile was given
+	ctx        context.Context  // the command's; nil is context.Background
+	load       pipeline.Loaders // the profile played under (its Profile only)
+	profileSet bool             // --profile was given
 
 	scenario string
 	sim      scenario.Sim
@@ -84,7 +84,7 @@ TCP sender on the same machine cannot reach. It needs CAP_NET_RAW.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ctx = cmd.Context()
-			o.profile = profileLoader(cmd)
+			o.load = pipeline.Loaders{Profile: profileLoader(cmd)}
 			o.profileSet = profileSet(cmd)
 			f := cmd.Flags()
 			o.speedSet, o.ifaceSet = f.Changed("speed"), f.Changed("interface")
@@ -130,5 +130,5 @@ func runSimulate(o *simulateOptions) error {
 	o.sim.Log = o.IO.out
 	return usageOf(scenario.Play{Scenario: o.scenario, Sim: o.sim, Inject: o.inject, Iface: o.iface,
 		SpeedSet: o.speedSet, IfaceSet: o.ifaceSet, TCPFlags: o.tcpFlags, MixFlags: o.mixFlags,
-		Profile: o.profile, ProfileSet: o.profileSet}.Run(ctx))
+		Profile: o.load.Profile, ProfileSet: o.profileSet}.Run(ctx))
 }

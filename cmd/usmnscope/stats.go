@@ -7,19 +7,15 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
-	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/stats/report"
-	"github.com/usmnscope/usmnscope/unturned"
 	"github.com/usmnscope/usmnscope/views/iograph"
 )
 
 // statsOptions are what a stats command line asks for.
 type statsOptions struct {
-	IO      *streams
-	profile func() (*unturned.Profile, error)
-	schemas func() (*schema.Set, error)
-	rpc     func() (*pipeline.RPC, error)
+	IO   *streams
+	load pipeline.Loaders // the profile, schemas and ULinkRPC decoded under
 
 	capture  string
 	captures []string // all the CAPTUREs (several: read as one, several.go)
@@ -79,9 +75,7 @@ matches; the same file the graph's w writes.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture, o.captures = args[0], args
 			o.atGiven = cmd.Flags().Changed("at")
-			o.profile = profileLoader(cmd)
-			o.schemas = schemaLoader(cmd)
-			o.rpc = rpcLoader(cmd)
+			o.load = decodeLoaders(cmd)
 			if runF != nil {
 				return runF(o)
 			}
@@ -146,7 +140,7 @@ func runStats(o *statsOptions) error {
 		graph = iograph.NewData(series)
 		headOnly = false
 	}
-	p, set, rp, err := loadDecode(o.profile, o.schemas, o.rpc)
+	cfg, err := o.load.Load()
 	if err != nil {
 		return err
 	}
@@ -165,7 +159,7 @@ func runStats(o *statsOptions) error {
 	if err != nil {
 		return err
 	}
-	dc, err := readCaptures(o.IO, p, set, rp, o.paths(), caps, func(dc *session.Index) session.Stream {
+	dc, err := readCaptures(o.IO, cfg, o.paths(), caps, func(dc *session.Index) session.Stream {
 		// Spans at the commit only for Detail: a tally's are decoded
 		// again on the counting goroutine (Tally.Spans).
 		return session.Stream{Spans: !headOnly, Tallies: headOnly, AsOf: o.at, Cut: o.at > 0, Settled: func(n int) error {
@@ -177,8 +171,9 @@ func runStats(o *statsOptions) error {
 			it := feed.next()
 			switch {
 			case headOnly && dc.TallyOf(n, &it.tally):
-				if it.tally.RPC != nil {
-					// The RPC record is the index's: read it now.
+				if it.tally.Rec != nil {
+					// A hosted protocol's record is the index's: read
+					// it now.
 					ad.Tally(&it.tally, feed.record(it))
 				} else {
 					feed.tallied(it)

@@ -7,14 +7,12 @@ import (
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/render"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // tablesOptions are what a tables command line asks for.
 type tablesOptions struct {
-	IO      *streams
-	profile func() (*unturned.Profile, error)
-	rpc     func() (*pipeline.RPC, error)
+	IO   *streams
+	load pipeline.Loaders // the profile and ULinkRPC decoded under
 
 	capture string // CAPTURE: a file, or - for standard input
 	// captures are all the CAPTUREs (several: read as one, several.go).
@@ -55,8 +53,7 @@ rpc objects as of N. A capture with fewer than N messages is an error.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.capture, o.captures = args[0], args
 			o.atGiven = cmd.Flags().Changed("at")
-			o.profile = profileLoader(cmd)
-			o.rpc = rpcLoader(cmd)
+			o.load = pipeline.Loaders{Profile: profileLoader(cmd), RPC: rpcLoader(cmd)}
 			if runF != nil {
 				return runF(o)
 			}
@@ -75,11 +72,7 @@ func runTables(o *tablesOptions) error {
 	if o.at < 0 || o.atGiven && o.at < 1 {
 		return usageError{fmt.Errorf("tables: --at %d: message numbers start at 1 (leave out --at for the end of the capture)", o.at)}
 	}
-	p, err := o.profile()
-	if err != nil {
-		return err
-	}
-	rp, err := loadRPC(o.rpc)
+	cfg, err := o.load.Load()
 	if err != nil {
 		return err
 	}
@@ -90,7 +83,7 @@ func runTables(o *tablesOptions) error {
 	if err != nil {
 		return err
 	}
-	dc, err := readCaptures(o.IO, p, nil, rp, o.paths(), caps, func(*session.Index) session.Stream { return session.Stream{AsOf: o.at, Cut: o.at > 0} })
+	dc, err := readCaptures(o.IO, cfg, o.paths(), caps, func(*session.Index) session.Stream { return session.Stream{AsOf: o.at, Cut: o.at > 0} })
 	if err != nil {
 		return err
 	}

@@ -21,15 +21,12 @@ func tablesWith(t *testing.T, args string, stream func(at int) session.Stream) (
 	if err != nil || o == nil {
 		t.Fatalf("%s: %v", args, err)
 	}
-	p, err := o.profile()
+	cfg, err := o.load.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp, err := loadRPC(o.rpc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dc, err := readCaptureRPC(o.IO, p, nil, rp, o.capture, nil, func(*session.Index) session.Stream { return stream(o.at) })
+	rp := cfg.RPC
+	dc, err := readCaptureRPC(o.IO, cfg.Profile, nil, rp, o.capture, nil, func(*session.Index) session.Stream { return stream(o.at) })
 	if err != nil {
 		t.Fatalf("%s: %v", args, err)
 	}

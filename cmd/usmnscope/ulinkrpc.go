@@ -61,13 +61,6 @@ func rpcLoader(cmd *cobra.Command) func() (*pipeline.RPC, error) {
 	}
 }
 
-// The loaders' runs (pipeline.Load) under the names the commands and
-// their tests call them by.
-var (
-	loadDecode = pipeline.Load
-	loadRPC    = pipeline.LoadRPC
-)
-
 // newCmdSchemaImport returns `schema import --contracts DIR`: the
 // ULinkRPC contracts as schema TOML (schema.md section 4).
 func newCmdSchemaImport(s *streams) *cobra.Command {

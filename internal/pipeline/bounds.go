@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"strconv"
+
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -37,4 +39,43 @@ func CaptureBounds(b unturned.Bounds) unturned.Bounds {
 	def(&b.MaxNotes, d.MaxNotes)
 	def((*int)(&b.MaxDecompressed), int(d.MaxDecompressed))
 	return b
+}
+
+// DefaultBound is the built-in default of the [limits] key (DefaultBounds),
+// 0 for a key there is none of.
+func DefaultBound(key string) int {
+	n, _ := DefaultBounds().Get(key)
+	return n
+}
+
+// ParseBound reads s as a value of the [limits] key, a --max-* flag's: a
+// byte count that takes the KiB/MiB/GiB suffixes of a profile's sizes when
+// size says so, else an integer, in the key's range.
+func ParseBound(key string, size bool, s string) (int, error) {
+	var (
+		n   int
+		err error
+	)
+	if size {
+		n, err = unturned.ParseSize(s)
+	} else {
+		n, err = strconv.Atoi(s)
+	}
+	if err != nil {
+		return 0, err
+	}
+	probe := unturned.DefaultBounds()
+	if err := probe.Set(key, n); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// FormatBound is the text of a bound's value as ParseBound reads it back:
+// a size as a profile writes it, else the integer.
+func FormatBound(size bool, v int) string {
+	if size {
+		return unturned.FormatSize(v)
+	}
+	return strconv.Itoa(v)
 }

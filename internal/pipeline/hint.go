@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/usmnscope/usmnscope/capture"
@@ -49,6 +50,17 @@ func Infer(o Options) (*infer.Result, *Recording, error) {
 		p = unturned.Default()
 	}
 	return infer.Run(p, Replay(rec)), rec, nil
+}
+
+// WriteInferReport writes the text report of profile infer (infer.WriteReport)
+// of res, which Infer found for o from rec: the capture, the profile o
+// decodes under, and what of the capture was searched.
+func WriteInferReport(w io.Writer, o Options, rec *Recording, res *infer.Result) {
+	p := o.Profile
+	if p == nil {
+		p = unturned.Default()
+	}
+	infer.WriteReport(w, o.Path, p.Name, SearchedKiB(rec), res)
 }
 
 // SearchedKiB is what the report of profile infer says of a recording

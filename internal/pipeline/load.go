@@ -11,25 +11,74 @@ import (
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
-// Load runs a decoding command's three loaders, the configuration Options
-// takes: its profile's, its payload schemas' (LoadSchemas) and its
-// ULinkRPC side's (LoadRPC). A command holds loaders rather than what
-// they load, so that a bad profile is reported where the command would
-// have read it, after its own usage checks.
-func Load(profile func() (*unturned.Profile, error), schemas func() (*schema.Set, error), rpcs func() (*RPC, error)) (*unturned.Profile, *schema.Set, *RPC, error) {
-	p, err := profile()
-	if err != nil {
-		return nil, nil, nil, err
+// Loaders are a command's loaders of the protocols' configuration: its
+// profile's, its payload schemas' (LoadSchemas) and its ULinkRPC side's
+// (LoadRPC). A command holds loaders rather than what they load, so that
+// a bad profile is reported where the command would have read it, after
+// its own usage checks; it passes what they load on as one Config,
+// without looking into it. A nil Profile loads the default profile.
+type Loaders struct {
+	Profile func() (*unturned.Profile, error)
+	Schemas func() (*schema.Set, error)
+	RPC     func() (*RPC, error)
+}
+
+// Config is the protocols' configuration one decode runs under, as
+// Loaders load it: the profile (the game's constants, [limits],
+// [ulinkrpc] and --decode-as), the payload schemas and the ULinkRPC
+// decoding. Options takes it (Config.Options).
+type Config struct {
+	Profile *unturned.Profile
+	Schemas *schema.Set
+	RPC     *RPC
+}
+
+// Options are the Options of a decode under c, to which the caller adds
+// its source.
+func (c Config) Options() Options {
+	return Options{Profile: c.Profile, Schemas: c.Schemas, RPC: c.RPC}
+}
+
+// Load runs the three loaders, in the order profile, schemas, ULinkRPC.
+func (l Loaders) Load() (Config, error) {
+	c, err := l.Early()
+	if err == nil {
+		err = l.Rest(&c)
 	}
-	set, err := LoadSchemas(schemas)
 	if err != nil {
-		return nil, nil, nil, err
+		return Config{}, err
 	}
-	rp, err := LoadRPC(rpcs)
+	return c, nil
+}
+
+// Early runs the profile's and the schemas' loaders only, RPC left nil:
+// what a decode of the game's messages alone runs under (profile infer,
+// bits), or the part of Load a command checks before it makes its output
+// (export, which then calls Rest).
+func (l Loaders) Early() (Config, error) {
+	p, err := l.profile()
 	if err != nil {
-		return nil, nil, nil, err
+		return Config{}, err
 	}
-	return p, set, rp, nil
+	set, err := LoadSchemas(l.Schemas)
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{Profile: p, Schemas: set}, nil
+}
+
+// Rest completes what Early loaded into c: its ULinkRPC side.
+func (l Loaders) Rest(c *Config) error {
+	var err error
+	c.RPC, err = LoadRPC(l.RPC)
+	return err
+}
+
+func (l Loaders) profile() (*unturned.Profile, error) {
+	if l.Profile == nil {
+		return unturned.Default(), nil
+	}
+	return l.Profile()
 }
 
 // LoadSchemas runs a schema loader; without one (a test's options) there

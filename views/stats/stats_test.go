@@ -16,6 +16,9 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/filter"
+	// The protocols the filter's proto==NAME knows are the registered
+	// ones (decode.Protocols): the program's registration.
+	_ "github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/stats/report"
 )
 
