@@ -16,7 +16,6 @@ import (
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
-
 // AppendJSON appends r as one `dump --json` line's object (outputs.md
 // "ULinkRPC records"), without the newline. Strings from the wire are kept
 // exactly, escaped by termsafe's JSON rule.

@@ -20,7 +20,6 @@ import (
 // by hand: a million of them must take seconds, issue 7), the `tables
 // --json` document in struct tags. Lists are always arrays, never null.
 
-
 type jsonFinding struct {
 	Severity string `json:"severity"`
 	Group    string `json:"group"`
