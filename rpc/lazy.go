@@ -150,7 +150,7 @@ func appendBare(dst []byte, r *Record, origin []byte) []byte {
 	parts := jsonParts{fields: env.Fields, tc: &sc.tc, conn: sc.conn(r.Conn)}
 	if r.lazy != nil {
 		cfg := *r.lazy
-		cfg.NoJSONFields = true
+		cfg.NoJSONFields, cfg.NoGuessText = true, true
 		p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
 		parts.payload = &p
 		if p.Encoding == ulinkrpc.EncodingJSON {

@@ -73,19 +73,20 @@ func (r *reader) varint(field string) int64 {
 
 // CutMemoryPack cuts b, which must be exactly one version-tolerant object
 // or a null object, into members (ulinkrpc.md 6, "Without a schema").
-func CutMemoryPack(b []byte) (MPObject, error) { return cutMemoryPack(b, false) }
+func CutMemoryPack(b []byte) (MPObject, error) { return cutMemoryPack(b, cutter{}) }
 
 // checkMemoryPack is CutMemoryPack's error alone: the object's header and
 // member lengths read, its members not guessed at (rpc's compact records
 // need only the payload's findings, issue 28).
 func checkMemoryPack(b []byte) error {
-	_, err := cutMemoryPack(b, true)
+	_, err := cutMemoryPack(b, cutter{shapeOnly: true})
 	return err
 }
 
-func cutMemoryPack(b []byte, shapeOnly bool) (MPObject, error) {
+// cutMemoryPack is CutMemoryPack by a cutter of c's options.
+func cutMemoryPack(b []byte, c cutter) (MPObject, error) {
 	r := &reader{b: b, layer: "memorypack"}
-	c := cutter{budget: mpGuessBudget, shapeOnly: shapeOnly}
+	c.budget = mpGuessBudget
 	o := c.object(r, "", 0)
 	if r.err == nil && r.left() > 0 {
 		r.fail("", r.pos, ErrTrailing, "%d trailing bytes after the object", r.left())
@@ -99,10 +100,12 @@ func cutMemoryPack(b []byte, shapeOnly bool) (MPObject, error) {
 const mpGuessBudget = 4096
 
 // cutter carries the guessing budget of one CutMemoryPack; shapeOnly
-// skips the members (checkMemoryPack).
+// skips the members (checkMemoryPack), noText the text of each guess
+// (MPMember.Guess: a payload decoded for its JSON, which has none).
 type cutter struct {
 	budget    int
 	shapeOnly bool
+	noText    bool
 }
 
 // object reads a version-tolerant object at r's position.
@@ -170,12 +173,38 @@ func (c *cutter) object(r *reader, path string, depth int) MPObject {
 	return o
 }
 
-// guess fills the shapes b (a member's bytes at offset off) fits.
+// guess fills the shapes b (a member's bytes at offset off) fits: its
+// value and nested objects, and unless c.noText the text that says so.
 func (c *cutter) guess(m *MPMember, b []byte, off, depth int) {
+	k := c.shape(m, b, off, depth)
+	if !c.noText {
+		m.Guess = guessText(k, m, b)
+	}
+}
+
+// mpShape is what guess found a member's bytes to be.
+type mpShape uint8
+
+const (
+	shapeString mpShape = iota
+	shapeObject
+	shapeObjects
+	shapeStrings
+	shapeList
+	shapeAbsent
+	shapeU8
+	shapeI16
+	shapeI32
+	shapeI64
+	shapeBytes
+)
+
+// shape sets m's value, object or items from b and says which shape b fits.
+func (c *cutter) shape(m *MPMember, b []byte, off, depth int) mpShape {
 	le32 := func(i int) int32 { return int32(binary.LittleEndian.Uint32(b[i:])) }
 	if s, ok := mpStringShape(b); ok {
-		m.Guess, m.Value = "string "+strconv.Quote(s), s
-		return
+		m.Value = s
+		return shapeString
 	}
 	if len(b) > 1 && b[0] <= mpMaxMembers && c.budget > 0 {
 		r := newReader("memorypack", b, 0)
@@ -184,8 +213,7 @@ func (c *cutter) guess(m *MPMember, b []byte, off, depth int) {
 		if o := c.object(r, "", depth+1); r.err == nil && r.left() == 0 && !hasEmpty(o) {
 			shift(&o, off)
 			m.Object = &o
-			m.Guess = "object (" + dissect.Count(len(o.Members), "member") + ")"
-			return
+			return shapeObject
 		}
 	}
 	if len(b) > 4 {
@@ -195,45 +223,79 @@ func (c *cutter) guess(m *MPMember, b []byte, off, depth int) {
 					shift(&items[i], off+4)
 				}
 				m.Items = items
-				m.Guess = fmt.Sprintf("list of %d objects", count)
-				return
+				return shapeObjects
 			}
 			if strs, ok := mpStrings(b[4:], int(count)); ok {
-				m.Guess, m.Value = fmt.Sprintf("list of %d strings %q", count, strs), fmt.Sprintf("%q", strs)
-				return
+				m.Value = fmt.Sprintf("%q", strs)
+				return shapeStrings
 			}
 			if (len(b)-4)%int(count) == 0 {
-				m.Guess, m.Value = fmt.Sprintf("list (%d × %d bytes)", count, (len(b)-4)/int(count)), b
-				return
+				m.Value = b
+				return shapeList
 			}
 		}
 	}
 	switch len(b) {
 	case 0:
-		m.Guess = "absent"
+		return shapeAbsent
 	case 1:
-		m.Guess, m.Value = fmt.Sprintf("bool/u8 %d", b[0]), uint64(b[0])
-		if b[0] == mpNullObject {
-			m.Guess += " / null object"
-		}
+		m.Value = uint64(b[0])
+		return shapeU8
 	case 2:
-		v := int16(binary.LittleEndian.Uint16(b))
-		m.Guess, m.Value = fmt.Sprintf("i16 %d / u16 %d", v, uint16(v)), int64(v)
+		m.Value = int64(int16(binary.LittleEndian.Uint16(b)))
+		return shapeI16
 	case 4:
+		m.Value = int64(le32(0))
+		return shapeI32
+	case 8:
+		m.Value = int64(binary.LittleEndian.Uint64(b))
+		return shapeI64
+	}
+	m.Value = b
+	return shapeBytes
+}
+
+// guessText is the text that says m, whose bytes are b, fits shape k.
+func guessText(k mpShape, m *MPMember, b []byte) string {
+	le32 := func(i int) int32 { return int32(binary.LittleEndian.Uint32(b[i:])) }
+	switch k {
+	case shapeString:
+		return "string " + strconv.Quote(m.Value.(string))
+	case shapeObject:
+		return "object (" + dissect.Count(len(m.Object.Members), "member") + ")"
+	case shapeObjects:
+		return fmt.Sprintf("list of %d objects", le32(0))
+	case shapeStrings:
+		return fmt.Sprintf("list of %d strings %s", le32(0), m.Value)
+	case shapeList:
+		count := le32(0)
+		return fmt.Sprintf("list (%d × %d bytes)", count, (len(b)-4)/int(count))
+	case shapeAbsent:
+		return "absent"
+	case shapeU8:
+		t := fmt.Sprintf("bool/u8 %d", b[0])
+		if b[0] == mpNullObject {
+			t += " / null object"
+		}
+		return t
+	case shapeI16:
+		v := int16(binary.LittleEndian.Uint16(b))
+		return fmt.Sprintf("i16 %d / u16 %d", v, uint16(v))
+	case shapeI32:
 		v := le32(0)
-		m.Guess, m.Value = fmt.Sprintf("i32 %d / f32 %g", v, math.Float32frombits(uint32(v))), int64(v)
+		t := fmt.Sprintf("i32 %d / f32 %g", v, math.Float32frombits(uint32(v)))
 		switch v {
 		case 0:
-			m.Guess += " / empty string or list"
+			t += " / empty string or list"
 		case -1:
-			m.Guess += " / null string or list"
+			t += " / null string or list"
 		}
-	case 8:
+		return t
+	case shapeI64:
 		v := int64(binary.LittleEndian.Uint64(b))
-		m.Guess, m.Value = fmt.Sprintf("i64 %d / f64 %g", v, math.Float64frombits(uint64(v))), v
-	default:
-		m.Guess, m.Value = dissect.Count(len(b), "byte"), b
+		return fmt.Sprintf("i64 %d / f64 %g", v, math.Float64frombits(uint64(v)))
 	}
+	return dissect.Count(len(b), "byte")
 }
 
 // objects cuts b into exactly count version-tolerant objects.

@@ -63,6 +63,10 @@ type PayloadConfig struct {
 	// that needs its findings only (rpc's compact records).
 	NoJSONFields bool
 	NoCutFields  bool
+	// NoGuessText leaves the text of each guess out of a MemoryPack
+	// payload cut without a schema (MPMember.Guess), for a caller that
+	// writes its JSON, which has none.
+	NoGuessText bool
 }
 
 // DecodePayload decodes a payload at byte offset base of its envelope
@@ -109,7 +113,7 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 		}
 		return cutPayload(p, base, cfg)
 	}
-	o, err := CutMemoryPack(b)
+	o, err := cutMemoryPack(b, cutter{noText: cfg.NoGuessText})
 	if err != nil {
 		return rawPayload(p, err, base, cfg)
 	}
@@ -123,10 +127,13 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 func cutPayload(p Payload, base int, cfg PayloadConfig) Payload {
 	p.Encoding = EncodingMemoryPack
 	if cfg.Serializer == SerializerAuto {
-		p.Findings = append(p.Findings, note(dissect.Inference, 8*base, "payload: MemoryPack by shape, members cut without a schema"))
+		p.Findings = append(p.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: cutNote, Bit: 8 * base})
 	}
 	return p
 }
+
+// cutNote is the note of a payload read as MemoryPack by its shape.
+const cutNote = "payload: MemoryPack by shape, members cut without a schema"
 
 // rawPayload is p as raw bytes that did not cut as MemoryPack (err): an
 // error finding when MemoryPack was forced.
