@@ -48,6 +48,7 @@ func (s *Session) Expand(r *Record) *Record {
 	}
 	cp := *r
 	cp.compact, cp.raw = false, nil
+	cp.pooled, cp.ownEnvelope = false, false // shares r's slices: never reused
 	if r.raw != nil {
 		u, _ := ulinkrpc.Untransform(r.raw, s.cfg.Transform)
 		if u.On || u.Encrypted {

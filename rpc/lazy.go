@@ -48,13 +48,14 @@ func pooled() *Record {
 	return new(Record)
 }
 
-// Release hands r back for a later frame of a Lazy session
-// (decode.Releaser), when r is such a session's own record (not a Clone):
-// its host has written it and holds it no more, nor does the session (a
-// host hands out a copy of an asker it may still pair). r is not written
-// here, so that a reader of the host's that still reads its values (the
-// feeder's bookkeeping after the hand-out) reads them unchanged; the
-// session sets it whole when it takes it again.
+// Release hands r back for a later frame (decode.Releaser), when r is a
+// Lazy or compact session's own record (not a Clone): its host has
+// written it, or keeps it slim, and holds it no more, nor does the session
+// (a host hands out a copy of an asker it may still pair, and a compact
+// record's readers get copies: Expand, Restore). r is not written here, so
+// that a reader of the host's that still reads its values (the feeder's
+// bookkeeping after the hand-out) reads them unchanged; the session sets
+// it whole when it takes it again.
 func (r *Record) Release() {
 	if r.pooled {
 		records.Put(r)
@@ -88,6 +89,7 @@ func (r *Record) decoded(fields bool) *Record {
 	}
 	cp := *r
 	cp.bare, cp.lazy = false, nil
+	cp.pooled, cp.ownEnvelope = false, false // shares r's slices: never reused
 	var env ulinkrpc.Envelope
 	if fields {
 		env, _ = ulinkrpc.DecodeEnvelope(r.Envelope)

@@ -67,9 +67,12 @@ type Record struct {
 	// which is left to then too (lazy.go).
 	bare bool
 	lazy *ulinkrpc.PayloadConfig
-	// pooled marks a record of a Lazy session made for its host to hand
-	// back once written (Release, lazy.go).
-	pooled bool
+	// pooled marks a record of a Lazy or compact session, which its host
+	// hands back once it holds it no more (Release, lazy.go);
+	// ownEnvelope says its Envelope is a buffer of its own, which the
+	// session reuses with the record.
+	pooled      bool
+	ownEnvelope bool
 	// compact marks a record a full index keeps compact (compact.go): its
 	// Fields, TransformFields and Payload dropped once numbered, and for
 	// a transformed frame its Envelope too, raw keeping the frame as on
@@ -144,19 +147,16 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 		return
 	}
 	lazy := s.cfg.Lazy && !s.compact
-	var r *Record
+	// A record its host hands back once written or kept slim (Release),
+	// and the envelope buffer it owned.
+	r := pooled()
 	var buf []byte
-	if lazy {
-		// A record its host hands back once written (Release), and its
-		// envelope's buffer.
-		r = pooled()
+	if r.ownEnvelope {
 		buf = r.Envelope[:0]
-	} else {
-		r = new(Record)
 	}
 	*r = Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
 		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown", file: at.File, inFile: at.InFile,
-		pooled: lazy}
+		pooled: lazy || s.compact}
 	defer func() {
 		if s.cfg.Yield != nil {
 			s.cfg.Yield(r, at)
@@ -197,6 +197,9 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	r.Envelope = u.Envelope
 	if !u.Owned {
 		r.Envelope = append(buf, u.Envelope...)
+		// A compact record's may come to point into its host's arena
+		// (session's rpcBytes): only a lazy one's is reused.
+		r.ownEnvelope = lazy
 	}
 	// The envelope is decoded into the session's scratch: a host numbers
 	// the record (which applies it) before Yield returns, as a rule.

@@ -217,13 +217,15 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 	if placed {
 		rec.idBits |= rpcPlaced
 	}
-	if !light && !c.slimRPC(cn, i, r) {
+	slim := !light && c.slimRPC(cn, i, r)
+	if !light && !slim {
 		c.keepRPC(i, r)
 	}
 	if c.stream == nil && m.Pair != 0 && m.Pair < n {
 		// The answer of a pair: its asker is final now (link set its Pair).
 		if a := c.rpcRecs[int32(m.Pair-1)]; a != nil && c.slimRPC(c.conns[c.rec(int32(m.Pair-1)).conn], int32(m.Pair-1), a) {
 			delete(c.rpcRecs, int32(m.Pair-1))
+			release(a)
 		}
 	}
 	cn.info.Messages++
@@ -234,6 +236,9 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 	}
 	if c.stream == nil {
 		cn.msgs.append(i)
+		if slim {
+			release(r) // kept as its index record alone
+		}
 		return
 	}
 	if light {
@@ -245,6 +250,15 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 	}
 	c.stream.pre = preDecoded{i: -1}
 	c.streamed(i)
+}
+
+// release hands r back to its protocol (decode.Releaser) once the index
+// holds it no more: kept slim, its readers get records restored from its
+// bytes, never r.
+func release(r decode.Record) {
+	if rel, ok := r.(decode.Releaser); ok {
+		rel.Release()
+	}
 }
 
 // isLight reports whether r is a light ULinkRPC record (rpc.Config.Light).
