@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -59,29 +60,32 @@ func (s *Session) Expand(r *Record) *Record {
 		}
 	}
 	if cp.Envelope != nil {
-		s.decodeAgain(&cp)
+		s.decodeAgain(&cp, false)
 	}
 	return &cp
 }
 
 // decodeAgain sets r's Fields and Payload from its Envelope as frame and
 // apply decoded them, r's rpc object giving a Response's ids, and returns
-// the payload.
-func (s *Session) decodeAgain(r *Record) *ulinkrpc.Payload {
+// the payload's findings (ok false for a frame without one); bare decodes
+// the payload for its findings alone, setting neither.
+func (s *Session) decodeAgain(r *Record, bare bool) (findings []dissect.Finding, ok bool) {
 	env, _ := ulinkrpc.DecodeEnvelope(r.Envelope)
-	r.Fields = env.Fields
+	if !bare {
+		r.Fields = env.Fields
+	}
 	p := &r.RPC
 	switch env.Type {
 	case ulinkrpc.Request:
-		return s.payloadOf(r, env, s.method(ulinkrpc.Request, env.ServiceID, env.MethodID), true, false)
+		return s.payloadOf(r, env, s.method(ulinkrpc.Request, env.ServiceID, env.MethodID), true, bare)
 	case ulinkrpc.Push:
-		return s.payloadOf(r, env, s.method(ulinkrpc.Push, env.ServiceID, env.MethodID), true, false)
+		return s.payloadOf(r, env, s.method(ulinkrpc.Push, env.ServiceID, env.MethodID), true, bare)
 	case ulinkrpc.Response:
 		var m *ulinkrpc.Method
 		if p.ServiceID != nil && p.MethodID != nil {
 			m = s.method(ulinkrpc.Request, *p.ServiceID, *p.MethodID)
 		}
-		return s.payloadOf(r, env, m, false, false)
+		return s.payloadOf(r, env, m, false, bare)
 	}
-	return nil
+	return nil, false
 }

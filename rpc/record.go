@@ -437,19 +437,20 @@ func (s *Session) method(t ulinkrpc.FrameType, sid, mid int32) *ulinkrpc.Method 
 func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
 	// A compact session drops the fields once the record is numbered
 	// (shrink): they are not listed (issue 28).
-	p := s.payloadOf(r, env, m, arg, s.compact)
-	if p == nil {
+	fs, ok := s.payloadOf(r, env, m, arg, s.compact)
+	if !ok {
 		return // lazy: decoded when read
 	}
-	r.Findings = append(r.Findings, p.Findings...)
-	r.payloadNotes = int32(len(p.Findings))
+	r.Findings = append(r.Findings, fs...)
+	r.payloadNotes = int32(len(fs))
 }
 
 // payloadOf decodes env's payload into r.Payload and appends its fields to
-// r.Fields (payload's, and Expand's with the findings already kept); bare
-// lists no fields of a JSON payload or of a MemoryPack one cut without a
-// schema.
-func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg, bare bool) *ulinkrpc.Payload {
+// r.Fields (payload's, and Expand's with the findings already kept), and
+// returns its findings; bare decodes it for its findings alone (a compact
+// record drops the rest: shrink). It leaves a Lazy session's payload to
+// when the record is read, ok false.
+func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg, bare bool) (findings []dissect.Finding, ok bool) {
 	var typ *ulinkrpc.DTO
 	if m != nil && s.types != nil {
 		name := m.Reply
@@ -460,13 +461,16 @@ func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method
 	}
 	if s.cfg.Lazy && !s.compact {
 		r.lazy = s.lazyConfig(typ)
-		return nil
+		return nil, false
 	}
 	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: typ, Types: s.types,
 		NoJSONFields: bare, NoCutFields: bare})
-	r.Payload = &p
-	r.Fields = appendPayloadFields(r.Fields, p.Fields)
-	return &p
+	if !bare {
+		kept := p
+		r.Payload = &kept
+		r.Fields = appendPayloadFields(r.Fields, p.Fields)
+	}
+	return p.Findings, true
 }
 
 // appendPayloadFields appends a payload's fields to an envelope's: all but

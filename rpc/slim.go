@@ -75,9 +75,9 @@ func (s *Session) Restore(env []byte, p Place, whole bool) *Record {
 		r.compact = true
 		return r
 	}
-	if pl := s.decodeAgain(r); pl != nil && len(pl.Findings) > 0 {
-		r.Findings = append([]dissect.Finding(nil), pl.Findings...)
-		r.payloadNotes = int32(len(pl.Findings))
+	if fs, _ := s.decodeAgain(r, !whole); len(fs) > 0 {
+		r.Findings = append([]dissect.Finding(nil), fs...)
+		r.payloadNotes = int32(len(fs))
 	}
 	if !whole {
 		r.shrink()
