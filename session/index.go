@@ -36,6 +36,7 @@ type ConnInfo struct {
 	Suppressed int               // findings past Limits.MaxFindings: counted, not kept
 
 	Proto     string        // a hosted protocol's connection (OpenConn): its name; "" for Unturned
+	Label     string        // what a list of connections shows of a hosted one: its protocol and how it is carried ("ulinkrpc tcp")
 	RPC       bool          // a ULinkRPC connection: its messages carry Message.RPC
 	Transport rpc.Transport // a ULinkRPC connection's transport
 
@@ -200,6 +201,15 @@ func NewIndexLimits(p *unturned.Profile, lim unturned.Limits) *Index {
 
 // Profile returns the profile the capture is decoded with.
 func (c *Index) Profile() *unturned.Profile { return c.profile }
+
+// ProfileName is the name of the profile the capture is decoded with, ""
+// for none (the TUI's status bar).
+func (c *Index) ProfileName() string {
+	if c.profile == nil {
+		return ""
+	}
+	return c.profile.Name
+}
 
 // connCacheSize is the number of slots of Index.recent.
 const connCacheSize = 256

@@ -75,6 +75,7 @@ func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 			c.rpcWaitMax = m
 		}
 		cn.info.RPC, cn.info.Transport = true, h.Transport()
+		cn.info.Label = rpc.Name + " " + h.Transport().String()
 		if c.stream == nil {
 			// A full index keeps every record for good: compact, decoded
 			// again when shown (readable, rpc.Session.Expand; issue 28).

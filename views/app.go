@@ -666,9 +666,7 @@ func (m Model) statusInfo() status.Info {
 		Live: m.cfg.Live, PacketsPerS: m.live.PacketsPerS, Drops: m.live.Drops,
 		Paused: m.paused, Following: m.msgs.Following(), Err: m.err, Note: m.note,
 	}
-	if p := m.src.Profile(); p != nil {
-		in.Profile = p.Name
-	}
+	in.Profile = m.src.ProfileName()
 	in.Conns = len(m.connList)
 	for _, c := range m.connList {
 		if c.HasFinding && (!in.HasFinding || c.Worst > in.Worst) {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Source is what the views read: the methods of *session.Index they use.
@@ -29,7 +28,8 @@ type Source interface {
 	ConnectionsSince(dst []session.ConnInfo, since uint64) ([]session.ConnInfo, uint64)
 	// CaptureWorst is the worst severity of the capture-wide findings.
 	CaptureWorst() (dissect.Severity, bool)
-	Profile() *unturned.Profile
+	// ProfileName is the name of the profile the capture is decoded with.
+	ProfileName() string
 	// Settled is how many messages (1..Settled) are final (session.Index).
 	Settled() int
 

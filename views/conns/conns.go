@@ -188,7 +188,7 @@ func (m Model) row(i int) string {
 // line formats one connection. The USMN column reads client/server: U a
 // marker was seen, - none; then the widened directions, and "?" when the
 // widening was inferred rather than seen in a handshake (wire.md 4.2). A
-// ULinkRPC connection shows "ulinkrpc" and its transport there.
+// hosted protocol's connection shows its Label there ("ulinkrpc tcp").
 func (m Model) line(c session.ConnInfo) string {
 	worst := "ok"
 	if c.HasFinding {
@@ -197,13 +197,15 @@ func (m Model) line(c session.ConnInfo) string {
 	if k := m.miss[c.Conn]; k > 0 {
 		worst += fmt.Sprintf(" missing %d", k)
 	}
-	// A ULinkRPC connection names its protocol and transport where an
-	// Unturned one has its USMN and widening columns (ulinkrpc.md 2).
+	// A hosted protocol's connection names its protocol (and a ULinkRPC
+	// one its transport: ulinkrpc.md 2) where an Unturned one has its USMN
+	// and widening columns.
 	proto := fmt.Sprintf("usmn %s/%s %s", flag(c.USMNClient, "C"), flag(c.USMNServer, "S"), c.WidenedText(session.Brief))
-	if c.RPC {
-		proto = "ulinkrpc " + c.Transport.String()
-	} else if c.Proto != "" {
-		proto = termsafe.Escape(c.Proto) // another registered protocol (decode.Register)
+	switch {
+	case c.Label != "":
+		proto = termsafe.Escape(c.Label)
+	case c.Proto != "":
+		proto = termsafe.Escape(c.Proto) // a registered protocol (decode.Register) without a label
 	}
 	label := m.label[c.Conn]
 	if c.Host != "" {

@@ -90,11 +90,11 @@ func (s *Source) CaptureWorst() (dissect.Severity, bool) {
 	return w, ok
 }
 
-func (s *Source) Profile() *unturned.Profile {
+func (s *Source) ProfileName() string {
 	if s.Prof == nil {
-		return unturned.Default()
+		return unturned.Default().Name
 	}
-	return s.Prof
+	return s.Prof.Name
 }
 
 // The two connections of Capture.
