@@ -163,10 +163,13 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 		} else {
 			s.queue = append(s.queue, r)
 		}
-		if r.env == &s.env {
+		// r is not read here unless it waits unnumbered: once numbered,
+		// its host may have handed it back already (Release) for another
+		// frame, perhaps of another session.
+		if s.envOf == r {
 			// Not numbered yet: it waits with a copy of its own.
 			e := s.env
-			r.env = &e
+			r.env, s.envOf = &e, nil
 		}
 	}()
 	u, err := ulinkrpc.Untransform(frame, s.cfg.Transform)
@@ -217,7 +220,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	}
 	r.Fields = s.env.Fields
 	r.Findings = append(r.Findings, s.env.Findings...)
-	r.env = &s.env
+	r.env, s.envOf = &s.env, r
 }
 
 // maxQueued bounds the records held back while a direction resynchronises.
@@ -347,6 +350,9 @@ func (s *Session) Numbered(r *Record, n int) *Record {
 	s.classified(r)
 	if r.env != nil {
 		s.apply(r, *r.env)
+		if s.envOf == r {
+			s.envOf = nil
+		}
 		r.env = nil
 	}
 	s.tally.Add(r)

@@ -165,9 +165,10 @@ type Session struct {
 	// lazies are the payload configurations of a Lazy session's records,
 	// one per payload type (lazy.go).
 	lazies map[*ulinkrpc.DTO]*ulinkrpc.PayloadConfig
-	// env is the envelope frame decoded last, until its record is
-	// numbered (Record.env points at it meanwhile).
-	env ulinkrpc.Envelope
+	// env is the envelope frame decoded last, until its record envOf is
+	// numbered (its Record.env points at it meanwhile).
+	env   ulinkrpc.Envelope
+	envOf *Record
 }
 
 // New returns a Session for conn.

@@ -516,6 +516,13 @@ func (c *Index) emit(i int32) {
 			s.pre.spans = &w.spans
 		}
 	}
+	// A hosted record is read before it is handed out, never after: the
+	// batch that writes it may hand it back to its protocol (Release) at
+	// once, for another frame.
+	var kept hostedKept
+	if c.rec(i).flags&recRPC != 0 {
+		kept = c.keptRPC(i)
+	}
 	if s.Heads != nil && c.head(int(i)+1, &s.head) {
 		if s.light != nil && s.lightRec == i {
 			s.head.RPC, s.head.Rec = s.light, s.light
@@ -550,17 +557,44 @@ func (c *Index) emit(i int32) {
 		delete(c.big, i)
 	}
 	c.unlink(r, i)
-	if r.flags&recRPC != 0 {
-		if rr := c.rpcRecs[i]; rr != nil {
-			delete(c.rpcRecs, i)
-			if lr, ok := rr.(*rpc.Record); ok && c.conns[r.conn].rpc != nil {
-				cs := c.conns[r.conn].rpc
-				c.rpcWait -= lr.EnvelopeLen()
-				cs.Recycle(lr) // a light record (streamLight)
-				cs.Shed(lr)    // an asker may stay open in its session
-			}
+	if kept.has {
+		delete(c.rpcRecs, i)
+	}
+	if kept.r != nil {
+		c.rpcWait -= kept.envLen
+		switch cs := c.conns[r.conn].rpc; {
+		case kept.light:
+			cs.Recycle(kept.r) // a light record (streamLight): the session's own
+		case kept.open:
+			cs.Shed(kept.r) // an asker open in its session: a copy went out
 		}
 	}
+}
+
+// hostedKept is what emit reads of record i's kept hosted record before
+// it hands it out: whether rpcRecs holds one, and for a ULinkRPC session's
+// the record, its envelope's length, and whether it is light or an asker
+// its session holds open (and so still the index's to touch after).
+type hostedKept struct {
+	has         bool
+	r           *rpc.Record
+	envLen      int
+	light, open bool
+}
+
+// keptRPC is hostedKept of record i.
+func (c *Index) keptRPC(i int32) hostedKept {
+	rr := c.rpcRecs[i]
+	if rr == nil {
+		return hostedKept{}
+	}
+	k := hostedKept{has: true}
+	if lr, ok := rr.(*rpc.Record); ok {
+		if cs := c.conns[c.rec(i).conn].rpc; cs != nil {
+			k.r, k.envLen, k.light, k.open = lr, lr.EnvelopeLen(), lr.Light(), cs.Open(lr)
+		}
+	}
+	return k
 }
 
 // release18 releases the record blocks and arena blocks whose messages
