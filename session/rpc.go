@@ -553,3 +553,29 @@ func (c *Index) rpcConnJSON(i int, asOf int) (json.RawMessage, bool) {
 	}
 	return rpc.AppendConnJSONOf(nil, cn.rpc, t.RPC, t.Messages, findings), true
 }
+
+// hostedKept is what emit reads of record i's kept hosted record before
+// it hands it out: whether rpcRecs holds one, and for a ULinkRPC session's
+// the record, its envelope's length, and whether it is light or an asker
+// its session holds open (and so still the index's to touch after).
+type hostedKept struct {
+	has         bool
+	r           *rpc.Record
+	envLen      int
+	light, open bool
+}
+
+// keptRPC is hostedKept of record i.
+func (c *Index) keptRPC(i int32) hostedKept {
+	rr := c.rpcRecs[i]
+	if rr == nil {
+		return hostedKept{}
+	}
+	k := hostedKept{has: true}
+	if lr, ok := rr.(*rpc.Record); ok {
+		if cs := c.conns[c.rec(i).conn].rpc; cs != nil {
+			k.r, k.envLen, k.light, k.open = lr, lr.EnvelopeLen(), lr.Light(), cs.Open(lr)
+		}
+	}
+	return k
+}
