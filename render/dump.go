@@ -59,16 +59,15 @@ func (d *Text) writeLines(b *session.JSONBatch) error {
 	}
 	for i := 0; i < b.Len(); i++ {
 		m := b.Message(i)
-		if r := m.Record(); r != nil {
-			// Message made the record's line its Summary.
-			buf = append(buf, recLine(decode.BriefOf(r), m.Summary, d.format.Start)...)
-			buf = append(buf, '\n')
-			continue
-		}
 		conn, ok := d.conns[m.Conn]
 		if !ok {
 			conn = m.Conn.String()
 			d.conns[m.Conn] = conn
+		}
+		if r := m.Record(); r != nil {
+			// Message made the record's line its Summary.
+			buf = append(appendRecLine(buf, decode.BriefOf(r), conn, m.Summary, d.format.Start), '\n')
+			continue
 		}
 		buf = append(d.format.AppendLine(buf, m, conn), '\n')
 	}

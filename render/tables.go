@@ -154,12 +154,23 @@ func joinIDs(ids []uint32) string {
 // too): number, time since the first message of the capture, connection,
 // direction and the record's Line.
 func RecLine(r decode.Record, start time.Time) string {
-	return recLine(decode.BriefOf(r), r.Line(), start)
+	m := decode.BriefOf(r)
+	return string(appendRecLine(nil, m, m.Conn.String(), r.Line(), start))
 }
 
-// recLine is RecLine of the record m is the Brief of, whose Line is line.
-func recLine(m decode.Meta, line string, start time.Time) string {
-	return fmt.Sprintf("%5d %10s %s %s %s", m.N, RelTime(m.Time, start), m.Conn, m.Dir, line)
+// appendRecLine appends RecLine of the record m is the Brief of, whose
+// Line is line, conn being m.Conn.String() (writeLines makes it once per
+// connection): "%5d %10s %s %s %s", built with appends as AppendLine is.
+func appendRecLine(dst []byte, m decode.Meta, conn, line string, start time.Time) []byte {
+	dst = padLeft(dst, 5, func(d []byte) []byte { return strconv.AppendInt(d, int64(m.N), 10) })
+	dst = append(dst, ' ')
+	dst = padLeft(dst, 10, func(d []byte) []byte { return appendRelTime(d, m.Time, start) })
+	dst = append(dst, ' ')
+	dst = append(dst, conn...)
+	dst = append(dst, ' ')
+	dst = append(dst, m.Dir.String()...)
+	dst = append(dst, ' ')
+	return append(dst, line...)
 }
 
 // rpcConn prints a ULinkRPC connection of `tables`: its per-method

@@ -125,13 +125,7 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 		dst = append(dst, `,"bytes":`...)
 		dst = strconv.AppendInt(dst, int64(p.Bytes), 10)
 		dst = append(dst, `,"value":`...)
-		if raw, ok := p.Value.(json.RawMessage); ok && p.Encoding == ulinkrpc.EncodingJSON && !hasSpace(raw) {
-			// Valid JSON (DecodePayload's test) with no space to elide:
-			// its compacted text is itself.
-			dst = append(dst, termsafe.EscapeJSON(raw)...)
-		} else {
-			dst = appendAny(dst, p.Value)
-		}
+		dst = appendPayloadValue(dst, p)
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"expert":[`...)
@@ -322,6 +316,16 @@ func appendFloat(dst []byte, x float64) []byte {
 	}
 	b, _ := json.Marshal(x)
 	return append(dst, b...)
+}
+
+// appendPayloadValue appends a payload's value as appendAny does: a JSON
+// payload, valid JSON (DecodePayload's test), with no space to elide is
+// its compacted text itself.
+func appendPayloadValue(dst []byte, p *ulinkrpc.Payload) []byte {
+	if raw, ok := p.Value.(json.RawMessage); ok && p.Encoding == ulinkrpc.EncodingJSON && !hasSpace(raw) {
+		return append(dst, termsafe.EscapeJSON(raw)...)
+	}
+	return appendAny(dst, p.Value)
 }
 
 // hasSpace reports whether b holds a byte of JSON's insignificant space.

@@ -78,16 +78,32 @@ func (s *Session) lazyConfig(typ *ulinkrpc.DTO) *ulinkrpc.PayloadConfig {
 // whole is r itself unless it is bare, else a copy with its envelope's
 // fields and its payload decoded, as frame and payload would have decoded
 // them.
-func (r *Record) whole() *Record { return r.decoded(true) }
-
-// decoded is whole, or without fields a copy with the payload decoded but
-// neither the envelope's fields nor a JSON payload's listed: all a dump
-// line reads (Line).
-func (r *Record) decoded(fields bool) *Record {
+func (r *Record) whole() *Record {
 	if !r.bare {
 		return r
 	}
-	cp := *r
+	cp := new(Record)
+	r.decodeInto(cp, true)
+	return cp
+}
+
+// line is Line of r: for a bare record, of a copy on the stack with its
+// payload decoded but neither the envelope's fields nor the payload's
+// listed, nor the guesses at MemoryPack members written: all a dump line
+// reads.
+func (r *Record) line() string {
+	if !r.bare {
+		return Line(r)
+	}
+	var cp Record
+	r.decodeInto(&cp, false)
+	return Line(&cp)
+}
+
+// decodeInto sets *cp to bare record r with its payload decoded, and with
+// fields its envelope's and payload's fields listed.
+func (r *Record) decodeInto(cp *Record, fields bool) {
+	*cp = *r
 	cp.bare, cp.lazy = false, nil
 	cp.pooled, cp.ownEnvelope = false, false // shares r's slices: never reused
 	var env ulinkrpc.Envelope
@@ -98,10 +114,10 @@ func (r *Record) decoded(fields bool) *Record {
 		env, _ = ulinkrpc.DecodeEnvelopeValues(r.Envelope)
 	}
 	if r.lazy == nil {
-		return &cp
+		return
 	}
 	cfg := *r.lazy
-	cfg.NoJSONFields = !fields
+	cfg.NoJSONFields, cfg.NoGuessText = !fields, !fields
 	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
 	cp.Payload = &p
 	if fields {
@@ -111,7 +127,6 @@ func (r *Record) decoded(fields bool) *Record {
 		cp.Findings = append(append(make([]dissect.Finding, 0, len(r.Findings)+len(p.Findings)), r.Findings...), p.Findings...)
 		cp.payloadNotes = int32(len(p.Findings))
 	}
-	return &cp
 }
 
 // lazyScratch is what appendBare decodes into, reused across records.

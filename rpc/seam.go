@@ -26,7 +26,7 @@ func (r *Record) Meta() decode.Meta {
 }
 
 // Line is r's dump line after its number, time, connection and direction.
-func (r *Record) Line() string { return Line(r.decoded(false)) }
+func (r *Record) Line() string { return r.line() }
 
 // Tree is r's layer tree (Tree).
 func (r *Record) Tree() []decode.Node { return Tree(r.whole()) }

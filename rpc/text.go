@@ -104,7 +104,7 @@ func payloadText(b *strings.Builder, r *Record) {
 	case p.Encoding == ulinkrpc.EncodingJSON || p.Encoding == ulinkrpc.EncodingMemoryPack && p.Object == nil:
 		// JSON text whose strings are already escaped by termsafe's JSON
 		// rule: Escaped keeps those escapes single.
-		b.WriteString(termsafe.Escaped(clip(string(appendAny(nil, p.Value)))))
+		b.WriteString(termsafe.Escaped(clip(string(appendPayloadValue(nil, p)))))
 	case p.Encoding == ulinkrpc.EncodingMemoryPack:
 		b.WriteString("memorypack ")
 		if p.Object.Null {
