@@ -169,14 +169,7 @@ func (f Format) Line(m *session.Message) string {
 // bytes, built with appends rather than fmt (issue 28: plain dump within
 // 1.5× dump --json).
 func (f Format) AppendLine(dst []byte, m *session.Message, conn string) []byte {
-	dst = padLeft(dst, 5, func(d []byte) []byte { return strconv.AppendInt(d, int64(m.N), 10) })
-	dst = append(dst, ' ')
-	dst = padLeft(dst, 10, func(d []byte) []byte { return appendRelTime(d, m.Time, f.Start) })
-	dst = append(dst, ' ')
-	dst = append(dst, conn...)
-	dst = append(dst, ' ')
-	dst = append(dst, m.Dir.String()...)
-	dst = append(dst, ' ')
+	dst = appendLineHead(dst, m.N, m.Time, f.Start, conn, m.Dir)
 	dst = append(dst, termsafe.Escape(m.Name())...)
 	if m.Enum.Widened {
 		dst = append(dst, widenedMark...)
@@ -235,6 +228,20 @@ func appendRelTime(dst []byte, t, start time.Time) []byte {
 		return append(dst, '-')
 	}
 	return strconv.AppendFloat(dst, t.Sub(start).Seconds(), 'f', 6, 64)
+}
+
+// appendLineHead appends what every dump line starts with: "%5d %10s %s
+// %s " of its number, its time since start, its connection's text and
+// its direction.
+func appendLineHead(dst []byte, n int, t, start time.Time, conn string, dir dissect.Dir) []byte {
+	dst = padLeft(dst, 5, func(d []byte) []byte { return strconv.AppendInt(d, int64(n), 10) })
+	dst = append(dst, ' ')
+	dst = padLeft(dst, 10, func(d []byte) []byte { return appendRelTime(d, t, start) })
+	dst = append(dst, ' ')
+	dst = append(dst, conn...)
+	dst = append(dst, ' ')
+	dst = append(dst, dir.String()...)
+	return append(dst, ' ')
 }
 
 // Tree is the -V field tree of a message: its line, its pair, its bytes as hex, every field with its

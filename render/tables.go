@@ -160,17 +160,9 @@ func RecLine(r decode.Record, start time.Time) string {
 
 // appendRecLine appends RecLine of the record m is the Brief of, whose
 // Line is line, conn being m.Conn.String() (writeLines makes it once per
-// connection): "%5d %10s %s %s %s", built with appends as AppendLine is.
+// connection).
 func appendRecLine(dst []byte, m decode.Meta, conn, line string, start time.Time) []byte {
-	dst = padLeft(dst, 5, func(d []byte) []byte { return strconv.AppendInt(d, int64(m.N), 10) })
-	dst = append(dst, ' ')
-	dst = padLeft(dst, 10, func(d []byte) []byte { return appendRelTime(d, m.Time, start) })
-	dst = append(dst, ' ')
-	dst = append(dst, conn...)
-	dst = append(dst, ' ')
-	dst = append(dst, m.Dir.String()...)
-	dst = append(dst, ' ')
-	return append(dst, line...)
+	return append(appendLineHead(dst, m.N, m.Time, start, conn, m.Dir), line...)
 }
 
 // rpcConn prints a ULinkRPC connection of `tables`: its per-method

@@ -103,7 +103,7 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 	if parts != nil && parts.payload != nil {
 		n := len(fields)
 		for i := range parts.payload.Fields {
-			if f := &parts.payload.Fields[i]; f.Name != "payload" {
+			if f := &parts.payload.Fields[i]; !payloadRoot(f) {
 				dst = appendSep(dst, &n)
 				dst = appendField(dst, f)
 			}
@@ -217,11 +217,7 @@ func appendOptString(dst []byte, p *string) []byte {
 func appendField(dst []byte, f *dissect.Field) []byte {
 	dst = append(dst, `{"name":`...)
 	dst = termsafe.AppendJSONString(dst, f.Name)
-	dst = append(dst, `,"bit":`...)
-	dst = strconv.AppendInt(dst, int64(f.Bit), 10)
-	dst = append(dst, `,"bits":`...)
-	dst = strconv.AppendInt(dst, int64(f.Bits), 10)
-	dst = append(dst, `,"value":`...)
+	dst = appendSpan(dst, f.Bit, f.Bits)
 	dst = appendAny(dst, f.Value)
 	if s, ok := f.Value.(string); ok && !utf8.ValidString(s) {
 		dst = append(dst, `,"raw_hex":"`...)
@@ -298,6 +294,15 @@ func appendAny(dst []byte, v any) []byte {
 	return append(dst, termsafe.EscapeJSON(b)...)
 }
 
+// appendSpan appends a field entry's keys after its name, up to its value.
+func appendSpan(dst []byte, bit, bits int) []byte {
+	dst = append(dst, `,"bit":`...)
+	dst = strconv.AppendInt(dst, int64(bit), 10)
+	dst = append(dst, `,"bits":`...)
+	dst = strconv.AppendInt(dst, int64(bits), 10)
+	return append(dst, `,"value":`...)
+}
+
 // appendSep appends the comma before a list's item when *n items came
 // before it, and counts it.
 func appendSep(dst []byte, n *int) []byte {
@@ -344,20 +349,12 @@ func hasSpace(b []byte) bool {
 func appendMember(dst []byte, w *ulinkrpc.JSONWalk, m *ulinkrpc.JSONMember, off int) []byte {
 	dst = append(dst, `{"name":`...)
 	dst = termsafe.AppendJSONBytes(dst, w.Name(m))
-	dst = append(dst, `,"bit":`...)
-	dst = strconv.AppendInt(dst, int64(8*(off+int(m.From))), 10)
-	dst = append(dst, `,"bits":`...)
-	dst = strconv.AppendInt(dst, int64(8*(m.To-m.From)), 10)
-	dst = append(dst, `,"value":`...)
+	dst = appendSpan(dst, 8*(off+int(m.From)), 8*int(m.To-m.From))
 	switch m.Kind {
 	case ulinkrpc.JSONString:
-		t := w.Text(m)
-		dst = termsafe.AppendJSONBytes(dst, t)
-		if !utf8.Valid(t) {
-			dst = append(dst, `,"raw_hex":"`...)
-			dst = hex.AppendEncode(dst, t)
-			dst = append(dst, '"')
-		}
+		// Valid UTF-8 (DecodePayload's test): no raw_hex, as appendField
+		// writes none for the string jsonFields unescapes.
+		dst = termsafe.AppendJSONBytes(dst, w.Text(m))
 	case ulinkrpc.JSONNumber:
 		if i, ok, f := w.Number(m); ok {
 			dst = strconv.AppendInt(dst, i, 10)

@@ -17,9 +17,9 @@ import (
 // reads Brief while it numbers and hands the record out, which decodes
 // nothing; `dump --json` then decodes the payload on its encoding
 // goroutine, into nothing it keeps, and writes a JSON payload's member
-// fields straight from a walk of its bytes (AppendJSONOrigin); every other reader (Meta, Tree, Line,
-// TreeText, Values, AllFields) gets the record whole, as a session that
-// is not lazy makes it.
+// fields straight from a walk of its bytes (AppendJSONOrigin); every
+// other reader (Meta, Tree, Line, TreeText, Values, AllFields) gets the
+// record whole, as a session that is not lazy makes it.
 
 // Brief is Meta without Fields (decode.Briefer): what the host reads of a
 // record while numbering, pairing and handing it out. For a lazy record
@@ -116,9 +116,7 @@ func (r *Record) decodeInto(cp *Record, fields bool) {
 	if r.lazy == nil {
 		return
 	}
-	cfg := *r.lazy
-	cfg.NoJSONFields, cfg.NoGuessText = !fields, !fields
-	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
+	p := r.decodePayload(env, !fields)
 	cp.Payload = &p
 	if fields {
 		cp.Fields = appendPayloadFields(cp.Fields, p.Fields)
@@ -127,6 +125,16 @@ func (r *Record) decodeInto(cp *Record, fields bool) {
 		cp.Findings = append(append(make([]dissect.Finding, 0, len(r.Findings)+len(p.Findings)), r.Findings...), p.Findings...)
 		cp.payloadNotes = int32(len(p.Findings))
 	}
+}
+
+// decodePayload decodes lazy record r's payload, of envelope env, as
+// numbering chose (r.lazy); for writing, with neither a JSON payload's
+// fields nor the text of the guesses at MemoryPack members, which its
+// writer makes from the bytes or does not show.
+func (r *Record) decodePayload(env ulinkrpc.Envelope, writing bool) ulinkrpc.Payload {
+	cfg := *r.lazy
+	cfg.NoJSONFields, cfg.NoGuessText = writing, writing
+	return ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
 }
 
 // lazyScratch is what appendBare decodes into, reused across records.
@@ -166,9 +174,7 @@ func appendBare(dst []byte, r *Record, origin []byte) []byte {
 	sc.fields = env.Fields
 	parts := jsonParts{fields: env.Fields, tc: &sc.tc, conn: sc.conn(r.Conn)}
 	if r.lazy != nil {
-		cfg := *r.lazy
-		cfg.NoJSONFields, cfg.NoGuessText = true, true
-		p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
+		p := r.decodePayload(env, true)
 		parts.payload = &p
 		if p.Encoding == ulinkrpc.EncodingJSON {
 			sc.walk.Walk(env.Payload, "payload")

@@ -470,7 +470,7 @@ func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method
 		return nil, false
 	}
 	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: typ, Types: s.types,
-		NoJSONFields: bare, NoCutFields: bare})
+		FindingsOnly: bare})
 	if !bare {
 		kept := p
 		r.Payload = &kept
@@ -480,16 +480,19 @@ func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method
 }
 
 // appendPayloadFields appends a payload's fields to an envelope's: all but
-// the payload's own root entry, which the envelope's "payload" field
-// already is.
+// the payload's own root entry (payloadRoot).
 func appendPayloadFields(dst, fs []dissect.Field) []dissect.Field {
 	for _, f := range fs {
-		if f.Name != "payload" {
+		if !payloadRoot(&f) {
 			dst = append(dst, f)
 		}
 	}
 	return dst
 }
+
+// payloadRoot reports whether f is a payload's own root entry, which the
+// envelope's "payload" field already is.
+func payloadRoot(f *dissect.Field) bool { return f.Name == "payload" }
 
 func cloneFields(fs []dissect.Field) []dissect.Field {
 	out := make([]dissect.Field, len(fs))

@@ -127,6 +127,10 @@ func Protocol(cfg Config) *decode.Protocol {
 	}}
 }
 
+// Label is what a list of connections shows of s's connection: the
+// protocol and its transport ("ulinkrpc tcp"; session.ConnInfo.Label).
+func (s *Session) Label() string { return Name + " " + s.cfg.Transport.String() }
+
 // BudgetMax is the capture-wide ULinkRPC budget's size the session draws
 // from (max_rpc_buffer), 0 without one: the host bounds the records it
 // keeps waiting to be printed by it too.

@@ -75,7 +75,7 @@ func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 			c.rpcWaitMax = m
 		}
 		cn.info.RPC, cn.info.Transport = true, h.Transport()
-		cn.info.Label = rpc.Name + " " + h.Transport().String()
+		cn.info.Label = h.Label()
 		if c.stream == nil {
 			// A full index keeps every record for good: compact, decoded
 			// again when shown (readable, rpc.Session.Expand; issue 28).
@@ -254,8 +254,8 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 }
 
 // release hands r back to its protocol (decode.Releaser) once the index
-// holds it no more: kept slim, its readers get records restored from its
-// bytes, never r.
+// holds it no more: kept slim (its readers get records restored from its
+// bytes, never r), or written by a stream's batch (JSONBatch.Reset).
 func release(r decode.Record) {
 	if rel, ok := r.(decode.Releaser); ok {
 		rel.Release()

@@ -3,7 +3,6 @@ package session
 import (
 	"unsafe"
 
-	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/jsontime"
 	"github.com/usmnscope/usmnscope/netpak"
@@ -53,12 +52,10 @@ func (b *JSONBatch) Held() int { return b.held }
 // array to them, and a reset one is only written after they were encoded.
 func (b *JSONBatch) Reset() {
 	for i := range b.msgs {
+		// Written, and the batch's alone (readable): its protocol may
+		// reuse it.
 		m := &b.msgs[i]
-		if rel, ok := m.Rec.(decode.Releaser); ok {
-			// Written, and the batch's alone (readable): its protocol
-			// may reuse it.
-			rel.Release()
-		}
+		release(m.Rec)
 		m.Rec, m.RPC = nil, nil
 	}
 	b.held = 0

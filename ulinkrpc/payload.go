@@ -58,11 +58,13 @@ type PayloadConfig struct {
 	Type       *DTO // nil: no schema for this payload
 	Types      DTOs
 	// NoJSONFields leaves a JSON payload's Fields nil, for a caller that
-	// walks them from the bytes when it needs them (JSONWalk);
-	// NoCutFields a MemoryPack one's cut without a schema, for a caller
-	// that needs its findings only (rpc's compact records).
+	// walks them from the bytes when it needs them (JSONWalk).
 	NoJSONFields bool
-	NoCutFields  bool
+	// FindingsOnly decodes the payload for its findings alone (rpc's
+	// compact records): no JSON payload's Fields, and a MemoryPack one
+	// without a schema checked for its shape, neither cut into an Object
+	// nor listed.
+	FindingsOnly bool
 	// NoGuessText leaves the text of each guess out of a MemoryPack
 	// payload cut without a schema (MPMember.Guess), for a caller that
 	// writes its JSON, which has none.
@@ -83,7 +85,7 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 	if cfg.Serializer != SerializerMemoryPack && isJSON(b) {
 		p.Encoding = EncodingJSON
 		p.Value = json.RawMessage(b)
-		if !cfg.NoJSONFields {
+		if !cfg.NoJSONFields && !cfg.FindingsOnly {
 			p.Fields = jsonFields(b, base, prefix)
 		}
 		return p
@@ -106,7 +108,7 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 		// and say so.
 		p.Findings = append(p.Findings, warn(dissect.Protocol, 8*base, "payload: does not parse as %s: %v", cfg.Type.Name, err))
 	}
-	if cfg.NoCutFields {
+	if cfg.FindingsOnly {
 		// Its findings alone: whether it cuts, not its members.
 		if err := checkMemoryPack(b); err != nil {
 			return rawPayload(p, err, base, cfg)

@@ -20,7 +20,7 @@ func RPCSource(sessions []*rpc.Session) *Source {
 	tables := map[dissect.Conn]*rpc.Tables{}
 	var msgs []*session.Message
 	for _, ss := range sessions {
-		ci := session.ConnInfo{Conn: ss.Conn(), Proto: rpc.Name, RPC: true, Transport: ss.Transport(), Label: rpc.Name + " " + ss.Transport().String()}
+		ci := session.ConnInfo{Conn: ss.Conn(), Proto: rpc.Name, RPC: true, Transport: ss.Transport(), Label: ss.Label()}
 		for _, f := range ss.Findings() {
 			ci.Findings = append(ci.Findings, f.Finding)
 			worse(&ci, f.Severity)
