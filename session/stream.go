@@ -674,3 +674,7 @@ func (c *Index) AppendJSONOne(dst []byte, n int, sel Selector) []byte {
 	}
 	return dst
 }
+
+// MayCut reports whether the Index streams with a Cut, so that its feeder
+// may stop before the end of the input.
+func (c *Index) MayCut() bool { return c.stream != nil && c.stream.Cut }

@@ -65,8 +65,20 @@ func feed(src capture.Source, ix *session.Index, rp *RPC, as map[uint16]Proto, p
 	// may wait for traffic (standard input, live) must not keep the reader
 	// out while it waits.
 	n := 1
-	if !ix.Streams() && src.Stats().Size > 0 {
+	file := src.Stats().Size > 0
+	if !ix.Streams() && file {
 		n = feedBatch
+	}
+	// A file is read ahead on a goroutine of its own (ahead.go), unless
+	// the feed may stop early at a cut (what the source counted is then
+	// what was read up to the cut, as before) or the source is several
+	// captures merged, whose state the index reads while it decodes
+	// (attachSeveral's sight of a hosted record).
+	next, stats := src.Next, src.Stats
+	if file && several == nil && !ix.MayCut() {
+		a := readAhead(src)
+		defer a.close()
+		next, stats = a.next, a.stats
 	}
 	for {
 		if n > 1 {
@@ -75,7 +87,7 @@ func feed(src capture.Source, ix *session.Index, rp *RPC, as map[uint16]Proto, p
 		var rerr error
 		for range n {
 			var ev *capture.Event
-			if ev, rerr = src.Next(); rerr != nil {
+			if ev, rerr = next(); rerr != nil {
 				break
 			}
 			if several != nil {
@@ -83,13 +95,13 @@ func feed(src capture.Source, ix *session.Index, rp *RPC, as map[uint16]Proto, p
 			}
 			r.apply(ev)
 			if n == 1 && progress != nil {
-				progress(src.Stats())
+				progress(stats())
 			}
 		}
 		if n > 1 {
 			ix.EndBatch()
 			if progress != nil {
-				progress(src.Stats())
+				progress(stats())
 			}
 		}
 		if errors.Is(rerr, capture.ErrQuiet) {

@@ -1,0 +1,199 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"github.com/usmnscope/usmnscope/capture"
+)
+
+// ahead reads a file source's events on a goroutine of its own, a batch
+// ahead of the decoder (issue 28: the second core). Reading a capture
+// (its blocks, link and IP layers, TCP reassembly) is about a third of
+// tables --json; the decoder, which numbers messages by arrival across the
+// whole capture, stays one goroutine, so nothing it hands out changes.
+//
+// The decoder sees the events in the source's order, each with the
+// statistics of its batch's end. Several captures merged are not read
+// ahead (pipeline.go). Two things
+// go back from the decoder to the source, and the reader waits for them:
+//   - a probed datagram (capture.Event.Probe): the decoder may claim its
+//     flow (capture.DatagramClaimer), which decides whether the source
+//     yields that flow's next datagrams, so the reader sends its batch at
+//     once and reads on only after the decoder has applied it;
+//   - the end: once the decoder stops (end of input, a cut, an error) the
+//     reader stops too and is waited for, so the caller may close the
+//     source.
+//
+// An event's Data is valid until the source's next Next call; the reader
+// copies it into its batch, which the decoder gives back when it is done
+// with it.
+type ahead struct {
+	src      capture.Source
+	full     chan *aheadBatch
+	free     chan *aheadBatch
+	applied  chan struct{} // the decoder applied a batch that asked for it (sync)
+	stop     chan struct{} // closed by close: the decoder stopped
+	done     chan struct{} // closed when the reader returned
+	cur      *aheadBatch   // the batch the decoder reads
+	at       int           // its next event
+	stopping bool
+}
+
+// aheadBatch is one batch of events and the bytes of their Data.
+type aheadBatch struct {
+	evs   []capture.Event
+	spans [][2]int // each event's Data in data
+	data  []byte
+	stats capture.Stats
+	err   error // the error Next returned after evs, nil for none
+	bug   any   // a panic of the reader (a bug): the decoder panics with it
+	sync  bool  // the reader waits until the decoder applied the batch
+}
+
+const (
+	aheadEvents  = 256       // events a batch
+	aheadBytes   = 256 << 10 // Data bytes a batch, unless one event is larger
+	aheadBatches = 4         // batches in flight
+)
+
+// readAhead starts reading src ahead; close stops it.
+func readAhead(src capture.Source) *ahead {
+	a := &ahead{src: src, full: make(chan *aheadBatch, aheadBatches), free: make(chan *aheadBatch, aheadBatches),
+		applied: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	for range aheadBatches {
+		a.free <- &aheadBatch{evs: make([]capture.Event, 0, aheadEvents), spans: make([][2]int, 0, aheadEvents),
+			data: make([]byte, 0, aheadBytes)}
+	}
+	go a.read()
+	return a
+}
+
+// read is the reader's goroutine.
+func (a *ahead) read() {
+	defer close(a.done)
+	var b *aheadBatch
+	sent := false
+	defer func() {
+		if r := recover(); r != nil {
+			if b == nil || sent {
+				b = &aheadBatch{}
+			}
+			b.bug = fmt.Sprintf("%v", r)
+			a.send(b)
+		}
+	}()
+	for {
+		select {
+		case b = <-a.free:
+		case <-a.stop:
+			return
+		}
+		sent = false
+		b.reset()
+		for len(b.evs) < aheadEvents && len(b.data) < aheadBytes {
+			ev, err := a.src.Next()
+			if err != nil {
+				b.err = err
+				break
+			}
+			b.add(ev)
+			if ev.Probe {
+				b.sync = true
+				break
+			}
+		}
+		b.stats = a.src.Stats()
+		// b is the decoder's once sent: what the reader needs of it after
+		// is read before.
+		sync, err := b.sync, b.err
+		if sent = a.send(b); !sent {
+			return
+		}
+		if sync {
+			select {
+			case <-a.applied:
+			case <-a.stop:
+				return
+			}
+		}
+		if err != nil && err != capture.ErrQuiet {
+			return
+		}
+	}
+}
+
+// send hands b to the decoder; false when the decoder stopped.
+func (a *ahead) send(b *aheadBatch) bool {
+	select {
+	case a.full <- b:
+		return true
+	case <-a.stop:
+		return false
+	}
+}
+
+func (b *aheadBatch) reset() {
+	b.evs, b.spans, b.data = b.evs[:0], b.spans[:0], b.data[:0]
+	b.err, b.bug, b.sync = nil, nil, false
+}
+
+// add copies ev and its Data into b.
+func (b *aheadBatch) add(ev *capture.Event) {
+	at := len(b.data)
+	b.data = append(b.data, ev.Data...)
+	b.spans = append(b.spans, [2]int{at, len(b.data)})
+	b.evs = append(b.evs, *ev)
+}
+
+// next is the next event, or nil with the error the source returned
+// instead. An event is the decoder's until the next call.
+func (a *ahead) next() (*capture.Event, error) {
+	for a.cur == nil || a.at == len(a.cur.evs) {
+		if a.cur != nil {
+			if bug := a.cur.bug; bug != nil {
+				panic(bug) // after the events read before it, as without the reader
+			}
+			if err := a.cur.err; err != nil {
+				a.cur.err = nil // ErrQuiet: reported once, the reader reads on
+				return nil, err
+			}
+			a.release()
+		}
+		a.cur, a.at = <-a.full, 0
+		b := a.cur
+		for i, s := range b.spans { // data is complete: point each event at its bytes
+			b.evs[i].Data = b.data[s[0]:s[1]:s[1]]
+		}
+	}
+	a.at++
+	return &a.cur.evs[a.at-1], nil
+}
+
+// release gives the current batch back to the reader, telling it first
+// when it waits for the batch to be applied.
+func (a *ahead) release() {
+	b := a.cur
+	a.cur = nil
+	if b.sync {
+		a.applied <- struct{}{}
+	}
+	a.free <- b
+}
+
+// stats is the source's statistics as of the current batch's end.
+func (a *ahead) stats() capture.Stats {
+	if a.cur == nil {
+		return a.src.Stats()
+	}
+	return a.cur.stats
+}
+
+// close stops the reader and waits for it: the source is the caller's
+// again.
+func (a *ahead) close() {
+	if !a.stopping {
+		a.stopping = true
+		close(a.stop)
+	}
+	<-a.done
+}

@@ -1,0 +1,156 @@
+package pipeline
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/usmnscope/usmnscope/capture"
+)
+
+// script is a source that yields its events in order, reusing one Data
+// buffer (as a real source may: Data is valid until the next Next), then
+// its errors, then io.EOF-like end.
+type script struct {
+	evs     []capture.Event
+	errs    map[int]error // an error returned before event i (once)
+	buf     []byte
+	at      int
+	claimed []int // events read before each probe's claim was applied
+	applied *int  // how many events the decoder applied
+	end     error
+}
+
+func (s *script) Next() (*capture.Event, error) {
+	if err, ok := s.errs[s.at]; ok {
+		delete(s.errs, s.at)
+		return nil, err
+	}
+	if s.at == len(s.evs) {
+		return nil, s.end
+	}
+	ev := s.evs[s.at]
+	if s.at > 0 && s.evs[s.at-1].Probe {
+		// the reader must not read past a probe before it is applied
+		s.claimed = append(s.claimed, *s.applied-s.at)
+	}
+	s.buf = append(s.buf[:0], ev.Data...) // one buffer, overwritten
+	ev.Data = s.buf
+	s.at++
+	return &ev, nil
+}
+
+func (s *script) Stats() capture.Stats { return capture.Stats{Packets: int64(s.at), Size: 1} }
+func (s *script) Close() error         { return nil }
+
+func aheadEventsFor(n int, probeEvery int) []capture.Event {
+	evs := make([]capture.Event, n)
+	for i := range evs {
+		evs[i] = capture.Event{Kind: capture.EventData, Frame: i + 1,
+			Data: bytes.Repeat([]byte{byte(i)}, 1+i%3000)}
+		if probeEvery > 0 && i%probeEvery == probeEvery-1 {
+			evs[i].Kind, evs[i].Probe = capture.EventDatagram, true
+		}
+	}
+	return evs
+}
+
+// TestAheadSameEvents: the decoder sees every event, its bytes and the
+// errors in the source's order, whatever the batching.
+func TestAheadSameEvents(t *testing.T) {
+	quiet := capture.ErrQuiet
+	end := errors.New("end of input")
+	for _, tc := range []struct {
+		n, probe int
+		errs     map[int]error
+	}{
+		{0, 0, nil},
+		{1, 0, nil},
+		{aheadEvents, 0, nil},
+		{aheadEvents*5 + 7, 0, nil},
+		{1000, 0, map[int]error{300: quiet, 301: quiet, 999: quiet}},
+		{1000, 17, nil},
+		{700, 1, map[int]error{5: quiet}},
+	} {
+		t.Run(fmt.Sprintf("n=%d/probe=%d/errs=%d", tc.n, tc.probe, len(tc.errs)), func(t *testing.T) {
+			want := aheadEventsFor(tc.n, tc.probe)
+			applied := 0
+			errs := map[int]error{}
+			for k, v := range tc.errs {
+				errs[k] = v
+			}
+			src := &script{evs: want, errs: errs, applied: &applied, end: end}
+			a := readAhead(src)
+			defer a.close()
+			got, quiets := 0, 0
+			for {
+				ev, err := a.next()
+				if errors.Is(err, capture.ErrQuiet) {
+					quiets++
+					continue
+				}
+				if err != nil {
+					if err != end {
+						t.Fatalf("next() error = %v; want %v", err, end)
+					}
+					break
+				}
+				if got >= len(want) {
+					t.Fatalf("next() gave event %d of %d", got+1, len(want))
+				}
+				w := want[got]
+				if ev.Frame != w.Frame || ev.Probe != w.Probe || !bytes.Equal(ev.Data, w.Data) {
+					t.Fatalf("event %d = frame %d probe %v %d bytes; want frame %d probe %v %d bytes",
+						got, ev.Frame, ev.Probe, len(ev.Data), w.Frame, w.Probe, len(w.Data))
+				}
+				got++
+				applied = got
+			}
+			if got != len(want) || quiets != len(tc.errs) {
+				t.Errorf("events, quiet errors = %d, %d; want %d, %d", got, quiets, len(want), len(tc.errs))
+			}
+			for i, d := range src.claimed {
+				if d < 0 {
+					t.Errorf("probe %d: the reader read on %d events before the decoder applied it", i, -d)
+				}
+			}
+		})
+	}
+}
+
+// TestAheadCloseEarly: a decoder that stops at once (a cut, an error)
+// stops the reader, which then no longer touches the source.
+func TestAheadCloseEarly(t *testing.T) {
+	applied := 0
+	src := &script{evs: aheadEventsFor(10*aheadEvents, 0), applied: &applied, end: errors.New("end")}
+	a := readAhead(src)
+	if _, err := a.next(); err != nil {
+		t.Fatal(err)
+	}
+	a.close()
+	at := src.at
+	if at > (aheadBatches+2)*aheadEvents {
+		t.Errorf("reader read %d events ahead; want at most %d", at, (aheadBatches+2)*aheadEvents)
+	}
+	a.close() // twice is harmless
+	if src.at != at {
+		t.Errorf("source read after close: %d -> %d", at, src.at)
+	}
+}
+
+// TestAheadStats: stats are the source's as of the batch the decoder reads.
+func TestAheadStats(t *testing.T) {
+	applied := 0
+	src := &script{evs: aheadEventsFor(3*aheadEvents, 0), applied: &applied, end: errors.New("end")}
+	a := readAhead(src)
+	defer a.close()
+	for i := 0; ; i++ {
+		if _, err := a.next(); err != nil {
+			break
+		}
+		if p := a.stats().Packets; p < int64(i+1) {
+			t.Fatalf("after event %d stats().Packets = %d; want >= %d", i+1, p, i+1)
+		}
+	}
+}
