@@ -103,6 +103,9 @@ func (a *ahead) read() {
 			}
 		}
 		b.stats = a.src.Stats()
+		for i, s := range b.spans { // data is complete: point each event at its bytes
+			b.evs[i].Data = b.data[s[0]:s[1]:s[1]]
+		}
 		// b is the decoder's once sent: what the reader needs of it after
 		// is read before.
 		sync, err := b.sync, b.err
@@ -160,10 +163,6 @@ func (a *ahead) next() (*capture.Event, error) {
 			a.release()
 		}
 		a.cur, a.at = <-a.full, 0
-		b := a.cur
-		for i, s := range b.spans { // data is complete: point each event at its bytes
-			b.evs[i].Data = b.data[s[0]:s[1]:s[1]]
-		}
 	}
 	a.at++
 	return &a.cur.evs[a.at-1], nil
