@@ -40,6 +40,7 @@ var floors = map[string]float64{
 	"decode/transport/lp": 1.5, // the length-prefixed framer with resynchronisation both codecs ride on: over dissect, under them
 	"unturned":            2,
 	"ulinkrpc":            2,
+	"unturned/infer":      2.5, // the profile search (issue 23): over the Unturned codec, reads the host's decode through its own Decoded
 	"schema":              2,
 	"rpc":                 3,
 	"session":             4, // hosts rpc's records in the capture-wide order
@@ -47,7 +48,6 @@ var floors = map[string]float64{
 	"stats/report":        5, // stats' attribution over the host's records (issue 26)
 	"export":              6, // rows of the records dump --json builds, as Parquet
 	"render":              6, // the text outputs, from the session's records (and the filter's selection)
-	"internal/infer":      5,
 	"scenario":            5,
 	"views/frame":         6,
 	"views":               8,
@@ -60,7 +60,7 @@ var floors = map[string]float64{
 
 // protocols are the packages that know a protocol; capture must import none
 // of them.
-var protocols = []string{"dissect", "unturned", "ulinkrpc", "schema", "session", "rpc", "filter", "netpak"}
+var protocols = []string{"dissect", "unturned", "unturned/infer", "ulinkrpc", "schema", "session", "rpc", "filter", "netpak"}
 
 func floor(pkg string) (float64, bool) {
 	if f, ok := floors[pkg]; ok {
