@@ -43,7 +43,8 @@ var floors = map[string]float64{
 	"unturned/infer":      2.5, // the profile search (issue 23): over the Unturned codec, reads the host's decode through its own Decoded
 	"schema":              2,
 	"rpc":                 3,
-	"session":             4, // hosts rpc's records in the capture-wide order
+	"session":             4,   // hosts rpc's records in the capture-wide order
+	"rpc/feed":            4.5, // ULinkRPC's side of the feed (issue 23): takes capture's events, opens its sessions on the index; the router reaches it through register.go only
 	"filter":              5,
 	"stats/report":        5, // stats' attribution over the host's records (issue 26)
 	"export":              6, // rows of the records dump --json builds, as Parquet
@@ -60,7 +61,7 @@ var floors = map[string]float64{
 
 // protocols are the packages that know a protocol; capture must import none
 // of them.
-var protocols = []string{"dissect", "unturned", "unturned/infer", "ulinkrpc", "schema", "session", "rpc", "filter", "netpak"}
+var protocols = []string{"dissect", "unturned", "unturned/infer", "ulinkrpc", "schema", "session", "rpc", "rpc/feed", "filter", "netpak"}
 
 func floor(pkg string) (float64, bool) {
 	if f, ok := floors[pkg]; ok {
@@ -123,8 +124,10 @@ func TestImportGraph(t *testing.T) {
 			}
 		}
 		// merge (several captures as one source) reads capture's events and
-		// names directions with dissect's Dir: no codec.
-		joins := name == "internal/pipeline" || name == "cmd/usmnscope" || name == "internal/tuifeed" || name == "internal/headless" || name == "merge"
+		// names directions with dissect's Dir: no codec. rpc/feed is the
+		// ULinkRPC side of the pipeline's feed: it takes the events the
+		// router hands it, and capture imports none of it.
+		joins := name == "internal/pipeline" || name == "cmd/usmnscope" || name == "internal/tuifeed" || name == "internal/headless" || name == "merge" || name == "rpc/feed"
 		if hasDep(p.Deps, "capture") && !joins && name != "capture" {
 			t.Errorf("%s depends on capture: only internal/pipeline and cmd join capture to the protocols", name)
 		}
