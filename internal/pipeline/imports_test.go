@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"os"
@@ -141,6 +143,58 @@ func TestImportGraph(t *testing.T) {
 	}
 	if seen < 10 {
 		t.Fatalf("go list listed %d of the module's packages; the graph was not read", seen)
+	}
+}
+
+// named are the files of this package that may import a protocol's
+// packages (issue 23: a neutral host): register.go, the one registration
+// of the protocols, and those not yet made neutral. The router (route.go,
+// side.go, proto.go) and the feed loop are not among them: they reach
+// ULinkRPC through register.go's side and Unturned natively through
+// session. A file leaves this list when it stops naming a protocol; a new
+// one that names one fails.
+var named = map[string]bool{
+	"register.go": true,
+	"bounds.go":   true, "export.go": true, "hint.go": true, "load.go": true,
+	"open.go": true, "read.go": true, "several.go": true,
+}
+
+// TestPipelineNamesProtocols fails on a production file of this package
+// outside named that imports a protocol's package, and on a named file
+// that no longer does (so the list only shrinks).
+func TestPipelineNamesProtocols(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		names := false
+		for _, imp := range af.Imports {
+			path := strings.Trim(imp.Path.Value, `"`)
+			for _, proto := range []string{"rpc", "ulinkrpc", "unturned"} {
+				if path == module+proto || strings.HasPrefix(path, module+proto+"/") {
+					names = true
+				}
+			}
+		}
+		switch {
+		case names && !named[f]:
+			t.Errorf("%s imports a protocol's package: only register.go names the protocols (issue 23)", f)
+		case !names && named[f]:
+			t.Errorf("%s names no protocol any more: take it off the list (named, imports_test.go)", f)
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("checked %d files; the package was not read", checked)
 	}
 }
 
