@@ -59,7 +59,7 @@ fi
 
 # 1. The random family (a Go test: the generator and the search in one
 # process; its FIGURES lines carry the verdicts).
-out=$(USMNSCOPE_INFER_PROFILES=$INFER_PROFILES CGO_ENABLED=0 go test -count=1 -timeout 60m -run '^TestInferRandomProfiles$' -v ./internal/infer/ 2>&1)
+out=$(USMNSCOPE_INFER_PROFILES=$INFER_PROFILES CGO_ENABLED=0 go test -count=1 -timeout 60m -run '^TestInferRandomProfiles$' -v ./unturned/infer/ 2>&1)
 st=$?
 printf '%s\n' "$out" | grep -o 'FIGURES.*' | sed 's/^FIGURES /  random profiles, /'
 printf '%s\n' "$out" | grep -o 'miss: .*' | cut -c1-240 | head -5 | sed 's/^/  /'

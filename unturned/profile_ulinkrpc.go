@@ -12,7 +12,7 @@ import (
 
 // RPCProfile is the profile's [ulinkrpc] table (ulinkrpc.md 1): how the
 // second protocol is found and decoded. Its values stay plain strings and a
-// port array so that Profile stays comparable (internal/infer keys maps by
+// port array so that Profile stays comparable (unturned/infer keys maps by
 // it) and this package does not import ulinkrpc (both are codecs, on one
 // floor); the program that joins them turns the names into ulinkrpc's typed
 // settings.

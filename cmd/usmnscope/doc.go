@@ -10,7 +10,7 @@
 // tables prints the per-connection listener-ID tables (docs/protocol.md);
 // bits decodes one message pasted as hex; profile show prints the profile
 // (docs/profile.md) and profile infer the one that best explains a capture
-// (internal/infer); open and live run the TUI, which an idle flush
+// (unturned/infer); open and live run the TUI, which an idle flush
 // (internal/tuifeed) keeps within 100 ms of what has arrived; gen and simulate
 // write fixture captures. --decode-as names the protocol of a TCP port
 // (internal/pipeline's registry, docs/protocol.md).

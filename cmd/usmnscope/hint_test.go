@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
 // TestScoreIndexHeads: scoreIndex, tallied from the index records (issue
@@ -29,11 +29,11 @@ func TestScoreIndexHeads(t *testing.T) {
 			t.Fatalf("%s: %v", path, err)
 		}
 		src.Close()
-		sc := infer.ScoreOf(dc)
+		sc := infer.ScoreOf(pipeline.Inferred(dc))
 		want := hintScore{Messages: sc.Messages, Flagged: sc.Flagged}
 		for n := 1; n <= dc.Len() && !want.Trailer; n++ {
 			if m := dc.Message(n); m != nil {
-				want.Trailer = infer.WorkshopTrailer(m)
+				want.Trailer = infer.WorkshopTrailer(pipeline.InferMessage(m))
 			}
 		}
 		flaggedSome = flaggedSome || want.Flagged > 0

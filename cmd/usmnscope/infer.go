@@ -3,8 +3,8 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
+	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
 // profileInferOptions are what a profile infer command line asks for.

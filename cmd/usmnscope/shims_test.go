@@ -10,7 +10,6 @@ import (
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/internal/gctune"
-	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/tuifeed"
 	"github.com/usmnscope/usmnscope/netpak"
@@ -18,6 +17,7 @@ import (
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
 // The names these tests knew from before the decode builder
@@ -125,7 +125,7 @@ func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, e
 
 type hintScore = infer.Hint
 
-func scoreIndex(dc *session.Index) hintScore { return infer.ScoreHeads(dc) }
+func scoreIndex(dc *session.Index) hintScore { return pipeline.ScoreHeads(dc) }
 
 func profileHint(_ *streams, p *unturned.Profile, path string, dc *session.Index) {
 	pipeline.HintIndex(p, path, dc)

@@ -17,14 +17,16 @@
 //
 // # ULinkRPC
 //
-// FeedRPC also decodes ULinkRPC (ulinkrpc.md 1; ulinkrpc.go) into an RPC's
-// rpc.Sessions, one per connection: a port --decode-as names ulinkrpc or
+// FeedRPC also decodes ULinkRPC (ulinkrpc.md 1) into an RPC's
+// rpc.Sessions, one per connection: the RPC is rpc/feed's, which
+// register.go wires into the router as a side (side.go), so that the
+// router names no ULinkRPC type. A port --decode-as names ulinkrpc or
 // one of RPC.Ports (the profile's [ulinkrpc] ports, default 20000)
 // is ULinkRPC, held only until four client bytes tell a WebSocket upgrade
 // (an HTTP GET) from the length-prefixed TCP stream, or, joined
 // mid-stream, until the first bytes of either direction show WebSocket
 // frames (masked from the client, each binary message one ULinkRPC frame)
-// or chained length prefixes (ulinkrpc_detect.go); on other ports a
+// or chained length prefixes (rpc/feed's mid.go); on other ports a
 // connection whose start was captured is ULinkRPC when its first client
 // bytes are a frame that parses exactly, or a WebSocket upgrade whose first
 // client message is one. UDP datagrams on those ports (capture's

@@ -7,10 +7,10 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
 // InferSample bounds the event data profile infer holds in memory and
@@ -23,10 +23,10 @@ const InferSample = 512 << 10
 // Replay decodes a recording under any profile (infer.Decoder): a new
 // index without ULinkRPC, fed the recorded events.
 func Replay(rec *Recording) infer.Decoder {
-	return func(p *unturned.Profile) *session.Index {
+	return func(p *unturned.Profile) infer.Decoded {
 		ix := NewIndex(p, -1)
 		_ = Feed(rec.Source(), ix, nil)
-		return ix
+		return Inferred(ix)
 	}
 }
 
@@ -122,13 +122,13 @@ var HintRun = infer.RunBudget
 // HintIndex adds a capture finding when the active profile p decodes the
 // capture at path badly and an inferred one decodes its start cleanly,
 // with the command that prints that profile (issue 13 point 5), judging
-// the decode by the whole index dc (infer.ScoreHeads). Standard input
+// the decode by the whole index dc (ScoreHeads). Standard input
 // cannot be read again, so it gets no hint.
 func HintIndex(p *unturned.Profile, path string, dc *session.Index) {
 	if path == "-" {
 		return
 	}
-	Hint(p, path, dc, infer.ScoreHeads(dc))
+	Hint(p, path, dc, ScoreHeads(dc))
 }
 
 // Hint is HintIndex with the decode's score given (a streaming Index
@@ -154,4 +154,84 @@ func Hint(p *unturned.Profile, path string, dc *session.Index, h infer.Hint) {
 	dc.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Bit: -1,
 		Text: fmt.Sprintf("profile %s decodes %d of %d messages with findings; a profile inferred from the capture decodes them without errors and with fewer findings: `usmnscope profile infer %s > inferred.toml`, then --profile inferred.toml",
 			termsafe.Escape(p.Name), res.Active.Flagged, res.Active.Messages, termsafe.Escape(path))})
+}
+
+// ScoreHeads is the Hint of a full Index (every message kept), tallied
+// from each message's Head as infer.Tally does for a stream: the index
+// records say the kind and the worst severity without decoding, so only
+// workshop messages are decoded (for their trailer note). The TUI scores
+// its million-message index this way before it says loaded (issue 18).
+func ScoreHeads(dc *session.Index) infer.Hint {
+	var t infer.Tally
+	d := Inferred(dc)
+	buf := make([]session.Head, 0, 4096)
+	for n := 1; ; {
+		hs := dc.Heads(buf, n)
+		if len(hs) == 0 {
+			return t.Score(d)
+		}
+		for i := range hs {
+			h := InferHead(&hs[i])
+			t.Head(d, &h)
+		}
+		n += len(hs)
+	}
+}
+
+// Inferred is ix as the profile search reads a decode (infer.Decoded):
+// the inference sits on Unturned's side and names no session type, so
+// the host hands it its index through this adapter.
+func Inferred(ix *session.Index) infer.Decoded { return inferred{ix} }
+
+type inferred struct{ ix *session.Index }
+
+func (d inferred) Len() int { return d.ix.Len() }
+
+// Head is Index.Head; a message with a hosted record is another
+// protocol's.
+func (d inferred) Head(n int) (infer.Head, bool) {
+	h, ok := d.ix.Head(n)
+	if !ok {
+		return infer.Head{}, false
+	}
+	out := InferHead(&h)
+	out.Other = h.Record() != nil
+	return out, true
+}
+
+func (d inferred) Message(n int) (infer.Message, bool) {
+	m := d.ix.Message(n)
+	if m == nil {
+		return infer.Message{}, false
+	}
+	return InferMessage(m), true
+}
+
+// Findings are those of the connections no hosted protocol holds (Proto
+// empty): the Unturned ones.
+func (d inferred) Findings() []dissect.Finding {
+	var out []dissect.Finding
+	for _, ci := range d.ix.Connections() {
+		if ci.Proto == "" {
+			out = append(out, ci.Findings...)
+		}
+	}
+	return out
+}
+
+// InferHead is h as the search reads a head. A Head from Index.Heads
+// carries no record, only Hosted, so either says another protocol's.
+func InferHead(h *session.Head) infer.Head {
+	return infer.Head{N: h.N, Conn: h.Conn, Dir: h.Dir, Kind: h.Kind,
+		Flagged: h.HasFinding && h.Worst >= dissect.Warn, Other: h.Hosted || h.Record() != nil}
+}
+
+// InferMessage is m as the search reads a message.
+func InferMessage(m *session.Message) infer.Message {
+	h := infer.Head{N: m.N, Conn: m.Conn, Dir: m.Dir, Kind: m.Kind, Other: m.Record() != nil}
+	if w, ok := m.Worst(); ok && w >= dissect.Warn {
+		h.Flagged = true
+	}
+	return infer.Message{Head: h, Data: m.Data, Findings: m.Findings,
+		Unresolved: m.Listener != nil && !m.Listener.Resolved}
 }

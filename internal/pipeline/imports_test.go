@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"os"
@@ -40,14 +42,15 @@ var floors = map[string]float64{
 	"decode/transport/lp": 1.5, // the length-prefixed framer with resynchronisation both codecs ride on: over dissect, under them
 	"unturned":            2,
 	"ulinkrpc":            2,
+	"unturned/infer":      2.5, // the profile search (issue 23): over the Unturned codec, reads the host's decode through its own Decoded
 	"schema":              2,
 	"rpc":                 3,
-	"session":             4, // hosts rpc's records in the capture-wide order
+	"session":             4,   // hosts rpc's records in the capture-wide order
+	"rpc/feed":            4.5, // ULinkRPC's side of the feed (issue 23): takes capture's events, opens its sessions on the index; the router reaches it through register.go only
 	"filter":              5,
 	"stats/report":        5, // stats' attribution over the host's records (issue 26)
 	"export":              6, // rows of the records dump --json builds, as Parquet
 	"render":              6, // the text outputs, from the session's records (and the filter's selection)
-	"internal/infer":      5,
 	"scenario":            5,
 	"views/frame":         6,
 	"views":               8,
@@ -60,7 +63,7 @@ var floors = map[string]float64{
 
 // protocols are the packages that know a protocol; capture must import none
 // of them.
-var protocols = []string{"dissect", "unturned", "ulinkrpc", "schema", "session", "rpc", "filter", "netpak"}
+var protocols = []string{"dissect", "unturned", "unturned/infer", "ulinkrpc", "schema", "session", "rpc", "rpc/feed", "filter", "netpak"}
 
 func floor(pkg string) (float64, bool) {
 	if f, ok := floors[pkg]; ok {
@@ -123,8 +126,10 @@ func TestImportGraph(t *testing.T) {
 			}
 		}
 		// merge (several captures as one source) reads capture's events and
-		// names directions with dissect's Dir: no codec.
-		joins := name == "internal/pipeline" || name == "cmd/usmnscope" || name == "internal/tuifeed" || name == "internal/headless" || name == "merge"
+		// names directions with dissect's Dir: no codec. rpc/feed is the
+		// ULinkRPC side of the pipeline's feed: it takes the events the
+		// router hands it, and capture imports none of it.
+		joins := name == "internal/pipeline" || name == "cmd/usmnscope" || name == "internal/tuifeed" || name == "internal/headless" || name == "merge" || name == "rpc/feed"
 		if hasDep(p.Deps, "capture") && !joins && name != "capture" {
 			t.Errorf("%s depends on capture: only internal/pipeline and cmd join capture to the protocols", name)
 		}
@@ -138,6 +143,58 @@ func TestImportGraph(t *testing.T) {
 	}
 	if seen < 10 {
 		t.Fatalf("go list listed %d of the module's packages; the graph was not read", seen)
+	}
+}
+
+// named are the files of this package that may import a protocol's
+// packages (issue 23: a neutral host): register.go, the one registration
+// of the protocols, and those not yet made neutral. The router (route.go,
+// side.go, proto.go) and the feed loop are not among them: they reach
+// ULinkRPC through register.go's side and Unturned natively through
+// session. A file leaves this list when it stops naming a protocol; a new
+// one that names one fails.
+var named = map[string]bool{
+	"register.go": true,
+	"bounds.go":   true, "export.go": true, "hint.go": true, "load.go": true,
+	"open.go": true, "read.go": true, "several.go": true,
+}
+
+// TestPipelineNamesProtocols fails on a production file of this package
+// outside named that imports a protocol's package, and on a named file
+// that no longer does (so the list only shrinks).
+func TestPipelineNamesProtocols(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		names := false
+		for _, imp := range af.Imports {
+			path := strings.Trim(imp.Path.Value, `"`)
+			for _, proto := range []string{"rpc", "ulinkrpc", "unturned"} {
+				if path == module+proto || strings.HasPrefix(path, module+proto+"/") {
+					names = true
+				}
+			}
+		}
+		switch {
+		case names && !named[f]:
+			t.Errorf("%s imports a protocol's package: only register.go names the protocols (issue 23)", f)
+		case !names && named[f]:
+			t.Errorf("%s names no protocol any more: take it off the list (named, imports_test.go)", f)
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("checked %d files; the package was not read", checked)
 	}
 }
 

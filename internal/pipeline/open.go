@@ -187,7 +187,7 @@ func CaptureOptions(p *unturned.Profile, rp *RPC) capture.Options {
 func captureOptions(p *unturned.Profile, rp *RPC, as map[uint16]Proto) capture.Options {
 	o := BoundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
 	if rp != nil {
-		o.DatagramPorts = rp.datagramPorts(as)
+		o.DatagramPorts = rp.DatagramPorts(p.DecodeAs)
 		o.ProbeDatagrams = KCPProbeDatagrams
 	}
 	o.DatagramPorts = hostedDatagramPorts(o.DatagramPorts)
@@ -243,7 +243,7 @@ func liveOptions(p *unturned.Profile, rp *RPC, as map[uint16]Proto, l Live) capt
 	opt := capture.DefaultLiveOptions(l.Interface)
 	opt.Options = BoundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
 	opt.TCPPorts = liveTCPPorts(as, rp)
-	opt.DatagramPorts = hostedDatagramPorts(rp.datagramPorts(as))
+	opt.DatagramPorts = hostedDatagramPorts(rp.DatagramPorts(p.DecodeAs))
 	if l.AnyPort {
 		opt.AllTCP = true
 		opt.ProbeDatagrams = KCPProbeDatagrams

@@ -6,10 +6,10 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
 // Terminal is where a command's read reports: Out is where its output
@@ -41,7 +41,11 @@ func Read(o Options, t Terminal) (*session.Index, error) {
 			prints = st.Settled != nil
 			if path != "-" && several == nil {
 				tally = &infer.Tally{}
-				st.Heads = func(h *session.Head) { tally.Head(dc, h) }
+				d := Inferred(dc)
+				st.Heads = func(h *session.Head) {
+					ih := InferHead(h)
+					tally.Head(d, &ih)
+				}
 			}
 			return st
 		}
@@ -68,7 +72,7 @@ func Read(o Options, t Terminal) (*session.Index, error) {
 	if ferr == nil && stop == nil && several == nil {
 		switch {
 		case tally != nil:
-			Hint(o.Profile, path, dc, tally.Score(dc))
+			Hint(o.Profile, path, dc, tally.Score(Inferred(dc)))
 		case o.Stream == nil:
 			HintIndex(o.Profile, path, dc)
 		}

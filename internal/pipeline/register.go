@@ -6,6 +6,8 @@ import (
 
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/rpc"
+	rpcfeed "github.com/usmnscope/usmnscope/rpc/feed"
+	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -24,14 +26,57 @@ import (
 //     ports (a decode's RPC options may replace them), its detector a
 //     length-prefixed frame or a WebSocket upgrade carrying one; its
 //     connections are rpc sessions made with the decode's RPC options
-//     (RPC.start: rpc.Protocol), so a feed without them does not decode it.
+//     (rpc/feed's RPC.Start: rpc.Protocol), so a feed without them does
+//     not decode it.
 //     Its "msg" names are the frame types', and Encrypted (outputs.md
 //     "ULinkRPC records").
 func init() {
 	decode.Register(&decode.Protocol{Name: ProtoUnturned.String(), Need: 2 + gwfLen, Detect: detectGetWorkshopFiles,
 		Names: unturnedNames()})
 	decode.Register(&decode.Protocol{Name: rpc.Name, Ports: DefaultRPCPorts, DatagramPorts: DefaultRPCPorts,
-		Need: rpcNeed, Detect: detectULinkRPC, Names: rpcNames()})
+		Need: rpcfeed.Need, Detect: rpcfeed.Detect, Names: rpcNames()})
+}
+
+// The ULinkRPC side of a feed lives with its protocol (rpc/feed); these
+// names keep the pipeline's callers (the commands, the TUI, the tests) as
+// they were.
+type RPC = rpcfeed.RPC
+
+const (
+	// ContractsFlag is the flag naming the folder of C# contracts
+	// (rpcfeed.ContractsFlag).
+	ContractsFlag = rpcfeed.ContractsFlag
+	// KCPProbeDatagrams is rpcfeed.ProbeDatagrams.
+	KCPProbeDatagrams = rpcfeed.ProbeDatagrams
+)
+
+// DefaultRPCPorts are rpcfeed.DefaultPorts.
+var DefaultRPCPorts = rpcfeed.DefaultPorts
+
+// NewRPC is rpcfeed.New.
+func NewRPC(cfg rpc.Config) *RPC { return rpcfeed.New(cfg) }
+
+// RPCOf is rpcfeed.Of.
+func RPCOf(r unturned.RPCProfile, c *ulinkrpc.Contracts) (*RPC, error) { return rpcfeed.Of(r, c) }
+
+// RPCWith is rpcfeed.With.
+func RPCWith(r unturned.RPCProfile, dir string) (*RPC, error) { return rpcfeed.With(r, dir) }
+
+// RPCBounds is rpcfeed.Bounds.
+func RPCBounds(cfg *rpc.Config, b unturned.Bounds) { rpcfeed.Bounds(cfg, b) }
+
+// ReadContracts is rpcfeed.ReadContracts.
+func ReadContracts(dir string) (*ulinkrpc.Contracts, error) { return rpcfeed.ReadContracts(dir) }
+
+// newRouter is the router of a feed into ix with the registered protocols
+// and, when rp is not nil, ULinkRPC's side: the router holds it as a side
+// (side.go), which names no ULinkRPC type.
+func newRouter(ix *session.Index, rp *RPC, as map[uint16]Proto) *router {
+	var sd side
+	if rp != nil {
+		sd = rp
+	}
+	return routerOf(ix, sd, as)
 }
 
 // unturnedNames are the names of unturned.Kind, each once, without the

@@ -22,7 +22,7 @@ import (
 //   - everything else is not decoded: one connection note, no messages.
 type router struct {
 	ix   *session.Index
-	rp   *RPC // nil: ULinkRPC is not decoded
+	rp   side // ULinkRPC's (register.go); nil: ULinkRPC is not decoded
 	port uint16
 	as   map[uint16]Proto
 	dets []detector
@@ -39,7 +39,7 @@ type router struct {
 	pending []capture.Flow
 	held    int // bytes held over all undecided connections
 	// claim asks capture for every datagram of a probed UDP flow found to
-	// be KCP (kcpStart); nil when the source does not probe.
+	// be KCP (the side's Datagram); nil when the source does not probe.
 	claim func(capture.Flow)
 	// recent caches routes by capture.Event.ID (direct-mapped), so that
 	// most events skip hashing their 64-byte Flow key in flows: a 4-byte
@@ -102,11 +102,13 @@ const (
 	maxHeldTotal  = 4 << 20
 )
 
-func newRouter(ix *session.Index, rp *RPC, as map[uint16]Proto) *router {
-	r := &router{ix: ix, rp: rp, port: 27016, as: as, flows: map[capture.Flow]*route{}}
-	r.dets, r.hosted = registered(rp != nil)
-	if rp != nil {
-		rp.ix = ix
+// routerOf is newRouter (register.go) with ULinkRPC's side sd, nil when
+// the feed decodes no ULinkRPC.
+func routerOf(ix *session.Index, sd side, as map[uint16]Proto) *router {
+	r := &router{ix: ix, rp: sd, port: 27016, as: as, flows: map[capture.Flow]*route{}}
+	r.dets, r.hosted = registered(sd != nil)
+	if sd != nil {
+		sd.Attach(ix)
 	}
 	if p := ix.Profile(); p != nil {
 		if p.TransportPort != 0 {
@@ -119,7 +121,7 @@ func newRouter(ix *session.Index, rp *RPC, as map[uint16]Proto) *router {
 // apply routes one capture event.
 func (r *router) apply(ev *capture.Event) {
 	if r.rp != nil {
-		r.rp.seen(ev)
+		r.rp.Seen(ev)
 	}
 	if ev.Frame > 0 {
 		r.last = decode.Stamp{Frame: ev.Frame, Time: ev.Time}
@@ -129,11 +131,10 @@ func (r *router) apply(ev *capture.Event) {
 			r.datagramHosted(hp, ev)
 			return
 		}
-		// A probed flow's datagram is ULinkRPC only once its handshake
-		// shows it (kcpStart); later ones come claimed, not probed.
-		if r.rp != nil && (!ev.Probe || r.kcpStart(*ev)) {
-			r.rp.datagram(*ev)
-			r.kcpMoved(*ev)
+		// The side takes a probed flow only once its first datagrams
+		// show it is its own, and claims it then.
+		if r.rp != nil {
+			r.rp.Datagram(*ev, r.claim)
 		}
 		return
 	}
@@ -199,7 +200,7 @@ func turned(rt *route, ev capture.Event) capture.Event {
 
 // passRPC hands an event of a ULinkRPC connection to its session.
 func (r *router) passRPC(rt *route, ev *capture.Event) {
-	r.rp.event(rt.rpcSes, turned(rt, *ev))
+	r.rp.Event(rt.rpcSes, turned(rt, *ev))
 }
 
 // passHosted hands an event of a hosted protocol's connection to its state
@@ -274,7 +275,7 @@ func (r *router) open(ev *capture.Event) {
 		r.byPort(rt, f, p, fmt.Sprintf("--decode-as %d=%s turns its port off", cp, p))
 	} else if sp == r.port {
 		r.decide(rt, f, ProtoUnturned, "")
-	} else if r.rp != nil && r.rp.port(sp) {
+	} else if r.rp != nil && r.rp.OnPort(sp) {
 		r.byPort(rt, f, ProtoULinkRPC, "")
 	} else if hp := r.hostedPort(sp); hp != nil {
 		rt.hp = hp
@@ -423,11 +424,7 @@ func (r *router) decide(rt *route, f capture.Flow, p Proto, why string) {
 	}
 	if p == ProtoULinkRPC && r.rp != nil {
 		c := Conn(turned(rt, capture.Event{Flow: f}).Flow)
-		t := rpcTransport(c2s)
-		if !rt.syn {
-			t, _ = midTransport(c2s, s2c, true)
-		}
-		rt.rpcSes = r.rp.start(c, t, !rt.syn)
+		rt.rpcSes = r.rp.Start(c, c2s, s2c, !rt.syn)
 		for i := range held {
 			if consumesSeq(held[i], true) {
 				r.ix.At(seqs[i])
@@ -495,10 +492,6 @@ func (r *router) finish() {
 		h.End(r.last.Time, r.last.Frame)
 	}
 	if r.rp != nil {
-		r.rp.finish()
-		if r.rp.udpOver > 0 {
-			r.ix.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Bit: -1,
-				Text: fmt.Sprintf("ULinkRPC KCP: UDP flows past %d: %d datagrams not decoded", maxDatagramFlows, r.rp.udpOver)})
-		}
+		r.rp.Finish()
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -28,22 +27,22 @@ func (h Hint) Bad() bool {
 	return h.Flagged*10 >= h.Messages || h.Trailer
 }
 
-// Tally gathers a Hint from the messages of an Index as they are handed
-// out (a streaming Index keeps none to score at the end, issue 18): each
-// from its index record (session.Head: kind and worst severity), and a
-// workshop message's findings from the message. It equals ScoreHeads of
-// the same capture decoded in full, except that with payload schemas a
-// reference resolved only after session's late-resolution bound is judged
-// as it was handed out, undecoded.
+// Tally gathers a Hint from the messages of a decode as they are handed
+// out (a streaming index keeps none to score at the end, issue 18): each
+// from its index record (Head: kind and worst severity), and a workshop
+// message's findings from the message. It equals the tally of every Head
+// of the same capture decoded in full (pipeline.ScoreHeads), except that
+// with payload schemas a reference resolved only after session's
+// late-resolution bound is judged as it was handed out, undecoded.
 type Tally struct {
 	h   Hint
 	rpc int // ULinkRPC messages: not Unturned ones
 }
 
-// Head tallies message h.N of dc.
-func (t *Tally) Head(dc *session.Index, h *session.Head) {
-	if h.Kind == unturned.KindUnknown || h.HasFinding && h.Worst >= dissect.Warn {
-		if h.Hosted || h.Record() != nil {
+// Head tallies message h.N of d.
+func (t *Tally) Head(d Decoded, h *Head) {
+	if h.Kind == unturned.KindUnknown || h.Flagged {
+		if h.Other {
 			// ULinkRPC (whose Kind is Unknown) says nothing of the
 			// Unturned profile.
 			t.rpc++
@@ -52,42 +51,22 @@ func (t *Tally) Head(dc *session.Index, h *session.Head) {
 		t.h.Flagged++
 	}
 	if !t.h.Trailer && (h.Kind == unturned.KindGetWorkshopFiles || h.Kind == unturned.KindDownloadWorkshopFiles) {
-		if m := dc.Message(h.N); m != nil {
+		if m, ok := d.Message(h.N); ok {
 			t.h.Trailer = WorkshopTrailer(m)
 		}
 	}
 }
 
 // Score is the tally after the feed.
-func (t *Tally) Score(dc *session.Index) Hint {
+func (t *Tally) Score(d Decoded) Hint {
 	h := t.h
-	h.Messages = dc.Len() - t.rpc
+	h.Messages = d.Len() - t.rpc
 	return h
-}
-
-// ScoreHeads is the Hint of a full Index (every message kept), tallied
-// from each message's Head as Tally does for a stream: the index records
-// say the kind and the worst severity without decoding, so only workshop
-// messages are decoded (for their trailer note). The TUI scores its
-// million-message index this way before it says loaded (issue 18).
-func ScoreHeads(dc *session.Index) Hint {
-	var t Tally
-	buf := make([]session.Head, 0, 4096)
-	for n := 1; ; {
-		hs := dc.Heads(buf, n)
-		if len(hs) == 0 {
-			return t.Score(dc)
-		}
-		for i := range hs {
-			t.Head(dc, &hs[i])
-		}
-		n += len(hs)
-	}
 }
 
 // WorkshopTrailer reports whether m is a workshop message with an unknown
 // trailer note (wire.md 6: a trailer that is not this profile's marker).
-func WorkshopTrailer(m *session.Message) bool {
+func WorkshopTrailer(m Message) bool {
 	if m.Kind != unturned.KindGetWorkshopFiles && m.Kind != unturned.KindDownloadWorkshopFiles {
 		return false
 	}

@@ -5,11 +5,11 @@ import (
 	"testing"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
 // TestScoreOfSkipsULinkRPC (issue 15): ULinkRPC records the index hosts
@@ -30,7 +30,7 @@ func TestScoreOfSkipsULinkRPC(t *testing.T) {
 	if ix.Len() == 0 {
 		t.Fatal("no ULinkRPC record: the test scores nothing")
 	}
-	if s := infer.ScoreOf(ix); s.Messages != 0 || s.Flagged != 0 || s.Bad != 0 {
+	if s := infer.ScoreOf(pipeline.Inferred(ix)); s.Messages != 0 || s.Flagged != 0 || s.Bad != 0 {
 		t.Errorf("ScoreOf(%d ULinkRPC records) = %+v; want no message, none flagged, nothing bad", ix.Len(), s)
 	}
 }

@@ -1,9 +1,6 @@
 package infer
 
-import (
-	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/session"
-)
+import "github.com/usmnscope/usmnscope/dissect"
 
 // Sample bounds: the search reads at most this many messages, at most
 // perConn of each connection, from the start of the capture (where the
@@ -60,7 +57,7 @@ func isDetection(d dissect.Dir, b []byte) bool {
 // sampleOf takes the sample from a decoded index: Unturned messages only
 // (ULinkRPC records say nothing of the profile), their bytes copied so
 // that the index can go.
-func sampleOf(ix *session.Index) *sample {
+func sampleOf(ix Decoded) *sample {
 	s := &sample{}
 	if ix == nil {
 		return s
@@ -68,7 +65,7 @@ func sampleOf(ix *session.Index) *sample {
 	byConn := map[dissect.Conn]*sconn{}
 	for n := 1; n <= ix.Len() && s.n < maxSample; n++ {
 		h, ok := ix.Head(n)
-		if !ok || h.Record() != nil {
+		if !ok || h.Other {
 			continue
 		}
 		c := byConn[h.Conn]
@@ -80,8 +77,8 @@ func sampleOf(ix *session.Index) *sample {
 		if len(c.msgs) >= perConn {
 			continue
 		}
-		m := ix.Message(n)
-		if m == nil || m.Record() != nil {
+		m, ok := ix.Message(n)
+		if !ok || m.Other {
 			continue
 		}
 		data := append([]byte(nil), m.Data...)

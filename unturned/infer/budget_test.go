@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
 // TestRunBudget: the search decodes at most the messages it is allowed

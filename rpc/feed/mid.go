@@ -1,4 +1,4 @@
-package pipeline
+package feed
 
 import (
 	"net/netip"
@@ -8,28 +8,22 @@ import (
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
-// rpcMidNeed is the most bytes of each direction looked at to tell the
+// MidNeed is the most bytes of each direction looked at to tell the
 // transport of a ULinkRPC connection joined mid-stream.
-const rpcMidNeed = 16 << 10
+const MidNeed = 16 << 10
 
-// holdRPCMid is holdRPC for a ULinkRPC connection whose start was not
-// captured: no HTTP GET tells a WebSocket, so the first bytes of both
-// directions are held until they show WebSocket framing (midTransport) or
-// the length-prefixed stream, or a gap, the close or the bounds end the
-// wait.
-func (r *router) holdRPCMid(rt *route, ev capture.Event) {
-	if ev.Kind == capture.EventData {
-		b := &rt.c2s
-		if ev.FromServer != rt.swap {
-			b = &rt.s2c
-		}
-		*b = append(*b, ev.Data[:min(len(ev.Data), rpcMidNeed-len(*b))]...)
-	}
-	if _, ok := midTransport(rt.c2s, rt.s2c, false); ok || ev.Kind == capture.EventGap || ev.Kind == capture.EventClose ||
-		rt.heldSize > maxHeldBytes || len(rt.held) > maxHeldEvents || r.held > maxHeldTotal {
-		r.decide(rt, ev.Flow, ProtoULinkRPC, "")
-	}
+// Mid reports whether the first bytes held of each direction of a
+// ULinkRPC connection joined mid-stream (at most MidNeed of each) tell its
+// transport already (midTransport); the router holds it until they do, or
+// until a gap, the close or its bounds end the wait.
+func (p *RPC) Mid(c2s, s2c []byte) bool {
+	_, ok := midTransport(c2s, s2c, false)
+	return ok
 }
+
+// MidNeed is MidNeed, for the router, which names no constant of this
+// package.
+func (p *RPC) MidNeed() int { return MidNeed }
 
 // midTransport tells the transport of a ULinkRPC connection joined
 // mid-stream from the first captured bytes of each direction (ulinkrpc.md
@@ -49,7 +43,7 @@ func midTransport(c2s, s2c []byte, final bool) (t rpc.Transport, ok bool) {
 		return rpc.WebSocket, true
 	case lengthFramed(c2s, final) || lengthFramed(s2c, final):
 		return rpc.TCP, true
-	case final, decC && decS && len(c2s) >= rpcMidNeed && len(s2c) >= rpcMidNeed:
+	case final, decC && decS && len(c2s) >= MidNeed && len(s2c) >= MidNeed:
 		return rpc.TCP, true
 	}
 	return rpc.TCP, false
@@ -72,33 +66,25 @@ func lengthFramed(b []byte, final bool) bool {
 	return s.Stats().Frames > 0
 }
 
-// KCPProbeDatagrams is how many first datagrams of each UDP flow on no
+// ProbeDatagrams is how many first datagrams of each UDP flow on no
 // ULinkRPC port capture yields for kcpStart to look at
 // (capture.Options.ProbeDatagrams): the handshake opens the exchange, and
 // one more allows for a stray datagram before it.
-const KCPProbeDatagrams = 2
+const ProbeDatagrams = 2
 
 // kcpStart decides a probed UDP flow (ulinkrpc.md 1: "a UDP exchange that
 // starts with the KCP handshake (2.3)" is ULinkRPC on any port): a UKCP
 // from the side that spoke first makes it a KCP session, and the flow is
 // claimed so that capture yields the rest of it.
-func (r *router) kcpStart(ev capture.Event) bool {
+func kcpStart(ev capture.Event, claim func(capture.Flow)) bool {
 	h, ok := ulinkrpc.ParseHandshake(ev.Data)
 	if !ok || h.Ack || ev.FromServer {
 		return false
 	}
-	if r.claim != nil {
-		r.claim(ev.Flow)
+	if claim != nil {
+		claim(ev.Flow)
 	}
 	return true
-}
-
-// claimFrom lets the router claim probed UDP flows from src, when src
-// probes them (capture.DatagramClaimer).
-func (r *router) claimFrom(src capture.Source) {
-	if c, ok := src.(capture.DatagramClaimer); ok {
-		r.claim = c.ClaimDatagrams
-	}
 }
 
 // kcpMoved follows a UACK whose session port is not the port the
@@ -106,18 +92,18 @@ func (r *router) claimFrom(src capture.Source) {
 // flow between the client and sessionPort; ... both flows are one
 // connection"): the new flow feeds the same session and is claimed from
 // capture, within the bound of KCP flows.
-func (r *router) kcpMoved(ev capture.Event) {
+func (p *RPC) kcpMoved(ev capture.Event, claim func(capture.Flow)) {
 	h, ok := ulinkrpc.ParseHandshake(ev.Data)
 	if !ok || !h.Ack || !ev.FromServer || h.SessionPort <= 0 || h.SessionPort > 65535 || uint16(h.SessionPort) == ev.Flow.Server.Port() {
 		return
 	}
-	s := r.rp.udp[ev.Flow]
+	s := p.udp[ev.Flow]
 	moved := capture.Flow{Client: ev.Flow.Client, Server: netip.AddrPortFrom(ev.Flow.Server.Addr(), uint16(h.SessionPort))}
-	if s == nil || r.rp.udp[moved] != nil || len(r.rp.udp) >= maxDatagramFlows {
+	if s == nil || p.udp[moved] != nil || len(p.udp) >= maxDatagramFlows {
 		return
 	}
-	r.rp.udp[moved] = s
-	if r.claim != nil {
-		r.claim(moved)
+	p.udp[moved] = s
+	if claim != nil {
+		claim(moved)
 	}
 }

@@ -8,20 +8,20 @@ import (
 	"testing"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
 const fixtures = "../../fixtures"
 
 // decoder records a capture once and decodes it under any profile.
 func decoder(t testing.TB, rec *pipeline.Recording) infer.Decoder {
-	return func(p *unturned.Profile) *session.Index {
+	return func(p *unturned.Profile) infer.Decoded {
 		ix := session.NewIndexLimits(p, p.Bounds.Limits())
 		_ = pipeline.Feed(rec.Source(), ix, nil)
-		return ix
+		return pipeline.Inferred(ix)
 	}
 }
 

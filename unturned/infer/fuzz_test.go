@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/internal/infer"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
 // FuzzInfer: the inference entry point on any input never panics, stays

@@ -1,4 +1,4 @@
-package pipeline
+package feed
 
 import (
 	"encoding/binary"
@@ -32,11 +32,11 @@ func TestDetectULinkRPC(t *testing.T) {
 	ws := append(append([]byte(nil), head...), wsClient(req)...)
 	for _, full := range [][]byte{req, flags, ws} {
 		for n := 0; n < len(full); n++ {
-			if v := detectULinkRPC(full[:n]); v != undecided {
+			if v := Detect(full[:n]); v != undecided {
 				t.Fatalf("detect(first %d of % x) = %d; want undecided", n, full, v)
 			}
 		}
-		if v := detectULinkRPC(full); v != matches {
+		if v := Detect(full); v != matches {
 			t.Errorf("detect(% x) = %d; want matches", full, v)
 		}
 	}
@@ -48,18 +48,18 @@ func TestDetectULinkRPC(t *testing.T) {
 	}{
 		{[]byte{0x03, 0xcd}, differs},        // a GetWorkshopFiles
 		{[]byte("*3\r\n$3\r\nSET"), differs}, // Redis
-		{[]byte{0, 0, 0x40}, differs},        // a first frame past rpcNeed
+		{[]byte{0, 0, 0x40}, differs},        // a first frame past Need
 		{[]byte{0, 0, 0, 0}, differs},        // a close before any frame
 		{[]byte{0, 0, 0, 9, 7}, differs},     // no frame type 7
 		{bad, differs},
 		{[]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), differs},      // no upgrade
 		{append(append([]byte(nil), head...), 0x81, 0x80), differs}, // a text frame
 	} {
-		if v := detectULinkRPC(tt.in); v != tt.want {
+		if v := Detect(tt.in); v != tt.want {
 			t.Errorf("detect(% x) = %d; want %d", tt.in, v, tt.want)
 		}
 	}
-	if rpcTransport(ws) != rpc.WebSocket || rpcTransport(req) != rpc.TCP {
-		t.Errorf("transport of the upgrade %s, of the frame %s", rpcTransport(ws), rpcTransport(req))
+	if transport(ws) != rpc.WebSocket || transport(req) != rpc.TCP {
+		t.Errorf("transport of the upgrade %s, of the frame %s", transport(ws), transport(req))
 	}
 }

@@ -9,14 +9,13 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
-	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
-// Decoder decodes the capture under a profile and returns the finished
-// index. Run calls it twice: under the starting profile (whose decode
+// Decoder decodes the capture under a profile and returns it decoded (the
+// host's finished index). Run calls it twice: under the starting profile (whose decode
 // gives the sample the search reads) and under the inferred one.
-type Decoder func(p *unturned.Profile) *session.Index
+type Decoder func(p *unturned.Profile) Decoded
 
 // Key is one claimed profile key with its evidence (outputs.md "profile
 // infer").
@@ -184,19 +183,19 @@ const gwfLen = 969
 // connections whose first client message is a GetWorkshopFiles, and the
 // magic of the client's marker (its first 32 bits, aligned after the
 // vanilla body). cur takes them.
-func sniff(ix *session.Index, cur *unturned.Profile) ([]Key, []Undecided) {
+func sniff(ix Decoded, cur *unturned.Profile) ([]Key, []Undecided) {
 	first := map[dissect.Conn]bool{}
 	ports := map[uint16]int{}
 	magics := map[uint32]int{}
 	gwfs := 0
 	for n := 1; ix != nil && n <= ix.Len(); n++ {
 		h, ok := ix.Head(n)
-		if !ok || h.Record() != nil || h.Dir != dissect.C2S || first[h.Conn] {
+		if !ok || h.Other || h.Dir != dissect.C2S || first[h.Conn] {
 			continue
 		}
 		first[h.Conn] = true
-		m := ix.Message(n)
-		if m == nil {
+		m, ok := ix.Message(n)
+		if !ok {
 			continue
 		}
 		d := m.Data

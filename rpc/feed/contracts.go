@@ -1,4 +1,4 @@
-package pipeline
+package feed
 
 import (
 	"fmt"
@@ -17,18 +17,18 @@ import (
 // contract sources (ulinkrpc.md 6); ReadContracts' errors name it.
 const ContractsFlag = "contracts"
 
-// RPCBounds sets the ULinkRPC bounds of the profile's [limits] on cfg: one
+// Bounds sets the ULinkRPC bounds of the profile's [limits] on cfg: one
 // Budget for every ULinkRPC connection of the capture (max_rpc_buffer) and
 // the display cap on inflated frames (max_inflate).
-func RPCBounds(cfg *rpc.Config, b unturned.Bounds) {
+func Bounds(cfg *rpc.Config, b unturned.Bounds) {
 	cfg.Budget = ulinkrpc.NewBudget(int(b.MaxRPCBuffer))
 	cfg.Transform.KeepInflated = int(b.MaxInflate)
 }
 
-// RPCWith builds the ULinkRPC side of a feed from a profile's [ulinkrpc]
+// With builds the ULinkRPC side of a feed from a profile's [ulinkrpc]
 // table (validated) and a contracts folder (may be empty: ReadContracts).
-func RPCWith(r unturned.RPCProfile, dir string) (*RPC, error) {
-	rp, err := RPCOf(r, nil)
+func With(r unturned.RPCProfile, dir string) (*RPC, error) {
+	rp, err := Of(r, nil)
 	if err != nil || dir == "" {
 		return rp, err
 	}

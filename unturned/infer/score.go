@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -30,15 +29,15 @@ const (
 )
 
 // score rates a decoded index.
-func score(ix *session.Index) Score {
+func score(ix Decoded) Score {
 	var s Score
 	for n := 1; n <= ix.Len(); n++ {
-		m := ix.Message(n)
-		if m != nil && m.Record() != nil {
+		m, ok := ix.Message(n)
+		if ok && m.Other {
 			continue // ULinkRPC says nothing of the Unturned profile
 		}
 		s.Messages++
-		if m == nil {
+		if !ok {
 			continue
 		}
 		flagged, broken := false, m.Kind == unturned.KindUnknown
@@ -54,20 +53,15 @@ func score(ix *session.Index) Score {
 		if broken {
 			s.Broken++
 		}
-		if m.Listener != nil && !m.Listener.Resolved {
+		if m.Unresolved {
 			s.Bad += wUnresolved
 		}
 		if flagged {
 			s.Flagged++
 		}
 	}
-	for _, ci := range ix.Connections() {
-		if ci.Proto != "" {
-			continue
-		}
-		for _, f := range ci.Findings {
-			s.Bad += weight(f)
-		}
+	for _, f := range ix.Findings() {
+		s.Bad += weight(f)
 	}
 	return s
 }
@@ -85,4 +79,4 @@ func weight(f dissect.Finding) int {
 }
 
 // ScoreOf scores a decoded index (tests, the CLI's hint).
-func ScoreOf(ix *session.Index) Score { return score(ix) }
+func ScoreOf(ix Decoded) Score { return score(ix) }
