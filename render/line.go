@@ -9,7 +9,6 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -182,7 +181,7 @@ func (f Format) AppendLine(dst []byte, m *session.Message, conn string) []byte {
 	// ULinkRPC Response's line does.
 	if m.HasLatency {
 		dst = append(dst, ' ')
-		dst = append(dst, rpc.FormatLatency(m.Latency)...)
+		dst = append(dst, dissect.FormatLatency(m.Latency)...)
 	}
 	if w, ok := m.Worst(); ok {
 		var first dissect.Finding
@@ -259,7 +258,7 @@ func (f Format) Tree(m *session.Message) string {
 	if m.Pair != 0 {
 		fmt.Fprintf(&b, "    pair: message %d", m.Pair)
 		if m.HasLatency {
-			b.WriteString(", latency " + rpc.FormatLatency(m.Latency))
+			b.WriteString(", latency " + dissect.FormatLatency(m.Latency))
 		}
 		b.WriteByte('\n')
 	}

@@ -207,21 +207,21 @@ func rpcConn(out io.Writer, ci session.ConnInfo, t *session.Tables) {
 }
 
 // LatencyText is min/median/max as rpc.FormatLatency writes them, or "-".
-func LatencyText(l rpc.Latency) string {
+func LatencyText(l dissect.Latency) string {
 	if !l.OK {
 		return "-"
 	}
-	return rpc.FormatLatency(l.Min) + " / " + rpc.FormatLatency(l.Median) + " / " + rpc.FormatLatency(l.Max) + latencyMore(l)
+	return dissect.FormatLatency(l.Min) + " / " + dissect.FormatLatency(l.Median) + " / " + dissect.FormatLatency(l.Max) + latencyMore(l)
 }
 
 // latencyMore is the rest of the latency figures (issue 26: the keys
 // tables --json adds), after the min/median/max: "; p90/p95/p99 … / … / …,
 // mean …, jitter …".
-func latencyMore(l rpc.Latency) string {
+func latencyMore(l dissect.Latency) string {
 	s := &l.Summary
 	if s.Count == 0 {
 		return ""
 	}
-	return "; p90/p95/p99 " + rpc.FormatLatency(s.P90) + " / " + rpc.FormatLatency(s.P95) + " / " + rpc.FormatLatency(s.P99) +
-		", mean " + rpc.FormatLatency(s.Mean) + ", jitter " + rpc.FormatLatency(s.Jitter)
+	return "; p90/p95/p99 " + dissect.FormatLatency(s.P90) + " / " + dissect.FormatLatency(s.P95) + " / " + dissect.FormatLatency(s.P99) +
+		", mean " + dissect.FormatLatency(s.Mean) + ", jitter " + dissect.FormatLatency(s.Jitter)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
@@ -83,12 +84,12 @@ func pendingName(r *rpc.Tables, p rpc.PendingRequest) string {
 func ids(sid, mid int32) string { return fmt.Sprintf("%d.%d", sid, mid) }
 
 // latency is min/median/max in milliseconds, or "-" with none answered.
-func latency(l rpc.Latency) string {
+func latency(l dissect.Latency) string {
 	if !l.OK {
 		return "-"
 	}
 	trim := func(s string) string { return strings.TrimSuffix(s, " ms") }
-	return trim(rpc.FormatLatency(l.Min)) + "/" + trim(rpc.FormatLatency(l.Median)) + "/" + rpc.FormatLatency(l.Max)
+	return trim(dissect.FormatLatency(l.Min)) + "/" + trim(dissect.FormatLatency(l.Median)) + "/" + dissect.FormatLatency(l.Max)
 }
 
 func pad(s string, w int) string {
