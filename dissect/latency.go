@@ -53,3 +53,20 @@ func (l Latency) AppendJSON(dst []byte) []byte {
 	}
 	return append(dst, '}')
 }
+
+// Text is min/median/max as FormatLatency writes them, then the rest of
+// the figures the JSON adds (issue 26) when there are any: "…; p90/p95/p99
+// … / … / …, mean …, jitter …"; "-" when not OK. `tables` writes every
+// latency with it.
+func (l Latency) Text() string {
+	if !l.OK {
+		return "-"
+	}
+	t := FormatLatency(l.Min) + " / " + FormatLatency(l.Median) + " / " + FormatLatency(l.Max)
+	s := &l.Summary
+	if s.Count == 0 {
+		return t
+	}
+	return t + "; p90/p95/p99 " + FormatLatency(s.P90) + " / " + FormatLatency(s.P95) + " / " + FormatLatency(s.P99) +
+		", mean " + FormatLatency(s.Mean) + ", jitter " + FormatLatency(s.Jitter)
+}
