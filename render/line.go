@@ -10,7 +10,6 @@ import (
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Text output. Every string that came from the wire goes through
@@ -135,7 +134,7 @@ func Summary(m *session.Message) string {
 			parts = append(parts, "unresolved")
 		}
 	}
-	if m.Kind == unturned.KindInvokeMessageListener {
+	if m.Invokes() {
 		parts = append(parts, dissect.Count(m.PayloadBits, "payload bit"))
 	}
 	if len(parts) == 0 {
@@ -266,7 +265,7 @@ func (f Format) Tree(m *session.Message) string {
 	// what `usmnscope bits` takes back (issue 16).
 	fmt.Fprintf(&b, "    hex: %x\n", m.Data)
 	writeFields(&b, m.Data, m.Fields)
-	if m.Kind == unturned.KindInvokeMessageListener {
+	if m.Invokes() {
 		fmt.Fprintf(&b, "    payload: bit %d, %s\n", m.PayloadBit, dissect.Count(m.PayloadBits, "bit"))
 	}
 	for _, fd := range m.Findings {
