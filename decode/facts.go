@@ -30,3 +30,15 @@ type Caller interface {
 type ValueWriter interface {
 	AppendValue(dst []byte, v any) []byte
 }
+
+// Framed is a Record whose bytes on the wire hold framing around the
+// bytes its fields lie in (Meta.Data): `stats` splits every wire bit into
+// framing, header, payload and padding (issue 26).
+type Framed interface {
+	// Framing is the record's bytes on the wire, how many of them are
+	// framing (a length prefix, a transform's flags, IV and MAC), and
+	// whether its fields split the rest: false when they cannot be told
+	// apart on the wire (a compressed or undecrypted body), all payload
+	// then.
+	Framing() (wire, framing int, split bool)
+}
