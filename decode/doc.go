@@ -14,6 +14,13 @@
 //     direction, protocol, typed name, length, bytes, findings, pair and
 //     latency), its summary line, its layer tree of Nodes with bit spans,
 //     its JSON object and its filter fields.
+//   - Facts are what a Record may state beyond Meta, each an interface a
+//     host asks for by type assertion (facts.go): Caller (a call's service,
+//     method and IDs), ValueWriter (its values as its JSON spells them),
+//     Framed (its framing on the wire).
+//   - Tables are what a protocol adds up on a connection, when it keeps
+//     tables of its own (tables.go): their `tables` text and the rows of
+//     the TUI's tables pane.
 //
 // The protocols register in one place (internal/pipeline's register.go,
 // Register here); a test may register a protocol of its own.

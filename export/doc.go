@@ -8,7 +8,9 @@
 // flattened into the typed columns of outputs.md: the one adapter (Of)
 // reads the session.Message that the dump's JSON encoder reads (a
 // session.JSONBatch's), so that the Parquet rows and the NDJSON records
-// say the same of every message.
+// say the same of every message. A hosted protocol's record fills the
+// columns from its decode.Meta and the facts it states (decode.Caller,
+// decode.ValueWriter): export names no protocol's types.
 //
 // # Parquet
 //

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/usmnscope/usmnscope/netpak"
+	"github.com/usmnscope/usmnscope/rpc"
 )
 
 // readBack reads every row of a Parquet file as column name → values
@@ -79,7 +80,7 @@ func TestWriterRows(t *testing.T) {
 		{N: 1, TimeNS: 5, Host: "h", Capture: "c.pcapng", Frame: 3, Conn: "a-b", Dir: "c2s", Proto: "unturned", Msg: "PingRequest", Len: 1,
 			Summary: some("PingRequest"), Hex: []byte{0xab}},
 		{N: 2, TimeNS: 6, Host: "h", Capture: "c.pcapng", Frame: 4, Conn: "a-b", Dir: "s2c", Proto: "ulinkrpc", Msg: "Request", Len: 9,
-			Worst: some("warn"), RequestID: some(int64(7)), ServiceID: some(int32(1)), RPC: true,
+			Worst: some("warn"), RequestID: some(int64(7)), ServiceID: some(int32(1)), Values: new(rpc.Record),
 			Payload: []netpak.Span{{Name: "payload.text", Value: "hi\xff"}, {Name: "payload.to", Value: uint64(1) << 63}, {Name: "payload.text", Value: "last"}, {Name: "payload.x", Value: 3}}},
 	}
 	names, rows := writeBack(t, w, &buf, recs)

@@ -4,15 +4,18 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 )
 
 // Record is one message as outputs.md's Parquet columns have it. An Opt
 // value is null when its OK is false: the message has no such value (an
-// Unturned message has no service, a ULinkRPC one no listener).
+// Unturned message has no service, a ULinkRPC one no listener). A hosted
+// protocol's record fills the columns from its Meta and the facts it
+// states (decode.Caller, decode.ValueWriter): export names no protocol
+// but the host's own.
 type Record struct {
 	N, TimeNS, Frame int64
 	Host, Capture    string
@@ -28,12 +31,14 @@ type Record struct {
 	PayloadMessage, PayloadMeth Opt[string]
 
 	// Payload holds the message's `payload.<name>` fields in wire order,
-	// as its `dump --json` record lists them; RPC says their values are
-	// ULinkRPC's (encoded as package rpc encodes them).
+	// as its `dump --json` record lists them; Values, when not nil, writes
+	// their values as their protocol does (a ULinkRPC record's), else they
+	// are the host's (session.AppendValue).
 	Payload []netpak.Span
-	RPC     bool
+	Values  decode.ValueWriter
 	// Hex is the bytes outputs.md's "hex" spells: the message without its
-	// frame header, or a ULinkRPC envelope (nil when unrecovered).
+	// frame header, or a hosted record's bytes (Meta.Data: a ULinkRPC
+	// envelope; nil when unrecovered).
 	Hex []byte
 
 	// Several captures, a connection both ends captured: Sighted says the
@@ -97,8 +102,8 @@ func (a *Adapter) Of(r *Record, m *session.Message) {
 	}
 	defer a.renumber(r)
 	a.sight(r, m.Sight)
-	if rr := m.RPC; rr != nil {
-		a.ofRPC(r, rr)
+	if rec := m.Rec; rec != nil {
+		a.ofHosted(r, rec)
 		a.payload = r.Payload
 		return
 	}
@@ -169,34 +174,45 @@ func (a *Adapter) renumber(r *Record) {
 	}
 }
 
-func (a *Adapter) ofRPC(r *Record, rr *rpc.Record) {
-	r.N, r.Frame, r.TimeNS = int64(rr.N), int64(rr.Frame), rr.Time.UnixNano()
-	r.Conn, r.Dir, r.Proto = a.conn(rr.Conn), rr.Dir.String(), "ulinkrpc"
-	r.Msg, r.Len = rr.Msg, int32(rr.Len)
+// ofHosted fills r from a hosted protocol's record: its Meta (with its
+// fields, a lazy record's payload decoded) as its `dump --json` record
+// has it, so with no summary; the call columns when it is a
+// decode.Caller. worst is of the findings the record was numbered with
+// (decode.BriefOf): those a lazy record's payload adds when decoded
+// (Meta) have never counted here.
+func (a *Adapter) ofHosted(r *Record, rec decode.Record) {
+	m := rec.Meta()
+	r.N, r.Frame, r.TimeNS = int64(m.N), int64(m.Frame), m.Time.UnixNano()
+	r.Conn, r.Dir, r.Proto = a.conn(m.Conn), m.Dir.String(), m.Proto
+	r.Msg, r.Len = m.Name, int32(m.Len)
 	var worst dissect.Severity
-	for i, f := range rr.Findings {
+	fs := decode.BriefOf(rec).Findings
+	for i, f := range fs {
 		if i == 0 || f.Severity > worst {
 			worst = f.Severity
 		}
 	}
-	if len(rr.Findings) > 0 {
+	if len(fs) > 0 {
 		r.Worst = some(worst.String())
 	}
-	p := &rr.RPC
-	r.Service = optPtr(p.Service, same[string])
-	r.Method = optPtr(p.Method, same[string])
-	r.Status = optPtr(p.Status, same[string])
-	r.ServiceID = optPtr(p.ServiceID, same[int32])
-	r.MethodID = optPtr(p.MethodID, same[int32])
-	r.RequestID = optPtr(p.RequestID, u32to64)
-	if rr.Pair != 0 {
-		r.Pair = some(int64(rr.Pair))
+	if c, ok := rec.(decode.Caller); ok {
+		p := c.Call()
+		r.Service = optPtr(p.Service, same[string])
+		r.Method = optPtr(p.Method, same[string])
+		r.Status = optPtr(p.Status, same[string])
+		r.ServiceID = optPtr(p.ServiceID, same[int32])
+		r.MethodID = optPtr(p.MethodID, same[int32])
+		r.RequestID = optPtr(p.RequestID, u32to64)
 	}
-	if rr.HasLatency {
-		r.LatencyNS = some(int64(rr.Latency))
+	if m.Pair != 0 {
+		r.Pair = some(int64(m.Pair))
 	}
-	r.Payload, r.RPC = payloadFields(r.Payload, rr.AllFields()), true
-	r.Hex = rr.Envelope
+	if m.HasLatency {
+		r.LatencyNS = some(int64(m.Latency))
+	}
+	r.Payload = payloadFields(r.Payload, m.Fields)
+	r.Values, _ = rec.(decode.ValueWriter)
+	r.Hex = m.Data
 }
 
 func same[T any](v T) T      { return v }
@@ -228,8 +244,8 @@ func (a *Adapter) conn(c dissect.Conn) string {
 
 // AppendValue appends a payload field's value as its record's JSON text.
 func (r *Record) AppendValue(dst []byte, v any) []byte {
-	if r.RPC {
-		return rpc.AppendValue(dst, v)
+	if r.Values != nil {
+		return r.Values.AppendValue(dst, v)
 	}
 	return session.AppendValue(dst, v)
 }

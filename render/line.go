@@ -9,9 +9,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Text output. Every string that came from the wire goes through
@@ -136,7 +134,7 @@ func Summary(m *session.Message) string {
 			parts = append(parts, "unresolved")
 		}
 	}
-	if m.Kind == unturned.KindInvokeMessageListener {
+	if m.Invokes() {
 		parts = append(parts, dissect.Count(m.PayloadBits, "payload bit"))
 	}
 	if len(parts) == 0 {
@@ -182,7 +180,7 @@ func (f Format) AppendLine(dst []byte, m *session.Message, conn string) []byte {
 	// ULinkRPC Response's line does.
 	if m.HasLatency {
 		dst = append(dst, ' ')
-		dst = append(dst, rpc.FormatLatency(m.Latency)...)
+		dst = append(dst, dissect.FormatLatency(m.Latency)...)
 	}
 	if w, ok := m.Worst(); ok {
 		var first dissect.Finding
@@ -259,7 +257,7 @@ func (f Format) Tree(m *session.Message) string {
 	if m.Pair != 0 {
 		fmt.Fprintf(&b, "    pair: message %d", m.Pair)
 		if m.HasLatency {
-			b.WriteString(", latency " + rpc.FormatLatency(m.Latency))
+			b.WriteString(", latency " + dissect.FormatLatency(m.Latency))
 		}
 		b.WriteByte('\n')
 	}
@@ -267,7 +265,7 @@ func (f Format) Tree(m *session.Message) string {
 	// what `usmnscope bits` takes back (issue 16).
 	fmt.Fprintf(&b, "    hex: %x\n", m.Data)
 	writeFields(&b, m.Data, m.Fields)
-	if m.Kind == unturned.KindInvokeMessageListener {
+	if m.Invokes() {
 		fmt.Fprintf(&b, "    payload: bit %d, %s\n", m.PayloadBit, dissect.Count(m.PayloadBits, "bit"))
 	}
 	for _, fd := range m.Findings {

@@ -8,9 +8,7 @@ import (
 	"strings"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // ParseHex reads hex digits, ignoring spaces, colons, and 0x prefixes, so
@@ -37,22 +35,18 @@ func ParseHex(args []string) ([]byte, error) {
 	return data, nil
 }
 
-// Pasted is one message pasted as bytes (`bits`): decoded under P with
-// the schemas Set in direction Dir, its enum read Widened or not, with
-// IDBits of listener ID in force.
+// Pasted is one message pasted as bytes (`bits`): decoded as Paste says,
+// its enum read Widened or not.
 type Pasted struct {
-	P       *unturned.Profile
-	Set     *schema.Set
-	Dir     dissect.Dir
+	session.Paste
 	Widened bool
-	IDBits  int
 }
 
 // Decode decodes data as p says and gives the hint WidthHint gives
 // about it (empty: none).
 func (p Pasted) Decode(data []byte) (m *session.Message, hint string) {
-	m = session.DecodeOneWith(p.P, p.Set, p.Dir, p.Widened, p.IDBits, data)
-	return m, WidthHint(m, session.DecodeOneWith(p.P, p.Set, p.Dir, !p.Widened, p.IDBits, data), p.Widened)
+	m = p.One(data, p.Widened)
+	return m, WidthHint(m, p.One(data, !p.Widened), p.Widened)
 }
 
 // Write writes m, which Decode gave, to out: one JSON dump record
@@ -82,11 +76,11 @@ func WidthHint(m, other *session.Message, widened bool) string {
 	if hasError(other) || isUSMN(m) {
 		return ""
 	}
-	known := other.Kind != unturned.KindUnknown
+	known := other.Known()
 	switch {
 	case !widened && isUSMN(other):
 		return fmt.Sprintf("read widened (--widened: both peers run USMN), these bytes decode as %s; read vanilla they are %s", describe(other), describe(m))
-	case widened && m.Kind == unturned.KindUnknown && known:
+	case widened && !m.Known() && known:
 		return fmt.Sprintf("read vanilla (without --widened), these bytes decode as %s; read widened they are %s", describe(other), describe(m))
 	}
 	return ""
@@ -101,9 +95,7 @@ func describe(m *session.Message) string {
 	return MessageName(m)
 }
 
-func isUSMN(m *session.Message) bool {
-	return m.Kind == unturned.KindInvokeMessageListener || m.Kind == unturned.KindNegotiateListenerDetails
-}
+func isUSMN(m *session.Message) bool { return m.Listens() }
 
 func hasError(m *session.Message) bool {
 	w, ok := m.Worst()

@@ -11,7 +11,6 @@ import (
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 )
 
@@ -24,14 +23,16 @@ func Tables(out io.Writer, dc *session.Index, at int) {
 	}
 	fmt.Fprintf(out, "profile %s, as of %s\n", termsafe.Escape(dc.Profile().Name), asOf)
 	for i, ci := range dc.Connections() {
-		if ci.RPC {
-			rpcConn(out, ci, dc.TablesOf(i, at))
-			continue
-		}
 		if ci.Proto != "" {
-			// Another registered protocol (decode.Register): its count.
+			t := dc.TablesOf(i, at)
+			if p := ci.ProtoTables(t); p != nil {
+				protoConn(out, ci, p)
+				continue
+			}
+			// A registered protocol with no tables (decode.Register): its
+			// count.
 			n := ci.Messages
-			if t := dc.TablesOf(i, at); t != nil {
+			if t != nil {
 				n = t.Messages
 			}
 			fmt.Fprintf(out, "\nconnection %s: %s, %s\n", ci.Conn, termsafe.Escape(ci.Proto), dissect.Count(n, "message"))
@@ -76,12 +77,12 @@ func Tables(out io.Writer, dc *session.Index, at int) {
 // any.
 func writePing(out io.Writer, t *session.Tables) {
 	p := t.Ping
-	if t.RPC != nil || p[dissect.C2S].Requests == 0 && p[dissect.S2C].Requests == 0 {
+	if p[dissect.C2S].Requests == 0 && p[dissect.S2C].Requests == 0 {
 		return
 	}
 	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
 		s := p[d]
-		fmt.Fprintf(out, "  ping %s: %d requests, %d answered, rtt min/median/max %s\n", d, s.Requests, s.Answered, LatencyText(s.RTT))
+		fmt.Fprintf(out, "  ping %s: %d requests, %d answered, rtt min/median/max %s\n", d, s.Requests, s.Answered, s.RTT.Text())
 	}
 }
 
@@ -165,63 +166,13 @@ func appendRecLine(dst []byte, m decode.Meta, conn, line string, start time.Time
 	return append(appendLineHead(dst, m.N, m.Time, start, conn, m.Dir), line...)
 }
 
-// rpcConn prints a ULinkRPC connection of `tables`: its per-method
-// counts and latency, pushes, keep-alives, statuses and pending requests as
-// of the table t (nil: none yet), then its findings.
-func rpcConn(out io.Writer, ci session.ConnInfo, t *session.Tables) {
-	var rt rpc.Tables
-	n := 0
-	if t != nil && t.RPC != nil {
-		rt, n = *t.RPC, t.Messages
-	}
-	fmt.Fprintf(out, "\nconnection %s: ulinkrpc over %s, %d records\n", ci.Conn, ci.Transport, n)
-	if len(rt.Methods) == 0 {
-		fmt.Fprintln(out, "  methods: none")
-	} else {
-		fmt.Fprintln(out, "  methods:")
-		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "    SERVICE.METHOD\tIDS\tREQUESTS\tRESPONSES\tERRORS\tPENDING\tLATENCY MIN/MEDIAN/MAX")
-		for _, m := range rt.Methods {
-			fmt.Fprintf(tw, "    %s\t%d.%d\t%d\t%d\t%d\t%d\t%s\n", rpc.MethodText(m.Service, m.Method), m.ServiceID, m.MethodID,
-				m.Requests, m.Responses, m.Errors, m.Pending, LatencyText(m.Latency))
-		}
-		tw.Flush()
-	}
-	for _, p := range rt.Pushes {
-		fmt.Fprintf(out, "  push %s (%d.%d): %d\n", rpc.MethodText(p.Service, p.Method), p.ServiceID, p.MethodID, p.Count)
-	}
-	fmt.Fprintf(out, "  keep-alive: %d pings, %d pongs, rtt %s\n", rt.KeepAlive.Pings, rt.KeepAlive.Pongs, LatencyText(rt.KeepAlive.RTT))
-	if len(rt.Status) > 0 {
-		parts := make([]string, len(rt.Status))
-		for i, c := range rt.Status {
-			parts[i] = fmt.Sprintf("%s %d", termsafe.Escape(c.Name), c.Count)
-		}
-		fmt.Fprintf(out, "  status: %s\n", strings.Join(parts, ", "))
-	}
-	for _, p := range rt.Pending {
-		fmt.Fprintf(out, "  pending: #%d request %d (%d.%d)\n", p.N, p.RequestID, p.ServiceID, p.MethodID)
-	}
+// protoConn prints a connection of `tables` whose protocol keeps tables
+// of its own (a ULinkRPC one: its per-method counts and latency, pushes,
+// keep-alives, statuses and pending requests), then its findings.
+func protoConn(out io.Writer, ci session.ConnInfo, p decode.Tables) {
+	fmt.Fprintf(out, "\nconnection %s: ", ci.Conn)
+	p.WriteText(out)
 	for _, f := range ci.Findings {
 		fmt.Fprintf(out, "  %s %s: %s\n", f.Severity, f.Group, termsafe.Escaped(f.Text))
 	}
-}
-
-// LatencyText is min/median/max as rpc.FormatLatency writes them, or "-".
-func LatencyText(l rpc.Latency) string {
-	if !l.OK {
-		return "-"
-	}
-	return rpc.FormatLatency(l.Min) + " / " + rpc.FormatLatency(l.Median) + " / " + rpc.FormatLatency(l.Max) + latencyMore(l)
-}
-
-// latencyMore is the rest of the latency figures (issue 26: the keys
-// tables --json adds), after the min/median/max: "; p90/p95/p99 … / … / …,
-// mean …, jitter …".
-func latencyMore(l rpc.Latency) string {
-	s := &l.Summary
-	if s.Count == 0 {
-		return ""
-	}
-	return "; p90/p95/p99 " + rpc.FormatLatency(s.P90) + " / " + rpc.FormatLatency(s.P95) + " / " + rpc.FormatLatency(s.P99) +
-		", mean " + rpc.FormatLatency(s.Mean) + ", jitter " + rpc.FormatLatency(s.Jitter)
 }

@@ -60,4 +60,13 @@
 // that the TUI's detail pane draws and TreeText prints for `dump -V`,
 // Session.Tables and AppendTablesJSON the
 // `rpc` object of `tables --json`, AppendConnJSON a whole connection entry.
+//
+// # What the host reads
+//
+// The host and its readers name no ULinkRPC type (issue 23): a View
+// (view.go) is the `rpc` table as decode.Tables, the text `tables` prints
+// and the rows of the TUI's tables pane; a Record states the facts beyond
+// its Meta that export and stats read (facts.go: decode.Caller, its call's
+// names and IDs; decode.ValueWriter, its values as its JSON spells them;
+// decode.Framed, its framing on the wire).
 package rpc

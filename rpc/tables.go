@@ -8,7 +8,6 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/stats"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -22,19 +21,9 @@ type Tables struct {
 	Status    []StatusCount // by status code
 }
 
-// Latency is a `{"min", "median", "max"}` object; OK false is null.
-// Summary, when its Count is not 0, adds the keys outputs.md allows every
-// latency object (p90, p95, p99, mean, count, jitter: issue 26).
-type Latency struct {
-	Min, Median, Max time.Duration
-	OK               bool
-	Summary          stats.Summary
-}
-
-func latency(d *dissect.Durations) Latency {
-	mn, md, mx, ok, sum := d.Latency()
-	return Latency{mn, md, mx, ok, sum}
-}
+// Latency is the neutral core's latency object: the methods' latencies
+// and the keep-alive round trips are written as every protocol's are.
+type Latency = dissect.Latency
 
 // MethodStats counts one (service_id, method_id)'s Requests and their
 // answers. Errors are Responses with a non-Ok status or has_error.
@@ -263,11 +252,11 @@ func (t *Tally) pong(rtt time.Duration) {
 // pending when no Response was added for it.
 func (t *Tally) Tables() Tables {
 	var out Tables
-	out.KeepAlive = KeepAliveStats{Pings: t.pings, Pongs: t.pongs, RTT: latency(&t.rtt)}
+	out.KeepAlive = KeepAliveStats{Pings: t.pings, Pongs: t.pongs, RTT: dissect.LatencyOf(&t.rtt)}
 	for _, m := range t.methods {
 		cp := *m
 		cp.lat = dissect.Durations{}
-		cp.Latency = latency(&m.lat)
+		cp.Latency = dissect.LatencyOf(&m.lat)
 		out.Methods = append(out.Methods, cp)
 	}
 	for _, p := range t.pushes {
@@ -326,7 +315,7 @@ func AppendTablesJSON(dst []byte, t *Tables) []byte {
 		dst = append(dst, `,"pending":`...)
 		dst = strconv.AppendInt(dst, int64(m.Pending), 10)
 		dst = append(dst, `,"latency_ns":`...)
-		dst = appendLatency(dst, m.Latency)
+		dst = m.Latency.AppendJSON(dst)
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `],"pushes":[`...)
@@ -345,7 +334,7 @@ func AppendTablesJSON(dst []byte, t *Tables) []byte {
 	dst = append(dst, `,"pongs":`...)
 	dst = strconv.AppendInt(dst, int64(t.KeepAlive.Pongs), 10)
 	dst = append(dst, `,"rtt_ns":`...)
-	dst = appendLatency(dst, t.KeepAlive.RTT)
+	dst = t.KeepAlive.RTT.AppendJSON(dst)
 	dst = append(dst, `},"pending":[`...)
 	for i, p := range t.Pending {
 		if i > 0 {
@@ -382,28 +371,6 @@ func appendIDs(dst []byte, sid, mid int32, svc, m *string) []byte {
 	dst = appendOptString(dst, svc)
 	dst = append(dst, `,"method":`...)
 	return appendOptString(dst, m)
-}
-
-func appendLatency(dst []byte, l Latency) []byte {
-	if !l.OK {
-		return append(dst, "null"...)
-	}
-	dst = append(dst, `{"min":`...)
-	dst = appendNs(dst, l.Min)
-	dst = append(dst, `,"median":`...)
-	dst = appendNs(dst, l.Median)
-	dst = append(dst, `,"max":`...)
-	dst = appendNs(dst, l.Max)
-	if s := &l.Summary; s.Count > 0 {
-		for _, kv := range [...]struct {
-			k string
-			v int64
-		}{{`,"p90":`, int64(s.P90)}, {`,"p95":`, int64(s.P95)}, {`,"p99":`, int64(s.P99)}, {`,"mean":`, int64(s.Mean)}, {`,"count":`, int64(s.Count)}, {`,"jitter":`, int64(s.Jitter)}} {
-			dst = append(dst, kv.k...)
-			dst = strconv.AppendInt(dst, kv.v, 10)
-		}
-	}
-	return append(dst, '}')
 }
 
 // AppendConnJSON appends the session as one entry of `tables --json`'s

@@ -3,7 +3,6 @@ package rpc
 import (
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/usmnscope/usmnscope/dissect"
@@ -80,15 +79,10 @@ func Line(r *Record) string {
 	return b.String()
 }
 
-// FormatLatency formats a duration in milliseconds with two decimals ("0.21 ms").
-func FormatLatency(d time.Duration) string {
-	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 2, 64) + " ms"
-}
-
 func latencyText(b *strings.Builder, r *Record) {
 	if r.HasLatency {
 		b.WriteByte(' ')
-		b.WriteString(FormatLatency(r.Latency))
+		b.WriteString(dissect.FormatLatency(r.Latency))
 	}
 }
 

@@ -294,7 +294,7 @@ func contractNode(r *Record) Node {
 		add("pair", "#"+strconv.Itoa(r.Pair))
 	}
 	if r.HasLatency {
-		add("latency", FormatLatency(r.Latency))
+		add("latency", dissect.FormatLatency(r.Latency))
 	}
 	return n
 }
@@ -325,7 +325,7 @@ func ticksText(ticks int64, at time.Time) string {
 	t := time.Unix(d/1e7, d%1e7*100).UTC()
 	s += " = " + t.Format("2006-01-02T15:04:05.0000000Z") + " by the sender's clock"
 	if off := at.Sub(t); !at.IsZero() && off > -24*time.Hour && off < 24*time.Hour {
-		s += ", capture time − that = " + FormatLatency(off)
+		s += ", capture time − that = " + dissect.FormatLatency(off)
 	}
 	return s
 }

@@ -14,9 +14,11 @@
 // table commits, listener names and Tables as of a message (wire.md 4.5);
 // order.go numbering by arrival while a direction resynchronises
 // (outputs.md "Ordering"); idbits.go the Serverside_ID_Bit_Count inference
-// (wire.md 4.6); rpc.go the ULinkRPC connections the index hosts
-// (ulinkrpc.md, issue 15: their records numbered with the Unturned
-// messages, kept whole, Message.RPC);
+// (wire.md 4.6); rpc.go the connections of the protocols the index hosts,
+// ULinkRPC's among them (ulinkrpc.md, issue 15: their records numbered
+// with the Unturned messages, kept whole, Message.Rec); neutral.go what
+// render and the views read of a connection's protocol part as decode's
+// values (Tables.Proto, ConnInfo.ProtoTables: issue 23);
 // pairs.go the pairing of pings and listener-ID requests with their
 // answers and the ping statistics (outputs.md "Pairing");
 // message.go the rebuild of a Message from its record; tables.go the table

@@ -299,6 +299,23 @@ func DecodeOne(p *unturned.Profile, dir dissect.Dir, widened bool, idBits int, d
 	return DecodeOneWith(p, nil, dir, widened, idBits, data)
 }
 
+// Paste is how `bits` decodes a message pasted as bytes, with no capture
+// around it: under Profile (nil: the default) with the schemas Set, in
+// direction Dir, with IDBits of listener ID in force. A caller that
+// shows the message (render) holds it without knowing the profile.
+type Paste struct {
+	Profile *unturned.Profile
+	Set     *schema.Set
+	Dir     dissect.Dir
+	IDBits  int
+}
+
+// One decodes data as p says, its enum read widened or not (wire.md 4.2;
+// DecodeOneWith).
+func (p Paste) One(data []byte, widened bool) *Message {
+	return DecodeOneWith(p.Profile, p.Set, p.Dir, widened, p.IDBits, data)
+}
+
 // DecodeOneWith is DecodeOne decoding the payload with the schemas set
 // (schema.md): an invoke that carries its listener's definition, or a
 // vanilla InvokeMethod whose index has a schema.
@@ -452,6 +469,22 @@ func (m *Message) Name() string {
 	}
 	return m.Kind.String()
 }
+
+// Invokes reports whether m invokes a listener (USMN's
+// InvokeMessageListener, wire.md 4.4): its payload is the PayloadBits
+// from PayloadBit. With Listens and Known it lets a reader of the host's
+// messages (render, stats) ask what it needs without naming Unturned's
+// kinds.
+func (m *Message) Invokes() bool { return m.Kind == unturned.KindInvokeMessageListener }
+
+// Listens reports whether m is one of USMN's two listener messages (an
+// invoke, or NegotiateListenerDetails): Listener describes its listener.
+func (m *Message) Listens() bool {
+	return m.Kind == unturned.KindInvokeMessageListener || m.Kind == unturned.KindNegotiateListenerDetails
+}
+
+// Known reports whether m is a message of a known kind.
+func (m *Message) Known() bool { return m.Kind != unturned.KindUnknown }
 
 // ModeName is the NegotiateListenerDetails mode's name (outputs.md "mode"),
 // or "" for any other message.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/stats"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -113,7 +112,7 @@ type pingCount struct {
 // trip times of those (RTT.OK false: none, `null`).
 type PingStats struct {
 	Requests, Answered int
-	RTT                rpc.Latency
+	RTT                dissect.Latency
 }
 
 func pingRequest(k unturned.Kind) bool {
@@ -411,7 +410,7 @@ func (ps *pairState) pingStats(asOf int, full bool) [2]PingStats {
 		pc := &ps.ping[d]
 		if !full {
 			mn, md, mx, n := pc.rttc.stats()
-			out[d] = PingStats{Requests: pc.requests, Answered: n, RTT: rpc.Latency{Min: mn, Median: md, Max: mx, OK: n > 0,
+			out[d] = PingStats{Requests: pc.requests, Answered: n, RTT: dissect.Latency{Min: mn, Median: md, Max: mx, OK: n > 0,
 				Summary: stats.SummaryFromCounts(pc.rttc.vals, pc.rttc.cnts, &pc.rttr)}}
 			continue
 		}
@@ -421,7 +420,7 @@ func (ps *pairState) pingStats(asOf int, full bool) [2]PingStats {
 			rtt = pc.rtt.Prefix(sort.Search(len(pc.ansN), func(k int) bool { return int(pc.ansN[k]) > asOf }))
 		}
 		mn, md, mx, ok, sum := rtt.Latency()
-		out[d] = PingStats{Requests: req, Answered: rtt.Len(), RTT: rpc.Latency{Min: mn, Median: md, Max: mx, OK: ok, Summary: sum}}
+		out[d] = PingStats{Requests: req, Answered: rtt.Len(), RTT: dissect.Latency{Min: mn, Median: md, Max: mx, OK: ok, Summary: sum}}
 	}
 	return out
 }

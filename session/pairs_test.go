@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/stats"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -235,8 +234,8 @@ func TestPingStats(t *testing.T) {
 	}
 }
 
-func lat(mn, md, mx time.Duration) rpc.Latency {
-	return rpc.Latency{Min: mn, Median: md, Max: mx, OK: true}
+func lat(mn, md, mx time.Duration) dissect.Latency {
+	return dissect.Latency{Min: mn, Median: md, Max: mx, OK: true}
 }
 
 // TestPairsBounded: a flood of PingRequests never answered, and of

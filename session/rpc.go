@@ -482,7 +482,7 @@ func (c *Index) rpcTables(cn *connection, asOf int) *Tables {
 	if asOf <= 0 || asOf > c.nrec {
 		asOf = c.nrec
 	}
-	t := &Tables{Conn: cn.info.Conn, AsOf: asOf}
+	t := &Tables{Conn: cn.info.Conn, AsOf: asOf, transport: cn.info.Transport}
 	if cn.rpc == nil {
 		k := 0
 		for k < cn.msgs.len() && int(cn.msgs.at(k)) < asOf {
@@ -522,7 +522,7 @@ func (c *Index) rpcLive(cn *connection, asOf int) *Tables {
 		return &Tables{Conn: cn.info.Conn, AsOf: asOf, Messages: cn.proto.Len()}
 	}
 	rt := cn.rpc.Tables()
-	return &Tables{Conn: cn.info.Conn, AsOf: asOf, Messages: cn.rpc.Len(), RPC: &rt}
+	return &Tables{Conn: cn.info.Conn, AsOf: asOf, Messages: cn.rpc.Len(), RPC: &rt, transport: cn.info.Transport}
 }
 
 // rpcConnJSON is connection i's entry of `tables --json` when it is a
@@ -578,4 +578,23 @@ func (c *Index) keptRPC(i int32) hostedKept {
 		}
 	}
 	return k
+}
+
+// rpcView is t's `rpc` table as decode.Tables (Tables.Proto), nil when t
+// holds none.
+func (t *Tables) rpcView() decode.Tables {
+	if t.RPC == nil {
+		return nil
+	}
+	return &rpc.View{Tables: *t.RPC, Transport: t.transport, Records: t.Messages}
+}
+
+// emptyTables is ci's protocol tables with nothing counted
+// (ConnInfo.ProtoTables): a ULinkRPC connection's empty `rpc` table, nil
+// for another's.
+func (ci ConnInfo) emptyTables() decode.Tables {
+	if !ci.RPC {
+		return nil
+	}
+	return &rpc.View{Transport: ci.Transport}
 }

@@ -81,6 +81,9 @@ type Tables struct {
 	// RPC is a ULinkRPC connection's table as of AsOf (outputs.md, the
 	// `rpc` object of tables --json); the listener keys are then empty.
 	RPC *rpc.Tables
+	// transport is a ULinkRPC connection's (ConnInfo.Transport), for
+	// the text of its table (Proto).
+	transport rpc.Transport
 	// With rpcCut, rpcFindings is how many of the ULinkRPC session's
 	// findings were said before the connection's first message after AsOf
 	// (a Stream's Cut: Index.keepAsOf); without, all were.

@@ -63,6 +63,36 @@ func (t *Tally) Spans(sp *netpak.Spans, d *unturned.Decoded) []netpak.Span {
 	return sp.List
 }
 
+// SpanScratch is what SpansIn decodes into, reused from one message to
+// the next by a reader that names no Unturned type (stats).
+type SpanScratch struct {
+	spans netpak.Spans
+	dec   unturned.Decoded
+}
+
+// SpansIn is Spans with s as the scratch.
+func (t *Tally) SpansIn(s *SpanScratch) []netpak.Span { return t.Spans(&s.spans, &s.dec) }
+
+// Role is what a reader of the host's own messages asks of one (stats:
+// which spans are header, which answers close a pair) without naming
+// Unturned's kinds: the kind's name (outputs.md "msg") and whether it is
+// an invoke of a listener, a NegotiateListenerDetails or a PingResponse.
+type Role struct {
+	Kind                             string
+	Invokes, Negotiates, AnswersPing bool
+}
+
+// Role is m's (an Unturned message's; a hosted record's is its Meta).
+func (m *Message) Role() Role { return roleOf(m.Kind) }
+
+// Role is t's, as Message.Role.
+func (t *Tally) Role() Role { return roleOf(t.Kind) }
+
+func roleOf(k unturned.Kind) Role {
+	return Role{Kind: k.String(), Invokes: k == unturned.KindInvokeMessageListener, Negotiates: k == unturned.KindNegotiateListenerDetails,
+		AnswersPing: k == unturned.KindServerPingResponse || k == unturned.KindClientPingResponse}
+}
+
 // TallyOf fills b with message n, which a Stream is handing to Settled,
 // and reports true; false when the Tally cannot say all a Message would
 // (its bytes lost, or a payload schema to decode: Message and Detail

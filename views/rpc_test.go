@@ -285,7 +285,7 @@ func TestRPCHostileSynthetic(t *testing.T) {
 			t.Errorf("record %d: the tree text holds raw %U at byte %d", r.N, c, i)
 		}
 	}
-	src := fake.RPCSource([]*rpc.Session{s})
+	src := rpcSource([]*rpc.Session{s})
 	if src.Len() != len(envs) {
 		t.Fatalf("%d records; want %d", src.Len(), len(envs))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/render"
+	"github.com/usmnscope/usmnscope/session"
 )
 
 // bitsOptions are what a bits command line asks for.
@@ -88,7 +89,7 @@ func runBits(o *bitsOptions) error {
 	if err != nil {
 		return err
 	}
-	paste := render.Pasted{P: cfg.Profile, Set: cfg.Schemas, Dir: dir, Widened: o.widened, IDBits: o.idBits}
+	paste := render.Pasted{Paste: session.Paste{Profile: cfg.Profile, Set: cfg.Schemas, Dir: dir, IDBits: o.idBits}, Widened: o.widened}
 	m, hint := paste.Decode(data)
 	if hint != "" {
 		fmt.Fprintf(s.err, "usmnscope: bits: hint: %s\n", hint)

@@ -67,7 +67,7 @@ func (o Options) Run(ctx context.Context, out io.Writer, iface string, d *pipeli
 	})
 	st := src.Stats()
 	cerr := src.Close()
-	fmt.Fprintln(out, Line(iface, st, dc.Len(), rpcMessages(dc), rateSpan(ts.last.Sub(ts.first), time.Since(start))))
+	fmt.Fprintln(out, Line(iface, st, dc.Len(), messagesOf(dc, rpcProto), rateSpan(ts.last.Sub(ts.first), time.Since(start))))
 	if ferr != nil {
 		return ferr
 	}
@@ -87,11 +87,17 @@ func rateSpan(active, ran time.Duration) time.Duration {
 	return max(active, ran)
 }
 
-// rpcMessages counts the ULinkRPC records of dc (session.ConnInfo.RPC).
-func rpcMessages(dc *session.Index) int {
+// rpcProto is the name ULinkRPC registers under (its connections'
+// ConnInfo.Proto), the protocol the totals line (Line) counts apart from
+// the game's.
+const rpcProto = "ulinkrpc"
+
+// messagesOf counts the records of dc's connections of protocol proto
+// (session.ConnInfo.Proto: the name a hosted protocol registered).
+func messagesOf(dc *session.Index, proto string) int {
 	n := 0
 	for _, c := range dc.Connections() {
-		if c.RPC {
+		if c.Proto == proto {
 			n += c.Messages
 		}
 	}

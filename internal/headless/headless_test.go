@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/rpc"
 )
 
 func TestStatsLine(t *testing.T) {
@@ -80,5 +81,13 @@ func TestTimedClaims(t *testing.T) {
 	c.ClaimDatagrams(f)
 	if len(src.claimed) != 1 || src.claimed[0] != f {
 		t.Errorf("timed.ClaimDatagrams(%v) reached the capture as %v; want the flow once", f, src.claimed)
+	}
+}
+
+// TestRPCProto: the totals line counts ULinkRPC's connections by the name
+// the protocol registers under.
+func TestRPCProto(t *testing.T) {
+	if rpcProto != rpc.Name {
+		t.Errorf("rpcProto = %q; want rpc.Name %q", rpcProto, rpc.Name)
 	}
 }

@@ -4,11 +4,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Adapter turns the host's messages into Records: the one place that
@@ -21,9 +20,8 @@ type Adapter struct {
 	// kind's span names are the decoder's few constant strings, which
 	// compare equal by pointer, so a hit costs no string switch.
 	parts [3][64]namePart
-	// spans and dec are Tally's scratch for decoding a message again.
-	spans netpak.Spans
-	dec   unturned.Decoded
+	// scratch is Tally's for decoding a message again.
+	scratch session.SpanScratch
 }
 
 // namePart is a span name and its part.
@@ -68,27 +66,25 @@ func (a *Adapter) split(s *Split, spans []netpak.Span, bits, c int) {
 	}
 }
 
-// Length prefixes on the stream (outputs.md "stats": bytes).
-const (
-	unturnedPrefix = 2 // SystemSockets' 2-byte length
-	rpcPrefix      = 4 // ULinkRPC's 4-byte length
-)
+// unturnedPrefix is SystemSockets' 2-byte length on the stream
+// (outputs.md "stats": bytes); a hosted record says its own
+// (decode.Framed).
+const unturnedPrefix = 2
 
 // Record fills r from m, which must carry its field spans (Index.Detail,
 // or a Stream with Spans) for the bit split to see its fields; without
 // them the bits after the framing are padding.
 func (a *Adapter) Record(m *session.Message, r *Record) {
 	*r = Record{N: m.N, Time: m.Time, Dir: m.Dir, Conn: a.conn(m.Conn)}
-	if m.RPC != nil {
-		a.rpcRecord(m.RPC, r)
+	if f, ok := m.Rec.(decode.Framed); ok {
+		a.hosted(m.Rec, f, r)
 		return
 	}
-	listener := m.Kind == unturned.KindInvokeMessageListener || m.Kind == unturned.KindNegotiateListenerDetails
 	typ := ""
 	if m.Listener != nil && m.Listener.Type != nil {
 		typ = *m.Listener.Type
 	}
-	a.unturned(r, m.Kind, len(m.Data), m.Fields, listener, typ, m.Pair > 0 && m.HasLatency, m.Latency)
+	a.unturned(r, m.Role(), len(m.Data), m.Fields, m.Listens(), typ, m.Pair > 0 && m.HasLatency, m.Latency)
 	r.Message, r.Method = m.PayloadMessage, m.PayloadMethod
 }
 
@@ -97,26 +93,26 @@ func (a *Adapter) Record(m *session.Message, r *Record) {
 // one. It decodes t's bytes again for the bit split (Tally.Spans).
 func (a *Adapter) Tally(t *session.Tally, r *Record) {
 	*r = Record{N: t.N, Time: time.Unix(0, t.Time).UTC(), Dir: t.Dir, Conn: a.conn(*t.Conn)}
-	if t.RPC != nil {
-		a.rpcRecord(t.RPC, r)
+	if f, ok := t.Rec.(decode.Framed); ok {
+		a.hosted(t.Rec, f, r)
 		return
 	}
-	a.unturned(r, t.Kind, len(t.Data), t.Spans(&a.spans, &a.dec), t.Listener, t.Type, t.Pair > 0 && t.HasLatency, t.Latency)
+	a.unturned(r, t.Role(), len(t.Data), t.SpansIn(&a.scratch), t.Listener, t.Type, t.Pair > 0 && t.HasLatency, t.Latency)
 }
 
 // unturned fills the Unturned part of r: the kind, the bytes and their
 // split by the spans, the listener (Unresolved without its type) and the
 // answer of a pair.
-func (a *Adapter) unturned(r *Record, kind unturned.Kind, n int, fields []netpak.Span, listener bool, typ string, answer bool, lat time.Duration) {
+func (a *Adapter) unturned(r *Record, role session.Role, n int, fields []netpak.Span, listener bool, typ string, answer bool, lat time.Duration) {
 	r.Proto = Unturned
-	r.Kind = kind.String()
+	r.Kind = role.Kind
 	r.Bytes = n + unturnedPrefix
 	r.Bits[Framing] = 8 * unturnedPrefix
 	c := classVanilla
-	switch kind {
-	case unturned.KindInvokeMessageListener:
+	switch {
+	case role.Invokes:
 		c = classInvoke
-	case unturned.KindNegotiateListenerDetails:
+	case role.Negotiates:
 		c = classNegotiate
 	}
 	a.split(&r.Bits, fields, 8*n, c)
@@ -129,9 +125,9 @@ func (a *Adapter) unturned(r *Record, kind unturned.Kind, n int, fields []netpak
 	if answer {
 		r.Latency = lat
 		switch {
-		case kind == unturned.KindServerPingResponse || kind == unturned.KindClientPingResponse:
+		case role.AnswersPing:
 			r.Ask = Ask{What: Ping, Dir: other(r.Dir)}
-		case kind == unturned.KindNegotiateListenerDetails:
+		case role.Negotiates:
 			r.Ask = Ask{What: ListenerID, Dir: other(r.Dir)}
 		}
 	}
@@ -168,63 +164,57 @@ func (a *Adapter) conn(c dissect.Conn) string {
 	return s
 }
 
-// rpcRecord fills r from a ULinkRPC record. The frame on the stream is
-// the 4-byte length prefix and Len bytes: the transform layer's flags
-// byte and, encrypted, its IV and HMAC are framing too (outputs.md); the
-// envelope, when recovered and not compressed, is split by its fields and
-// whatever the frame holds beyond it (PKCS#7 padding) is padding; a
-// compressed or undecrypted body is payload, as its fields cannot be told
-// apart on the wire.
-func (a *Adapter) rpcRecord(rr *rpc.Record, r *Record) {
-	r.Proto = ULinkRPC
-	r.Kind = rr.Msg
-	wire := max(rr.Len, 0) + rpcPrefix
+// hosted fills r from a hosted protocol's record that says its framing
+// (f, decode.Framed: a ULinkRPC frame's length prefix and transform
+// header): those bits are framing; its fields, when they split the rest,
+// split the bytes they lie in (Meta.Data, a ULinkRPC envelope) and the
+// bytes of the frame past them (PKCS#7 padding) are padding; a body they
+// cannot split is payload. The method and the pairs are named by the
+// record's call (decode.Caller) and its ULinkRPC type names.
+func (a *Adapter) hosted(rec decode.Record, f decode.Framed, r *Record) {
+	b := decode.BriefOf(rec)
+	r.Proto = protoOf(b.Proto)
+	r.Kind = b.Name
+	wire, framing, split := f.Framing()
 	r.Bytes = wire
-	framing := rpcPrefix
-	t := rr.Transform
-	if t != nil {
-		if t.Encrypted {
-			framing += 16 + 32 // IV and HMAC-SHA256 (ulinkrpc.md 3)
-		}
-		if t.Flags != nil {
-			framing++
-		}
-	}
-	framing = min(framing, wire)
 	r.Bits[Framing] = 8 * int64(framing)
 	body := wire - framing
-	if rr.Envelope != nil && (t == nil || !t.Gzip && (!t.Encrypted || t.Decrypted)) {
-		env := min(len(rr.Envelope), body)
-		SplitSpans(&r.Bits, rr.AllFields(), 8*env, RPCClass)
-		r.Bits[Padding] += 8 * int64(body-env)
+	if split {
+		data := min(len(b.Data), body)
+		SplitSpans(&r.Bits, rec.Meta().Fields, 8*data, RPCClass)
+		r.Bits[Padding] += 8 * int64(body-data)
 	} else {
 		r.Bits[Payload] += 8 * int64(body)
 	}
-	if rr.RPC.ServiceID != nil || rr.RPC.MethodID != nil {
-		r.Method = methodKey(rr.RPC.ServiceID, rr.RPC.MethodID, rr.RPC.Service, rr.RPC.Method)
+	var call decode.Call
+	if c, ok := rec.(decode.Caller); ok {
+		call = c.Call()
 	}
-	switch rr.Msg {
+	if call.ServiceID != nil || call.MethodID != nil {
+		r.Method = methodKey(call.ServiceID, call.MethodID, call.Service, call.Method)
+	}
+	switch b.Name {
 	case "Request":
 		r.Request = true
 	case "Response":
-		if rr.Pair > 0 {
-			r.Answered = rr.Pair
+		if b.Pair > 0 {
+			r.Answered = b.Pair
 		}
 	}
-	if rr.Pair > 0 && rr.HasLatency {
-		r.Latency = rr.Latency
-		switch rr.Msg {
+	if b.Pair > 0 && b.HasLatency {
+		r.Latency = b.Latency
+		switch b.Name {
 		case "Response":
-			r.Ask = Ask{What: RPC, Dir: other(rr.Dir)}
-			if rr.RPC.ServiceID != nil {
-				r.ServiceID = *rr.RPC.ServiceID
+			r.Ask = Ask{What: RPC, Dir: other(b.Dir)}
+			if call.ServiceID != nil {
+				r.ServiceID = *call.ServiceID
 			}
-			if rr.RPC.MethodID != nil {
-				r.MethodID = *rr.RPC.MethodID
+			if call.MethodID != nil {
+				r.MethodID = *call.MethodID
 			}
-			r.Service, r.MethodName = rr.RPC.Service, rr.RPC.Method
+			r.Service, r.MethodName = call.Service, call.Method
 		case "KeepAlivePong":
-			r.Ask = Ask{What: KeepAlive, Dir: other(rr.Dir)}
+			r.Ask = Ask{What: KeepAlive, Dir: other(b.Dir)}
 		}
 	}
 }

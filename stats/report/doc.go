@@ -13,7 +13,10 @@
 // The host (session) hands out its messages as session.Message; the one
 // file that knows that type is adapter.go, which turns each into a Record.
 // Everything else here sees Records only, so that when the host hands out
-// a protocol-neutral record instead only the adapter changes.
+// a protocol-neutral record instead only the adapter changes. A hosted
+// protocol's record is read through decode's facts (Framed, Caller), the
+// host's own messages through session.Role: the adapter names no
+// protocol's types.
 //
 // # The bit split
 //

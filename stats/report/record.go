@@ -17,6 +17,17 @@ const (
 
 var protoNames = [...]string{Unturned: "unturned", ULinkRPC: "ulinkrpc"}
 
+// protoOf is the Proto a hosted record's protocol name (decode.Meta's
+// Proto) is: ULinkRPC for its name; any other is counted as Unturned, the
+// host's own, as its records were before a hosted protocol said its
+// framing.
+func protoOf(name string) Proto {
+	if name == protoNames[ULinkRPC] {
+		return ULinkRPC
+	}
+	return Unturned
+}
+
 func (p Proto) String() string {
 	if int(p) < len(protoNames) {
 		return protoNames[p]

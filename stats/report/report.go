@@ -10,7 +10,6 @@ import (
 	"unsafe"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/stats"
 )
 
@@ -400,7 +399,7 @@ func (l *Latency) outliers() []Finding {
 			break // the rest are smaller
 		}
 		out = append(out, Finding{Severity: dissect.Note, Group: "performance", Conn: l.Conn, N: t.n,
-			Text: fmt.Sprintf("%s latency %s is more than %d× the p99 of the other %d (%s)", l.Name(), rpc.FormatLatency(t.d), outlierFactor, l.lat.Len()-1, rpc.FormatLatency(p99))})
+			Text: fmt.Sprintf("%s latency %s is more than %d× the p99 of the other %d (%s)", l.Name(), dissect.FormatLatency(t.d), outlierFactor, l.lat.Len()-1, dissect.FormatLatency(p99))})
 	}
 	return out
 }

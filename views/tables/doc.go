@@ -9,11 +9,14 @@
 // A server entry selects the messages naming its server ID; a client entry
 // those naming its client ID or, once mapped, its server ID (wire.md 4.3).
 //
-// # ULinkRPC
+// # A protocol's own tables
 //
-// A ULinkRPC connection has no listener tables: the pane shows its `rpc`
-// table (session.Tables.RPC, outputs.md tables --json) instead: per method
-// the requests, responses, errors, pending and latency min/median/max,
-// then pushes, keep-alives with their RTT, the status counts and the
-// requests still pending, on which Enter goes to the message.
+// A connection whose protocol keeps tables of its own has no listener
+// tables: the pane lists the rows that protocol lays out
+// (session.Tables.Proto, a decode.Tables) instead, and Enter on a row that
+// names a message goes to it. A ULinkRPC connection's are its `rpc` table
+// (outputs.md tables --json): per method the requests, responses, errors,
+// pending and latency min/median/max, then pushes, keep-alives with their
+// RTT, the status counts and the requests still pending. The pane knows
+// no protocol.
 package tables

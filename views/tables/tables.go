@@ -8,11 +8,16 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/views/frame"
 )
+
+// PendingMsg asks to go to message N: a row of a protocol's tables (a
+// ULinkRPC Request still pending), chosen in the tables pane.
+type PendingMsg struct{ N int }
 
 // ListenerMsg asks to show only the messages of one listener: a server ID,
 // or a client ID (with the server ID it maps to, when Mapped).
@@ -66,10 +71,10 @@ func DefaultStyles(dark bool) Styles {
 }
 
 type line struct {
-	text    string
-	entry   *ListenerMsg // selectable when non-nil
-	pending int          // a pending ULinkRPC request: the message Enter goes to
-	style   int          // 0 plain, 1 heading, 2 warning
+	text  string
+	entry *ListenerMsg    // selectable when non-nil
+	goes  int             // a protocol table's row (decode.Row.Go): the message Enter goes to
+	style decode.RowStyle // plain, heading or warning
 }
 
 // Model is the tables pane.
@@ -91,12 +96,13 @@ func (m *Model) SetSize(w, h int) { m.List.SetSize(w, h); m.Clamp(len(m.lines)) 
 // SetTables shows t (nil: no connection selected), keeping the cursor row.
 func (m *Model) SetTables(t *session.Tables) {
 	m.t = t
-	m.lines = render(t)
-	// Enter acts on what the pane lists: a listener, or a ULinkRPC
-	// connection's pending request.
+	p := t.Proto()
+	m.lines = render(t, p)
+	// Enter acts on what the pane lists: a listener, or a row of a
+	// protocol's tables (a ULinkRPC connection's pending request).
 	desc := "filter by listener"
-	if t != nil && t.RPC != nil {
-		desc = "go to pending request"
+	if p != nil {
+		desc = p.Goes()
 	}
 	m.KeyMap.Select.SetHelp("enter", desc)
 	m.Clamp(len(m.lines))
@@ -133,8 +139,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		} else if key.Matches(msg, m.KeyMap.Select) {
 			if e, ok := m.Entry(); ok {
 				cmd = func() tea.Msg { return e }
-			} else if c := m.Cursor(); c < len(m.lines) && m.lines[c].pending > 0 {
-				p := PendingMsg{N: m.lines[c].pending}
+			} else if c := m.Cursor(); c < len(m.lines) && m.lines[c].goes > 0 {
+				p := PendingMsg{N: m.lines[c].goes}
 				cmd = func() tea.Msg { return p }
 			}
 		}
@@ -160,9 +166,9 @@ func (m Model) row(i int) string {
 	switch {
 	case i == m.Cursor() && m.Focused():
 		s = m.Styles.Selected.Render(s)
-	case l.style == 1:
+	case l.style == decode.RowHeading:
 		s = m.Styles.Heading.Render(s)
-	case l.style == 2:
+	case l.style == decode.RowWarn:
 		s = m.Styles.Warn.Render(s)
 	}
 	return s
@@ -175,14 +181,16 @@ func changed(c bool) string {
 	return " "
 }
 
-func render(t *session.Tables) []line {
+// render lays out t, whose protocol tables are p (nil: t's listener
+// tables).
+func render(t *session.Tables, p decode.Tables) []line {
 	if t == nil {
 		return []line{{text: "  select a connection to see its listener tables"}}
 	}
-	if t.RPC != nil {
-		return renderRPC(t)
+	if p != nil {
+		return renderProto(t, p)
 	}
-	ls := []line{{text: fmt.Sprintf("Server table (%d)", len(t.Server)), style: 1}}
+	ls := []line{{text: fmt.Sprintf("Server table (%d)", len(t.Server)), style: decode.RowHeading}}
 	for _, e := range t.Server {
 		var clients []uint32
 		for _, c := range t.Client {
@@ -195,7 +203,7 @@ func render(t *session.Tables) []line {
 			entry: &ListenerMsg{Conn: t.Conn, Server: true, ID: e.ID, Clients: clients, Label: fmt.Sprintf("server %d", e.ID)},
 		})
 	}
-	ls = append(ls, line{text: fmt.Sprintf("Client table (%d)", len(t.Client)), style: 1})
+	ls = append(ls, line{text: fmt.Sprintf("Client table (%d)", len(t.Client)), style: decode.RowHeading})
 	for _, e := range t.Client {
 		mapped := "→ ?"
 		if e.Mapped {
@@ -209,25 +217,40 @@ func render(t *session.Tables) []line {
 	// Missing listeners are named by their type, looked up on the side
 	// that defined them: the server lacks client IDs, the client server IDs.
 	if len(t.MissingOnServer) > 0 {
-		ls = append(ls, line{text: fmt.Sprintf("Missing on server (%d)", len(t.MissingOnServer)), style: 2})
+		ls = append(ls, line{text: fmt.Sprintf("Missing on server (%d)", len(t.MissingOnServer)), style: decode.RowWarn})
 		for _, id := range t.MissingOnServer {
-			ls = append(ls, line{text: fmt.Sprintf("  c%d %s", id, typeOf(t, false, id)), style: 2})
+			ls = append(ls, line{text: fmt.Sprintf("  c%d %s", id, typeOf(t, false, id)), style: decode.RowWarn})
 		}
 	}
 	if len(t.MissingOnClient) > 0 {
-		ls = append(ls, line{text: fmt.Sprintf("Missing on client (%d)", len(t.MissingOnClient)), style: 2})
+		ls = append(ls, line{text: fmt.Sprintf("Missing on client (%d)", len(t.MissingOnClient)), style: decode.RowWarn})
 		for _, id := range t.MissingOnClient {
-			ls = append(ls, line{text: fmt.Sprintf("  s%d %s", id, typeOf(t, true, id)), style: 2})
+			ls = append(ls, line{text: fmt.Sprintf("  s%d %s", id, typeOf(t, true, id)), style: decode.RowWarn})
 		}
 	}
 	if len(t.Unresolved) > 0 {
-		ls = append(ls, line{text: fmt.Sprintf("Unresolved (%d)", len(t.Unresolved)), style: 1})
+		ls = append(ls, line{text: fmt.Sprintf("Unresolved (%d)", len(t.Unresolved)), style: decode.RowHeading})
 		for _, r := range t.Unresolved {
-			ls = append(ls, line{text: fmt.Sprintf("  #%d %s id %d", r.N, r.Dir, r.ID), style: 2})
+			ls = append(ls, line{text: fmt.Sprintf("  #%d %s id %d", r.N, r.Dir, r.ID), style: decode.RowWarn})
 		}
 	}
+	return warnings(ls, t)
+}
+
+// renderProto lays out a protocol's own tables (a ULinkRPC connection's
+// `rpc` table) as of t.AsOf: its rows, then t's warnings.
+func renderProto(t *session.Tables, p decode.Tables) []line {
+	var ls []line
+	for _, r := range p.Rows() {
+		ls = append(ls, line{text: r.Text, style: r.Style, goes: r.Go})
+	}
+	return warnings(ls, t)
+}
+
+// warnings appends t's table-level findings to ls.
+func warnings(ls []line, t *session.Tables) []line {
 	for _, w := range t.Warnings {
-		ls = append(ls, line{text: fmt.Sprintf("%s/%s: %s", w.Severity, w.Group, termsafe.Escaped(w.Text)), style: 2})
+		ls = append(ls, line{text: fmt.Sprintf("%s/%s: %s", w.Severity, w.Group, termsafe.Escaped(w.Text)), style: decode.RowWarn})
 	}
 	return ls
 }

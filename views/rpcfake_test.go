@@ -1,4 +1,4 @@
-package fake
+package views
 
 import (
 	"slices"
@@ -6,27 +6,32 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/views/fake"
 )
 
-// RPCSource is a source holding the records of ULinkRPC sessions as the
+// The fake of ULinkRPC sessions lives with the tests that use it, so that
+// views/fake, a production package the tests share, names no protocol
+// but the host's own.
+
+// rpcSource is a fake source (views/fake) holding the records of ULinkRPC sessions as the
 // index hosts them (session.Message.RPC, outputs.md "ULinkRPC records"):
 // each record a message numbered by its N, with its pair and latency, and
 // each session a connection with its `rpc` table. The tables are the
 // sessions' at the end of the capture whatever the message asked for
 // (package rpc adds up a session's records only as they stand); their
 // AsOf is the message asked for, as the index's would be.
-func RPCSource(sessions []*rpc.Session) *Source {
-	s := &Source{}
+func rpcSource(sessions []*rpc.Session) *fake.Source {
+	s := &fake.Source{}
 	tables := map[dissect.Conn]*rpc.Tables{}
 	var msgs []*session.Message
 	for _, ss := range sessions {
 		ci := session.ConnInfo{Conn: ss.Conn(), Proto: rpc.Name, RPC: true, Transport: ss.Transport(), Label: ss.Label()}
 		for _, f := range ss.Findings() {
 			ci.Findings = append(ci.Findings, f.Finding)
-			worse(&ci, f.Severity)
+			worseOf(&ci, f.Severity)
 		}
 		for _, r := range ss.Records() {
-			msgs = append(msgs, Record(r))
+			msgs = append(msgs, rpcMessage(r))
 			if ci.First.IsZero() {
 				ci.First = r.Time
 			}
@@ -34,7 +39,7 @@ func RPCSource(sessions []*rpc.Session) *Source {
 			ci.Messages++
 			ci.Bytes[r.Dir] += int64(r.Len) + 4 // the length prefix too (ulinkrpc.md 2)
 			for _, f := range r.Findings {
-				worse(&ci, f.Severity)
+				worseOf(&ci, f.Severity)
 			}
 		}
 		t := ss.Tables()
@@ -59,15 +64,15 @@ func RPCSource(sessions []*rpc.Session) *Source {
 	return s
 }
 
-// Record is r as the index hosts it: a message with the record, its
+// rpcMessage is r as the index hosts it: a message with the record, its
 // number, frame, time, connection, direction, pair and latency, and no
 // Unturned fields.
-func Record(r *rpc.Record) *session.Message {
+func rpcMessage(r *rpc.Record) *session.Message {
 	return &session.Message{N: r.N, Frame: r.Frame, Time: r.Time, Conn: r.Conn, Dir: r.Dir,
 		Pair: r.Pair, Latency: r.Latency, HasLatency: r.HasLatency, RPC: r}
 }
 
-func worse(ci *session.ConnInfo, s dissect.Severity) {
+func worseOf(ci *session.ConnInfo, s dissect.Severity) {
 	if !ci.HasFinding || s > ci.Worst {
 		ci.Worst, ci.HasFinding = s, true
 	}
