@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/merge"
 	"github.com/usmnscope/usmnscope/rpc"
 	rpcfeed "github.com/usmnscope/usmnscope/rpc/feed"
 	"github.com/usmnscope/usmnscope/session"
@@ -67,6 +68,16 @@ func RPCBounds(cfg *rpc.Config, b unturned.Bounds) { rpcfeed.Bounds(cfg, b) }
 
 // ReadContracts is rpcfeed.ReadContracts.
 func ReadContracts(dir string) (*ulinkrpc.Contracts, error) { return rpcfeed.ReadContracts(dir) }
+
+// datagramUnits name the datagram sessions several captures share
+// (merge.Units) when rp decodes ULinkRPC: its KCP conversations
+// (rpcfeed.Units); nil when ULinkRPC is not decoded.
+func datagramUnits(rp *RPC) merge.Units {
+	if rp == nil {
+		return nil
+	}
+	return rpcfeed.Units
+}
 
 // newRouter is the router of a feed into ix with the registered protocols
 // and, when rp is not nil, ULinkRPC's side: the router holds it as a side
