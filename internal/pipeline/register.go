@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/merge"
 	"github.com/usmnscope/usmnscope/rpc"
@@ -144,4 +145,77 @@ func registered(rpc bool) (dets []detector, hosted []*decode.Protocol) {
 		}
 	}
 	return dets, hosted
+}
+
+// Export's protocol parts (export.go): what of a selection written back
+// is ULinkRPC's or Unturned's, and the re-framing of each transport.
+
+// framingOf is how Export writes back the connection of h: ULinkRPC's by
+// its transport (rpcfeed's Place*), any other as SystemSockets.
+func framingOf(idx *session.Index, h *session.Head) framing {
+	if h.RPC == nil {
+		return systemSockets(idx)
+	}
+	switch h.RPC.Transport {
+	case rpc.TCP:
+		return framing{place: rpcfeed.PlaceFrames, across: true}
+	case rpc.WebSocket:
+		return framing{place: func(s []byte, _ func(from, to int64) bool, hs []session.Head, kept map[int]bool, _ map[int]capture.Range) ([]capture.Range, error) {
+			return rpcfeed.PlaceWebSocket(s, hs, kept)
+		}}
+	case rpc.KCP:
+		return framing{datagrams: rpcfeed.PlaceKCP}
+	}
+	return framing{}
+}
+
+// exportHosted reports whether h is a ULinkRPC message, and its partner
+// (a Request's Response): Export writes it with its partner and the first
+// frame of each direction of its connection.
+func exportHosted(h *session.Head) (pair int, ok bool) {
+	if h.RPC == nil {
+		return 0, false
+	}
+	return h.RPC.Pair, true
+}
+
+// handshakeMark is h's USMN detection mark (1: GetWorkshopFiles, 2:
+// DownloadWorkshopFiles, else 0): an Unturned connection without both is
+// written whole (exportSet).
+func handshakeMark(h *session.Head) int {
+	switch h.Kind {
+	case unturned.KindGetWorkshopFiles:
+		return 1
+	case unturned.KindDownloadWorkshopFiles:
+		return 2
+	}
+	return 0
+}
+
+// unturnedContext reports whether the Unturned message h, not asked for
+// and before the last message written on its connection, is written for
+// their decoding: the handshake messages that carry the USMN markers,
+// every NegotiateListenerDetails and every InvokeMessageListener that
+// carries a listener definition.
+func unturnedContext(idx *session.Index, h *session.Head) bool {
+	switch h.Kind {
+	case unturned.KindGetWorkshopFiles, unturned.KindDownloadWorkshopFiles, unturned.KindNegotiateListenerDetails:
+		return true
+	case unturned.KindInvokeMessageListener:
+		if m := idx.Detail(h.N); m != nil && hasDefinition(m) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDefinition(m *session.Message) bool {
+	for _, f := range m.Fields {
+		if f.Name == "Has_Listener_Definition" {
+			if b, ok := f.Value.(bool); ok && b {
+				return true
+			}
+		}
+	}
+	return false
 }
