@@ -132,10 +132,14 @@ func HintIndex(p *unturned.Profile, path string, dc *session.Index) {
 }
 
 // Hint is HintIndex with the decode's score given (a streaming Index
-// tallies it as it goes: infer.Tally).
+// tallies it as it goes: infer.Tally, streamHint); a nil p is the default
+// profile.
 func Hint(p *unturned.Profile, path string, dc *session.Index, h infer.Hint) {
 	if path == "-" || !h.Bad() {
 		return
+	}
+	if p == nil {
+		p = unturned.Default()
 	}
 	src, err := capture.Open(path, CaptureOptions(p, nil))
 	if err != nil {
@@ -154,6 +158,21 @@ func Hint(p *unturned.Profile, path string, dc *session.Index, h infer.Hint) {
 	dc.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Bit: -1,
 		Text: fmt.Sprintf("profile %s decodes %d of %d messages with findings; a profile inferred from the capture decodes them without errors and with fewer findings: `usmnscope profile infer %s > inferred.toml`, then --profile inferred.toml",
 			termsafe.Escape(p.Name), res.Active.Flagged, res.Active.Messages, termsafe.Escape(path))})
+}
+
+// streamHint is the profile hint of a streaming read of the file at path
+// into dc under p (nil: the default): a streaming Index keeps no messages
+// to score at the end, so heads tallies those the stream hands out
+// (infer.Tally), and hint, once the read ends, gives the Hint of that
+// score.
+func streamHint(p *unturned.Profile, path string, dc *session.Index) (heads func(*session.Head), hint func()) {
+	t := &infer.Tally{}
+	d := Inferred(dc)
+	heads = func(h *session.Head) {
+		ih := InferHead(h)
+		t.Head(d, &ih)
+	}
+	return heads, func() { Hint(p, path, dc, t.Score(Inferred(dc))) }
 }
 
 // ScoreHeads is the Hint of a full Index (every message kept), tallied

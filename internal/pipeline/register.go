@@ -80,6 +80,10 @@ func datagramUnits(rp *RPC) merge.Units {
 	return rpcfeed.Units
 }
 
+// sideDecoded reports whether d's ULinkRPC side opened a session: a read
+// that breaks off keeps what was decoded (Read).
+func (d *Decode) sideDecoded() bool { return d.RPC != nil && len(d.RPC.Sessions()) > 0 }
+
 // newRouter is the router of a feed into ix with the registered protocols
 // and, when rp is not nil, ULinkRPC's side: the router holds it as a side
 // (side.go), which names no ULinkRPC type.
