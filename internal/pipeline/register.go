@@ -70,6 +70,45 @@ func RPCBounds(cfg *rpc.Config, b unturned.Bounds) { rpcfeed.Bounds(cfg, b) }
 // ReadContracts is rpcfeed.ReadContracts.
 func ReadContracts(dir string) (*ulinkrpc.Contracts, error) { return rpcfeed.ReadContracts(dir) }
 
+// The profile's [limits] (SECURITY.md "Bounds") joined to capture's:
+// unturned states the decoder's share and leaves the capture layer's zero,
+// "capture's default", since it does not import capture; here the two
+// meet.
+
+// DefaultBounds returns the default [limits] of a profile with every bound
+// stated: the decoder's share as unturned states it, the capture layer's
+// share as capture states it (CaptureBounds).
+func DefaultBounds() unturned.Bounds { return CaptureBounds(unturned.DefaultBounds()) }
+
+// CaptureBounds returns b with each capture bound that is zero set to
+// capture's default (capture.DefaultOptions, unturned.Bounds.Fill), so
+// that what the CLI shows (profile show, the --max-* defaults) is what the
+// capture runs with.
+func CaptureBounds(b unturned.Bounds) unturned.Bounds {
+	d := capture.DefaultOptions()
+	return b.Fill(unturned.Bounds{
+		MaxFlowBuffer: unturned.Size(d.MaxBufferedPerFlow), MaxTotalBuffer: unturned.Size(d.MaxBufferedTotal),
+		MaxFlows: d.MaxFlows, MaxFragments: d.MaxFragments, MaxFragmentBytes: unturned.Size(d.MaxFragmentBytes),
+		MaxFragmentDatagrams: d.MaxFragmentDatagrams, MaxInterfaces: d.MaxInterfaces, MaxNotes: d.MaxNotes,
+		MaxDecompressed: unturned.Size(d.MaxDecompressed),
+	})
+}
+
+// DefaultBound is the built-in default of the [limits] key (DefaultBounds),
+// 0 for a key there is none of.
+func DefaultBound(key string) int {
+	n, _ := DefaultBounds().Get(key)
+	return n
+}
+
+// ParseBound is unturned.ParseBound.
+func ParseBound(key string, size bool, s string) (int, error) {
+	return unturned.ParseBound(key, size, s)
+}
+
+// FormatBound is unturned.FormatBound.
+func FormatBound(size bool, v int) string { return unturned.FormatBound(size, v) }
+
 // datagramUnits name the datagram sessions several captures share
 // (merge.Units) when rp decodes ULinkRPC: its KCP conversations
 // (rpcfeed.Units); nil when ULinkRPC is not decoded.
