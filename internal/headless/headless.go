@@ -12,7 +12,6 @@ import (
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/session"
 )
 
 // Options are what stops a headless capture: Stats alone runs until a
@@ -67,7 +66,7 @@ func (o Options) Run(ctx context.Context, out io.Writer, iface string, d *pipeli
 	})
 	st := src.Stats()
 	cerr := src.Close()
-	fmt.Fprintln(out, Line(iface, st, dc.Len(), rpcMessages(dc), rateSpan(ts.last.Sub(ts.first), time.Since(start))))
+	fmt.Fprintln(out, Line(iface, st, dc.Len(), pipeline.RPCMessages(dc), rateSpan(ts.last.Sub(ts.first), time.Since(start))))
 	if ferr != nil {
 		return ferr
 	}
@@ -85,17 +84,6 @@ func rateSpan(active, ran time.Duration) time.Duration {
 		return active
 	}
 	return max(active, ran)
-}
-
-// rpcMessages counts the ULinkRPC records of dc (session.ConnInfo.RPC).
-func rpcMessages(dc *session.Index) int {
-	n := 0
-	for _, c := range dc.Connections() {
-		if c.RPC {
-			n += c.Messages
-		}
-	}
-	return n
 }
 
 // Line is the final line of a headless live capture on iface: msgs

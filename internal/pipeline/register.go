@@ -24,7 +24,7 @@ import (
 // names the pipeline's callers keep for ULinkRPC's side and the profile's
 // [limits], and what the neutral files ask of the protocols through
 // functions named here: the datagram units of several captures, a read's
-// ULinkRPC sessions, ULinkRPC's and Unturned's parts of Export, and
+// ULinkRPC sessions and live's count of their records, ULinkRPC's and Unturned's parts of Export, and
 // Unturned's profile search over the host's decode (profile infer and the
 // hint).
 
@@ -136,6 +136,18 @@ func datagramUnits(rp *RPC) merge.Units {
 // sideDecoded reports whether d's ULinkRPC side opened a session: a read
 // that breaks off keeps what was decoded (Read).
 func (d *Decode) sideDecoded() bool { return d.RPC != nil && len(d.RPC.Sessions()) > 0 }
+
+// RPCMessages counts the ULinkRPC records of dc (session.ConnInfo.RPC),
+// which live's headless line tells from the game's messages.
+func RPCMessages(dc *session.Index) int {
+	n := 0
+	for _, c := range dc.Connections() {
+		if c.RPC {
+			n += c.Messages
+		}
+	}
+	return n
+}
 
 // newRouter is the router of a feed into ix with the registered protocols
 // and, when rp is not nil, ULinkRPC's side: the router holds it as a side
