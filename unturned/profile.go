@@ -195,6 +195,52 @@ func (f boundField) check(v int) error {
 	return nil
 }
 
+// Fill returns b with each bound of the capture layer's share that is
+// zero ("capture's default") set to d's: the program that joins capture to
+// this package states capture's defaults in d (internal/pipeline's
+// CaptureBounds). Bounds that are set are kept.
+func (b Bounds) Fill(d Bounds) Bounds {
+	df := d.fields()
+	for i, f := range b.fields() {
+		if f.capture && *f.v == 0 {
+			*f.v = *df[i].v
+		}
+	}
+	return b
+}
+
+// ParseBound reads s as a value of the [limits] key, a --max-* flag's: a
+// byte count that takes the KiB/MiB/GiB suffixes of a profile's sizes when
+// size says so (ParseSize), else an integer, in the key's range.
+func ParseBound(key string, size bool, s string) (int, error) {
+	var (
+		n   int
+		err error
+	)
+	if size {
+		n, err = ParseSize(s)
+	} else {
+		n, err = strconv.Atoi(s)
+	}
+	if err != nil {
+		return 0, err
+	}
+	probe := DefaultBounds()
+	if err := probe.Set(key, n); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// FormatBound is the text of a bound's value as ParseBound reads it back:
+// a size as a profile writes it (FormatSize), else the integer.
+func FormatBound(size bool, v int) string {
+	if size {
+		return FormatSize(v)
+	}
+	return strconv.Itoa(v)
+}
+
 // Set sets the bound named by its profile key ("max_flows") to v,
 // checking the range like Validate.
 func (b *Bounds) Set(key string, v int) error {

@@ -12,7 +12,6 @@ import (
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/session"
 )
 
 // Options are what stops a headless capture: Stats alone runs until a
@@ -67,7 +66,7 @@ func (o Options) Run(ctx context.Context, out io.Writer, iface string, d *pipeli
 	})
 	st := src.Stats()
 	cerr := src.Close()
-	fmt.Fprintln(out, Line(iface, st, dc.Len(), messagesOf(dc, rpcProto), rateSpan(ts.last.Sub(ts.first), time.Since(start))))
+	fmt.Fprintln(out, Line(iface, st, dc.Len(), pipeline.RPCMessages(dc), rateSpan(ts.last.Sub(ts.first), time.Since(start))))
 	if ferr != nil {
 		return ferr
 	}
@@ -85,23 +84,6 @@ func rateSpan(active, ran time.Duration) time.Duration {
 		return active
 	}
 	return max(active, ran)
-}
-
-// rpcProto is the name ULinkRPC registers under (its connections'
-// ConnInfo.Proto), the protocol the totals line (Line) counts apart from
-// the game's.
-const rpcProto = "ulinkrpc"
-
-// messagesOf counts the records of dc's connections of protocol proto
-// (session.ConnInfo.Proto: the name a hosted protocol registered).
-func messagesOf(dc *session.Index, proto string) int {
-	n := 0
-	for _, c := range dc.Connections() {
-		if c.Proto == proto {
-			n += c.Messages
-		}
-	}
-	return n
 }
 
 // Line is the final line of a headless live capture on iface: msgs

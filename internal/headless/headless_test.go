@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/rpc"
 )
 
 func TestStatsLine(t *testing.T) {
@@ -84,10 +83,3 @@ func TestTimedClaims(t *testing.T) {
 	}
 }
 
-// TestRPCProto: the totals line counts ULinkRPC's connections by the name
-// the protocol registers under.
-func TestRPCProto(t *testing.T) {
-	if rpcProto != rpc.Name {
-		t.Errorf("rpcProto = %q; want rpc.Name %q", rpcProto, rpc.Name)
-	}
-}

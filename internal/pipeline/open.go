@@ -131,7 +131,7 @@ func openSource(o Options, p *unturned.Profile, as map[uint16]Proto) (capture.So
 	case o.Live != nil:
 		return capture.OpenLive(liveOptions(p, o.RPC, as, *o.Live))
 	case len(o.Several) > 1:
-		return openSeveral(o, p, as)
+		return openSeveral(o, captureOptions(p, o.RPC, as), datagramUnits(o.RPC))
 	}
 	opts := captureOptions(p, o.RPC, as)
 	opts.Quiet = o.quiet

@@ -8,8 +8,6 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
-	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
 // Terminal is where a command's read reports: Out is where its output
@@ -24,28 +22,20 @@ type Terminal struct{ Out, Err io.Writer }
 // progress on the terminal it prints to, and its error stops the read. The
 // profile hint (Hint) follows a read of one file: a streaming Index keeps
 // no messages to score at the end, so the hint's score is tallied from the
-// stream's messages as they are handed out (infer.Tally). A capture that
+// stream's messages as they are handed out (streamHint). A capture that
 // cannot be opened is an error; one that breaks off part-way keeps what
 // was decoded and reports the break as a capture finding and a one-line
 // warning on Err (o.Path names the capture in it).
 func Read(o Options, t Terminal) (*session.Index, error) {
 	prints := false
-	var tally *infer.Tally
-	if o.Profile == nil {
-		o.Profile = unturned.Default()
-	}
+	var hint func() // a streaming read's hint, tallied as it goes
 	path, several := o.Path, o.Several
 	if stream := o.Stream; stream != nil {
 		o.Stream = func(dc *session.Index) session.Stream {
 			st := stream(dc)
 			prints = st.Settled != nil
 			if path != "-" && several == nil {
-				tally = &infer.Tally{}
-				d := Inferred(dc)
-				st.Heads = func(h *session.Head) {
-					ih := InferHead(h)
-					tally.Head(d, &ih)
-				}
+				st.Heads, hint = streamHint(o.Profile, path, dc)
 			}
 			return st
 		}
@@ -71,8 +61,8 @@ func Read(o Options, t Terminal) (*session.Index, error) {
 	stop := dc.StreamErr()
 	if ferr == nil && stop == nil && several == nil {
 		switch {
-		case tally != nil:
-			Hint(o.Profile, path, dc, tally.Score(Inferred(dc)))
+		case hint != nil:
+			hint()
 		case o.Stream == nil:
 			HintIndex(o.Profile, path, dc)
 		}
@@ -83,7 +73,7 @@ func Read(o Options, t Terminal) (*session.Index, error) {
 		return dc, stop
 	}
 	if ferr != nil {
-		if dc.Len() == 0 && len(dc.Connections()) == 0 && (o.RPC == nil || len(o.RPC.Sessions()) == 0) {
+		if dc.Len() == 0 && len(dc.Connections()) == 0 && !d.sideDecoded() {
 			return nil, ferr
 		}
 		dc.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed, Bit: -1, Text: termsafe.Escape(ferr.Error())})

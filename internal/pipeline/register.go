@@ -1,16 +1,32 @@
 package pipeline
 
 import (
+	"fmt"
+	"io"
 	"slices"
 	"strings"
 
+	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/merge"
 	"github.com/usmnscope/usmnscope/rpc"
 	rpcfeed "github.com/usmnscope/usmnscope/rpc/feed"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/infer"
 )
+
+// register.go is the one file of the package that names the protocols
+// (issue 23, TestPipelineNamesProtocols): their registration (init), the
+// names the pipeline's callers keep for ULinkRPC's side and the profile's
+// [limits], and what the neutral files ask of the protocols through
+// functions named here: the datagram units of several captures, a read's
+// ULinkRPC sessions and live's count of their records, ULinkRPC's and Unturned's parts of Export, and
+// Unturned's profile search over the host's decode (profile infer and the
+// hint).
 
 // The one registration of the protocols (issue 23): every decode reads the
 // registry (decode.Protocols) for the ports it claims, the content
@@ -67,6 +83,71 @@ func RPCBounds(cfg *rpc.Config, b unturned.Bounds) { rpcfeed.Bounds(cfg, b) }
 
 // ReadContracts is rpcfeed.ReadContracts.
 func ReadContracts(dir string) (*ulinkrpc.Contracts, error) { return rpcfeed.ReadContracts(dir) }
+
+// The profile's [limits] (SECURITY.md "Bounds") joined to capture's:
+// unturned states the decoder's share and leaves the capture layer's zero,
+// "capture's default", since it does not import capture; here the two
+// meet.
+
+// DefaultBounds returns the default [limits] of a profile with every bound
+// stated: the decoder's share as unturned states it, the capture layer's
+// share as capture states it (CaptureBounds).
+func DefaultBounds() unturned.Bounds { return CaptureBounds(unturned.DefaultBounds()) }
+
+// CaptureBounds returns b with each capture bound that is zero set to
+// capture's default (capture.DefaultOptions, unturned.Bounds.Fill), so
+// that what the CLI shows (profile show, the --max-* defaults) is what the
+// capture runs with.
+func CaptureBounds(b unturned.Bounds) unturned.Bounds {
+	d := capture.DefaultOptions()
+	return b.Fill(unturned.Bounds{
+		MaxFlowBuffer: unturned.Size(d.MaxBufferedPerFlow), MaxTotalBuffer: unturned.Size(d.MaxBufferedTotal),
+		MaxFlows: d.MaxFlows, MaxFragments: d.MaxFragments, MaxFragmentBytes: unturned.Size(d.MaxFragmentBytes),
+		MaxFragmentDatagrams: d.MaxFragmentDatagrams, MaxInterfaces: d.MaxInterfaces, MaxNotes: d.MaxNotes,
+		MaxDecompressed: unturned.Size(d.MaxDecompressed),
+	})
+}
+
+// DefaultBound is the built-in default of the [limits] key (DefaultBounds),
+// 0 for a key there is none of.
+func DefaultBound(key string) int {
+	n, _ := DefaultBounds().Get(key)
+	return n
+}
+
+// ParseBound is unturned.ParseBound.
+func ParseBound(key string, size bool, s string) (int, error) {
+	return unturned.ParseBound(key, size, s)
+}
+
+// FormatBound is unturned.FormatBound.
+func FormatBound(size bool, v int) string { return unturned.FormatBound(size, v) }
+
+// datagramUnits name the datagram sessions several captures share
+// (merge.Units) when rp decodes ULinkRPC: its KCP conversations
+// (rpcfeed.Units); nil when ULinkRPC is not decoded.
+func datagramUnits(rp *RPC) merge.Units {
+	if rp == nil {
+		return nil
+	}
+	return rpcfeed.Units
+}
+
+// sideDecoded reports whether d's ULinkRPC side opened a session: a read
+// that breaks off keeps what was decoded (Read).
+func (d *Decode) sideDecoded() bool { return d.RPC != nil && len(d.RPC.Sessions()) > 0 }
+
+// RPCMessages counts the ULinkRPC records of dc (session.ConnInfo.RPC),
+// which live's headless line tells from the game's messages.
+func RPCMessages(dc *session.Index) int {
+	n := 0
+	for _, c := range dc.Connections() {
+		if c.RPC {
+			n += c.Messages
+		}
+	}
+	return n
+}
 
 // newRouter is the router of a feed into ix with the registered protocols
 // and, when rp is not nil, ULinkRPC's side: the router holds it as a side
@@ -133,4 +214,258 @@ func registered(rpc bool) (dets []detector, hosted []*decode.Protocol) {
 		}
 	}
 	return dets, hosted
+}
+
+// Export's protocol parts (export.go): what of a selection written back
+// is ULinkRPC's or Unturned's, and the re-framing of each transport.
+
+// framingOf is how Export writes back the connection of h: ULinkRPC's by
+// its transport (rpcfeed's Place*), any other as SystemSockets.
+func framingOf(idx *session.Index, h *session.Head) framing {
+	if h.RPC == nil {
+		return systemSockets(idx)
+	}
+	switch h.RPC.Transport {
+	case rpc.TCP:
+		return framing{place: rpcfeed.PlaceFrames, across: true}
+	case rpc.WebSocket:
+		return framing{place: func(s []byte, _ func(from, to int64) bool, hs []session.Head, kept map[int]bool, _ map[int]capture.Range) ([]capture.Range, error) {
+			return rpcfeed.PlaceWebSocket(s, hs, kept)
+		}}
+	case rpc.KCP:
+		return framing{datagrams: rpcfeed.PlaceKCP}
+	}
+	return framing{}
+}
+
+// exportHosted reports whether h is a ULinkRPC message, and its partner
+// (a Request's Response): Export writes it with its partner and the first
+// frame of each direction of its connection.
+func exportHosted(h *session.Head) (pair int, ok bool) {
+	if h.RPC == nil {
+		return 0, false
+	}
+	return h.RPC.Pair, true
+}
+
+// handshakeMark is h's USMN detection mark (1: GetWorkshopFiles, 2:
+// DownloadWorkshopFiles, else 0): an Unturned connection without both is
+// written whole (exportSet).
+func handshakeMark(h *session.Head) int {
+	switch h.Kind {
+	case unturned.KindGetWorkshopFiles:
+		return 1
+	case unturned.KindDownloadWorkshopFiles:
+		return 2
+	}
+	return 0
+}
+
+// unturnedContext reports whether the Unturned message h, not asked for
+// and before the last message written on its connection, is written for
+// their decoding: the handshake messages that carry the USMN markers,
+// every NegotiateListenerDetails and every InvokeMessageListener that
+// carries a listener definition.
+func unturnedContext(idx *session.Index, h *session.Head) bool {
+	switch h.Kind {
+	case unturned.KindGetWorkshopFiles, unturned.KindDownloadWorkshopFiles, unturned.KindNegotiateListenerDetails:
+		return true
+	case unturned.KindInvokeMessageListener:
+		if m := idx.Detail(h.N); m != nil && hasDefinition(m) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDefinition(m *session.Message) bool {
+	for _, f := range m.Fields {
+		if f.Name == "Has_Listener_Definition" {
+			if b, ok := f.Value.(bool); ok && b {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Unturned's profile search (unturned/infer) over the host's decode: the
+// search names no session type, so the host replays its recordings for it
+// and hands it its index through an adapter (Inferred).
+
+// Replay decodes a recording under any profile (infer.Decoder): a new
+// index without ULinkRPC, fed the recorded events.
+func Replay(rec *Recording) infer.Decoder {
+	return func(p *unturned.Profile) infer.Decoded {
+		ix := NewIndex(p, -1)
+		_ = Feed(rec.Source(), ix, nil)
+		return Inferred(ix)
+	}
+}
+
+// Infer records the start of the capture o names (at most InferSample
+// bytes of its data, o.Profile's capture options, no ULinkRPC) and
+// searches the profile constants that explain it best (infer.Run). A
+// capture that cannot be opened, or that breaks before its first event,
+// is an error naming it.
+func Infer(o Options) (*infer.Result, *Recording, error) {
+	src, err := OpenSource(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec := Record(src, InferSample)
+	src.Close()
+	if rec.Err != nil && len(rec.Events) == 0 {
+		return nil, rec, fmt.Errorf("profile infer: %s: %w", termsafe.Escape(o.Path), rec.Err)
+	}
+	p := o.Profile
+	if p == nil {
+		p = unturned.Default()
+	}
+	return infer.Run(p, Replay(rec)), rec, nil
+}
+
+// WriteInferReport writes the text report of profile infer (infer.WriteReport)
+// of res, which Infer found for o from rec: the capture, the profile o
+// decodes under, and what of the capture was searched.
+func WriteInferReport(w io.Writer, o Options, rec *Recording, res *infer.Result) {
+	p := o.Profile
+	if p == nil {
+		p = unturned.Default()
+	}
+	infer.WriteReport(w, o.Path, p.Name, SearchedKiB(rec), res)
+}
+
+// HintRun is the hint's search (a test counts the work it is given and
+// spends).
+var HintRun = infer.RunBudget
+
+// HintIndex adds a capture finding when the active profile p decodes the
+// capture at path badly and an inferred one decodes its start cleanly,
+// with the command that prints that profile (issue 13 point 5), judging
+// the decode by the whole index dc (ScoreHeads). Standard input
+// cannot be read again, so it gets no hint.
+func HintIndex(p *unturned.Profile, path string, dc *session.Index) {
+	if path == "-" {
+		return
+	}
+	Hint(p, path, dc, ScoreHeads(dc))
+}
+
+// Hint is HintIndex with the decode's score given (a streaming Index
+// tallies it as it goes: infer.Tally, streamHint); a nil p is the default
+// profile.
+func Hint(p *unturned.Profile, path string, dc *session.Index, h infer.Hint) {
+	if path == "-" || !h.Bad() {
+		return
+	}
+	if p == nil {
+		p = unturned.Default()
+	}
+	rec, size, ok := hintRecording(path, CaptureOptions(p, nil))
+	if !ok {
+		return
+	}
+	res := HintRun(p, Replay(rec), hintCandidates, HintBudget(dc.Len(), size))
+	if res.Best.Broken > 0 || res.Best.Flagged >= res.Active.Flagged && res.Best.Bad >= res.Active.Bad || len(res.Keys) == 0 || *res.Profile == *p {
+		return
+	}
+	dc.Note(dissect.Conn{}, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol, Bit: -1,
+		Text: fmt.Sprintf("profile %s decodes %d of %d messages with findings; a profile inferred from the capture decodes them without errors and with fewer findings: `usmnscope profile infer %s > inferred.toml`, then --profile inferred.toml",
+			termsafe.Escape(p.Name), res.Active.Flagged, res.Active.Messages, termsafe.Escape(path))})
+}
+
+// streamHint is the profile hint of a streaming read of the file at path
+// into dc under p (nil: the default): a streaming Index keeps no messages
+// to score at the end, so heads tallies those the stream hands out
+// (infer.Tally), and hint, once the read ends, gives the Hint of that
+// score.
+func streamHint(p *unturned.Profile, path string, dc *session.Index) (heads func(*session.Head), hint func()) {
+	t := &infer.Tally{}
+	d := Inferred(dc)
+	heads = func(h *session.Head) {
+		ih := InferHead(h)
+		t.Head(d, &ih)
+	}
+	return heads, func() { Hint(p, path, dc, t.Score(Inferred(dc))) }
+}
+
+// ScoreHeads is the Hint of a full Index (every message kept), tallied
+// from each message's Head as infer.Tally does for a stream: the index
+// records say the kind and the worst severity without decoding, so only
+// workshop messages are decoded (for their trailer note). The TUI scores
+// its million-message index this way before it says loaded (issue 18).
+func ScoreHeads(dc *session.Index) infer.Hint {
+	var t infer.Tally
+	d := Inferred(dc)
+	buf := make([]session.Head, 0, 4096)
+	for n := 1; ; {
+		hs := dc.Heads(buf, n)
+		if len(hs) == 0 {
+			return t.Score(d)
+		}
+		for i := range hs {
+			h := InferHead(&hs[i])
+			t.Head(d, &h)
+		}
+		n += len(hs)
+	}
+}
+
+// Inferred is ix as the profile search reads a decode (infer.Decoded):
+// the inference sits on Unturned's side and names no session type, so
+// the host hands it its index through this adapter.
+func Inferred(ix *session.Index) infer.Decoded { return inferred{ix} }
+
+type inferred struct{ ix *session.Index }
+
+func (d inferred) Len() int { return d.ix.Len() }
+
+// Head is Index.Head; a message with a hosted record is another
+// protocol's.
+func (d inferred) Head(n int) (infer.Head, bool) {
+	h, ok := d.ix.Head(n)
+	if !ok {
+		return infer.Head{}, false
+	}
+	out := InferHead(&h)
+	out.Other = h.Record() != nil
+	return out, true
+}
+
+func (d inferred) Message(n int) (infer.Message, bool) {
+	m := d.ix.Message(n)
+	if m == nil {
+		return infer.Message{}, false
+	}
+	return InferMessage(m), true
+}
+
+// Findings are those of the connections no hosted protocol holds (Proto
+// empty): the Unturned ones.
+func (d inferred) Findings() []dissect.Finding {
+	var out []dissect.Finding
+	for _, ci := range d.ix.Connections() {
+		if ci.Proto == "" {
+			out = append(out, ci.Findings...)
+		}
+	}
+	return out
+}
+
+// InferHead is h as the search reads a head. A Head from Index.Heads
+// carries no record, only Hosted, so either says another protocol's.
+func InferHead(h *session.Head) infer.Head {
+	return infer.Head{N: h.N, Conn: h.Conn, Dir: h.Dir, Kind: h.Kind,
+		Flagged: h.HasFinding && h.Worst >= dissect.Warn, Other: h.Hosted || h.Record() != nil}
+}
+
+// InferMessage is m as the search reads a message.
+func InferMessage(m *session.Message) infer.Message {
+	h := infer.Head{N: m.N, Conn: m.Conn, Dir: m.Dir, Kind: m.Kind, Other: m.Record() != nil}
+	if w, ok := m.Worst(); ok && w >= dissect.Warn {
+		h.Flagged = true
+	}
+	return infer.Message{Head: h, Data: m.Data, Findings: m.Findings,
+		Unresolved: m.Listener != nil && !m.Listener.Resolved}
 }

@@ -1,15 +1,12 @@
 package pipeline
 
 import (
-	"hash/fnv"
 	"time"
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/merge"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/ulinkrpc"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Capture is one of several captures a decode reads as one (Options.Several,
@@ -25,11 +22,12 @@ type Capture struct {
 	HasShift bool
 }
 
-// openSeveral opens the merged source of o.Several: the plan's scan reads
-// each capture twice (its connections, then the segments of those several
-// captures have) before the decode reads them once more.
-func openSeveral(o Options, p *unturned.Profile, as map[uint16]Proto) (*merge.Source, error) {
-	opts := captureOptions(p, o.RPC, as)
+// openSeveral opens the merged source of o.Several, each capture with
+// opts: the plan's scan reads each capture twice (its connections, then
+// the segments of those several captures have) before the decode reads
+// them once more. units, when not nil, names the datagram sessions the
+// captures share (merge.Units: a protocol side's, datagramUnits).
+func openSeveral(o Options, opts capture.Options, units merge.Units) (*merge.Source, error) {
 	ins := make([]merge.Input, len(o.Several))
 	for i, c := range o.Several {
 		if c.Path == "-" {
@@ -39,11 +37,7 @@ func openSeveral(o Options, p *unturned.Profile, as map[uint16]Proto) (*merge.So
 		ins[i] = merge.Input{Host: c.Host, Capture: c.Capture, Shift: int64(c.Shift), HasShift: c.HasShift,
 			Open: func() (capture.Source, error) { return capture.Open(path, opts) }}
 	}
-	var mo merge.Options
-	if o.RPC != nil {
-		mo.Units = kcpUnits
-	}
-	plan, err := merge.NewPlanWith(ins, mo)
+	plan, err := merge.NewPlanWith(ins, merge.Options{Units: units})
 	if err != nil {
 		return nil, err
 	}
@@ -100,30 +94,3 @@ func attachSeveral(ix *session.Index, ms *merge.Source) {
 
 // inputOf is the source's Input when it reads several captures.
 type inputOf interface{ Input() int }
-
-// kcpUnits names a KCP datagram's session (ulinkrpc.md 2.3) for the
-// merge of several captures (merge.Units): its conversation id `conv`
-// (of a UKCP/UACK handshake or of every segment, which must agree), and
-// a unit for each PUSH segment: its `sn` and the hash of its data. So a
-// KCP conversation captured at both ends is matched through a NAT that
-// gave it different UDP 4-tuples.
-func kcpUnits(dst []merge.Unit, data []byte) (uint64, []merge.Unit, bool) {
-	if h, ok := ulinkrpc.ParseHandshake(data); ok {
-		return uint64(h.Conv), dst, h.Conv != 0
-	}
-	var conv uint32
-	for off := 0; off < len(data); {
-		sg, n, err := ulinkrpc.ParseSegment(data[off:])
-		if err != nil || off > 0 && sg.Conv != conv {
-			return 0, dst, false
-		}
-		conv = sg.Conv
-		if sg.Cmd == ulinkrpc.CmdPush {
-			h := fnv.New64a()
-			h.Write(sg.Data)
-			dst = append(dst, merge.Unit{Seq: sg.Sn, Hash: h.Sum64() ^ uint64(sg.Frg)})
-		}
-		off += n
-	}
-	return uint64(conv), dst, len(data) > 0 && conv != 0
-}

@@ -13,8 +13,9 @@
 // connection by content is here too: the detector the registry runs
 // (Detect, Need), the transport of a connection by its first bytes
 // (detect.go, mid.go), the probe of a UDP flow's KCP handshake
-// (ProbeDatagrams). contracts.go builds an RPC from a profile's [ulinkrpc]
-// table and a folder of C# contracts.
+// (ProbeDatagrams), and the naming of the KCP conversations several
+// captures share (Units, for merge). contracts.go builds an RPC from a
+// profile's [ulinkrpc] table and a folder of C# contracts.
 //
 // It sits over session, which hosts its sessions, and capture, whose
 // events it takes, and under internal/pipeline, which routes to it (the
