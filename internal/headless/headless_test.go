@@ -82,4 +82,3 @@ func TestTimedClaims(t *testing.T) {
 		t.Errorf("timed.ClaimDatagrams(%v) reached the capture as %v; want the flow once", f, src.claimed)
 	}
 }
-
