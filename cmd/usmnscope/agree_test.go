@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -195,10 +196,32 @@ func finalAt(path string) ([]int, error) {
 		return nil
 	}})
 	attachStore(dc, path)
-	if err := pipeline.FeedRPC(src, dc, rp, nil); err != nil && strings.HasPrefix(err.Error(), "internal error") {
+	// inline: the source's count is the decoder's position only when
+	// the source is read on the decoder's goroutine (not ahead).
+	if err := pipeline.FeedRPC(inline{src}, dc, rp, nil); err != nil && strings.HasPrefix(err.Error(), "internal error") {
 		return nil, fmt.Errorf("the stream: %v", err)
 	}
 	return final, nil
+}
+
+// inline is a file source that reports no size, so that the feed reads
+// it on its own goroutine as it reads a stream (pipeline's ahead.go reads
+// a file ahead on another), and Stats, read while a message is handed
+// out, counts the packets up to that message.
+type inline struct{ capture.Source }
+
+func (s inline) Stats() capture.Stats {
+	st := s.Source.Stats()
+	st.Size = -1
+	return st
+}
+
+// ClaimDatagrams passes a claim on (KCP on another port, capture's
+// DatagramClaimer).
+func (s inline) ClaimDatagrams(f capture.Flow) {
+	if c, ok := s.Source.(capture.DatagramClaimer); ok {
+		c.ClaimDatagrams(f)
+	}
 }
 
 // jsonLines parses NDJSON records.

@@ -14,12 +14,15 @@ import (
 //
 // The decoder sees the events in the source's order, each with the
 // statistics of its batch's end. Several captures merged are not read
-// ahead (pipeline.go). Two things
-// go back from the decoder to the source, and the reader waits for them:
-//   - a probed datagram (capture.Event.Probe): the decoder may claim its
-//     flow (capture.DatagramClaimer), which decides whether the source
-//     yields that flow's next datagrams, so the reader sends its batch at
-//     once and reads on only after the decoder has applied it;
+// ahead (pipeline.go). Two things go back from the decoder to the source,
+// and the reader waits for them:
+//   - a claim: on some datagrams (side.MayClaim: a KCP handshake, whether
+//     probed or on a flow already claimed) the decoder may claim a flow
+//     (capture.DatagramClaimer), which decides whether the source yields
+//     that flow's next datagrams. The reader sends such an event's batch
+//     at once and reads on only after the decoder has applied it, so the
+//     claim reaches the source while the reader is not in it, at the
+//     point of the input it reached without the reader;
 //   - the end: once the decoder stops (end of input, a cut, an error) the
 //     reader stops too and is waited for, so the caller may close the
 //     source.
@@ -29,12 +32,14 @@ import (
 // with it.
 type ahead struct {
 	src      capture.Source
+	sync     func(*capture.Event) bool // the events the decoder may answer (a claim)
 	full     chan *aheadBatch
 	free     chan *aheadBatch
 	applied  chan struct{} // the decoder applied a batch that asked for it (sync)
 	stop     chan struct{} // closed by close: the decoder stopped
 	done     chan struct{} // closed when the reader returned
 	cur      *aheadBatch   // the batch the decoder reads
+	start    capture.Stats // the source's statistics before the reader started
 	at       int           // its next event
 	stopping bool
 }
@@ -56,10 +61,12 @@ const (
 	aheadBatches = 4         // batches in flight
 )
 
-// readAhead starts reading src ahead; close stops it.
-func readAhead(src capture.Source) *ahead {
-	a := &ahead{src: src, full: make(chan *aheadBatch, aheadBatches), free: make(chan *aheadBatch, aheadBatches),
-		applied: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+// readAhead starts reading src ahead; close stops it. An event sync
+// reports true on (nil: none) ends its batch, and the reader reads on only
+// once the decoder applied it.
+func readAhead(src capture.Source, sync func(*capture.Event) bool) *ahead {
+	a := &ahead{src: src, sync: sync, full: make(chan *aheadBatch, aheadBatches), free: make(chan *aheadBatch, aheadBatches),
+		applied: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}), start: src.Stats()}
 	for range aheadBatches {
 		a.free <- &aheadBatch{evs: make([]capture.Event, 0, aheadEvents), spans: make([][2]int, 0, aheadEvents),
 			data: make([]byte, 0, aheadBytes)}
@@ -97,7 +104,7 @@ func (a *ahead) read() {
 				break
 			}
 			b.add(ev)
-			if ev.Probe {
+			if a.sync != nil && a.sync(ev) {
 				b.sync = true
 				break
 			}
@@ -179,10 +186,12 @@ func (a *ahead) release() {
 	a.free <- b
 }
 
-// stats is the source's statistics as of the current batch's end.
+// stats is the source's statistics as of the current batch's end (before
+// the first batch, as of the start): never the source's own, which the
+// reader is changing.
 func (a *ahead) stats() capture.Stats {
 	if a.cur == nil {
-		return a.src.Stats()
+		return a.start
 	}
 	return a.cur.stats
 }

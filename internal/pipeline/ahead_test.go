@@ -44,6 +44,10 @@ func (s *script) Next() (*capture.Event, error) {
 func (s *script) Stats() capture.Stats { return capture.Stats{Packets: int64(s.at), Size: 1} }
 func (s *script) Close() error         { return nil }
 
+// probed syncs on the script's probes, as a side's MayClaim on its
+// handshakes.
+func probed(ev *capture.Event) bool { return ev.Probe }
+
 func aheadEventsFor(n int, probeEvery int) []capture.Event {
 	evs := make([]capture.Event, n)
 	for i := range evs {
@@ -81,7 +85,7 @@ func TestAheadSameEvents(t *testing.T) {
 				errs[k] = v
 			}
 			src := &script{evs: want, errs: errs, applied: &applied, end: end}
-			a := readAhead(src)
+			a := readAhead(src, probed)
 			defer a.close()
 			got, quiets := 0, 0
 			for {
@@ -124,7 +128,7 @@ func TestAheadSameEvents(t *testing.T) {
 func TestAheadCloseEarly(t *testing.T) {
 	applied := 0
 	src := &script{evs: aheadEventsFor(10*aheadEvents, 0), applied: &applied, end: errors.New("end")}
-	a := readAhead(src)
+	a := readAhead(src, probed)
 	if _, err := a.next(); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +147,7 @@ func TestAheadCloseEarly(t *testing.T) {
 func TestAheadStats(t *testing.T) {
 	applied := 0
 	src := &script{evs: aheadEventsFor(3*aheadEvents, 0), applied: &applied, end: errors.New("end")}
-	a := readAhead(src)
+	a := readAhead(src, probed)
 	defer a.close()
 	for i := 0; ; i++ {
 		if _, err := a.next(); err != nil {

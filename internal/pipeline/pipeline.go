@@ -76,7 +76,7 @@ func feed(src capture.Source, ix *session.Index, rp *RPC, as map[uint16]Proto, p
 	// (attachSeveral's sight of a hosted record).
 	next, stats := src.Next, src.Stats
 	if file && several == nil && !ix.MayCut() {
-		a := readAhead(src)
+		a := readAhead(src, r.mayClaim())
 		defer a.close()
 		next, stats = a.next, a.stats
 	}

@@ -31,6 +31,11 @@ type side interface {
 	// when the source does not probe) claims a probed flow found to be the
 	// side's.
 	Datagram(ev capture.Event, claim func(capture.Flow))
+	// MayClaim reports, from ev alone, whether Datagram may claim a flow
+	// on it. It is asked on the goroutine that reads a file ahead
+	// (ahead.go), which then waits until the decoder applied ev before it
+	// reads on, so it keeps no state.
+	MayClaim(ev *capture.Event) bool
 	// Finish ends the sessions at the end of the feed.
 	Finish()
 }
@@ -59,6 +64,15 @@ func (r *router) claimFrom(src capture.Source) {
 	if c, ok := src.(capture.DatagramClaimer); ok {
 		r.claim = c.ClaimDatagrams
 	}
+}
+
+// mayClaim is the test of the events on which the router may claim a
+// flow from its source (side.MayClaim), nil when it claims none.
+func (r *router) mayClaim() func(*capture.Event) bool {
+	if r.claim == nil || r.rp == nil {
+		return nil
+	}
+	return r.rp.MayClaim
 }
 
 // maxDatagramFlows bounds the UDP flows of a hosted protocol given a

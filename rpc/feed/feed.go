@@ -238,6 +238,17 @@ func (p *RPC) Event(h *session.HostedConn, ev capture.Event) {
 	}
 }
 
+// MayClaim reports whether Datagram may claim a flow on ev: only on a
+// KCP handshake, a UKCP that starts a session (kcpStart) or a UACK that
+// moves one (kcpMoved). It reads ev alone, as the router's read-ahead asks.
+func (p *RPC) MayClaim(ev *capture.Event) bool {
+	if ev.Kind != capture.EventDatagram {
+		return false
+	}
+	_, ok := ulinkrpc.ParseHandshake(ev.Data)
+	return ok
+}
+
 // Seen keeps the stamp of the latest event, at which sessions still open
 // end.
 func (p *RPC) Seen(ev *capture.Event) {
