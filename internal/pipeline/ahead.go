@@ -31,16 +31,20 @@ import (
 // copies it into its batch, which the decoder gives back when it is done
 // with it.
 type ahead struct {
-	src      capture.Source
-	sync     func(*capture.Event) bool // the events the decoder may answer (a claim)
-	full     chan *aheadBatch
-	free     chan *aheadBatch
-	applied  chan struct{} // the decoder applied a batch that asked for it (sync)
-	stop     chan struct{} // closed by close: the decoder stopped
-	done     chan struct{} // closed when the reader returned
-	cur      *aheadBatch   // the batch the decoder reads
-	start    capture.Stats // the source's statistics before the reader started
-	at       int           // its next event
+	src     capture.Source
+	sync    func(*capture.Event) bool // the events the decoder may answer (a claim)
+	full    chan *aheadBatch
+	free    chan *aheadBatch
+	applied chan struct{} // the decoder applied a batch that asked for it (sync)
+	stop    chan struct{} // closed by close: the decoder stopped
+	done    chan struct{} // closed when the reader returned
+	start   capture.Stats // the source's statistics before the reader started
+
+	// The decoder's own, on cache lines apart from what the reader reads
+	// for every event: at changes with each event.
+	_        [64]byte
+	cur      *aheadBatch // the batch the decoder reads
+	at       int         // its next event
 	stopping bool
 }
 
@@ -104,7 +108,7 @@ func (a *ahead) read() {
 				break
 			}
 			b.add(ev)
-			if a.sync != nil && a.sync(ev) {
+			if ev.Kind == capture.EventDatagram && a.sync != nil && a.sync(ev) { // a claim answers a datagram
 				b.sync = true
 				break
 			}
