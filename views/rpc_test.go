@@ -34,7 +34,7 @@ func RPCFixture(t testing.TB, name string) *session.Index {
 	}
 	// The one decode builder every command uses (pipeline.Open): the
 	// capture options it derives carry the KCP ports and probe.
-	d, err := pipeline.Open(pipeline.Options{RPC: pipeline.NewRPC(cfg), InMemory: true, Path: filepath.Join("../fixtures/ulinkrpc", name+".pcapng")})
+	d, err := pipeline.Open(pipeline.Options{Config: pipeline.Config{RPC: pipeline.NewRPC(cfg)}, InMemory: true, Path: filepath.Join("../fixtures/ulinkrpc", name+".pcapng")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func schemaIndex(t *testing.T) *session.Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := pipeline.Open(pipeline.Options{Schemas: set, Path: "../fixtures/captures/usmn-schemas.pcapng", InMemory: true})
+	d, err := pipeline.Open(pipeline.Options{Config: pipeline.Config{Schemas: set}, Path: "../fixtures/captures/usmn-schemas.pcapng", InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}

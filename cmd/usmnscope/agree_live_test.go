@@ -140,7 +140,7 @@ func liveJSON(dir string, data []byte) (string, string, *pcapRing, error) {
 		return "", "", nil, err
 	}
 	write := filepath.Join(dir, "live-write.pcapng")
-	d, err := pipeline.Open(pipeline.Options{Profile: p, RPC: rp, Live: &pipeline.Live{
+	d, err := pipeline.Open(pipeline.Options{Config: pipeline.Config{Profile: p, RPC: rp}, Live: &pipeline.Live{
 		Interface: "replay", Write: write, AnyPort: true, Ring: ring}})
 	if err != nil {
 		return "", "", nil, fmt.Errorf("live: %v", err)

@@ -32,7 +32,7 @@ func tuiIndex(path string) (*session.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := pipeline.Open(pipeline.Options{Profile: p, RPC: rp, Path: path})
+	d, err := pipeline.Open(pipeline.Options{Config: pipeline.Config{Profile: p, RPC: rp}, Path: path})
 	if err != nil {
 		return nil, err
 	}

@@ -120,7 +120,7 @@ func captureOptions(p *unturned.Profile) capture.Options { return pipeline.Captu
 func newDecoder(p *unturned.Profile) *session.Index { return pipeline.NewIndex(p, -1) }
 
 func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, error) {
-	return pipeline.OpenSource(pipeline.Options{Profile: p, Path: path, Stdin: s.in})
+	return pipeline.OpenSource(pipeline.Options{Config: pipeline.Config{Profile: p}, Path: path, Stdin: s.in})
 }
 
 type hintScore = infer.Hint

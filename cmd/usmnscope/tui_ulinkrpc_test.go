@@ -24,7 +24,7 @@ func loadRPCFixture(t *testing.T, name string) *session.Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := pipeline.Open(pipeline.Options{Profile: p, RPC: rp, InMemory: true, Path: filepath.Join(rpcFixturesDir, name+".pcapng")})
+	d, err := pipeline.Open(pipeline.Options{Config: pipeline.Config{Profile: p, RPC: rp}, InMemory: true, Path: filepath.Join(rpcFixturesDir, name+".pcapng")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,22 +8,15 @@ import (
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/merge"
-	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Options are what one decode is built from (Open): every command turns
 // its flags into them, and the tests build their decodes the same way.
+// The protocols' configuration (Config: the profile and each protocol's
+// table) is the registration's (register.go); the rest is the source.
 type Options struct {
-	// Profile is the profile decoded under (wire.md 6), its [limits]
-	// final; nil is unturned.Default().
-	Profile *unturned.Profile
-	// Schemas decode payloads (schema.md); nil: none.
-	Schemas *schema.Set
-	// RPC decodes ULinkRPC (ulinkrpc.md); nil: not decoded (profile
-	// infer), such connections get one note each.
-	RPC *RPC
+	Config
 	// Path is the capture file, or "-" for Stdin. Unused with Live.
 	Path string
 	// Several, with more than one capture, replaces Path: the captures
@@ -52,8 +45,8 @@ type Live struct {
 	// AnyPort keeps all TCP and UDP in the kernel filter and probes every
 	// UDP flow for a KCP handshake, as a file's decode does.
 	AnyPort bool
-	// Arena bounds the message bytes kept in memory (unturned.Limits'
-	// MaxArena); 0 keeps all.
+	// Arena bounds the message bytes kept in memory (the MaxArena of the
+	// profile's [limits]); 0 keeps all.
 	Arena int64
 	// Ring replaces the packet socket (capture.LiveOptions.Ring): a test
 	// hook feeding packets through live's saving to Write and its offsets.
@@ -65,30 +58,25 @@ type Live struct {
 type Decode struct {
 	Source capture.Source
 	Index  *session.Index
-	RPC    *RPC // nil: ULinkRPC is not decoded
+	cfg    Config
 	as     map[uint16]Proto
 }
 
 // Open builds the decode o asks for: it opens the source with the
 // capture options the protocols need (CaptureOptions; for live, with
 // the kernel filter of LiveOptions), makes the index under the profile's
-// bounds with the schemas and the stream, and makes the capture file (or
-// live's --write file) the index's store, so that messages lying whole in
-// it are recorded by offset instead of copied. --decode-as is read once,
-// here, from the profile (Profile.DecodeAs), into the map every consumer
-// reads. The caller closes Source.
+// bounds with the schemas (Config.index) and the stream, and makes the
+// capture file (or live's --write file) the index's store, so that
+// messages lying whole in it are recorded by offset instead of copied.
+// --decode-as is read once, here (Config.decodeAs), into the map every
+// consumer reads. The caller closes Source.
 func Open(o Options) (*Decode, error) {
-	p := o.Profile
-	if p == nil {
-		p = unturned.Default()
-	}
-	as := decodeAsMap(p.DecodeAs)
+	as := o.decodeAs()
 	var arena int64 = -1
 	if o.Live != nil {
 		arena = o.Live.Arena
 	}
-	ix := NewIndex(p, arena)
-	ix.SetSchemas(o.Schemas)
+	ix := o.index(arena)
 	if o.Stream != nil {
 		st := o.Stream(ix)
 		if st.Settled != nil || st.Cut {
@@ -97,7 +85,7 @@ func Open(o Options) (*Decode, error) {
 		}
 		ix.SetStream(st)
 	}
-	src, err := openSource(o, p, as)
+	src, err := openSource(o, as)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +99,7 @@ func Open(o Options) (*Decode, error) {
 	case o.Path != "-" && !o.InMemory:
 		attachStore(ix, o.Path, nil)
 	}
-	return &Decode{Source: src, Index: ix, RPC: o.RPC, as: as}, nil
+	return &Decode{Source: src, Index: ix, cfg: o.Config, as: as}, nil
 }
 
 // OpenSource opens only the source of the decode o asks for, with the
@@ -119,45 +107,22 @@ func Open(o Options) (*Decode, error) {
 // indexes (profile infer, which records the capture and decodes it again
 // under candidate profiles) reads.
 func OpenSource(o Options) (capture.Source, error) {
-	p := o.Profile
-	if p == nil {
-		p = unturned.Default()
-	}
-	return openSource(o, p, decodeAsMap(p.DecodeAs))
+	return openSource(o, o.decodeAs())
 }
 
-func openSource(o Options, p *unturned.Profile, as map[uint16]Proto) (capture.Source, error) {
+func openSource(o Options, as map[uint16]Proto) (capture.Source, error) {
 	switch {
 	case o.Live != nil:
-		return capture.OpenLive(liveOptions(p, o.RPC, as, *o.Live))
+		return capture.OpenLive(o.liveOptions(as, *o.Live))
 	case len(o.Several) > 1:
-		return openSeveral(o, captureOptions(p, o.RPC, as), datagramUnits(o.RPC))
+		return openSeveral(o, o.captureOptions(), o.datagramUnits())
 	}
-	opts := captureOptions(p, o.RPC, as)
+	opts := o.captureOptions()
 	opts.Quiet = o.quiet
 	if o.Path == "-" {
 		return capture.NewReader(o.Stdin, "stdin", opts)
 	}
 	return capture.Open(o.Path, opts)
-}
-
-// Feed reads the source into the index (FeedRPC), progress as there.
-func (d *Decode) Feed(progress func(capture.Stats)) error {
-	return feed(d.Source, d.Index, d.RPC, d.as, progress)
-}
-
-// NewIndex returns the index of a decode under p (nil: the default),
-// bounded by p's [limits]; arena ≥ 0 bounds the message bytes kept in
-// memory (live), arena < 0 keeps the profile's bound.
-func NewIndex(p *unturned.Profile, arena int64) *session.Index {
-	if p == nil {
-		p = unturned.Default()
-	}
-	lim := p.Bounds.Limits()
-	if arena >= 0 {
-		lim.MaxArena = arena
-	}
-	return session.NewIndexLimits(p, lim)
 }
 
 // attachStore makes the file at path the store of ix (capture.OpenStore:
@@ -169,29 +134,6 @@ func attachStore(ix *session.Index, path string, sync func() error) {
 	}
 	ix.SetStore(s)
 	runtime.AddCleanup(ix, func(s *capture.FileStore) { s.Close() }, s)
-}
-
-// CaptureOptions are the capture options of a decode under p (nil: the
-// default) with ULinkRPC decoded by rp (nil: not decoded): the TCP port of
-// SystemSockets traffic (wire.md 6 "transport_port"), the A2S query port
-// (wire.md 2), the capture bounds of [limits], and for ULinkRPC the UDP
-// ports of KCP (ulinkrpc.md 2.3) and the probe of the first datagrams of
-// UDP flows on other ports (KCP on any port).
-func CaptureOptions(p *unturned.Profile, rp *RPC) capture.Options {
-	if p == nil {
-		p = unturned.Default()
-	}
-	return captureOptions(p, rp, decodeAsMap(p.DecodeAs))
-}
-
-func captureOptions(p *unturned.Profile, rp *RPC, as map[uint16]Proto) capture.Options {
-	o := BoundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
-	if rp != nil {
-		o.DatagramPorts = rp.DatagramPorts(p.DecodeAs)
-		o.ProbeDatagrams = KCPProbeDatagrams
-	}
-	o.DatagramPorts = hostedDatagramPorts(o.DatagramPorts)
-	return o
 }
 
 // hostedDatagramPorts adds the datagram ports of the hosted protocols
@@ -211,57 +153,22 @@ func hostedDatagramPorts(ports [4]uint16) [4]uint16 {
 	return ports
 }
 
-// BoundOptions adds the capture layer's bounds b to capture options o.
-func BoundOptions(o capture.Options, b unturned.Bounds) capture.Options {
-	o.MaxBufferedPerFlow = int(b.MaxFlowBuffer)
-	o.MaxBufferedTotal = int(b.MaxTotalBuffer)
-	o.MaxFlows = b.MaxFlows
-	o.MaxFragments = b.MaxFragments
-	o.MaxFragmentBytes = int(b.MaxFragmentBytes)
-	o.MaxFragmentDatagrams = b.MaxFragmentDatagrams
-	o.MaxInterfaces = b.MaxInterfaces
-	o.MaxNotes = b.MaxNotes
-	o.MaxDecompressed = int64(b.MaxDecompressed)
-	return o
-}
-
-// LiveOptions are the capture options of a live capture under p (nil:
-// the default) decoding ULinkRPC with rp: the profile's ports and bounds;
-// TCP kept on the ports --decode-as names and on ULinkRPC's; KCP's UDP
-// datagrams on ULinkRPC's ports (ulinkrpc.md 2.3), which the kernel filter
-// then keeps too. l.AnyPort keeps all TCP and probes every other UDP flow
-// for a KCP handshake, as a file's decode does: the kernel filter keeps
-// all TCP and UDP.
-func LiveOptions(p *unturned.Profile, rp *RPC, l Live) capture.LiveOptions {
-	if p == nil {
-		p = unturned.Default()
-	}
-	return liveOptions(p, rp, decodeAsMap(p.DecodeAs), l)
-}
-
-func liveOptions(p *unturned.Profile, rp *RPC, as map[uint16]Proto, l Live) capture.LiveOptions {
-	opt := capture.DefaultLiveOptions(l.Interface)
-	opt.Options = BoundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
-	opt.TCPPorts = liveTCPPorts(as, rp)
-	opt.DatagramPorts = hostedDatagramPorts(rp.DatagramPorts(p.DecodeAs))
-	if l.AnyPort {
-		opt.AllTCP = true
-		opt.ProbeDatagrams = KCPProbeDatagrams
-	}
+// withLive sets the host's part of live's capture options from l: the
+// snapshot length, promiscuous mode, the --write file and the test's ring.
+func withLive(opt *capture.LiveOptions, l Live) {
 	if l.SnapLen > 0 {
 		opt.SnapLen = l.SnapLen
 	}
 	opt.Promiscuous = l.Promiscuous
 	opt.Write = l.Write
 	opt.Ring = l.Ring
-	return opt
 }
 
 // liveTCPPorts are the TCP ports besides transport_port whose traffic a
-// live capture decodes: those as names a protocol and ULinkRPC's
-// (rp.Ports, by default DefaultRPCPorts), less those as turns off,
+// live capture decodes: those as names a protocol, the hosted protocols'
+// and sides' (ULinkRPC's, Config.liveOptions), less those as turns off,
 // sorted.
-func liveTCPPorts(as map[uint16]Proto, rp *RPC) []uint16 {
+func liveTCPPorts(as map[uint16]Proto, sides []uint16) []uint16 {
 	var ports []uint16
 	for port, p := range as {
 		if p != ProtoNone {
@@ -276,11 +183,7 @@ func liveTCPPorts(as map[uint16]Proto, rp *RPC) []uint16 {
 			}
 		}
 	}
-	rpcPorts := DefaultRPCPorts
-	if rp != nil && rp.Ports != nil {
-		rpcPorts = rp.Ports
-	}
-	for _, port := range rpcPorts {
+	for _, port := range sides {
 		if p, ok := as[port]; !ok || p != ProtoNone {
 			ports = append(ports, port)
 		}

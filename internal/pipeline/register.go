@@ -9,10 +9,12 @@ import (
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/config"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/merge"
 	"github.com/usmnscope/usmnscope/rpc"
 	rpcfeed "github.com/usmnscope/usmnscope/rpc/feed"
+	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -22,7 +24,9 @@ import (
 // register.go is the one file of the package that names the protocols
 // (issue 23, TestPipelineNamesProtocols): their registration (init), the
 // names the pipeline's callers keep for ULinkRPC's side and the profile's
-// [limits], and what the neutral files ask of the protocols through
+// [limits], the protocols' configuration (Loaders, Config: what load.go
+// loads and open.go builds a decode under), and what the neutral files
+// ask of the protocols through
 // functions named here: the datagram units of several captures, a read's
 // ULinkRPC sessions and live's count of their records, ULinkRPC's and Unturned's parts of Export, and
 // Unturned's profile search over the host's decode (profile infer and the
@@ -84,6 +88,194 @@ func RPCBounds(cfg *rpc.Config, b unturned.Bounds) { rpcfeed.Bounds(cfg, b) }
 // ReadContracts is rpcfeed.ReadContracts.
 func ReadContracts(dir string) (*ulinkrpc.Contracts, error) { return rpcfeed.ReadContracts(dir) }
 
+// The protocols' configuration: one profile (the game's constants,
+// [limits], [ulinkrpc] and --decode-as), the payload schemas and one
+// typed table per side (ULinkRPC's decoding). load.go runs the loaders in
+// the order steps gives; open.go builds a decode under a Config through
+// its methods here (decodeAs, index, captureOptions, liveOptions,
+// datagramUnits), so neither names a protocol's type.
+
+// Loaders are a command's loaders of the protocols' configuration (Load,
+// load.go): its profile's, its payload schemas' (LoadSchemas) and its
+// ULinkRPC side's (LoadRPC). A nil Profile loads the default profile.
+type Loaders struct {
+	Profile func() (*unturned.Profile, error)
+	Schemas func() (*schema.Set, error)
+	RPC     func() (*RPC, error)
+}
+
+// Config is the protocols' configuration one decode runs under, as
+// Loaders load it. Options carry it (Config.Options).
+type Config struct {
+	// Profile is the profile decoded under (wire.md 6), its [limits]
+	// final; nil is unturned.Default().
+	Profile *unturned.Profile
+	// Schemas decode payloads (schema.md); nil: none.
+	Schemas *schema.Set
+	// RPC decodes ULinkRPC (ulinkrpc.md); nil: not decoded (profile
+	// infer), such connections get one note each.
+	RPC *RPC
+}
+
+// steps are l's loaders as steps over a Config, in the order they run:
+// the profile's and the schemas' (the first early of them, Early), then
+// ULinkRPC's (Rest).
+func (l Loaders) steps() (steps []func(*Config) error, early int) {
+	return []func(*Config) error{
+		func(c *Config) (err error) { c.Profile, err = l.profile(); return err },
+		func(c *Config) (err error) { c.Schemas, err = LoadSchemas(l.Schemas); return err },
+		func(c *Config) (err error) { c.RPC, err = LoadRPC(l.RPC); return err },
+	}, 2
+}
+
+func (l Loaders) profile() (*unturned.Profile, error) {
+	if l.Profile == nil {
+		return unturned.Default(), nil
+	}
+	return l.Profile()
+}
+
+// LoadRPC runs a ULinkRPC loader; without one (a test's options)
+// ULinkRPC is decoded with no key and no contracts.
+func LoadRPC(load func() (*RPC, error)) (*RPC, error) {
+	if load == nil {
+		return NewRPC(rpc.Config{}), nil
+	}
+	return load()
+}
+
+// LoadProfile is the profile of the file at path (ReadProfile; "" is the
+// default profile of wire.md 6), with the capture bounds the file leaves
+// unset given capture's defaults (CaptureBounds), which profile show
+// prints. A file that cannot be read or parsed is an error that names the
+// file and the key.
+func LoadProfile(path string) (*unturned.Profile, error) {
+	p := unturned.Default()
+	if path != "" {
+		data, err := config.ReadProfile(path)
+		if err != nil {
+			return nil, err
+		}
+		if p, err = unturned.ParseProfile(path, data); err != nil {
+			return nil, err
+		}
+	}
+	p.Bounds = CaptureBounds(p.Bounds)
+	return p, nil
+}
+
+// RPCFor is the ULinkRPC decoding under p: its [ulinkrpc] table and
+// [limits], with the names of the contracts folder dir, or without one
+// those of the schemas' [[ulinkrpc.service]] and [[ulinkrpc.type]] tables
+// (schema.md 4). Both given, dir wins, with a note on warn.
+func RPCFor(p *unturned.Profile, set *schema.Set, dir string, warn io.Writer) (*RPC, error) {
+	named := rpc.SchemaContracts(set)
+	if dir != "" && named != nil {
+		fmt.Fprintf(warn, "usmnscope: note: --%s %s names the ULinkRPC services and types; the [ulinkrpc] tables of the schema files are not used\n",
+			ContractsFlag, termsafe.Escape(dir))
+	}
+	rp, err := RPCWith(p.ULinkRPC, dir)
+	if err == nil {
+		RPCBounds(&rp.Config, p.Bounds)
+	}
+	if err == nil && dir == "" && named != nil {
+		rp.Config.Contracts = named
+	}
+	return rp, err
+}
+
+// profile is c's profile, the default without one.
+func (c Config) profile() *unturned.Profile {
+	if c.Profile == nil {
+		return unturned.Default()
+	}
+	return c.Profile
+}
+
+// decodeAs is c's --decode-as (Profile.DecodeAs) as the map every
+// consumer of a decode reads; Open reads it once.
+func (c Config) decodeAs() map[uint16]Proto { return decodeAsMap(c.profile().DecodeAs) }
+
+// index is the index of a decode under c: bounded by the profile
+// (NewIndex, arena as there), decoding payloads with the schemas.
+func (c Config) index(arena int64) *session.Index {
+	ix := NewIndex(c.Profile, arena)
+	ix.SetSchemas(c.Schemas)
+	return ix
+}
+
+// NewIndex returns the index of a decode under p (nil: the default),
+// bounded by p's [limits]; arena ≥ 0 bounds the message bytes kept in
+// memory (live), arena < 0 keeps the profile's bound.
+func NewIndex(p *unturned.Profile, arena int64) *session.Index {
+	if p == nil {
+		p = unturned.Default()
+	}
+	lim := p.Bounds.Limits()
+	if arena >= 0 {
+		lim.MaxArena = arena
+	}
+	return session.NewIndexLimits(p, lim)
+}
+
+// Feed reads the source into the index (FeedRPC), progress as there.
+func (d *Decode) Feed(progress func(capture.Stats)) error {
+	return feed(d.Source, d.Index, d.cfg.RPC, d.as, progress)
+}
+
+// CaptureOptions are the capture options of a decode under p (nil: the
+// default) with ULinkRPC decoded by rp (nil: not decoded): the TCP port of
+// SystemSockets traffic (wire.md 6 "transport_port"), the A2S query port
+// (wire.md 2), the capture bounds of [limits], and for ULinkRPC the UDP
+// ports of KCP (ulinkrpc.md 2.3) and the probe of the first datagrams of
+// UDP flows on other ports (KCP on any port).
+func CaptureOptions(p *unturned.Profile, rp *RPC) capture.Options {
+	return Config{Profile: p, RPC: rp}.captureOptions()
+}
+
+func (c Config) captureOptions() capture.Options {
+	p := c.profile()
+	o := BoundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
+	if c.RPC != nil {
+		o.DatagramPorts = c.RPC.DatagramPorts(p.DecodeAs)
+		o.ProbeDatagrams = KCPProbeDatagrams
+	}
+	o.DatagramPorts = hostedDatagramPorts(o.DatagramPorts)
+	return o
+}
+
+// LiveOptions are the capture options of a live capture under p (nil:
+// the default) decoding ULinkRPC with rp: the profile's ports and bounds;
+// TCP kept on the ports --decode-as names and on ULinkRPC's; KCP's UDP
+// datagrams on ULinkRPC's ports (ulinkrpc.md 2.3), which the kernel filter
+// then keeps too. l.AnyPort keeps all TCP and probes every other UDP flow
+// for a KCP handshake, as a file's decode does: the kernel filter keeps
+// all TCP and UDP.
+func LiveOptions(p *unturned.Profile, rp *RPC, l Live) capture.LiveOptions {
+	c := Config{Profile: p, RPC: rp}
+	return c.liveOptions(c.decodeAs(), l)
+}
+
+// liveOptions are LiveOptions under c with --decode-as read into as;
+// ULinkRPC's TCP ports are rp.Ports, by default DefaultRPCPorts.
+func (c Config) liveOptions(as map[uint16]Proto, l Live) capture.LiveOptions {
+	p := c.profile()
+	opt := capture.DefaultLiveOptions(l.Interface)
+	opt.Options = BoundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
+	rpcPorts := DefaultRPCPorts
+	if c.RPC != nil && c.RPC.Ports != nil {
+		rpcPorts = c.RPC.Ports
+	}
+	opt.TCPPorts = liveTCPPorts(as, rpcPorts)
+	opt.DatagramPorts = hostedDatagramPorts(c.RPC.DatagramPorts(p.DecodeAs))
+	if l.AnyPort {
+		opt.AllTCP = true
+		opt.ProbeDatagrams = KCPProbeDatagrams
+	}
+	withLive(&opt, l)
+	return opt
+}
+
 // The profile's [limits] (SECURITY.md "Bounds") joined to capture's:
 // unturned states the decoder's share and leaves the capture layer's zero,
 // "capture's default", since it does not import capture; here the two
@@ -123,11 +315,25 @@ func ParseBound(key string, size bool, s string) (int, error) {
 // FormatBound is unturned.FormatBound.
 func FormatBound(size bool, v int) string { return unturned.FormatBound(size, v) }
 
+// BoundOptions adds the capture layer's bounds b to capture options o.
+func BoundOptions(o capture.Options, b unturned.Bounds) capture.Options {
+	o.MaxBufferedPerFlow = int(b.MaxFlowBuffer)
+	o.MaxBufferedTotal = int(b.MaxTotalBuffer)
+	o.MaxFlows = b.MaxFlows
+	o.MaxFragments = b.MaxFragments
+	o.MaxFragmentBytes = int(b.MaxFragmentBytes)
+	o.MaxFragmentDatagrams = b.MaxFragmentDatagrams
+	o.MaxInterfaces = b.MaxInterfaces
+	o.MaxNotes = b.MaxNotes
+	o.MaxDecompressed = int64(b.MaxDecompressed)
+	return o
+}
+
 // datagramUnits name the datagram sessions several captures share
-// (merge.Units) when rp decodes ULinkRPC: its KCP conversations
+// (merge.Units) when c decodes ULinkRPC: its KCP conversations
 // (rpcfeed.Units); nil when ULinkRPC is not decoded.
-func datagramUnits(rp *RPC) merge.Units {
-	if rp == nil {
+func (c Config) datagramUnits() merge.Units {
+	if c.RPC == nil {
 		return nil
 	}
 	return rpcfeed.Units
@@ -135,7 +341,7 @@ func datagramUnits(rp *RPC) merge.Units {
 
 // sideDecoded reports whether d's ULinkRPC side opened a session: a read
 // that breaks off keeps what was decoded (Read).
-func (d *Decode) sideDecoded() bool { return d.RPC != nil && len(d.RPC.Sessions()) > 0 }
+func (d *Decode) sideDecoded() bool { return d.cfg.RPC != nil && len(d.cfg.RPC.Sessions()) > 0 }
 
 // RPCMessages counts the ULinkRPC records of dc (session.ConnInfo.RPC),
 // which live's headless line tells from the game's messages.

@@ -48,7 +48,7 @@ func TestChainedClocks(t *testing.T) {
 	}
 	rp := func() *pipeline.RPC { return pipeline.NewRPC(rpc.Config{}) }
 
-	ix, d := decodeAll(t, pipeline.Options{Several: capOf("a.pcap", "b.pcap", "c.pcap"), RPC: rp()})
+	ix, d := decodeAll(t, pipeline.Options{Config: pipeline.Config{RPC: rp()}, Several: capOf("a.pcap", "b.pcap", "c.pcap")})
 	cl := d.Source.(*merge.Source).Plan().Clocks
 	for i, want := range []int64{0, truthB, truthC} {
 		if diff := cl[i].OffsetNS - want; diff > 100_000 || diff < -100_000 {
@@ -91,7 +91,7 @@ func TestChainedClocks(t *testing.T) {
 	}
 
 	// A and C alone: no chain.
-	_, d2 := decodeAll(t, pipeline.Options{Several: capOf("a.pcap", "c.pcap"), RPC: rp()})
+	_, d2 := decodeAll(t, pipeline.Options{Config: pipeline.Config{RPC: rp()}, Several: capOf("a.pcap", "c.pcap")})
 	p2 := d2.Source.(*merge.Source).Plan()
 	if c := p2.Clocks[1]; c.OffsetNS != 0 || c.ErrorNS != -1 || c.Matched != 0 {
 		t.Errorf("c without b: clock %+v; want offset 0, error_ns -1, matched 0", c)

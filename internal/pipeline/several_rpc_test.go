@@ -52,7 +52,7 @@ func rpcTwoEnds(t *testing.T, transport string) *twoEnds {
 	if err := os.WriteFile(whole, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ixw, _ := decodeAll(t, pipeline.Options{Path: whole, RPC: pipeline.NewRPC(rpc.Config{})})
+	ixw, _ := decodeAll(t, pipeline.Options{Config: pipeline.Config{RPC: pipeline.NewRPC(rpc.Config{})}, Path: whole})
 	lastS2C := 0
 	for n := 1; n <= ixw.Len(); n++ {
 		if m := ixw.Message(n); m.Dir == dissect.S2C {
@@ -91,9 +91,9 @@ func TestTwoEndsULinkRPC(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			te := rpcTwoEnds(t, transport)
 			opt := func() *pipeline.RPC { return pipeline.NewRPC(rpc.Config{}) }
-			one, _ := decodeAll(t, pipeline.Options{Path: te.orig, RPC: opt()})
+			one, _ := decodeAll(t, pipeline.Options{Config: pipeline.Config{RPC: opt()}, Path: te.orig})
 			caps := []pipeline.Capture{{Path: te.client, Host: "client", Capture: "client.pcap"}, {Path: te.server, Host: "server", Capture: "server.pcap"}}
-			ix, d := decodeAll(t, pipeline.Options{Several: caps, RPC: opt()})
+			ix, d := decodeAll(t, pipeline.Options{Config: pipeline.Config{RPC: opt()}, Several: caps})
 			if got, want := ix.Len(), one.Len(); got != want || want < 500 {
 				t.Fatalf("merged records = %d; want %d, each once (the session alone)", got, want)
 			}
