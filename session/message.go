@@ -475,13 +475,15 @@ func (m *Message) Name() string {
 // from PayloadBit. With Listens and Known it lets a reader of the host's
 // messages (render, stats) ask what it needs without naming Unturned's
 // kinds.
-func (m *Message) Invokes() bool { return m.Kind == unturned.KindInvokeMessageListener }
+func (m *Message) Invokes() bool { return invokes(m.Kind) }
 
 // Listens reports whether m is one of USMN's two listener messages (an
 // invoke, or NegotiateListenerDetails): Listener describes its listener.
-func (m *Message) Listens() bool {
-	return m.Kind == unturned.KindInvokeMessageListener || m.Kind == unturned.KindNegotiateListenerDetails
-}
+func (m *Message) Listens() bool { return invokes(m.Kind) || negotiates(m.Kind) }
+
+// invokes and negotiates are the kind rules of Invokes, Listens and Role.
+func invokes(k unturned.Kind) bool    { return k == unturned.KindInvokeMessageListener }
+func negotiates(k unturned.Kind) bool { return k == unturned.KindNegotiateListenerDetails }
 
 // Known reports whether m is a message of a known kind.
 func (m *Message) Known() bool { return m.Kind != unturned.KindUnknown }

@@ -89,7 +89,7 @@ func (m *Message) Role() Role { return roleOf(m.Kind) }
 func (t *Tally) Role() Role { return roleOf(t.Kind) }
 
 func roleOf(k unturned.Kind) Role {
-	return Role{Kind: k.String(), Invokes: k == unturned.KindInvokeMessageListener, Negotiates: k == unturned.KindNegotiateListenerDetails,
+	return Role{Kind: k.String(), Invokes: invokes(k), Negotiates: negotiates(k),
 		AnswersPing: k == unturned.KindServerPingResponse || k == unturned.KindClientPingResponse}
 }
 

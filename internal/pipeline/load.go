@@ -5,9 +5,8 @@ import "github.com/usmnscope/usmnscope/schema"
 // A command holds Loaders (register.go) rather than what they load, so
 // that a bad profile is reported where the command would have read it,
 // after its own usage checks; it passes what they load on as one Config,
-// without looking into it. This file runs the loaders in the
-// registration's order (Loaders.steps); what each loads, and its default,
-// is the registration's.
+// without looking into it. What each loader loads, and its default, is
+// the registration's.
 
 // Options are the Options of a decode under c, to which the caller adds
 // its source.
@@ -16,11 +15,13 @@ func (c Config) Options() Options {
 }
 
 // Load runs every loader, in the order of the registration: the profile,
-// the schemas, then ULinkRPC's side.
+// the schemas (Early), then ULinkRPC's side (Rest, register.go).
 func (l Loaders) Load() (Config, error) {
-	var c Config
-	steps, _ := l.steps()
-	if err := run(&c, steps); err != nil {
+	c, err := l.Early()
+	if err == nil {
+		err = l.Rest(&c)
+	}
+	if err != nil {
 		return Config{}, err
 	}
 	return c, nil
@@ -31,28 +32,15 @@ func (l Loaders) Load() (Config, error) {
 // infer, bits), or the part of Load a command checks before it makes its
 // output (export, which then calls Rest).
 func (l Loaders) Early() (Config, error) {
-	var c Config
-	steps, early := l.steps()
-	if err := run(&c, steps[:early]); err != nil {
+	p, err := l.profile()
+	if err != nil {
 		return Config{}, err
 	}
-	return c, nil
-}
-
-// Rest completes what Early loaded into c: its sides.
-func (l Loaders) Rest(c *Config) error {
-	steps, early := l.steps()
-	return run(c, steps[early:])
-}
-
-// run runs steps over c in order, stopping at the first error.
-func run(c *Config, steps []func(*Config) error) error {
-	for _, step := range steps {
-		if err := step(c); err != nil {
-			return err
-		}
+	set, err := LoadSchemas(l.Schemas)
+	if err != nil {
+		return Config{}, err
 	}
-	return nil
+	return Config{Profile: p, Schemas: set}, nil
 }
 
 // LoadSchemas runs a schema loader; without one (a test's options) there

@@ -26,11 +26,10 @@ import (
 // names the pipeline's callers keep for ULinkRPC's side and the profile's
 // [limits], the protocols' configuration (Loaders, Config: what load.go
 // loads and open.go builds a decode under), and what the neutral files
-// ask of the protocols through
-// functions named here: the datagram units of several captures, a read's
-// ULinkRPC sessions and live's count of their records, ULinkRPC's and Unturned's parts of Export, and
-// Unturned's profile search over the host's decode (profile infer and the
-// hint).
+// ask of the protocols through functions named here: the datagram units
+// of several captures, a read's ULinkRPC sessions and live's count of
+// their records, ULinkRPC's and Unturned's parts of Export, and Unturned's
+// profile search over the host's decode (profile infer and the hint).
 
 // The one registration of the protocols (issue 23): every decode reads the
 // registry (decode.Protocols) for the ports it claims, the content
@@ -117,15 +116,11 @@ type Config struct {
 	RPC *RPC
 }
 
-// steps are l's loaders as steps over a Config, in the order they run:
-// the profile's and the schemas' (the first early of them, Early), then
-// ULinkRPC's (Rest).
-func (l Loaders) steps() (steps []func(*Config) error, early int) {
-	return []func(*Config) error{
-		func(c *Config) (err error) { c.Profile, err = l.profile(); return err },
-		func(c *Config) (err error) { c.Schemas, err = LoadSchemas(l.Schemas); return err },
-		func(c *Config) (err error) { c.RPC, err = LoadRPC(l.RPC); return err },
-	}, 2
+// Rest completes what Early (load.go) loaded into c: its ULinkRPC side.
+func (l Loaders) Rest(c *Config) error {
+	var err error
+	c.RPC, err = LoadRPC(l.RPC)
+	return err
 }
 
 func (l Loaders) profile() (*unturned.Profile, error) {
@@ -184,12 +179,23 @@ func RPCFor(p *unturned.Profile, set *schema.Set, dir string, warn io.Writer) (*
 	return rp, err
 }
 
-// profile is c's profile, the default without one.
-func (c Config) profile() *unturned.Profile {
-	if c.Profile == nil {
+// profile is c's profile, the default without one (orDefault).
+func (c Config) profile() *unturned.Profile { return orDefault(c.Profile) }
+
+// orDefault is p, or without one the default profile (wire.md 6): the one
+// rule of every decode given no profile.
+func orDefault(p *unturned.Profile) *unturned.Profile {
+	if p == nil {
 		return unturned.Default()
 	}
-	return c.Profile
+	return p
+}
+
+// profileOptions are the capture options a profile sets: the TCP port of
+// SystemSockets traffic (wire.md 6 "transport_port"), the A2S query port
+// (wire.md 2) and the capture bounds of [limits].
+func profileOptions(p *unturned.Profile) capture.Options {
+	return BoundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
 }
 
 // decodeAs is c's --decode-as (Profile.DecodeAs) as the map every
@@ -208,9 +214,7 @@ func (c Config) index(arena int64) *session.Index {
 // bounded by p's [limits]; arena ≥ 0 bounds the message bytes kept in
 // memory (live), arena < 0 keeps the profile's bound.
 func NewIndex(p *unturned.Profile, arena int64) *session.Index {
-	if p == nil {
-		p = unturned.Default()
-	}
+	p = orDefault(p)
 	lim := p.Bounds.Limits()
 	if arena >= 0 {
 		lim.MaxArena = arena
@@ -235,7 +239,7 @@ func CaptureOptions(p *unturned.Profile, rp *RPC) capture.Options {
 
 func (c Config) captureOptions() capture.Options {
 	p := c.profile()
-	o := BoundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
+	o := profileOptions(p)
 	if c.RPC != nil {
 		o.DatagramPorts = c.RPC.DatagramPorts(p.DecodeAs)
 		o.ProbeDatagrams = KCPProbeDatagrams
@@ -261,7 +265,7 @@ func LiveOptions(p *unturned.Profile, rp *RPC, l Live) capture.LiveOptions {
 func (c Config) liveOptions(as map[uint16]Proto, l Live) capture.LiveOptions {
 	p := c.profile()
 	opt := capture.DefaultLiveOptions(l.Interface)
-	opt.Options = BoundOptions(capture.Options{TransportPort: p.TransportPort, QueryPort: p.QueryPort}, p.Bounds)
+	opt.Options = profileOptions(p)
 	rpcPorts := DefaultRPCPorts
 	if c.RPC != nil && c.RPC.Ports != nil {
 		rpcPorts = c.RPC.Ports
@@ -524,22 +528,14 @@ func Infer(o Options) (*infer.Result, *Recording, error) {
 	if rec.Err != nil && len(rec.Events) == 0 {
 		return nil, rec, fmt.Errorf("profile infer: %s: %w", termsafe.Escape(o.Path), rec.Err)
 	}
-	p := o.Profile
-	if p == nil {
-		p = unturned.Default()
-	}
-	return infer.Run(p, Replay(rec)), rec, nil
+	return infer.Run(orDefault(o.Profile), Replay(rec)), rec, nil
 }
 
 // WriteInferReport writes the text report of profile infer (infer.WriteReport)
 // of res, which Infer found for o from rec: the capture, the profile o
 // decodes under, and what of the capture was searched.
 func WriteInferReport(w io.Writer, o Options, rec *Recording, res *infer.Result) {
-	p := o.Profile
-	if p == nil {
-		p = unturned.Default()
-	}
-	infer.WriteReport(w, o.Path, p.Name, SearchedKiB(rec), res)
+	infer.WriteReport(w, o.Path, orDefault(o.Profile).Name, SearchedKiB(rec), res)
 }
 
 // HintRun is the hint's search (a test counts the work it is given and
@@ -565,9 +561,7 @@ func Hint(p *unturned.Profile, path string, dc *session.Index, h infer.Hint) {
 	if path == "-" || !h.Bad() {
 		return
 	}
-	if p == nil {
-		p = unturned.Default()
-	}
+	p = orDefault(p)
 	rec, size, ok := hintRecording(path, CaptureOptions(p, nil))
 	if !ok {
 		return
