@@ -382,7 +382,11 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.err = msg.Err.Error()
 		}
 		m.refresh()
-		return m, tea.Batch(tail, m.step(syncBudget))
+		// New messages index by connection at once, up to indexBudget: a
+		// background step for them would cost a frame of its own (a
+		// million-message load drew twice as many frames as it had
+		// progress updates, issue 28).
+		return m, tea.Batch(tail, m.stepIndex(syncBudget, indexBudget))
 	case LiveMsg:
 		m.live = msg
 		return m, nil

@@ -398,3 +398,29 @@ func TestNoColor(t *testing.T) {
 		t.Error("the selection is not reversed under NO_COLOR")
 	}
 }
+
+// TestProgressIndexesAtOnce: the update that brings a progress message
+// indexes the new messages by connection itself (up to indexBudget), so a
+// load draws a frame per progress message and none for background steps
+// (issue 28: a million-message load drew twice as many frames).
+func TestProgressIndexesAtOnce(t *testing.T) {
+	for _, n := range []int{syncBudget + 1, indexBudget / 2, indexBudget} {
+		src := fake.Big(0)
+		m := New(src, Config{Name: "big.pcapng"})
+		m = send(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+		src.N = n
+		next, cmd := m.Update(ProgressMsg{Fraction: 0.5})
+		m = next.(Model)
+		if m.idx.scanned != n {
+			t.Errorf("n=%d: one progress update indexed %d messages; want %d", n, m.idx.scanned, n)
+		}
+		for _, msg := range run(cmd) {
+			if _, ok := msg.(scanMsg); ok {
+				t.Errorf("n=%d: the progress update scheduled a background step", n)
+			}
+		}
+		if got, want := len(m.idx.byConn[fake.USMN]), n-(n+2)/3; got != want {
+			t.Errorf("n=%d: USMN connection indexed %d messages; want %d", n, got, want)
+		}
+	}
+}
