@@ -3,8 +3,10 @@ package pipeline
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/decode"
@@ -596,13 +598,34 @@ func streamHint(p *unturned.Profile, path string, dc *session.Index) (heads func
 // workshop messages are decoded (for their trailer note). The TUI scores
 // its million-message index this way before it says loaded (issue 18).
 func ScoreHeads(dc *session.Index) infer.Hint {
-	var t infer.Tally
-	d := Inferred(dc)
+	d, n := Inferred(dc), dc.Len()
+	parts := 1
+	if n >= scoreSplit {
+		parts = min(runtime.GOMAXPROCS(0), 4) // the reads share one lock
+	}
+	ts := make([]infer.Tally, parts)
+	var wg sync.WaitGroup
+	for i := range ts {
+		wg.Go(func() { tallyHeads(dc, d, &ts[i], 1+n*i/parts, 1+n*(i+1)/parts) })
+	}
+	wg.Wait()
+	for i := 1; i < parts; i++ {
+		ts[0].Add(&ts[i])
+	}
+	return ts[0].Score(d)
+}
+
+// scoreSplit is the index size from which ScoreHeads tallies parts of it
+// on several cores: the last step before the TUI says loaded (issue 28).
+var scoreSplit = 1 << 16 // a variable for its test
+
+// tallyHeads tallies the Heads of messages from..to-1 of dc into t.
+func tallyHeads(dc *session.Index, d infer.Decoded, t *infer.Tally, from, to int) {
 	buf := make([]session.Head, 0, 4096)
-	for n := 1; ; {
-		hs := dc.Heads(buf, n)
+	for n := from; n < to; {
+		hs := dc.Heads(buf[:0:min(cap(buf), to-n)], n)
 		if len(hs) == 0 {
-			return t.Score(d)
+			return
 		}
 		for i := range hs {
 			h := InferHead(&hs[i])

@@ -57,6 +57,14 @@ func (t *Tally) Head(d Decoded, h *Head) {
 	}
 }
 
+// Add adds the tally of other messages of the same decode (a part of it
+// tallied apart).
+func (t *Tally) Add(o *Tally) {
+	t.h.Flagged += o.h.Flagged
+	t.h.Trailer = t.h.Trailer || o.h.Trailer
+	t.rpc += o.rpc
+}
+
 // Score is the tally after the feed.
 func (t *Tally) Score(d Decoded) Hint {
 	h := t.h
