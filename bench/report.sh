@@ -8,7 +8,8 @@
 # SECTIONS (which parts to run, default "e2e tui-memory tui-bench live
 # floor ulinkrpc infer stats"), e.g. SECTIONS=live ./bench/report.sh. The floor section is
 # bench/floor.sh (issue 18), with its own SIZES and RUNS; the ulinkrpc
-# section bench/ulinkrpc.sh (issue 15), with its own RPC_N and RUNS; the
+# section bench/ulinkrpc.sh (issue 15), with its own RPC_N and RUNS, then
+# again over WebSocket and KCP on RPC_N_OTHER frames (default 100000); the
 # infer section bench/infer.sh (issue 25), with its own INFER_PROFILES; the
 # stats section bench/stats.sh (issue 26), with its own SIZES and RUNS.
 set -u
@@ -223,6 +224,11 @@ fi
 if want ulinkrpc; then
 	say ""
 	WORK=$WORK/ulinkrpc ./bench/ulinkrpc.sh
+	# Issue 28 asks the same rows of 100,000 frames over WebSocket and KCP.
+	for tr in websocket kcp; do
+		say ""
+		RPC_N=${RPC_N_OTHER:-100000} RPC_TRANSPORT=$tr WORK=$WORK/ulinkrpc-$tr ./bench/ulinkrpc.sh
+	done
 fi
 if want infer; then
 	say ""
