@@ -52,7 +52,7 @@
 // handed out with its `pair`; likewise a ULinkRPC Request or KeepAlivePing
 // until its answer is numbered (at most 4096 messages). A Stream without
 // Settled (tables) hands nothing out, so its ULinkRPC connections are
-// light sessions (rpc.Config.Light: read only as far as the tables go) and
+// light (decode.Config.Light: read only as far as the tables go) and
 // their askers wait for nothing. Stream.Cut (`tables --at N`) stops at
 // message N once it is final: Index.Cut tells the feeder to stop reading,
 // and the Index answers as of N (Len, Connections, Tables) without the

@@ -14,7 +14,7 @@ func (t *Tables) Proto() decode.Tables {
 	if t == nil {
 		return nil
 	}
-	return t.rpcView()
+	return t.ProtoTable
 }
 
 // ProtoTables is connection ci's protocol tables as of t (Tables.Proto),
@@ -24,5 +24,5 @@ func (ci ConnInfo) ProtoTables(t *Tables) decode.Tables {
 	if p := t.Proto(); p != nil {
 		return p
 	}
-	return ci.emptyTables()
+	return ci.EmptyTables
 }
