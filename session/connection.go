@@ -65,7 +65,7 @@ type connection struct {
 	// one are not kept but taken again from their messages (Index.tablesAsOf).
 	checkpoints []checkpoint
 
-	// A hosted protocol's connection (rpc.go): its state, what else it
+	// A hosted protocol's connection (hosted.go): its state, what else it
 	// offers (decode.Tallied, Keeper, Reuser: nil for none, asked once at
 	// OpenConn), and how many of its findings info has. light: its
 	// records are light (decode.Config.Light, and it reuses them), read

@@ -128,7 +128,7 @@ type Index struct {
 	tallyBuf   []byte                      // TallyOf's buffer for bytes read back from the store
 	extra      map[int32][]dissect.Finding // findings the capture adds to message n (tables, inference)
 	conns      []*connection
-	byConn     map[dissect.Conn]uint32    // Unturned connections; ULinkRPC ones in rpcByConn (rpc.go)
+	byConn     map[dissect.Conn]uint32    // Unturned connections; hosted ones in rpcByConn (hosted.go)
 	recent     [connCacheSize]*connection // see conn
 	findings   []dissect.Finding
 	suppressed int              // capture findings past Limits.MaxFindings
@@ -160,10 +160,10 @@ type Index struct {
 	pins         uint64
 	pendingBytes int
 	blockers     []dirRef
-	// ULinkRPC records by record index (rpc.go); rpcAsks are the askers a
+	// Hosted records by record index (hosted.go); rpcAsks are the askers a
 	// Stream waits on.
 	rpcRecs map[int32]decode.Record
-	// noSlim keeps every hosted record in rpcRecs (rpcslim.go; the
+	// noSlim keeps every hosted record in rpcRecs (hostedslim.go; the
 	// tests' reference).
 	noSlim    bool
 	rpcAsks   []rpcAsk

@@ -10,7 +10,7 @@ import (
 	"github.com/usmnscope/usmnscope/session"
 )
 
-// TestRPCSlimSame (rpcslim.go): a full index that keeps ULinkRPC records
+// TestRPCSlimSame (hostedslim.go): a full index that keeps ULinkRPC records
 // slim gives every message, detail, head and table as one that keeps them
 // all as records, over the random traffic of TestRPCHostRandom.
 func TestRPCSlimSame(t *testing.T) {

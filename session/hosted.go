@@ -21,7 +21,7 @@ import (
 // that holds bytes while it resynchronises is a blocker like an Unturned
 // direction (order.go). Every record gets an index record (recRPC) whose
 // bytes are the decode.Record itself, kept in Index.rpcRecs, or for a
-// record a full index keeps slim (rpcslim.go, decode.Keeper) its bytes
+// record a full index keeps slim (hostedslim.go, decode.Keeper) its bytes
 // and the index record, restored when read: Len, Stamp, Head, Message and
 // Detail work for every n, and a Message of a hosted record carries it in
 // Message.Rec. Pairing (ulinkrpc.md 5) runs as each record is numbered
