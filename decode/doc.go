@@ -21,6 +21,13 @@
 //   - Tables are what a protocol adds up on a connection, when it keeps
 //     tables of its own (tables.go): their `tables` text and the rows of
 //     the TUI's tables pane.
+//   - What a Conn offers its host beyond Conn is an interface too, asked
+//     for once when the host opens the connection (host.go): Labeled (its
+//     label in a list of connections), Budgeted (the bytes a stream may
+//     hold of its records), Tallied (its Tables now, empty and as of a
+//     message, and its `tables --json` entry), Reuser (records taken back
+//     once printed) and Keeper (records a full host keeps compact or slim:
+//     their bytes and a Place, restored when read).
 //
 // The protocols register in one place (internal/pipeline's register.go,
 // Register here); a test may register a protocol of its own.

@@ -1,6 +1,7 @@
 package filter_test
 
 import (
+	"github.com/usmnscope/usmnscope/decode"
 	"os"
 	"path/filepath"
 	"testing"
@@ -157,8 +158,8 @@ func TestMatchHeadAgreesULinkRPC(t *testing.T) {
 				h, _ := ix.Head(n)
 				m := ix.Detail(n)
 				got, want := f.MatchHead(h), f.Match(m)
-				if got != want || m.RPC == nil {
-					t.Errorf("%s message %d: %q MatchHead = %v; Match = %v (ULinkRPC record %v)", filepath.Base(path), n, expr, got, want, m.RPC != nil)
+				if got != want || rpcOf(m.Rec) == nil {
+					t.Errorf("%s message %d: %q MatchHead = %v; Match = %v (ULinkRPC record %v)", filepath.Base(path), n, expr, got, want, rpcOf(m.Rec) != nil)
 				}
 				if want {
 					selected[expr]++
@@ -171,4 +172,10 @@ func TestMatchHeadAgreesULinkRPC(t *testing.T) {
 			t.Errorf("%q selects nothing in the ULinkRPC fixtures: the test compares nothing", expr)
 		}
 	}
+}
+
+// rpcOf is r as a ULinkRPC record, nil for none.
+func rpcOf(r decode.Record) *rpc.Record {
+	rr, _ := r.(*rpc.Record)
+	return rr
 }

@@ -19,10 +19,10 @@ func rpcInt(v int) *int       { return &v }
 var rpcConn = dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.2:50412"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}
 
 // rpcMessage is a ULinkRPC message as the index gives it (session.Index
-// buildRPC): the record in RPC, its pairing copied.
+// buildRPC): the record in Rec, its pairing copied.
 func rpcMessage(r *rpc.Record) *session.Message {
 	r.Conn = rpcConn
-	return &session.Message{N: r.N, Conn: r.Conn, Dir: r.Dir, Data: make([]byte, r.Len), RPC: r,
+	return &session.Message{N: r.N, Conn: r.Conn, Dir: r.Dir, Data: make([]byte, r.Len), Rec: r,
 		Pair: r.Pair, Latency: r.Latency, HasLatency: r.HasLatency, Findings: r.Findings}
 }
 

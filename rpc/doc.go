@@ -39,7 +39,10 @@
 // names, pairs and tallies each record when the host calls Numbered, in
 // the host's number order across both protocols. The host keeps the
 // records; the session keeps only the open askers and its Tally, which
-// gives the `rpc` table as of any number.
+// gives the `rpc` table as of any number. The host reaches the rest
+// through decode's interfaces, which Hosted implements (host.go): the
+// label, the budget, the `rpc` table (View), Recycle and Shed, and the
+// compact and slim keeping (compact.go, slim.go).
 //
 // # Light sessions
 //

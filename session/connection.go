@@ -6,7 +6,6 @@ import (
 
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -66,11 +65,18 @@ type connection struct {
 	// one are not kept but taken again from their messages (Index.tablesAsOf).
 	checkpoints []checkpoint
 
-	// A hosted protocol's connection (rpc.go): its state (rpc too for
-	// ULinkRPC), and how many of its findings info has.
-	proto       decode.Conn
-	rpc         *rpc.Session
-	rpcFindings int
+	// A hosted protocol's connection (hosted.go): its state, what else it
+	// offers (decode.Tallied, Keeper, Reuser: nil for none, asked once at
+	// OpenConn), and how many of its findings info has. light: its
+	// records are light (decode.Config.Light, and it reuses them), read
+	// only as far as the tables go; budget: it is decode.Budgeted;
+	// compact: its records are kept compact (decode.Keeper.KeepCompact).
+	proto                  decode.Conn
+	tally                  decode.Tallied
+	keeper                 decode.Keeper
+	reuse                  decode.Reuser
+	light, budget, compact bool
+	rpcFindings            int
 
 	// pairs is PingRequest and RequestServerListenerId pairing (pairs.go),
 	// made with the connection's first message (connection.pairing): ten

@@ -112,7 +112,7 @@ func TestStreamCut(t *testing.T) {
 						continue
 					}
 					ci := conns[i]
-					if ci.Conn != fc.Conn || ci.RPC != fc.RPC {
+					if ci.Conn != fc.Conn || (ci.Proto != "") != (fc.Proto != "") {
 						t.Fatalf("connection %d at the cut = %s; want %s", i, ci.Conn, fc.Conn)
 					}
 					if got := cut.TablesOf(i, at); !reflect.DeepEqual(got, ft) {
@@ -121,7 +121,7 @@ func TestStreamCut(t *testing.T) {
 					if ft != nil && ci.Messages != ft.Messages {
 						t.Errorf("connection %d: %d messages at the cut; want %d", i, ci.Messages, ft.Messages)
 					}
-					if !fc.RPC {
+					if !(fc.Proto != "") {
 						if c, s := markersUpTo(full, fc.Conn, at); ci.USMNClient != c || ci.USMNServer != s {
 							t.Errorf("connection %d: USMN client %v server %v at the cut; want %v %v", i, ci.USMNClient, ci.USMNServer, c, s)
 						}

@@ -14,9 +14,11 @@
 // table commits, listener names and Tables as of a message (wire.md 4.5);
 // order.go numbering by arrival while a direction resynchronises
 // (outputs.md "Ordering"); idbits.go the Serverside_ID_Bit_Count inference
-// (wire.md 4.6); rpc.go the connections of the protocols the index hosts,
-// ULinkRPC's among them (ulinkrpc.md, issue 15: their records numbered
-// with the Unturned messages, kept whole, Message.Rec); neutral.go what
+// (wire.md 4.6); hosted.go the connections of the protocols the index
+// hosts through decode's interfaces, ULinkRPC's among them (ulinkrpc.md,
+// issue 15: their records numbered with the Unturned messages,
+// Message.Rec), and hostedslim.go how a full index keeps their records
+// small; neutral.go what
 // render and the views read of a connection's protocol part as decode's
 // values (Tables.Proto, ConnInfo.ProtoTables: issue 23);
 // pairs.go the pairing of pings and listener-ID requests with their
@@ -52,7 +54,7 @@
 // handed out with its `pair`; likewise a ULinkRPC Request or KeepAlivePing
 // until its answer is numbered (at most 4096 messages). A Stream without
 // Settled (tables) hands nothing out, so its ULinkRPC connections are
-// light sessions (rpc.Config.Light: read only as far as the tables go) and
+// light (decode.Config.Light: read only as far as the tables go) and
 // their askers wait for nothing. Stream.Cut (`tables --at N`) stops at
 // message N once it is final: Index.Cut tells the feeder to stop reading,
 // and the Index answers as of N (Len, Connections, Tables) without the
@@ -68,8 +70,9 @@
 // segments, or from a source without a file (stdin, live capture), are
 // copied into an in-memory arena. The decoder itself still does no IO: the
 // Store is the caller's.
-// A ULinkRPC record (rpc.go) is kept whole beside its index record: its
-// decoding is its session's, made once when it is numbered.
+// A hosted record (hosted.go) is kept beside its index record, compact,
+// or slim as its bytes and the index record alone (hostedslim.go,
+// decode.Keeper), restored when read: its decoding is its connection's.
 //
 // Limits.MaxArena bounds the arena (0, the default, keeps everything: a
 // file or stdin is read to be shown whole; live capture sets 64 MiB). Past

@@ -17,7 +17,7 @@ const SchemaFixture = schemaFixture
 // the decoding its commit made (not decoded again).
 func (c *Index) Prepared(n int) bool { return c.prepared(int32(n-1)) != nil }
 
-// NoSlim makes c keep every ULinkRPC record as a record (rpcslim.go):
+// NoSlim makes c keep every ULinkRPC record as a record (hostedslim.go):
 // the reference slim records are compared with.
 func (c *Index) NoSlim() { c.noSlim = true }
 

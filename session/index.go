@@ -10,7 +10,6 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/netpak"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -35,10 +34,12 @@ type ConnInfo struct {
 	Findings   []dissect.Finding // connection-level findings (gaps, resync, inference, UDP notes)
 	Suppressed int               // findings past Limits.MaxFindings: counted, not kept
 
-	Proto     string        // a hosted protocol's connection (OpenConn): its name; "" for Unturned
-	Label     string        // what a list of connections shows of a hosted one: its protocol and how it is carried ("ulinkrpc tcp")
-	RPC       bool          // a ULinkRPC connection: its messages carry Message.RPC
-	Transport rpc.Transport // a ULinkRPC connection's transport
+	Proto string // a hosted protocol's connection (OpenConn): its name; "" for Unturned
+	Label string // what a list of connections shows of a hosted one: its protocol and how it is carried ("ulinkrpc tcp")
+	// EmptyTables are a hosted connection's protocol tables with nothing
+	// counted when its protocol keeps tables of its own (decode.Tallied:
+	// ULinkRPC's `rpc` table), nil otherwise (ProtoTables).
+	EmptyTables decode.Tables
 
 	// Host and Capture name the capture of several the connection was
 	// first seen in (origins.go); empty for one capture.
@@ -127,7 +128,7 @@ type Index struct {
 	tallyBuf   []byte                      // TallyOf's buffer for bytes read back from the store
 	extra      map[int32][]dissect.Finding // findings the capture adds to message n (tables, inference)
 	conns      []*connection
-	byConn     map[dissect.Conn]uint32    // Unturned connections; ULinkRPC ones in rpcByConn (rpc.go)
+	byConn     map[dissect.Conn]uint32    // Unturned connections; hosted ones in rpcByConn (hosted.go)
 	recent     [connCacheSize]*connection // see conn
 	findings   []dissect.Finding
 	suppressed int              // capture findings past Limits.MaxFindings
@@ -159,10 +160,10 @@ type Index struct {
 	pins         uint64
 	pendingBytes int
 	blockers     []dirRef
-	// ULinkRPC records by record index (rpc.go); rpcAsks are the askers a
+	// Hosted records by record index (hosted.go); rpcAsks are the askers a
 	// Stream waits on.
 	rpcRecs map[int32]decode.Record
-	// noSlim keeps every hosted record in rpcRecs (rpcslim.go; the
+	// noSlim keeps every hosted record in rpcRecs (hostedslim.go; the
 	// tests' reference).
 	noSlim    bool
 	rpcAsks   []rpcAsk

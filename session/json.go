@@ -10,7 +10,6 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/jsontime"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -107,7 +106,7 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *jsontime.Cache) ([]byte, 
 		dst = jsontime.Append(dst, m.Time)
 	}
 	dst = append(dst, '"')
-	dst = rpc.AppendTimeNS(dst, m.Time)
+	dst = jsontime.AppendNS(dst, m.Time)
 	dst = append(dst, m.origin...)
 	dst = appendSight(dst, m.Sight)
 	dst = append(dst, `,"conn":`...)
@@ -406,7 +405,7 @@ func tablesJSON(ci ConnInfo, t *Tables) jsonConn {
 		j.Unresolved = append(j.Unresolved, jsonRef{N: r.N, Dir: r.Dir.String(), ID: r.ID})
 	}
 	j.Warnings = jsonFindings(t.Warnings)
-	if t.RPC == nil {
+	if t.ProtoTable == nil {
 		j.Ping = &jsonPing{C2S: pingJSON(t.Ping[dissect.C2S]), S2C: pingJSON(t.Ping[dissect.S2C])}
 	}
 	return j

@@ -239,7 +239,7 @@ func (c *Index) Tables(conn dissect.Conn, asOf int) *Tables {
 }
 
 // tablesOf is Tables for cn, under the caller's lock; a ULinkRPC
-// connection's is its `rpc` table (rpc.go).
+// connection's is its `rpc` table (hosted.go).
 func (c *Index) tablesOf(cn *connection, asOf int) *Tables {
 	if c.stream != nil {
 		return c.streamTables(cn, asOf)

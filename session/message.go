@@ -9,7 +9,6 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -50,6 +49,9 @@ type Message struct {
 	// recLineLater is lineLater for a hosted record (Rec): Summary is
 	// Rec.Line(), made by whoever encodes the message (JSONBatch.Message).
 	recLineLater bool
+	// recSize is Rec's Meta.Size, the bytes it holds beside Data (a
+	// ULinkRPC record's envelope), which a JSONBatch counts.
+	recSize int
 
 	// Pairing (outputs.md "Pairing"): the partner's number, 0 for none;
 	// Latency is set on the answering message of a pair only.
@@ -57,11 +59,9 @@ type Message struct {
 	Latency    time.Duration
 	HasLatency bool
 
-	// RPC is the record when the message is a ULinkRPC frame (outputs.md
-	// "ULinkRPC records"); the Unturned fields above are then zero.
-	RPC *rpc.Record
 	// Rec is the record when the message is a hosted protocol's
-	// (ULinkRPC's too): decode.Record, the neutral record.
+	// (ULinkRPC's too: outputs.md "ULinkRPC records"): decode.Record, the
+	// neutral record; the Unturned fields above are then zero.
 	Rec decode.Record
 
 	// Origin, with several captures read as one, is the host and capture
@@ -374,10 +374,9 @@ type Head struct {
 	Kind       unturned.Kind // outputs.md "msg" is Kind.String()
 	Worst      dissect.Severity
 	HasFinding bool
-	// RPC is the record of a ULinkRPC message (Kind is then zero): the
-	// index keeps it whole, so a filter on its fields needs no decoding.
-	RPC *rpc.Record
-	// Rec is the record of a hosted protocol's message (ULinkRPC's too).
+	// Rec is the record of a hosted protocol's message (ULinkRPC's too;
+	// Kind is then zero): the index keeps it whole, so a filter on its
+	// fields needs no decoding.
 	Rec decode.Record
 	// Hosted is set for a hosted protocol's message, also when the Head
 	// comes without its record (Index.Heads).
@@ -387,7 +386,7 @@ type Head struct {
 // Head returns m's Head, as Index.Head gives it for the same message.
 func (m *Message) Head() Head {
 	w, ok := m.Worst()
-	return Head{N: m.N, Conn: m.Conn, Dir: m.Dir, Kind: m.Kind, Worst: w, HasFinding: ok, RPC: m.RPC, Rec: m.Rec}
+	return Head{N: m.N, Conn: m.Conn, Dir: m.Dir, Kind: m.Kind, Worst: w, HasFinding: ok, Rec: m.Rec}
 }
 
 // Head returns message n's Head from its index record alone: no bytes are
@@ -416,14 +415,13 @@ func (c *Index) headOf(n int, h *Head, records bool) bool {
 		return false
 	}
 	r := c.rec(int32(n - 1))
-	h.N, h.Conn, h.Dir, h.Kind, h.Worst, h.HasFinding, h.RPC, h.Rec = n, c.conns[r.conn].info.Conn, r.dir, r.kind, 0, false, nil, nil
+	h.N, h.Conn, h.Dir, h.Kind, h.Worst, h.HasFinding, h.Rec = n, c.conns[r.conn].info.Conn, r.dir, r.kind, 0, false, nil
 	h.Hosted = r.flags&recRPC != 0
 	worst := r.worst
 	if r.flags&recRPC != 0 {
 		if records {
 			if rr := c.rpcRecord(int32(n-1), true); rr != nil {
 				h.Rec = c.readable(c.conns[r.conn], rr) // as buildRPC: the feeder may still set Pair
-				h.RPC, _ = h.Rec.(*rpc.Record)
 			}
 		}
 		if worst > 0 {
@@ -552,25 +550,9 @@ func (c *Index) fromRecord(m *Message, r *record, i int32, d *unturned.Decoded, 
 	return fs
 }
 
-// Record is m's hosted record (decode.Record): Rec, or RPC for a Message
-// built with RPC alone; nil for an Unturned message.
-func (m *Message) Record() decode.Record {
-	if m.Rec != nil {
-		return m.Rec
-	}
-	if m.RPC != nil {
-		return m.RPC
-	}
-	return nil
-}
+// Record is m's hosted record (decode.Record): Rec; nil for an Unturned
+// message.
+func (m *Message) Record() decode.Record { return m.Rec }
 
 // Record is h's hosted record as Message.Record says.
-func (h *Head) Record() decode.Record {
-	if h.Rec != nil {
-		return h.Rec
-	}
-	if h.RPC != nil {
-		return h.RPC
-	}
-	return nil
-}
+func (h *Head) Record() decode.Record { return h.Rec }

@@ -5,7 +5,7 @@ import "github.com/usmnscope/usmnscope/decode"
 // The accessors here give the host's readers (render, the views) a
 // connection's protocol part as decode's values, so that they need not
 // name the protocol that made it (issue 23); what a protocol gives for
-// them is made beside the rest of its hosting (rpc.go).
+// them is made beside the rest of its hosting (hosted.go).
 
 // Proto is t's protocol tables (decode.Tables): a ULinkRPC connection's
 // `rpc` table; nil for the listener tables of Unturned, for a protocol
@@ -14,7 +14,7 @@ func (t *Tables) Proto() decode.Tables {
 	if t == nil {
 		return nil
 	}
-	return t.rpcView()
+	return t.ProtoTable
 }
 
 // ProtoTables is connection ci's protocol tables as of t (Tables.Proto),
@@ -24,5 +24,5 @@ func (ci ConnInfo) ProtoTables(t *Tables) decode.Tables {
 	if p := t.Proto(); p != nil {
 		return p
 	}
-	return ci.emptyTables()
+	return ci.EmptyTables
 }

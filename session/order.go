@@ -39,7 +39,7 @@ type pendingMsg struct {
 	frame int
 	at    int64         // file offset, or -1
 	data  []byte        // the caller's bytes, copied
-	rec   decode.Record // a hosted protocol's record (rpc.go) instead of data
+	rec   decode.Record // a hosted protocol's record (hosted.go) instead of data
 	sight *Sight        // where rec was seen (several captures), taken at its arrival
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
@@ -269,7 +270,7 @@ func feedHost(mix hostMix, st func(*session.Index) session.Stream, set ...func(*
 	var hosts []*session.HostedConn
 	for i, cfg := range mix.configs {
 		c := dissect.Conn{Client: netip.MustParseAddrPort(fmt.Sprintf("10.0.0.%d:6000", 3+i)), Server: netip.MustParseAddrPort("10.0.0.1:20000")}
-		hosts = append(hosts, ix.OpenRPC(c, cfg))
+		hosts = append(hosts, openRPC(ix, c, cfg))
 	}
 	for i, ev := range mix.evs {
 		t, frame := hostT0.Add(time.Duration(i)*time.Millisecond), i+1
@@ -282,13 +283,13 @@ func feedHost(mix hostMix, st func(*session.Index) session.Stream, set ...func(*
 			continue
 		}
 		h := hosts[ev.conn-1]
-		if file != nil && ev.gap == 0 && h.Session().Transport() == rpc.TCP {
+		if file != nil && ev.gap == 0 && sessionOf(h).Transport() == rpc.TCP {
 			off := int64(len(file.b)) + 16 // after a packet header
 			file.b = append(append(file.b, make([]byte, 16)...), ev.data...)
-			h.FeedAt(t, frame, off, func(st rpc.Stamp) { ev.rpc(h.Session(), st) })
+			h.FeedAt(t, frame, off, func(st rpc.Stamp) { ev.rpc(sessionOf(h), st) })
 			continue
 		}
-		h.Feed(t, frame, func(st rpc.Stamp) { ev.rpc(h.Session(), st) })
+		h.Feed(t, frame, func(st rpc.Stamp) { ev.rpc(sessionOf(h), st) })
 	}
 	ix.Finish()
 	return ix
@@ -384,8 +385,8 @@ func TestRPCHostRandom(t *testing.T) {
 					t.Fatalf("%s seed %d: message %d is %v after frame %d", tt.name, seed, n, m, prev)
 				}
 				prev = m.Frame
-				if m.RPC != nil {
-					rpcSeen[m.RPC.Transport]++
+				if rpcOf(m.Rec) != nil {
+					rpcSeen[rpcOf(m.Rec).Transport]++
 				}
 			}
 			want := ix.AppendJSONRange(nil, 1, ix.Len(), nil)
@@ -413,8 +414,8 @@ func TestRPCHostForce(t *testing.T) {
 	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	un := dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.2:5000"), Server: netip.MustParseAddrPort("10.0.0.1:27016")}
 	ix.Open(un, session.RuleSYN, t0, 1)
-	h := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{MidStream: true})
-	s := h.Session()
+	h := openRPC(ix, dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{MidStream: true})
+	s := sessionOf(h)
 	h.Feed(t0, 2, func(st rpc.Stamp) { s.Bytes(dissect.C2S, []byte{0, 0, 0}, st) })
 	const msgs = 20000
 	for i := range msgs {
@@ -435,7 +436,7 @@ func TestRPCHostForce(t *testing.T) {
 	skipped := false
 	for _, ci := range ix.Connections() {
 		for _, f := range ci.Findings {
-			skipped = skipped || ci.RPC && f.Group == dissect.Sequence
+			skipped = skipped || (ci.Proto == rpc.Name) && f.Group == dissect.Sequence
 		}
 	}
 	if ix.Len() != msgs || !skipped {
@@ -460,16 +461,16 @@ func TestRPCHostConcurrentReader(t *testing.T) {
 			default:
 			}
 			for n := 1; n <= ix.Len(); n++ {
-				if m := ix.Message(n); m != nil && m.RPC != nil {
-					_ = m.RPC.Pair + m.Pair
+				if m := ix.Message(n); m != nil && rpcOf(m.Rec) != nil {
+					_ = rpcOf(m.Rec).Pair + m.Pair
 				}
-				if h, ok := ix.Head(n); ok && h.RPC != nil {
-					_ = h.RPC.Pair
+				if h, ok := ix.Head(n); ok && rpcOf(h.Rec) != nil {
+					_ = rpcOf(h.Rec).Pair
 				}
 			}
 			for _, ci := range ix.Connections() {
-				if t := ix.Tables(ci.Conn, ix.Len()/2); t != nil && t.RPC != nil {
-					_ = len(t.RPC.Methods)
+				if t := ix.Tables(ci.Conn, ix.Len()/2); t != nil && rpcTables(t) != nil {
+					_ = len(rpcTables(t).Methods)
 				}
 			}
 			_, _ = ix.TablesJSON()
@@ -479,8 +480,8 @@ func TestRPCHostConcurrentReader(t *testing.T) {
 		}
 	}()
 	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	h := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{})
-	s := h.Session()
+	h := openRPC(ix, dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{})
+	s := sessionOf(h)
 	for i, ev := range evs {
 		if ev.conn == 0 || ev.gap > 0 {
 			continue
@@ -503,8 +504,8 @@ func TestRPCHostSameKey(t *testing.T) {
 	ix := session.NewIndex(nil)
 	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	key := dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}
-	h := ix.OpenRPC(key, rpc.Config{})
-	s := h.Session()
+	h := openRPC(ix, key, rpc.Config{})
+	s := sessionOf(h)
 	env := ulinkrpc.EncodeRequest(1, 1, 1, nil)
 	h.Feed(t0, 1, func(st rpc.Stamp) {
 		s.Bytes(dissect.C2S, append(binary.BigEndian.AppendUint32(nil, uint32(len(env))), env...), st)
@@ -513,14 +514,14 @@ func TestRPCHostSameKey(t *testing.T) {
 	ix.Data(key, dissect.C2S, []byte{0, 1, 7}, t0.Add(time.Millisecond), 3)
 	ix.Finish()
 	cs := ix.Connections()
-	if len(cs) != 2 || !cs[0].RPC || cs[1].RPC || cs[0].Messages != 1 || cs[1].Messages != 1 {
+	if len(cs) != 2 || !(cs[0].Proto == rpc.Name) || (cs[1].Proto == rpc.Name) || cs[0].Messages != 1 || cs[1].Messages != 1 {
 		t.Fatalf("connections %+v; want a ULinkRPC one and an Unturned one of one message each", cs)
 	}
 	rt, ut := ix.TablesOf(0, 0), ix.TablesOf(1, 0)
-	if rt == nil || rt.RPC == nil || len(rt.RPC.Methods) != 1 || rt.RPC.Methods[0].Requests != 1 || ut == nil || ut.RPC != nil {
+	if rt == nil || rpcTables(rt) == nil || len(rpcTables(rt).Methods) != 1 || rpcTables(rt).Methods[0].Requests != 1 || ut == nil || rpcTables(ut) != nil {
 		t.Errorf("tables of the ULinkRPC connection %+v and of the Unturned one %+v", rt, ut)
 	}
-	if m := ix.Message(2); m == nil || m.RPC != nil {
+	if m := ix.Message(2); m == nil || rpcOf(m.Rec) != nil {
 		t.Errorf("message 2 is %+v; want the Unturned one", m)
 	}
 	if _, err := ix.TablesJSON(); err != nil {
@@ -536,23 +537,23 @@ func TestRPCHostSameKey(t *testing.T) {
 // ended session holds nothing, so that both are numbered at all.
 func TestRPCHostWebSocketHeldAtEnd(t *testing.T) {
 	ix := session.NewIndex(nil)
-	ws := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{Transport: rpc.WebSocket, MidStream: true})
-	tcp := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.4:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{})
+	ws := openRPC(ix, dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{Transport: rpc.WebSocket, MidStream: true})
+	tcp := openRPC(ix, dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.4:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{})
 	frame := func(env []byte) []byte { return ulinkrpc.AppendFrame(nil, env) }
 	// A binary frame whose [length] says it runs 28 bytes on: undecided
 	// until they come, or until the end.
 	undecided := []byte{0x82, 0x20, 0, 0, 0, 0x1c}
 	resp := ulinkrpc.EncodeWSFrame(nil, ulinkrpc.OpBinary, true, nil, frame(ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, nil, "")))
-	ws.Feed(hostT0, 1, func(st rpc.Stamp) { ws.Session().Bytes(dissect.S2C, undecided, st) })
-	ws.Feed(hostT0.Add(time.Millisecond), 2, func(st rpc.Stamp) { ws.Session().Bytes(dissect.S2C, resp, st) })
+	ws.Feed(hostT0, 1, func(st rpc.Stamp) { sessionOf(ws).Bytes(dissect.S2C, undecided, st) })
+	ws.Feed(hostT0.Add(time.Millisecond), 2, func(st rpc.Stamp) { sessionOf(ws).Bytes(dissect.S2C, resp, st) })
 	tcp.Feed(hostT0.Add(2*time.Millisecond), 3, func(st rpc.Stamp) {
-		tcp.Session().Bytes(dissect.C2S, frame(ulinkrpc.EncodeRequest(1, 1, 1, nil)), st)
+		sessionOf(tcp).Bytes(dissect.C2S, frame(ulinkrpc.EncodeRequest(1, 1, 1, nil)), st)
 	})
 	ix.Finish()
 	var got []string
 	for n := 1; n <= ix.Len(); n++ {
 		m := ix.Message(n)
-		got = append(got, fmt.Sprintf("%d:%s", m.Frame, m.RPC.Msg))
+		got = append(got, fmt.Sprintf("%d:%s", m.Frame, rpcOf(m.Rec).Msg))
 	}
 	if want := "[2:Response 3:Request]"; fmt.Sprint(got) != want {
 		t.Errorf("messages (frame:msg) %v; want %s", got, want)
@@ -601,15 +602,15 @@ func TestRPCHostKCPHeld(t *testing.T) {
 	}
 	for _, tt := range tests {
 		ix := session.NewIndex(nil)
-		kcp := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{Transport: rpc.KCP, KCP: tt.lim})
-		tcp := ix.OpenRPC(dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.4:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{})
+		kcp := openRPC(ix, dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.3:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{Transport: rpc.KCP, KCP: tt.lim})
+		tcp := openRPC(ix, dissect.Conn{Client: netip.MustParseAddrPort("10.0.0.4:6000"), Server: netip.MustParseAddrPort("10.0.0.1:20000")}, rpc.Config{})
 		datagram := func(frame int, b []byte) {
-			kcp.Feed(hostT0.Add(time.Duration(frame)*time.Millisecond), frame, func(st rpc.Stamp) { kcp.Session().Datagram(dissect.C2S, b, st) })
+			kcp.Feed(hostT0.Add(time.Duration(frame)*time.Millisecond), frame, func(st rpc.Stamp) { sessionOf(kcp).Datagram(dissect.C2S, b, st) })
 		}
 		datagram(1, ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Conv: conv}))
 		datagram(2, kcpReq(tt.req))
 		tcp.Feed(hostT0.Add(3*time.Millisecond), 3, func(st rpc.Stamp) {
-			tcp.Session().Bytes(dissect.C2S, ulinkrpc.AppendFrame(nil, ulinkrpc.EncodeRequest(1, 1, 1, nil)), st)
+			sessionOf(tcp).Bytes(dissect.C2S, ulinkrpc.AppendFrame(nil, ulinkrpc.EncodeRequest(1, 1, 1, nil)), st)
 		})
 		if tt.ping {
 			datagram(4, kcpPing(tt.pingSn))
@@ -627,7 +628,7 @@ func TestRPCHostKCPHeld(t *testing.T) {
 		var got []string
 		for n := 1; n <= ix.Len(); n++ {
 			m := ix.Message(n)
-			got = append(got, fmt.Sprintf("%d:%s:%s", m.Frame, m.RPC.Transport, m.RPC.Msg))
+			got = append(got, fmt.Sprintf("%d:%s:%s", m.Frame, rpcOf(m.Rec).Transport, rpcOf(m.Rec).Msg))
 		}
 		if fmt.Sprint(got) != tt.want {
 			t.Errorf("%s: messages (frame:transport:msg) %v; want %s", tt.name, got, tt.want)
@@ -661,4 +662,26 @@ func randBytes(r *rand.Rand, n int) []byte {
 		b[i] = byte(r.IntN(256))
 	}
 	return b
+}
+
+// openRPC opens a ULinkRPC connection c decoded with cfg on ix.
+func openRPC(ix *session.Index, c dissect.Conn, cfg rpc.Config) *session.HostedConn {
+	return ix.OpenConn(rpc.Protocol(cfg), decode.Config{Conn: c})
+}
+
+// sessionOf is the ULinkRPC session of h.
+func sessionOf(h *session.HostedConn) *rpc.Session { return h.Conn().(rpc.Hosted).Session }
+
+// rpcOf is r as a ULinkRPC record, nil for none.
+func rpcOf(r decode.Record) *rpc.Record {
+	rr, _ := r.(*rpc.Record)
+	return rr
+}
+
+// rpcTables is t's ULinkRPC table, nil for none.
+func rpcTables(t *session.Tables) *rpc.Tables {
+	if v, ok := t.ProtoTable.(*rpc.View); ok {
+		return &v.Tables
+	}
+	return nil
 }

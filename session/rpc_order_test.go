@@ -117,17 +117,17 @@ func TestOrderInvariantMixed(t *testing.T) {
 					t.Fatalf("%s: message %d frame %d at %v after frame %d at %v", name, n, m.Frame, m.Time.UnixNano(), prevFrame, prevTime)
 				}
 				prevFrame, prevTime = m.Frame, m.Time.UnixNano()
-				if m.RPC == nil {
+				if rpcOf(m.Rec) == nil {
 					protos[0]++
 					continue
 				}
 				protos[1]++
-				if m.RPC.N != n || m.Pair != m.RPC.Pair {
-					t.Fatalf("%s: message %d carries record %d, pair %d of %d", name, n, m.RPC.N, m.Pair, m.RPC.Pair)
+				if rpcOf(m.Rec).N != n || m.Pair != rpcOf(m.Rec).Pair {
+					t.Fatalf("%s: message %d carries record %d, pair %d of %d", name, n, rpcOf(m.Rec).N, m.Pair, rpcOf(m.Rec).Pair)
 				}
 				if m.HasLatency {
 					ask := ix.Message(m.Pair)
-					if m.Pair >= n || ask == nil || ask.RPC == nil || ask.Pair != n {
+					if m.Pair >= n || ask == nil || ask.Rec == nil || ask.Pair != n {
 						t.Fatalf("%s: answer %d pairs with %d, which pairs with %v", name, n, m.Pair, ask)
 					}
 				}

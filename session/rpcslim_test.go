@@ -10,7 +10,7 @@ import (
 	"github.com/usmnscope/usmnscope/session"
 )
 
-// TestRPCSlimSame (rpcslim.go): a full index that keeps ULinkRPC records
+// TestRPCSlimSame (hostedslim.go): a full index that keeps ULinkRPC records
 // slim gives every message, detail, head and table as one that keeps them
 // all as records, over the random traffic of TestRPCHostRandom.
 func TestRPCSlimSame(t *testing.T) {
@@ -39,23 +39,23 @@ func TestRPCSlimSame(t *testing.T) {
 			refHeads := ref.Heads(make([]session.Head, 0, ref.Len()), 1)
 			for n := 1; n <= ix.Len(); n++ {
 				m, w := ix.Detail(n), ref.Detail(n)
-				if m.RPC == nil {
+				if rpcOf(m.Rec) == nil {
 					continue
 				}
-				if m.RPC.TreeText() != w.RPC.TreeText() || m.Summary != w.Summary || !reflect.DeepEqual(m.Data, w.Data) ||
+				if rpcOf(m.Rec).TreeText() != rpcOf(w.Rec).TreeText() || m.Summary != w.Summary || !reflect.DeepEqual(m.Data, w.Data) ||
 					m.Pair != w.Pair || m.Latency != w.Latency || !reflect.DeepEqual(m.Findings, w.Findings) {
-					t.Fatalf("seed %d: message %d: %q\nwant %q", seed, n, m.RPC.TreeText(), w.RPC.TreeText())
+					t.Fatalf("seed %d: message %d: %q\nwant %q", seed, n, rpcOf(m.Rec).TreeText(), rpcOf(w.Rec).TreeText())
 				}
-				if !sameRecord(ix.RPCRecord(n), ref.RPCRecord(n)) {
-					t.Fatalf("seed %d: record %d differs:\n%+v\nwant %+v", seed, n, ix.RPCRecord(n), ref.RPCRecord(n))
+				if !sameRecord(rpcOf(ix.Record(n)), rpcOf(ref.Record(n))) {
+					t.Fatalf("seed %d: record %d differs:\n%+v\nwant %+v", seed, n, rpcOf(ix.Record(n)), rpcOf(ref.Record(n)))
 				}
 				if b, wb := heads[n-1], refHeads[n-1]; b != wb || !b.Hosted || b.Rec != nil {
 					t.Fatalf("seed %d: bulk head %d: %+v, want %+v, hosted, without a record", seed, n, b, wb)
 				}
 				h, _ := ix.Head(n)
 				wh, _ := ref.Head(n)
-				if !h.Hosted || h.RPC.Line() != wh.RPC.Line() || h.Worst != wh.Worst || !sameRecord(h.RPC, wh.RPC) {
-					t.Fatalf("seed %d: head %d: %q, want %q", seed, n, h.RPC.Line(), wh.RPC.Line())
+				if !h.Hosted || rpcOf(h.Rec).Line() != rpcOf(wh.Rec).Line() || h.Worst != wh.Worst || !sameRecord(rpcOf(h.Rec), rpcOf(wh.Rec)) {
+					t.Fatalf("seed %d: head %d: %q, want %q", seed, n, rpcOf(h.Rec).Line(), rpcOf(wh.Rec).Line())
 				}
 			}
 			for i := range ix.Connections() {
@@ -102,7 +102,7 @@ func TestRPCSlimFileGone(t *testing.T) {
 			}
 			hosted++
 			m := ix.Message(n)
-			if m == nil || m.RPC == nil {
+			if m == nil || rpcOf(m.Rec) == nil {
 				t.Fatalf("seed %d: message %d: %v; want its record", seed, n, m)
 			}
 			for _, f := range m.Findings {

@@ -48,7 +48,7 @@ const (
 	recTimeUS                           // time counts microseconds
 	recBig                              // off and time are in Index.big
 	recIDUndecided                      // reads a server ID in a Serverside_ID_Bit_Count not decided yet
-	recRPC                              // a ULinkRPC record (rpc.go): Index.rpcRecs holds it, or it is slim (rpcslim.go: its envelope bytes at off)
+	recRPC                              // a hosted record (hosted.go): Index.rpcRecs holds it, or it is slim (hostedslim.go: its bytes at off)
 	recAsk                              // an asker of a pair (pairs.go)
 	recPaired                           // paired: a ping's partner and latency in cid, sid and tv, a negotiate message's in its connection's links
 )

@@ -1,9 +1,9 @@
 package session
 
 import (
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -54,8 +54,9 @@ type Stream struct {
 	// (the CLI's profile hint) costs no listener bookkeeping for an
 	// output that prints nothing per message (tables). During the call
 	// Message(n) is valid as in Settled, and *h only during the call.
-	// Without Settled, a ULinkRPC message's h.RPC is its light record
-	// (rpc.Config.Light: its type, pairing and stamps, no fields).
+	// Without Settled, a hosted message's h.Rec is its light record
+	// (decode.Config.Light: for ULinkRPC its type, pairing and stamps, no
+	// fields).
 	Heads func(h *Head)
 	// Quiet, when not nil, is called when the input went quiet (Index.Quiet,
 	// internal/pipeline.FeedIdle), once what was final is handed out: the
@@ -133,9 +134,9 @@ type streamState struct {
 	cut      bool
 	cutConns int
 	info     map[uint32]*ConnInfo
-	// light is the light ULinkRPC record of index lightRec while it is
-	// numbered (streamLight): Heads gets it as the Head's RPC.
-	light    *rpc.Record
+	// light is the light hosted record of index lightRec while it is
+	// numbered (streamLight): Heads gets it as the Head's Rec.
+	light    decode.Record
 	lightRec int32
 }
 
@@ -525,7 +526,7 @@ func (c *Index) emit(i int32) {
 	}
 	if s.Heads != nil && c.head(int(i)+1, &s.head) {
 		if s.light != nil && s.lightRec == i {
-			s.head.RPC, s.head.Rec = s.light, s.light
+			s.head.Rec = s.light
 		}
 		s.Heads(&s.head)
 	}
@@ -561,12 +562,12 @@ func (c *Index) emit(i int32) {
 		delete(c.rpcRecs, i)
 	}
 	if kept.r != nil {
-		c.rpcWait -= kept.envLen
-		switch cs := c.conns[r.conn].rpc; {
+		c.rpcWait -= kept.size
+		switch cs := c.conns[r.conn].reuse; {
 		case kept.light:
-			cs.Recycle(kept.r) // a light record (streamLight): the session's own
+			cs.Recycle(kept.r) // a light record (streamLight): the connection's own
 		case kept.open:
-			cs.Shed(kept.r) // an asker open in its session: a copy went out
+			cs.Shed(kept.r) // an asker open in its connection: a copy went out
 		}
 	}
 }

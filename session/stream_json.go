@@ -56,7 +56,7 @@ func (b *JSONBatch) Reset() {
 		// reuse it.
 		m := &b.msgs[i]
 		release(m.Rec)
-		m.Rec, m.RPC = nil, nil
+		m.Rec = nil
 	}
 	b.held = 0
 	b.msgs, b.data, b.spans, b.findings = b.msgs[:0], b.data[:0], b.spans[:0], b.findings[:0]
@@ -86,9 +86,7 @@ func (c *Index) AddJSON(b *JSONBatch, n int, sel Selector) {
 	}
 	b.own(m)
 	b.held += len(m.Data)
-	if m.RPC != nil {
-		b.held += 2 * m.RPC.EnvelopeLen()
-	}
+	b.held += 2 * m.recSize
 	b.conn = append(b.conn, c.rec(int32(n-1)).conn)
 }
 

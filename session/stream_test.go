@@ -157,7 +157,7 @@ func testStreamTally(t *testing.T, path string, tallies, store bool) {
 	sc := streamFixture(t, path, store, func(c *session.Index) session.Stream {
 		return session.Stream{Tallies: tallies, Settled: func(n int) error {
 			var tl session.Tally
-			if c.TallyOf(n, &tl) && tl.RPC == nil {
+			if c.TallyOf(n, &tl) && tl.Rec == nil {
 				d := c.Detail(n)
 				if tl.Kind != d.Kind || len(tl.Data) != len(d.Data) {
 					t.Fatalf("message %d: tally kind %v, %d bytes; Detail %v, %d", n, tl.Kind, len(tl.Data), d.Kind, len(d.Data))

@@ -2,13 +2,13 @@ package session
 
 import (
 	"fmt"
+	"github.com/usmnscope/usmnscope/decode"
 	"maps"
 	"sort"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -78,13 +78,11 @@ type Tables struct {
 	Unresolved      []Ref
 	Warnings        []dissect.Finding // version mismatches and other table-level findings
 
-	// RPC is a ULinkRPC connection's table as of AsOf (outputs.md, the
-	// `rpc` object of tables --json); the listener keys are then empty.
-	RPC *rpc.Tables
-	// transport is a ULinkRPC connection's (ConnInfo.Transport), for
-	// the text of its table (Proto).
-	transport rpc.Transport
-	// With rpcCut, rpcFindings is how many of the ULinkRPC session's
+	// ProtoTable is a hosted connection's protocol tables as of AsOf
+	// (decode.Tallied: ULinkRPC's, the `rpc` object of tables --json);
+	// the listener keys are then empty.
+	ProtoTable decode.Tables
+	// With rpcCut, rpcFindings is how many of the hosted connection's
 	// findings were said before the connection's first message after AsOf
 	// (a Stream's Cut: Index.keepAsOf); without, all were.
 	rpcCut      bool

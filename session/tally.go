@@ -6,7 +6,6 @@ import (
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
-	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -31,10 +30,8 @@ type Tally struct {
 	// Pairing (outputs.md "Pairing"), as Message has it.
 	Pair    int
 	Latency time.Duration
-	// RPC is the record of a ULinkRPC message (the Unturned fields are
-	// then zero but N, Time, Conn and Dir).
-	RPC *rpc.Record
-	// Rec is the record of a hosted protocol's message (ULinkRPC's too).
+	// Rec is the record of a hosted protocol's message (ULinkRPC's too;
+	// the Unturned fields are then zero but N, Time, Conn and Dir).
 	Rec decode.Record
 
 	Dir        dissect.Dir
@@ -110,7 +107,6 @@ func (c *Index) TallyOf(n int, b *Tally) bool {
 			return false
 		}
 		m := decode.BriefOf(rr)
-		b.RPC, _ = rr.(*rpc.Record)
 		b.Rec = rr
 		b.Pair, b.Latency, b.HasLatency = m.Pair, m.Latency, m.HasLatency
 		return true

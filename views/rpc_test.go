@@ -150,7 +150,7 @@ func TestRPCDetailBitsLinked(t *testing.T) {
 	}
 	f := m.detail.SelectedField()
 	msg := m.detail.Message()
-	if f < 0 || msg.RPC.Fields[f].Name != "request_id" {
+	if f < 0 || msg.Rec.(*rpc.Record).Fields[f].Name != "request_id" {
 		t.Fatalf("selected field %d; want request_id", f)
 	}
 	if m.bits.SelectedField() != f || m.bits.Cursor() != 8 {
@@ -161,12 +161,12 @@ func TestRPCDetailBitsLinked(t *testing.T) {
 	}
 	// In the bits pane, the next field is service_id, which the tree follows.
 	m = press(t, m, "tab", "w")
-	if g := m.detail.SelectedField(); g < 0 || msg.RPC.Fields[g].Name != "service_id" {
+	if g := m.detail.SelectedField(); g < 0 || msg.Rec.(*rpc.Record).Fields[g].Name != "service_id" {
 		t.Errorf("after w in the bits pane the tree selects field %d; want service_id", g)
 	}
 	// A payload member nested in the payload layer.
 	m = press(t, m, "w", "w", "w", "w", "w")
-	if g := m.bits.SelectedField(); g < 0 || !strings.HasPrefix(msg.RPC.Fields[g].Name, "payload") {
+	if g := m.bits.SelectedField(); g < 0 || !strings.HasPrefix(msg.Rec.(*rpc.Record).Fields[g].Name, "payload") {
 		t.Errorf("bits pane field %d; want a payload field", g)
 	}
 }

@@ -3,6 +3,7 @@ package views
 import (
 	"slices"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
@@ -14,7 +15,7 @@ import (
 // but the host's own.
 
 // rpcSource is a fake source (views/fake) holding the records of ULinkRPC sessions as the
-// index hosts them (session.Message.RPC, outputs.md "ULinkRPC records"):
+// index hosts them (session.Message.Rec, outputs.md "ULinkRPC records"):
 // each record a message numbered by its N, with its pair and latency, and
 // each session a connection with its `rpc` table. The tables are the
 // sessions' at the end of the capture whatever the message asked for
@@ -22,10 +23,10 @@ import (
 // AsOf is the message asked for, as the index's would be.
 func rpcSource(sessions []*rpc.Session) *fake.Source {
 	s := &fake.Source{}
-	tables := map[dissect.Conn]*rpc.Tables{}
+	tables := map[dissect.Conn]decode.Tables{}
 	var msgs []*session.Message
 	for _, ss := range sessions {
-		ci := session.ConnInfo{Conn: ss.Conn(), Proto: rpc.Name, RPC: true, Transport: ss.Transport(), Label: ss.Label()}
+		ci := session.ConnInfo{Conn: ss.Conn(), Proto: rpc.Name, EmptyTables: rpc.Hosted{Session: ss}.Empty(), Label: ss.Label()}
 		for _, f := range ss.Findings() {
 			ci.Findings = append(ci.Findings, f.Finding)
 			worseOf(&ci, f.Severity)
@@ -42,8 +43,8 @@ func rpcSource(sessions []*rpc.Session) *fake.Source {
 				worseOf(&ci, f.Severity)
 			}
 		}
-		t := ss.Tables()
-		tables[ss.Conn()] = &t
+		// Records 0: the table's Tables carry no message count.
+		tables[ss.Conn()] = &rpc.View{Tables: ss.Tables(), Transport: ss.Transport()}
 		s.Conns = append(s.Conns, ci)
 	}
 	slices.SortFunc(msgs, func(a, b *session.Message) int { return a.N - b.N })
@@ -58,7 +59,7 @@ func rpcSource(sessions []*rpc.Session) *fake.Source {
 	}
 	s.Table = func(c dissect.Conn, asOf int) *session.Tables {
 		t := &session.Tables{Conn: c, AsOf: asOf}
-		t.RPC = tables[c]
+		t.ProtoTable = tables[c]
 		return t
 	}
 	return s
@@ -69,7 +70,7 @@ func rpcSource(sessions []*rpc.Session) *fake.Source {
 // Unturned fields.
 func rpcMessage(r *rpc.Record) *session.Message {
 	return &session.Message{N: r.N, Frame: r.Frame, Time: r.Time, Conn: r.Conn, Dir: r.Dir,
-		Pair: r.Pair, Latency: r.Latency, HasLatency: r.HasLatency, RPC: r}
+		Pair: r.Pair, Latency: r.Latency, HasLatency: r.HasLatency, Rec: r}
 }
 
 func worseOf(ci *session.ConnInfo, s dissect.Severity) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/rpc"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
@@ -116,8 +118,8 @@ func randomFilters(rng *rand.Rand, dc *session.Index, k int) []string {
 			continue
 		}
 		name := m.Kind.String()
-		if m.RPC != nil {
-			name = m.RPC.Msg
+		if rpcOf(m.Rec) != nil {
+			name = rpcOf(m.Rec).Msg
 		}
 		switch rng.IntN(8) {
 		case 0:
@@ -138,8 +140,8 @@ func randomFilters(rng *rand.Rand, dc *session.Index, k int) []string {
 		case 5:
 			out = append(out, fmt.Sprintf("conn == %q", m.Conn.String()))
 		case 6:
-			if m.RPC != nil && m.RPC.RPC.Method != nil {
-				out = append(out, fmt.Sprintf("method == %q", *m.RPC.RPC.Method))
+			if rpcOf(m.Rec) != nil && rpcOf(m.Rec).RPC.Method != nil {
+				out = append(out, fmt.Sprintf("method == %q", *rpcOf(m.Rec).RPC.Method))
 			} else {
 				out = append(out, "severity >= warn")
 			}
@@ -333,4 +335,10 @@ func TestTsharkRunsComplain(t *testing.T) {
 	if got := r.wait(); len(got) != 1 || !strings.HasPrefix(got[0], "bad: tshark -r: ") {
 		t.Errorf("tsharkRuns over a broken and a good file = %q; want one complaint, the broken file's", got)
 	}
+}
+
+// rpcOf is r as a ULinkRPC record, nil for none.
+func rpcOf(r decode.Record) *rpc.Record {
+	rr, _ := r.(*rpc.Record)
+	return rr
 }

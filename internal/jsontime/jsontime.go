@@ -1,6 +1,9 @@
 package jsontime
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Layout is RFC 3339 with all nine nanosecond digits (outputs.md "time").
 const Layout = "2006-01-02T15:04:05.000000000Z07:00"
@@ -67,4 +70,16 @@ func appendDigits(dst []byte, v, width int) []byte {
 		v /= 10
 	}
 	return dst
+}
+
+// AppendNS appends `,"time_ns":N`, t's Unix nanoseconds, when they give t
+// exactly (outputs.md "time_ns"), else nothing: the key every record's
+// JSON writes after its "time".
+func AppendNS(dst []byte, t time.Time) []byte {
+	ns := t.UnixNano()
+	if !time.Unix(0, ns).Equal(t) {
+		return dst
+	}
+	dst = append(dst, `,"time_ns":`...)
+	return strconv.AppendInt(dst, ns, 10)
 }

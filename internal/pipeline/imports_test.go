@@ -45,7 +45,7 @@ var floors = map[string]float64{
 	"unturned/infer":      2.5, // the profile search (issue 23): over the Unturned codec, reads the host's decode through its own Decoded
 	"schema":              2,
 	"rpc":                 3,
-	"session":             4,   // hosts rpc's records in the capture-wide order
+	"session":             4,   // hosts the registered protocols' records (decode) in the capture-wide order; depends on no ULinkRPC package (hostOnly)
 	"rpc/feed":            4.5, // ULinkRPC's side of the feed (issue 23): takes capture's events, opens its sessions on the index; the router reaches it through register.go only
 	"filter":              5,
 	"stats/report":        5, // stats' attribution over the host's records (issue 26)
@@ -64,6 +64,11 @@ var floors = map[string]float64{
 // protocols are the packages that know a protocol; capture must import none
 // of them.
 var protocols = []string{"dissect", "unturned", "unturned/infer", "ulinkrpc", "schema", "session", "rpc", "rpc/feed", "filter", "netpak"}
+
+// hostOnly are the protocol packages session must not depend on (issue
+// 23: a neutral host): ULinkRPC's, which it hosts through decode's
+// interfaces. Unturned is still hosted natively this round.
+var hostOnly = []string{"rpc", "rpc/feed", "ulinkrpc"}
 
 func floor(pkg string) (float64, bool) {
 	if f, ok := floors[pkg]; ok {
@@ -132,6 +137,13 @@ func TestImportGraph(t *testing.T) {
 		joins := name == "internal/pipeline" || name == "cmd/usmnscope" || name == "internal/tuifeed" || name == "internal/headless" || name == "merge" || name == "rpc/feed"
 		if hasDep(p.Deps, "capture") && !joins && name != "capture" {
 			t.Errorf("%s depends on capture: only internal/pipeline and cmd join capture to the protocols", name)
+		}
+		if name == "session" {
+			for _, proto := range hostOnly {
+				if hasDep(p.Deps, proto) {
+					t.Errorf("session depends on %s: the host reaches ULinkRPC through decode's interfaces only (issue 23)", proto)
+				}
+			}
 		}
 		if name == "capture" {
 			for _, proto := range protocols {

@@ -349,12 +349,12 @@ func (c Config) datagramUnits() merge.Units {
 // that breaks off keeps what was decoded (Read).
 func (d *Decode) sideDecoded() bool { return d.cfg.RPC != nil && len(d.cfg.RPC.Sessions()) > 0 }
 
-// RPCMessages counts the ULinkRPC records of dc (session.ConnInfo.RPC),
+// RPCMessages counts the ULinkRPC records of dc (session.ConnInfo.Proto),
 // which live's headless line tells from the game's messages.
 func RPCMessages(dc *session.Index) int {
 	n := 0
 	for _, c := range dc.Connections() {
-		if c.RPC {
+		if c.Proto == rpc.Name {
 			n += c.Messages
 		}
 	}
@@ -434,10 +434,11 @@ func registered(rpc bool) (dets []detector, hosted []*decode.Protocol) {
 // framingOf is how Export writes back the connection of h: ULinkRPC's by
 // its transport (rpcfeed's Place*), any other as SystemSockets.
 func framingOf(idx *session.Index, h *session.Head) framing {
-	if h.RPC == nil {
+	r, _ := h.Rec.(*rpc.Record)
+	if r == nil {
 		return systemSockets(idx)
 	}
-	switch h.RPC.Transport {
+	switch r.Transport {
 	case rpc.TCP:
 		return framing{place: rpcfeed.PlaceFrames, across: true}
 	case rpc.WebSocket:
@@ -454,10 +455,11 @@ func framingOf(idx *session.Index, h *session.Head) framing {
 // (a Request's Response): Export writes it with its partner and the first
 // frame of each direction of its connection.
 func exportHosted(h *session.Head) (pair int, ok bool) {
-	if h.RPC == nil {
+	r, _ := h.Rec.(*rpc.Record)
+	if r == nil {
 		return 0, false
 	}
-	return h.RPC.Pair, true
+	return r.Pair, true
 }
 
 // handshakeMark is h's USMN detection mark (1: GetWorkshopFiles, 2:

@@ -77,7 +77,7 @@ func TestFeedRPCFixtures(t *testing.T) {
 				t.Errorf("transport %s; want %s", got, tc.transport)
 			}
 			cs := ix.Connections()
-			if len(cs) != 1 || !cs[0].RPC || cs[0].Transport != tc.transport || cs[0].Messages != ix.Len() || ix.Len() != len(rp.Records()) {
+			if len(cs) != 1 || cs[0].Proto != rpc.Name || cs[0].Label != rpc.Name+" "+tc.transport.String() || cs[0].Messages != ix.Len() || ix.Len() != len(rp.Records()) {
 				t.Errorf("index: %d messages on connections %+v; want one ULinkRPC %s connection holding all %d records", ix.Len(), cs, tc.transport, len(rp.Records()))
 			}
 			want, err := os.ReadFile(filepath.Join(rpcFixtures, "golden", tc.name+".dump.ndjson"))

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 )
 
@@ -29,7 +30,7 @@ func PlaceFrames(s []byte, captured func(from, to int64) bool, hs []session.Head
 			(captured == nil || captured(p, p+4+int64(n)))
 	}
 	for _, h := range hs {
-		r := h.RPC
+		r, _ := h.Rec.(*rpc.Record)
 		if r == nil {
 			continue
 		}

@@ -127,7 +127,7 @@ func (p *RPC) datagram(ev capture.Event) {
 		h = p.start(dissect.Conn(ev.Flow), rpc.KCP, false)
 		p.udp[ev.Flow] = h
 	}
-	s, d := h.Session(), dir(ev.FromServer)
+	s, d := sessionOf(h), dir(ev.FromServer)
 	h.Feed(ev.Time, ev.Frame, func(st rpc.Stamp) { s.Datagram(d, ev.Data, st) })
 }
 
@@ -167,7 +167,7 @@ func Of(r unturned.RPCProfile, c *ulinkrpc.Contracts) (*RPC, error) {
 func (p *RPC) Sessions() []*rpc.Session {
 	out := make([]*rpc.Session, len(p.conns))
 	for i, h := range p.conns {
-		out[i] = h.Session()
+		out[i] = sessionOf(h)
 	}
 	return out
 }
@@ -180,12 +180,15 @@ func (p *RPC) Records() []*rpc.Record {
 		return nil
 	}
 	for n := 1; n <= p.ix.Len(); n++ {
-		if r := p.ix.RPCRecord(n); r != nil {
+		if r, _ := p.ix.Record(n).(*rpc.Record); r != nil {
 			out = append(out, r)
 		}
 	}
 	return out
 }
+
+// sessionOf is the session of h, a connection start opened.
+func sessionOf(h *session.HostedConn) *rpc.Session { return h.Conn().(rpc.Hosted).Session }
 
 // Attach makes ix the index that hosts the sessions: the feed's, which the
 // router gives before the first event.
@@ -227,7 +230,7 @@ func (p *RPC) start(c dissect.Conn, t rpc.Transport, midStream bool) *session.Ho
 // the flow (retransmissions, caps) are not kept: a session has no place
 // for findings from outside it.
 func (p *RPC) Event(h *session.HostedConn, ev capture.Event) {
-	s, d := h.Session(), dir(ev.FromServer)
+	s, d := sessionOf(h), dir(ev.FromServer)
 	switch ev.Kind {
 	case capture.EventData:
 		h.FeedAt(ev.Time, ev.Frame, ev.Offset, func(st rpc.Stamp) { s.Bytes(d, ev.Data, st) })

@@ -191,7 +191,7 @@ func TestBitsCap(t *testing.T) {
 	r := &rpc.Record{Envelope: env, Fields: []dissect.Field{{Name: "type", Bit: 0, Bits: 8}, {Name: "payload", Bit: 8, Bits: 8 * (len(env) - 1)}}}
 	m := New()
 	m.SetSize(80, 10)
-	m.SetMessage(&session.Message{N: 1, RPC: r})
+	m.SetMessage(&session.Message{N: 1, Rec: r})
 	if len(m.owner) != 8*MaxBytes {
 		t.Errorf("owner map of %d bits; want %d", len(m.owner), 8*MaxBytes)
 	}

@@ -58,7 +58,7 @@ func FuzzViewRPC(f *testing.F) {
 			Payload: &ulinkrpc.Payload{Bytes: len(s)}, Findings: []dissect.Finding{{Text: s, Bit: -1}}}
 		m := New()
 		m.SetSize(60, 30)
-		m.SetMessage(&session.Message{N: 1, RPC: r})
+		m.SetMessage(&session.Message{N: 1, Rec: r})
 		for _, l := range m.Lines() {
 			if strings.ContainsAny(l, "\x1b\x07\r\n\u202e\u009b") {
 				t.Fatalf("raw control character in %q", l)

@@ -11,26 +11,27 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/rpc"
-	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
-// ULinkRPC connections hosted by the index (issue 15, ulinkrpc.md): each
-// one's rpc.Session hands its records to the index as its frames are
-// decoded (rpc.Config.Yield), and the index numbers them with the Unturned
-// messages, by the arrival of each one's last byte across the whole
-// capture (outputs.md "Ordering"). A ULinkRPC stream that holds bytes
-// while it resynchronises is a blocker like an Unturned direction
-// (order.go). Every record gets an index record (recRPC) whose bytes are
-// the rpc.Record itself, kept in Index.rpcRecs, or for a record a full
-// index keeps slim (rpcslim.go) its envelope bytes and the index record,
-// restored when read: Len, Stamp, Head, Message and Detail work for every
-// n, and a Message of a ULinkRPC record carries it in Message.RPC.
-// Pairing (ulinkrpc.md 5) runs as each record is numbered
-// (rpc.Session.Numbered), so the asker is always numbered first.
-// A Stream that hands no message out (`tables`) hosts light sessions
-// (rpc.Config.Light): their records are read only as far as the tables go,
-// kept only until handed out (streamLight) and then reused by the session.
+// Connections of registered protocols hosted by the index (ULinkRPC's:
+// issue 15, ulinkrpc.md): each one's decode.Conn hands its records to the
+// index as its frames are decoded (decode.Config.Yield), and the index
+// numbers them with the Unturned messages, by the arrival of each one's
+// last byte across the whole capture (outputs.md "Ordering"). A stream
+// that holds bytes while it resynchronises is a blocker like an Unturned
+// direction (order.go). Every record gets an index record (recRPC) whose
+// bytes are the decode.Record itself, kept in Index.rpcRecs, or for a
+// record a full index keeps slim (hostedslim.go, decode.Keeper) its bytes
+// and the index record, restored when read: Len, Stamp, Head, Message and
+// Detail work for every n, and a Message of a hosted record carries it in
+// Message.Rec. Pairing (ulinkrpc.md 5) runs as each record is numbered
+// (decode.Conn.Numbered), so the asker is always numbered first. A Stream
+// that hands no message out (`tables`) hosts light connections
+// (decode.Config.Light): the records of one that reuses them
+// (decode.Reuser) are read only as far as the tables go, kept only until
+// handed out (streamLight) and then reused by the connection. What a
+// protocol offers beyond decode.Conn (decode.Labeled, Budgeted, Tallied,
+// Keeper, Reuser) is asked for once, at OpenConn.
 
 // HostedConn is a connection of a registered protocol the index hosts
 // (OpenConn): what the pipeline feeds its capture events through.
@@ -42,11 +43,12 @@ type HostedConn struct {
 // OpenConn makes the index host a new connection cfg.Conn of protocol p
 // (decode.Protocol.New makes its state; cfg.Yield and cfg.Light are the
 // index's). It is listed among the connections from now on, with
-// ConnInfo.Proto set (and ConnInfo.RPC for ULinkRPC). Unturned bytes are
-// never fed to it: events for its key that reach the index (after the
-// router forgot the flow) make an Unturned connection of their own.
-// Lookups by key (Tables, ConnFindings) find the Unturned connection of
-// the key first, then its first hosted one.
+// ConnInfo.Proto set (and ConnInfo.Label and EmptyTables when its
+// protocol gives them). Unturned bytes are never fed to it: events for its
+// key that reach the index (after the router forgot the flow) make an
+// Unturned connection of their own. Lookups by key (Tables, ConnFindings)
+// find the Unturned connection of the key first, then its first hosted
+// one.
 func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 	c.lock()
 	defer c.unlock()
@@ -65,28 +67,39 @@ func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 	cfg.Yield = func(r decode.Record, at decode.Stamp) { c.arriveRPC(cn, r, at.Seq) }
 	// A Stream that hands no message out (tables: Stream.Settled nil)
 	// reads nothing of a record but its tables: light sessions decode no
-	// more than those (rpc.Config.Light, issue 15).
+	// more than those (decode.Config.Light; ULinkRPC's: issue 15).
 	cfg.Light = c.stream != nil && c.stream.Settled == nil
 	cfg.Lazy = c.stream != nil && c.stream.Lazy
 	cn.proto = p.New(cfg)
-	if h, ok := cn.proto.(rpc.Hosted); ok {
-		cn.rpc = h.Session
-		if m := h.BudgetMax(); m > 0 && c.rpcWaitMax == 0 {
+	if b, ok := cn.proto.(decode.Budgeted); ok {
+		cn.budget = true
+		if m := b.BudgetMax(); m > 0 && c.rpcWaitMax == 0 {
 			c.rpcWaitMax = m
 		}
-		cn.info.RPC, cn.info.Transport = true, h.Transport()
-		cn.info.Label = h.Label()
+	}
+	if l, ok := cn.proto.(decode.Labeled); ok {
+		cn.info.Label = l.Label()
+	}
+	if t, ok := cn.proto.(decode.Tallied); ok {
+		cn.tally = t
+		cn.info.EmptyTables = t.Empty()
+	}
+	cn.reuse, _ = cn.proto.(decode.Reuser)
+	cn.light = cfg.Light && cn.reuse != nil
+	if k, ok := cn.proto.(decode.Keeper); ok {
+		cn.keeper = k
 		if c.stream == nil {
 			// A full index keeps every record for good: compact, decoded
-			// again when shown (readable, rpc.Session.Expand; issue 28).
-			h.KeepCompact()
+			// again when shown (readable, decode.Keeper.Expand; issue 28).
+			k.KeepCompact()
+			cn.compact = true
 		}
 	}
 	return &HostedConn{c: c, cn: cn}
 }
 
 // lookup finds conn's connection by key: the Unturned one, else the first
-// ULinkRPC one (OpenRPC).
+// hosted one (OpenConn).
 func (c *Index) lookup(conn dissect.Conn) (*connection, bool) {
 	i, ok := c.byConn[conn]
 	if !ok {
@@ -110,17 +123,8 @@ func (c *Index) TablesOf(i int, asOf int) *Tables {
 	return c.tablesOf(c.conns[i], asOf)
 }
 
-// OpenRPC is OpenConn for a ULinkRPC connection conn decoded with cfg
-// (rpc.Protocol).
-func (c *Index) OpenRPC(conn dissect.Conn, cfg rpc.Config) *HostedConn {
-	return c.OpenConn(rpc.Protocol(cfg), decode.Config{Conn: conn})
-}
-
 // Conn is the connection's state.
 func (h *HostedConn) Conn() decode.Conn { return h.cn.proto }
-
-// Session is a ULinkRPC connection's decoder, nil for another protocol's.
-func (h *HostedConn) Session() *rpc.Session { return h.cn.rpc }
 
 // Feed runs one capture event of the connection, captured at t in frame:
 // feed calls the connection's Bytes, Gap, Datagram or End with the stamp
@@ -170,7 +174,7 @@ func (c *Index) rpcSync(cn *connection) {
 	fs := cn.proto.Findings()
 	for _, f := range fs[cn.rpcFindings:] {
 		if f.Info {
-			// Listed, but not the connection's worst (rpc.ConnFinding).
+			// Listed, but not the connection's worst (decode.ConnFinding).
 			cn.info.Findings = c.keepFinding(cn.info.Findings, &cn.info.Suppressed, f.Finding, "connection")
 			continue
 		}
@@ -205,7 +209,7 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 	}
 	cn.proto.Numbered(r, n)
 	m := decode.BriefOf(r)
-	off, where, placed := c.rpcBytes(r)
+	off, where, placed := c.rpcBytes(cn, r)
 	i, rec := c.add(recRPC|where, off, m.Time.UnixNano())
 	rec.frame, rec.length, rec.conn, rec.dir = int32(m.Frame), uint16(min(m.Len, 0xFFFF)), cn.idx, m.Dir
 	if sg != nil {
@@ -214,17 +218,17 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 	for _, f := range m.Findings {
 		rec.worst = max(rec.worst, uint8(f.Severity)+1)
 	}
-	light := isLight(r)
+	light := cn.light
 	if placed {
 		rec.idBits |= rpcPlaced
 	}
-	slim := !light && c.slimRPC(cn, i, r)
+	slim := !light && c.slimRPC(cn, i, r, m)
 	if !light && !slim {
-		c.keepRPC(i, r)
+		c.keepRPC(cn, i, r, m.Size)
 	}
 	if c.stream == nil && m.Pair != 0 && m.Pair < n {
 		// The answer of a pair: its asker is final now (link set its Pair).
-		if a := c.rpcRecs[int32(m.Pair-1)]; a != nil && c.slimRPC(c.conns[c.rec(int32(m.Pair-1)).conn], int32(m.Pair-1), a) {
+		if a := c.rpcRecs[int32(m.Pair-1)]; a != nil && c.slimRPC(c.conns[c.rec(int32(m.Pair-1)).conn], int32(m.Pair-1), a, decode.BriefOf(a)) {
 			delete(c.rpcRecs, int32(m.Pair-1))
 			release(a)
 		}
@@ -243,7 +247,7 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 		return
 	}
 	if light {
-		c.streamLight(cn, r.(*rpc.Record), i)
+		c.streamLight(cn, r, i, m.Size)
 		return
 	}
 	if cn.proto.Waiting(r) {
@@ -262,62 +266,57 @@ func release(r decode.Record) {
 	}
 }
 
-// isLight reports whether r is a light ULinkRPC record (rpc.Config.Light).
-func isLight(r decode.Record) bool {
-	rr, ok := r.(*rpc.Record)
-	return ok && rr.Light()
-}
-
-// keepRPC keeps record i's hosted record until it is handed out (a Stream)
-// or for good.
-func (c *Index) keepRPC(i int32, r decode.Record) {
+// keepRPC keeps record i, cn's hosted record r of Meta.Size size, until
+// it is handed out (a Stream) or for good. A Stream counts the size of a
+// budgeted connection's in rpcWait, and keeps it in the index record's sid
+// (used otherwise by a slim record alone, which a Stream never keeps) for
+// emit to take off again.
+func (c *Index) keepRPC(cn *connection, i int32, r decode.Record, size int) {
 	if c.rpcRecs == nil {
 		c.rpcRecs = map[int32]decode.Record{}
 	}
 	c.rpcRecs[i] = r
-	if rr, ok := r.(*rpc.Record); ok && c.stream != nil {
-		c.rpcWait += rr.EnvelopeLen()
+	if cn.budget && c.stream != nil {
+		c.rpcWait += size
+		c.rec(i).sid = uint32(size)
 	}
 }
 
 // rpcWaitOver reports whether the records a Stream keeps until they are
 // handed out hold more envelope bytes than the capture-wide ULinkRPC
-// budget (max_rpc_buffer; DefaultMaxBuffer without one): an asker then
+// budget (max_rpc_buffer, decode.Budgeted): an asker then
 // stops holding the records after it back (rpcBound), so that records
 // waiting to be printed are bounded in bytes as well as in count (issue
 // 29: 256 unanswered Requests each inflating to 1 MiB were all held, 300
 // MB). The test reads only the capture's bytes: the same on every run.
 func (c *Index) rpcWaitOver() bool { return c.rpcWait > c.rpcWaitLimit() }
 
-// rpcWaitLimit is rpcWaitOver's bound.
-func (c *Index) rpcWaitLimit() int {
-	if c.rpcWaitMax <= 0 {
-		return ulinkrpc.DefaultMaxBuffer
-	}
-	return c.rpcWaitMax
-}
+// rpcWaitLimit is rpcWaitOver's bound: the first budgeted connection's
+// (none counts bytes without one).
+func (c *Index) rpcWaitLimit() int { return c.rpcWaitMax }
 
-// streamLight hands out record i, a light session's record r (OpenConn),
-// when nothing before it waits: a light session's askers never wait for
-// their answers, as nothing prints them. Heads gets r itself
-// (streamState.light). r goes back to its session once handed out; one that waits
-// behind another message (an Unturned one held for an inference) is kept
-// until then (emit).
-func (c *Index) streamLight(cn *connection, r *rpc.Record, i int32) {
+// streamLight hands out record i, a light connection's record r of
+// Meta.Size size (OpenConn), when nothing before it waits: a light
+// connection's askers never wait for their answers, as nothing prints
+// them. Heads gets r itself (streamState.light). r goes back to its
+// connection once handed out (decode.Reuser); one that waits behind
+// another message (an Unturned one held for an inference) is kept until
+// then (emit).
+func (c *Index) streamLight(cn *connection, r decode.Record, i int32, size int) {
 	s := c.stream
 	s.light, s.lightRec = r, i
 	s.pre = preDecoded{i: -1}
 	c.streamed(i)
 	s.light = nil
 	if s.next > i {
-		cn.rpc.Recycle(r)
+		cn.reuse.Recycle(r)
 		return
 	}
-	c.keepRPC(i, r)
+	c.keepRPC(cn, i, r, size)
 }
 
 // appendConnJSON appends the `tables --json` entry of a hosted connection
-// of a protocol other than ULinkRPC: the neutral keys, the protocol's own
+// that keeps no tables of its own (not decode.Tallied): the neutral keys, the protocol's own
 // (decode.Conn.AppendTablesJSON), the connection findings.
 func appendConnJSON(dst []byte, cn *connection, messages int) []byte {
 	c := cn.info.Conn
@@ -403,20 +402,20 @@ func (c *Index) rpcFinish() {
 	}
 }
 
-// RPCRecord returns the ULinkRPC record numbered n, or nil when n is an
+// Record returns the hosted record numbered n, or nil when n is an
 // Unturned message (or, streaming, no longer kept). It is the index's own
 // (while the capture is fed, a Response may still set an asker's Pair),
-// or for a record kept compact a whole copy (rpc.Session.Expand).
-func (c *Index) RPCRecord(n int) *rpc.Record {
+// or for a record kept compact a whole copy (decode.Keeper.Expand).
+func (c *Index) Record(n int) decode.Record {
 	c.rlock()
 	defer c.runlock()
 	if n < 1 || n > c.nrec || c.rec(int32(n-1)).flags&recRPC == 0 {
 		return nil
 	}
-	r, _ := c.rpcRecord(int32(n-1), true).(*rpc.Record)
-	if r != nil && r.Compacted() {
+	r := c.rpcRecord(int32(n-1), true)
+	if cn := c.conns[c.rec(int32(n-1)).conn]; r != nil && cn.compact && cn.keeper.Compacted(r) {
 		// Kept compact (a full index): whole, decoded again, a copy.
-		r = c.conns[c.rec(int32(n-1)).conn].rpc.Expand(r)
+		r = cn.keeper.Expand(r)
 	}
 	return r
 }
@@ -430,17 +429,17 @@ func (c *Index) readable(cn *connection, r decode.Record) decode.Record {
 	if r == nil {
 		return nil
 	}
-	if rr, ok := r.(*rpc.Record); ok && rr.Compacted() && cn.rpc != nil {
-		return cn.rpc.Expand(rr) // a copy, decoded again from its bytes
+	if cn.compact && cn.keeper.Compacted(r) {
+		return cn.keeper.Expand(r) // a copy, decoded again from its bytes
 	}
-	if cn.proto != nil && !isLight(r) && !cn.proto.Waiting(r) {
+	if cn.proto != nil && !cn.light && !cn.proto.Waiting(r) {
 		return r
 	}
 	return r.Clone()
 }
 
 // buildRPC is build (Message, Detail) for a hosted record: the record in
-// Message.Rec (and Message.RPC for ULinkRPC), its bytes as Data, its
+// Message.Rec, its bytes as Data, its
 // pairing, findings and dump line. Message.Rec is the record itself, or a
 // copy for an asker the feeder may still pair (Pair) while the caller
 // reads it without the lock, or a light record its session reuses (readable); the slices it shares are not
@@ -466,24 +465,23 @@ func (c *Index) buildRPCInto(n int, r *record, out *Message, later bool) bool {
 	*out = Message{
 		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: c.conns[r.conn].info.Conn,
 		Dir: r.dir, Data: m.Data, Rec: rr, Pair: m.Pair, Latency: m.Latency, HasLatency: m.HasLatency,
-		Findings: append([]dissect.Finding(nil), m.Findings...), recLineLater: later,
+		Findings: append([]dissect.Finding(nil), m.Findings...), recLineLater: later, recSize: m.Size,
 	}
 	if !later {
 		out.Summary = rr.Line()
 	}
-	out.RPC, _ = rr.(*rpc.Record)
 	return true
 }
 
-// rpcTables is Tables for a ULinkRPC connection of a full index: the
-// session's tally at the end, else the connection's records up to asOf
+// rpcTables is Tables for a hosted connection of a full index: for one
+// that keeps tables (decode.Tallied), its tables at the end, else the connection's records up to asOf
 // added up again.
 func (c *Index) rpcTables(cn *connection, asOf int) *Tables {
 	if asOf <= 0 || asOf > c.nrec {
 		asOf = c.nrec
 	}
-	t := &Tables{Conn: cn.info.Conn, AsOf: asOf, transport: cn.info.Transport}
-	if cn.rpc == nil {
+	t := &Tables{Conn: cn.info.Conn, AsOf: asOf}
+	if cn.tally == nil {
 		k := 0
 		for k < cn.msgs.len() && int(cn.msgs.at(k)) < asOf {
 			k++
@@ -492,19 +490,17 @@ func (c *Index) rpcTables(cn *connection, asOf int) *Tables {
 		return t
 	}
 	if cn.msgs.len() == 0 || int(cn.msgs.at(cn.msgs.len()-1)) < asOf {
-		rt := cn.rpc.Tables()
-		t.RPC, t.Messages = &rt, cn.rpc.Len()
+		t.ProtoTable, t.Messages = cn.tally.Tables(), cn.proto.Len()
 		return t
 	}
-	var tl rpc.Tally
+	tl := cn.tally.Tally()
 	k := 0
 	for ; k < cn.msgs.len() && int(cn.msgs.at(k)) < asOf; k++ {
-		if r, ok := c.rpcRecord(cn.msgs.at(k), false).(*rpc.Record); ok {
+		if r := c.rpcRecord(cn.msgs.at(k), false); r != nil {
 			tl.Add(r)
 		}
 	}
-	rt := tl.Tables()
-	t.RPC, t.Messages = &rt, k
+	t.ProtoTable, t.Messages = tl.Tables(k), k
 	return t
 }
 
@@ -516,18 +512,18 @@ func (c *Index) streamAsOfRPC(cn *connection, n int) {
 	c.streamAsOf(cn, n)
 }
 
-// rpcLive is a ULinkRPC connection's table now, as of asOf.
+// rpcLive is a hosted connection's table now, as of asOf.
 func (c *Index) rpcLive(cn *connection, asOf int) *Tables {
-	if cn.rpc == nil {
-		return &Tables{Conn: cn.info.Conn, AsOf: asOf, Messages: cn.proto.Len()}
+	t := &Tables{Conn: cn.info.Conn, AsOf: asOf, Messages: cn.proto.Len()}
+	if cn.tally != nil {
+		t.ProtoTable = cn.tally.Tables()
 	}
-	rt := cn.rpc.Tables()
-	return &Tables{Conn: cn.info.Conn, AsOf: asOf, Messages: cn.rpc.Len(), RPC: &rt, transport: cn.info.Transport}
+	return t
 }
 
 // rpcConnJSON is connection i's entry of `tables --json` when it is a
-// ULinkRPC one (outputs.md: "transport" and "rpc" instead of the listener
-// keys), as of asOf; ok is false for an Unturned connection.
+// hosted one (ULinkRPC's, outputs.md: "transport" and "rpc" instead of the
+// listener keys), as of asOf; ok is false for an Unturned connection.
 func (c *Index) rpcConnJSON(i int, asOf int) (json.RawMessage, bool) {
 	c.rlock()
 	defer c.runlock()
@@ -535,7 +531,7 @@ func (c *Index) rpcConnJSON(i int, asOf int) (json.RawMessage, bool) {
 	if cn.proto == nil {
 		return nil, false
 	}
-	if cn.rpc == nil {
+	if cn.tally == nil {
 		t := c.tablesOf(cn, asOf)
 		if t == nil {
 			t = &Tables{Messages: cn.proto.Len()}
@@ -543,25 +539,25 @@ func (c *Index) rpcConnJSON(i int, asOf int) (json.RawMessage, bool) {
 		return appendConnJSON(nil, cn, t.Messages), true
 	}
 	t := c.tablesOf(cn, asOf)
-	if t == nil || t.RPC == nil {
-		rt := cn.rpc.Tables()
-		t = &Tables{RPC: &rt, Messages: cn.rpc.Len()}
+	if t == nil || t.ProtoTable == nil {
+		t = &Tables{ProtoTable: cn.tally.Tables()}
 	}
 	findings := -1
 	if t.rpcCut {
 		findings = t.rpcFindings
 	}
-	return rpc.AppendConnJSONOf(nil, cn.rpc, t.RPC, t.Messages, findings), true
+	return cn.tally.AppendTablesJSONOf(nil, t.ProtoTable, findings), true
 }
 
 // hostedKept is what emit reads of record i's kept hosted record before
-// it hands it out: whether rpcRecs holds one, and for a ULinkRPC session's
-// the record, its envelope's length, and whether it is light or an asker
-// its session holds open (and so still the index's to touch after).
+// it hands it out: whether rpcRecs holds one, and for a connection that
+// takes its records back (decode.Reuser) the record, the bytes it counts
+// in rpcWait (keepRPC), and whether it is light or an asker its connection
+// holds open (and so still the index's to touch after).
 type hostedKept struct {
 	has         bool
-	r           *rpc.Record
-	envLen      int
+	r           decode.Record
+	size        int
 	light, open bool
 }
 
@@ -572,29 +568,13 @@ func (c *Index) keptRPC(i int32) hostedKept {
 		return hostedKept{}
 	}
 	k := hostedKept{has: true}
-	if lr, ok := rr.(*rpc.Record); ok {
-		if cs := c.conns[c.rec(i).conn].rpc; cs != nil {
-			k.r, k.envLen, k.light, k.open = lr, lr.EnvelopeLen(), lr.Light(), cs.Open(lr)
+	rec := c.rec(i)
+	if cn := c.conns[rec.conn]; cn.reuse != nil {
+		k.r, k.light = rr, cn.light
+		k.open = !cn.light && cn.proto.Waiting(rr)
+		if cn.budget {
+			k.size = int(rec.sid)
 		}
 	}
 	return k
-}
-
-// rpcView is t's `rpc` table as decode.Tables (Tables.Proto), nil when t
-// holds none.
-func (t *Tables) rpcView() decode.Tables {
-	if t.RPC == nil {
-		return nil
-	}
-	return &rpc.View{Tables: *t.RPC, Transport: t.transport, Records: t.Messages}
-}
-
-// emptyTables is ci's protocol tables with nothing counted
-// (ConnInfo.ProtoTables): a ULinkRPC connection's empty `rpc` table, nil
-// for another's.
-func (ci ConnInfo) emptyTables() decode.Tables {
-	if !ci.RPC {
-		return nil
-	}
-	return &rpc.View{Transport: ci.Transport}
 }
