@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -38,6 +39,9 @@ type MPMember struct {
 	Value  any        // the first guess's value: uint64, int64, string, []byte or nil
 	Object *MPObject  // when the bytes are themselves a version-tolerant object
 	Items  []MPObject // when the bytes are a list of version-tolerant objects
+	// shape is the guess Value holds (set when a cutter's noValue leaves
+	// Value unset: MPWalk spells it from the bytes).
+	shape mpShape
 }
 
 // varint reads MemoryPack's length varint: a signed first byte that is the
@@ -101,11 +105,31 @@ const mpGuessBudget = 4096
 
 // cutter carries the guessing budget of one CutMemoryPack; shapeOnly
 // skips the members (checkMemoryPack), noText the text of each guess
-// (MPMember.Guess: a payload decoded for its JSON, which has none).
+// (MPMember.Guess: a payload decoded for its JSON, which has none),
+// noValue the values of the guesses a writer spells from the bytes
+// (MPWalk). With arena, the members are taken from storage reused from
+// one cut to the next (MPWalk, issue 28: a slice of members an object was
+// a tenth of what `dump --json` allocated).
 type cutter struct {
 	budget    int
 	shapeOnly bool
 	noText    bool
+	noValue   bool
+	arena     *[]MPMember
+}
+
+// members is storage for n members, zeroed: the arena's next n, else new.
+func (c *cutter) members(n int) []MPMember {
+	if c.arena == nil {
+		return make([]MPMember, n)
+	}
+	a := *c.arena
+	// A grown arena leaves its old array to the members taken from it.
+	a = slices.Grow(a, n)[:len(a)+n]
+	*c.arena = a
+	ms := a[len(a)-n : len(a) : len(a)]
+	clear(ms)
+	return ms
 }
 
 // object reads a version-tolerant object at r's position.
@@ -162,12 +186,14 @@ func (c *cutter) object(r *reader, path string, depth int) MPObject {
 		return o
 	}
 	if n > 0 {
-		o.Members = make([]MPMember, 0, n)
+		o.Members = c.members(n)
 	}
 	for i, l := range lens {
-		m := MPMember{Index: i, Off: r.pos, Len: l}
-		c.guess(&m, r.bytes("", l), m.Off, depth)
-		o.Members = append(o.Members, m)
+		// m stays valid while guessing takes more of the arena: a grown
+		// arena leaves o.Members its old array.
+		m := &o.Members[i]
+		m.Index, m.Off, m.Len = i, r.pos, l
+		c.guess(m, r.bytes("", l), m.Off, depth)
 	}
 	o.Len = r.pos - o.Off
 	return o
@@ -177,6 +203,7 @@ func (c *cutter) object(r *reader, path string, depth int) MPObject {
 // value and nested objects, and unless c.noText the text that says so.
 func (c *cutter) guess(m *MPMember, b []byte, off, depth int) {
 	k := c.shape(m, b, off, depth)
+	m.shape = k
 	if !c.noText {
 		m.Guess = guessText(k, m, b)
 	}
@@ -203,7 +230,9 @@ const (
 func (c *cutter) shape(m *MPMember, b []byte, off, depth int) mpShape {
 	le32 := func(i int) int32 { return int32(binary.LittleEndian.Uint32(b[i:])) }
 	if s, ok := mpStringShape(b); ok {
-		m.Value = s
+		if !c.noValue {
+			m.Value = string(s)
+		}
 		return shapeString
 	}
 	if len(b) > 1 && b[0] <= mpMaxMembers && c.budget > 0 {
@@ -230,10 +259,27 @@ func (c *cutter) shape(m *MPMember, b []byte, off, depth int) mpShape {
 				return shapeStrings
 			}
 			if (len(b)-4)%int(count) == 0 {
-				m.Value = b
+				if !c.noValue {
+					m.Value = b
+				}
 				return shapeList
 			}
 		}
+	}
+	if c.noValue {
+		switch len(b) {
+		case 0:
+			return shapeAbsent
+		case 1:
+			return shapeU8
+		case 2:
+			return shapeI16
+		case 4:
+			return shapeI32
+		case 8:
+			return shapeI64
+		}
+		return shapeBytes
 	}
 	switch len(b) {
 	case 0:
@@ -260,7 +306,7 @@ func guessText(k mpShape, m *MPMember, b []byte) string {
 	le32 := func(i int) int32 { return int32(binary.LittleEndian.Uint32(b[i:])) }
 	switch k {
 	case shapeString:
-		return "string " + strconv.Quote(m.Value.(string))
+		return "string " + strconv.Quote(string(b[8:]))
 	case shapeObject:
 		return "object (" + dissect.Count(len(m.Object.Members), "member") + ")"
 	case shapeObjects:
@@ -359,22 +405,23 @@ func mpStrings(b []byte, count int) ([]string, bool) {
 		if !ok {
 			return nil, false
 		}
-		out, b = append(out, s), b[8+int(^n):]
+		out, b = append(out, string(s)), b[8+int(^n):]
 	}
 	return out, len(b) == 0
 }
 
 // mpStringShape reports whether b is exactly one non-empty UTF-8 MemoryPack
-// string: i32 ~byteCount (≤ −2), i32 UTF-16 length, the bytes.
-func mpStringShape(b []byte) (string, bool) {
+// string: i32 ~byteCount (≤ −2), i32 UTF-16 length, the bytes; it gives
+// the string's bytes, aliasing b.
+func mpStringShape(b []byte) ([]byte, bool) {
 	if len(b) < 8 {
-		return "", false
+		return nil, false
 	}
 	n := int32(binary.LittleEndian.Uint32(b))
 	if n > -2 || int(^n) != len(b)-8 || !utf8.Valid(b[8:]) {
-		return "", false
+		return nil, false
 	}
-	return string(b[8:]), true
+	return b[8:], true
 }
 
 // Fields lists o's members as fields named prefix.<index> (nested

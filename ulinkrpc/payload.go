@@ -49,6 +49,9 @@ type Payload struct {
 	// with byte spans as bits in the envelope.
 	Fields   []dissect.Field
 	Findings []dissect.Finding
+	// Cut is PayloadConfig.Cut when the members were cut into it, Object
+	// and Fields then nil.
+	Cut *MPWalk
 }
 
 // PayloadConfig says how to read payloads: the serializer and, when known,
@@ -69,6 +72,11 @@ type PayloadConfig struct {
 	// payload cut without a schema (MPMember.Guess), for a caller that
 	// writes its JSON, which has none.
 	NoGuessText bool
+	// Cut, when set, takes a MemoryPack payload cut without a schema
+	// (MPWalk.Cut) instead of Object and Fields, for a writer that lists
+	// its members from it; it is reused, so the Payload is read before
+	// the next one decoded with it.
+	Cut *MPWalk
 }
 
 // DecodePayload decodes a payload at byte offset base of its envelope
@@ -113,6 +121,13 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 		if err := checkMemoryPack(b); err != nil {
 			return rawPayload(p, err, base, cfg)
 		}
+		return cutPayload(p, base, cfg)
+	}
+	if w := cfg.Cut; w != nil {
+		if err := w.Cut(b, prefix); err != nil {
+			return rawPayload(p, err, base, cfg)
+		}
+		p.Cut = w
 		return cutPayload(p, base, cfg)
 	}
 	o, err := cutMemoryPack(b, cutter{noText: cfg.NoGuessText})
