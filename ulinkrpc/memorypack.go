@@ -77,18 +77,18 @@ func (r *reader) varint(field string) int64 {
 
 // CutMemoryPack cuts b, which must be exactly one version-tolerant object
 // or a null object, into members (ulinkrpc.md 6, "Without a schema").
-func CutMemoryPack(b []byte) (MPObject, error) { return cutMemoryPack(b, cutter{}) }
+func CutMemoryPack(b []byte) (MPObject, error) { return cutMemoryPack(b, &cutter{}) }
 
 // checkMemoryPack is CutMemoryPack's error alone: the object's header and
 // member lengths read, its members not guessed at (rpc's compact records
 // need only the payload's findings, issue 28).
 func checkMemoryPack(b []byte) error {
-	_, err := cutMemoryPack(b, cutter{shapeOnly: true})
+	_, err := cutMemoryPack(b, &cutter{shapeOnly: true})
 	return err
 }
 
 // cutMemoryPack is CutMemoryPack by a cutter of c's options.
-func cutMemoryPack(b []byte, c cutter) (MPObject, error) {
+func cutMemoryPack(b []byte, c *cutter) (MPObject, error) {
 	r := &reader{b: b, layer: "memorypack"}
 	c.budget = mpGuessBudget
 	o := c.object(r, "", 0)
@@ -116,6 +116,9 @@ type cutter struct {
 	noText    bool
 	noValue   bool
 	arena     *[]MPMember
+	// lens holds the member lengths of the objects being read that have
+	// more than a few (object).
+	lens []int
 }
 
 // members is storage for n members, zeroed: the arena's next n, else new.
@@ -145,31 +148,49 @@ func (c *cutter) object(r *reader, path string, depth int) MPObject {
 		o.Null, o.Len = true, 1
 		return o
 	case n > mpMaxMembers:
+		if r.failQuiet() {
+			return o
+		}
 		r.fail(path+"member_count", o.Off, ErrFormat, "member count %d is not an object header (0..249, 255 null)", n)
 		return o
 	case depth >= mpMaxDepth:
+		if r.failQuiet() {
+			return o
+		}
 		r.fail(path+"member_count", o.Off, ErrTooLarge, "objects nested deeper than %d", mpMaxDepth)
 		return o
 	}
-	// Most objects have few members: their lengths stay on the stack.
-	var small [16]int
-	lens := small[:0]
-	if n > len(small) {
-		lens = make([]int, 0, n)
+	if n > r.left() && r.failQuiet() {
+		// A guess: n lengths of a byte or more cannot fit.
+		return o
 	}
-	lens = lens[:n]
+	// Most objects have few members: their lengths stay on the stack;
+	// more take the cutter's stack of them, given back on return.
+	var small [16]int
+	var lens []int
+	if n <= len(small) {
+		lens = small[:n]
+	} else {
+		at := len(c.lens)
+		c.lens = slices.Grow(c.lens, n)[:at+n]
+		lens = c.lens[at : at+n : at+n]
+		defer func() { c.lens = c.lens[:at] }()
+	}
 	total := 0
 	for i := range lens {
 		at := r.pos
 		// The field's name is made only when it fails.
 		l := r.varint("")
 		if r.err != nil {
-			if e, ok := r.err.(*Error); ok {
+			if e, ok := r.err.(*Error); ok && !r.quiet {
 				e.Field = path + strconv.Itoa(i) + ".length"
 			}
 			return o
 		}
 		if l < 0 || l > int64(r.left()) {
+			if r.failQuiet() {
+				return o
+			}
 			r.fail(path+strconv.Itoa(i)+".length", at, ErrInvalidLength, "member length %d with %d bytes left", l, r.left())
 			return o
 		}
@@ -177,6 +198,9 @@ func (c *cutter) object(r *reader, path string, depth int) MPObject {
 		total += int(l)
 	}
 	if total > r.left() {
+		if r.failQuiet() {
+			return o
+		}
 		r.err = &Error{Layer: r.layer, Field: path + "members", Offset: r.pos, Need: total, Have: r.left(), Err: ErrShort}
 		return o
 	}
@@ -236,12 +260,16 @@ func (c *cutter) shape(m *MPMember, b []byte, off, depth int) mpShape {
 		return shapeString
 	}
 	if len(b) > 1 && b[0] <= mpMaxMembers && c.budget > 0 {
-		r := newReader("memorypack", b, 0)
+		r := &reader{b: b, layer: "memorypack", quiet: true}
 		// Zero-length members are rare (gaps in the orders) and make small
 		// integers look like objects (07 00…00: seven empty members).
 		if o := c.object(r, "", depth+1); r.err == nil && r.left() == 0 && !hasEmpty(o) {
-			shift(&o, off)
-			m.Object = &o
+			// A copy is made only of an object that fits: taking o's
+			// address would move every guess's to the heap.
+			obj := new(MPObject)
+			*obj = o
+			shift(obj, off)
+			m.Object = obj
 			return shapeObject
 		}
 	}
@@ -349,7 +377,7 @@ func (c *cutter) objects(b []byte, count, depth int) ([]MPObject, bool) {
 	if count > len(b) || c.budget <= 0 {
 		return nil, false
 	}
-	r := newReader("memorypack", b, 0)
+	r := &reader{b: b, layer: "memorypack", quiet: true}
 	var items []MPObject
 	for range count {
 		o := c.object(r, "", depth+1)

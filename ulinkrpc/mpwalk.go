@@ -18,6 +18,9 @@ type MPWalk struct {
 	Names   []byte
 	b       []byte
 	arena   []MPMember
+	lens    []int
+	// notes hold the findings of the payload cut last (PayloadConfig.Cut).
+	notes []dissect.Finding
 }
 
 // MPEntry is one field MPWalk lists: its name in the walk's Names, the
@@ -53,7 +56,9 @@ const (
 // the entries and members of that cut are overwritten.
 func (w *MPWalk) Cut(b []byte, prefix string) error {
 	w.Entries, w.Names, w.b, w.arena = w.Entries[:0], w.Names[:0], b, w.arena[:0]
-	o, err := cutMemoryPack(b, cutter{noText: true, noValue: true, arena: &w.arena})
+	c := cutter{noText: true, noValue: true, arena: &w.arena, lens: w.lens[:0]}
+	o, err := cutMemoryPack(b, &c)
+	w.lens = c.lens
 	if err != nil {
 		return err
 	}

@@ -111,3 +111,44 @@ func TestDecodePayloadCut(t *testing.T) {
 		}
 	}
 }
+
+// TestCutManyMembers: objects of more members than the cutter keeps on
+// the stack, nested in one another, keep each one's lengths.
+func TestCutManyMembers(t *testing.T) {
+	inner := make([][]byte, 18)
+	for i := range inner {
+		inner[i] = MPString(fmt.Sprint("s", i))
+	}
+	outer := make([][]byte, 20)
+	for i := range outer {
+		outer[i] = MPInt32(int32(i))
+	}
+	outer[3] = MPEncodeObject(true, inner...)
+	b := MPEncodeObject(true, outer...)
+	for _, in := range [][]byte{b, b[:len(b)-1]} {
+		o, err := CutMemoryPack(in)
+		var w MPWalk
+		if werr := w.Cut(in, "p"); fmt.Sprint(werr) != fmt.Sprint(err) {
+			t.Errorf("MPWalk.Cut(%d bytes) = %v; want %v", len(in), werr, err)
+		}
+		if err != nil {
+			continue
+		}
+		if len(o.Members) != 20 || o.Members[3].Object == nil || len(o.Members[3].Object.Members) != 18 {
+			t.Fatalf("CutMemoryPack(20 members, 18 nested) = %d members", len(o.Members))
+		}
+		for i, m := range o.Members {
+			if m.Len != len(outer[i]) {
+				t.Errorf("member %d length = %d; want %d", i, m.Len, len(outer[i]))
+			}
+		}
+		for i, m := range o.Members[3].Object.Members {
+			if m.Value != fmt.Sprint("s", i) {
+				t.Errorf("member 3.%d = %v; want s%d", i, m.Value, i)
+			}
+		}
+		if len(w.Entries) != 38 {
+			t.Errorf("MPWalk.Cut entries = %d; want 38", len(w.Entries))
+		}
+	}
+}

@@ -128,9 +128,15 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 			return rawPayload(p, err, base, cfg)
 		}
 		p.Cut = w
+		if len(p.Findings) == 0 && cfg.Serializer == SerializerAuto {
+			// The note in the walk's storage, as its members are.
+			w.notes = append(w.notes[:0], cutNoteAt(base))
+			p.Encoding, p.Findings = EncodingMemoryPack, w.notes
+			return p
+		}
 		return cutPayload(p, base, cfg)
 	}
-	o, err := cutMemoryPack(b, cutter{noText: cfg.NoGuessText})
+	o, err := cutMemoryPack(b, &cutter{noText: cfg.NoGuessText})
 	if err != nil {
 		return rawPayload(p, err, base, cfg)
 	}
@@ -144,13 +150,19 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 func cutPayload(p Payload, base int, cfg PayloadConfig) Payload {
 	p.Encoding = EncodingMemoryPack
 	if cfg.Serializer == SerializerAuto {
-		p.Findings = append(p.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: cutNote, Bit: 8 * base})
+		p.Findings = append(p.Findings, cutNoteAt(base))
 	}
 	return p
 }
 
 // cutNote is the note of a payload read as MemoryPack by its shape.
 const cutNote = "payload: MemoryPack by shape, members cut without a schema"
+
+// cutNoteAt is the note of a payload at byte base read as MemoryPack by
+// its shape.
+func cutNoteAt(base int) dissect.Finding {
+	return dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: cutNote, Bit: 8 * base}
+}
 
 // rawPayload is p as raw bytes that did not cut as MemoryPack (err): an
 // error finding when MemoryPack was forced.
