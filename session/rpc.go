@@ -204,7 +204,7 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 		c.streamAsOfRPC(cn, n)
 	}
 	cn.proto.Numbered(r, n)
-	m := decode.BriefOf(r)
+	m := briefOf(r)
 	off, where, placed := c.rpcBytes(r)
 	i, rec := c.add(recRPC|where, off, m.Time.UnixNano())
 	rec.frame, rec.length, rec.conn, rec.dir = int32(m.Frame), uint16(min(m.Len, 0xFFFF)), cn.idx, m.Dir
@@ -251,6 +251,33 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 	}
 	c.stream.pre = preDecoded{i: -1}
 	c.streamed(i)
+}
+
+// hostedBrief is what the index reads of a hosted record as it numbers
+// it (messageRPC) and hands it out (buildRPCInto): decode.Meta's fields of
+// those names.
+type hostedBrief struct {
+	Frame, Len, Wire, Pair int
+	Time                   time.Time
+	Dir                    dissect.Dir
+	Data                   []byte
+	Findings               []dissect.Finding
+	Latency                time.Duration
+	HasLatency             bool
+}
+
+// briefOf is hostedBrief of r as decode.BriefOf gives it, read straight
+// from a ULinkRPC record's fields, as rpc.Record.Brief sets them: making
+// its whole Meta was a tenth of the decoding goroutine of `dump --json`
+// (issue 28).
+func briefOf(r decode.Record) hostedBrief {
+	if rr, ok := r.(*rpc.Record); ok {
+		return hostedBrief{Frame: rr.Frame, Len: rr.Len, Wire: rr.Len + 4, Pair: rr.Pair, Time: rr.Time, Dir: rr.Dir,
+			Data: rr.Envelope, Findings: rr.Findings, Latency: rr.Latency, HasLatency: rr.HasLatency}
+	}
+	m := decode.BriefOf(r)
+	return hostedBrief{Frame: m.Frame, Len: m.Len, Wire: m.Wire, Pair: m.Pair, Time: m.Time, Dir: m.Dir,
+		Data: m.Data, Findings: m.Findings, Latency: m.Latency, HasLatency: m.HasLatency}
 }
 
 // release hands r back to its protocol (decode.Releaser) once the index
@@ -462,7 +489,7 @@ func (c *Index) buildRPCInto(n int, r *record, out *Message, later bool) bool {
 	if rr == nil {
 		return false
 	}
-	m := decode.BriefOf(rr)
+	m := briefOf(rr)
 	*out = Message{
 		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: c.conns[r.conn].info.Conn,
 		Dir: r.dir, Data: m.Data, Rec: rr, Pair: m.Pair, Latency: m.Latency, HasLatency: m.HasLatency,
