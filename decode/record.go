@@ -66,6 +66,39 @@ func BriefOf(r Record) Meta {
 	return r.Meta()
 }
 
+// Glance is what a host reads of a record as it numbers, keeps and hands
+// it out: Meta's fields of those names, without the connection, the names
+// or the fields.
+type Glance struct {
+	N, Frame        int
+	Time            time.Time
+	Dir             dissect.Dir
+	Len, Wire, Size int
+	Data            []byte
+	Findings        []dissect.Finding
+	Pair            int
+	Latency         time.Duration
+	HasLatency      bool
+}
+
+// Glancer is a Record that gives its Glance without making its Meta
+// (issue 28: making a ULinkRPC record's Meta twice was a tenth of the
+// decoding goroutine of `dump --json`).
+type Glancer interface {
+	Glance() Glance
+}
+
+// GlanceOf is r's Glance: its own when it has one, else read from its
+// Brief (BriefOf).
+func GlanceOf(r Record) Glance {
+	if g, ok := r.(Glancer); ok {
+		return g.Glance()
+	}
+	m := BriefOf(r)
+	return Glance{N: m.N, Frame: m.Frame, Time: m.Time, Dir: m.Dir, Len: m.Len, Wire: m.Wire, Size: m.Size,
+		Data: m.Data, Findings: m.Findings, Pair: m.Pair, Latency: m.Latency, HasLatency: m.HasLatency}
+}
+
 // Releaser is a Record its protocol may reuse once its host has written
 // it and holds it no more (a stream's batch, once encoded): Release hands
 // it back. A host calls it at most once, and never reads the record after.

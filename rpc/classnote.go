@@ -34,7 +34,9 @@ func (s *Session) classified(r *Record) {
 		return
 	}
 	if s.countClass(r.class, r) {
-		r.Findings = append(r.Findings[:0], r.Findings[1:]...)
+		// Sliced, not moved down: the list may be Untransform's shared
+		// one (ulinkrpc.ClassNote).
+		r.Findings = r.Findings[1:]
 		if len(r.Findings) == 0 {
 			r.Findings = nil
 		}

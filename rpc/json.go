@@ -33,7 +33,8 @@ func AppendJSONOrigin(dst []byte, r *Record, origin []byte) []byte {
 // jsonParts are the parts of a bare record (lazy.go) decoded for its
 // JSON: its envelope's fields, its payload decoded without a JSON
 // payload's fields, and the walk of a JSON payload at byte off of the
-// envelope, whose members are written as the fields that follow.
+// envelope, whose members are written as the fields that follow (as are
+// the entries of a MemoryPack payload cut into Payload.Cut).
 type jsonParts struct {
 	fields  []dissect.Field
 	payload *ulinkrpc.Payload
@@ -106,6 +107,12 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 			if f := &parts.payload.Fields[i]; !payloadRoot(f) {
 				dst = appendSep(dst, &n)
 				dst = appendField(dst, f)
+			}
+		}
+		if w := parts.payload.Cut; w != nil {
+			for i := range w.Entries {
+				dst = appendSep(dst, &n)
+				dst = appendEntry(dst, w, &w.Entries[i], parts.off)
 			}
 		}
 		if w := parts.walk; w != nil {
@@ -365,6 +372,34 @@ func appendMember(dst []byte, w *ulinkrpc.JSONWalk, m *ulinkrpc.JSONMember, off 
 		dst = append(dst, "true"...)
 	case ulinkrpc.JSONFalse:
 		dst = append(dst, "false"...)
+	default:
+		dst = append(dst, "null"...)
+	}
+	return append(dst, '}')
+}
+
+// appendEntry appends the outputs.md field entry of entry e of a
+// MemoryPack payload at byte off of the envelope, as appendField appends
+// the field MPObject.Fields makes of it: same name, span and value.
+func appendEntry(dst []byte, w *ulinkrpc.MPWalk, e *ulinkrpc.MPEntry, off int) []byte {
+	k, b := w.Kind(e)
+	if k == ulinkrpc.MPOther {
+		f := w.Field(e, off)
+		return appendField(dst, &f)
+	}
+	dst = append(dst, `{"name":`...)
+	dst = termsafe.AppendJSONBytes(dst, w.Name(e))
+	dst = appendSpan(dst, 8*(off+e.Off), 8*e.Len)
+	switch k {
+	case ulinkrpc.MPText:
+		// Valid UTF-8 (a MemoryPack string's test): no raw_hex.
+		dst = termsafe.AppendJSONBytes(dst, b)
+	case ulinkrpc.MPInt:
+		dst = strconv.AppendInt(dst, w.Int(b), 10)
+	case ulinkrpc.MPBytes:
+		dst = append(dst, '"')
+		dst = hex.AppendEncode(dst, b)
+		dst = append(dst, '"')
 	default:
 		dst = append(dst, "null"...)
 	}

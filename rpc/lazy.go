@@ -30,6 +30,13 @@ func (r *Record) Brief() decode.Meta {
 		Pair: r.Pair, Latency: r.Latency, HasLatency: r.HasLatency}
 }
 
+// Glance is Brief's reading for its host without making a Meta
+// (decode.Glancer).
+func (r *Record) Glance() decode.Glance {
+	return decode.Glance{N: r.N, Frame: r.Frame, Time: r.Time, Dir: r.Dir, Len: r.Len, Wire: r.Len + 4, Size: r.EnvelopeLen(),
+		Data: r.Envelope, Findings: r.Findings, Pair: r.Pair, Latency: r.Latency, HasLatency: r.HasLatency}
+}
+
 // AllFields are r's fields, its payload's included: Fields, or for a lazy
 // record Fields with the payload's decoded again.
 func (r *Record) AllFields() []dissect.Field { return r.whole().Fields }
@@ -116,7 +123,7 @@ func (r *Record) decodeInto(cp *Record, fields bool) {
 	if r.lazy == nil {
 		return
 	}
-	p := r.decodePayload(env, !fields)
+	p := r.decodePayload(env, !fields, nil)
 	cp.Payload = &p
 	if fields {
 		cp.Fields = appendPayloadFields(cp.Fields, p.Fields)
@@ -130,10 +137,11 @@ func (r *Record) decodeInto(cp *Record, fields bool) {
 // decodePayload decodes lazy record r's payload, of envelope env, as
 // numbering chose (r.lazy); for writing, with neither a JSON payload's
 // fields nor the text of the guesses at MemoryPack members, which its
-// writer makes from the bytes or does not show.
-func (r *Record) decodePayload(env ulinkrpc.Envelope, writing bool) ulinkrpc.Payload {
+// writer makes from the bytes or does not show, and with cut, MemoryPack
+// members cut without a schema into cut (Payload.Cut).
+func (r *Record) decodePayload(env ulinkrpc.Envelope, writing bool, cut *ulinkrpc.MPWalk) ulinkrpc.Payload {
 	cfg := *r.lazy
-	cfg.NoJSONFields, cfg.NoGuessText = writing, writing
+	cfg.NoJSONFields, cfg.NoGuessText, cfg.Cut = writing, writing, cut
 	return ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
 }
 
@@ -141,6 +149,7 @@ func (r *Record) decodePayload(env ulinkrpc.Envelope, writing bool) ulinkrpc.Pay
 type lazyScratch struct {
 	fields []dissect.Field
 	walk   ulinkrpc.JSONWalk
+	cut    ulinkrpc.MPWalk
 	tc     jsontime.Cache
 	// conns are connections' "conn" values, encoded (at most maxConns).
 	conns map[dissect.Conn][]byte
@@ -174,11 +183,11 @@ func appendBare(dst []byte, r *Record, origin []byte) []byte {
 	sc.fields = env.Fields
 	parts := jsonParts{fields: env.Fields, tc: &sc.tc, conn: sc.conn(r.Conn)}
 	if r.lazy != nil {
-		p := r.decodePayload(env, true)
-		parts.payload = &p
+		p := r.decodePayload(env, true, &sc.cut)
+		parts.payload, parts.off = &p, env.PayloadOff
 		if p.Encoding == ulinkrpc.EncodingJSON {
 			sc.walk.Walk(env.Payload, "payload")
-			parts.walk, parts.off = &sc.walk, env.PayloadOff
+			parts.walk = &sc.walk
 		}
 	}
 	return appendJSON(dst, r, origin, &parts)

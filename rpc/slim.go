@@ -90,6 +90,16 @@ func (s *Session) Restore(env []byte, p Place, whole bool) *Record {
 // that reads the file again may point at them instead of keeping them.
 func (r *Record) FileOffset() (int64, bool) { return r.file, r.inFile && !r.light }
 
+// rpcValues hold what an RPC's pointers that envRPC sets point at, made
+// in one allocation a record instead of one a value (issue 28: they were
+// most of what the decoding goroutine of `dump --json` allocated).
+type rpcValues struct {
+	requestID           uint32
+	serviceID, methodID int32
+	statusCode          int
+	status              string
+}
+
 // envRPC sets the rpc object's values that env alone gives (apply's,
 // without the pairing): the ids, status, error and ticks, and the names
 // of a Request's or Push's ids. It returns a Request's or Push's contract
@@ -97,10 +107,11 @@ func (r *Record) FileOffset() (int64, bool) { return r.file, r.inFile && !r.ligh
 func (s *Session) envRPC(p *RPC, env ulinkrpc.Envelope) *ulinkrpc.Method {
 	switch env.Type {
 	case ulinkrpc.Request, ulinkrpc.Push:
+		v := &rpcValues{requestID: env.RequestID, serviceID: env.ServiceID, methodID: env.MethodID}
 		if env.Type == ulinkrpc.Request {
-			p.RequestID = ptr(env.RequestID)
+			p.RequestID = &v.requestID
 		}
-		p.ServiceID, p.MethodID = ptr(env.ServiceID), ptr(env.MethodID)
+		p.ServiceID, p.MethodID = &v.serviceID, &v.methodID
 		if s.cfg.Contracts == nil {
 			return nil
 		}
@@ -113,8 +124,8 @@ func (s *Session) envRPC(p *RPC, env ulinkrpc.Envelope) *ulinkrpc.Method {
 		}
 		return m
 	case ulinkrpc.Response:
-		p.RequestID = ptr(env.RequestID)
-		p.StatusCode, p.Status = ptr(int(env.Status)), ptr(env.Status.String())
+		v := &rpcValues{requestID: env.RequestID, statusCode: int(env.Status), status: env.Status.String()}
+		p.RequestID, p.StatusCode, p.Status = &v.requestID, &v.statusCode, &v.status
 		if env.HasError {
 			p.Error = ptr(env.Error)
 			if !utf8.ValidString(env.Error) {

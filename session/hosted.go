@@ -194,7 +194,7 @@ func (c *Index) arriveRPC(cn *connection, r decode.Record, seq uint64) {
 		return
 	}
 	c.pins++
-	m := decode.BriefOf(r)
+	m := decode.GlanceOf(r)
 	c.pendingBytes += m.Size
 	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: m.Dir, rec: r, sight: sg})
 }
@@ -208,7 +208,7 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 		c.streamAsOfRPC(cn, n)
 	}
 	cn.proto.Numbered(r, n)
-	m := decode.BriefOf(r)
+	m := decode.GlanceOf(r)
 	off, where, placed := c.rpcBytes(cn, r)
 	i, rec := c.add(recRPC|where, off, m.Time.UnixNano())
 	rec.frame, rec.length, rec.conn, rec.dir = int32(m.Frame), uint16(min(m.Len, 0xFFFF)), cn.idx, m.Dir
@@ -228,7 +228,7 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 	}
 	if c.stream == nil && m.Pair != 0 && m.Pair < n {
 		// The answer of a pair: its asker is final now (link set its Pair).
-		if a := c.rpcRecs[int32(m.Pair-1)]; a != nil && c.slimRPC(c.conns[c.rec(int32(m.Pair-1)).conn], int32(m.Pair-1), a, decode.BriefOf(a)) {
+		if a := c.rpcRecs[int32(m.Pair-1)]; a != nil && c.slimRPC(c.conns[c.rec(int32(m.Pair-1)).conn], int32(m.Pair-1), a, decode.GlanceOf(a)) {
 			delete(c.rpcRecs, int32(m.Pair-1))
 			release(a)
 		}
@@ -461,7 +461,7 @@ func (c *Index) buildRPCInto(n int, r *record, out *Message, later bool) bool {
 	if rr == nil {
 		return false
 	}
-	m := decode.BriefOf(rr)
+	m := decode.GlanceOf(rr)
 	*out = Message{
 		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: c.conns[r.conn].info.Conn,
 		Dir: r.dir, Data: m.Data, Rec: rr, Pair: m.Pair, Latency: m.Latency, HasLatency: m.HasLatency,

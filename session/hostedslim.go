@@ -62,7 +62,7 @@ func (c *Index) rpcBytes(cn *connection, r decode.Record) (off int64, flags recF
 // its time, frame and pairing as the index record gives them), and
 // reports whether it did. An asker still waiting for its answer is not
 // final: its answer slims it.
-func (c *Index) slimRPC(cn *connection, i int32, r decode.Record, m decode.Meta) bool {
+func (c *Index) slimRPC(cn *connection, i int32, r decode.Record, m decode.Glance) bool {
 	rec := c.rec(i)
 	if rec.idBits&rpcPlaced == 0 || !cn.compact || int(rec.length) != len(m.Data) || cn.proto.Waiting(r) {
 		return false

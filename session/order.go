@@ -141,7 +141,7 @@ func (c *Index) release() {
 		for len(c.pending) > 0 && c.pending[0].seq < wm {
 			m := heap.Pop(&c.pending).(pendingMsg)
 			if m.rec != nil {
-				c.pendingBytes -= decode.BriefOf(m.rec).Size
+				c.pendingBytes -= decode.GlanceOf(m.rec).Size
 				c.messageRPC(m.cn, m.rec, m.sight)
 				continue
 			}

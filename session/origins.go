@@ -159,7 +159,7 @@ func (c *Index) hostedSight(cn *connection, r decode.Record) *Sight {
 	if c.multi == nil || c.multi.sight == nil {
 		return nil
 	}
-	return c.multi.sight(cn.info.Conn, decode.BriefOf(r).Dir, HostedSight)
+	return c.multi.sight(cn.info.Conn, decode.GlanceOf(r).Dir, HostedSight)
 }
 
 // originOfRec is the encoded origin of record i of connection cn: the

@@ -106,7 +106,7 @@ func (c *Index) TallyOf(n int, b *Tally) bool {
 		if rr == nil {
 			return false
 		}
-		m := decode.BriefOf(rr)
+		m := decode.GlanceOf(rr)
 		b.Rec = rr
 		b.Pair, b.Latency, b.HasLatency = m.Pair, m.Latency, m.HasLatency
 		return true

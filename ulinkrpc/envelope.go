@@ -81,23 +81,32 @@ type envReader struct {
 	bare bool
 }
 
+// field records a read as a field; its callers ask listing first, so that
+// a bare reader boxes no value (issue 28: the payload's and the request
+// id's boxes were what a lazy record's decode allocated).
 func (r envReader) field(name string, from int, v any) {
-	if r.err == nil && !r.bare {
-		r.env.Fields = append(r.env.Fields, dissect.Field{Name: name, Bit: 8 * (r.base + from), Bits: 8 * (r.pos - from), Value: v})
-	}
+	r.env.Fields = append(r.env.Fields, dissect.Field{Name: name, Bit: 8 * (r.base + from), Bits: 8 * (r.pos - from), Value: v})
 }
+
+// listing reports whether reads are recorded as fields: not bare, and
+// not failed.
+func (r envReader) listing() bool { return r.err == nil && !r.bare }
 
 func (r envReader) u32(name string) uint32 {
 	from := r.pos
 	v := r.u32be(name)
-	r.field(name, from, uint64(v))
+	if r.listing() {
+		r.field(name, from, uint64(v))
+	}
 	return v
 }
 
 func (r envReader) i32(name string) int32 {
 	from := r.pos
 	v := int32(r.u32be(name))
-	r.field(name, from, int64(v))
+	if r.listing() {
+		r.field(name, from, int64(v))
+	}
 	return v
 }
 
@@ -124,7 +133,9 @@ func (r envReader) payload(n int) {
 	r.env.PayloadOff = r.pos
 	from := r.pos
 	r.env.Payload = r.bytes("payload", n)
-	r.field("payload", from, r.env.Payload)
+	if r.listing() {
+		r.field("payload", from, r.env.Payload)
+	}
 }
 
 func parseRequest(r *envReader) {
@@ -138,11 +149,15 @@ func parseResponse(r *envReader) {
 	r.env.RequestID = r.u32("request_id")
 	from := r.pos
 	r.env.Status = Status(r.u8("status"))
-	r.field("status", from, uint64(r.env.Status))
+	if r.listing() {
+		r.field("status", from, uint64(r.env.Status))
+	}
 	r.payload(r.length("length", "payload"))
 	from = r.pos
 	r.env.HasError = r.u8("has_error") != 0
-	r.field("has_error", from, r.env.HasError)
+	if r.listing() {
+		r.field("has_error", from, r.env.HasError)
+	}
 	if !r.env.HasError || r.err != nil {
 		return
 	}
@@ -151,7 +166,9 @@ func parseResponse(r *envReader) {
 	b := r.bytes("error", n)
 	r.env.Error = string(b)
 	r.env.ErrorUTF8 = utf8.Valid(b)
-	r.field("error", from, r.env.Error)
+	if r.listing() {
+		r.field("error", from, r.env.Error)
+	}
 }
 
 func parsePush(r *envReader) {
@@ -163,7 +180,9 @@ func parsePush(r *envReader) {
 func parseKeepAlive(r *envReader) {
 	from := r.pos
 	r.env.Ticks = int64(r.u64be("ticks"))
-	r.field("ticks", from, r.env.Ticks)
+	if r.listing() {
+		r.field("ticks", from, r.env.Ticks)
+	}
 }
 
 // DecodeEnvelope decodes one frame, which must be consumed exactly
@@ -209,7 +228,9 @@ func decodeEnvelope(b []byte, fs []dissect.Field, bare bool) (Envelope, error) {
 	r := envReader{reader: &reader{b: b, layer: "envelope"}, env: &env, bare: bare}
 	from := r.pos
 	env.Type = FrameType(r.u8("type"))
-	r.field("type", from, uint64(env.Type))
+	if r.listing() {
+		r.field("type", from, uint64(env.Type))
+	}
 	if r.err != nil {
 		env.Findings = append(env.Findings, finding(r.err, 0))
 		return env, r.err

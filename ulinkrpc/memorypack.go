@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -38,6 +39,9 @@ type MPMember struct {
 	Value  any        // the first guess's value: uint64, int64, string, []byte or nil
 	Object *MPObject  // when the bytes are themselves a version-tolerant object
 	Items  []MPObject // when the bytes are a list of version-tolerant objects
+	// shape is the guess Value holds (set when a cutter's noValue leaves
+	// Value unset: MPWalk spells it from the bytes).
+	shape mpShape
 }
 
 // varint reads MemoryPack's length varint: a signed first byte that is the
@@ -73,18 +77,18 @@ func (r *reader) varint(field string) int64 {
 
 // CutMemoryPack cuts b, which must be exactly one version-tolerant object
 // or a null object, into members (ulinkrpc.md 6, "Without a schema").
-func CutMemoryPack(b []byte) (MPObject, error) { return cutMemoryPack(b, cutter{}) }
+func CutMemoryPack(b []byte) (MPObject, error) { return cutMemoryPack(b, &cutter{}) }
 
 // checkMemoryPack is CutMemoryPack's error alone: the object's header and
 // member lengths read, its members not guessed at (rpc's compact records
 // need only the payload's findings, issue 28).
 func checkMemoryPack(b []byte) error {
-	_, err := cutMemoryPack(b, cutter{shapeOnly: true})
+	_, err := cutMemoryPack(b, &cutter{shapeOnly: true})
 	return err
 }
 
 // cutMemoryPack is CutMemoryPack by a cutter of c's options.
-func cutMemoryPack(b []byte, c cutter) (MPObject, error) {
+func cutMemoryPack(b []byte, c *cutter) (MPObject, error) {
 	r := &reader{b: b, layer: "memorypack"}
 	c.budget = mpGuessBudget
 	o := c.object(r, "", 0)
@@ -101,11 +105,34 @@ const mpGuessBudget = 4096
 
 // cutter carries the guessing budget of one CutMemoryPack; shapeOnly
 // skips the members (checkMemoryPack), noText the text of each guess
-// (MPMember.Guess: a payload decoded for its JSON, which has none).
+// (MPMember.Guess: a payload decoded for its JSON, which has none),
+// noValue the values of the guesses a writer spells from the bytes
+// (MPWalk). With arena, the members are taken from storage reused from
+// one cut to the next (MPWalk, issue 28: a slice of members an object was
+// a tenth of what `dump --json` allocated).
 type cutter struct {
 	budget    int
 	shapeOnly bool
 	noText    bool
+	noValue   bool
+	arena     *[]MPMember
+	// lens holds the member lengths of the objects being read that have
+	// more than a few (object).
+	lens []int
+}
+
+// members is storage for n members, zeroed: the arena's next n, else new.
+func (c *cutter) members(n int) []MPMember {
+	if c.arena == nil {
+		return make([]MPMember, n)
+	}
+	a := *c.arena
+	// A grown arena leaves its old array to the members taken from it.
+	a = slices.Grow(a, n)[:len(a)+n]
+	*c.arena = a
+	ms := a[len(a)-n : len(a) : len(a)]
+	clear(ms)
+	return ms
 }
 
 // object reads a version-tolerant object at r's position.
@@ -121,31 +148,49 @@ func (c *cutter) object(r *reader, path string, depth int) MPObject {
 		o.Null, o.Len = true, 1
 		return o
 	case n > mpMaxMembers:
+		if r.failQuiet() {
+			return o
+		}
 		r.fail(path+"member_count", o.Off, ErrFormat, "member count %d is not an object header (0..249, 255 null)", n)
 		return o
 	case depth >= mpMaxDepth:
+		if r.failQuiet() {
+			return o
+		}
 		r.fail(path+"member_count", o.Off, ErrTooLarge, "objects nested deeper than %d", mpMaxDepth)
 		return o
 	}
-	// Most objects have few members: their lengths stay on the stack.
-	var small [16]int
-	lens := small[:0]
-	if n > len(small) {
-		lens = make([]int, 0, n)
+	if n > r.left() && r.failQuiet() {
+		// A guess: n lengths of a byte or more cannot fit.
+		return o
 	}
-	lens = lens[:n]
+	// Most objects have few members: their lengths stay on the stack;
+	// more take the cutter's stack of them, given back on return.
+	var small [16]int
+	var lens []int
+	if n <= len(small) {
+		lens = small[:n]
+	} else {
+		at := len(c.lens)
+		c.lens = slices.Grow(c.lens, n)[:at+n]
+		lens = c.lens[at : at+n : at+n]
+		defer func() { c.lens = c.lens[:at] }()
+	}
 	total := 0
 	for i := range lens {
 		at := r.pos
 		// The field's name is made only when it fails.
 		l := r.varint("")
 		if r.err != nil {
-			if e, ok := r.err.(*Error); ok {
+			if e, ok := r.err.(*Error); ok && !r.quiet {
 				e.Field = path + strconv.Itoa(i) + ".length"
 			}
 			return o
 		}
 		if l < 0 || l > int64(r.left()) {
+			if r.failQuiet() {
+				return o
+			}
 			r.fail(path+strconv.Itoa(i)+".length", at, ErrInvalidLength, "member length %d with %d bytes left", l, r.left())
 			return o
 		}
@@ -153,6 +198,9 @@ func (c *cutter) object(r *reader, path string, depth int) MPObject {
 		total += int(l)
 	}
 	if total > r.left() {
+		if r.failQuiet() {
+			return o
+		}
 		r.err = &Error{Layer: r.layer, Field: path + "members", Offset: r.pos, Need: total, Have: r.left(), Err: ErrShort}
 		return o
 	}
@@ -162,12 +210,14 @@ func (c *cutter) object(r *reader, path string, depth int) MPObject {
 		return o
 	}
 	if n > 0 {
-		o.Members = make([]MPMember, 0, n)
+		o.Members = c.members(n)
 	}
 	for i, l := range lens {
-		m := MPMember{Index: i, Off: r.pos, Len: l}
-		c.guess(&m, r.bytes("", l), m.Off, depth)
-		o.Members = append(o.Members, m)
+		// m stays valid while guessing takes more of the arena: a grown
+		// arena leaves o.Members its old array.
+		m := &o.Members[i]
+		m.Index, m.Off, m.Len = i, r.pos, l
+		c.guess(m, r.bytes("", l), m.Off, depth)
 	}
 	o.Len = r.pos - o.Off
 	return o
@@ -177,6 +227,7 @@ func (c *cutter) object(r *reader, path string, depth int) MPObject {
 // value and nested objects, and unless c.noText the text that says so.
 func (c *cutter) guess(m *MPMember, b []byte, off, depth int) {
 	k := c.shape(m, b, off, depth)
+	m.shape = k
 	if !c.noText {
 		m.Guess = guessText(k, m, b)
 	}
@@ -203,16 +254,22 @@ const (
 func (c *cutter) shape(m *MPMember, b []byte, off, depth int) mpShape {
 	le32 := func(i int) int32 { return int32(binary.LittleEndian.Uint32(b[i:])) }
 	if s, ok := mpStringShape(b); ok {
-		m.Value = s
+		if !c.noValue {
+			m.Value = string(s)
+		}
 		return shapeString
 	}
 	if len(b) > 1 && b[0] <= mpMaxMembers && c.budget > 0 {
-		r := newReader("memorypack", b, 0)
+		r := &reader{b: b, layer: "memorypack", quiet: true}
 		// Zero-length members are rare (gaps in the orders) and make small
 		// integers look like objects (07 00…00: seven empty members).
 		if o := c.object(r, "", depth+1); r.err == nil && r.left() == 0 && !hasEmpty(o) {
-			shift(&o, off)
-			m.Object = &o
+			// A copy is made only of an object that fits: taking o's
+			// address would move every guess's to the heap.
+			obj := new(MPObject)
+			*obj = o
+			shift(obj, off)
+			m.Object = obj
 			return shapeObject
 		}
 	}
@@ -230,10 +287,27 @@ func (c *cutter) shape(m *MPMember, b []byte, off, depth int) mpShape {
 				return shapeStrings
 			}
 			if (len(b)-4)%int(count) == 0 {
-				m.Value = b
+				if !c.noValue {
+					m.Value = b
+				}
 				return shapeList
 			}
 		}
+	}
+	if c.noValue {
+		switch len(b) {
+		case 0:
+			return shapeAbsent
+		case 1:
+			return shapeU8
+		case 2:
+			return shapeI16
+		case 4:
+			return shapeI32
+		case 8:
+			return shapeI64
+		}
+		return shapeBytes
 	}
 	switch len(b) {
 	case 0:
@@ -260,7 +334,7 @@ func guessText(k mpShape, m *MPMember, b []byte) string {
 	le32 := func(i int) int32 { return int32(binary.LittleEndian.Uint32(b[i:])) }
 	switch k {
 	case shapeString:
-		return "string " + strconv.Quote(m.Value.(string))
+		return "string " + strconv.Quote(string(b[8:]))
 	case shapeObject:
 		return "object (" + dissect.Count(len(m.Object.Members), "member") + ")"
 	case shapeObjects:
@@ -303,7 +377,7 @@ func (c *cutter) objects(b []byte, count, depth int) ([]MPObject, bool) {
 	if count > len(b) || c.budget <= 0 {
 		return nil, false
 	}
-	r := newReader("memorypack", b, 0)
+	r := &reader{b: b, layer: "memorypack", quiet: true}
 	var items []MPObject
 	for range count {
 		o := c.object(r, "", depth+1)
@@ -359,22 +433,23 @@ func mpStrings(b []byte, count int) ([]string, bool) {
 		if !ok {
 			return nil, false
 		}
-		out, b = append(out, s), b[8+int(^n):]
+		out, b = append(out, string(s)), b[8+int(^n):]
 	}
 	return out, len(b) == 0
 }
 
 // mpStringShape reports whether b is exactly one non-empty UTF-8 MemoryPack
-// string: i32 ~byteCount (≤ −2), i32 UTF-16 length, the bytes.
-func mpStringShape(b []byte) (string, bool) {
+// string: i32 ~byteCount (≤ −2), i32 UTF-16 length, the bytes; it gives
+// the string's bytes, aliasing b.
+func mpStringShape(b []byte) ([]byte, bool) {
 	if len(b) < 8 {
-		return "", false
+		return nil, false
 	}
 	n := int32(binary.LittleEndian.Uint32(b))
 	if n > -2 || int(^n) != len(b)-8 || !utf8.Valid(b[8:]) {
-		return "", false
+		return nil, false
 	}
-	return string(b[8:]), true
+	return b[8:], true
 }
 
 // Fields lists o's members as fields named prefix.<index> (nested

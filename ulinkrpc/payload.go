@@ -49,6 +49,9 @@ type Payload struct {
 	// with byte spans as bits in the envelope.
 	Fields   []dissect.Field
 	Findings []dissect.Finding
+	// Cut is PayloadConfig.Cut when the members were cut into it, Object
+	// and Fields then nil.
+	Cut *MPWalk
 }
 
 // PayloadConfig says how to read payloads: the serializer and, when known,
@@ -69,6 +72,11 @@ type PayloadConfig struct {
 	// payload cut without a schema (MPMember.Guess), for a caller that
 	// writes its JSON, which has none.
 	NoGuessText bool
+	// Cut, when set, takes a MemoryPack payload cut without a schema
+	// (MPWalk.Cut) instead of Object and Fields, for a writer that lists
+	// its members from it; it is reused, so the Payload is read before
+	// the next one decoded with it.
+	Cut *MPWalk
 }
 
 // DecodePayload decodes a payload at byte offset base of its envelope
@@ -115,7 +123,20 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 		}
 		return cutPayload(p, base, cfg)
 	}
-	o, err := cutMemoryPack(b, cutter{noText: cfg.NoGuessText})
+	if w := cfg.Cut; w != nil {
+		if err := w.Cut(b, prefix); err != nil {
+			return rawPayload(p, err, base, cfg)
+		}
+		p.Cut = w
+		if len(p.Findings) == 0 && cfg.Serializer == SerializerAuto {
+			// The note in the walk's storage, as its members are.
+			w.notes = append(w.notes[:0], cutNoteAt(base))
+			p.Encoding, p.Findings = EncodingMemoryPack, w.notes
+			return p
+		}
+		return cutPayload(p, base, cfg)
+	}
+	o, err := cutMemoryPack(b, &cutter{noText: cfg.NoGuessText})
 	if err != nil {
 		return rawPayload(p, err, base, cfg)
 	}
@@ -129,13 +150,19 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 func cutPayload(p Payload, base int, cfg PayloadConfig) Payload {
 	p.Encoding = EncodingMemoryPack
 	if cfg.Serializer == SerializerAuto {
-		p.Findings = append(p.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: cutNote, Bit: 8 * base})
+		p.Findings = append(p.Findings, cutNoteAt(base))
 	}
 	return p
 }
 
 // cutNote is the note of a payload read as MemoryPack by its shape.
 const cutNote = "payload: MemoryPack by shape, members cut without a schema"
+
+// cutNoteAt is the note of a payload at byte base read as MemoryPack by
+// its shape.
+func cutNoteAt(base int) dissect.Finding {
+	return dissect.Finding{Severity: dissect.Note, Group: dissect.Inference, Text: cutNote, Bit: 8 * base}
+}
 
 // rawPayload is p as raw bytes that did not cut as MemoryPack (err): an
 // error finding when MemoryPack was forced.

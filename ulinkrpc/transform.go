@@ -127,6 +127,18 @@ var classNotes = func() []string {
 	return out
 }()
 
+// classNoteLists are ClassNote of each class as a list of one, shared by
+// the frames of that class (Untransformed.Findings; issue 28: making the
+// list was an allocation a frame). Its capacity is its length, so that
+// appending to one copies it; no reader writes it.
+var classNoteLists = func() [][]dissect.Finding {
+	out := make([][]dissect.Finding, len(classNotes))
+	for c := range out {
+		out[c] = []dissect.Finding{ClassNote(Class(c))}[:1:1]
+	}
+	return out
+}()
+
 // Plausible reports whether a frame has one of the classified shapes: the
 // default validity test of resynchronisation.
 func Plausible(frame []byte) bool { return Classify(frame) != ClassUnknown }
@@ -204,7 +216,7 @@ func Untransform(frame []byte, cfg TransformConfig) (Untransformed, error) {
 		if cfg.Keys != nil && encryptedShape(frame) && hmacOK(frame, cfg.Keys) {
 			u.Class = ClassEncrypted
 		}
-		u.Findings = append(u.Findings, ClassNote(u.Class))
+		u.Findings = classNoteLists[min(int(u.Class), len(classNoteLists)-1)]
 		switch u.Class {
 		case ClassPlain, ClassUnknown:
 			u.Envelope = frame
