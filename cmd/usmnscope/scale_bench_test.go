@@ -52,6 +52,32 @@ func BenchmarkScaleDumpJSON(b *testing.B) {
 	}
 }
 
+// BenchmarkScaleFullLoad decodes the scale capture as `open` does
+// (pipeline.Open with the configuration of no flags, its file its store,
+// read ahead) into a full index, without the UI: the decoding part of the
+// TUI's full load (issue 28). One op is one whole capture; a ULinkRPC
+// capture in USMNSCOPE_SCALE_CAPTURE profiles that protocol's.
+func BenchmarkScaleFullLoad(b *testing.B) {
+	path := scaleCapture(b)
+	cfg, err := pipeline.Loaders{}.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		opts := cfg.Options()
+		opts.Path = path
+		d, err := pipeline.Open(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := d.Feed(nil); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(d.Index.Len()), "messages")
+		d.Source.Close()
+	}
+}
+
 // loadScale decodes the scale capture into a real session.Index through the
 // same feed the TUI uses, so the TUI benchmarks run on a million decoded
 // messages, not on a synthetic source.
