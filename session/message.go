@@ -50,6 +50,14 @@ type Message struct {
 	// recLineLater is lineLater for a hosted record (Rec): Summary is
 	// Rec.Line(), made by whoever encodes the message (JSONBatch.Message).
 	recLineLater bool
+	// With fieldsLater, Fields is left for whoever encodes the message to
+	// decode from Data in state (JSONBatch.fields, issue 28): the Index
+	// decoded it without spans.
+	fieldsLater bool
+	state       unturned.State
+	// summaryLater, with fieldsLater, leaves Summary for the encoder to
+	// make from its decoding (the summary lineLater does not cover).
+	summaryLater bool
 
 	// Pairing (outputs.md "Pairing"): the partner's number, 0 for none;
 	// Latency is set on the answering message of a pair only.
