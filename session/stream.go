@@ -79,7 +79,10 @@ type Stream struct {
 	// decoded when the record is read, on the encoding goroutine
 	// (decode.Config.Lazy, issue 28). The worst severity the index keeps
 	// for a message (Head, a connection's Worst) then lacks what only
-	// that later decoding finds (a payload's findings).
+	// that later decoding finds (a payload's findings). Without Spans and
+	// payload schemas, an Unturned message is decoded at commit without
+	// its spans, and its fields and most summaries are left to the
+	// JSONBatch's encoder, which decodes its bytes again (AddJSON).
 	Lazy bool
 	// AsOf > 0 keeps each connection's tables as of message AsOf, so that
 	// Tables(conn, AsOf) answers `tables --at AsOf` after the end.

@@ -120,10 +120,12 @@ func (b *JSONBatch) own(cp *Message) {
 	d0 := len(b.data)
 	b.data = append(b.data, cp.Data...)
 	cp.Data = b.data[d0:len(b.data):len(b.data)]
-	s0 := len(b.spans)
-	b.spans = append(b.spans, cp.Fields...)
-	cp.Fields = b.spans[s0:len(b.spans):len(b.spans)]
-	b.ownBytes(cp.Fields)
+	if !cp.fieldsLater {
+		s0 := len(b.spans)
+		b.spans = append(b.spans, cp.Fields...)
+		cp.Fields = b.spans[s0:len(b.spans):len(b.spans)]
+		b.ownBytes(cp.Fields)
+	}
 	if cp.Payload != nil {
 		// The payload's fields live in the decoder's scratch.
 		p0 := len(b.spans)
