@@ -58,7 +58,7 @@ func (d *Text) writeLines(b *session.JSONBatch) error {
 		d.conns = map[dissect.Conn]string{}
 	}
 	for i := 0; i < b.Len(); i++ {
-		m := b.Message(i)
+		m := b.Brief(i)
 		conn, ok := d.conns[m.Conn]
 		if !ok {
 			conn = m.Conn.String()
@@ -338,7 +338,10 @@ func (d *Dump) Stream(dc *session.Index) session.Stream {
 	if d.js != nil {
 		quiet = d.js.Flush
 	}
-	return session.Stream{Spans: d.json || d.Verbose || d.lines(), Lazy: d.json || d.lines(), Settled: settled, Quiet: quiet}
+	// The JSON records' and lines' fields are left to the batch goroutine
+	// (session.Stream.Lazy without Spans): the feeder decodes each message
+	// once, without spans, as tables does (issue 28).
+	return session.Stream{Spans: d.Verbose, Lazy: d.json || d.lines(), Settled: settled, Quiet: quiet}
 }
 
 // End ends the printing after the read that fed it returned err (End of

@@ -101,10 +101,17 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		// spans holds the fields: sc's, or those of commit's decoding
 		// (its entry's of streamState.waiting).
 		spans = &sc.spans
+		// lazy: the fields are left to the JSONBatch's encoder.
+		lazy bool
+		st   unturned.State
 	)
 	if p := c.prepared(int32(n - 1)); p != nil && p.spans != nil {
 		// In a Stream's Settled: commit's decoding (stream.go).
 		data, d, spans = p.data, p.d, p.spans
+	} else if p != nil && later && c.fieldsLater(p) {
+		// Commit's decoding, without spans: the encoder decodes the
+		// fields from the bytes (JSONBatch.fields), off this goroutine.
+		data, d, lazy, st = p.data, p.d, true, p.st
 	} else {
 		if p != nil {
 			// Commit's bytes, decoded without spans: again, for the
@@ -120,8 +127,10 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 
 	*m = Message{origin: c.originOfRec(cn, int32(n-1)), Origin: c.originNameOfRec(cn, int32(n-1)), Sight: c.sightOf(int32(n - 1))}
 	m.N, m.Frame, m.Time, m.Conn = n, int(r.frame), time.Unix(0, c.timeOf(int32(n-1))).UTC(), cn.info.Conn
-	m.Dir, m.Data, m.Enum, m.Kind, m.Fields = r.dir, data, d.Enum, d.Kind, spans.List
-	if m.Fields == nil {
+	m.Dir, m.Data, m.Enum, m.Kind = r.dir, data, d.Enum, d.Kind
+	if lazy {
+		m.fieldsLater, m.state = true, st
+	} else if m.Fields = spans.List; m.Fields == nil {
 		m.Fields = []netpak.Span{}
 	}
 	m.setKind(d)
@@ -136,10 +145,18 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		return true
 	}
 	decodePayload(c.schemas, m, d, c.profile, c.lateConn(cn), &sc.pay)
-	sc.findings, spans.List = m.Findings, m.Fields
+	sc.findings = m.Findings
+	if !lazy {
+		spans.List = m.Fields
+	}
 	if line, ok := d.ListenerLine(m.Listener); ok && later && !m.hasPayloadSummary() {
 		// Made by the encoder (JSONBatch.AppendJSON).
 		m.line, m.lineLater = line, true
+		return true
+	}
+	if lazy && later && !m.hasPayloadSummary() {
+		// Made by the encoder from its decoding (JSONBatch.fields).
+		m.summaryLater = true
 		return true
 	}
 	m.Summary = payloadSummary(m, sc.texts.of(d.AppendListenerSummary(sc.texts.buf, m.Listener), d.Kind.String()))

@@ -46,7 +46,7 @@ func appendOptUint(dst []byte, p *uint32) []byte {
 	if p == nil {
 		return append(dst, "null"...)
 	}
-	return strconv.AppendUint(dst, uint64(*p), 10)
+	return appendUint(dst, uint64(*p))
 }
 
 // appendFloat appends a finite float as encoding/json does: like %g, but
@@ -85,13 +85,13 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(dst, x), nil
 	case uint64:
-		return strconv.AppendUint(dst, x, 10), nil
+		return appendUint(dst, x), nil
 	case int64:
 		return strconv.AppendInt(dst, x, 10), nil
 	case uint32:
-		return strconv.AppendUint(dst, uint64(x), 10), nil
+		return appendUint(dst, uint64(x)), nil
 	case int:
-		return strconv.AppendInt(dst, int64(x), 10), nil
+		return appendInt(dst, x), nil
 	case string:
 		return termsafe.AppendJSONString(dst, x), nil
 	case []byte:
@@ -117,6 +117,14 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 		return append(dst, "null"...), err
 	}
 	return append(dst, b...), nil
+}
+
+// appendUint is strconv.AppendUint through appendInt's direct digits.
+func appendUint(dst []byte, v uint64) []byte {
+	if v < 1e8 {
+		return appendInt(dst, int(v))
+	}
+	return strconv.AppendUint(dst, v, 10)
 }
 
 // appendHex appends outputs.md's "hex" key: the message bytes (without the

@@ -52,6 +52,14 @@ type Message struct {
 	// recSize is Rec's Meta.Size, the bytes it holds beside Data (a
 	// ULinkRPC record's envelope), which a JSONBatch counts.
 	recSize int
+	// With fieldsLater, Fields is left for whoever encodes the message to
+	// decode from Data in state (JSONBatch.fields, issue 28): the Index
+	// decoded it without spans.
+	fieldsLater bool
+	state       unturned.State
+	// summaryLater, with fieldsLater, leaves Summary for the encoder to
+	// make from its decoding (the summary lineLater does not cover).
+	summaryLater bool
 
 	// Pairing (outputs.md "Pairing"): the partner's number, 0 for none;
 	// Latency is set on the answering message of a pair only.

@@ -80,7 +80,10 @@ type Stream struct {
 	// decoded when the record is read, on the encoding goroutine
 	// (decode.Config.Lazy, issue 28). The worst severity the index keeps
 	// for a message (Head, a connection's Worst) then lacks what only
-	// that later decoding finds (a payload's findings).
+	// that later decoding finds (a payload's findings). Without Spans and
+	// payload schemas, an Unturned message is decoded at commit without
+	// its spans, and its fields and most summaries are left to the
+	// JSONBatch's encoder, which decodes its bytes again (AddJSON).
 	Lazy bool
 	// AsOf > 0 keeps each connection's tables as of message AsOf, so that
 	// Tables(conn, AsOf) answers `tables --at AsOf` after the end.
@@ -149,6 +152,7 @@ type waitDecoded struct {
 	i     int32
 	used  bool
 	data  []byte
+	st    unturned.State
 	d     unturned.Decoded
 	spans netpak.Spans
 }
@@ -214,6 +218,7 @@ type preDecoded struct {
 	ok    bool
 	i     int32
 	data  []byte
+	st    unturned.State // the state it was decoded in
 	d     *unturned.Decoded
 	spans *netpak.Spans // nil when decoded without spans
 }
@@ -365,7 +370,7 @@ func (c *Index) decodeCommit(i int32, dir dissect.Dir, st unturned.State, msg []
 	unturned.Decode(c.profile, dir, st, msg, nil, &c.dec)
 	// Field by field, not a literal copied whole (issue 18: the copy
 	// stalled the store buffer on every message).
-	s.pre.ok, s.pre.i, s.pre.data, s.pre.d, s.pre.spans = false, i, msg, &c.dec, nil
+	s.pre.ok, s.pre.i, s.pre.data, s.pre.st, s.pre.d, s.pre.spans = false, i, msg, st, &c.dec, nil
 	return &c.dec
 }
 
@@ -373,15 +378,15 @@ func (c *Index) decodeCommit(i int32, dir dissect.Dir, st unturned.State, msg []
 // out: decoded once, from its own copy of the bytes, into entry w.
 func (c *Index) decodeWaiting(w *waitDecoded, i int32, dir dissect.Dir, st unturned.State, msg []byte) *unturned.Decoded {
 	s := c.stream
-	w.data = append(w.data[:0], msg...)
+	w.data, w.st = append(w.data[:0], msg...), st
 	w.d = unturned.Decoded{Findings: w.d.Findings[:0]}
 	w.spans.Reset()
 	var spans *netpak.Spans
-	if s.Spans {
+	if c.spansAtCommit() {
 		spans = &w.spans
 	}
 	unturned.Decode(c.profile, dir, st, w.data, spans, &w.d)
-	s.pre.ok, s.pre.i, s.pre.data, s.pre.d, s.pre.spans = false, i, w.data, &w.d, spans
+	s.pre.ok, s.pre.i, s.pre.data, s.pre.st, s.pre.d, s.pre.spans = false, i, w.data, st, &w.d, spans
 	return &w.d
 }
 
@@ -512,8 +517,8 @@ func (c *Index) emit(i int32) {
 	swapped := w != nil && (!s.pre.ok || s.pre.i != i)
 	if swapped {
 		saved = s.pre
-		s.pre = preDecoded{ok: true, i: i, data: w.data, d: &w.d}
-		if s.Spans {
+		s.pre = preDecoded{ok: true, i: i, data: w.data, st: w.st, d: &w.d}
+		if c.spansAtCommit() {
 			s.pre.spans = &w.spans
 		}
 	}

@@ -29,6 +29,11 @@ type JSONBatch struct {
 	tc    jsontime.Cache
 	texts texts  // the summaries the encoder makes (Message.lineLater)
 	line  []byte // the summary being encoded (AppendJSON)
+	// profile decodes the fields the Index left to the encoder
+	// (Message.fieldsLater) into dec and sp, the encoder's.
+	profile *unturned.Profile
+	dec     unturned.Decoded
+	sp      netpak.Spans
 	// held counts the bytes the batch's messages hold (Held).
 	held int
 }
@@ -80,6 +85,7 @@ func (c *Index) AddJSON(b *JSONBatch, n int, sel Selector) {
 		sel = nil
 	}
 	m := b.next()
+	b.profile = c.profile
 	if !c.detailInto(n, sc, m, true) || sel != nil && !sel.Match(m) {
 		b.msgs = b.msgs[:len(b.msgs)-1]
 		return
@@ -112,10 +118,12 @@ func (b *JSONBatch) own(cp *Message) {
 	d0 := len(b.data)
 	b.data = append(b.data, cp.Data...)
 	cp.Data = b.data[d0:len(b.data):len(b.data)]
-	s0 := len(b.spans)
-	b.spans = append(b.spans, cp.Fields...)
-	cp.Fields = b.spans[s0:len(b.spans):len(b.spans)]
-	b.ownBytes(cp.Fields)
+	if !cp.fieldsLater {
+		s0 := len(b.spans)
+		b.spans = append(b.spans, cp.Fields...)
+		cp.Fields = b.spans[s0:len(b.spans):len(b.spans)]
+		b.ownBytes(cp.Fields)
+	}
 	if cp.Payload != nil {
 		// The payload's fields live in the decoder's scratch.
 		p0 := len(b.spans)
@@ -182,7 +190,18 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 			dst = append(m.Rec.AppendJSON(dst, m.recOrigin()), '\n')
 			continue
 		}
-		if m.lineLater {
+		if m.fieldsLater {
+			// Decoded into b.sp, valid until the next: the message's
+			// fields stay to be decoded for whoever reads it again.
+			m.Fields = b.fields(m)
+		}
+		if m.summaryLater {
+			// From the decoding fields just made, as for lineLater.
+			b.line = b.dec.AppendListenerSummary(b.line[:0], m.Listener)
+			m.Summary = unsafe.String(unsafe.SliceData(b.line), len(b.line))
+			dst, _ = m.appendJSONTime(dst, conn, &b.tc)
+			m.Summary = ""
+		} else if m.lineLater {
 			// The summary is encoded from the bytes it is built in, not
 			// made a string through the texts set (its map lookup was a
 			// fifth of this encoding, issue 28); Message makes the string.
@@ -193,17 +212,54 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 		} else {
 			dst, _ = m.appendJSONTime(dst, conn, &b.tc)
 		}
+		if m.fieldsLater {
+			m.Fields = nil
+		}
 		dst = append(dst, '\n')
 	}
 	return dst
 }
 
+// fields decodes the fields of m, which the Index left to the encoder
+// (Message.fieldsLater), from its bytes in the state commit decoded it
+// in, into b.dec: the same spans commit's decoding with spans would have
+// given. They are b.sp's until the next call.
+func (b *JSONBatch) fields(m *Message) []netpak.Span {
+	b.decode(m, &b.sp)
+	if b.sp.List == nil {
+		return []netpak.Span{}
+	}
+	return b.sp.List
+}
+
 // Message returns the i-th message of b (0 ≤ i < Len) with its summary
-// made, as AppendJSON encodes it: for an exporter that writes the
-// records in another form (usmnscope export's Parquet rows). The message
-// is b's until Reset, and is read on the goroutine that encodes b.
+// and fields made, as AppendJSON encodes it: for an exporter that writes
+// the records in another form (usmnscope export's Parquet rows). The
+// message is b's until Reset, and is read on the goroutine that encodes b.
 func (b *JSONBatch) Message(i int) *Message {
 	m := &b.msgs[i]
+	if !m.fieldsLater {
+		return b.Brief(i)
+	}
+	// Kept in b.spans, which b's filler no longer appends to.
+	s0 := len(b.spans)
+	b.spans = append(b.spans, b.fields(m)...)
+	m.Fields = b.spans[s0:len(b.spans):len(b.spans)]
+	m.fieldsLater = false
+	b.summary(m)
+	return b.Brief(i)
+}
+
+// Brief is Message without the fields an Index left to the encoder
+// (Message.fieldsLater): their Fields may be nil. For plain dump's lines,
+// which print none.
+func (b *JSONBatch) Brief(i int) *Message {
+	m := &b.msgs[i]
+	if m.summaryLater {
+		// Decoded without spans: the line needs no fields.
+		b.decode(m, nil)
+		b.summary(m)
+	}
 	if m.Rec != nil && m.recLineLater {
 		m.Summary, m.recLineLater = m.Rec.Line(), false
 	}
@@ -212,4 +268,42 @@ func (b *JSONBatch) Message(i int) *Message {
 		m.lineLater = false
 	}
 	return m
+}
+
+// decode decodes m's bytes into b.dec, with spans into sp when not nil,
+// in the state commit decoded them in (Message.fieldsLater).
+func (b *JSONBatch) decode(m *Message, sp *netpak.Spans) {
+	if sp != nil {
+		sp.Reset()
+	}
+	b.dec = unturned.Decoded{Findings: b.dec.Findings[:0]}
+	unturned.Decode(b.profile, m.Dir, m.state, m.Data, sp, &b.dec)
+}
+
+// summary makes m's Summary, which the Index left to the encoder
+// (Message.summaryLater), from b.dec, m's decoding.
+func (b *JSONBatch) summary(m *Message) {
+	if m.summaryLater {
+		m.Summary = b.texts.of(b.dec.AppendListenerSummary(b.texts.buf, m.Listener), b.dec.Kind.String())
+		m.summaryLater = false
+	}
+}
+
+// spansAtCommit says whether commit decodes a message with its spans for
+// Settled: with Stream.Spans, and for a Lazy stream when payload schemas
+// decode the payloads at once (decodePayload extends the fields). A Lazy
+// stream without them leaves the fields to whoever encodes the message
+// (fieldsLater): the feeder's goroutine decodes each message once, without
+// spans, as `tables` does (issue 28).
+func (c *Index) spansAtCommit() bool {
+	s := c.stream
+	return s.Spans || s.Lazy && c.schemas != nil
+}
+
+// fieldsLater says whether detailInto, filling a JSONBatch, may leave the
+// fields of a message commit decoded without spans (p) to the batch's
+// encoder (Message.fieldsLater), which decodes them from the bytes again.
+func (c *Index) fieldsLater(p *preDecoded) bool {
+	s := c.stream
+	return p.spans == nil && s.Lazy && !s.Spans && c.schemas == nil
 }

@@ -220,3 +220,57 @@ func testStreamTally(t *testing.T, path string, tallies, store bool) {
 	}
 	t.Logf("%d tallies", len(later))
 }
+
+// TestStreamLazyFields holds a Lazy Stream without Spans (dump --json and
+// plain dump, issue 28) to the full Index on every fixture capture: the
+// feeder decodes without spans and leaves each Unturned message's fields
+// and most summaries to the batch (Brief has no fields), and the batch's
+// JSON lines and its Messages, which decode them from the bytes, are the
+// full Index's bytes, and Brief's summaries the full Index's.
+func TestStreamLazyFields(t *testing.T) {
+	for _, path := range streamCaptures(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			full := readFixture(t, path, false)
+			want := full.AppendJSONRange(nil, 1, full.Len(), nil)
+			var wantMsgs []byte
+			for n := 1; n <= full.Len(); n++ {
+				wantMsgs = full.Detail(n).AppendJSON(wantMsgs)
+			}
+			var lines, msgs, briefs session.JSONBatch
+			lazy := 0
+			streamFixture(t, path, false, func(c *session.Index) session.Stream {
+				return session.Stream{Lazy: true, Settled: func(n int) error {
+					c.AddJSON(&lines, n, nil)
+					c.AddJSON(&msgs, n, nil)
+					c.AddJSON(&briefs, n, nil)
+					return nil
+				}}
+			})
+			for i := range briefs.Len() {
+				// Plain dump's lines: the summary, without the fields.
+				m := briefs.Brief(i)
+				if want := full.Message(m.N); m.Summary != want.Summary {
+					t.Errorf("message %d: Brief's summary %q; want %q", m.N, m.Summary, want.Summary)
+				}
+			}
+			for i := range lines.Len() {
+				if m := lines.Brief(i); m.Record() == nil && m.Fields == nil {
+					lazy++
+				}
+			}
+			if got := lines.AppendJSON(nil); !bytes.Equal(got, want) {
+				t.Errorf("lazy batch's dump --json differs from the Index's (%d bytes; want %d)", len(got), len(want))
+			}
+			var got []byte
+			for i := range msgs.Len() {
+				got = msgs.Message(i).AppendJSON(got)
+			}
+			if !bytes.Equal(got, wantMsgs) {
+				t.Errorf("lazy batch's Messages differ from the Index's Details (%d bytes; want %d)", len(got), len(wantMsgs))
+			}
+			if full.Len() > 0 && lazy == 0 && bytes.Contains(want, []byte(`"proto":"unturned"`)) {
+				t.Errorf("no Unturned message of %d was left lazy", full.Len())
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package unturned
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/usmnscope/usmnscope/dissect"
@@ -41,6 +42,15 @@ func TestSummary(t *testing.T) {
 		Decode(Default(), tt.dir, tt.st, tt.data, nil, &d)
 		if got := d.Summary(); got != tt.want {
 			t.Errorf("Summary(% x) = %q; want %q", tt.data, got, tt.want)
+		}
+	}
+}
+
+// TestAppendID holds appendID's one-digit path to strconv on both sides.
+func TestAppendID(t *testing.T) {
+	for _, v := range []uint32{0, 9, 10, 11, 1<<32 - 1} {
+		if got, want := string(appendID([]byte("x"), "srv#", v)), "xsrv#"+strconv.FormatUint(uint64(v), 10); got != want {
+			t.Errorf("appendID(x, srv#, %d) = %s; want %s", v, got, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package termsafe
 
 import (
+	"encoding/binary"
 	"fmt"
 	"unicode/utf8"
 	"unsafe"
@@ -30,8 +31,14 @@ var asciiSafe = func() (t [utf8.RuneSelf]bool) {
 // the exact bytes write them beside it (AppendHexIfInvalid).
 func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	i := plainPrefix(s)
+	if i == len(s) {
+		// Most strings of a record (field names, summaries): copied whole.
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		if b := s[i]; b < utf8.RuneSelf {
 			if asciiSafe[b] {
 				i++
@@ -136,6 +143,39 @@ func TerminalRune(r rune) bool {
 	}
 	return false
 }
+
+// Masks for plainPrefix's eight bytes at a time (Anderson's bit hacks:
+// a word has a zero byte when (w-ones)&^w&highs is not zero).
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainPrefix returns the length of the run of bytes at the start of s
+// that asciiSafe holds unchanged: eight bytes at a time while none is
+// below 0x20, '"', '\\', DEL or not ASCII, then byte by byte.
+func plainPrefix(s string) int {
+	i := 0
+	if len(s) >= 8 {
+		b := unsafe.Slice(unsafe.StringData(s), len(s))
+		for ; i+8 <= len(b); i += 8 {
+			w := binary.LittleEndian.Uint64(b[i:])
+			if (w|(w-0x20*ones)|zeroBytes(w^'"'*ones)|zeroBytes(w^'\\'*ones)|zeroBytes(w^0x7f*ones))&highs != 0 {
+				break
+			}
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || !asciiSafe[c] {
+			break
+		}
+	}
+	return i
+}
+
+// zeroBytes has the high bit of some byte set when a byte of w is zero
+// (and none set when none is), as plainPrefix masks it with highs.
+func zeroBytes(w uint64) uint64 { return (w - ones) &^ w }
 
 // JSONPlain reports whether b is ASCII that a JSON string holds unchanged,
 // so a caller can copy it between quotes without AppendJSONString.

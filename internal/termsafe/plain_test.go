@@ -1,0 +1,48 @@
+package termsafe
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestPlainPrefix holds plainPrefix, eight bytes at a time, to the byte
+// rule (asciiSafe) for every byte value at every position of strings of
+// several lengths, and AppendJSONString, which copies that prefix whole,
+// to encoding/json plus EscapeJSON.
+func TestPlainPrefix(t *testing.T) {
+	byByte := func(s string) int {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c >= 0x80 || !asciiSafe[c] {
+				return i
+			}
+		}
+		return len(s)
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 17, 23} {
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				b := []byte(strings.Repeat("Listener_Type_Name", 2)[:n])
+				b[pos] = byte(c)
+				s := string(b)
+				if got, want := plainPrefix(s), byByte(s); got != want {
+					t.Fatalf("plainPrefix(%q) = %d; want %d", s, got, want)
+				}
+			}
+		}
+	}
+	for _, s := range []string{"", "Has_Listener_Definition", "marker.Serverside_ID_Bit_Count", "say \"hi\" \\ now", "tab\there and more text", "é accent after eight", "12345678\x7f", "12345678\u202e"} {
+		raw, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := string(EscapeJSON(raw))
+		if !strings.Contains(s, "\"") && !strings.Contains(s, "\\") {
+			// encoding/json escapes HTML; AppendJSONString does not.
+			want = strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(want)
+		}
+		if got := string(AppendJSONString(nil, s)); got != want {
+			t.Errorf("AppendJSONString(%q) = %s; want %s", s, got, want)
+		}
+	}
+}
