@@ -39,6 +39,8 @@ type ahead struct {
 	stop    chan struct{} // closed by close: the decoder stopped
 	done    chan struct{} // closed when the reader returned
 	start   capture.Stats // the source's statistics before the reader started
+	events  int           // a batch's events (batchSize)
+	bytes   int           // and Data bytes
 
 	// The decoder's own, on cache lines apart from what the reader reads
 	// for every event: at changes with each event.
@@ -64,11 +66,24 @@ type aheadBatch struct {
 // either side: with batches of 256 events `tables --json` over 4M
 // messages took 1.47 CPU-s, with 2,048 1.32 (issue 28). A batch being
 // filled, one being decoded and one waiting between them are enough.
+// The batches of a smaller file are smaller (batchSize): what they hold
+// is resident, and the TUI's bytes a frame count it (issue 28).
 const (
 	aheadEvents  = 2048    // events a batch
 	aheadBytes   = 1 << 20 // Data bytes a batch, unless one event is larger
 	aheadBatches = 3       // batches in flight
 )
+
+// batchSize is the events and Data bytes of a batch for a file of size
+// bytes (0 or less: unknown): a 128th of the file, between a quarter of
+// aheadBytes and aheadBytes, and an event per 512 bytes of it.
+func batchSize(size int64) (events, bytes int) {
+	bytes = aheadBytes / 4
+	if size > 0 {
+		bytes = int(min(max(size/128, aheadBytes/4), aheadBytes))
+	}
+	return bytes / (aheadBytes / aheadEvents), bytes
+}
 
 // readAhead starts reading src ahead; close stops it. An event sync
 // reports true on (nil: none) ends its batch, and the reader reads on only
@@ -76,9 +91,10 @@ const (
 func readAhead(src capture.Source, sync func(*capture.Event) bool) *ahead {
 	a := &ahead{src: src, sync: sync, full: make(chan *aheadBatch, aheadBatches), free: make(chan *aheadBatch, aheadBatches),
 		applied: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}), start: src.Stats()}
+	a.events, a.bytes = batchSize(a.start.Size)
 	for range aheadBatches {
-		a.free <- &aheadBatch{evs: make([]capture.Event, 0, aheadEvents), spans: make([][2]int, 0, aheadEvents),
-			data: make([]byte, 0, aheadBytes)}
+		a.free <- &aheadBatch{evs: make([]capture.Event, 0, a.events), spans: make([][2]int, 0, a.events),
+			data: make([]byte, 0, a.bytes)}
 	}
 	go a.read()
 	return a
@@ -106,7 +122,7 @@ func (a *ahead) read() {
 		}
 		sent = false
 		b.reset()
-		for len(b.evs) < aheadEvents && len(b.data) < aheadBytes {
+		for len(b.evs) < a.events && len(b.data) < a.bytes {
 			ev, err := a.src.Next()
 			if err != nil {
 				b.err = err

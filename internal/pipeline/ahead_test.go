@@ -158,3 +158,25 @@ func TestAheadStats(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchSize: a file's batches are a 128th of it, between a quarter of
+// aheadBytes and aheadBytes, with an event per 512 bytes; a source of
+// unknown size gets the smallest.
+func TestBatchSize(t *testing.T) {
+	for _, tc := range []struct {
+		size          int64
+		events, bytes int
+	}{
+		{-1, 512, 256 << 10},
+		{0, 512, 256 << 10},
+		{1000, 512, 256 << 10},
+		{32 << 20, 512, 256 << 10},
+		{64 << 20, 1024, 512 << 10},
+		{128 << 20, 2048, 1 << 20},
+		{4 << 30, 2048, 1 << 20},
+	} {
+		if e, b := batchSize(tc.size); e != tc.events || b != tc.bytes {
+			t.Errorf("batchSize(%d) = %d events, %d bytes; want %d, %d", tc.size, e, b, tc.events, tc.bytes)
+		}
+	}
+}
