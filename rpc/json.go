@@ -63,7 +63,7 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 		dst = jsontime.Append(dst, r.Time)
 	}
 	dst = append(dst, '"')
-	dst = AppendTimeNS(dst, r.Time)
+	dst = jsontime.AppendNS(dst, r.Time)
 	dst = append(dst, origin...)
 	dst = append(dst, `,"conn":`...)
 	if parts != nil {
@@ -413,15 +413,3 @@ func appendNs(dst []byte, d time.Duration) []byte { return strconv.AppendInt(dst
 // "value": for an exporter that keeps payload members as JSON text
 // (usmnscope export's payload map).
 func AppendValue(dst []byte, v any) []byte { return appendAny(dst, v) }
-
-// AppendTimeNS appends outputs.md's "time_ns" key (with its leading
-// comma): t in nanoseconds since the epoch, when an int64 holds it (a
-// record of no capture, `bits --json`'s, has none).
-func AppendTimeNS(dst []byte, t time.Time) []byte {
-	ns := t.UnixNano()
-	if !time.Unix(0, ns).Equal(t) {
-		return dst
-	}
-	dst = append(dst, `,"time_ns":`...)
-	return strconv.AppendInt(dst, ns, 10)
-}
