@@ -25,9 +25,9 @@ type connection struct {
 	info   ConnInfo
 	framer [2]*unturned.Framer
 
-	// rpcWaitNoted: the finding of an asker handed out early for the
-	// ULinkRPC budget was given (Index.rpcBound).
-	rpcWaitNoted bool
+	// hostedWaitNoted: the finding of an asker handed out early for the
+	// ULinkRPC budget was given (Index.hostedBound).
+	hostedWaitNoted bool
 
 	started   [2]bool      // the direction's first message arrived
 	fed       [2]bool      // the direction's framer has been given bytes
@@ -76,7 +76,7 @@ type connection struct {
 	keeper                 decode.Keeper
 	reuse                  decode.Reuser
 	light, budget, compact bool
-	rpcFindings            int
+	hostedFindings         int
 
 	// pairs is PingRequest and RequestServerListenerId pairing (pairs.go),
 	// made with the connection's first message (connection.pairing): ten

@@ -25,7 +25,7 @@ func (c *Index) NoSlim() { c.noSlim = true }
 func (c *Index) Slim() int {
 	k := 0
 	for i := range c.nrec {
-		if r := c.rec(int32(i)); r.flags&recRPC != 0 && r.idBits&rpcSlim != 0 {
+		if r := c.rec(int32(i)); r.flags&recHosted != 0 && r.idBits&hostedSlim != 0 {
 			k++
 		}
 	}

@@ -19,8 +19,8 @@ import (
 // numbers them with the Unturned messages, by the arrival of each one's
 // last byte across the whole capture (outputs.md "Ordering"). A stream
 // that holds bytes while it resynchronises is a blocker like an Unturned
-// direction (order.go). Every record gets an index record (recRPC) whose
-// bytes are the decode.Record itself, kept in Index.rpcRecs, or for a
+// direction (order.go). Every record gets an index record (recHosted) whose
+// bytes are the decode.Record itself, kept in Index.hostedRecs, or for a
 // record a full index keeps slim (hostedslim.go, decode.Keeper) its bytes
 // and the index record, restored when read: Len, Stamp, Head, Message and
 // Detail work for every n, and a Message of a hosted record carries it in
@@ -56,15 +56,15 @@ func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 	cn := newConnection(uint32(len(c.conns)), conn, RuleUnknown, &c.limits)
 	cn.info.Proto = p.Name
 	c.newConnOrigin(cn)
-	if c.rpcByConn == nil {
-		c.rpcByConn = map[dissect.Conn]uint32{}
+	if c.hostedByConn == nil {
+		c.hostedByConn = map[dissect.Conn]uint32{}
 	}
-	if _, ok := c.rpcByConn[conn]; !ok {
-		c.rpcByConn[conn] = cn.idx
+	if _, ok := c.hostedByConn[conn]; !ok {
+		c.hostedByConn[conn] = cn.idx
 	}
 	c.conns = append(c.conns, cn)
 	c.touch(cn)
-	cfg.Yield = func(r decode.Record, at decode.Stamp) { c.arriveRPC(cn, r, at.Seq) }
+	cfg.Yield = func(r decode.Record, at decode.Stamp) { c.arriveHosted(cn, r, at.Seq) }
 	// A Stream that hands no message out (tables: Stream.Settled nil)
 	// reads nothing of a record but its tables: light sessions decode no
 	// more than those (decode.Config.Light; ULinkRPC's: issue 15).
@@ -73,8 +73,8 @@ func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 	cn.proto = p.New(cfg)
 	if b, ok := cn.proto.(decode.Budgeted); ok {
 		cn.budget = true
-		if m := b.BudgetMax(); m > 0 && c.rpcWaitMax == 0 {
-			c.rpcWaitMax = m
+		if m := b.BudgetMax(); m > 0 && c.hostedWaitMax == 0 {
+			c.hostedWaitMax = m
 		}
 	}
 	if l, ok := cn.proto.(decode.Labeled); ok {
@@ -103,7 +103,7 @@ func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 func (c *Index) lookup(conn dissect.Conn) (*connection, bool) {
 	i, ok := c.byConn[conn]
 	if !ok {
-		i, ok = c.rpcByConn[conn]
+		i, ok = c.hostedByConn[conn]
 	}
 	if !ok {
 		return nil, false
@@ -148,7 +148,7 @@ func (h *HostedConn) FeedAt(t time.Time, frame int, off int64, feed func(decode.
 	// and dropped): only its frames need their file offsets.
 	in := off >= 0 && c.store != nil && c.stream == nil
 	feed(decode.Stamp{Frame: frame, Time: t, Seq: c.advance(), File: max(off, 0), InFile: in})
-	c.rpcEvent(cn)
+	c.hostedEvent(cn)
 }
 
 // End ends the connection at the end of the capture, captured last at t in
@@ -159,20 +159,20 @@ func (h *HostedConn) End(t time.Time, frame int) {
 	defer c.unlock()
 	c.touch(cn)
 	cn.proto.End(decode.Stamp{Frame: frame, Time: t, Seq: c.advance()})
-	c.rpcEvent(cn)
+	c.hostedEvent(cn)
 }
 
-// rpcEvent follows what an event did to a ULinkRPC connection: its new
+// hostedEvent follows what an event did to a ULinkRPC connection: its new
 // findings, whether it blocks numbering, what may be numbered now.
-func (c *Index) rpcEvent(cn *connection) {
-	c.rpcSync(cn)
+func (c *Index) hostedEvent(cn *connection) {
+	c.hostedSync(cn)
 	c.release()
 }
 
-// rpcSync takes a ULinkRPC connection's new findings and blocking state.
-func (c *Index) rpcSync(cn *connection) {
+// hostedSync takes a ULinkRPC connection's new findings and blocking state.
+func (c *Index) hostedSync(cn *connection) {
 	fs := cn.proto.Findings()
-	for _, f := range fs[cn.rpcFindings:] {
+	for _, f := range fs[cn.hostedFindings:] {
 		if f.Info {
 			// Listed, but not the connection's worst (decode.ConnFinding).
 			cn.info.Findings = c.keepFinding(cn.info.Findings, &cn.info.Suppressed, f.Finding, "connection")
@@ -180,17 +180,17 @@ func (c *Index) rpcSync(cn *connection) {
 		}
 		c.connFinding(cn, f.Finding)
 	}
-	cn.rpcFindings = len(fs)
+	cn.hostedFindings = len(fs)
 	c.block(cn, 0)
 }
 
-// arriveRPC numbers a record now, or queues it (order.go arrive).
-func (c *Index) arriveRPC(cn *connection, r decode.Record, seq uint64) {
+// arriveHosted numbers a record now, or queues it (order.go arrive).
+func (c *Index) arriveHosted(cn *connection, r decode.Record, seq uint64) {
 	// Where it was seen is asked now, while the event that completed it
 	// is the one being fed (HostedSight).
 	sg := c.hostedSight(cn, r)
 	if len(c.pending) == 0 && len(c.blockers) == 0 && len(c.holds) == 0 {
-		c.messageRPC(cn, r, sg)
+		c.messageHosted(cn, r, sg)
 		return
 	}
 	c.pins++
@@ -199,18 +199,18 @@ func (c *Index) arriveRPC(cn *connection, r decode.Record, seq uint64) {
 	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: m.Dir, rec: r, sight: sg})
 }
 
-// messageRPC numbers and records one hosted record: the connection names
+// messageHosted numbers and records one hosted record: the connection names
 // and pairs it, the index keeps it under its number; sg is where it was
 // seen (several captures), nil for none.
-func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
+func (c *Index) messageHosted(cn *connection, r decode.Record, sg *Sight) {
 	n := c.nrec + 1
 	if c.stream != nil {
-		c.streamAsOfRPC(cn, n)
+		c.streamAsOfHosted(cn, n)
 	}
 	cn.proto.Numbered(r, n)
 	m := decode.GlanceOf(r)
-	off, where, placed := c.rpcBytes(cn, r)
-	i, rec := c.add(recRPC|where, off, m.Time.UnixNano())
+	off, where, placed := c.hostedBytes(cn, r)
+	i, rec := c.add(recHosted|where, off, m.Time.UnixNano())
 	rec.frame, rec.length, rec.conn, rec.dir = int32(m.Frame), uint16(min(m.Len, 0xFFFF)), cn.idx, m.Dir
 	if sg != nil {
 		c.multi.sights[i] = sg
@@ -220,16 +220,16 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 	}
 	light := cn.light
 	if placed {
-		rec.idBits |= rpcPlaced
+		rec.idBits |= hostedPlaced
 	}
-	slim := !light && c.slimRPC(cn, i, r, m)
+	slim := !light && c.slimHosted(cn, i, r, m)
 	if !light && !slim {
-		c.keepRPC(cn, i, r, m.Size)
+		c.keepHosted(cn, i, r, m.Size)
 	}
 	if c.stream == nil && m.Pair != 0 && m.Pair < n {
 		// The answer of a pair: its asker is final now (link set its Pair).
-		if a := c.rpcRecs[int32(m.Pair-1)]; a != nil && c.slimRPC(c.conns[c.rec(int32(m.Pair-1)).conn], int32(m.Pair-1), a, decode.GlanceOf(a)) {
-			delete(c.rpcRecs, int32(m.Pair-1))
+		if a := c.hostedRecs[int32(m.Pair-1)]; a != nil && c.slimHosted(c.conns[c.rec(int32(m.Pair-1)).conn], int32(m.Pair-1), a, decode.GlanceOf(a)) {
+			delete(c.hostedRecs, int32(m.Pair-1))
 			release(a)
 		}
 	}
@@ -251,7 +251,7 @@ func (c *Index) messageRPC(cn *connection, r decode.Record, sg *Sight) {
 		return
 	}
 	if cn.proto.Waiting(r) {
-		c.rpcAsks = append(c.rpcAsks, rpcAsk{cn, r, n})
+		c.hostedAsks = append(c.hostedAsks, hostedAsk{cn, r, n})
 	}
 	c.stream.pre = preDecoded{i: -1}
 	c.streamed(i)
@@ -266,34 +266,34 @@ func release(r decode.Record) {
 	}
 }
 
-// keepRPC keeps record i, cn's hosted record r of Meta.Size size, until
+// keepHosted keeps record i, cn's hosted record r of Meta.Size size, until
 // it is handed out (a Stream) or for good. A Stream counts the size of a
-// budgeted connection's in rpcWait, and keeps it in the index record's sid
+// budgeted connection's in hostedWait, and keeps it in the index record's sid
 // (used otherwise by a slim record alone, which a Stream never keeps) for
 // emit to take off again.
-func (c *Index) keepRPC(cn *connection, i int32, r decode.Record, size int) {
-	if c.rpcRecs == nil {
-		c.rpcRecs = map[int32]decode.Record{}
+func (c *Index) keepHosted(cn *connection, i int32, r decode.Record, size int) {
+	if c.hostedRecs == nil {
+		c.hostedRecs = map[int32]decode.Record{}
 	}
-	c.rpcRecs[i] = r
+	c.hostedRecs[i] = r
 	if cn.budget && c.stream != nil {
-		c.rpcWait += size
+		c.hostedWait += size
 		c.rec(i).sid = uint32(size)
 	}
 }
 
-// rpcWaitOver reports whether the records a Stream keeps until they are
+// hostedWaitOver reports whether the records a Stream keeps until they are
 // handed out hold more envelope bytes than the capture-wide ULinkRPC
 // budget (max_rpc_buffer, decode.Budgeted): an asker then
-// stops holding the records after it back (rpcBound), so that records
+// stops holding the records after it back (hostedBound), so that records
 // waiting to be printed are bounded in bytes as well as in count (issue
 // 29: 256 unanswered Requests each inflating to 1 MiB were all held, 300
 // MB). The test reads only the capture's bytes: the same on every run.
-func (c *Index) rpcWaitOver() bool { return c.rpcWait > c.rpcWaitLimit() }
+func (c *Index) hostedWaitOver() bool { return c.hostedWait > c.hostedWaitLimit() }
 
-// rpcWaitLimit is rpcWaitOver's bound: the first budgeted connection's
+// hostedWaitLimit is hostedWaitOver's bound: the first budgeted connection's
 // (none counts bytes without one).
-func (c *Index) rpcWaitLimit() int { return c.rpcWaitMax }
+func (c *Index) hostedWaitLimit() int { return c.hostedWaitMax }
 
 // streamLight hands out record i, a light connection's record r of
 // Meta.Size size (OpenConn), when nothing before it waits: a light
@@ -312,7 +312,7 @@ func (c *Index) streamLight(cn *connection, r decode.Record, i int32, size int) 
 		cn.reuse.Recycle(r)
 		return
 	}
-	c.keepRPC(cn, i, r, size)
+	c.keepHosted(cn, i, r, size)
 }
 
 // appendConnJSON appends the `tables --json` entry of a hosted connection
@@ -341,63 +341,63 @@ func appendConnJSON(dst []byte, cn *connection, messages int) []byte {
 	return append(dst, "]}"...)
 }
 
-// rpcAsk is an asker a Stream waits on (rpcBound).
-type rpcAsk struct {
+// hostedAsk is an asker a Stream waits on (hostedBound).
+type hostedAsk struct {
 	cn *connection
 	r  decode.Record
 	n  int // r's number
 }
 
-// rpcBound is the record index before which a Stream may hand messages
+// hostedBound is the record index before which a Stream may hand messages
 // out as far as ULinkRPC pairing goes: a Request or KeepAlivePing still
 // unanswered is not final, since both messages of a pair carry `pair`
 // (outputs.md "Pairing"). It waits at most lateHold messages, then is
 // handed out as it is (its answer then carries the pair alone).
-func (c *Index) rpcBound() int32 {
-	for len(c.rpcAsks) > 0 {
-		a := c.rpcAsks[0]
+func (c *Index) hostedBound() int32 {
+	for len(c.hostedAsks) > 0 {
+		a := c.hostedAsks[0]
 		if n := a.n; a.cn.proto.Waiting(a.r) && c.nrec-n < lateHold {
-			if !c.rpcWaitOver() {
+			if !c.hostedWaitOver() {
 				return int32(n - 1)
 			}
-			if !a.cn.rpcWaitNoted {
-				a.cn.rpcWaitNoted = true
+			if !a.cn.hostedWaitNoted {
+				a.cn.hostedWaitNoted = true
 				c.connFinding(a.cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Bit: -1,
-					Text: fmt.Sprintf("pairing: %s #%d and the records after it were handed out before its answer: the records waiting for it held more than the capture-wide ULinkRPC budget of %d bytes (max_rpc_buffer); its answer carries the pair alone", decode.BriefOf(a.r).Name, n, c.rpcWaitLimit())})
+					Text: fmt.Sprintf("pairing: %s #%d and the records after it were handed out before its answer: the records waiting for it held more than the capture-wide ULinkRPC budget of %d bytes (max_rpc_buffer); its answer carries the pair alone", decode.BriefOf(a.r).Name, n, c.hostedWaitLimit())})
 			}
 		}
-		c.rpcAsks[0] = rpcAsk{}
-		c.rpcAsks = c.rpcAsks[1:]
+		c.hostedAsks[0] = hostedAsk{}
+		c.hostedAsks = c.hostedAsks[1:]
 	}
-	c.rpcAsks = nil
+	c.hostedAsks = nil
 	return int32(c.nrec)
 }
 
-// rpcHolding reports whether cn is a ULinkRPC connection whose streams
+// hostedHolding reports whether cn is a ULinkRPC connection whose streams
 // hold bytes awaiting resynchronisation (order.go block).
-func (cn *connection) rpcHolding() bool {
+func (cn *connection) hostedHolding() bool {
 	_, on := cn.proto.Holding()
 	return on
 }
 
-// rpcEnd ends the hosted sessions the pipeline has not ended, at the last
+// hostedEnd ends the hosted sessions the pipeline has not ended, at the last
 // time and frame each was fed (Finish).
-func (c *Index) rpcEnd() {
+func (c *Index) hostedEnd() {
 	for _, cn := range c.conns {
 		if cn.proto != nil {
 			cn.proto.End(decode.Stamp{Frame: cn.lastFrame[0], Time: cn.info.Last, Seq: c.advance()})
-			c.rpcEvent(cn)
+			c.hostedEvent(cn)
 		}
 	}
 }
 
-// rpcFinish notes each hosted session's pending Requests once every record
+// hostedFinish notes each hosted session's pending Requests once every record
 // is numbered (Finish, after the last release).
-func (c *Index) rpcFinish() {
+func (c *Index) hostedFinish() {
 	for _, cn := range c.conns {
 		if cn.proto != nil {
 			cn.proto.Finish()
-			c.rpcEvent(cn)
+			c.hostedEvent(cn)
 		}
 	}
 }
@@ -409,10 +409,10 @@ func (c *Index) rpcFinish() {
 func (c *Index) Record(n int) decode.Record {
 	c.rlock()
 	defer c.runlock()
-	if n < 1 || n > c.nrec || c.rec(int32(n-1)).flags&recRPC == 0 {
+	if n < 1 || n > c.nrec || c.rec(int32(n-1)).flags&recHosted == 0 {
 		return nil
 	}
-	r := c.rpcRecord(int32(n-1), true)
+	r := c.hostedRecord(int32(n-1), true)
 	if cn := c.conns[c.rec(int32(n-1)).conn]; r != nil && cn.compact && cn.keeper.Compacted(r) {
 		// Kept compact (a full index): whole, decoded again, a copy.
 		r = cn.keeper.Expand(r)
@@ -438,26 +438,26 @@ func (c *Index) readable(cn *connection, r decode.Record) decode.Record {
 	return r.Clone()
 }
 
-// buildRPC is build (Message, Detail) for a hosted record: the record in
+// buildHosted is build (Message, Detail) for a hosted record: the record in
 // Message.Rec, its bytes as Data, its
 // pairing, findings and dump line. Message.Rec is the record itself, or a
 // copy for an asker the feeder may still pair (Pair) while the caller
 // reads it without the lock, or a light record its session reuses (readable); the slices it shares are not
 // written again once the record is numbered.
-func (c *Index) buildRPC(n int, r *record) *Message {
+func (c *Index) buildHosted(n int, r *record) *Message {
 	m := new(Message)
-	if !c.buildRPCInto(n, r, m, false) {
+	if !c.buildHostedInto(n, r, m, false) {
 		return nil
 	}
 	return m
 }
 
-// buildRPCInto is buildRPC into *out (detailInto: a batch's slot, no
+// buildHostedInto is buildHosted into *out (detailInto: a batch's slot, no
 // Message allocated a record); false when the record is not kept. With
 // later, the dump line is left to the batch's encoder (recLineLater):
 // `dump --json` never prints it.
-func (c *Index) buildRPCInto(n int, r *record, out *Message, later bool) bool {
-	rr := c.readable(c.conns[r.conn], c.rpcRecord(int32(n-1), true))
+func (c *Index) buildHostedInto(n int, r *record, out *Message, later bool) bool {
+	rr := c.readable(c.conns[r.conn], c.hostedRecord(int32(n-1), true))
 	if rr == nil {
 		return false
 	}
@@ -473,10 +473,10 @@ func (c *Index) buildRPCInto(n int, r *record, out *Message, later bool) bool {
 	return true
 }
 
-// rpcTables is Tables for a hosted connection of a full index: for one
+// hostedTables is Tables for a hosted connection of a full index: for one
 // that keeps tables (decode.Tallied), its tables at the end, else the connection's records up to asOf
 // added up again.
-func (c *Index) rpcTables(cn *connection, asOf int) *Tables {
+func (c *Index) hostedTables(cn *connection, asOf int) *Tables {
 	if asOf <= 0 || asOf > c.nrec {
 		asOf = c.nrec
 	}
@@ -496,7 +496,7 @@ func (c *Index) rpcTables(cn *connection, asOf int) *Tables {
 	tl := cn.tally.Tally()
 	k := 0
 	for ; k < cn.msgs.len() && int(cn.msgs.at(k)) < asOf; k++ {
-		if r := c.rpcRecord(cn.msgs.at(k), false); r != nil {
+		if r := c.hostedRecord(cn.msgs.at(k), false); r != nil {
 			tl.Add(r)
 		}
 	}
@@ -504,16 +504,16 @@ func (c *Index) rpcTables(cn *connection, asOf int) *Tables {
 	return t
 }
 
-// streamAsOfRPC keeps a ULinkRPC connection's table as of Stream.AsOf
+// streamAsOfHosted keeps a ULinkRPC connection's table as of Stream.AsOf
 // before message n, a later one, is added (streamAsOf), and notes the
 // connections of a Cut at n (streamNumber).
-func (c *Index) streamAsOfRPC(cn *connection, n int) {
+func (c *Index) streamAsOfHosted(cn *connection, n int) {
 	c.streamNumber(n)
 	c.streamAsOf(cn, n)
 }
 
-// rpcLive is a hosted connection's table now, as of asOf.
-func (c *Index) rpcLive(cn *connection, asOf int) *Tables {
+// hostedLive is a hosted connection's table now, as of asOf.
+func (c *Index) hostedLive(cn *connection, asOf int) *Tables {
 	t := &Tables{Conn: cn.info.Conn, AsOf: asOf, Messages: cn.proto.Len()}
 	if cn.tally != nil {
 		t.ProtoTable = cn.tally.Tables()
@@ -521,10 +521,10 @@ func (c *Index) rpcLive(cn *connection, asOf int) *Tables {
 	return t
 }
 
-// rpcConnJSON is connection i's entry of `tables --json` when it is a
+// hostedConnJSON is connection i's entry of `tables --json` when it is a
 // hosted one (ULinkRPC's, outputs.md: "transport" and "rpc" instead of the
 // listener keys), as of asOf; ok is false for an Unturned connection.
-func (c *Index) rpcConnJSON(i int, asOf int) (json.RawMessage, bool) {
+func (c *Index) hostedConnJSON(i int, asOf int) (json.RawMessage, bool) {
 	c.rlock()
 	defer c.runlock()
 	cn := c.conns[i]
@@ -543,16 +543,16 @@ func (c *Index) rpcConnJSON(i int, asOf int) (json.RawMessage, bool) {
 		t = &Tables{ProtoTable: cn.tally.Tables()}
 	}
 	findings := -1
-	if t.rpcCut {
-		findings = t.rpcFindings
+	if t.hostedCut {
+		findings = t.hostedFindings
 	}
 	return cn.tally.AppendTablesJSONOf(nil, t.ProtoTable, findings), true
 }
 
 // hostedKept is what emit reads of record i's kept hosted record before
-// it hands it out: whether rpcRecs holds one, and for a connection that
+// it hands it out: whether hostedRecs holds one, and for a connection that
 // takes its records back (decode.Reuser) the record, the bytes it counts
-// in rpcWait (keepRPC), and whether it is light or an asker its connection
+// in hostedWait (keepHosted), and whether it is light or an asker its connection
 // holds open (and so still the index's to touch after).
 type hostedKept struct {
 	has         bool
@@ -561,9 +561,9 @@ type hostedKept struct {
 	light, open bool
 }
 
-// keptRPC is hostedKept of record i.
-func (c *Index) keptRPC(i int32) hostedKept {
-	rr := c.rpcRecs[i]
+// keptHosted is hostedKept of record i.
+func (c *Index) keptHosted(i int32) hostedKept {
+	rr := c.hostedRecs[i]
 	if rr == nil {
 		return hostedKept{}
 	}

@@ -12,26 +12,26 @@ import (
 // rpc.Record a frame held the TUI at about 1 KB a frame): the bytes it is
 // restored from (a ULinkRPC plain frame's envelope) in the arena, and, for
 // a record Keeper.Slim says is given again by them, nothing but its index
-// record, whose unused fields hold the rest (rpcSlim). Such a record is
+// record, whose unused fields hold the rest (hostedSlim). Such a record is
 // restored (Keeper.Restore) when it is read: Message, Detail, Head, Tables
 // as of a message. Records that are not slim (a transformed frame, one
-// with findings, an asker still open) stay in Index.rpcRecs, their bytes
+// with findings, an asker still open) stay in Index.hostedRecs, their bytes
 // aliasing the arena.
 
 // Bits of a hosted index record's idBits (unused otherwise: its
 // connection has no Unturned state).
 const (
-	// rpcPlaced: the record's bytes (Keeper.Keep) are at the record's
+	// hostedPlaced: the record's bytes (Keeper.Keep) are at the record's
 	// offset, length bytes long: in the capture file with recFile, else in the arena.
-	rpcPlaced uint8 = 1 << iota
-	// rpcSlim: the record is not in rpcRecs; cid is its pair, sid and
+	hostedPlaced uint8 = 1 << iota
+	// hostedSlim: the record is not in hostedRecs; cid is its pair, sid and
 	// tv the low and high halves of its stream offset.
-	rpcSlim
-	// rpcAnswer: a slim answer (a Response), which takes its asker's ids.
-	rpcAnswer
+	hostedSlim
+	// hostedAnswer: a slim answer (a Response), which takes its asker's ids.
+	hostedAnswer
 )
 
-// rpcBytes places the bytes of r, cn's hosted record just numbered, when
+// hostedBytes places the bytes of r, cn's hosted record just numbered, when
 // a full index keeps it (no arena bound: Limits.MaxArena would drop bytes
 // a slim record is restored from) and cn gives them (decode.Keeper.Keep):
 // by their offset in the capture file when they lie in one run of it and
@@ -39,7 +39,7 @@ const (
 // bytes then pointing at the copy (Keeper.Rebase). It returns the file or
 // arena offset and the record flag recFile for the file; where false,
 // with 0, for a record kept otherwise.
-func (c *Index) rpcBytes(cn *connection, r decode.Record) (off int64, flags recFlags, where bool) {
+func (c *Index) hostedBytes(cn *connection, r decode.Record) (off int64, flags recFlags, where bool) {
 	if !cn.compact || c.noSlim || c.stream != nil || c.limits.MaxArena > 0 {
 		return 0, 0, false
 	}
@@ -57,14 +57,14 @@ func (c *Index) rpcBytes(cn *connection, r decode.Record) (off int64, flags recF
 	return off, 0, true
 }
 
-// slimRPC keeps record i, hosted record r of cn (its Brief m), as its
+// slimHosted keeps record i, hosted record r of cn (its Brief m), as its
 // index record alone when Restore gives it again (decode.Keeper.Slim, and
 // its time, frame and pairing as the index record gives them), and
 // reports whether it did. An asker still waiting for its answer is not
 // final: its answer slims it.
-func (c *Index) slimRPC(cn *connection, i int32, r decode.Record, m decode.Glance) bool {
+func (c *Index) slimHosted(cn *connection, i int32, r decode.Record, m decode.Glance) bool {
 	rec := c.rec(i)
-	if rec.idBits&rpcPlaced == 0 || !cn.compact || int(rec.length) != len(m.Data) || cn.proto.Waiting(r) {
+	if rec.idBits&hostedPlaced == 0 || !cn.compact || int(rec.length) != len(m.Data) || cn.proto.Waiting(r) {
 		return false
 	}
 	off, answer, ok := cn.keeper.Slim(r)
@@ -84,22 +84,22 @@ func (c *Index) slimRPC(cn *connection, i int32, r decode.Record, m decode.Glanc
 		return false
 	}
 	rec.cid, rec.sid, rec.tv = uint32(m.Pair), uint32(off), uint32(uint64(off)>>32)
-	rec.idBits |= rpcSlim
+	rec.idBits |= hostedSlim
 	if answer {
-		rec.idBits |= rpcAnswer
+		rec.idBits |= hostedAnswer
 	}
 	return true
 }
 
-// rpcRecord is hosted record i as kept: from rpcRecs, or restored from
+// hostedRecord is hosted record i as kept: from hostedRecs, or restored from
 // its index record and arena bytes (a slim one), whole or, without whole,
-// compact as rpcRecs would hold it; nil for none.
-func (c *Index) rpcRecord(i int32, whole bool) decode.Record {
-	if r := c.rpcRecs[i]; r != nil {
+// compact as hostedRecs would hold it; nil for none.
+func (c *Index) hostedRecord(i int32, whole bool) decode.Record {
+	if r := c.hostedRecs[i]; r != nil {
 		return r
 	}
 	rec := c.rec(i)
-	if rec.flags&recRPC == 0 || rec.idBits&rpcSlim == 0 {
+	if rec.flags&recHosted == 0 || rec.idBits&hostedSlim == 0 {
 		return nil
 	}
 	cn := c.conns[rec.conn]
@@ -115,8 +115,8 @@ func (c *Index) rpcRecord(i int32, whole bool) decode.Record {
 		Offset: int64(uint64(rec.tv)<<32 | uint64(rec.sid)), Pair: int(rec.cid), NoFindings: rec.worst == 0 && err == nil, Err: err}
 	if p.Pair != 0 && p.Pair < p.N {
 		p.HasLatency, p.Latency = true, time.Duration(t-c.timeOf(int32(p.Pair-1)))
-		if rec.idBits&rpcAnswer != 0 {
-			p.Asker = c.rpcRecord(int32(p.Pair-1), false)
+		if rec.idBits&hostedAnswer != 0 {
+			p.Asker = c.hostedRecord(int32(p.Pair-1), false)
 		}
 	}
 	return cn.keeper.Restore(env, p, whole)

@@ -128,7 +128,7 @@ type Index struct {
 	tallyBuf   []byte                      // TallyOf's buffer for bytes read back from the store
 	extra      map[int32][]dissect.Finding // findings the capture adds to message n (tables, inference)
 	conns      []*connection
-	byConn     map[dissect.Conn]uint32    // Unturned connections; hosted ones in rpcByConn (hosted.go)
+	byConn     map[dissect.Conn]uint32    // Unturned connections; hosted ones in hostedByConn (hosted.go)
 	recent     [connCacheSize]*connection // see conn
 	findings   []dissect.Finding
 	suppressed int              // capture findings past Limits.MaxFindings
@@ -160,23 +160,23 @@ type Index struct {
 	pins         uint64
 	pendingBytes int
 	blockers     []dirRef
-	// Hosted records by record index (hosted.go); rpcAsks are the askers a
+	// Hosted records by record index (hosted.go); hostedAsks are the askers a
 	// Stream waits on.
-	rpcRecs map[int32]decode.Record
-	// noSlim keeps every hosted record in rpcRecs (hostedslim.go; the
+	hostedRecs map[int32]decode.Record
+	// noSlim keeps every hosted record in hostedRecs (hostedslim.go; the
 	// tests' reference).
-	noSlim    bool
-	rpcAsks   []rpcAsk
-	rpcByConn map[dissect.Conn]uint32
-	schemas   *schema.Set // payload schemas (schema.md); nil: none (payload.go)
-	noLate    bool        // SetLateSchemas(false): no payload decode of references resolved later
-	origin    []byte      // SetOrigin: the records' "host" and "capture" keys, encoded
-	multi     *multi      // several captures (origins.go), nil for one
+	noSlim       bool
+	hostedAsks   []hostedAsk
+	hostedByConn map[dissect.Conn]uint32
+	schemas      *schema.Set // payload schemas (schema.md); nil: none (payload.go)
+	noLate       bool        // SetLateSchemas(false): no payload decode of references resolved later
+	origin       []byte      // SetOrigin: the records' "host" and "capture" keys, encoded
+	multi        *multi      // several captures (origins.go), nil for one
 
-	// rpcWait is the envelope bytes of the records in rpcRecs a Stream
-	// has not handed out; rpcWaitMax the ULinkRPC budget's Max
-	// (rpcWaitOver).
-	rpcWait, rpcWaitMax int
+	// hostedWait is the envelope bytes of the records in hostedRecs a Stream
+	// has not handed out; hostedWaitMax the ULinkRPC budget's Max
+	// (hostedWaitOver).
+	hostedWait, hostedWaitMax int
 }
 
 // NewIndex returns an empty Index decoding with profile p.
@@ -490,7 +490,7 @@ func (c *Index) Note(conn dissect.Conn, f dissect.Finding) {
 func (c *Index) Finish() {
 	c.lock()
 	defer c.unlock()
-	c.rpcEnd()
+	c.hostedEnd()
 	for _, cn := range c.conns {
 		c.touch(cn)
 		c.endFramers(cn)
@@ -502,7 +502,7 @@ func (c *Index) Finish() {
 			cn.pairs.ended = true // no asker can be answered any more (pairs.go)
 		}
 	}
-	c.rpcFinish()
+	c.hostedFinish()
 	if c.stream != nil {
 		c.streamEnd()
 	}

@@ -85,8 +85,8 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		return false
 	}
 	r := c.rec(int32(n - 1))
-	if r.flags&recRPC != 0 {
-		if !c.buildRPCInto(n, r, m, later) {
+	if r.flags&recHosted != 0 {
+		if !c.buildHostedInto(n, r, m, later) {
 			return false
 		}
 		m.origin, m.Origin = c.originOfRec(c.conns[r.conn], int32(n-1)), c.originNameOfRec(c.conns[r.conn], int32(n-1))

@@ -461,7 +461,7 @@ func (c *Index) TablesJSONAt(asOf int) ([]byte, error) {
 	doc := jsonTables{Profile: c.Profile().Name, Connections: []any{}}
 	for i, ci := range c.Connections() {
 		if ci.Proto != "" {
-			if raw, ok := c.rpcConnJSON(i, asOf); ok {
+			if raw, ok := c.hostedConnJSON(i, asOf); ok {
 				doc.Connections = append(doc.Connections, connOriginJSON(raw, ci))
 				continue
 			}

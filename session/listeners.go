@@ -245,7 +245,7 @@ func (c *Index) tablesOf(cn *connection, asOf int) *Tables {
 		return c.streamTables(cn, asOf)
 	}
 	if cn.proto != nil {
-		return c.rpcTables(cn, asOf)
+		return c.hostedTables(cn, asOf)
 	}
 	if asOf <= 0 || asOf > c.nrec {
 		asOf = c.nrec

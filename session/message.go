@@ -147,8 +147,8 @@ func (c *Index) build(n int, withSpans bool) *Message {
 		return nil
 	}
 	r := c.rec(int32(n - 1))
-	if r.flags&recRPC != 0 {
-		return c.buildRPC(n, r)
+	if r.flags&recHosted != 0 {
+		return c.buildHosted(n, r)
 	}
 	cn := c.conns[r.conn]
 	st := r.state()
@@ -424,12 +424,12 @@ func (c *Index) headOf(n int, h *Head, records bool) bool {
 	}
 	r := c.rec(int32(n - 1))
 	h.N, h.Conn, h.Dir, h.Kind, h.Worst, h.HasFinding, h.Rec = n, c.conns[r.conn].info.Conn, r.dir, r.kind, 0, false, nil
-	h.Hosted = r.flags&recRPC != 0
+	h.Hosted = r.flags&recHosted != 0
 	worst := r.worst
-	if r.flags&recRPC != 0 {
+	if r.flags&recHosted != 0 {
 		if records {
-			if rr := c.rpcRecord(int32(n-1), true); rr != nil {
-				h.Rec = c.readable(c.conns[r.conn], rr) // as buildRPC: the feeder may still set Pair
+			if rr := c.hostedRecord(int32(n-1), true); rr != nil {
+				h.Rec = c.readable(c.conns[r.conn], rr) // as buildHosted: the feeder may still set Pair
 			}
 		}
 		if worst > 0 {

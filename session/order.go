@@ -86,7 +86,7 @@ func (c *Index) arrive(cn *connection, dir dissect.Dir, msg []byte, info unturne
 func (c *Index) block(cn *connection, dir dissect.Dir) {
 	var on bool
 	if cn.proto != nil {
-		on = dir == 0 && cn.rpcHolding()
+		on = dir == 0 && cn.hostedHolding()
 	} else {
 		fr := cn.framer[dir]
 		on = !fr.Synced() && fr.Stats().Buffered > 0
@@ -142,7 +142,7 @@ func (c *Index) release() {
 			m := heap.Pop(&c.pending).(pendingMsg)
 			if m.rec != nil {
 				c.pendingBytes -= decode.GlanceOf(m.rec).Size
-				c.messageRPC(m.cn, m.rec, m.sight)
+				c.messageHosted(m.cn, m.rec, m.sight)
 				continue
 			}
 			c.pendingBytes -= len(m.data)
@@ -167,7 +167,7 @@ func (c *Index) force(why string) {
 	cn, dir := oldest.cn, oldest.dir
 	if cn.proto != nil {
 		cn.proto.Abandon()
-		c.rpcSync(cn)
+		c.hostedSync(cn)
 		return
 	}
 	fr := cn.framer[dir]

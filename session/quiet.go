@@ -25,7 +25,7 @@ func (c *Index) Quiet() {
 		}
 		cn.pairs.giveUp()
 	}
-	c.rpcAsks = nil
+	c.hostedAsks = nil
 	if c.stream != nil {
 		c.stream.pre = preDecoded{}
 		c.streamed(-1)

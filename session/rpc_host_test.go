@@ -469,8 +469,8 @@ func TestRPCHostConcurrentReader(t *testing.T) {
 				}
 			}
 			for _, ci := range ix.Connections() {
-				if t := ix.Tables(ci.Conn, ix.Len()/2); t != nil && rpcTables(t) != nil {
-					_ = len(rpcTables(t).Methods)
+				if t := ix.Tables(ci.Conn, ix.Len()/2); t != nil && hostedTables(t) != nil {
+					_ = len(hostedTables(t).Methods)
 				}
 			}
 			_, _ = ix.TablesJSON()
@@ -518,7 +518,7 @@ func TestRPCHostSameKey(t *testing.T) {
 		t.Fatalf("connections %+v; want a ULinkRPC one and an Unturned one of one message each", cs)
 	}
 	rt, ut := ix.TablesOf(0, 0), ix.TablesOf(1, 0)
-	if rt == nil || rpcTables(rt) == nil || len(rpcTables(rt).Methods) != 1 || rpcTables(rt).Methods[0].Requests != 1 || ut == nil || rpcTables(ut) != nil {
+	if rt == nil || hostedTables(rt) == nil || len(hostedTables(rt).Methods) != 1 || hostedTables(rt).Methods[0].Requests != 1 || ut == nil || hostedTables(ut) != nil {
 		t.Errorf("tables of the ULinkRPC connection %+v and of the Unturned one %+v", rt, ut)
 	}
 	if m := ix.Message(2); m == nil || rpcOf(m.Rec) != nil {
@@ -678,8 +678,8 @@ func rpcOf(r decode.Record) *rpc.Record {
 	return rr
 }
 
-// rpcTables is t's ULinkRPC table, nil for none.
-func rpcTables(t *session.Tables) *rpc.Tables {
+// hostedTables is t's ULinkRPC table, nil for none.
+func hostedTables(t *session.Tables) *rpc.Tables {
 	if v, ok := t.ProtoTable.(*rpc.View); ok {
 		return &v.Tables
 	}

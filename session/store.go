@@ -48,7 +48,7 @@ const (
 	recTimeUS                           // time counts microseconds
 	recBig                              // off and time are in Index.big
 	recIDUndecided                      // reads a server ID in a Serverside_ID_Bit_Count not decided yet
-	recRPC                              // a hosted record (hosted.go): Index.rpcRecs holds it, or it is slim (hostedslim.go: its bytes at off)
+	recHosted                           // a hosted record (hosted.go): Index.hostedRecs holds it, or it is slim (hostedslim.go: its bytes at off)
 	recAsk                              // an asker of a pair (pairs.go)
 	recPaired                           // paired: a ping's partner and latency in cid, sid and tv, a negotiate message's in its connection's links
 )
@@ -314,7 +314,7 @@ func (c *Index) load(i int32, buf []byte) ([]byte, error) {
 // dropped reports whether r's bytes were in an arena block that
 // Limits.MaxArena has since dropped.
 func (c *Index) dropped(i int32) bool {
-	if c.rec(i).flags&(recFile|recRPC) != 0 || c.prepared(i) != nil {
+	if c.rec(i).flags&(recFile|recHosted) != 0 || c.prepared(i) != nil {
 		// A message a Stream hands out at its commit is read from the
 		// caller's bytes: it may have no arena bytes at all.
 		return false

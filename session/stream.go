@@ -295,7 +295,7 @@ func (c *Index) runlock() {
 // handed out as soon as it is committed, so that its bytes need no copy.
 func (c *Index) streamNow(cn *connection) bool {
 	s := c.stream
-	// A ULinkRPC asker waiting for its answer (rpcBound) has a record
+	// A ULinkRPC asker waiting for its answer (hostedBound) has a record
 	// index below c.nrec, so s.next is below it too.
 	return s != nil && !cn.holding() && int32(c.nrec) == s.next && !c.lateOn()
 }
@@ -408,8 +408,8 @@ func (c *Index) keepAsOf(cn *connection) {
 	s := c.stream
 	var t *Tables
 	if cn.proto != nil {
-		t = c.rpcLive(cn, s.AsOf)
-		t.rpcCut, t.rpcFindings = s.Cut, len(cn.proto.Findings())
+		t = c.hostedLive(cn, s.AsOf)
+		t.hostedCut, t.hostedFindings = s.Cut, len(cn.proto.Findings())
 	} else {
 		t = cn.current().snapshot(cn.info.Conn, s.AsOf)
 		t.Messages = cn.committed
@@ -472,8 +472,8 @@ func (c *Index) streamed(i int32) {
 	if len(s.late) > 0 {
 		bound = c.lateBound()
 	}
-	if len(c.rpcAsks) > 0 {
-		bound = min(bound, c.rpcBound())
+	if len(c.hostedAsks) > 0 {
+		bound = min(bound, c.hostedBound())
 	}
 	for !s.cut && s.next < bound && c.rec(s.next).flags&recHeld == 0 && !c.awaiting(s.next) {
 		if s.next == i && s.pre.i == i && s.pre.d != nil {
@@ -526,8 +526,8 @@ func (c *Index) emit(i int32) {
 	// batch that writes it may hand it back to its protocol (Release) at
 	// once, for another frame.
 	var kept hostedKept
-	if c.rec(i).flags&recRPC != 0 {
-		kept = c.keptRPC(i)
+	if c.rec(i).flags&recHosted != 0 {
+		kept = c.keptHosted(i)
 	}
 	if s.Heads != nil && c.head(int(i)+1, &s.head) {
 		if s.light != nil && s.lightRec == i {
@@ -553,7 +553,7 @@ func (c *Index) emit(i int32) {
 		delete(c.multi.sights, i) // handed out: a stream keeps nothing of it
 	}
 	r := c.rec(i)
-	if r.flags&(recExtra|recBig|recRPC|recPaired) == 0 {
+	if r.flags&(recExtra|recBig|recHosted|recPaired) == 0 {
 		return // the common case: nothing kept beside the record
 	}
 	if r.flags&recExtra != 0 {
@@ -564,10 +564,10 @@ func (c *Index) emit(i int32) {
 	}
 	c.unlink(r, i)
 	if kept.has {
-		delete(c.rpcRecs, i)
+		delete(c.hostedRecs, i)
 	}
 	if kept.r != nil {
-		c.rpcWait -= kept.size
+		c.hostedWait -= kept.size
 		switch cs := c.conns[r.conn].reuse; {
 		case kept.light:
 			cs.Recycle(kept.r) // a light record (streamLight): the connection's own
@@ -645,7 +645,7 @@ func (c *Index) streamTables(cn *connection, asOf int) *Tables {
 		return nil // not kept: a streaming Index has no history
 	}
 	if cn.proto != nil {
-		return c.rpcLive(cn, asOf)
+		return c.hostedLive(cn, asOf)
 	}
 	t := cn.current().snapshot(cn.info.Conn, asOf)
 	t.Messages = cn.info.Messages

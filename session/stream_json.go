@@ -110,8 +110,8 @@ func (b *JSONBatch) next() *Message {
 // contents in b: they pointed into the decoder's scratch.
 func (b *JSONBatch) own(cp *Message) {
 	if cp.Rec != nil {
-		// Already a copy (buildRPC): a Response that pairs an asker
-		// handed out (Index.rpcBound) while the batch is encoded on
+		// Already a copy (buildHosted): a Response that pairs an asker
+		// handed out (Index.hostedBound) while the batch is encoded on
 		// another goroutine writes the index's record, not this one.
 		return
 	}

@@ -82,11 +82,11 @@ type Tables struct {
 	// (decode.Tallied: ULinkRPC's, the `rpc` object of tables --json);
 	// the listener keys are then empty.
 	ProtoTable decode.Tables
-	// With rpcCut, rpcFindings is how many of the hosted connection's
+	// With hostedCut, hostedFindings is how many of the hosted connection's
 	// findings were said before the connection's first message after AsOf
 	// (a Stream's Cut: Index.keepAsOf); without, all were.
-	rpcCut      bool
-	rpcFindings int
+	hostedCut      bool
+	hostedFindings int
 
 	// Ping is, per direction, the PingRequests sent in it up to AsOf
 	// and the PingResponses that answered them (outputs.md "ping").

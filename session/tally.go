@@ -101,8 +101,8 @@ func (c *Index) TallyOf(n int, b *Tally) bool {
 	i := int32(n - 1)
 	r := c.rec(i)
 	*b = Tally{N: n, Time: c.timeOf(i), Conn: c.conns[r.conn].key, Dir: r.dir}
-	if r.flags&recRPC != 0 {
-		rr := c.rpcRecs[i]
+	if r.flags&recHosted != 0 {
+		rr := c.hostedRecs[i]
 		if rr == nil {
 			return false
 		}
