@@ -2,8 +2,6 @@ package rpc
 
 import (
 	"github.com/usmnscope/usmnscope/decode"
-	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -96,17 +94,7 @@ func (h Hosted) Slim(dr decode.Record) (offset int64, answer, ok bool) {
 	return r.Offset, r.Type == ulinkrpc.Response, true
 }
 
-// Restore is Session.Restore of p.
+// Restore is Session.Restore.
 func (h Hosted) Restore(env []byte, p decode.Place, whole bool) decode.Record {
-	q := Place{N: p.N, Frame: p.Frame, Time: p.Time, Dir: p.Dir, Offset: p.Offset, Pair: p.Pair,
-		Latency: p.Latency, HasLatency: p.HasLatency, NoFindings: p.NoFindings}
-	if a, ok := p.Asker.(*Record); ok {
-		q.Asker = &a.RPC
-	}
-	r := h.Session.Restore(env, q, whole || p.Err != nil)
-	if p.Err != nil {
-		r.Findings = append(r.Findings, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed,
-			Text: termsafe.Escape(p.Err.Error()), Bit: -1})
-	}
-	return r
+	return h.Session.Restore(env, p, whole)
 }

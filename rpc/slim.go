@@ -4,7 +4,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -15,24 +17,6 @@ import (
 // the envelope bytes, and given back compact by Restore, which Expand
 // then makes whole. The rest (transformed frames, records with findings,
 // askers still open) stay kept as records.
-
-// Place is what a host keeps of a slim record besides its envelope bytes:
-// where and when it was seen, and its pairing.
-type Place struct {
-	N, Frame   int
-	Time       time.Time
-	Dir        dissect.Dir
-	Offset     int64
-	Pair       int
-	Latency    time.Duration
-	HasLatency bool
-	// Asker is the rpc object of a Response's Request (Pair), whose ids
-	// and names the Response takes; nil for other records.
-	Asker *RPC
-	// NoFindings says the record has none (its payload decoded without
-	// one): a compact Restore then need not decode the payload.
-	NoFindings bool
-}
 
 // Slim reports whether r, a numbered compact record of s, is given again
 // by Restore from its Envelope and its Place, and so may be kept as those
@@ -56,8 +40,10 @@ func (s *Session) Slim(r *Record) bool {
 // (which the record aliases), and p: as frame decoded it and Numbered
 // named, paired and decoded its payload; without whole, compact as
 // Numbered kept it (its Fields and Payload dropped). A reader may call it
-// under the host's read lock: s's configuration is only read.
-func (s *Session) Restore(env []byte, p Place, whole bool) *Record {
+// under the host's read lock: s's configuration is only read. p.Asker,
+// a Response's Request, gives the Response its ids and names; p.Err (the
+// bytes cut short) restores it whole, with Err as a finding.
+func (s *Session) Restore(env []byte, p decode.Place, whole bool) *Record {
 	r := &Record{N: p.N, Frame: p.Frame, Time: p.Time, Conn: s.conn, Dir: p.Dir, Transport: s.cfg.Transport,
 		Len: len(env), Msg: "Unknown", Offset: p.Offset, Envelope: env, Pair: p.Pair, Latency: p.Latency,
 		HasLatency: p.HasLatency}
@@ -67,10 +53,11 @@ func (s *Session) Restore(env []byte, p Place, whole bool) *Record {
 		r.Msg = e.Type.String()
 	}
 	s.envRPC(&r.RPC, e)
-	if e.Type == ulinkrpc.Response && p.Asker != nil {
-		r.RPC.ServiceID, r.RPC.MethodID = p.Asker.ServiceID, p.Asker.MethodID
-		r.RPC.Service, r.RPC.Method = p.Asker.Service, p.Asker.Method
+	if a, ok := p.Asker.(*Record); ok && e.Type == ulinkrpc.Response {
+		r.RPC.ServiceID, r.RPC.MethodID = a.RPC.ServiceID, a.RPC.MethodID
+		r.RPC.Service, r.RPC.Method = a.RPC.Service, a.RPC.Method
 	}
+	whole = whole || p.Err != nil
 	if !whole && p.NoFindings {
 		r.compact = true
 		return r
@@ -78,6 +65,10 @@ func (s *Session) Restore(env []byte, p Place, whole bool) *Record {
 	if fs, _ := s.decodeAgain(r, !whole); len(fs) > 0 {
 		r.Findings = append([]dissect.Finding(nil), fs...)
 		r.payloadNotes = int32(len(fs))
+	}
+	if p.Err != nil {
+		r.Findings = append(r.Findings, dissect.Finding{Severity: dissect.Error, Group: dissect.Malformed,
+			Text: termsafe.Escape(p.Err.Error()), Bit: -1})
 	}
 	if !whole {
 		r.shrink()

@@ -3,6 +3,7 @@ package rpc
 import (
 	"testing"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -20,10 +21,10 @@ func sameSlim(t *testing.T, whole, compact *Session) {
 		if !compact.Slim(r) {
 			continue
 		}
-		p := Place{N: r.N, Frame: r.Frame, Time: r.Time, Dir: r.Dir, Offset: r.Offset, Pair: r.Pair,
+		p := decode.Place{N: r.N, Frame: r.Frame, Time: r.Time, Dir: r.Dir, Offset: r.Offset, Pair: r.Pair,
 			Latency: r.Latency, HasLatency: r.HasLatency, NoFindings: len(r.Findings) == 0}
 		if r.Type == ulinkrpc.Response {
-			p.Asker = &cs[r.Pair-1].RPC
+			p.Asker = cs[r.Pair-1]
 		}
 		w := ws[i]
 		for _, whole := range []bool{true, false} {
