@@ -8,6 +8,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/unturned"
+	utfeed "github.com/usmnscope/usmnscope/unturned/feed"
 	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
@@ -29,11 +30,11 @@ func TestScoreIndexHeads(t *testing.T) {
 			t.Fatalf("%s: %v", path, err)
 		}
 		src.Close()
-		sc := infer.ScoreOf(pipeline.Inferred(dc))
+		sc := infer.ScoreOf(utfeed.Decoded(dc))
 		want := hintScore{Messages: sc.Messages, Flagged: sc.Flagged}
 		for n := 1; n <= dc.Len() && !want.Trailer; n++ {
 			if m := dc.Message(n); m != nil {
-				want.Trailer = infer.WorkshopTrailer(pipeline.InferMessage(m))
+				want.Trailer = infer.WorkshopTrailer(utfeed.Message(m))
 			}
 		}
 		flaggedSome = flaggedSome || want.Flagged > 0

@@ -17,6 +17,7 @@ import (
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
+	utfeed "github.com/usmnscope/usmnscope/unturned/feed"
 	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
@@ -125,7 +126,7 @@ func openSource(s *streams, path string, p *unturned.Profile) (capture.Source, e
 
 type hintScore = infer.Hint
 
-func scoreIndex(dc *session.Index) hintScore { return pipeline.ScoreHeads(dc) }
+func scoreIndex(dc *session.Index) hintScore { return utfeed.Score(dc) }
 
 func profileHint(_ *streams, p *unturned.Profile, path string, dc *session.Index) {
 	pipeline.HintIndex(p, path, dc)

@@ -3,10 +3,8 @@ package pipeline
 import (
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/usmnscope/usmnscope/capture"
 	"github.com/usmnscope/usmnscope/decode"
@@ -20,6 +18,7 @@ import (
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
+	utfeed "github.com/usmnscope/usmnscope/unturned/feed"
 	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
@@ -505,7 +504,7 @@ func hasDefinition(m *session.Message) bool {
 
 // Unturned's profile search (unturned/infer) over the host's decode: the
 // search names no session type, so the host replays its recordings for it
-// and hands it its index through an adapter (Inferred).
+// and hands it its index through an adapter (unturned/feed's Decoded).
 
 // Replay decodes a recording under any profile (infer.Decoder): a new
 // index without ULinkRPC, fed the recorded events.
@@ -513,7 +512,7 @@ func Replay(rec *Recording) infer.Decoder {
 	return func(p *unturned.Profile) infer.Decoded {
 		ix := NewIndex(p, -1)
 		_ = Feed(rec.Source(), ix, nil)
-		return Inferred(ix)
+		return utfeed.Decoded(ix)
 	}
 }
 
@@ -549,13 +548,13 @@ var HintRun = infer.RunBudget
 // HintIndex adds a capture finding when the active profile p decodes the
 // capture at path badly and an inferred one decodes its start cleanly,
 // with the command that prints that profile (issue 13 point 5), judging
-// the decode by the whole index dc (ScoreHeads). Standard input
+// the decode by the whole index dc (unturned/feed's Score). Standard input
 // cannot be read again, so it gets no hint.
 func HintIndex(p *unturned.Profile, path string, dc *session.Index) {
 	if path == "-" {
 		return
 	}
-	Hint(p, path, dc, ScoreHeads(dc))
+	Hint(p, path, dc, utfeed.Score(dc))
 }
 
 // Hint is HintIndex with the decode's score given (a streaming Index
@@ -586,111 +585,10 @@ func Hint(p *unturned.Profile, path string, dc *session.Index, h infer.Hint) {
 // score.
 func streamHint(p *unturned.Profile, path string, dc *session.Index) (heads func(*session.Head), hint func()) {
 	t := &infer.Tally{}
-	d := Inferred(dc)
+	d := utfeed.Decoded(dc)
 	heads = func(h *session.Head) {
-		ih := InferHead(h)
+		ih := utfeed.Head(h)
 		t.Head(d, &ih)
 	}
-	return heads, func() { Hint(p, path, dc, t.Score(Inferred(dc))) }
-}
-
-// ScoreHeads is the Hint of a full Index (every message kept), tallied
-// from each message's Head as infer.Tally does for a stream: the index
-// records say the kind and the worst severity without decoding, so only
-// workshop messages are decoded (for their trailer note). The TUI scores
-// its million-message index this way before it says loaded (issue 18).
-func ScoreHeads(dc *session.Index) infer.Hint {
-	d, n := Inferred(dc), dc.Len()
-	parts := 1
-	if n >= scoreSplit {
-		parts = min(runtime.GOMAXPROCS(0), 4) // the reads share one lock
-	}
-	ts := make([]infer.Tally, parts)
-	var wg sync.WaitGroup
-	for i := range ts {
-		wg.Go(func() { tallyHeads(dc, d, &ts[i], 1+n*i/parts, 1+n*(i+1)/parts) })
-	}
-	wg.Wait()
-	for i := 1; i < parts; i++ {
-		ts[0].Add(&ts[i])
-	}
-	return ts[0].Score(d)
-}
-
-// scoreSplit is the index size from which ScoreHeads tallies parts of it
-// on several cores: the last step before the TUI says loaded (issue 28).
-var scoreSplit = 1 << 16 // a variable for its test
-
-// tallyHeads tallies the Heads of messages from..to-1 of dc into t.
-func tallyHeads(dc *session.Index, d infer.Decoded, t *infer.Tally, from, to int) {
-	buf := make([]session.Head, 0, 4096)
-	for n := from; n < to; {
-		hs := dc.Heads(buf[:0:min(cap(buf), to-n)], n)
-		if len(hs) == 0 {
-			return
-		}
-		for i := range hs {
-			h := InferHead(&hs[i])
-			t.Head(d, &h)
-		}
-		n += len(hs)
-	}
-}
-
-// Inferred is ix as the profile search reads a decode (infer.Decoded):
-// the inference sits on Unturned's side and names no session type, so
-// the host hands it its index through this adapter.
-func Inferred(ix *session.Index) infer.Decoded { return inferred{ix} }
-
-type inferred struct{ ix *session.Index }
-
-func (d inferred) Len() int { return d.ix.Len() }
-
-// Head is Index.Head; a message with a hosted record is another
-// protocol's.
-func (d inferred) Head(n int) (infer.Head, bool) {
-	h, ok := d.ix.Head(n)
-	if !ok {
-		return infer.Head{}, false
-	}
-	out := InferHead(&h)
-	out.Other = h.Record() != nil
-	return out, true
-}
-
-func (d inferred) Message(n int) (infer.Message, bool) {
-	m := d.ix.Message(n)
-	if m == nil {
-		return infer.Message{}, false
-	}
-	return InferMessage(m), true
-}
-
-// Findings are those of the connections no hosted protocol holds (Proto
-// empty): the Unturned ones.
-func (d inferred) Findings() []dissect.Finding {
-	var out []dissect.Finding
-	for _, ci := range d.ix.Connections() {
-		if ci.Proto == "" {
-			out = append(out, ci.Findings...)
-		}
-	}
-	return out
-}
-
-// InferHead is h as the search reads a head. A Head from Index.Heads
-// carries no record, only Hosted, so either says another protocol's.
-func InferHead(h *session.Head) infer.Head {
-	return infer.Head{N: h.N, Conn: h.Conn, Dir: h.Dir, Kind: h.Kind,
-		Flagged: h.HasFinding && h.Worst >= dissect.Warn, Other: h.Hosted || h.Record() != nil}
-}
-
-// InferMessage is m as the search reads a message.
-func InferMessage(m *session.Message) infer.Message {
-	h := infer.Head{N: m.N, Conn: m.Conn, Dir: m.Dir, Kind: m.Kind, Other: m.Record() != nil}
-	if w, ok := m.Worst(); ok && w >= dissect.Warn {
-		h.Flagged = true
-	}
-	return infer.Message{Head: h, Data: m.Data, Findings: m.Findings,
-		Unresolved: m.Listener != nil && !m.Listener.Resolved}
+	return heads, func() { Hint(p, path, dc, t.Score(utfeed.Decoded(dc))) }
 }

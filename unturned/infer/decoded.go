@@ -7,7 +7,7 @@ import (
 
 // Decoded is a capture decoded under one profile, as the search reads it.
 // The host's index is what holds it (internal/pipeline adapts
-// session.Index, pipeline.Inferred); the search sees it only through this
+// session.Index, unturned/feed's Decoded); the search sees it only through this
 // interface so that the inference stays on the protocol's side of the
 // import graph and names no host type (issue 23).
 type Decoded interface {

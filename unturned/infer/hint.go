@@ -31,7 +31,7 @@ func (h Hint) Bad() bool {
 // out (a streaming index keeps none to score at the end, issue 18): each
 // from its index record (Head: kind and worst severity), and a workshop
 // message's findings from the message. It equals the tally of every Head
-// of the same capture decoded in full (pipeline.ScoreHeads), except that
+// of the same capture decoded in full (unturned/feed's Score), except that
 // with payload schemas a reference resolved only after session's
 // late-resolution bound is judged as it was handed out, undecoded.
 type Tally struct {

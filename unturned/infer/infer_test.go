@@ -11,6 +11,7 @@ import (
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
+	utfeed "github.com/usmnscope/usmnscope/unturned/feed"
 	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
@@ -21,7 +22,7 @@ func decoder(t testing.TB, rec *pipeline.Recording) infer.Decoder {
 	return func(p *unturned.Profile) infer.Decoded {
 		ix := session.NewIndexLimits(p, p.Bounds.Limits())
 		_ = pipeline.Feed(rec.Source(), ix, nil)
-		return pipeline.Inferred(ix)
+		return utfeed.Decoded(ix)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/unturned"
+	utfeed "github.com/usmnscope/usmnscope/unturned/feed"
 	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
@@ -30,7 +31,7 @@ func TestScoreOfSkipsULinkRPC(t *testing.T) {
 	if ix.Len() == 0 {
 		t.Fatal("no ULinkRPC record: the test scores nothing")
 	}
-	if s := infer.ScoreOf(pipeline.Inferred(ix)); s.Messages != 0 || s.Flagged != 0 || s.Bad != 0 {
+	if s := infer.ScoreOf(utfeed.Decoded(ix)); s.Messages != 0 || s.Flagged != 0 || s.Bad != 0 {
 		t.Errorf("ScoreOf(%d ULinkRPC records) = %+v; want no message, none flagged, nothing bad", ix.Len(), s)
 	}
 }

@@ -1,0 +1,113 @@
+package feed
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned/infer"
+)
+
+// Decoded is ix as the profile search reads a decode (infer.Decoded): the
+// search sits on Unturned's side and names no session type, so the host
+// hands it its index through this adapter.
+func Decoded(ix *session.Index) infer.Decoded { return decoded{ix} }
+
+type decoded struct{ ix *session.Index }
+
+func (d decoded) Len() int { return d.ix.Len() }
+
+// Head is Index.Head; a message with a hosted record is another
+// protocol's.
+func (d decoded) Head(n int) (infer.Head, bool) {
+	h, ok := d.ix.Head(n)
+	if !ok {
+		return infer.Head{}, false
+	}
+	out := Head(&h)
+	out.Other = h.Record() != nil
+	return out, true
+}
+
+func (d decoded) Message(n int) (infer.Message, bool) {
+	m := d.ix.Message(n)
+	if m == nil {
+		return infer.Message{}, false
+	}
+	return Message(m), true
+}
+
+// Findings are those of the connections no hosted protocol holds (Proto
+// empty): the Unturned ones.
+func (d decoded) Findings() []dissect.Finding {
+	var out []dissect.Finding
+	for _, ci := range d.ix.Connections() {
+		if ci.Proto == "" {
+			out = append(out, ci.Findings...)
+		}
+	}
+	return out
+}
+
+// Head is h as the search reads a head. A Head from Index.Heads carries no
+// record, only Hosted, so either says another protocol's.
+func Head(h *session.Head) infer.Head {
+	return infer.Head{N: h.N, Conn: h.Conn, Dir: h.Dir, Kind: h.Kind,
+		Flagged: h.HasFinding && h.Worst >= dissect.Warn, Other: h.Hosted || h.Record() != nil}
+}
+
+// Message is m as the search reads a message.
+func Message(m *session.Message) infer.Message {
+	h := infer.Head{N: m.N, Conn: m.Conn, Dir: m.Dir, Kind: m.Kind, Other: m.Record() != nil}
+	if w, ok := m.Worst(); ok && w >= dissect.Warn {
+		h.Flagged = true
+	}
+	return infer.Message{Head: h, Data: m.Data, Findings: m.Findings,
+		Unresolved: m.Listener != nil && !m.Listener.Resolved}
+}
+
+// Score is the profile hint's score of a full Index (every message kept),
+// tallied from each message's Head as infer.Tally does for a stream: the
+// index records say the kind and the worst severity without decoding, so
+// only workshop messages are decoded (for their trailer note). The TUI
+// scores its million-message index this way before it says loaded (issue
+// 18); an index of scoreSplit messages or more is tallied in parts on
+// several cores (issue 28).
+func Score(dc *session.Index) infer.Hint {
+	d, n := Decoded(dc), dc.Len()
+	parts := 1
+	if n >= scoreSplit {
+		parts = min(runtime.GOMAXPROCS(0), 4) // the reads share one lock
+	}
+	ts := make([]infer.Tally, parts)
+	var wg sync.WaitGroup
+	for i := range ts {
+		wg.Go(func() { tallyHeads(dc, d, &ts[i], 1+n*i/parts, 1+n*(i+1)/parts) })
+	}
+	wg.Wait()
+	for i := 1; i < parts; i++ {
+		ts[0].Add(&ts[i])
+	}
+	return ts[0].Score(d)
+}
+
+// scoreSplit is the index size from which Score tallies parts of it on
+// several cores: the last step before the TUI says loaded (issue 28).
+var scoreSplit = 1 << 16 // a variable for its test
+
+// tallyHeads tallies the Heads of messages from..to-1 of dc into t.
+func tallyHeads(dc *session.Index, d infer.Decoded, t *infer.Tally, from, to int) {
+	buf := make([]session.Head, 0, 4096)
+	for n := from; n < to; {
+		hs := dc.Heads(buf[:0:min(cap(buf), to-n)], n)
+		if len(hs) == 0 {
+			return
+		}
+		for i := range hs {
+			h := Head(&hs[i])
+			t.Head(d, &h)
+		}
+		n += len(hs)
+	}
+}
