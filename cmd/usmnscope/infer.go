@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/usmnscope/usmnscope/internal/pipeline"
-	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
 // profileInferOptions are what a profile infer command line asks for.
@@ -61,14 +60,8 @@ func runProfileInfer(o *profileInferOptions) error {
 		return err
 	}
 	out := newOutput(o.IO.out)
-	if o.json {
-		b, err := infer.JSON(res)
-		if err != nil {
-			return err
-		}
-		out.Write(append(b, '\n'))
-	} else {
-		pipeline.WriteInferReport(out, opts, rec, res)
+	if err := pipeline.WriteInferReport(out, opts, rec, res, o.json); err != nil {
+		return err
 	}
 	return out.Flush()
 }

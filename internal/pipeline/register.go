@@ -534,11 +534,21 @@ func Infer(o Options) (*infer.Result, *Recording, error) {
 	return infer.Run(orDefault(o.Profile), Replay(rec)), rec, nil
 }
 
-// WriteInferReport writes the text report of profile infer (infer.WriteReport)
-// of res, which Infer found for o from rec: the capture, the profile o
+// WriteInferReport writes profile infer's report of res, which Infer
+// found for o from rec: its JSON (infer.JSON) and a newline when asJSON,
+// else the text report (infer.WriteReport) with the capture, the profile o
 // decodes under, and what of the capture was searched.
-func WriteInferReport(w io.Writer, o Options, rec *Recording, res *infer.Result) {
-	infer.WriteReport(w, o.Path, orDefault(o.Profile).Name, SearchedKiB(rec), res)
+func WriteInferReport(w io.Writer, o Options, rec *Recording, res *infer.Result, asJSON bool) error {
+	if !asJSON {
+		infer.WriteReport(w, o.Path, orDefault(o.Profile).Name, SearchedKiB(rec), res)
+		return nil
+	}
+	b, err := infer.JSON(res)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 // HintRun is the hint's search (a test counts the work it is given and
