@@ -49,7 +49,7 @@ type connection struct {
 	// marker or definition has confirmed yet.
 	idUndecided, idInferred bool
 	retent                  bool // held messages decoded again once the widening was decided
-	idInf                   *IDBitsInference
+	idInf                   *unturned.IDBitsInference
 	idIdx                   []int32 // the held messages idInf was given, in order
 
 	// held are record indices waiting to be committed, in message order.

@@ -94,11 +94,11 @@ func FuzzInferIDBits(f *testing.F) {
 	f.Add(cvNegotiate(dissect.C2S, unturned.TellServerMissingListener, 0, 19, 5, "", 0), cvS2C(false, 19, 5, "", 0, 1), byte(0))
 	f.Add([]byte{}, []byte{0xff}, byte(1))
 	f.Fuzz(func(t *testing.T, a, b []byte, ctl byte) {
-		msgs := []IDMessage{
+		msgs := []unturned.IDMessage{
 			{Dir: dissect.Dir(ctl & 1), Widened: ctl&2 != 0, Data: a},
 			{Dir: dissect.Dir(ctl >> 2 & 1), Widened: ctl&8 != 0, Data: b},
 		}
-		v := InferIDBits(nil, msgs, ctl&16 != 0)
+		v := unturned.InferIDBits(nil, msgs, ctl&16 != 0)
 		if v.Decided && (v.Bits < 0 || v.Bits > 31 || v.Confidence < 0 || v.Confidence > 1) {
 			t.Fatalf("InferIDBits = %+v", v)
 		}

@@ -149,21 +149,21 @@ func TestIDBitsOverride(t *testing.T) {
 func TestInferIDBits(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		msgs    []IDMessage
+		msgs    []unturned.IDMessage
 		force   bool
 		decided bool
 		bits    int
 	}{
 		// Alone it leaves 3..9 (more bits fit the last byte as zero pad):
 		// undecided until forced, then the smallest.
-		{"TellServerMissingListener 5 in 3 bits", []IDMessage{{dissect.C2S, true, cvNegotiate(dissect.C2S, unturned.TellServerMissingListener, 0, 5, 3, "", 0)}}, false, false, 0},
-		{"TellServerMissingListener 5 in 3 bits, forced", []IDMessage{{dissect.C2S, true, cvNegotiate(dissect.C2S, unturned.TellServerMissingListener, 0, 5, 3, "", 0)}}, true, true, 3},
-		{"TellClientListenerId 19 in 5 bits", []IDMessage{{dissect.S2C, true, cvNegotiate(dissect.S2C, unturned.TellClientListenerID, 1, 19, 5, cvChat, 2)}}, false, true, 5},
-		{"invokes only: undecided", []IDMessage{{dissect.C2S, true, cvBySID(5, 3, 0x01)}}, false, false, 0},
-		{"invokes only, forced: the smallest that fits", []IDMessage{{dissect.C2S, true, cvBySID(5, 3, 0x01)}}, true, true, 0},
-		{"nothing with a server ID", []IDMessage{{dissect.C2S, true, cvEnc.Ping(dissect.C2S, true, false)}}, true, false, 0},
+		{"TellServerMissingListener 5 in 3 bits", []unturned.IDMessage{{Dir: dissect.C2S, Widened: true, Data: cvNegotiate(dissect.C2S, unturned.TellServerMissingListener, 0, 5, 3, "", 0)}}, false, false, 0},
+		{"TellServerMissingListener 5 in 3 bits, forced", []unturned.IDMessage{{Dir: dissect.C2S, Widened: true, Data: cvNegotiate(dissect.C2S, unturned.TellServerMissingListener, 0, 5, 3, "", 0)}}, true, true, 3},
+		{"TellClientListenerId 19 in 5 bits", []unturned.IDMessage{{Dir: dissect.S2C, Widened: true, Data: cvNegotiate(dissect.S2C, unturned.TellClientListenerID, 1, 19, 5, cvChat, 2)}}, false, true, 5},
+		{"invokes only: undecided", []unturned.IDMessage{{Dir: dissect.C2S, Widened: true, Data: cvBySID(5, 3, 0x01)}}, false, false, 0},
+		{"invokes only, forced: the smallest that fits", []unturned.IDMessage{{Dir: dissect.C2S, Widened: true, Data: cvBySID(5, 3, 0x01)}}, true, true, 0},
+		{"nothing with a server ID", []unturned.IDMessage{{Dir: dissect.C2S, Widened: true, Data: cvEnc.Ping(dissect.C2S, true, false)}}, true, false, 0},
 	} {
-		v := InferIDBits(nil, tc.msgs, tc.force)
+		v := unturned.InferIDBits(nil, tc.msgs, tc.force)
 		if v.Decided != tc.decided || v.Decided && v.Bits != tc.bits {
 			t.Errorf("%s: InferIDBits = %+v; want decided %v bits %d", tc.name, v, tc.decided, tc.bits)
 		}
