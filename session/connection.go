@@ -1,7 +1,6 @@
 package session
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/usmnscope/usmnscope/decode"
@@ -263,65 +262,4 @@ func (cn *connection) applyOp(o *op, lim *unturned.Limits, pos int, res *result)
 	if since := cn.nops - last.ops; since >= lim.CheckpointEvery && since >= size/4 {
 		cn.checkpoints = append(cn.checkpoints, checkpoint{pos: pos + 1, ops: cn.nops, state: cn.tables.clone()})
 	}
-}
-
-// inference is the outcome of trying both enum widths on an undecided
-// direction's held messages (wire.md 4.2, issue 3 item 4).
-type inference struct {
-	widened        bool
-	score          [2]int // readingScore sums: [0] vanilla, [1] widened
-	total          int
-	confidence     float64
-	firstHeldIndex int
-}
-
-// readingScore rates how plausible a decoding is, in half points: 2 for a
-// known message that decoded fully without warnings, 1 for one whose bits
-// are only partly decoded (a long vanilla body shown as undecoded bits), 0
-// for an error, a warning or an unknown enum value. A widened message read
-// vanilla usually lands on a real but long-bodied message (ReadyToConnect
-// for 17 & 0xF), so full decodes must outweigh partial ones.
-func readingScore(d *unturned.Decoded) int {
-	if d.Kind == unturned.KindUnknown {
-		return 0
-	}
-	score := 2
-	for _, f := range d.Findings {
-		if f.Severity >= dissect.Warn {
-			return 0
-		}
-		if f.Group == dissect.Undecoded {
-			score = 1
-		}
-	}
-	return score
-}
-
-// finding describes the inference with its confidence.
-func (in inference) finding(dir dissect.Dir) dissect.Finding {
-	reading := "vanilla"
-	if in.widened {
-		reading = "widened"
-	}
-	return dissect.Finding{
-		Severity: dissect.Note,
-		Group:    dissect.Inference,
-		Text: fmt.Sprintf("%s enum width inferred %s (handshake not captured) from %d messages: plausibility %d widened, %d vanilla; confidence %.2f",
-			dir, reading, in.total, in.score[1], in.score[0], in.confidence),
-		Bit: -1,
-	}
-}
-
-// decideConfidence picks the reading with the higher score, vanilla on a
-// tie, and its confidence: its share of both scores (0.5 on a tie,
-// including when nothing decoded).
-func decideConfidence(vanilla, widened int) (bool, float64) {
-	total := vanilla + widened
-	if total == 0 {
-		return false, 0.5
-	}
-	if widened > vanilla {
-		return true, float64(widened) / float64(total)
-	}
-	return false, float64(vanilla) / float64(total)
 }

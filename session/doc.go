@@ -10,23 +10,24 @@
 //
 // index.go is the connection event API (Open, DataAt, Gap, Close, Note,
 // Finish) and the connection list; store.go the compact index records, the
-// arena and the Store; infer.go widening inference (wire.md 4.2); listeners.go
-// table commits, listener names and Tables as of a message (wire.md 4.5);
-// order.go numbering by arrival while a direction resynchronises
-// (outputs.md "Ordering"); idbits.go the Serverside_ID_Bit_Count inference
-// (wire.md 4.6); hosted.go the connections of the protocols the index
-// hosts through decode's interfaces, ULinkRPC's among them (ulinkrpc.md,
-// issue 15: their records numbered with the Unturned messages,
-// Message.Rec), and hostedslim.go how a full index keeps their records
-// small; neutral.go what
+// arena and the Store; infer.go holds a connection's messages while its
+// widening is inferred (wire.md 4.2; unturned.WidthInference decides it);
+// listeners.go table commits, listener names and Tables as of a message
+// (wire.md 4.5); order.go numbering by arrival while a direction
+// resynchronises (outputs.md "Ordering"); idbits.go the same for the
+// Serverside_ID_Bit_Count (wire.md 4.6; unturned.IDBitsInference decides
+// it); hosted.go the connections of the protocols the index hosts through
+// decode's interfaces, ULinkRPC's among them (ulinkrpc.md, issue 15: their
+// records numbered with the Unturned messages, Message.Rec), and
+// hostedslim.go how a full index keeps their records small; neutral.go what
 // render and the views read of a connection's protocol part as decode's
-// values (Tables.Proto, ConnInfo.ProtoTables: issue 23);
-// pairs.go the pairing of pings and listener-ID requests with their
-// answers and the ping statistics (outputs.md "Pairing");
-// message.go the rebuild of a Message from its record; tables.go the table
-// state machine, idtable.go its ID-indexed tables; json*.go the outputs.md
-// records; stream.go and stream_json.go the streaming mode; quiet.go what
-// a pause of the input shows (Quiet, issue 24).
+// values (Tables.Proto, ConnInfo.ProtoTables: issue 23); pairs.go the
+// pairing of pings and listener-ID requests with their answers and the ping
+// statistics (outputs.md "Pairing"); message.go the rebuild of a Message
+// from its record; tables.go the table state machine, idtable.go its
+// ID-indexed tables; json*.go the outputs.md records; stream.go and
+// stream_json.go the streaming mode; quiet.go what a pause of the input
+// shows (Quiet, issue 24).
 //
 // # Tables
 //

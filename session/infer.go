@@ -54,55 +54,38 @@ func (c *Index) tentative(cn *connection, i int32, msg []byte) {
 }
 
 // decide infers the enum width of an undecided direction from its held
-// messages: each is decoded under both readings, and the reading under
-// which they decode more plausibly (readingScore) wins, vanilla on a tie (wire.md 4.2; the
-// issue's item 4).
+// messages (unturned.WidthInference: each is decoded under both readings,
+// and the more plausible wins, vanilla on a tie; wire.md 4.2, issue 3 item
+// 4).
 func (c *Index) decide(cn *connection, dir dissect.Dir) {
-	var in inference
-	in.firstHeldIndex = -1
-	var bitsV, bitsW = cn.idBits, cn.idBits
-	knownV, knownW := cn.idKnown, cn.idKnown
+	x := unturned.NewWidthInference(dir, cn.idBits, cn.idKnown)
+	first := int32(-1)
 	for _, i := range cn.held {
 		if c.rec(i).dir != dir {
 			continue
 		}
-		if in.firstHeldIndex < 0 {
-			in.firstHeldIndex = int(i)
+		if first < 0 {
+			first = i
 		}
-		in.total++
-		for w, st := range [2]unturned.State{{Widened: false, IDBits: bitsV, IDKnown: knownV}, {Widened: true, IDBits: bitsW, IDKnown: knownW}} {
-			d := c.decodeRec(i, dir, st, nil)
-			if sc := readingScore(d); sc > 0 {
-				in.score[w] += sc
-				// An S→C definition sets the ID bit count in force for
-				// the messages after it under this reading (wire.md 4.3).
-				if dir == dissect.S2C && d.Kind == unturned.KindInvokeMessageListener && d.Invoke.HasDefinition {
-					if w == 0 {
-						bitsV, knownV = d.Invoke.IDBits, true
-					} else {
-						bitsW, knownW = d.Invoke.IDBits, true
-					}
-				}
-			}
-		}
+		x.Add(c.profile, c.feederBytes(i), &c.dec)
 	}
-	in.widened, in.confidence = decideConfidence(in.score[0], in.score[1])
+	widened, _ := x.Verdict()
 	cn.undecided[dir] = false
-	cn.widened[dir] = in.widened
-	cn.info.Widened[dir] = in.widened || cn.info.Widened[dir]
+	cn.widened[dir] = widened
+	cn.info.Widened[dir] = widened || cn.info.Widened[dir]
 	// A widened direction means both sides run USMN (wire.md 4.2). If the
 	// other direction's handshake was captured with its marker, that side
 	// widens too: it must have seen this side's marker in the part of the
 	// stream the capture missed.
-	if other := 1 - dir; in.widened && !cn.undecided[other] && cn.marker[other] && !cn.widened[other] {
+	if other := 1 - dir; widened && !cn.undecided[other] && cn.marker[other] && !cn.widened[other] {
 		cn.widened[other] = true
 		cn.info.Widened[other] = true
 	}
 	cn.info.Inferred = true
-	f := in.finding(dir)
+	f := x.Finding()
 	c.connFinding(cn, f)
-	if in.firstHeldIndex >= 0 {
-		c.addExtra(int32(in.firstHeldIndex), f)
+	if first >= 0 {
+		c.addExtra(first, f)
 	}
 }
 

@@ -81,7 +81,7 @@ func TestOpenWithSYN(t *testing.T) {
 // TestReadingScoreWidenedAtVanilla: the message author's case. A widened
 // S→C invoke read at vanilla width can come out as a legacy
 // UPDATE_RELIABLE_BUFFER whose pad bits are not zero: only a warning, so
-// Decoded.Clean alone would not reject it; the inference's readingScore
+// Decoded.Clean alone would not reject it; the inference's unturned.ReadingScore
 // gives any warn-or-worse reading 0, so the widened reading (score 2) wins.
 func TestReadingScoreWidenedAtVanilla(t *testing.T) {
 	p := unturned.Default()
@@ -93,11 +93,11 @@ func TestReadingScoreWidenedAtVanilla(t *testing.T) {
 		var v, w unturned.Decoded
 		unturned.Decode(p, dissect.S2C, unturned.State{IDBits: 2, IDKnown: true}, msg, nil, &v)
 		unturned.Decode(p, dissect.S2C, unturned.State{Widened: true, IDBits: 2, IDKnown: true}, msg, nil, &w)
-		if w.Kind != unturned.KindInvokeMessageListener || readingScore(&w) != 2 {
-			t.Errorf("widened reading of % x = %v score %d; want InvokeMessageListener score 2", msg, w.Kind, readingScore(&w))
+		if w.Kind != unturned.KindInvokeMessageListener || unturned.ReadingScore(&w) != 2 {
+			t.Errorf("widened reading of % x = %v score %d; want InvokeMessageListener score 2", msg, w.Kind, unturned.ReadingScore(&w))
 		}
-		t.Logf("vanilla reading of % x: %v, %d findings, score %d", msg, v.Kind, len(v.Findings), readingScore(&v))
-		if sv := readingScore(&v); sv >= readingScore(&w) {
+		t.Logf("vanilla reading of % x: %v, %d findings, score %d", msg, v.Kind, len(v.Findings), unturned.ReadingScore(&v))
+		if sv := unturned.ReadingScore(&v); sv >= unturned.ReadingScore(&w) {
 			t.Errorf("vanilla reading of % x = %v (findings %+v) score %d; want below the widened reading's", msg, v.Kind, v.Findings, sv)
 		}
 	}
