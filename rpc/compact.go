@@ -50,6 +50,11 @@ func (s *Session) Expand(r *Record) *Record {
 	cp := *r
 	cp.compact, cp.raw = false, nil
 	cp.pooled, cp.ownEnvelope = false, false // shares r's slices: never reused
+	if r.ownEnvelope {
+		// r's own buffer, reused once r is handed back (a Request kept
+		// until its answer slims it): the copy keeps bytes of its own.
+		cp.Envelope = append([]byte(nil), r.Envelope...)
+	}
 	if r.raw != nil {
 		u, _ := ulinkrpc.Untransform(r.raw, s.cfg.Transform)
 		if u.On || u.Encrypted {
@@ -88,4 +93,50 @@ func (s *Session) decodeAgain(r *Record, bare bool) (findings []dissect.Finding,
 		return s.payloadOf(r, env, m, false, bare)
 	}
 	return nil, false
+}
+
+// payloadType is the DTO type of a payload of contract method m: a
+// Request's and a Push's argument (arg), else a Response's reply; nil for
+// none.
+func (s *Session) payloadType(m *ulinkrpc.Method, arg bool) *ulinkrpc.DTO {
+	if m == nil || s.types == nil {
+		return nil
+	}
+	if arg {
+		return s.types[m.Request]
+	}
+	return s.types[m.Reply]
+}
+
+// compactPayload is payload for a compact session's record: its payload's
+// findings alone (ulinkrpc.PayloadFindings), as Restore gives them again.
+// A record with no other findings takes its one finding (the note of a
+// MemoryPack payload cut by its shape, mostly) as a list shared with the
+// session's records of the same one (oneFinding): no list a record.
+func (s *Session) compactPayload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
+	s.found = ulinkrpc.PayloadFindings(s.found[:0], env.Payload, env.PayloadOff,
+		ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: s.payloadType(m, arg), Types: s.types})
+	r.payloadNotes = int32(len(s.found))
+	switch {
+	case len(s.found) == 0:
+	case len(s.found) == 1 && len(r.Findings) == 0:
+		r.Findings = s.oneFinding(s.found[0])
+	default:
+		r.Findings = append(r.Findings, s.found...)
+	}
+}
+
+// oneFinding is a list of f alone, shared with the records given the same
+// one lately: full (its capacity its length), so that an append to it
+// copies it, and never written in place.
+func (s *Session) oneFinding(f dissect.Finding) []dissect.Finding {
+	for _, l := range s.ones {
+		if l != nil && l[0] == f {
+			return l
+		}
+	}
+	l := []dissect.Finding{f}[:1:1]
+	s.ones[s.onesNext%uint8(len(s.ones))] = l
+	s.onesNext++
+	return l
 }

@@ -200,9 +200,9 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	r.Envelope = u.Envelope
 	if !u.Owned {
 		r.Envelope = append(buf, u.Envelope...)
-		// A compact record's may come to point into its host's arena
-		// (session's rpcBytes): only a lazy one's is reused.
-		r.ownEnvelope = lazy
+		// A compact record's is no longer its own once it points into
+		// its host's arena (Hosted.Rebase).
+		r.ownEnvelope = lazy || s.compact
 	}
 	// The envelope is decoded into the session's scratch: a host numbers
 	// the record (which applies it) before Yield returns, as a rule.
@@ -441,9 +441,11 @@ func (s *Session) method(t ulinkrpc.FrameType, sid, mid int32) *ulinkrpc.Method 
 // payload decodes the envelope's payload: a Request's and a Push's
 // argument type is m.Request, a Response's is m.Reply.
 func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
-	// A compact session drops the fields once the record is numbered
-	// (shrink): they are not listed (issue 28).
-	fs, ok := s.payloadOf(r, env, m, arg, s.compact)
+	if s.compact {
+		s.compactPayload(r, env, m, arg) // its findings alone (compact.go)
+		return
+	}
+	fs, ok := s.payloadOf(r, env, m, arg, false)
 	if !ok {
 		return // lazy: decoded when read
 	}
@@ -457,25 +459,18 @@ func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, 
 // record drops the rest: shrink). It leaves a Lazy session's payload to
 // when the record is read, ok false.
 func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg, bare bool) (findings []dissect.Finding, ok bool) {
-	var typ *ulinkrpc.DTO
-	if m != nil && s.types != nil {
-		name := m.Reply
-		if arg {
-			name = m.Request
-		}
-		typ = s.types[name]
-	}
+	typ := s.payloadType(m, arg)
 	if s.cfg.Lazy && !s.compact {
 		r.lazy = s.lazyConfig(typ)
 		return nil, false
 	}
-	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: typ, Types: s.types,
-		FindingsOnly: bare})
-	if !bare {
-		kept := p
-		r.Payload = &kept
-		r.Fields = appendPayloadFields(r.Fields, p.Fields)
+	if bare {
+		return ulinkrpc.PayloadFindings(nil, env.Payload, env.PayloadOff, ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: typ, Types: s.types}), true
 	}
+	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: typ, Types: s.types})
+	kept := p
+	r.Payload = &kept
+	r.Fields = appendPayloadFields(r.Fields, p.Fields)
 	return p.Findings, true
 }
 

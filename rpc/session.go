@@ -162,6 +162,11 @@ type Session struct {
 	finished bool
 	classes  classTally // the transform classifications said once (classnote.go)
 	compact  bool       // KeepCompact (compact.go)
+	// found is compactPayload's scratch, ones the lists of one finding
+	// it shared lately (oneFinding), onesNext the one it replaces next.
+	found    []dissect.Finding
+	ones     [4][]dissect.Finding
+	onesNext uint8
 	// lazies are the payload configurations of a Lazy session's records,
 	// one per payload type (lazy.go).
 	lazies map[*ulinkrpc.DTO]*ulinkrpc.PayloadConfig
