@@ -58,6 +58,11 @@ type Record struct {
 	// unknown), which classified turns into a connection finding.
 	class      ulinkrpc.Class
 	classNoted bool
+	// held marks an open asker the session holds (byN), freed one its
+	// host handed back meanwhile (Release): the session pools it once it
+	// lets it go (compact.go letGo). Both sit in class's padding.
+	held  bool
+	freed bool
 	// capped is the display cap the frame's gzip body inflated past
 	// (ulinkrpc's Untransformed.Capped): the record keeps the compressed
 	// body, and Tree inflates its start again when shown (Inflated).
@@ -365,7 +370,7 @@ func (s *Session) Numbered(r *Record, n int) *Record {
 // Open reports whether r is an asker (a Request or a KeepAlivePing) still
 // waiting for its answer: neither answered nor forgotten past
 // Config.MaxOpen.
-func (s *Session) Open(r *Record) bool { return r.N != 0 && r.Pair == 0 && s.byN[r.N] == r }
+func (s *Session) Open(r *Record) bool { return r.N != 0 && r.Pair == 0 && s.byN.get(r.N) == r }
 
 // apply names, pairs and decodes the payload of a numbered record.
 func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
@@ -375,21 +380,21 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 		m := s.envRPC(&r.RPC, env)
 		s.payload(r, env, m, true)
 		if a, ok := s.reqs.Ask(keyOf(d, env.RequestID), dissect.Ask{N: r.N, Time: r.Time}); ok {
-			delete(s.byN, a.N)
+			s.done(s.letGo(a.N))
 		}
-		s.byN[r.N] = r
+		s.hold(r)
 	case ulinkrpc.Response:
 		s.envRPC(&r.RPC, env)
 		var m *ulinkrpc.Method
 		if a, ok := s.reqs.Latest(keyOf(1-d, env.RequestID)); ok {
-			req := s.byN[a.N]
-			delete(s.byN, a.N)
+			req := s.letGo(a.N)
 			s.link(req, r, a)
 			if req != nil {
 				r.RPC.ServiceID, r.RPC.MethodID = req.RPC.ServiceID, req.RPC.MethodID
 				r.RPC.Service, r.RPC.Method = req.RPC.Service, req.RPC.Method
 				m = s.method(ulinkrpc.Request, *req.RPC.ServiceID, *req.RPC.MethodID)
 			}
+			s.done(req)
 		} else {
 			r.Findings = append(r.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Sequence,
 				Text: fmt.Sprintf("pairing: Response #%d with nothing to pair: its Request is not in the capture", env.RequestID), Bit: 8})
@@ -401,9 +406,9 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 	case ulinkrpc.KeepAlivePing:
 		s.envRPC(&r.RPC, env)
 		if a, ok := s.pings.Ask(pingKey{d, env.Ticks}, dissect.Ask{N: r.N, Time: r.Time}); ok {
-			delete(s.byN, a.N)
+			s.done(s.letGo(a.N))
 		}
-		s.byN[r.N] = r
+		s.hold(r)
 	case ulinkrpc.KeepAlivePong:
 		s.envRPC(&r.RPC, env)
 		a, ok := s.pings.Oldest(pingKey{1 - d, env.Ticks})
@@ -411,9 +416,9 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 			a, ok = s.pings.OldestWhere(func(k pingKey) bool { return k.dir == 1-d })
 		}
 		if ok {
-			ping := s.byN[a.N]
-			delete(s.byN, a.N)
+			ping := s.letGo(a.N)
 			s.link(ping, r, a)
+			s.done(ping)
 		} else {
 			r.Findings = append(r.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Sequence,
 				Text: "pairing: KeepAlivePong with nothing to pair: no unanswered KeepAlivePing", Bit: 8})
