@@ -54,7 +54,7 @@ func (s *Session) Expand(r *Record) *Record {
 	cp.compact, cp.raw = false, nil
 	cp.pooled, cp.ownEnvelope = false, false // shares r's slices: never reused
 	if r.ownEnvelope {
-		// r's own buffer, reused once r is handed back (a Request kept
+		// r's own buffer, reused once r is handed back (a record kept
 		// until its answer slims it): the copy keeps bytes of its own.
 		cp.Envelope = append([]byte(nil), r.Envelope...)
 	}

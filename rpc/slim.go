@@ -15,8 +15,9 @@ import (
 // whose every value comes again from its envelope bytes, its place and
 // its pairing (Slim) is kept by its host as a fixed-size index record and
 // the envelope bytes, and given back compact by Restore, which Expand
-// then makes whole. The rest (transformed frames, records with findings,
-// askers still open) stay kept as records.
+// then makes whole; an asker still open too, its answer giving its host
+// its pair (the session holds it for pairing: hold, letGo). The rest
+// (transformed frames, records with findings) stay kept as records.
 
 // Slim reports whether r, a numbered compact record of s, is given again
 // by Restore from its Envelope and its Place, and so may be kept as those
