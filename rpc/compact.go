@@ -233,6 +233,32 @@ func (l *askers) len() int { return len(l.open) - l.dead }
 func (s *Session) done(r *Record) {
 	if r != nil && r.freed {
 		r.freed = false
+		s.recycle(r)
+	}
+}
+
+// recycle takes back compact record r, which its host keeps slim, for the
+// session's next frame (newRecord), or, an open asker, once it lets go of
+// it (done); past maxFree into the shared pool.
+func (s *Session) recycle(r *Record) {
+	switch {
+	case r.held:
+		r.freed = true
+	case len(s.free) < maxFree:
+		s.free = append(s.free, r)
+	default:
 		records.Put(r)
 	}
+}
+
+// newRecord is a record for frame to set whole: one recycled by a compact
+// session, else pooled's.
+func (s *Session) newRecord() *Record {
+	if n := len(s.free); n > 0 && s.compact {
+		r := s.free[n-1]
+		s.free[n-1] = nil
+		s.free = s.free[:n-1]
+		return r
+	}
+	return pooled()
 }

@@ -52,9 +52,14 @@ func (s *Session) lightFrame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInf
 }
 
 // Recycle hands back a numbered light record once the host keeps it no
-// more (nor reads it again): the session's next frame reuses it. Other
-// records, and a light one handed back already, are left alone.
+// more (nor reads it again), or a compact one a full index keeps slim:
+// the session's next frame reuses it. Other records, and a light one
+// handed back already, are left alone.
 func (s *Session) Recycle(r *Record) {
+	if r != nil && r.compact && r.pooled {
+		s.recycle(r) // kept slim by a full index (compact.go)
+		return
+	}
 	if r == nil || !r.light || r.N == 0 || len(s.free) >= maxFree {
 		return
 	}

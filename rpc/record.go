@@ -154,7 +154,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	lazy := s.cfg.Lazy && !s.compact
 	// A record its host hands back once written or kept slim (Release),
 	// and the envelope buffer it owned.
-	r := pooled()
+	r := s.newRecord()
 	var buf []byte
 	if r.ownEnvelope {
 		buf = r.Envelope[:0]

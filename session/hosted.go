@@ -238,7 +238,7 @@ func (c *Index) messageHosted(cn *connection, r decode.Record, sg *Sight) {
 	if c.stream == nil {
 		cn.msgs.append(i)
 		if slim {
-			release(r) // kept as its index record alone
+			c.slimmed(cn, r) // kept as its index record alone
 		}
 		return
 	}

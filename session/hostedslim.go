@@ -106,8 +106,19 @@ func (c *Index) pairedHosted(n, pair int) {
 	}
 	if a := c.hostedRecs[i]; a != nil && c.slimHosted(c.conns[rec.conn], i, a, decode.GlanceOf(a)) {
 		delete(c.hostedRecs, i)
-		release(a)
+		c.slimmed(c.conns[rec.conn], a)
 	}
+}
+
+// slimmed hands r, kept slim, back to its connection (decode.Reuser: to
+// the session that reuses it for its next frame, instead of a pool shared
+// by every goroutine), else to its protocol (release).
+func (c *Index) slimmed(cn *connection, r decode.Record) {
+	if cn.reuse != nil {
+		cn.reuse.Recycle(r)
+		return
+	}
+	release(r)
 }
 
 // hostedRecord is hosted record i as kept: from hostedRecs, or restored from
