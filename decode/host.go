@@ -48,7 +48,8 @@ type Tally interface {
 
 // Reuser is a Conn that takes back what its host hands out for good (a
 // stream's records, once printed): Recycle a record of a Config.Light
-// connection, which the host reads no more; Shed the bytes of an asker
+// connection, or one a full index keeps slim (Keeper), which the host
+// reads no more; Shed the bytes of an asker
 // still waiting for its answer (Waiting), whose host handed out a copy.
 type Reuser interface {
 	Recycle(r Record)

@@ -1,6 +1,9 @@
 package rpc
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -50,6 +53,11 @@ func (s *Session) Expand(r *Record) *Record {
 	cp := *r
 	cp.compact, cp.raw = false, nil
 	cp.pooled, cp.ownEnvelope = false, false // shares r's slices: never reused
+	if r.ownEnvelope {
+		// r's own buffer, reused once r is handed back (a record kept
+		// until its answer slims it): the copy keeps bytes of its own.
+		cp.Envelope = append([]byte(nil), r.Envelope...)
+	}
 	if r.raw != nil {
 		u, _ := ulinkrpc.Untransform(r.raw, s.cfg.Transform)
 		if u.On || u.Encrypted {
@@ -88,4 +96,169 @@ func (s *Session) decodeAgain(r *Record, bare bool) (findings []dissect.Finding,
 		return s.payloadOf(r, env, m, false, bare)
 	}
 	return nil, false
+}
+
+// payloadType is the DTO type of a payload of contract method m: a
+// Request's and a Push's argument (arg), else a Response's reply; nil for
+// none.
+func (s *Session) payloadType(m *ulinkrpc.Method, arg bool) *ulinkrpc.DTO {
+	if m == nil || s.types == nil {
+		return nil
+	}
+	if arg {
+		return s.types[m.Request]
+	}
+	return s.types[m.Reply]
+}
+
+// compactPayload is payload for a compact session's record: its payload's
+// findings alone (ulinkrpc.PayloadFindings), as Restore gives them again.
+// A record with no other findings takes its one finding (the note of a
+// MemoryPack payload cut by its shape, mostly) as a list shared with the
+// session's records of the same one (oneFinding): no list a record.
+func (s *Session) compactPayload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
+	s.found = ulinkrpc.PayloadFindings(s.found[:0], env.Payload, env.PayloadOff,
+		ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: s.payloadType(m, arg), Types: s.types})
+	r.payloadNotes = int32(len(s.found))
+	switch {
+	case len(s.found) == 0:
+	case len(s.found) == 1 && len(r.Findings) == 0:
+		r.Findings = s.oneFinding(s.found[0])
+	default:
+		r.Findings = append(r.Findings, s.found...)
+	}
+}
+
+// oneFinding is a list of f alone, shared with the records given the same
+// one lately: full (its capacity its length), so that an append to it
+// copies it, and never written in place.
+func (s *Session) oneFinding(f dissect.Finding) []dissect.Finding {
+	for _, l := range s.ones {
+		if l != nil && l[0] == f {
+			return l
+		}
+	}
+	l := []dissect.Finding{f}[:1:1]
+	s.ones[s.onesNext%uint8(len(s.ones))] = l
+	s.onesNext++
+	return l
+}
+
+// A full index keeps an open asker slim as it keeps its answer (issue
+// 28: every Request was kept as a record until its Response, three map
+// operations of its host's a pair), and hands it back at once (Release)
+// while the session still holds it for pairing: it is pooled when the
+// session lets go of it (done), answered or forgotten past MaxOpen.
+
+// hold holds open asker r for pairing (byN).
+func (s *Session) hold(r *Record) {
+	s.byN.add(r)
+	r.held = true
+}
+
+// letGo stops holding open asker n, and returns its record (nil for none).
+func (s *Session) letGo(n int) *Record {
+	r := s.byN.take(n)
+	if r != nil {
+		r.held = false
+	}
+	return r
+}
+
+// askers are a session's open askers (Requests and KeepAlivePings) by
+// number, in number order (a session numbers them in it): an answer
+// finds its asker by binary search, and the answered leave once they
+// are half the list, as a Tally's pendingList (a map by n cost a hash
+// insert, lookup and delete a pair: a twentieth of a full index's load).
+type askers struct {
+	open []asker
+	dead int // entries let go still in open
+}
+
+// asker is an entry of askers: nil once let go.
+type asker struct {
+	n int
+	r *Record
+}
+
+func (l *askers) add(r *Record) {
+	if k := len(l.open); k == 0 || l.open[k-1].n < r.N {
+		l.open = append(l.open, asker{r.N, r})
+		return
+	}
+	i, ok := slices.BinarySearchFunc(l.open, r.N, askerN)
+	if ok {
+		if l.open[i].r == nil {
+			l.dead--
+		}
+		l.open[i].r = r
+		return
+	}
+	l.open = slices.Insert(l.open, i, asker{r.N, r})
+}
+
+func askerN(a asker, n int) int { return cmp.Compare(a.n, n) }
+
+// get is open asker n, nil for none.
+func (l *askers) get(n int) *Record {
+	if i, ok := slices.BinarySearchFunc(l.open, n, askerN); ok {
+		return l.open[i].r
+	}
+	return nil
+}
+
+// take lets go of open asker n and returns it, nil for none.
+func (l *askers) take(n int) *Record {
+	i, ok := slices.BinarySearchFunc(l.open, n, askerN)
+	if !ok || l.open[i].r == nil {
+		return nil
+	}
+	r := l.open[i].r
+	l.open[i].r = nil
+	l.dead++
+	if l.dead >= 16 && 2*l.dead >= len(l.open) {
+		// In place: a steady traffic of askers and answers allocates
+		// nothing.
+		l.open = slices.DeleteFunc(l.open, func(a asker) bool { return a.r == nil })
+		clear(l.open[len(l.open):cap(l.open)])
+		l.dead = 0
+	}
+	return r
+}
+
+// len is the number of open askers.
+func (l *askers) len() int { return len(l.open) - l.dead }
+
+// done pools r, an asker let go, when its host handed it back meanwhile.
+func (s *Session) done(r *Record) {
+	if r != nil && r.freed {
+		r.freed = false
+		s.recycle(r)
+	}
+}
+
+// recycle takes back compact record r, which its host keeps slim, for the
+// session's next frame (newRecord), or, an open asker, once it lets go of
+// it (done); past maxFree into the shared pool.
+func (s *Session) recycle(r *Record) {
+	switch {
+	case r.held:
+		r.freed = true
+	case len(s.free) < maxFree:
+		s.free = append(s.free, r)
+	default:
+		records.Put(r)
+	}
+}
+
+// newRecord is a record for frame to set whole: one recycled by a compact
+// session, else pooled's.
+func (s *Session) newRecord() *Record {
+	if n := len(s.free); n > 0 && s.compact {
+		r := s.free[n-1]
+		s.free[n-1] = nil
+		s.free = s.free[:n-1]
+		return r
+	}
+	return pooled()
 }

@@ -81,8 +81,12 @@ func (h Hosted) Keep(dr decode.Record) (b []byte, file int64, inFile, ok bool) {
 	return r.Envelope, f, in && r.Transform == nil && len(r.Envelope) == r.Len, true
 }
 
-// Rebase makes r's envelope b.
-func (h Hosted) Rebase(r decode.Record, b []byte) { r.(*Record).Envelope = b }
+// Rebase makes r's envelope b, which is its host's: the buffer r owned is
+// not reused with it.
+func (h Hosted) Rebase(dr decode.Record, b []byte) {
+	r := dr.(*Record)
+	r.Envelope, r.ownEnvelope = b, false
+}
 
 // Slim reports whether r may be kept as its envelope and a Place
 // (Session.Slim), with its stream offset and whether it is a Response.

@@ -64,6 +64,10 @@ func pooled() *Record {
 // bookkeeping after the hand-out) reads them unchanged; the session sets
 // it whole when it takes it again.
 func (r *Record) Release() {
+	if r.pooled && r.held && r.compact {
+		r.freed = true // an open asker kept slim: pooled once answered (letGo)
+		return
+	}
 	if r.pooled {
 		records.Put(r)
 	}

@@ -52,9 +52,14 @@ func (s *Session) lightFrame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInf
 }
 
 // Recycle hands back a numbered light record once the host keeps it no
-// more (nor reads it again): the session's next frame reuses it. Other
-// records, and a light one handed back already, are left alone.
+// more (nor reads it again), or a compact one a full index keeps slim:
+// the session's next frame reuses it. Other records, and a light one
+// handed back already, are left alone.
 func (s *Session) Recycle(r *Record) {
+	if r != nil && r.compact && r.pooled {
+		s.recycle(r) // kept slim by a full index (compact.go)
+		return
+	}
 	if r == nil || !r.light || r.N == 0 || len(s.free) >= maxFree {
 		return
 	}
@@ -152,7 +157,7 @@ func (s *Session) names(t ulinkrpc.FrameType, sid, mid int32) (svc, m *string) {
 // askName is the method name of open Request n for its pending note: from
 // its record, or in a light session from its tally entry.
 func (s *Session) askName(n int) (string, bool) {
-	if r := s.byN[n]; r != nil {
+	if r := s.byN.get(n); r != nil {
 		return r.methodName(), true
 	}
 	p, ok := s.tally.pending.find(n)

@@ -58,6 +58,11 @@ type Record struct {
 	// unknown), which classified turns into a connection finding.
 	class      ulinkrpc.Class
 	classNoted bool
+	// held marks an open asker the session holds (byN), freed one its
+	// host handed back meanwhile (Release): the session pools it once it
+	// lets it go (compact.go letGo). Both sit in class's padding.
+	held  bool
+	freed bool
 	// capped is the display cap the frame's gzip body inflated past
 	// (ulinkrpc's Untransformed.Capped): the record keeps the compressed
 	// body, and Tree inflates its start again when shown (Inflated).
@@ -149,7 +154,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	lazy := s.cfg.Lazy && !s.compact
 	// A record its host hands back once written or kept slim (Release),
 	// and the envelope buffer it owned.
-	r := pooled()
+	r := s.newRecord()
 	var buf []byte
 	if r.ownEnvelope {
 		buf = r.Envelope[:0]
@@ -200,9 +205,9 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	r.Envelope = u.Envelope
 	if !u.Owned {
 		r.Envelope = append(buf, u.Envelope...)
-		// A compact record's may come to point into its host's arena
-		// (session's rpcBytes): only a lazy one's is reused.
-		r.ownEnvelope = lazy
+		// A compact record's is no longer its own once it points into
+		// its host's arena (Hosted.Rebase).
+		r.ownEnvelope = lazy || s.compact
 	}
 	// The envelope is decoded into the session's scratch: a host numbers
 	// the record (which applies it) before Yield returns, as a rule.
@@ -365,7 +370,7 @@ func (s *Session) Numbered(r *Record, n int) *Record {
 // Open reports whether r is an asker (a Request or a KeepAlivePing) still
 // waiting for its answer: neither answered nor forgotten past
 // Config.MaxOpen.
-func (s *Session) Open(r *Record) bool { return r.N != 0 && r.Pair == 0 && s.byN[r.N] == r }
+func (s *Session) Open(r *Record) bool { return r.N != 0 && r.Pair == 0 && s.byN.get(r.N) == r }
 
 // apply names, pairs and decodes the payload of a numbered record.
 func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
@@ -375,21 +380,21 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 		m := s.envRPC(&r.RPC, env)
 		s.payload(r, env, m, true)
 		if a, ok := s.reqs.Ask(keyOf(d, env.RequestID), dissect.Ask{N: r.N, Time: r.Time}); ok {
-			delete(s.byN, a.N)
+			s.done(s.letGo(a.N))
 		}
-		s.byN[r.N] = r
+		s.hold(r)
 	case ulinkrpc.Response:
 		s.envRPC(&r.RPC, env)
 		var m *ulinkrpc.Method
 		if a, ok := s.reqs.Latest(keyOf(1-d, env.RequestID)); ok {
-			req := s.byN[a.N]
-			delete(s.byN, a.N)
+			req := s.letGo(a.N)
 			s.link(req, r, a)
 			if req != nil {
 				r.RPC.ServiceID, r.RPC.MethodID = req.RPC.ServiceID, req.RPC.MethodID
 				r.RPC.Service, r.RPC.Method = req.RPC.Service, req.RPC.Method
 				m = s.method(ulinkrpc.Request, *req.RPC.ServiceID, *req.RPC.MethodID)
 			}
+			s.done(req)
 		} else {
 			r.Findings = append(r.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Sequence,
 				Text: fmt.Sprintf("pairing: Response #%d with nothing to pair: its Request is not in the capture", env.RequestID), Bit: 8})
@@ -401,9 +406,9 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 	case ulinkrpc.KeepAlivePing:
 		s.envRPC(&r.RPC, env)
 		if a, ok := s.pings.Ask(pingKey{d, env.Ticks}, dissect.Ask{N: r.N, Time: r.Time}); ok {
-			delete(s.byN, a.N)
+			s.done(s.letGo(a.N))
 		}
-		s.byN[r.N] = r
+		s.hold(r)
 	case ulinkrpc.KeepAlivePong:
 		s.envRPC(&r.RPC, env)
 		a, ok := s.pings.Oldest(pingKey{1 - d, env.Ticks})
@@ -411,9 +416,9 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 			a, ok = s.pings.OldestWhere(func(k pingKey) bool { return k.dir == 1-d })
 		}
 		if ok {
-			ping := s.byN[a.N]
-			delete(s.byN, a.N)
+			ping := s.letGo(a.N)
 			s.link(ping, r, a)
+			s.done(ping)
 		} else {
 			r.Findings = append(r.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Sequence,
 				Text: "pairing: KeepAlivePong with nothing to pair: no unanswered KeepAlivePing", Bit: 8})
@@ -441,9 +446,11 @@ func (s *Session) method(t ulinkrpc.FrameType, sid, mid int32) *ulinkrpc.Method 
 // payload decodes the envelope's payload: a Request's and a Push's
 // argument type is m.Request, a Response's is m.Reply.
 func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
-	// A compact session drops the fields once the record is numbered
-	// (shrink): they are not listed (issue 28).
-	fs, ok := s.payloadOf(r, env, m, arg, s.compact)
+	if s.compact {
+		s.compactPayload(r, env, m, arg) // its findings alone (compact.go)
+		return
+	}
+	fs, ok := s.payloadOf(r, env, m, arg, false)
 	if !ok {
 		return // lazy: decoded when read
 	}
@@ -457,25 +464,18 @@ func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, 
 // record drops the rest: shrink). It leaves a Lazy session's payload to
 // when the record is read, ok false.
 func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg, bare bool) (findings []dissect.Finding, ok bool) {
-	var typ *ulinkrpc.DTO
-	if m != nil && s.types != nil {
-		name := m.Reply
-		if arg {
-			name = m.Request
-		}
-		typ = s.types[name]
-	}
+	typ := s.payloadType(m, arg)
 	if s.cfg.Lazy && !s.compact {
 		r.lazy = s.lazyConfig(typ)
 		return nil, false
 	}
-	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: typ, Types: s.types,
-		FindingsOnly: bare})
-	if !bare {
-		kept := p
-		r.Payload = &kept
-		r.Fields = appendPayloadFields(r.Fields, p.Fields)
+	if bare {
+		return ulinkrpc.PayloadFindings(nil, env.Payload, env.PayloadOff, ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: typ, Types: s.types}), true
 	}
+	p := ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: typ, Types: s.types})
+	kept := p
+	r.Payload = &kept
+	r.Fields = appendPayloadFields(r.Fields, p.Fields)
 	return p.Findings, true
 }
 

@@ -151,7 +151,7 @@ type Session struct {
 
 	records  []*Record
 	tally    Tally
-	byN      map[int]*Record // open Requests and Pings, by n
+	byN      askers // open Requests and Pings, by n (compact.go)
 	reqs     dissect.Pairs[reqKey]
 	pings    dissect.Pairs[pingKey]
 	findings []ConnFinding
@@ -162,6 +162,13 @@ type Session struct {
 	finished bool
 	classes  classTally // the transform classifications said once (classnote.go)
 	compact  bool       // KeepCompact (compact.go)
+	// vals are the rpcValues left of a compact session's chunk (envRPC);
+	// found is compactPayload's scratch, ones the lists of one finding
+	// it shared lately (oneFinding), onesNext the one it replaces next.
+	vals     []rpcValues
+	found    []dissect.Finding
+	ones     [4][]dissect.Finding
+	onesNext uint8
 	// lazies are the payload configurations of a Lazy session's records,
 	// one per payload type (lazy.go).
 	lazies map[*ulinkrpc.DTO]*ulinkrpc.PayloadConfig
@@ -173,7 +180,7 @@ type Session struct {
 
 // New returns a Session for conn.
 func New(conn dissect.Conn, cfg Config) *Session {
-	s := &Session{conn: conn, cfg: cfg, byN: make(map[int]*Record), kcpConvs: make(map[uint32]bool)}
+	s := &Session{conn: conn, cfg: cfg, kcpConvs: make(map[uint32]bool)}
 	s.reqs.Max, s.pings.Max = cfg.MaxOpen, cfg.MaxOpen
 	if cfg.Contracts != nil {
 		s.types = cfg.Contracts.DTOs()
@@ -468,7 +475,7 @@ func (s *Session) Finish() {
 func (s *Session) Pending() []*Record {
 	var out []*Record
 	for _, p := range s.reqs.Pending() {
-		if r := s.byN[p.N]; r != nil {
+		if r := s.byN.get(p.N); r != nil {
 			out = append(out, r)
 		}
 	}

@@ -15,8 +15,9 @@ import (
 // whose every value comes again from its envelope bytes, its place and
 // its pairing (Slim) is kept by its host as a fixed-size index record and
 // the envelope bytes, and given back compact by Restore, which Expand
-// then makes whole. The rest (transformed frames, records with findings,
-// askers still open) stay kept as records.
+// then makes whole; an asker still open too, its answer giving its host
+// its pair (the session holds it for pairing: hold, letGo). The rest
+// (transformed frames, records with findings) stay kept as records.
 
 // Slim reports whether r, a numbered compact record of s, is given again
 // by Restore from its Envelope and its Place, and so may be kept as those
@@ -52,7 +53,7 @@ func (s *Session) Restore(env []byte, p decode.Place, whole bool) *Record {
 	if e.Type.Known() {
 		r.Msg = e.Type.String()
 	}
-	s.envRPC(&r.RPC, e)
+	s.envValues(&r.RPC, e, nil)
 	if a, ok := p.Asker.(*Record); ok && e.Type == ulinkrpc.Response {
 		r.RPC.ServiceID, r.RPC.MethodID = a.RPC.ServiceID, a.RPC.MethodID
 		r.RPC.Service, r.RPC.Method = a.RPC.Service, a.RPC.Method
@@ -89,16 +90,48 @@ type rpcValues struct {
 	serviceID, methodID int32
 	statusCode          int
 	status              string
+	ticks               int64
 }
+
+// valuesChunk is how many records' rpcValues a compact session makes in
+// one allocation (issue 28: one a frame was most of what a full index
+// still allocated). A chunk lives while a record it gave values to does:
+// at most valuesChunk-1 records' values kept beside one kept record.
+const valuesChunk = 8
 
 // envRPC sets the rpc object's values that env alone gives (apply's,
 // without the pairing): the ids, status, error and ticks, and the names
 // of a Request's or Push's ids. It returns a Request's or Push's contract
-// method, nil for none.
+// method, nil for none. A compact session's values come from its chunk
+// (valuesChunk): it is the feeder's alone.
 func (s *Session) envRPC(p *RPC, env ulinkrpc.Envelope) *ulinkrpc.Method {
+	if !s.compact || !env.Type.Known() {
+		return s.envValues(p, env, nil)
+	}
+	if len(s.vals) == 0 {
+		s.vals = make([]rpcValues, valuesChunk)
+	}
+	v := &s.vals[0]
+	s.vals = s.vals[1:]
+	return s.envValues(p, env, v)
+}
+
+// envValues is envRPC with v, zero, for the values; nil makes them.
+func (s *Session) envValues(p *RPC, env ulinkrpc.Envelope, v *rpcValues) *ulinkrpc.Method {
+	switch env.Type {
+	case ulinkrpc.Request, ulinkrpc.Push, ulinkrpc.Response:
+		if v == nil {
+			v = new(rpcValues)
+		}
+	case ulinkrpc.KeepAlivePing, ulinkrpc.KeepAlivePong:
+		if v == nil {
+			p.Ticks = ptr(env.Ticks)
+			return nil
+		}
+	}
 	switch env.Type {
 	case ulinkrpc.Request, ulinkrpc.Push:
-		v := &rpcValues{requestID: env.RequestID, serviceID: env.ServiceID, methodID: env.MethodID}
+		v.requestID, v.serviceID, v.methodID = env.RequestID, env.ServiceID, env.MethodID
 		if env.Type == ulinkrpc.Request {
 			p.RequestID = &v.requestID
 		}
@@ -115,7 +148,7 @@ func (s *Session) envRPC(p *RPC, env ulinkrpc.Envelope) *ulinkrpc.Method {
 		}
 		return m
 	case ulinkrpc.Response:
-		v := &rpcValues{requestID: env.RequestID, statusCode: int(env.Status), status: env.Status.String()}
+		v.requestID, v.statusCode, v.status = env.RequestID, int(env.Status), env.Status.String()
 		p.RequestID, p.StatusCode, p.Status = &v.requestID, &v.statusCode, &v.status
 		if env.HasError {
 			p.Error = ptr(env.Error)
@@ -124,7 +157,8 @@ func (s *Session) envRPC(p *RPC, env ulinkrpc.Envelope) *ulinkrpc.Method {
 			}
 		}
 	case ulinkrpc.KeepAlivePing, ulinkrpc.KeepAlivePong:
-		p.Ticks = ptr(env.Ticks)
+		v.ticks = env.Ticks
+		p.Ticks = &v.ticks
 	}
 	return nil
 }

@@ -154,8 +154,13 @@ func (t *Tally) Add(r *Record) {
 		}
 	case ulinkrpc.Response:
 		if r.Pair != 0 && r.RPC.ServiceID != nil {
-			m := t.method(*r.RPC.ServiceID, *r.RPC.MethodID, r.RPC.Service, r.RPC.Method)
-			t.response(r.Pair, m, r.Latency, ulinkrpc.Status(*r.RPC.StatusCode), r.RPC.Error != nil)
+			// The entry its Request counted in (the ids it took, apply's),
+			// looked up for a Request this Tally did not count.
+			p, ok := t.pending.take(r.Pair)
+			if !ok {
+				p.m = t.method(*r.RPC.ServiceID, *r.RPC.MethodID, r.RPC.Service, r.RPC.Method)
+			}
+			t.responded(p.m, r.Latency, ulinkrpc.Status(*r.RPC.StatusCode), r.RPC.Error != nil)
 		}
 	case ulinkrpc.Push:
 		if r.RPC.ServiceID != nil {
@@ -202,6 +207,11 @@ func (t *Tally) response(ask int, m *MethodStats, lat time.Duration, st ulinkrpc
 			m = p.m
 		}
 	}
+	t.responded(m, lat, st, hasError)
+}
+
+// responded counts a paired Response of method m (nil: none).
+func (t *Tally) responded(m *MethodStats, lat time.Duration, st ulinkrpc.Status, hasError bool) {
 	if m == nil {
 		return
 	}

@@ -227,11 +227,7 @@ func (c *Index) messageHosted(cn *connection, r decode.Record, sg *Sight) {
 		c.keepHosted(cn, i, r, m.Size)
 	}
 	if c.stream == nil && m.Pair != 0 && m.Pair < n {
-		// The answer of a pair: its asker is final now (link set its Pair).
-		if a := c.hostedRecs[int32(m.Pair-1)]; a != nil && c.slimHosted(c.conns[c.rec(int32(m.Pair-1)).conn], int32(m.Pair-1), a, decode.GlanceOf(a)) {
-			delete(c.hostedRecs, int32(m.Pair-1))
-			release(a)
-		}
+		c.pairedHosted(n, m.Pair) // the answer of a pair (hostedslim.go)
 	}
 	cn.info.Messages++
 	cn.info.Bytes[m.Dir&1] += int64(m.Wire)
@@ -242,7 +238,7 @@ func (c *Index) messageHosted(cn *connection, r decode.Record, sg *Sight) {
 	if c.stream == nil {
 		cn.msgs.append(i)
 		if slim {
-			release(r) // kept as its index record alone
+			c.slimmed(cn, r) // kept as its index record alone
 		}
 		return
 	}

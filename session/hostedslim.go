@@ -15,8 +15,7 @@ import (
 // record, whose unused fields hold the rest (hostedSlim). Such a record is
 // restored (Keeper.Restore) when it is read: Message, Detail, Head, Tables
 // as of a message. Records that are not slim (a transformed frame, one
-// with findings, an asker still open) stay in Index.hostedRecs, their bytes
-// aliasing the arena.
+// with findings) stay in Index.hostedRecs, their bytes aliasing the arena.
 
 // Bits of a hosted index record's idBits (unused otherwise: its
 // connection has no Unturned state).
@@ -60,11 +59,12 @@ func (c *Index) hostedBytes(cn *connection, r decode.Record) (off int64, flags r
 // slimHosted keeps record i, hosted record r of cn (its Brief m), as its
 // index record alone when Restore gives it again (decode.Keeper.Slim, and
 // its time, frame and pairing as the index record gives them), and
-// reports whether it did. An asker still waiting for its answer is not
-// final: its answer slims it.
+// reports whether it did. An asker still waiting for its answer is kept
+// slim with no pair: its answer gives it one (pairedHosted), which is all
+// that changes of it.
 func (c *Index) slimHosted(cn *connection, i int32, r decode.Record, m decode.Glance) bool {
 	rec := c.rec(i)
-	if rec.idBits&hostedPlaced == 0 || !cn.compact || int(rec.length) != len(m.Data) || cn.proto.Waiting(r) {
+	if rec.idBits&hostedPlaced == 0 || !cn.compact || int(rec.length) != len(m.Data) {
 		return false
 	}
 	off, answer, ok := cn.keeper.Slim(r)
@@ -89,6 +89,36 @@ func (c *Index) slimHosted(cn *connection, i int32, r decode.Record, m decode.Gl
 		rec.idBits |= hostedAnswer
 	}
 	return true
+}
+
+// pairedHosted follows a full index's answer n to asker pair (numbered
+// first): a slim asker takes its pair (the index record's cid), a kept
+// one is final now and kept slim when it may be.
+func (c *Index) pairedHosted(n, pair int) {
+	i := int32(pair - 1)
+	rec := c.rec(i)
+	if rec.flags&recHosted == 0 {
+		return
+	}
+	if rec.idBits&hostedSlim != 0 {
+		rec.cid = uint32(n)
+		return
+	}
+	if a := c.hostedRecs[i]; a != nil && c.slimHosted(c.conns[rec.conn], i, a, decode.GlanceOf(a)) {
+		delete(c.hostedRecs, i)
+		c.slimmed(c.conns[rec.conn], a)
+	}
+}
+
+// slimmed hands r, kept slim, back to its connection (decode.Reuser: to
+// the session that reuses it for its next frame, instead of a pool shared
+// by every goroutine), else to its protocol (release).
+func (c *Index) slimmed(cn *connection, r decode.Record) {
+	if cn.reuse != nil {
+		cn.reuse.Recycle(r)
+		return
+	}
+	release(r)
 }
 
 // hostedRecord is hosted record i as kept: from hostedRecs, or restored from
