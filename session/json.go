@@ -91,22 +91,33 @@ func (c *Index) SetOrigin(host, capture string) {
 	c.origin = b
 }
 
-// appendJSONTime is appendJSON with tc, when not nil, spelling the time
-// (a batch of records mostly shares its seconds).
-func (m *Message) appendJSONTime(dst, conn []byte, tc *jsontime.Cache) ([]byte, error) {
-	var err error
+// appendJSONTime is appendJSON with rc, when not nil, spelling what
+// records share (recordCache: a batch of records mostly shares its
+// seconds, names and keys).
+func (m *Message) appendJSONTime(dst, conn []byte, rc *recordCache) ([]byte, error) {
+	dst = m.appendJSONHead(dst, conn, rc)
+	if m.Summary != "" {
+		dst = append(dst, `,"summary":`...)
+		dst = termsafe.AppendJSONString(dst, m.Summary)
+	}
+	return m.appendJSONTail(dst, rc)
+}
+
+// appendJSONHead appends the record of m up to its "msg", which its
+// "summary" follows (appendJSONTime).
+func (m *Message) appendJSONHead(dst, conn []byte, rc *recordCache) []byte {
 	dst = append(dst, `{"n":`...)
 	dst = appendInt(dst, m.N)
 	dst = append(dst, `,"frame":`...)
 	dst = appendInt(dst, m.Frame)
-	dst = append(dst, `,"time":"`...)
-	if tc != nil {
-		dst = tc.Append(dst, m.Time)
+	if rc != nil {
+		dst = rc.appendTime(dst, m.Time)
 	} else {
+		dst = append(dst, `,"time":"`...)
 		dst = jsontime.Append(dst, m.Time)
+		dst = append(dst, '"')
+		dst = jsontime.AppendNS(dst, m.Time)
 	}
-	dst = append(dst, '"')
-	dst = jsontime.AppendNS(dst, m.Time)
 	dst = append(dst, m.origin...)
 	dst = appendSight(dst, m.Sight)
 	dst = append(dst, `,"conn":`...)
@@ -115,8 +126,12 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *jsontime.Cache) ([]byte, 
 	} else {
 		dst = appendConn(dst, m.Conn)
 	}
-	dst = append(dst, `,"dir":`...)
-	dst = termsafe.AppendJSONString(dst, m.Dir.String())
+	if rc != nil {
+		dst = rc.appendDir(dst, m.Dir)
+	} else {
+		dst = append(dst, `,"dir":`...)
+		dst = termsafe.AppendJSONString(dst, m.Dir.String())
+	}
 	dst = append(dst, `,"proto":"unturned","len":`...)
 	dst = appendInt(dst, len(m.Data))
 	dst = appendHex(dst, m.Data)
@@ -126,21 +141,30 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *jsontime.Cache) ([]byte, 
 	dst = appendInt(dst, int(m.Enum.Bits))
 	dst = append(dst, `,"widened":`...)
 	dst = strconv.AppendBool(dst, m.Enum.Widened)
-	dst = append(dst, `},"msg":`...)
-	dst = termsafe.AppendJSONString(dst, m.Name())
-	if m.Summary != "" {
-		dst = append(dst, `,"summary":`...)
-		dst = termsafe.AppendJSONString(dst, m.Summary)
+	if rc != nil && m.Rec == nil {
+		return rc.appendKind(dst, m.Kind)
 	}
+	dst = append(dst, `},"msg":`...)
+	return termsafe.AppendJSONString(dst, m.Name())
+}
+
+// appendJSONTail appends the record of m from its "fields" on
+// (appendJSONTime).
+func (m *Message) appendJSONTail(dst []byte, rc *recordCache) ([]byte, error) {
+	var err error
 	dst = append(dst, `,"fields":[`...)
 	for i := range m.Fields {
 		s := &m.Fields[i]
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `{"name":`...)
-		dst = termsafe.AppendJSONString(dst, s.Name)
-		dst = append(dst, `,"bit":`...)
+		if rc != nil {
+			dst = rc.appendName(dst, s.Name)
+		} else {
+			dst = append(dst, `{"name":`...)
+			dst = termsafe.AppendJSONString(dst, s.Name)
+			dst = append(dst, `,"bit":`...)
+		}
 		dst = appendInt(dst, int(s.Bit))
 		dst = append(dst, `,"bits":`...)
 		dst = appendInt(dst, int(s.Bits))

@@ -4,7 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/internal/jsontime"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -26,7 +26,7 @@ type JSONBatch struct {
 	// conns is each connection's "conn" value, encoded once, by index: the
 	// encoding goroutine's alone.
 	conns [][]byte
-	tc    jsontime.Cache
+	rc    recordCache
 	texts texts  // the summaries the encoder makes (Message.lineLater)
 	line  []byte // the summary being encoded (AppendJSON)
 	// profile decodes the fields the Index left to the encoder
@@ -195,22 +195,16 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 			// fields stay to be decoded for whoever reads it again.
 			m.Fields = b.fields(m)
 		}
-		if m.summaryLater {
-			// From the decoding fields just made, as for lineLater.
-			b.line = b.dec.AppendListenerSummary(b.line[:0], m.Listener)
-			m.Summary = unsafe.String(unsafe.SliceData(b.line), len(b.line))
-			dst, _ = m.appendJSONTime(dst, conn, &b.tc)
-			m.Summary = ""
-		} else if m.lineLater {
-			// The summary is encoded from the bytes it is built in, not
-			// made a string through the texts set (its map lookup was a
-			// fifth of this encoding, issue 28); Message makes the string.
-			b.line = m.line.Append(b.line[:0], m.Listener)
-			m.Summary = unsafe.String(unsafe.SliceData(b.line), len(b.line))
-			dst, _ = m.appendJSONTime(dst, conn, &b.tc)
-			m.Summary = ""
+		if m.summaryLater || m.lineLater {
+			// The summary is written where the record takes it and
+			// escaped there only when it needs to be, not made a string
+			// through the texts set (its map lookup was a fifth of this
+			// encoding, issue 28) nor copied; Message makes the string.
+			dst = m.appendJSONHead(dst, conn, &b.rc)
+			dst = b.appendSummary(dst, m)
+			dst, _ = m.appendJSONTail(dst, &b.rc)
 		} else {
-			dst, _ = m.appendJSONTime(dst, conn, &b.tc)
+			dst, _ = m.appendJSONTime(dst, conn, &b.rc)
 		}
 		if m.fieldsLater {
 			m.Fields = nil
@@ -218,6 +212,28 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 		dst = append(dst, '\n')
 	}
 	return dst
+}
+
+// appendSummary appends the "summary" key of m, which the Index left to
+// the encoder (summaryLater, from the decoding fields just made, or
+// lineLater): as appendJSONTime does for the same Summary.
+func (b *JSONBatch) appendSummary(dst []byte, m *Message) []byte {
+	start := len(dst)
+	dst = append(dst, `,"summary":"`...)
+	at := len(dst)
+	if m.summaryLater {
+		dst = b.dec.AppendListenerSummary(dst, m.Listener)
+	} else {
+		dst = m.line.Append(dst, m.Listener)
+	}
+	switch {
+	case len(dst) == at:
+		return dst[:start]
+	case termsafe.JSONPlain(dst[at:]):
+		return append(dst, '"')
+	}
+	b.line = append(b.line[:0], dst[at:]...)
+	return termsafe.AppendJSONString(dst[:at-1], unsafe.String(unsafe.SliceData(b.line), len(b.line)))
 }
 
 // fields decodes the fields of m, which the Index left to the encoder

@@ -1,0 +1,54 @@
+package session
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/jsontime"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
+	"github.com/usmnscope/usmnscope/unturned"
+)
+
+// TestRecordCacheSpellsAsUncached holds recordCache's keys to what
+// appendJSONTime writes without it, across the times whose time_ns it
+// makes from the time text and those it leaves to jsontime.
+func TestRecordCacheSpellsAsUncached(t *testing.T) {
+	var rc recordCache
+	base := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	times := []time.Time{{}, time.Unix(0, 0), time.Unix(0, 999_999_999), time.Unix(1, 0), time.Unix(1, 5), time.Unix(-1, 7),
+		time.Unix(maxNSSec, 999_999_999), time.Unix(maxNSSec+1, 0), time.Unix(maxNSSec+1, 854_775_807), time.Unix(maxNSSec+2, 0),
+		time.Date(9999, 12, 31, 23, 59, 59, 1, time.UTC), time.Date(12000, 1, 1, 0, 0, 0, 3, time.UTC),
+		base, base.Add(1), base.Add(time.Second - 1), base.Add(time.Second), base, base.In(time.FixedZone("e", 3600))}
+	for _, tm := range times {
+		want := append([]byte(`,"time":"`), jsontime.Append(nil, tm)...)
+		want = jsontime.AppendNS(append(want, '"'), tm)
+		if got := rc.appendTime([]byte("x"), tm); string(got) != "x"+string(want) {
+			t.Errorf("appendTime(%v) = %s; want x%s", tm, got, want)
+		}
+	}
+	for _, d := range []dissect.Dir{dissect.C2S, dissect.S2C, dissect.C2S, 9} {
+		want := termsafe.AppendJSONString([]byte(`,"dir":`), d.String())
+		if got := rc.appendDir(nil, d); string(got) != string(want) {
+			t.Errorf("appendDir(%d) = %s; want %s", d, got, want)
+		}
+	}
+	for _, k := range []unturned.Kind{unturned.KindInvokeMessageListener, 0, 255, unturned.KindInvokeMessageListener} {
+		want := termsafe.AppendJSONString([]byte(`},"msg":`), k.String())
+		if got := rc.appendKind(nil, k); string(got) != string(want) {
+			t.Errorf("appendKind(%d) = %s; want %s", k, got, want)
+		}
+	}
+	// Equal names at other addresses, and names that need escaping.
+	names := []string{"enum", strings.Clone("enum"), "a\"b", "\x1b[31m", "enum", "é", "", strings.Repeat("n", 300)}
+	for range 3 {
+		for _, n := range names {
+			want := termsafe.AppendJSONString([]byte(`{"name":`), n)
+			want = append(want, `,"bit":`...)
+			if got := rc.appendName(nil, n); string(got) != string(want) {
+				t.Errorf("appendName(%q) = %s; want %s", n, got, want)
+			}
+		}
+	}
+}
