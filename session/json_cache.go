@@ -18,16 +18,38 @@ import (
 // each (issue 28: escaping the same names again was a tenth of the
 // encoding). The zero value is ready; it is one goroutine's.
 type recordCache struct {
-	tc jsontime.Cache
 	// sec is the time in seconds that secText spells (time_ns).
-	sec     int64
-	secText []byte
-	dirs    [4][]byte           // `,"dir":"c2s"` by Dir
-	kinds   [256][]byte         // `},"msg":"Name"` by Kind
-	names   [nameSlots]struct { // by the name's address
+	sec      int64
+	secText  []byte
+	timeText []byte              // the time text of sec up to its nanoseconds
+	dirs     [4][]byte           // `,"dir":"c2s"` by Dir
+	kinds    [256][]byte         // `},"msg":"Name"` by Kind
+	names    [nameSlots]struct { // by the name's address
 		name string
 		text []byte // `{"name":"…","bit":`
 	}
+	types [typeSlots]struct { // by the type's address
+		typ, esc string // esc: termsafe.Escape(typ)
+		plain    bool   // esc is JSON-plain (termsafe.JSONPlain)
+	}
+}
+
+// typeSlots is how many listener types recordCache keeps, by address.
+const (
+	typeBits  = 6
+	typeSlots = 1 << typeBits
+)
+
+// listenerType returns typ as termsafe.Escape spells it, and whether a
+// JSON string holds that unchanged, as appendName finds its names.
+func (rc *recordCache) listenerType(typ string) (string, bool) {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(typ)))
+	e := &rc.types[uint64(p)*0x9e3779b97f4a7c15>>(64-typeBits)]
+	if e.esc == "" || e.typ != typ {
+		e.typ, e.esc = typ, termsafe.Escape(typ)
+		e.plain = termsafe.JSONPlain([]byte(e.esc))
+	}
+	return e.esc, e.plain
 }
 
 // nameSlots is how many field names recordCache keeps, by address (a
@@ -43,24 +65,38 @@ const (
 const maxNSSec = (1<<63-1)/1_000_000_000 - 1
 
 // appendTime appends the record's "time" and "time_ns" keys as
-// appendJSONTime does without a cache: the nanoseconds are the digits the
-// time text ends in, after the seconds, which a batch's records share.
+// appendJSONTime does without a cache: within a second, the time text up
+// to its nanoseconds is the second's (jsontime.Append's, kept), and
+// time_ns is the second's digits and the same nine nanosecond digits.
 func (rc *recordCache) appendTime(dst []byte, t time.Time) []byte {
 	dst = append(dst, `,"time":"`...)
-	dst = rc.tc.Append(dst, t)
-	dst = append(dst, '"')
 	sec := t.Unix()
 	if sec < 1 || sec > maxNSSec {
+		dst = append(jsontime.Append(dst, t), '"')
 		return jsontime.AppendNS(dst, t)
 	}
 	if rc.secText == nil || sec != rc.sec {
-		rc.sec, rc.secText = sec, strconv.AppendInt(rc.secText[:0], sec, 10)
+		// `…05.NNNNNNNNNZ`: kept up to the dot, which the years
+		// time_ns holds spell with four digits.
+		at := len(dst)
+		dst = jsontime.Append(dst, t)
+		rc.sec, rc.timeText = sec, append(rc.timeText[:0], dst[at:len(dst)-10]...)
+		rc.secText = strconv.AppendInt(rc.secText[:0], sec, 10)
+		dst = dst[:at]
 	}
-	// `…NNNNNNNNNZ"`: the time text's nanoseconds, nine digits.
-	nanos := dst[len(dst)-11 : len(dst)-2]
-	dst = append(dst, `,"time_ns":`...)
+	dst = append(dst, rc.timeText...)
+	at := len(dst)
+	dst = appendNanos(dst, t.Nanosecond())
+	dst = append(dst, `Z","time_ns":`...)
 	dst = append(dst, rc.secText...)
-	return append(dst, nanos...)
+	return append(dst, dst[at:at+9]...)
+}
+
+// appendNanos appends v (below 10^9) as nine digits, with leading zeros.
+func appendNanos(dst []byte, v int) []byte {
+	dst = append(dst, byte('0'+v/1e8))
+	v %= 1e8
+	return appendDigits4(appendDigits4(dst, v/1e4), v%1e4)
 }
 
 // appendDir appends `,"dir":` and d.

@@ -52,3 +52,19 @@ func TestRecordCacheSpellsAsUncached(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordCacheListenerType holds listenerType to termsafe's rule for
+// the types a summary shows, whatever the address they come at.
+func TestRecordCacheListenerType(t *testing.T) {
+	var rc recordCache
+	types := []string{"Load.Listener7, Load", strings.Clone("Load.Listener7, Load"), "a\"b", "a\\b", "\x1b[2J", "é", "", "\u202e"}
+	for range 3 {
+		for _, typ := range types {
+			esc, plain := rc.listenerType(typ)
+			want := termsafe.Escape(typ)
+			if esc != want || plain != termsafe.JSONPlain([]byte(want)) {
+				t.Errorf("listenerType(%q) = %q, %v; want %q, %v", typ, esc, plain, want, !plain)
+			}
+		}
+	}
+}

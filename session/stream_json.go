@@ -221,15 +221,22 @@ func (b *JSONBatch) appendSummary(dst []byte, m *Message) []byte {
 	start := len(dst)
 	dst = append(dst, `,"summary":"`...)
 	at := len(dst)
+	plain := false
 	if m.summaryLater {
 		dst = b.dec.AppendListenerSummary(dst, m.Listener)
 	} else {
-		dst = m.line.Append(dst, m.Listener)
+		// Plain when its listener type is (ListenerLine.AppendTyped).
+		esc := ""
+		plain = true
+		if l := m.Listener; l.Type != nil {
+			esc, plain = b.rc.listenerType(*l.Type)
+		}
+		dst = m.line.AppendTyped(dst, m.Listener, esc)
 	}
 	switch {
 	case len(dst) == at:
 		return dst[:start]
-	case termsafe.JSONPlain(dst[at:]):
+	case plain || termsafe.JSONPlain(dst[at:]):
 		return append(dst, '"')
 	}
 	b.line = append(b.line[:0], dst[at:]...)
