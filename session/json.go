@@ -100,7 +100,8 @@ func (m *Message) appendJSONTime(dst, conn []byte, rc *recordCache) ([]byte, err
 		dst = append(dst, `,"summary":`...)
 		dst = termsafe.AppendJSONString(dst, m.Summary)
 	}
-	return m.appendJSONTail(dst, rc)
+	dst, err := m.appendFields(dst, rc)
+	return m.appendJSONTail(dst), err
 }
 
 // appendJSONHead appends the record of m up to its "msg", which its
@@ -148,9 +149,9 @@ func (m *Message) appendJSONHead(dst, conn []byte, rc *recordCache) []byte {
 	return termsafe.AppendJSONString(dst, m.Name())
 }
 
-// appendJSONTail appends the record of m from its "fields" on
-// (appendJSONTime).
-func (m *Message) appendJSONTail(dst []byte, rc *recordCache) ([]byte, error) {
+// appendFields appends the "fields" key of m's record (appendJSONTime),
+// reporting a value JSON cannot hold.
+func (m *Message) appendFields(dst []byte, rc *recordCache) ([]byte, error) {
 	var err error
 	dst = append(dst, `,"fields":[`...)
 	for i := range m.Fields {
@@ -178,7 +179,12 @@ func (m *Message) appendJSONTail(dst []byte, rc *recordCache) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	dst = append(dst, ']')
+	return append(dst, ']'), err
+}
+
+// appendJSONTail appends the record of m after its "fields"
+// (appendJSONTime).
+func (m *Message) appendJSONTail(dst []byte) []byte {
 	if mode := m.ModeName(); mode != "" {
 		dst = append(dst, `,"mode":`...)
 		dst = termsafe.AppendJSONString(dst, mode)
@@ -230,8 +236,7 @@ func (m *Message) appendJSONTail(dst []byte, rc *recordCache) ([]byte, error) {
 		dst = append(dst, `,"latency_ns":`...)
 		dst = strconv.AppendInt(dst, int64(m.Latency), 10)
 	}
-	dst = append(dst, '}')
-	return dst, err
+	return append(dst, '}')
 }
 
 // appendInt appends v in decimal: strconv.AppendInt, with the numbers

@@ -28,10 +28,55 @@ type recordCache struct {
 		name string
 		text []byte // `{"name":"…","bit":`
 	}
+	memo  [1 << memoBits]fieldsMemo
 	types [typeSlots]struct { // by the type's address
 		typ, esc string // esc: termsafe.Escape(typ)
 		plain    bool   // esc is JSON-plain (termsafe.JSONPlain)
 	}
+}
+
+// fieldsMemo is the "fields" key of the record of a short message's
+// bytes, decoded in a state in a direction with a profile, and its
+// "summary" key when made from that decoding alone (summaryLater): the
+// same for the same four (unturned.Decode is a function of them).
+type fieldsMemo struct {
+	p     *unturned.Profile
+	dir   dissect.Dir
+	st    unturned.State
+	n     int    // the bytes' count, up to 8
+	word  uint64 // the bytes, little-endian
+	text  []byte // `,"fields":[…]`
+	sum   []byte // `,"summary":"…"`, or empty for none
+	ok    bool   // text is filled
+	sumOK bool   // sum is
+}
+
+// memoBits sizes recordCache's fields memo; memoMax is the longest
+// message it keeps (most of a game's messages are a few bytes: pings,
+// invokes of few payload bits).
+const (
+	memoBits = 8
+	memoMax  = 8
+)
+
+// fieldsOf returns the memo entry of m's bytes (m.fieldsLater, decoded
+// with p): its text when it holds them, or emptied for the caller to fill
+// from m's fields; nil for a message too long to keep.
+func (rc *recordCache) fieldsOf(p *unturned.Profile, m *Message) *fieldsMemo {
+	if len(m.Data) > memoMax {
+		return nil
+	}
+	var w uint64
+	for i, c := range m.Data {
+		w |= uint64(c) << (8 * i)
+	}
+	h := (w ^ uint64(len(m.Data))<<59 ^ uint64(m.Dir)<<61) * 0x9e3779b97f4a7c15
+	e := &rc.memo[h>>(64-memoBits)]
+	if e.ok && e.word == w && e.n == len(m.Data) && e.dir == m.Dir && e.st == m.state && e.p == p {
+		return e
+	}
+	e.p, e.dir, e.st, e.n, e.word, e.ok, e.sumOK = p, m.Dir, m.state, len(m.Data), w, false, false
+	return e
 }
 
 // typeSlots is how many listener types recordCache keeps, by address.

@@ -68,3 +68,45 @@ func TestRecordCacheListenerType(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldsMemoKey holds fieldsOf to the four its text is a function
+// of: the same bytes in another state, direction or profile, or other
+// bytes, are not what it kept, and a message too long is not kept.
+func TestFieldsMemoKey(t *testing.T) {
+	var rc recordCache
+	p, q := unturned.Default(), unturned.Default()
+	base := Message{Dir: dissect.C2S, Data: []byte{4}, state: unturned.State{Widened: true, IDBits: 3}}
+	fill := func(m Message, p *unturned.Profile) {
+		e := rc.fieldsOf(p, &m)
+		if e == nil || e.ok {
+			t.Fatalf("fieldsOf(%+v) = %+v; want an entry to fill", m, e)
+		}
+		e.text, e.ok = []byte("x"), true
+	}
+	fill(base, p)
+	if e := rc.fieldsOf(p, &base); e == nil || !e.ok {
+		t.Fatalf("fieldsOf again = %+v; want the entry filled", e)
+	}
+	other := []Message{base, base, base, base, base}
+	other[0].Dir = dissect.S2C
+	other[1].Data = []byte{4, 0}
+	other[2].Data = []byte{5}
+	other[3].state.IDBits = 4
+	other[4].state.IDKnown = true
+	for _, m := range other {
+		if e := rc.fieldsOf(p, &m); e == nil || e.ok {
+			t.Errorf("fieldsOf(%+v) = %+v; want an entry to fill", m, e)
+		}
+		if e := rc.fieldsOf(p, &base); !e.ok {
+			e.text, e.ok = []byte("x"), true // the other took its slot
+		}
+	}
+	if e := rc.fieldsOf(q, &base); e == nil || e.ok {
+		t.Errorf("fieldsOf with another profile = %+v; want an entry to fill", e)
+	}
+	long := base
+	long.Data = make([]byte, memoMax+1)
+	if e := rc.fieldsOf(p, &long); e != nil {
+		t.Errorf("fieldsOf(%d bytes) = %+v; want nil", len(long.Data), e)
+	}
+}

@@ -190,22 +190,47 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 			dst = append(m.Rec.AppendJSON(dst, m.recOrigin()), '\n')
 			continue
 		}
+		// A short message's fields and summary, which the Index left to
+		// the encoder, are those of the same bytes before
+		// (recordCache.fieldsOf).
+		var memo *fieldsMemo
 		if m.fieldsLater {
+			memo = b.rc.fieldsOf(b.profile, m)
+		}
+		hit := memo != nil && memo.ok && (!m.summaryLater || memo.sumOK)
+		if m.fieldsLater && !hit {
 			// Decoded into b.sp, valid until the next: the message's
 			// fields stay to be decoded for whoever reads it again.
 			m.Fields = b.fields(m)
 		}
-		if m.summaryLater || m.lineLater {
+		dst = m.appendJSONHead(dst, conn, &b.rc)
+		switch {
+		case m.summaryLater && hit:
+			dst = append(dst, memo.sum...)
+		case m.summaryLater || m.lineLater:
 			// The summary is written where the record takes it and
 			// escaped there only when it needs to be, not made a string
 			// through the texts set (its map lookup was a fifth of this
 			// encoding, issue 28) nor copied; Message makes the string.
-			dst = m.appendJSONHead(dst, conn, &b.rc)
+			at := len(dst)
 			dst = b.appendSummary(dst, m)
-			dst, _ = m.appendJSONTail(dst, &b.rc)
-		} else {
-			dst, _ = m.appendJSONTime(dst, conn, &b.rc)
+			if m.summaryLater && memo != nil {
+				memo.sum, memo.sumOK = append(memo.sum[:0], dst[at:]...), true
+			}
+		case m.Summary != "":
+			dst = append(dst, `,"summary":`...)
+			dst = termsafe.AppendJSONString(dst, m.Summary)
 		}
+		if hit {
+			dst = append(dst, memo.text...)
+		} else {
+			at := len(dst)
+			dst, _ = m.appendFields(dst, &b.rc)
+			if memo != nil {
+				memo.text, memo.ok = append(memo.text[:0], dst[at:]...), true
+			}
+		}
+		dst = m.appendJSONTail(dst)
 		if m.fieldsLater {
 			m.Fields = nil
 		}
