@@ -43,20 +43,20 @@ type fieldsMemo struct {
 	p     *unturned.Profile
 	dir   dissect.Dir
 	st    unturned.State
-	n     int    // the bytes' count, up to 8
-	word  uint64 // the bytes, little-endian
-	text  []byte // `,"fields":[…]`
-	sum   []byte // `,"summary":"…"`, or empty for none
-	ok    bool   // text is filled
-	sumOK bool   // sum is
+	n     int       // the bytes' count, up to memoMax
+	words [2]uint64 // the bytes, little-endian
+	text  []byte    // `,"fields":[…]`
+	sum   []byte    // `,"summary":"…"`, or empty for none
+	ok    bool      // text is filled
+	sumOK bool      // sum is
 }
 
 // memoBits sizes recordCache's fields memo; memoMax is the longest
 // message it keeps (most of a game's messages are a few bytes: pings,
 // invokes of few payload bits).
 const (
-	memoBits = 8
-	memoMax  = 8
+	memoBits = 9
+	memoMax  = 16
 )
 
 // fieldsOf returns the memo entry of m's bytes (m.fieldsLater, decoded
@@ -66,16 +66,16 @@ func (rc *recordCache) fieldsOf(p *unturned.Profile, m *Message) *fieldsMemo {
 	if len(m.Data) > memoMax {
 		return nil
 	}
-	var w uint64
+	var w [2]uint64
 	for i, c := range m.Data {
-		w |= uint64(c) << (8 * i)
+		w[i/8] |= uint64(c) << (8 * (i % 8))
 	}
-	h := (w ^ uint64(len(m.Data))<<59 ^ uint64(m.Dir)<<61) * 0x9e3779b97f4a7c15
+	h := (w[0] ^ w[1]*0xff51afd7ed558ccd ^ uint64(len(m.Data))<<59 ^ uint64(m.Dir)<<62) * 0x9e3779b97f4a7c15
 	e := &rc.memo[h>>(64-memoBits)]
-	if e.ok && e.word == w && e.n == len(m.Data) && e.dir == m.Dir && e.st == m.state && e.p == p {
+	if e.ok && e.words == w && e.n == len(m.Data) && e.dir == m.Dir && e.st == m.state && e.p == p {
 		return e
 	}
-	e.p, e.dir, e.st, e.n, e.word, e.ok, e.sumOK = p, m.Dir, m.state, len(m.Data), w, false, false
+	e.p, e.dir, e.st, e.n, e.words, e.ok, e.sumOK = p, m.Dir, m.state, len(m.Data), w, false, false
 	return e
 }
 

@@ -104,6 +104,15 @@ func TestFieldsMemoKey(t *testing.T) {
 	if e := rc.fieldsOf(q, &base); e == nil || e.ok {
 		t.Errorf("fieldsOf with another profile = %+v; want an entry to fill", e)
 	}
+	// Bytes that differ only past the first eight.
+	twelve := base
+	twelve.Data = []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	fill(twelve, p)
+	twelve.Data = append([]byte(nil), twelve.Data...)
+	twelve.Data[11] = 13
+	if e := rc.fieldsOf(p, &twelve); e == nil || e.ok {
+		t.Errorf("fieldsOf(%v) = %+v; want an entry to fill", twelve.Data, e)
+	}
 	long := base
 	long.Data = make([]byte, memoMax+1)
 	if e := rc.fieldsOf(p, &long); e != nil {

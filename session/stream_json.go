@@ -26,7 +26,9 @@ type JSONBatch struct {
 	// conns is each connection's "conn" value, encoded once, by index: the
 	// encoding goroutine's alone.
 	conns [][]byte
-	rc    recordCache
+	// rc is what the encoder spells once (recordCache): b's own, or
+	// shared with the batches made with it (NewJSONBatches).
+	rc    *recordCache
 	texts texts  // the summaries the encoder makes (Message.lineLater)
 	line  []byte // the summary being encoded (AppendJSON)
 	// profile decodes the fields the Index left to the encoder
@@ -36,6 +38,21 @@ type JSONBatch struct {
 	sp      netpak.Spans
 	// held counts the bytes the batch's messages hold (Held).
 	held int
+}
+
+// NewJSONBatches returns n empty batches whose encoders share what they
+// spell once (the keys and names records share, the fields of repeated
+// short messages), so that it is spelled once for all, in memory that
+// stays in the cache of the core that encodes them: one goroutine
+// encodes them all (AppendJSON), one after another. A zero JSONBatch has
+// its own.
+func NewJSONBatches(n int) []*JSONBatch {
+	rc := &recordCache{}
+	bs := make([]*JSONBatch, n)
+	for i := range bs {
+		bs[i] = &JSONBatch{rc: rc}
+	}
+	return bs
 }
 
 // Len returns how many messages b holds.
@@ -175,6 +192,9 @@ func (b *JSONBatch) id(p *uint32) *uint32 {
 // AppendJSON appends the `dump --json` line of every message in b, in
 // order, to dst.
 func (b *JSONBatch) AppendJSON(dst []byte) []byte {
+	if b.rc == nil {
+		b.rc = &recordCache{}
+	}
 	for i := range b.msgs {
 		m := &b.msgs[i]
 		k := b.conn[i]
@@ -203,7 +223,7 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 			// fields stay to be decoded for whoever reads it again.
 			m.Fields = b.fields(m)
 		}
-		dst = m.appendJSONHead(dst, conn, &b.rc)
+		dst = m.appendJSONHead(dst, conn, b.rc)
 		switch {
 		case m.summaryLater && hit:
 			dst = append(dst, memo.sum...)
@@ -225,7 +245,7 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 			dst = append(dst, memo.text...)
 		} else {
 			at := len(dst)
-			dst, _ = m.appendFields(dst, &b.rc)
+			dst, _ = m.appendFields(dst, b.rc)
 			if memo != nil {
 				memo.text, memo.ok = append(memo.text[:0], dst[at:]...), true
 			}
