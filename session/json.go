@@ -107,6 +107,12 @@ func (m *Message) appendJSONTime(dst, conn []byte, rc *recordCache) ([]byte, err
 // appendJSONHead appends the record of m up to its "msg", which its
 // "summary" follows (appendJSONTime).
 func (m *Message) appendJSONHead(dst, conn []byte, rc *recordCache) []byte {
+	return m.appendJSONKind(m.appendJSONStart(dst, conn, rc), rc)
+}
+
+// appendJSONStart appends the record of m up to its "conn"
+// (appendJSONHead).
+func (m *Message) appendJSONStart(dst, conn []byte, rc *recordCache) []byte {
 	dst = append(dst, `{"n":`...)
 	dst = appendInt(dst, m.N)
 	dst = append(dst, `,"frame":`...)
@@ -127,6 +133,13 @@ func (m *Message) appendJSONHead(dst, conn []byte, rc *recordCache) []byte {
 	} else {
 		dst = appendConn(dst, m.Conn)
 	}
+	return dst
+}
+
+// appendJSONKind appends the record of m from its "dir" to its "msg"
+// (appendJSONHead): what its bytes, its direction and its decoding's
+// enum and kind make.
+func (m *Message) appendJSONKind(dst []byte, rc *recordCache) []byte {
 	if rc != nil {
 		dst = rc.appendDir(dst, m.Dir)
 	} else {

@@ -36,9 +36,10 @@ type recordCache struct {
 }
 
 // fieldsMemo is the "fields" key of the record of a short message's
-// bytes, decoded in a state in a direction with a profile, and its
-// "summary" key when made from that decoding alone (summaryLater): the
-// same for the same four (unturned.Decode is a function of them).
+// bytes, decoded in a state in a direction with a profile, its "summary"
+// key when made from that decoding alone (summaryLater), and its keys
+// from "dir" to "msg": the same for the same four (unturned.Decode is a
+// function of them).
 type fieldsMemo struct {
 	p     *unturned.Profile
 	dir   dissect.Dir
@@ -49,6 +50,12 @@ type fieldsMemo struct {
 	sum   []byte    // `,"summary":"…"`, or empty for none
 	ok    bool      // text is filled
 	sumOK bool      // sum is
+	// head is the record from "dir" to "msg" (appendJSONKind) with enum
+	// and kind, the decoding's, when kindOK.
+	head   []byte
+	enum   unturned.Enum
+	kind   unturned.Kind
+	kindOK bool
 }
 
 // memoBits sizes recordCache's fields memo; memoMax is the longest
@@ -75,7 +82,7 @@ func (rc *recordCache) fieldsOf(p *unturned.Profile, m *Message) *fieldsMemo {
 	if e.ok && e.words == w && e.n == len(m.Data) && e.dir == m.Dir && e.st == m.state && e.p == p {
 		return e
 	}
-	e.p, e.dir, e.st, e.n, e.words, e.ok, e.sumOK = p, m.Dir, m.state, len(m.Data), w, false, false
+	e.p, e.dir, e.st, e.n, e.words, e.ok, e.sumOK, e.kindOK = p, m.Dir, m.state, len(m.Data), w, false, false, false
 	return e
 }
 

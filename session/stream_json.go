@@ -223,7 +223,16 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 			// fields stay to be decoded for whoever reads it again.
 			m.Fields = b.fields(m)
 		}
-		dst = m.appendJSONHead(dst, conn, b.rc)
+		dst = m.appendJSONStart(dst, conn, b.rc)
+		if memo != nil && memo.kindOK && memo.enum == m.Enum && memo.kind == m.Kind {
+			dst = append(dst, memo.head...)
+		} else {
+			at := len(dst)
+			dst = m.appendJSONKind(dst, b.rc)
+			if memo != nil {
+				memo.head, memo.kindOK, memo.enum, memo.kind = append(memo.head[:0], dst[at:]...), true, m.Enum, m.Kind
+			}
+		}
 		switch {
 		case m.summaryLater && hit:
 			dst = append(dst, memo.sum...)
