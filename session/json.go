@@ -101,7 +101,7 @@ func (m *Message) appendJSONTime(dst, conn []byte, rc *recordCache) ([]byte, err
 		dst = termsafe.AppendJSONString(dst, m.Summary)
 	}
 	dst, err := m.appendFields(dst, rc)
-	return m.appendJSONTail(dst), err
+	return m.appendJSONTail(dst, rc), err
 }
 
 // appendJSONHead appends the record of m up to its "msg", which its
@@ -197,17 +197,20 @@ func (m *Message) appendFields(dst []byte, rc *recordCache) ([]byte, error) {
 
 // appendJSONTail appends the record of m after its "fields"
 // (appendJSONTime).
-func (m *Message) appendJSONTail(dst []byte) []byte {
+func (m *Message) appendJSONTail(dst []byte, rc *recordCache) []byte {
 	if mode := m.ModeName(); mode != "" {
 		dst = append(dst, `,"mode":`...)
 		dst = termsafe.AppendJSONString(dst, mode)
 	}
 	if l := m.Listener; l != nil {
 		dst = append(dst, `,"listener":{"type":`...)
-		if l.Type != nil {
+		switch {
+		case l.Type != nil && rc != nil:
+			dst = append(dst, rc.typeOf(*l.Type).json...)
+		case l.Type != nil:
 			dst = termsafe.AppendJSONString(dst, *l.Type)
 			dst = termsafe.AppendHexIfInvalid(dst, "type_hex", *l.Type)
-		} else {
+		default:
 			dst = append(dst, "null"...)
 		}
 		dst = append(dst, `,"version":`...)

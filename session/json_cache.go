@@ -29,10 +29,16 @@ type recordCache struct {
 		text []byte // `{"name":"…","bit":`
 	}
 	memo  [1 << memoBits]fieldsMemo
-	types [typeSlots]struct { // by the type's address
-		typ, esc string // esc: termsafe.Escape(typ)
-		plain    bool   // esc is JSON-plain (termsafe.JSONPlain)
-	}
+	types [typeSlots]typeEntry // by the type's address
+}
+
+// typeEntry is what recordCache keeps of a listener type.
+type typeEntry struct {
+	typ, esc string // esc: termsafe.Escape(typ)
+	plain    bool   // esc is JSON-plain (termsafe.JSONPlain)
+	// json is the listener object's "type" value as appendJSONTail
+	// writes it (with "type_hex" for a type that is not UTF-8).
+	json []byte
 }
 
 // fieldsMemo is the "fields" key of the record of a short message's
@@ -95,13 +101,20 @@ const (
 // listenerType returns typ as termsafe.Escape spells it, and whether a
 // JSON string holds that unchanged, as appendName finds its names.
 func (rc *recordCache) listenerType(typ string) (string, bool) {
+	e := rc.typeOf(typ)
+	return e.esc, e.plain
+}
+
+// typeOf returns the entry of typ, made when it is not kept.
+func (rc *recordCache) typeOf(typ string) *typeEntry {
 	p := uintptr(unsafe.Pointer(unsafe.StringData(typ)))
 	e := &rc.types[uint64(p)*0x9e3779b97f4a7c15>>(64-typeBits)]
-	if e.esc == "" || e.typ != typ {
+	if e.json == nil || e.typ != typ {
 		e.typ, e.esc = typ, termsafe.Escape(typ)
 		e.plain = termsafe.JSONPlain([]byte(e.esc))
+		e.json = termsafe.AppendHexIfInvalid(termsafe.AppendJSONString(e.json[:0], typ), "type_hex", typ)
 	}
-	return e.esc, e.plain
+	return e
 }
 
 // nameSlots is how many field names recordCache keeps, by address (a

@@ -57,13 +57,17 @@ func TestRecordCacheSpellsAsUncached(t *testing.T) {
 // the types a summary shows, whatever the address they come at.
 func TestRecordCacheListenerType(t *testing.T) {
 	var rc recordCache
-	types := []string{"Load.Listener7, Load", strings.Clone("Load.Listener7, Load"), "a\"b", "a\\b", "\x1b[2J", "é", "", "\u202e"}
+	types := []string{"Load.Listener7, Load", strings.Clone("Load.Listener7, Load"), "a\"b", "a\\b", "\x1b[2J", "é", "", "\u202e", "a\xffb"}
 	for range 3 {
 		for _, typ := range types {
 			esc, plain := rc.listenerType(typ)
 			want := termsafe.Escape(typ)
 			if esc != want || plain != termsafe.JSONPlain([]byte(want)) {
 				t.Errorf("listenerType(%q) = %q, %v; want %q, %v", typ, esc, plain, want, !plain)
+			}
+			wantJSON := termsafe.AppendHexIfInvalid(termsafe.AppendJSONString(nil, typ), "type_hex", typ)
+			if got := rc.typeOf(typ).json; string(got) != string(wantJSON) {
+				t.Errorf("typeOf(%q).json = %s; want %s", typ, got, wantJSON)
 			}
 		}
 	}

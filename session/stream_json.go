@@ -259,7 +259,7 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 				memo.text, memo.ok = append(memo.text[:0], dst[at:]...), true
 			}
 		}
-		dst = m.appendJSONTail(dst)
+		dst = m.appendJSONTail(dst, b.rc)
 		if m.fieldsLater {
 			m.Fields = nil
 		}
