@@ -250,7 +250,7 @@ func (m *Message) appendJSONTail(dst []byte, rc *recordCache) []byte {
 	}
 	if m.HasLatency {
 		dst = append(dst, `,"latency_ns":`...)
-		dst = strconv.AppendInt(dst, int64(m.Latency), 10)
+		dst = appendInt(dst, int(m.Latency))
 	}
 	return append(dst, '}')
 }
