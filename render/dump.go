@@ -211,10 +211,12 @@ func NewJSON(out io.Writer, sel session.Selector) *JSONStream { return NewBatche
 // of writing its JSON lines to out.
 func NewBatches(out io.Writer, sel session.Selector, sink func(*session.JSONBatch) error) *JSONStream {
 	s := &JSONStream{out: out, sel: sel, sink: sink, full: make(chan *session.JSONBatch, jsonBatches), free: make(chan *session.JSONBatch, jsonBatches), done: make(chan struct{})}
-	for range jsonBatches - 1 {
-		s.free <- &session.JSONBatch{}
+	// Encoded on one goroutine (run): they share its caches.
+	bs := session.NewJSONBatches(jsonBatches)
+	for _, b := range bs[1:] {
+		s.free <- b
 	}
-	s.cur = &session.JSONBatch{}
+	s.cur = bs[0]
 	go s.run()
 	return s
 }

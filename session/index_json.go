@@ -125,7 +125,9 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		unturned.Decode(c.profile, r.dir, r.state(), data, &sc.spans, d)
 	}
 
-	*m = Message{origin: c.originOfRec(cn, int32(n-1)), Origin: c.originNameOfRec(cn, int32(n-1)), Sight: c.sightOf(int32(n - 1))}
+	// Cleared, then set: a literal is made whole and then copied.
+	*m = Message{}
+	m.origin, m.Origin, m.Sight = c.originOfRec(cn, int32(n-1)), c.originNameOfRec(cn, int32(n-1)), c.sightOf(int32(n-1))
 	m.N, m.Frame, m.Time, m.Conn = n, int(r.frame), time.Unix(0, c.timeOf(int32(n-1))).UTC(), cn.info.Conn
 	m.Dir, m.Data, m.Enum, m.Kind = r.dir, data, d.Enum, d.Kind
 	if lazy {

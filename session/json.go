@@ -91,22 +91,40 @@ func (c *Index) SetOrigin(host, capture string) {
 	c.origin = b
 }
 
-// appendJSONTime is appendJSON with tc, when not nil, spelling the time
-// (a batch of records mostly shares its seconds).
-func (m *Message) appendJSONTime(dst, conn []byte, tc *jsontime.Cache) ([]byte, error) {
-	var err error
+// appendJSONTime is appendJSON with rc, when not nil, spelling what
+// records share (recordCache: a batch of records mostly shares its
+// seconds, names and keys).
+func (m *Message) appendJSONTime(dst, conn []byte, rc *recordCache) ([]byte, error) {
+	dst = m.appendJSONHead(dst, conn, rc)
+	if m.Summary != "" {
+		dst = append(dst, `,"summary":`...)
+		dst = termsafe.AppendJSONString(dst, m.Summary)
+	}
+	dst, err := m.appendFields(dst, rc)
+	return m.appendJSONTail(dst, rc), err
+}
+
+// appendJSONHead appends the record of m up to its "msg", which its
+// "summary" follows (appendJSONTime).
+func (m *Message) appendJSONHead(dst, conn []byte, rc *recordCache) []byte {
+	return m.appendJSONKind(m.appendJSONStart(dst, conn, rc), rc)
+}
+
+// appendJSONStart appends the record of m up to its "conn"
+// (appendJSONHead).
+func (m *Message) appendJSONStart(dst, conn []byte, rc *recordCache) []byte {
 	dst = append(dst, `{"n":`...)
 	dst = appendInt(dst, m.N)
 	dst = append(dst, `,"frame":`...)
 	dst = appendInt(dst, m.Frame)
-	dst = append(dst, `,"time":"`...)
-	if tc != nil {
-		dst = tc.Append(dst, m.Time)
+	if rc != nil {
+		dst = rc.appendTime(dst, m.Time)
 	} else {
+		dst = append(dst, `,"time":"`...)
 		dst = jsontime.Append(dst, m.Time)
+		dst = append(dst, '"')
+		dst = jsontime.AppendNS(dst, m.Time)
 	}
-	dst = append(dst, '"')
-	dst = jsontime.AppendNS(dst, m.Time)
 	dst = append(dst, m.origin...)
 	dst = appendSight(dst, m.Sight)
 	dst = append(dst, `,"conn":`...)
@@ -115,8 +133,19 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *jsontime.Cache) ([]byte, 
 	} else {
 		dst = appendConn(dst, m.Conn)
 	}
-	dst = append(dst, `,"dir":`...)
-	dst = termsafe.AppendJSONString(dst, m.Dir.String())
+	return dst
+}
+
+// appendJSONKind appends the record of m from its "dir" to its "msg"
+// (appendJSONHead): what its bytes, its direction and its decoding's
+// enum and kind make.
+func (m *Message) appendJSONKind(dst []byte, rc *recordCache) []byte {
+	if rc != nil {
+		dst = rc.appendDir(dst, m.Dir)
+	} else {
+		dst = append(dst, `,"dir":`...)
+		dst = termsafe.AppendJSONString(dst, m.Dir.String())
+	}
 	dst = append(dst, `,"proto":"unturned","len":`...)
 	dst = appendInt(dst, len(m.Data))
 	dst = appendHex(dst, m.Data)
@@ -126,21 +155,30 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *jsontime.Cache) ([]byte, 
 	dst = appendInt(dst, int(m.Enum.Bits))
 	dst = append(dst, `,"widened":`...)
 	dst = strconv.AppendBool(dst, m.Enum.Widened)
-	dst = append(dst, `},"msg":`...)
-	dst = termsafe.AppendJSONString(dst, m.Name())
-	if m.Summary != "" {
-		dst = append(dst, `,"summary":`...)
-		dst = termsafe.AppendJSONString(dst, m.Summary)
+	if rc != nil && m.Rec == nil {
+		return rc.appendKind(dst, m.Kind)
 	}
+	dst = append(dst, `},"msg":`...)
+	return termsafe.AppendJSONString(dst, m.Name())
+}
+
+// appendFields appends the "fields" key of m's record (appendJSONTime),
+// reporting a value JSON cannot hold.
+func (m *Message) appendFields(dst []byte, rc *recordCache) ([]byte, error) {
+	var err error
 	dst = append(dst, `,"fields":[`...)
 	for i := range m.Fields {
 		s := &m.Fields[i]
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `{"name":`...)
-		dst = termsafe.AppendJSONString(dst, s.Name)
-		dst = append(dst, `,"bit":`...)
+		if rc != nil {
+			dst = rc.appendName(dst, s.Name)
+		} else {
+			dst = append(dst, `{"name":`...)
+			dst = termsafe.AppendJSONString(dst, s.Name)
+			dst = append(dst, `,"bit":`...)
+		}
 		dst = appendInt(dst, int(s.Bit))
 		dst = append(dst, `,"bits":`...)
 		dst = appendInt(dst, int(s.Bits))
@@ -154,17 +192,25 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *jsontime.Cache) ([]byte, 
 		}
 		dst = append(dst, '}')
 	}
-	dst = append(dst, ']')
+	return append(dst, ']'), err
+}
+
+// appendJSONTail appends the record of m after its "fields"
+// (appendJSONTime).
+func (m *Message) appendJSONTail(dst []byte, rc *recordCache) []byte {
 	if mode := m.ModeName(); mode != "" {
 		dst = append(dst, `,"mode":`...)
 		dst = termsafe.AppendJSONString(dst, mode)
 	}
 	if l := m.Listener; l != nil {
 		dst = append(dst, `,"listener":{"type":`...)
-		if l.Type != nil {
+		switch {
+		case l.Type != nil && rc != nil:
+			dst = append(dst, rc.typeOf(*l.Type).json...)
+		case l.Type != nil:
 			dst = termsafe.AppendJSONString(dst, *l.Type)
 			dst = termsafe.AppendHexIfInvalid(dst, "type_hex", *l.Type)
-		} else {
+		default:
 			dst = append(dst, "null"...)
 		}
 		dst = append(dst, `,"version":`...)
@@ -204,10 +250,9 @@ func (m *Message) appendJSONTime(dst, conn []byte, tc *jsontime.Cache) ([]byte, 
 	}
 	if m.HasLatency {
 		dst = append(dst, `,"latency_ns":`...)
-		dst = strconv.AppendInt(dst, int64(m.Latency), 10)
+		dst = appendInt(dst, int(m.Latency))
 	}
-	dst = append(dst, '}')
-	return dst, err
+	return append(dst, '}')
 }
 
 // appendInt appends v in decimal: strconv.AppendInt, with the numbers

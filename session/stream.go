@@ -517,7 +517,8 @@ func (c *Index) emit(i int32) {
 	swapped := w != nil && (!s.pre.ok || s.pre.i != i)
 	if swapped {
 		saved = s.pre
-		s.pre = preDecoded{ok: true, i: i, data: w.data, st: w.st, d: &w.d}
+		// Field by field, as decodeCommit sets it.
+		s.pre.ok, s.pre.i, s.pre.data, s.pre.st, s.pre.d, s.pre.spans = true, i, w.data, w.st, &w.d, nil
 		if c.spansAtCommit() {
 			s.pre.spans = &w.spans
 		}

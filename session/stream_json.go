@@ -4,7 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/internal/jsontime"
+	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -26,7 +26,9 @@ type JSONBatch struct {
 	// conns is each connection's "conn" value, encoded once, by index: the
 	// encoding goroutine's alone.
 	conns [][]byte
-	tc    jsontime.Cache
+	// rc is what the encoder spells once (recordCache): b's own, or
+	// shared with the batches made with it (NewJSONBatches).
+	rc    *recordCache
 	texts texts  // the summaries the encoder makes (Message.lineLater)
 	line  []byte // the summary being encoded (AppendJSON)
 	// profile decodes the fields the Index left to the encoder
@@ -36,6 +38,21 @@ type JSONBatch struct {
 	sp      netpak.Spans
 	// held counts the bytes the batch's messages hold (Held).
 	held int
+}
+
+// NewJSONBatches returns n empty batches whose encoders share what they
+// spell once (the keys and names records share, the fields of repeated
+// short messages), so that it is spelled once for all, in memory that
+// stays in the cache of the core that encodes them: one goroutine
+// encodes them all (AppendJSON), one after another. A zero JSONBatch has
+// its own.
+func NewJSONBatches(n int) []*JSONBatch {
+	rc := &recordCache{}
+	bs := make([]*JSONBatch, n)
+	for i := range bs {
+		bs[i] = &JSONBatch{rc: rc}
+	}
+	return bs
 }
 
 // Len returns how many messages b holds.
@@ -175,6 +192,9 @@ func (b *JSONBatch) id(p *uint32) *uint32 {
 // AppendJSON appends the `dump --json` line of every message in b, in
 // order, to dst.
 func (b *JSONBatch) AppendJSON(dst []byte) []byte {
+	if b.rc == nil {
+		b.rc = &recordCache{}
+	}
 	for i := range b.msgs {
 		m := &b.msgs[i]
 		k := b.conn[i]
@@ -190,34 +210,91 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 			dst = append(m.Rec.AppendJSON(dst, m.recOrigin()), '\n')
 			continue
 		}
+		// A short message's fields and summary, which the Index left to
+		// the encoder, are those of the same bytes before
+		// (recordCache.fieldsOf).
+		var memo *fieldsMemo
 		if m.fieldsLater {
+			memo = b.rc.fieldsOf(b.profile, m)
+		}
+		hit := memo != nil && memo.ok && (!m.summaryLater || memo.sumOK)
+		if m.fieldsLater && !hit {
 			// Decoded into b.sp, valid until the next: the message's
 			// fields stay to be decoded for whoever reads it again.
 			m.Fields = b.fields(m)
 		}
-		if m.summaryLater {
-			// From the decoding fields just made, as for lineLater.
-			b.line = b.dec.AppendListenerSummary(b.line[:0], m.Listener)
-			m.Summary = unsafe.String(unsafe.SliceData(b.line), len(b.line))
-			dst, _ = m.appendJSONTime(dst, conn, &b.tc)
-			m.Summary = ""
-		} else if m.lineLater {
-			// The summary is encoded from the bytes it is built in, not
-			// made a string through the texts set (its map lookup was a
-			// fifth of this encoding, issue 28); Message makes the string.
-			b.line = m.line.Append(b.line[:0], m.Listener)
-			m.Summary = unsafe.String(unsafe.SliceData(b.line), len(b.line))
-			dst, _ = m.appendJSONTime(dst, conn, &b.tc)
-			m.Summary = ""
+		dst = m.appendJSONStart(dst, conn, b.rc)
+		if memo != nil && memo.kindOK && memo.enum == m.Enum && memo.kind == m.Kind {
+			dst = append(dst, memo.head...)
 		} else {
-			dst, _ = m.appendJSONTime(dst, conn, &b.tc)
+			at := len(dst)
+			dst = m.appendJSONKind(dst, b.rc)
+			if memo != nil {
+				memo.head, memo.kindOK, memo.enum, memo.kind = append(memo.head[:0], dst[at:]...), true, m.Enum, m.Kind
+			}
 		}
+		switch {
+		case m.summaryLater && hit:
+			dst = append(dst, memo.sum...)
+		case m.summaryLater || m.lineLater:
+			// The summary is written where the record takes it and
+			// escaped there only when it needs to be, not made a string
+			// through the texts set (its map lookup was a fifth of this
+			// encoding, issue 28) nor copied; Message makes the string.
+			at := len(dst)
+			dst = b.appendSummary(dst, m)
+			if m.summaryLater && memo != nil {
+				memo.sum, memo.sumOK = append(memo.sum[:0], dst[at:]...), true
+			}
+		case m.Summary != "":
+			dst = append(dst, `,"summary":`...)
+			dst = termsafe.AppendJSONString(dst, m.Summary)
+		}
+		if hit {
+			dst = append(dst, memo.text...)
+		} else {
+			at := len(dst)
+			dst, _ = m.appendFields(dst, b.rc)
+			if memo != nil {
+				memo.text, memo.ok = append(memo.text[:0], dst[at:]...), true
+			}
+		}
+		dst = m.appendJSONTail(dst, b.rc)
 		if m.fieldsLater {
 			m.Fields = nil
 		}
 		dst = append(dst, '\n')
 	}
 	return dst
+}
+
+// appendSummary appends the "summary" key of m, which the Index left to
+// the encoder (summaryLater, from the decoding fields just made, or
+// lineLater): as appendJSONTime does for the same Summary.
+func (b *JSONBatch) appendSummary(dst []byte, m *Message) []byte {
+	start := len(dst)
+	dst = append(dst, `,"summary":"`...)
+	at := len(dst)
+	plain := false
+	if m.summaryLater {
+		dst = b.dec.AppendListenerSummary(dst, m.Listener)
+	} else {
+		// Plain when its listener type is (ListenerLine.AppendTyped).
+		esc := ""
+		plain = true
+		if l := m.Listener; l.Type != nil {
+			esc, plain = b.rc.listenerType(*l.Type)
+		}
+		dst = m.line.AppendTyped(dst, m.Listener, esc)
+	}
+	switch {
+	case len(dst) == at:
+		return dst[:start]
+	case plain || termsafe.JSONPlain(dst[at:]):
+		return append(dst, '"')
+	}
+	b.line = append(b.line[:0], dst[at:]...)
+	return termsafe.AppendJSONString(dst[:at-1], unsafe.String(unsafe.SliceData(b.line), len(b.line)))
 }
 
 // fields decodes the fields of m, which the Index left to the encoder

@@ -274,3 +274,40 @@ func TestStreamLazyFields(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamSharedBatches holds batches made together (NewJSONBatches),
+// whose encoders share their caches, to the full Index: a capture's
+// messages dealt to them in turns of a few are the Index's records once
+// the batches are encoded in the same turns.
+func TestStreamSharedBatches(t *testing.T) {
+	for _, path := range streamCaptures(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			full := readFixture(t, path, false)
+			want := full.AppendJSONRange(nil, 1, full.Len(), nil)
+			bs := session.NewJSONBatches(3)
+			var got []byte
+			k := 0
+			streamFixture(t, path, false, func(c *session.Index) session.Stream {
+				return session.Stream{Lazy: true, Settled: func(n int) error {
+					b := bs[k%len(bs)]
+					c.AddJSON(b, n, nil)
+					if b.Len() == 5 {
+						got = b.AppendJSON(got)
+						b.Reset()
+						k++
+					}
+					return nil
+				}}
+			})
+			for range bs {
+				b := bs[k%len(bs)]
+				got = b.AppendJSON(got)
+				b.Reset()
+				k++
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("shared batches' dump --json differs from the Index's (%d bytes; want %d)", len(got), len(want))
+			}
+		})
+	}
+}

@@ -165,6 +165,18 @@ func (d *Decoded) ListenerLine(l *Listener) (ListenerLine, bool) {
 // Append appends AppendListenerSummary's text for a message of s whose
 // listener the tables resolved as l (not nil).
 func (s ListenerLine) Append(b []byte, l *Listener) []byte {
+	typ := ""
+	if l.Type != nil {
+		typ = termsafe.Escape(*l.Type)
+	}
+	return s.AppendTyped(b, l, typ)
+}
+
+// AppendTyped is Append with typ, l's type as termsafe.Escape spells it
+// (unused when l has none), which a caller writing many messages of few
+// listeners keeps. The text apart from typ is printable ASCII without
+// quotes or backslashes: as typ is, so is the whole line in JSON.
+func (s ListenerLine) AppendTyped(b []byte, l *Listener, typ string) []byte {
 	if s.Kind == KindNegotiateListenerDetails {
 		b = append(b, s.Mode.String()...)
 		b = append(b, ' ')
@@ -180,7 +192,7 @@ func (s ListenerLine) Append(b []byte, l *Listener) []byte {
 	}
 	if l.Type != nil {
 		b = append(b, ' ')
-		b = append(b, termsafe.Escape(*l.Type)...)
+		b = append(b, typ...)
 	}
 	if l.Version != nil {
 		b = appendID(b, " v", *l.Version)

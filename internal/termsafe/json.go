@@ -180,12 +180,7 @@ func zeroBytes(w uint64) uint64 { return (w - ones) &^ w }
 // JSONPlain reports whether b is ASCII that a JSON string holds unchanged,
 // so a caller can copy it between quotes without AppendJSONString.
 func JSONPlain(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf || !asciiSafe[c] {
-			return false
-		}
-	}
-	return true
+	return plainPrefix(unsafe.String(unsafe.SliceData(b), len(b))) == len(b)
 }
 
 // AppendHexIfInvalid appends `,"KEY":"HEX"`, the exact bytes of s in
