@@ -38,8 +38,13 @@ func AppendJSONOrigin(dst []byte, r *Record, origin []byte) []byte {
 type jsonParts struct {
 	fields  []dissect.Field
 	payload *ulinkrpc.Payload
-	walk    *ulinkrpc.JSONWalk
-	off     int
+	// exact is the envelope's values read at their fixed offsets
+	// (ulinkrpc.EnvelopeExact), nil when fields lists them instead: its
+	// fields are then written straight from them and the bytes
+	// (appendExactFields).
+	exact *ulinkrpc.Envelope
+	walk  *ulinkrpc.JSONWalk
+	off   int
 	// tc spells the time, conn is the "conn" value encoded (the encoding
 	// goroutine's caches).
 	tc   *jsontime.Cache
@@ -95,14 +100,21 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"fields":[`...)
-	for i := range fields {
-		if i > 0 {
-			dst = append(dst, ',')
+	// payHex is where the payload field's hex starts in dst, -1 for none:
+	// the envelope's "hex" copies it.
+	nf, payHex := len(fields), -1
+	if parts != nil && parts.exact != nil {
+		dst, nf, payHex = appendExactFields(dst, r.Envelope, parts.exact)
+	} else {
+		for i := range fields {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendField(dst, &fields[i])
 		}
-		dst = appendField(dst, &fields[i])
 	}
 	if parts != nil && parts.payload != nil {
-		n := len(fields)
+		n := nf
 		for i := range parts.payload.Fields {
 			if f := &parts.payload.Fields[i]; !payloadRoot(f) {
 				dst = appendSep(dst, &n)
@@ -152,7 +164,17 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 	dst = append(dst, ']')
 	if r.Envelope != nil {
 		dst = append(dst, `,"hex":"`...)
-		dst = hex.AppendEncode(dst, r.Envelope)
+		if payHex >= 0 {
+			// The payload's hex is written already: copied, not encoded
+			// again.
+			e := parts.exact
+			end := e.PayloadOff + len(e.Payload)
+			dst = hex.AppendEncode(dst, r.Envelope[:e.PayloadOff])
+			dst = append(dst, dst[payHex:payHex+2*len(e.Payload)]...)
+			dst = hex.AppendEncode(dst, r.Envelope[end:])
+		} else {
+			dst = hex.AppendEncode(dst, r.Envelope)
+		}
 		dst = append(dst, '"')
 	}
 	if r.Pair != 0 {
@@ -217,6 +239,80 @@ func appendOptString(dst []byte, p *string) []byte {
 		return append(dst, "null"...)
 	}
 	return termsafe.AppendJSONString(dst, *p)
+}
+
+// appendExactFields appends the field entries of envelope b, of a frame
+// ulinkrpc.EnvelopeExact read as e, as appendField appends those
+// DecodeEnvelope lists (ulinkrpc.md 4: the same names, spans and values),
+// without listing them; n is how many, payHex where the payload's hex
+// starts in dst (-1 for none).
+func appendExactFields(dst, b []byte, e *ulinkrpc.Envelope) (_ []byte, n, payHex int) {
+	be := func(off int) uint32 {
+		return uint32(b[off])<<24 | uint32(b[off+1])<<16 | uint32(b[off+2])<<8 | uint32(b[off+3])
+	}
+	// payload appends the length and payload fields at byte off.
+	payload := func(dst []byte, off int) []byte {
+		dst = append(dst, `,{"name":"length","bit":`...)
+		dst = strconv.AppendInt(dst, int64(8*off), 10)
+		dst = append(dst, `,"bits":32,"value":`...)
+		dst = strconv.AppendInt(dst, int64(len(e.Payload)), 10)
+		dst = append(dst, `},{"name":"payload","bit":`...)
+		dst = strconv.AppendInt(dst, int64(8*(off+4)), 10)
+		dst = append(dst, `,"bits":`...)
+		dst = strconv.AppendInt(dst, int64(8*len(e.Payload)), 10)
+		dst = append(dst, `,"value":"`...)
+		payHex = len(dst)
+		dst = hex.AppendEncode(dst, e.Payload)
+		return append(dst, `"}`...)
+	}
+	dst = append(dst, `{"name":"type","bit":0,"bits":8,"value":`...)
+	dst = strconv.AppendUint(dst, uint64(e.Type), 10)
+	dst = append(dst, '}')
+	switch e.Type {
+	case ulinkrpc.Request:
+		dst = append(dst, `,{"name":"request_id","bit":8,"bits":32,"value":`...)
+		dst = strconv.AppendUint(dst, uint64(be(1)), 10)
+		dst = append(dst, `},{"name":"service_id","bit":40,"bits":32,"value":`...)
+		dst = strconv.AppendInt(dst, int64(int32(be(5))), 10)
+		dst = append(dst, `},{"name":"method_id","bit":72,"bits":32,"value":`...)
+		dst = strconv.AppendInt(dst, int64(int32(be(9))), 10)
+		dst = append(dst, '}')
+		return payload(dst, 13), 6, payHex
+	case ulinkrpc.Push:
+		dst = append(dst, `,{"name":"service_id","bit":8,"bits":32,"value":`...)
+		dst = strconv.AppendInt(dst, int64(int32(be(1))), 10)
+		dst = append(dst, `},{"name":"method_id","bit":40,"bits":32,"value":`...)
+		dst = strconv.AppendInt(dst, int64(int32(be(5))), 10)
+		dst = append(dst, '}')
+		return payload(dst, 9), 5, payHex
+	case ulinkrpc.Response:
+		dst = append(dst, `,{"name":"request_id","bit":8,"bits":32,"value":`...)
+		dst = strconv.AppendUint(dst, uint64(be(1)), 10)
+		dst = append(dst, `},{"name":"status","bit":40,"bits":8,"value":`...)
+		dst = strconv.AppendUint(dst, uint64(b[5]), 10)
+		dst = append(dst, '}')
+		dst = payload(dst, 6)
+		at := 10 + len(e.Payload) // has_error
+		dst = append(dst, `,{"name":"has_error","bit":`...)
+		dst = strconv.AppendInt(dst, int64(8*at), 10)
+		dst = append(dst, `,"bits":8,"value":`...)
+		dst = strconv.AppendBool(dst, e.HasError)
+		dst = append(dst, '}')
+		if !e.HasError {
+			return dst, 6, payHex
+		}
+		dst = append(dst, `,{"name":"error_length","bit":`...)
+		dst = strconv.AppendInt(dst, int64(8*(at+1)), 10)
+		dst = append(dst, `,"bits":32,"value":`...)
+		dst = strconv.AppendInt(dst, int64(len(e.Error)), 10)
+		dst = append(dst, '}', ',')
+		f := dissect.Field{Name: "error", Bit: 8 * (at + 5), Bits: 8 * len(e.Error), Value: e.Error}
+		return appendField(dst, &f), 8, payHex
+	}
+	// KeepAlivePing, KeepAlivePong
+	dst = append(dst, `,{"name":"ticks","bit":8,"bits":64,"value":`...)
+	dst = strconv.AppendInt(dst, e.Ticks, 10)
+	return append(dst, '}'), 2, payHex
 }
 
 // appendField appends an outputs.md field entry; a string that is not valid

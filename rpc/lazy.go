@@ -179,9 +179,16 @@ var lazyScratches = sync.Pool{New: func() any { return new(lazyScratch) }}
 func appendBare(dst []byte, r *Record, origin []byte) []byte {
 	sc := lazyScratches.Get().(*lazyScratch)
 	defer lazyScratches.Put(sc)
-	env, _ := ulinkrpc.DecodeEnvelopeInto(r.Envelope, sc.fields)
-	sc.fields = env.Fields
-	parts := jsonParts{fields: env.Fields, tc: &sc.tc, conn: sc.conn(r.Conn)}
+	parts := jsonParts{tc: &sc.tc, conn: sc.conn(r.Conn)}
+	env, exact := ulinkrpc.EnvelopeExact(r.Envelope)
+	if exact {
+		// Its fields are written from its bytes (appendExactFields).
+		parts.exact = &env
+	} else {
+		env, _ = ulinkrpc.DecodeEnvelopeInto(r.Envelope, sc.fields)
+		sc.fields = env.Fields
+		parts.fields = env.Fields
+	}
 	if r.lazy != nil {
 		p := r.decodePayload(env, true, &sc.cut)
 		parts.payload, parts.off = &p, env.PayloadOff

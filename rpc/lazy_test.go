@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -40,7 +41,32 @@ func lazySteps() []step {
 		step{dissect.S2C, 3360, ulinkrpc.EncodePush(5, 5, []byte{0xff, 0x00, 0x12})},                          // raw
 		step{dissect.C2S, 3500, []byte{9, 1, 2}},                                                              // unknown type
 		step{dissect.C2S, 3600, []byte{1, 0, 0}},                                                              // cut short
+		// Read at their fixed offsets (ulinkrpc.EnvelopeExact): negative
+		// ids, big request ids and ticks, an unknown status, an error
+		// text that is not UTF-8, a has_error byte other than 1, an
+		// error with no text, trailing bytes.
+		step{dissect.C2S, 3700, ulinkrpc.EncodeRequest(0xfffffffe, -3, -2147483648, []byte(`{"n":-1}`))},
+		step{dissect.S2C, 3710, ulinkrpc.EncodeResponse(0xfffffffe, ulinkrpc.Status(200), []byte(`[1]`), "bad \xff\x1b[31m text")},
+		step{dissect.S2C, 3720, ulinkrpc.EncodePush(-1, 2147483647, nil)},
+		step{dissect.C2S, 3730, ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePing, -5)},
+		step{dissect.S2C, 3740, ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePong, 1<<62)},
+		step{dissect.S2C, 3750, withHasError(ulinkrpc.EncodeResponse(77, ulinkrpc.StatusOk, []byte(`{}`), "x"), 7)},
+		step{dissect.S2C, 3760, withHasError(ulinkrpc.EncodeResponse(78, ulinkrpc.StatusOk, nil, ""), 1)},
+		step{dissect.C2S, 3770, append(ulinkrpc.EncodeRequest(5, 1, 1, []byte(`{}`)), 0)},
+		step{dissect.S2C, 3780, append(ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePong, 1), 0)},
 	)
+}
+
+// withHasError is Response frame b with its has_error byte set to v (b
+// without an error text gets an empty one).
+func withHasError(b []byte, v byte) []byte {
+	b = bytes.Clone(b)
+	at := 10 + int(binary.BigEndian.Uint32(b[6:]))
+	if b[at] == 0 {
+		b = append(b, 0, 0, 0, 0)
+	}
+	b[at] = v
+	return b
 }
 
 // TestLazySame: a Lazy session's records, whose payloads are decoded only

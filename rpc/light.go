@@ -152,7 +152,7 @@ func (s *Session) names(t ulinkrpc.FrameType, sid, mid int32) (svc, m *string) {
 // askName is the method name of open Request n for its pending note: from
 // its record, or in a light session from its tally entry.
 func (s *Session) askName(n int) (string, bool) {
-	if r := s.byN[n]; r != nil {
+	if r := s.open.find(n); r != nil {
 		return r.methodName(), true
 	}
 	p, ok := s.tally.pending.find(n)

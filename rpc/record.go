@@ -73,6 +73,9 @@ type Record struct {
 	// session reuses with the record.
 	pooled      bool
 	ownEnvelope bool
+	// asked says the record was put among its session's open askers
+	// (openList.put), whether or not it still is (Open).
+	asked bool
 	// compact marks a record a full index keeps compact (compact.go): its
 	// Fields, TransformFields and Payload dropped once numbered, and for
 	// a transformed frame its Envelope too, raw keeping the frame as on
@@ -365,7 +368,11 @@ func (s *Session) Numbered(r *Record, n int) *Record {
 // Open reports whether r is an asker (a Request or a KeepAlivePing) still
 // waiting for its answer: neither answered nor forgotten past
 // Config.MaxOpen.
-func (s *Session) Open(r *Record) bool { return r.N != 0 && r.Pair == 0 && s.byN[r.N] == r }
+func (s *Session) Open(r *Record) bool {
+	// asked first: most records never were (and a copy of one that was
+	// is not the one open).
+	return r.asked && r.N != 0 && r.Pair == 0 && s.open.find(r.N) == r
+}
 
 // apply names, pairs and decodes the payload of a numbered record.
 func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
@@ -375,15 +382,14 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 		m := s.envRPC(&r.RPC, env)
 		s.payload(r, env, m, true)
 		if a, ok := s.reqs.Ask(keyOf(d, env.RequestID), dissect.Ask{N: r.N, Time: r.Time}); ok {
-			delete(s.byN, a.N)
+			s.open.take(a.N)
 		}
-		s.byN[r.N] = r
+		s.open.put(r)
 	case ulinkrpc.Response:
 		s.envRPC(&r.RPC, env)
 		var m *ulinkrpc.Method
 		if a, ok := s.reqs.Latest(keyOf(1-d, env.RequestID)); ok {
-			req := s.byN[a.N]
-			delete(s.byN, a.N)
+			req := s.open.take(a.N)
 			s.link(req, r, a)
 			if req != nil {
 				r.RPC.ServiceID, r.RPC.MethodID = req.RPC.ServiceID, req.RPC.MethodID
@@ -401,9 +407,9 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 	case ulinkrpc.KeepAlivePing:
 		s.envRPC(&r.RPC, env)
 		if a, ok := s.pings.Ask(pingKey{d, env.Ticks}, dissect.Ask{N: r.N, Time: r.Time}); ok {
-			delete(s.byN, a.N)
+			s.open.take(a.N)
 		}
-		s.byN[r.N] = r
+		s.open.put(r)
 	case ulinkrpc.KeepAlivePong:
 		s.envRPC(&r.RPC, env)
 		a, ok := s.pings.Oldest(pingKey{1 - d, env.Ticks})
@@ -411,8 +417,7 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 			a, ok = s.pings.OldestWhere(func(k pingKey) bool { return k.dir == 1-d })
 		}
 		if ok {
-			ping := s.byN[a.N]
-			delete(s.byN, a.N)
+			ping := s.open.take(a.N)
 			s.link(ping, r, a)
 		} else {
 			r.Findings = append(r.Findings, dissect.Finding{Severity: dissect.Note, Group: dissect.Sequence,

@@ -151,7 +151,7 @@ type Session struct {
 
 	records  []*Record
 	tally    Tally
-	byN      map[int]*Record // open Requests and Pings, by n
+	open     openList // open Requests and Pings, by n
 	reqs     dissect.Pairs[reqKey]
 	pings    dissect.Pairs[pingKey]
 	findings []ConnFinding
@@ -173,7 +173,7 @@ type Session struct {
 
 // New returns a Session for conn.
 func New(conn dissect.Conn, cfg Config) *Session {
-	s := &Session{conn: conn, cfg: cfg, byN: make(map[int]*Record), kcpConvs: make(map[uint32]bool)}
+	s := &Session{conn: conn, cfg: cfg, kcpConvs: make(map[uint32]bool)}
 	s.reqs.Max, s.pings.Max = cfg.MaxOpen, cfg.MaxOpen
 	if cfg.Contracts != nil {
 		s.types = cfg.Contracts.DTOs()
@@ -468,7 +468,7 @@ func (s *Session) Finish() {
 func (s *Session) Pending() []*Record {
 	var out []*Record
 	for _, p := range s.reqs.Pending() {
-		if r := s.byN[p.N]; r != nil {
+		if r := s.open.find(p.N); r != nil {
 			out = append(out, r)
 		}
 	}

@@ -213,7 +213,49 @@ var envelopeFields = [...]int{Request: 6, Response: 6, Push: 5}
 // DecodeEnvelopeValues is DecodeEnvelope without Fields: the values and
 // findings, for a caller that lists the fields later, if at all (rpc's
 // lazy records, issue 28), with no allocation for a plain frame.
-func DecodeEnvelopeValues(b []byte) (Envelope, error) { return decodeEnvelope(b, nil, true) }
+func DecodeEnvelopeValues(b []byte) (Envelope, error) {
+	if env, ok := EnvelopeExact(b); ok {
+		return env, nil
+	}
+	return decodeEnvelope(b, nil, true)
+}
+
+// EnvelopeExact is DecodeEnvelopeValues of a frame of a known type that is
+// consumed exactly and whose lengths DecodeEnvelope accepts (headExact's
+// test: the common case), read in one pass from ulinkrpc.md 4's fixed
+// offsets, with the same values and findings; ok false, for every other
+// frame, leaves it to DecodeEnvelopeValues. Its fields are where
+// ulinkrpc.md 4 puts them (a writer of them need not list them: rpc's
+// `dump --json`).
+func EnvelopeExact(b []byte) (env Envelope, ok bool) {
+	var h Head
+	if !headExact(b, &h) {
+		return env, false
+	}
+	env = Envelope{Type: h.Type, RequestID: h.RequestID, ServiceID: h.ServiceID, MethodID: h.MethodID,
+		Status: h.Status, HasError: h.HasError, Ticks: h.Ticks}
+	n := len(b)
+	switch h.Type {
+	case Request:
+		env.PayloadOff, env.Payload = 17, b[17:n:n]
+	case Push:
+		env.PayloadOff, env.Payload = 13, b[13:n:n]
+	case Response:
+		end := 10 + int(binary.BigEndian.Uint32(b[6:]))
+		env.PayloadOff, env.Payload = 10, b[10:end:end]
+		if h.HasError {
+			e := b[end+5:]
+			env.Error, env.ErrorUTF8 = string(e), utf8.Valid(e)
+		}
+		if !env.Status.Known() {
+			env.Findings = append(env.Findings, note(dissect.Protocol, 8*5, "envelope: unknown status %d", uint8(env.Status)))
+		}
+		if env.HasError && !env.ErrorUTF8 {
+			env.Findings = append(env.Findings, errf(dissect.Malformed, 8*(n-len(env.Error)), "envelope: error: invalid UTF-8"))
+		}
+	}
+	return env, true
+}
 
 // DecodeEnvelopeInto is DecodeEnvelope with its Fields appended to
 // fields[:0], a buffer the caller reuses.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -89,6 +90,7 @@ func FuzzEnvelope(f *testing.F) {
 		// With the settings unknown: classified as Untransform classifies.
 		u, _ := Untransform(b, TransformConfig{})
 		checkHead(t, b, TransformConfig{}, u)
+		checkExact(t, b)
 		if err != nil || !env.Type.Known() {
 			return
 		}
@@ -110,6 +112,31 @@ func FuzzEnvelope(f *testing.F) {
 			t.Fatalf("re-encoded %x = %x", b, again)
 		}
 	})
+}
+
+// checkExact: EnvelopeExact reads what the reader's bare decoding reads,
+// values and findings, for every frame headExact takes; the others it
+// leaves to it.
+func checkExact(t *testing.T, b []byte) {
+	t.Helper()
+	var h Head
+	e, ok := EnvelopeExact(b)
+	if ok != headExact(b, &h) {
+		t.Fatalf("EnvelopeExact(%x) ok %v; headExact %v", b, ok, !ok)
+	}
+	if !ok {
+		return
+	}
+	want, err := decodeEnvelope(b, nil, true)
+	if err != nil || !reflect.DeepEqual(e, want) {
+		t.Fatalf("EnvelopeExact(%x) = %+v; decoded %+v (error %v)", b, e, want, err)
+	}
+	if cap(e.Payload) != cap(want.Payload) {
+		t.Fatalf("EnvelopeExact(%x) payload cap %d; decoded %d", b, cap(e.Payload), cap(want.Payload))
+	}
+	if v, _ := DecodeEnvelopeValues(b); !reflect.DeepEqual(v, want) {
+		t.Fatalf("DecodeEnvelopeValues(%x) = %+v; want %+v", b, v, want)
+	}
 }
 
 // FuzzTransform: no panic, the inflate cap holds, and whatever decrypts
