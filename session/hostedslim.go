@@ -95,7 +95,7 @@ func (c *Index) slimHosted(cn *connection, i int32, r decode.Record, m decode.Gl
 // its index record and arena bytes (a slim one), whole or, without whole,
 // compact as hostedRecs would hold it; nil for none.
 func (c *Index) hostedRecord(i int32, whole bool) decode.Record {
-	if r := c.hostedRecs[i]; r != nil {
+	if r := c.hostedRecs.get(i); r != nil {
 		return r
 	}
 	rec := c.rec(i)

@@ -162,7 +162,7 @@ type Index struct {
 	blockers     []dirRef
 	// Hosted records by record index (hosted.go); hostedAsks are the askers a
 	// Stream waits on.
-	hostedRecs map[int32]decode.Record
+	hostedRecs hostedStore
 	// noSlim keeps every hosted record in hostedRecs (hostedslim.go; the
 	// tests' reference).
 	noSlim       bool

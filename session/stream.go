@@ -564,7 +564,7 @@ func (c *Index) emit(i int32) {
 	}
 	c.unlink(r, i)
 	if kept.has {
-		delete(c.hostedRecs, i)
+		c.hostedRecs.del(i)
 	}
 	if kept.r != nil {
 		c.hostedWait -= kept.size
