@@ -422,8 +422,22 @@ func appendFloat(dst []byte, x float64) []byte {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return termsafe.AppendJSONString(dst, strconv.FormatFloat(x, 'g', -1, 64))
 	}
-	b, _ := json.Marshal(x)
-	return append(dst, b...)
+	// encoding/json's floatEncoder, without its reflection and buffer:
+	// like %g, with ES6's exponent cutoffs and no exponent padding.
+	f := byte('f')
+	if abs := math.Abs(x); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		f = 'e'
+	}
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, x, f, -1, 64)
+	if f == 'e' {
+		// e-09 to e-9
+		if k := len(dst) - n; k >= 4 && dst[len(dst)-4] == 'e' && dst[len(dst)-3] == '-' && dst[len(dst)-2] == '0' {
+			dst[len(dst)-2] = dst[len(dst)-1]
+			dst = dst[:len(dst)-1]
+		}
+	}
+	return dst
 }
 
 // appendPayloadValue appends a payload's value as appendAny does: a JSON

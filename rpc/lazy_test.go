@@ -3,7 +3,9 @@ package rpc
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -212,4 +214,23 @@ func randJSON(rng *rand.Rand, depth int) string {
 		return []string{"true", "false", "null"}[rng.IntN(3)]
 	}
 	return nums[rng.IntN(len(nums))]
+}
+
+// TestAppendFloat: appendFloat spells a finite float as encoding/json
+// does.
+func TestAppendFloat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 28))
+	vs := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1e-6, 1e-7, 9.99999e-7, 1e20, 1e21, 1e21 - 65536, 123456789e12, 5e-324, math.MaxFloat64, -math.MaxFloat64, 112.125, 1.5e300, 1e-10, 1e-100}
+	for range 100000 {
+		vs = append(vs, math.Float64frombits(rng.Uint64()), rng.NormFloat64()*math.Pow(10, float64(rng.IntN(60)-30)))
+	}
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		want, _ := json.Marshal(v)
+		if got := appendFloat([]byte("x"), v); string(got) != "x"+string(want) {
+			t.Fatalf("appendFloat(%v) = %s; want x%s", v, got, want)
+		}
+	}
 }
