@@ -49,6 +49,8 @@ type jsonParts struct {
 	// goroutine's caches).
 	tc   *jsontime.Cache
 	conn []byte
+	// dirTransport is appendDirTransport's text, nil to write it.
+	dirTransport []byte
 }
 
 // appendJSON is AppendJSONOrigin of r, or of bare r's decoded parts.
@@ -64,11 +66,13 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 	dst = append(dst, `,"time":"`...)
 	if parts != nil {
 		dst = parts.tc.Append(dst, r.Time)
+		dst = append(dst, '"')
+		dst = parts.tc.AppendNS(dst, r.Time)
 	} else {
 		dst = jsontime.Append(dst, r.Time)
+		dst = append(dst, '"')
+		dst = jsontime.AppendNS(dst, r.Time)
 	}
-	dst = append(dst, '"')
-	dst = jsontime.AppendNS(dst, r.Time)
 	dst = append(dst, origin...)
 	dst = append(dst, `,"conn":`...)
 	if parts != nil {
@@ -76,11 +80,11 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 	} else {
 		dst = termsafe.AppendJSONString(dst, r.Conn.String())
 	}
-	dst = append(dst, `,"dir":`...)
-	dst = termsafe.AppendJSONString(dst, r.Dir.String())
-	dst = append(dst, `,"proto":"ulinkrpc","transport":`...)
-	dst = termsafe.AppendJSONString(dst, r.Transport.String())
-	dst = append(dst, `,"len":`...)
+	if parts != nil && parts.dirTransport != nil {
+		dst = append(dst, parts.dirTransport...)
+	} else {
+		dst = appendDirTransport(dst, r.Dir, r.Transport)
+	}
 	dst = strconv.AppendInt(dst, int64(r.Len), 10)
 	dst = append(dst, `,"msg":`...)
 	dst = termsafe.AppendJSONString(dst, r.Msg)
@@ -188,6 +192,16 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 	return append(dst, '}')
 }
 
+// appendDirTransport appends a record's keys from "dir" to "len", up to
+// its value.
+func appendDirTransport(dst []byte, d dissect.Dir, t Transport) []byte {
+	dst = append(dst, `,"dir":`...)
+	dst = termsafe.AppendJSONString(dst, d.String())
+	dst = append(dst, `,"proto":"ulinkrpc","transport":`...)
+	dst = termsafe.AppendJSONString(dst, t.String())
+	return append(dst, `,"len":`...)
+}
+
 func appendRPC(dst []byte, p *RPC) []byte {
 	dst = append(dst, `{"request_id":`...)
 	if p.RequestID != nil {
@@ -199,20 +213,28 @@ func appendRPC(dst []byte, p *RPC) []byte {
 	dst = appendOptInt32(dst, p.ServiceID)
 	dst = append(dst, `,"method_id":`...)
 	dst = appendOptInt32(dst, p.MethodID)
-	dst = append(dst, `,"service":`...)
-	dst = appendOptString(dst, p.Service)
-	dst = append(dst, `,"method":`...)
-	dst = appendOptString(dst, p.Method)
-	dst = append(dst, `,"status_code":`...)
-	if p.StatusCode != nil {
-		dst = strconv.AppendInt(dst, int64(*p.StatusCode), 10)
+	if p.Service == nil && p.Method == nil {
+		dst = append(dst, `,"service":null,"method":null`...)
 	} else {
-		dst = append(dst, "null"...)
+		dst = append(dst, `,"service":`...)
+		dst = appendOptString(dst, p.Service)
+		dst = append(dst, `,"method":`...)
+		dst = appendOptString(dst, p.Method)
 	}
-	dst = append(dst, `,"status":`...)
-	dst = appendOptString(dst, p.Status)
-	dst = append(dst, `,"error":`...)
-	dst = appendOptString(dst, p.Error)
+	if p.StatusCode == nil && p.Status == nil && p.Error == nil {
+		dst = append(dst, `,"status_code":null,"status":null,"error":null`...)
+	} else {
+		dst = append(dst, `,"status_code":`...)
+		if p.StatusCode != nil {
+			dst = strconv.AppendInt(dst, int64(*p.StatusCode), 10)
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = append(dst, `,"status":`...)
+		dst = appendOptString(dst, p.Status)
+		dst = append(dst, `,"error":`...)
+		dst = appendOptString(dst, p.Error)
+	}
 	if p.ErrorRaw != nil {
 		dst = append(dst, `,"error_hex":"`...)
 		dst = hex.AppendEncode(dst, p.ErrorRaw)

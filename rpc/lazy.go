@@ -153,6 +153,22 @@ type lazyScratch struct {
 	tc     jsontime.Cache
 	// conns are connections' "conn" values, encoded (at most maxConns).
 	conns map[dissect.Conn][]byte
+	// dirTransport are appendDirTransport's texts by direction and
+	// transport, nil until made.
+	dirTransport [2][4][]byte
+}
+
+// dirText is appendDirTransport's text of d and t, nil for a pair it
+// does not keep.
+func (sc *lazyScratch) dirText(d dissect.Dir, t Transport) []byte {
+	if int(d) >= len(sc.dirTransport) || int(t) >= len(sc.dirTransport[0]) {
+		return nil
+	}
+	b := &sc.dirTransport[d][t]
+	if *b == nil {
+		*b = appendDirTransport(nil, d, t)
+	}
+	return *b
 }
 
 // maxConns bounds a lazyScratch's encoded connections.
@@ -179,7 +195,7 @@ var lazyScratches = sync.Pool{New: func() any { return new(lazyScratch) }}
 func appendBare(dst []byte, r *Record, origin []byte) []byte {
 	sc := lazyScratches.Get().(*lazyScratch)
 	defer lazyScratches.Put(sc)
-	parts := jsonParts{tc: &sc.tc, conn: sc.conn(r.Conn)}
+	parts := jsonParts{tc: &sc.tc, conn: sc.conn(r.Conn), dirTransport: sc.dirText(r.Dir, r.Transport)}
 	env, exact := ulinkrpc.EnvelopeExact(r.Envelope)
 	if exact {
 		// Its fields are written from its bytes (appendExactFields).

@@ -154,8 +154,15 @@ func (t *Tally) Add(r *Record) {
 		}
 	case ulinkrpc.Response:
 		if r.Pair != 0 && r.RPC.ServiceID != nil {
-			m := t.method(*r.RPC.ServiceID, *r.RPC.MethodID, r.RPC.Service, r.RPC.Method)
-			t.response(r.Pair, m, r.Latency, ulinkrpc.Status(*r.RPC.StatusCode), r.RPC.Error != nil)
+			sid, mid := *r.RPC.ServiceID, *r.RPC.MethodID
+			p, ok := t.pending.take(r.Pair)
+			m := p.m
+			if !ok || m.ServiceID != sid || m.MethodID != mid {
+				m = t.method(sid, mid, r.RPC.Service, r.RPC.Method)
+			}
+			// Its Request's entry, which the pending Request names
+			// (no second lookup): answered above.
+			t.answered(m, r.Latency, ulinkrpc.Status(*r.RPC.StatusCode), r.RPC.Error != nil)
 		}
 	case ulinkrpc.Push:
 		if r.RPC.ServiceID != nil {
@@ -205,6 +212,11 @@ func (t *Tally) response(ask int, m *MethodStats, lat time.Duration, st ulinkrpc
 	if m == nil {
 		return
 	}
+	t.answered(m, lat, st, hasError)
+}
+
+// answered counts a Response of method m, its Request no more pending.
+func (t *Tally) answered(m *MethodStats, lat time.Duration, st ulinkrpc.Status, hasError bool) {
 	m.Responses++
 	m.lat.Add(lat)
 	if st != ulinkrpc.StatusOk || hasError {

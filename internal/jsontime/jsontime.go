@@ -39,7 +39,30 @@ func Append(dst []byte, t time.Time) []byte {
 type Cache struct {
 	sec    int64
 	prefix []byte
+	// nsSec and nsPrefix are AppendNS's: the seconds of time_ns spelled,
+	// for a second after 1970 whose nanoseconds fit an int64.
+	nsSec    int64
+	nsPrefix []byte
 }
+
+// AppendNS appends `,"time_ns":N` as AppendNS does.
+func (c *Cache) AppendNS(dst []byte, t time.Time) []byte {
+	s := t.Unix()
+	if s <= 0 || s >= maxNSSec {
+		return AppendNS(dst, t)
+	}
+	// 0 < s < maxNSSec: t.UnixNano() is exact, and s's digits then its
+	// nine nanosecond digits spell it.
+	if c.nsPrefix == nil || s != c.nsSec {
+		c.nsSec = s
+		c.nsPrefix = strconv.AppendInt(append(c.nsPrefix[:0], `,"time_ns":`...), s, 10)
+	}
+	dst = append(dst, c.nsPrefix...)
+	return appendDigits(dst, t.Nanosecond(), 9)
+}
+
+// maxNSSec is the first second whose nanoseconds do not all fit an int64.
+const maxNSSec = (1<<63 - 1) / 1_000_000_000
 
 // Append appends t as Append does.
 func (c *Cache) Append(dst []byte, t time.Time) []byte {
