@@ -58,6 +58,10 @@ type Record struct {
 	// unknown), which classified turns into a connection finding.
 	class      ulinkrpc.Class
 	classNoted bool
+	// openAt is 1 + the index of the record's entry among its session's
+	// open askers (openList), 0 when it was never put there; it sits in
+	// the padding after class.
+	openAt int32
 	// capped is the display cap the frame's gzip body inflated past
 	// (ulinkrpc's Untransformed.Capped): the record keeps the compressed
 	// body, and Tree inflates its start again when shown (Inflated).
@@ -73,9 +77,6 @@ type Record struct {
 	// session reuses with the record.
 	pooled      bool
 	ownEnvelope bool
-	// asked says the record was put among its session's open askers
-	// (openList.put), whether or not it still is (Open).
-	asked bool
 	// compact marks a record a full index keeps compact (compact.go): its
 	// Fields, TransformFields and Payload dropped once numbered, and for
 	// a transformed frame its Envelope too, raw keeping the frame as on
@@ -212,7 +213,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	if lazy || s.compact {
 		// Its fields are listed when the record is read (lazy.go), or a
 		// compact record's when Expand makes it whole.
-		s.env, _ = ulinkrpc.DecodeEnvelopeValues(r.Envelope)
+		_ = ulinkrpc.DecodeEnvelopeValuesTo(&s.env, r.Envelope)
 		r.bare = lazy
 	} else {
 		s.env, _ = ulinkrpc.DecodeEnvelope(r.Envelope)
@@ -369,9 +370,7 @@ func (s *Session) Numbered(r *Record, n int) *Record {
 // waiting for its answer: neither answered nor forgotten past
 // Config.MaxOpen.
 func (s *Session) Open(r *Record) bool {
-	// asked first: most records never were (and a copy of one that was
-	// is not the one open).
-	return r.asked && r.N != 0 && r.Pair == 0 && s.open.find(r.N) == r
+	return r.N != 0 && r.Pair == 0 && s.open.holds(r)
 }
 
 // apply names, pairs and decodes the payload of a numbered record.

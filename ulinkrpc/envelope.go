@@ -220,6 +220,18 @@ func DecodeEnvelopeValues(b []byte) (Envelope, error) {
 	return decodeEnvelope(b, nil, true)
 }
 
+// DecodeEnvelopeValuesTo is DecodeEnvelopeValues into *env, all of it set:
+// a plain frame is read in place, not copied (rpc's sessions decode every
+// frame into one Envelope).
+func DecodeEnvelopeValuesTo(env *Envelope, b []byte) error {
+	if exactInto(env, b) {
+		return nil
+	}
+	var err error
+	*env, err = decodeEnvelope(b, nil, true)
+	return err
+}
+
 // EnvelopeExact is DecodeEnvelopeValues of a frame of a known type that is
 // consumed exactly and whose lengths DecodeEnvelope accepts (headExact's
 // test: the common case), read in one pass from ulinkrpc.md 4's fixed
@@ -228,12 +240,21 @@ func DecodeEnvelopeValues(b []byte) (Envelope, error) {
 // ulinkrpc.md 4 puts them (a writer of them need not list them: rpc's
 // `dump --json`).
 func EnvelopeExact(b []byte) (env Envelope, ok bool) {
+	ok = exactInto(&env, b)
+	return env, ok
+}
+
+// exactInto sets all of *env to EnvelopeExact's reading of b, or leaves
+// it untouched and returns false.
+func exactInto(env *Envelope, b []byte) bool {
 	var h Head
 	if !headExact(b, &h) {
-		return env, false
+		return false
 	}
-	env = Envelope{Type: h.Type, RequestID: h.RequestID, ServiceID: h.ServiceID, MethodID: h.MethodID,
-		Status: h.Status, HasError: h.HasError, Ticks: h.Ticks}
+	env.Type, env.RequestID, env.ServiceID, env.MethodID = h.Type, h.RequestID, h.ServiceID, h.MethodID
+	env.Status, env.HasError, env.Ticks = h.Status, h.HasError, h.Ticks
+	env.Payload, env.PayloadOff, env.Error, env.ErrorUTF8 = nil, 0, "", false
+	env.Fields, env.Findings = nil, nil
 	n := len(b)
 	switch h.Type {
 	case Request:
@@ -254,7 +275,7 @@ func EnvelopeExact(b []byte) (env Envelope, ok bool) {
 			env.Findings = append(env.Findings, errf(dissect.Malformed, 8*(n-len(env.Error)), "envelope: error: invalid UTF-8"))
 		}
 	}
-	return env, true
+	return true
 }
 
 // DecodeEnvelopeInto is DecodeEnvelope with its Fields appended to

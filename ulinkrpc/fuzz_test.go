@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/usmnscope/usmnscope/dissect"
 )
 
 // Seeds shared by the fuzz targets and the committed corpora under
@@ -91,6 +93,7 @@ func FuzzEnvelope(f *testing.F) {
 		u, _ := Untransform(b, TransformConfig{})
 		checkHead(t, b, TransformConfig{}, u)
 		checkExact(t, b)
+		checkValuesTo(t, b)
 		if err != nil || !env.Type.Known() {
 			return
 		}
@@ -136,6 +139,21 @@ func checkExact(t *testing.T, b []byte) {
 	}
 	if v, _ := DecodeEnvelopeValues(b); !reflect.DeepEqual(v, want) {
 		t.Fatalf("DecodeEnvelopeValues(%x) = %+v; want %+v", b, v, want)
+	}
+}
+
+// checkValuesTo: DecodeEnvelopeValuesTo sets all of an Envelope, one
+// used before included, to DecodeEnvelopeValues's reading.
+func checkValuesTo(t *testing.T, b []byte) {
+	t.Helper()
+	want, werr := DecodeEnvelopeValues(b)
+	for _, used := range []Envelope{{}, {Type: Response, RequestID: 7, ServiceID: 1, MethodID: 2, Status: 9, Payload: []byte{1}, PayloadOff: 3,
+		HasError: true, Error: "e", ErrorUTF8: true, Ticks: 5, Fields: []dissect.Field{{Name: "x"}}, Findings: []dissect.Finding{{Text: "y"}}}} {
+		env := used
+		err := DecodeEnvelopeValuesTo(&env, b)
+		if !reflect.DeepEqual(env, want) || (err == nil) != (werr == nil) {
+			t.Fatalf("DecodeEnvelopeValuesTo(%x) = %+v, %v; want %+v, %v", b, env, err, want, werr)
+		}
 	}
 }
 
