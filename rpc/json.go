@@ -44,7 +44,10 @@ type jsonParts struct {
 	// (appendExactFields).
 	exact *ulinkrpc.Envelope
 	walk  *ulinkrpc.JSONWalk
-	off   int
+	// json is a JSON payload's bytes, its value (Payload.Value nil:
+	// PayloadConfig.NoJSONValue).
+	json []byte
+	off  int
 	// tc spells the time, conn is the "conn" value encoded (the encoding
 	// goroutine's caches).
 	tc   *jsontime.Cache
@@ -148,7 +151,11 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 		dst = append(dst, `,"bytes":`...)
 		dst = strconv.AppendInt(dst, int64(p.Bytes), 10)
 		dst = append(dst, `,"value":`...)
-		dst = appendPayloadValue(dst, p)
+		if parts != nil && parts.json != nil {
+			dst = appendJSONValue(dst, parts.json)
+		} else {
+			dst = appendPayloadValue(dst, p)
+		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"expert":[`...)
@@ -466,10 +473,19 @@ func appendFloat(dst []byte, x float64) []byte {
 // payload, valid JSON (DecodePayload's test), with no space to elide is
 // its compacted text itself.
 func appendPayloadValue(dst []byte, p *ulinkrpc.Payload) []byte {
-	if raw, ok := p.Value.(json.RawMessage); ok && p.Encoding == ulinkrpc.EncodingJSON && !hasSpace(raw) {
-		return append(dst, termsafe.EscapeJSON(raw)...)
+	if raw, ok := p.Value.(json.RawMessage); ok && p.Encoding == ulinkrpc.EncodingJSON {
+		return appendJSONValue(dst, raw)
 	}
 	return appendAny(dst, p.Value)
+}
+
+// appendJSONValue appends a JSON payload's value, raw, as
+// appendPayloadValue appends it.
+func appendJSONValue(dst, raw []byte) []byte {
+	if !hasSpace(raw) {
+		return append(dst, termsafe.EscapeJSON(raw)...)
+	}
+	return appendAny(dst, json.RawMessage(raw))
 }
 
 // hasSpace reports whether b holds a byte of JSON's insignificant space.

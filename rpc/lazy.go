@@ -138,10 +138,11 @@ func (r *Record) decodeInto(cp *Record, fields bool) {
 // numbering chose (r.lazy); for writing, with neither a JSON payload's
 // fields nor the text of the guesses at MemoryPack members, which its
 // writer makes from the bytes or does not show, and with cut, MemoryPack
-// members cut without a schema into cut (Payload.Cut).
+// members cut without a schema into cut (Payload.Cut), and a JSON
+// payload's Value left nil (its bytes are env.Payload: appendBare).
 func (r *Record) decodePayload(env ulinkrpc.Envelope, writing bool, cut *ulinkrpc.MPWalk) ulinkrpc.Payload {
 	cfg := *r.lazy
-	cfg.NoJSONFields, cfg.NoGuessText, cfg.Cut = writing, writing, cut
+	cfg.NoJSONFields, cfg.NoGuessText, cfg.Cut, cfg.NoJSONValue = writing, writing, cut, cut != nil
 	return ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
 }
 
@@ -211,6 +212,7 @@ func appendBare(dst []byte, r *Record, origin []byte) []byte {
 		if p.Encoding == ulinkrpc.EncodingJSON {
 			sc.walk.Walk(env.Payload, "payload")
 			parts.walk = &sc.walk
+			parts.json = env.Payload
 		}
 	}
 	return appendJSON(dst, r, origin, &parts)

@@ -251,7 +251,7 @@ func (c *Index) messageHosted(cn *connection, r decode.Record, sg *Sight) {
 		return
 	}
 	if cn.proto.Waiting(r) {
-		c.hostedAsks = append(c.hostedAsks, hostedAsk{cn, r, n})
+		c.pushAsk(hostedAsk{cn, r, n})
 	}
 	c.stream.pre = preDecoded{i: -1}
 	c.streamed(i)
@@ -346,6 +346,27 @@ type hostedAsk struct {
 	cn *connection
 	r  decode.Record
 	n  int // r's number
+}
+
+// pushAsk queues an asker in hostedAsks, which hostedBound takes from
+// its front: the queue starts again at its array's start (askArr) when it
+// ran out of room with a free front, or emptied, so that it allocates
+// only as it grows (a queue slid along its array reallocated every few
+// askers: a fifth of the bytes `dump --json` of ULinkRPC allocated).
+func (c *Index) pushAsk(a hostedAsk) {
+	q := c.hostedAsks
+	if len(q) == cap(q) && len(q) <= cap(c.askArr)/2 {
+		all := c.askArr[:cap(c.askArr)]
+		n := copy(all, q)
+		clear(all[n:])
+		q = all[:n]
+	}
+	grown := cap(q)
+	q = append(q, a)
+	if cap(q) != grown {
+		c.askArr = q[:0] // a new array: q starts at its start
+	}
+	c.hostedAsks = q
 }
 
 // hostedBound is the record index before which a Stream may hand messages

@@ -99,3 +99,38 @@ func TestHostedStoreMap(t *testing.T) {
 		t.Fatal("map store forgot the wrong record")
 	}
 }
+
+// TestPushAsk: hostedAsks stays the queue of askers pushed and not yet
+// taken from its front (as hostedBound takes them), in order, while
+// pushAsk moves it back to its array's start.
+func TestPushAsk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 28))
+	var c Index
+	var want []int
+	next := 0
+	for range 100000 {
+		if rng.IntN(2) == 0 {
+			next++
+			c.pushAsk(hostedAsk{n: next})
+			want = append(want, next)
+		} else if len(c.hostedAsks) > 0 {
+			c.hostedAsks[0] = hostedAsk{}
+			c.hostedAsks = c.hostedAsks[1:]
+			want = want[1:]
+			if len(c.hostedAsks) == 0 && rng.IntN(2) == 0 {
+				c.hostedAsks = nil
+			}
+		}
+		if len(c.hostedAsks) != len(want) {
+			t.Fatalf("queue of %d; want %d", len(c.hostedAsks), len(want))
+		}
+		for i, a := range c.hostedAsks {
+			if a.n != want[i] {
+				t.Fatalf("queue[%d] = %d; want %d", i, a.n, want[i])
+			}
+		}
+	}
+	if cap(c.askArr) > 1024 {
+		t.Errorf("array of %d for a queue of at most a few hundred", cap(c.askArr))
+	}
+}

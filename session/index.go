@@ -167,6 +167,7 @@ type Index struct {
 	// tests' reference).
 	noSlim       bool
 	hostedAsks   []hostedAsk
+	askArr       []hostedAsk // the array hostedAsks lies in, from its start (pushAsk)
 	hostedByConn map[dissect.Conn]uint32
 	schemas      *schema.Set // payload schemas (schema.md); nil: none (payload.go)
 	noLate       bool        // SetLateSchemas(false): no payload decode of references resolved later

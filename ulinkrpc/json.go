@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/usmnscope/usmnscope/dissect"
 )
@@ -325,9 +326,13 @@ func (w *JSONWalk) Number(m *JSONMember) (i int64, ok bool, f float64) {
 	if i, ok := smallInt(tok); ok {
 		return i, true, 0
 	}
-	num := string(tok)
-	if i, err := strconv.ParseInt(num, 10, 64); err == nil {
-		return i, true, 0
+	num := unsafe.String(unsafe.SliceData(tok), len(tok))
+	if bytes.IndexAny(tok, ".eE") < 0 {
+		// An integer of 19 digits or more: perhaps it fits. (ParseInt
+		// of a fraction would only fail, making its error.)
+		if i, err := strconv.ParseInt(num, 10, 64); err == nil {
+			return i, true, 0
+		}
 	}
 	f, _ = strconv.ParseFloat(num, 64)
 	return 0, false, f
