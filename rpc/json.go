@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"math"
 	"slices"
@@ -63,9 +62,9 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 		fields, p = parts.fields, parts.payload
 	}
 	dst = append(dst, `{"n":`...)
-	dst = strconv.AppendInt(dst, int64(r.N), 10)
+	dst = appendInt(dst, int64(r.N))
 	dst = append(dst, `,"frame":`...)
-	dst = strconv.AppendInt(dst, int64(r.Frame), 10)
+	dst = appendInt(dst, int64(r.Frame))
 	dst = append(dst, `,"time":"`...)
 	if parts != nil {
 		dst = parts.tc.Append(dst, r.Time)
@@ -88,13 +87,13 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 	} else {
 		dst = appendDirTransport(dst, r.Dir, r.Transport)
 	}
-	dst = strconv.AppendInt(dst, int64(r.Len), 10)
+	dst = appendInt(dst, int64(r.Len))
 	dst = append(dst, `,"msg":`...)
 	dst = termsafe.AppendJSONString(dst, r.Msg)
 	if t := r.Transform; t != nil {
 		dst = append(dst, `,"transform":{"flags":`...)
 		if t.Flags != nil {
-			dst = strconv.AppendInt(dst, int64(*t.Flags), 10)
+			dst = appendInt(dst, int64(*t.Flags))
 		} else {
 			dst = append(dst, "null"...)
 		}
@@ -149,7 +148,7 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 		dst = append(dst, `,"payload":{"encoding":`...)
 		dst = termsafe.AppendJSONString(dst, p.Encoding.String())
 		dst = append(dst, `,"bytes":`...)
-		dst = strconv.AppendInt(dst, int64(p.Bytes), 10)
+		dst = appendInt(dst, int64(p.Bytes))
 		dst = append(dst, `,"value":`...)
 		if parts != nil && parts.json != nil {
 			dst = appendJSONValue(dst, parts.json)
@@ -180,21 +179,21 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 			// again.
 			e := parts.exact
 			end := e.PayloadOff + len(e.Payload)
-			dst = hex.AppendEncode(dst, r.Envelope[:e.PayloadOff])
+			dst = appendHex(dst, r.Envelope[:e.PayloadOff])
 			dst = append(dst, dst[payHex:payHex+2*len(e.Payload)]...)
-			dst = hex.AppendEncode(dst, r.Envelope[end:])
+			dst = appendHex(dst, r.Envelope[end:])
 		} else {
-			dst = hex.AppendEncode(dst, r.Envelope)
+			dst = appendHex(dst, r.Envelope)
 		}
 		dst = append(dst, '"')
 	}
 	if r.Pair != 0 {
 		dst = append(dst, `,"pair":`...)
-		dst = strconv.AppendInt(dst, int64(r.Pair), 10)
+		dst = appendInt(dst, int64(r.Pair))
 	}
 	if r.HasLatency {
 		dst = append(dst, `,"latency_ns":`...)
-		dst = strconv.AppendInt(dst, int64(r.Latency), 10)
+		dst = appendInt(dst, int64(r.Latency))
 	}
 	return append(dst, '}')
 }
@@ -212,7 +211,7 @@ func appendDirTransport(dst []byte, d dissect.Dir, t Transport) []byte {
 func appendRPC(dst []byte, p *RPC) []byte {
 	dst = append(dst, `{"request_id":`...)
 	if p.RequestID != nil {
-		dst = strconv.AppendUint(dst, uint64(*p.RequestID), 10)
+		dst = appendUint(dst, uint64(*p.RequestID))
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -233,7 +232,7 @@ func appendRPC(dst []byte, p *RPC) []byte {
 	} else {
 		dst = append(dst, `,"status_code":`...)
 		if p.StatusCode != nil {
-			dst = strconv.AppendInt(dst, int64(*p.StatusCode), 10)
+			dst = appendInt(dst, int64(*p.StatusCode))
 		} else {
 			dst = append(dst, "null"...)
 		}
@@ -244,12 +243,12 @@ func appendRPC(dst []byte, p *RPC) []byte {
 	}
 	if p.ErrorRaw != nil {
 		dst = append(dst, `,"error_hex":"`...)
-		dst = hex.AppendEncode(dst, p.ErrorRaw)
+		dst = appendHex(dst, p.ErrorRaw)
 		dst = append(dst, '"')
 	}
 	dst = append(dst, `,"ticks":`...)
 	if p.Ticks != nil {
-		dst = strconv.AppendInt(dst, *p.Ticks, 10)
+		dst = appendInt(dst, *p.Ticks)
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -260,7 +259,7 @@ func appendOptInt32(dst []byte, p *int32) []byte {
 	if p == nil {
 		return append(dst, "null"...)
 	}
-	return strconv.AppendInt(dst, int64(*p), 10)
+	return appendInt(dst, int64(*p))
 }
 
 func appendOptString(dst []byte, p *string) []byte {
@@ -282,48 +281,48 @@ func appendExactFields(dst, b []byte, e *ulinkrpc.Envelope) (_ []byte, n, payHex
 	// payload appends the length and payload fields at byte off.
 	payload := func(dst []byte, off int) []byte {
 		dst = append(dst, `,{"name":"length","bit":`...)
-		dst = strconv.AppendInt(dst, int64(8*off), 10)
+		dst = appendInt(dst, int64(8*off))
 		dst = append(dst, `,"bits":32,"value":`...)
-		dst = strconv.AppendInt(dst, int64(len(e.Payload)), 10)
+		dst = appendInt(dst, int64(len(e.Payload)))
 		dst = append(dst, `},{"name":"payload","bit":`...)
-		dst = strconv.AppendInt(dst, int64(8*(off+4)), 10)
+		dst = appendInt(dst, int64(8*(off+4)))
 		dst = append(dst, `,"bits":`...)
-		dst = strconv.AppendInt(dst, int64(8*len(e.Payload)), 10)
+		dst = appendInt(dst, int64(8*len(e.Payload)))
 		dst = append(dst, `,"value":"`...)
 		payHex = len(dst)
-		dst = hex.AppendEncode(dst, e.Payload)
+		dst = appendHex(dst, e.Payload)
 		return append(dst, `"}`...)
 	}
 	dst = append(dst, `{"name":"type","bit":0,"bits":8,"value":`...)
-	dst = strconv.AppendUint(dst, uint64(e.Type), 10)
+	dst = appendUint(dst, uint64(e.Type))
 	dst = append(dst, '}')
 	switch e.Type {
 	case ulinkrpc.Request:
 		dst = append(dst, `,{"name":"request_id","bit":8,"bits":32,"value":`...)
-		dst = strconv.AppendUint(dst, uint64(be(1)), 10)
+		dst = appendUint(dst, uint64(be(1)))
 		dst = append(dst, `},{"name":"service_id","bit":40,"bits":32,"value":`...)
-		dst = strconv.AppendInt(dst, int64(int32(be(5))), 10)
+		dst = appendInt(dst, int64(int32(be(5))))
 		dst = append(dst, `},{"name":"method_id","bit":72,"bits":32,"value":`...)
-		dst = strconv.AppendInt(dst, int64(int32(be(9))), 10)
+		dst = appendInt(dst, int64(int32(be(9))))
 		dst = append(dst, '}')
 		return payload(dst, 13), 6, payHex
 	case ulinkrpc.Push:
 		dst = append(dst, `,{"name":"service_id","bit":8,"bits":32,"value":`...)
-		dst = strconv.AppendInt(dst, int64(int32(be(1))), 10)
+		dst = appendInt(dst, int64(int32(be(1))))
 		dst = append(dst, `},{"name":"method_id","bit":40,"bits":32,"value":`...)
-		dst = strconv.AppendInt(dst, int64(int32(be(5))), 10)
+		dst = appendInt(dst, int64(int32(be(5))))
 		dst = append(dst, '}')
 		return payload(dst, 9), 5, payHex
 	case ulinkrpc.Response:
 		dst = append(dst, `,{"name":"request_id","bit":8,"bits":32,"value":`...)
-		dst = strconv.AppendUint(dst, uint64(be(1)), 10)
+		dst = appendUint(dst, uint64(be(1)))
 		dst = append(dst, `},{"name":"status","bit":40,"bits":8,"value":`...)
-		dst = strconv.AppendUint(dst, uint64(b[5]), 10)
+		dst = appendUint(dst, uint64(b[5]))
 		dst = append(dst, '}')
 		dst = payload(dst, 6)
 		at := 10 + len(e.Payload) // has_error
 		dst = append(dst, `,{"name":"has_error","bit":`...)
-		dst = strconv.AppendInt(dst, int64(8*at), 10)
+		dst = appendInt(dst, int64(8*at))
 		dst = append(dst, `,"bits":8,"value":`...)
 		dst = strconv.AppendBool(dst, e.HasError)
 		dst = append(dst, '}')
@@ -331,16 +330,16 @@ func appendExactFields(dst, b []byte, e *ulinkrpc.Envelope) (_ []byte, n, payHex
 			return dst, 6, payHex
 		}
 		dst = append(dst, `,{"name":"error_length","bit":`...)
-		dst = strconv.AppendInt(dst, int64(8*(at+1)), 10)
+		dst = appendInt(dst, int64(8*(at+1)))
 		dst = append(dst, `,"bits":32,"value":`...)
-		dst = strconv.AppendInt(dst, int64(len(e.Error)), 10)
+		dst = appendInt(dst, int64(len(e.Error)))
 		dst = append(dst, '}', ',')
 		f := dissect.Field{Name: "error", Bit: 8 * (at + 5), Bits: 8 * len(e.Error), Value: e.Error}
 		return appendField(dst, &f), 8, payHex
 	}
 	// KeepAlivePing, KeepAlivePong
 	dst = append(dst, `,{"name":"ticks","bit":8,"bits":64,"value":`...)
-	dst = strconv.AppendInt(dst, e.Ticks, 10)
+	dst = appendInt(dst, e.Ticks)
 	return append(dst, '}'), 2, payHex
 }
 
@@ -353,7 +352,7 @@ func appendField(dst []byte, f *dissect.Field) []byte {
 	dst = appendAny(dst, f.Value)
 	if s, ok := f.Value.(string); ok && !utf8.ValidString(s) {
 		dst = append(dst, `,"raw_hex":"`...)
-		dst = hex.AppendEncode(dst, []byte(s))
+		dst = appendHex(dst, []byte(s))
 		dst = append(dst, '"')
 	}
 	return append(dst, '}')
@@ -370,29 +369,25 @@ func appendAny(dst []byte, v any) []byte {
 	case bool:
 		return strconv.AppendBool(dst, x)
 	case uint64:
-		return strconv.AppendUint(dst, x, 10)
+		return appendUint(dst, x)
 	case int64:
-		return strconv.AppendInt(dst, x, 10)
+		return appendInt(dst, x)
 	case int:
-		return strconv.AppendInt(dst, int64(x), 10)
+		return appendInt(dst, int64(x))
 	case uint32:
-		return strconv.AppendUint(dst, uint64(x), 10)
+		return appendUint(dst, uint64(x))
 	case int32:
-		return strconv.AppendInt(dst, int64(x), 10)
+		return appendInt(dst, int64(x))
 	case string:
 		return termsafe.AppendJSONString(dst, x)
 	case []byte:
 		dst = append(dst, '"')
-		dst = hex.AppendEncode(dst, x)
+		dst = appendHex(dst, x)
 		return append(dst, '"')
 	case float64:
 		return appendFloat(dst, x)
 	case json.RawMessage:
-		var buf bytes.Buffer
-		if json.Compact(&buf, x) != nil {
-			return termsafe.AppendJSONString(dst, string(x))
-		}
-		return append(dst, termsafe.EscapeJSON(buf.Bytes())...)
+		return appendRawJSON(dst, x)
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
@@ -426,12 +421,22 @@ func appendAny(dst []byte, v any) []byte {
 	return append(dst, termsafe.EscapeJSON(b)...)
 }
 
+// appendRawJSON appends JSON text as appendAny appends a json.RawMessage:
+// compacted, or a string of its text when it is not valid JSON.
+func appendRawJSON(dst, x []byte) []byte {
+	var buf bytes.Buffer
+	if json.Compact(&buf, x) != nil {
+		return termsafe.AppendJSONString(dst, string(x))
+	}
+	return append(dst, termsafe.EscapeJSON(buf.Bytes())...)
+}
+
 // appendSpan appends a field entry's keys after its name, up to its value.
 func appendSpan(dst []byte, bit, bits int) []byte {
 	dst = append(dst, `,"bit":`...)
-	dst = strconv.AppendInt(dst, int64(bit), 10)
+	dst = appendInt(dst, int64(bit))
 	dst = append(dst, `,"bits":`...)
-	dst = strconv.AppendInt(dst, int64(bits), 10)
+	dst = appendInt(dst, int64(bits))
 	return append(dst, `,"value":`...)
 }
 
@@ -485,7 +490,7 @@ func appendJSONValue(dst, raw []byte) []byte {
 	if !hasSpace(raw) {
 		return append(dst, termsafe.EscapeJSON(raw)...)
 	}
-	return appendAny(dst, json.RawMessage(raw))
+	return appendRawJSON(dst, raw)
 }
 
 // hasSpace reports whether b holds a byte of JSON's insignificant space.
@@ -512,7 +517,7 @@ func appendMember(dst []byte, w *ulinkrpc.JSONWalk, m *ulinkrpc.JSONMember, off 
 		dst = termsafe.AppendJSONBytes(dst, w.Text(m))
 	case ulinkrpc.JSONNumber:
 		if i, ok, f := w.Number(m); ok {
-			dst = strconv.AppendInt(dst, i, 10)
+			dst = appendInt(dst, i)
 		} else {
 			dst = appendFloat(dst, f)
 		}
@@ -543,10 +548,10 @@ func appendEntry(dst []byte, w *ulinkrpc.MPWalk, e *ulinkrpc.MPEntry, off int) [
 		// Valid UTF-8 (a MemoryPack string's test): no raw_hex.
 		dst = termsafe.AppendJSONBytes(dst, b)
 	case ulinkrpc.MPInt:
-		dst = strconv.AppendInt(dst, w.Int(b), 10)
+		dst = appendInt(dst, w.Int(b))
 	case ulinkrpc.MPBytes:
 		dst = append(dst, '"')
-		dst = hex.AppendEncode(dst, b)
+		dst = appendHex(dst, b)
 		dst = append(dst, '"')
 	default:
 		dst = append(dst, "null"...)
@@ -555,7 +560,7 @@ func appendEntry(dst []byte, w *ulinkrpc.MPWalk, e *ulinkrpc.MPEntry, off int) [
 }
 
 // appendNs appends a duration in nanoseconds.
-func appendNs(dst []byte, d time.Duration) []byte { return strconv.AppendInt(dst, int64(d), 10) }
+func appendNs(dst []byte, d time.Duration) []byte { return appendInt(dst, int64(d)) }
 
 // AppendValue appends a field value as AppendJSON writes it in a field's
 // "value": for an exporter that keeps payload members as JSON text

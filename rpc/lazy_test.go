@@ -234,3 +234,27 @@ func TestAppendFloat(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyJSONAllocs: `dump --json` of a plain frame's lazy record, a
+// JSON, a MemoryPack cut without a schema, a keep-alive, allocates
+// nothing once its scratch is warm (issue 28: its envelope and payload
+// decoded into reused storage; a value that escaped made two allocations
+// a record).
+func TestLazyJSONAllocs(t *testing.T) {
+	s := New(testConn, Config{Lazy: true})
+	play(s, []step{
+		{dissect.C2S, 0, ulinkrpc.EncodeRequest(1, 1, 1, []byte(`{"Account":"ann","Level":2,"Pos":[502,779],"V":1.5}`))},
+		{dissect.C2S, 10, ulinkrpc.EncodeRequest(2, 1, 2, loginMP("bob", 3))},
+		{dissect.S2C, 20, ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, []byte(`{"Code":0}`), "")},
+		{dissect.C2S, 30, ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePing, 42)},
+	}, 0)
+	buf := make([]byte, 0, 1<<16)
+	for _, r := range s.Records() {
+		if !r.bare {
+			t.Fatalf("record %d is not bare", r.N)
+		}
+		if n := testing.AllocsPerRun(100, func() { buf = AppendJSON(buf[:0], r) }); n != 0 {
+			t.Errorf("record %d (%s): %v allocations a write", r.N, r.Msg, n)
+		}
+	}
+}

@@ -349,24 +349,33 @@ type hostedAsk struct {
 }
 
 // pushAsk queues an asker in hostedAsks, which hostedBound takes from
-// its front: the queue starts again at its array's start (askArr) when it
-// ran out of room with a free front, or emptied, so that it allocates
-// only as it grows (a queue slid along its array reallocated every few
-// askers: a fifth of the bytes `dump --json` of ULinkRPC allocated).
+// its front, clearing each slot it takes: the queue lies in one array
+// (askArr, whose slots outside the queue are zero), and when it reaches
+// the array's end it moves back to its start, or to a new array twice its
+// length once it fills three quarters of it, so that it allocates only as
+// it grows (a queue slid along its array, up to lateHold messages of
+// askers long, reallocated every few askers: a fifth of the bytes `dump
+// --json` of ULinkRPC allocated).
 func (c *Index) pushAsk(a hostedAsk) {
 	q := c.hostedAsks
-	if len(q) == cap(q) && len(q) <= cap(c.askArr)/2 {
+	if len(q) == cap(q) {
 		all := c.askArr[:cap(c.askArr)]
+		from := 0 // where q starts in all
+		if len(q) > 0 && len(all) > 0 && &all[len(all)-1] == &q[len(q)-1] {
+			from = len(all) - len(q)
+		}
+		if len(all) == 0 || 4*len(q) > 3*len(all) || len(q) > 0 && from == 0 {
+			all = make([]hostedAsk, 2*len(q)+16)
+			from = -1
+		}
 		n := copy(all, q)
-		clear(all[n:])
+		if from >= 0 {
+			clear(all[max(n, from) : from+n]) // where what moved down lay
+		}
+		c.askArr = all[:0]
 		q = all[:n]
 	}
-	grown := cap(q)
-	q = append(q, a)
-	if cap(q) != grown {
-		c.askArr = q[:0] // a new array: q starts at its start
-	}
-	c.hostedAsks = q
+	c.hostedAsks = append(q, a)
 }
 
 // hostedBound is the record index before which a Stream may hand messages

@@ -129,6 +129,20 @@ func TestPushAsk(t *testing.T) {
 				t.Fatalf("queue[%d] = %d; want %d", i, a.n, want[i])
 			}
 		}
+		// The array's slots outside the queue hold nothing.
+		all := c.askArr[:cap(c.askArr)]
+		from := -1
+		if q := c.hostedAsks; len(q) > 0 {
+			from = cap(c.askArr) - cap(q)
+			if &all[from] != &q[0] {
+				t.Fatalf("the queue is not in askArr")
+			}
+		}
+		for i, a := range all {
+			if (i < from || i >= from+len(c.hostedAsks)) && a.n != 0 {
+				t.Fatalf("slot %d outside the queue holds asker %d", i, a.n)
+			}
+		}
 	}
 	if cap(c.askArr) > 1024 {
 		t.Errorf("array of %d for a queue of at most a few hundred", cap(c.askArr))

@@ -88,12 +88,23 @@ func (c *Cache) Append(dst []byte, t time.Time) []byte {
 func appendDigits(dst []byte, v, width int) []byte {
 	n := len(dst) + width
 	dst = append(dst, "000000000"[:width]...)
-	for i := n - 1; i >= n-width; i-- {
-		dst[i] = byte('0' + v%10)
-		v /= 10
+	i := n
+	for ; i-2 >= n-width; i -= 2 {
+		q := v / 100
+		r := 2 * (v - 100*q)
+		dst[i-2], dst[i-1] = digits2[r], digits2[r+1]
+		v = q
+	}
+	if i > n-width {
+		dst[i-1] = byte('0' + v%10)
 	}
 	return dst
 }
+
+// digits2 holds the two digits of each number below 100.
+const digits2 = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" + "30313233343536373839" +
+	"40414243444546474849" + "50515253545556575859" + "60616263646566676869" + "70717273747576777879" +
+	"80818283848586878889" + "90919293949596979899"
 
 // AppendNS appends `,"time_ns":N`, t's Unix nanoseconds, when they give t
 // exactly (outputs.md "time_ns"), else nothing: the key every record's
