@@ -38,7 +38,7 @@ type jsonParts struct {
 	fields  []dissect.Field
 	payload *ulinkrpc.Payload
 	// exact is the envelope's values read at their fixed offsets
-	// (ulinkrpc.EnvelopeExact), nil when fields lists them instead: its
+	// (ulinkrpc.EnvelopeLayout), nil when fields lists them instead: its
 	// fields are then written straight from them and the bytes
 	// (appendExactFields).
 	exact *ulinkrpc.Envelope
@@ -67,9 +67,7 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 	dst = appendInt(dst, int64(r.Frame))
 	dst = append(dst, `,"time":"`...)
 	if parts != nil {
-		dst = parts.tc.Append(dst, r.Time)
-		dst = append(dst, '"')
-		dst = parts.tc.AppendNS(dst, r.Time)
+		dst = parts.tc.AppendBoth(dst, r.Time)
 	} else {
 		dst = jsontime.Append(dst, r.Time)
 		dst = append(dst, '"')
@@ -270,7 +268,7 @@ func appendOptString(dst []byte, p *string) []byte {
 }
 
 // appendExactFields appends the field entries of envelope b, of a frame
-// ulinkrpc.EnvelopeExact read as e, as appendField appends those
+// ulinkrpc.EnvelopeLayout read as e, as appendField appends those
 // DecodeEnvelope lists (ulinkrpc.md 4: the same names, spans and values),
 // without listing them; n is how many, payHex where the payload's hex
 // starts in dst (-1 for none).
@@ -329,13 +327,22 @@ func appendExactFields(dst, b []byte, e *ulinkrpc.Envelope) (_ []byte, n, payHex
 		if !e.HasError {
 			return dst, 6, payHex
 		}
+		// The error text ends the frame: appendField's string, from its
+		// bytes.
+		text := b[at+5:]
 		dst = append(dst, `,{"name":"error_length","bit":`...)
 		dst = appendInt(dst, int64(8*(at+1)))
 		dst = append(dst, `,"bits":32,"value":`...)
-		dst = appendInt(dst, int64(len(e.Error)))
-		dst = append(dst, '}', ',')
-		f := dissect.Field{Name: "error", Bit: 8 * (at + 5), Bits: 8 * len(e.Error), Value: e.Error}
-		return appendField(dst, &f), 8, payHex
+		dst = appendInt(dst, int64(len(text)))
+		dst = append(dst, `},{"name":"error"`...)
+		dst = appendSpan(dst, 8*(at+5), 8*len(text))
+		dst = termsafe.AppendJSONBytes(dst, text)
+		if !e.ErrorUTF8 {
+			dst = append(dst, `,"raw_hex":"`...)
+			dst = appendHex(dst, text)
+			dst = append(dst, '"')
+		}
+		return append(dst, '}'), 8, payHex
 	}
 	// KeepAlivePing, KeepAlivePong
 	dst = append(dst, `,{"name":"ticks","bit":8,"bits":64,"value":`...)

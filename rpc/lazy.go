@@ -152,8 +152,11 @@ type lazyScratch struct {
 	walk   ulinkrpc.JSONWalk
 	cut    ulinkrpc.MPWalk
 	tc     jsontime.Cache
-	// conns are connections' "conn" values, encoded (at most maxConns).
-	conns map[dissect.Conn][]byte
+	// conns are connections' "conn" values, encoded (at most maxConns);
+	// recent keeps those used last by their ports, before a map lookup
+	// (hashing a Conn's addresses was a fortieth of `dump --json`).
+	conns  map[dissect.Conn][]byte
+	recent [64]connText
 	// dirTransport are appendDirTransport's texts by direction and
 	// transport, nil until made.
 	dirTransport [2][4][]byte
@@ -175,8 +178,25 @@ func (sc *lazyScratch) dirText(d dissect.Dir, t Transport) []byte {
 // maxConns bounds a lazyScratch's encoded connections.
 const maxConns = 1024
 
+// connText is a connection and its "conn" value, encoded.
+type connText struct {
+	c    dissect.Conn
+	text []byte
+}
+
 // conn is c's "conn" value, encoded.
 func (sc *lazyScratch) conn(c dissect.Conn) []byte {
+	slot := &sc.recent[(c.Client.Port()^c.Server.Port()*7)&uint16(len(sc.recent)-1)]
+	if slot.text != nil && slot.c == c {
+		return slot.text
+	}
+	b := sc.connMap(c)
+	*slot = connText{c, b}
+	return b
+}
+
+// connMap is conn from the map.
+func (sc *lazyScratch) connMap(c dissect.Conn) []byte {
 	if b, ok := sc.conns[c]; ok {
 		return b
 	}
@@ -197,7 +217,7 @@ func appendBare(dst []byte, r *Record, origin []byte) []byte {
 	sc := lazyScratches.Get().(*lazyScratch)
 	defer lazyScratches.Put(sc)
 	parts := jsonParts{tc: &sc.tc, conn: sc.conn(r.Conn), dirTransport: sc.dirText(r.Dir, r.Transport)}
-	env, exact := ulinkrpc.EnvelopeExact(r.Envelope)
+	env, exact := ulinkrpc.EnvelopeLayout(r.Envelope)
 	if exact {
 		// Its fields are written from its bytes (appendExactFields).
 		parts.exact = &env

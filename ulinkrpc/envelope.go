@@ -224,7 +224,7 @@ func DecodeEnvelopeValues(b []byte) (Envelope, error) {
 // a plain frame is read in place, not copied (rpc's sessions decode every
 // frame into one Envelope).
 func DecodeEnvelopeValuesTo(env *Envelope, b []byte) error {
-	if exactInto(env, b) {
+	if exactInto(env, b, true) {
 		return nil
 	}
 	var err error
@@ -240,13 +240,22 @@ func DecodeEnvelopeValuesTo(env *Envelope, b []byte) error {
 // ulinkrpc.md 4 puts them (a writer of them need not list them: rpc's
 // `dump --json`).
 func EnvelopeExact(b []byte) (env Envelope, ok bool) {
-	ok = exactInto(&env, b)
+	ok = exactInto(&env, b, true)
 	return env, ok
 }
 
-// exactInto sets all of *env to EnvelopeExact's reading of b, or leaves
-// it untouched and returns false.
-func exactInto(env *Envelope, b []byte) bool {
+// EnvelopeLayout is EnvelopeExact for a writer of the frame's fields from
+// its bytes: without the error text, whose bytes end the frame (Error
+// empty, ErrorUTF8 set), nor findings, so that it allocates nothing.
+func EnvelopeLayout(b []byte) (env Envelope, ok bool) {
+	ok = exactInto(&env, b, false)
+	return env, ok
+}
+
+// exactInto sets all of *env to EnvelopeExact's reading of b, without
+// text the error text and the findings, or leaves it untouched and
+// returns false.
+func exactInto(env *Envelope, b []byte, text bool) bool {
 	var h Head
 	if !headExact(b, &h) {
 		return false
@@ -266,7 +275,14 @@ func exactInto(env *Envelope, b []byte) bool {
 		env.PayloadOff, env.Payload = 10, b[10:end:end]
 		if h.HasError {
 			e := b[end+5:]
-			env.Error, env.ErrorUTF8 = string(e), utf8.Valid(e)
+			env.ErrorUTF8 = utf8.Valid(e)
+			if !text {
+				break
+			}
+			env.Error = string(e)
+		}
+		if !text {
+			break
 		}
 		if !env.Status.Known() {
 			env.Findings = append(env.Findings, note(dissect.Protocol, 8*5, "envelope: unknown status %d", uint8(env.Status)))

@@ -140,6 +140,11 @@ func checkExact(t *testing.T, b []byte) {
 	if v, _ := DecodeEnvelopeValues(b); !reflect.DeepEqual(v, want) {
 		t.Fatalf("DecodeEnvelopeValues(%x) = %+v; want %+v", b, v, want)
 	}
+	l, ok := EnvelopeLayout(b)
+	want.Error, want.Findings = "", nil
+	if !ok || !reflect.DeepEqual(l, want) {
+		t.Fatalf("EnvelopeLayout(%x) = %+v, %v; want %+v", b, l, ok, want)
+	}
 }
 
 // checkValuesTo: DecodeEnvelopeValuesTo sets all of an Envelope, one

@@ -39,26 +39,31 @@ func Append(dst []byte, t time.Time) []byte {
 type Cache struct {
 	sec    int64
 	prefix []byte
-	// nsSec and nsPrefix are AppendNS's: the seconds of time_ns spelled,
-	// for a second after 1970 whose nanoseconds fit an int64.
+	// nsSec and nsPrefix are AppendBoth's: `,"time_ns":` and the
+	// seconds of time_ns spelled, for a second after 1970 whose
+	// nanoseconds fit an int64.
 	nsSec    int64
 	nsPrefix []byte
 }
 
-// AppendNS appends `,"time_ns":N` as AppendNS does.
-func (c *Cache) AppendNS(dst []byte, t time.Time) []byte {
+// AppendBoth appends t as Append does, the closing quote of its string,
+// then `,"time_ns":N` as AppendNS does: a record's "time" and "time_ns"
+// keys with the nine nanosecond digits spelled once.
+func (c *Cache) AppendBoth(dst []byte, t time.Time) []byte {
+	dst = c.Append(dst, t)
 	s := t.Unix()
-	if s <= 0 || s >= maxNSSec {
-		return AppendNS(dst, t)
+	if s <= 0 || s >= maxNSSec || len(dst) < 10 {
+		return AppendNS(append(dst, '"'), t)
 	}
-	// 0 < s < maxNSSec: t.UnixNano() is exact, and s's digits then its
-	// nine nanosecond digits spell it.
 	if c.nsPrefix == nil || s != c.nsSec {
 		c.nsSec = s
 		c.nsPrefix = strconv.AppendInt(append(c.nsPrefix[:0], `,"time_ns":`...), s, 10)
 	}
+	// The time ends with its nine nanosecond digits and 'Z'.
+	digits := len(dst) - 10
+	dst = append(dst, '"')
 	dst = append(dst, c.nsPrefix...)
-	return appendDigits(dst, t.Nanosecond(), 9)
+	return append(dst, dst[digits:digits+9]...)
 }
 
 // maxNSSec is the first second whose nanoseconds do not all fit an int64.

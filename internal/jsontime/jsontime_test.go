@@ -34,8 +34,8 @@ func TestAppendMatchesFormat(t *testing.T) {
 		if got := string(c.Append([]byte("x"), tm)); got != "x"+want {
 			t.Errorf("Cache.Append(%v) = %s; want x%s", tm, got, want)
 		}
-		if got, want := string(c.AppendNS([]byte("x"), tm)), string(AppendNS([]byte("x"), tm)); got != want {
-			t.Errorf("Cache.AppendNS(%v) = %s; want %s", tm, got, want)
+		if got, want := string(c.AppendBoth([]byte("x"), tm)), "x"+string(AppendNS([]byte(want+`"`), tm)); got != want {
+			t.Errorf("Cache.AppendBoth(%v) = %s; want %s", tm, got, want)
 		}
 	}
 }

@@ -159,10 +159,13 @@ func plainPrefix(s string) int {
 	if len(s) >= 8 {
 		b := unsafe.Slice(unsafe.StringData(s), len(s))
 		for ; i+8 <= len(b); i += 8 {
-			w := binary.LittleEndian.Uint64(b[i:])
-			if (w|(w-0x20*ones)|zeroBytes(w^'"'*ones)|zeroBytes(w^'\\'*ones)|zeroBytes(w^0x7f*ones))&highs != 0 {
+			if !plainWord(binary.LittleEndian.Uint64(b[i:])) {
 				break
 			}
+		}
+		if i+8 > len(b) && (i == len(b) || plainWord(binary.LittleEndian.Uint64(b[len(b)-8:]))) {
+			// The last eight bytes, read again in part: all plain.
+			return len(b)
 		}
 	}
 	for ; i < len(s); i++ {
@@ -171,6 +174,11 @@ func plainPrefix(s string) int {
 		}
 	}
 	return i
+}
+
+// plainWord reports whether the eight bytes of w are all plain.
+func plainWord(w uint64) bool {
+	return (w|(w-0x20*ones)|zeroBytes(w^'"'*ones)|zeroBytes(w^'\\'*ones)|zeroBytes(w^0x7f*ones))&highs == 0
 }
 
 // zeroBytes has the high bit of some byte set when a byte of w is zero

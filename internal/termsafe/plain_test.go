@@ -19,7 +19,7 @@ func TestPlainPrefix(t *testing.T) {
 		}
 		return len(s)
 	}
-	for _, n := range []int{0, 1, 7, 8, 9, 16, 17, 23} {
+	for _, n := range []int{0, 1, 7, 8, 9, 12, 15, 16, 17, 23, 31} {
 		for pos := 0; pos < n; pos++ {
 			for c := 0; c < 256; c++ {
 				b := []byte(strings.Repeat("Listener_Type_Name", 2)[:n])
