@@ -71,6 +71,13 @@ func (r *Record) Release() {
 
 // lazyConfig is the shared payload configuration of type typ (nil: none).
 func (s *Session) lazyConfig(typ *ulinkrpc.DTO) *ulinkrpc.PayloadConfig {
+	if typ == nil {
+		// Most payloads: no contract type.
+		if s.lazyUntyped == nil {
+			s.lazyUntyped = &ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Types: s.types}
+		}
+		return s.lazyUntyped
+	}
 	c := s.lazies[typ]
 	if c == nil {
 		if s.lazies == nil {

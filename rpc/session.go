@@ -152,7 +152,7 @@ type Session struct {
 	records  []*Record
 	tally    Tally
 	open     openList // open Requests and Pings, by n
-	reqs     dissect.Pairs[reqKey]
+	reqs     reqPairs
 	pings    dissect.Pairs[pingKey]
 	findings []ConnFinding
 	events   []Event
@@ -165,6 +165,9 @@ type Session struct {
 	// lazies are the payload configurations of a Lazy session's records,
 	// one per payload type (lazy.go).
 	lazies map[*ulinkrpc.DTO]*ulinkrpc.PayloadConfig
+	// lazyUntyped is the configuration of payloads without a type,
+	// beside the map of the others.
+	lazyUntyped *ulinkrpc.PayloadConfig
 	// env is the envelope frame decoded last, until its record envOf is
 	// numbered (its Record.env points at it meanwhile).
 	env   ulinkrpc.Envelope
