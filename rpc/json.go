@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"slices"
@@ -502,6 +503,20 @@ func appendJSONValue(dst, raw []byte) []byte {
 
 // hasSpace reports whether b holds a byte of JSON's insignificant space.
 func hasSpace(b []byte) bool {
+	i := 0
+	// Eight bytes at a time while none is at most ' ' (a byte of 0x80 or
+	// more may look like one: that word is read byte by byte).
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if (w-0x2121212121212121)&^w&0x8080808080808080 != 0 && spaceIn(b[i:i+8]) {
+			return true
+		}
+	}
+	return spaceIn(b[i:])
+}
+
+// spaceIn is hasSpace byte by byte.
+func spaceIn(b []byte) bool {
 	for _, c := range b {
 		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
 			return true

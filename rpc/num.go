@@ -19,8 +19,17 @@ const digits2 = "00010203040506070809" + "10111213141516171819" + "2021222324252
 // pow10s are the powers of ten an uint64 holds.
 var pow10s = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
-// appendUint appends v in decimal, as strconv.AppendUint(dst, v, 10).
+// appendUint appends v in decimal, as strconv.AppendUint(dst, v, 10):
+// inlined for a number below 100, most of a record's.
 func appendUint(dst []byte, v uint64) []byte {
+	if v < 10 {
+		return append(dst, byte('0'+v))
+	}
+	return appendUint2(dst, v)
+}
+
+// appendUint2 is appendUint of v of 10 and more (and of less).
+func appendUint2(dst []byte, v uint64) []byte {
 	if v < 10 {
 		return append(dst, byte('0'+v))
 	}
@@ -51,12 +60,21 @@ func appendUint(dst []byte, v uint64) []byte {
 	return dst
 }
 
-// appendInt appends v in decimal, as strconv.AppendInt(dst, v, 10).
+// appendInt appends v in decimal, as strconv.AppendInt(dst, v, 10),
+// inlined for a digit.
 func appendInt(dst []byte, v int64) []byte {
-	if v < 0 {
-		return appendUint(append(dst, '-'), uint64(-v))
+	if uint64(v) < 10 {
+		return append(dst, byte('0'+v))
 	}
-	return appendUint(dst, uint64(v))
+	return appendInt2(dst, v)
+}
+
+// appendInt2 is appendInt of v outside 0..9.
+func appendInt2(dst []byte, v int64) []byte {
+	if v < 0 {
+		return appendUint2(append(dst, '-'), uint64(-v))
+	}
+	return appendUint2(dst, uint64(v))
 }
 
 // hexPairs holds each byte's two lower-case hex digits, the first in the

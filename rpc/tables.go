@@ -116,8 +116,17 @@ func byN(p openRequest, n int) int { return cmp.Compare(p.N, n) }
 
 // find is the open Request n.
 func (l *pendingList) find(n int) (*openRequest, bool) {
-	i, ok := slices.BinarySearchFunc(l.open, n, byN)
-	if !ok || l.open[i].m == nil {
+	// slices.BinarySearchFunc, without its call of byN a step.
+	i, j := 0, len(l.open)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if l.open[h].N < n {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	if i == len(l.open) || l.open[i].N != n || l.open[i].m == nil {
 		return nil, false
 	}
 	return &l.open[i], true
