@@ -248,8 +248,10 @@ func (s *Session) Holding() (seq uint64, ok bool) {
 	for d := range s.sides {
 		sd := &s.sides[d]
 		seq, ok = s.held(sd.stream, seq, ok)
-		for _, f := range sd.convs {
-			seq, ok = s.held(f, seq, ok)
+		if len(sd.convs) > 0 { // KCP's: not a map iterator an event for the others
+			for _, f := range sd.convs {
+				seq, ok = s.held(f, seq, ok)
+			}
 		}
 		if sd.ws != nil && sd.ws.Held() > 0 {
 			ok, seq = true, min(seq, s.wsSeq(sd))
