@@ -562,8 +562,11 @@ func appendEntry(dst []byte, w *ulinkrpc.MPWalk, e *ulinkrpc.MPEntry, off int) [
 		f := w.Field(e, off)
 		return appendField(dst, &f)
 	}
-	dst = append(dst, `{"name":`...)
-	dst = termsafe.AppendJSONBytes(dst, w.Name(e))
+	// Its name is the walk's prefix, "payload" (appendBare), and indices:
+	// plain, written as it is.
+	dst = append(dst, `{"name":"`...)
+	dst = append(dst, w.Name(e)...)
+	dst = append(dst, '"')
 	dst = appendSpan(dst, 8*(off+e.Off), 8*e.Len)
 	switch k {
 	case ulinkrpc.MPText:

@@ -13,7 +13,9 @@ import (
 // isJSON reports whether b is valid UTF-8 holding one JSON value
 // (ulinkrpc.md 6: the auto-detection's first test).
 func isJSON(b []byte) bool {
-	return len(b) > 0 && utf8.Valid(b) && validJSON(b)
+	// The grammar first: a MemoryPack payload fails it at its first byte
+	// or so, where UTF-8's test would read it all.
+	return len(b) > 0 && validJSON(b) && utf8.Valid(b)
 }
 
 // maxJSONDepth is encoding/json's bound on nesting (its scanner's
