@@ -135,6 +135,9 @@ func validJSON(b []byte) bool {
 
 // jsonSpace is the index past the JSON space at b[i:].
 func jsonSpace(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i // most often: no space
+	}
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
@@ -376,6 +379,9 @@ func unquote(tok []byte) []byte {
 }
 
 func (w *JSONWalk) ws() {
+	if w.pos < len(w.b) && w.b[w.pos] > ' ' {
+		return // most often: no space
+	}
 	for w.pos < len(w.b) {
 		switch w.b[w.pos] {
 		case ' ', '\t', '\n', '\r':
