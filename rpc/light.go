@@ -104,10 +104,11 @@ func (s *Session) numberedLight(r *Record) {
 		}
 		// A Request forgotten past MaxOpen stays pending in the tally, as
 		// a full session's does.
-		s.reqs.Ask(keyOf(d, b.RequestID), dissect.Ask{N: r.N, Time: r.Time})
+		s.reqs.Ask(keyOf(d, b.RequestID), dissect.Ask{N: r.N, Time: r.Time}, nil) // a light record is reused
 		t.request(r.N, b.RequestID, m)
 	case ulinkrpc.Response:
-		if a, ok := s.reqs.Latest(keyOf(1-d, b.RequestID)); ok {
+		if q, ok := s.reqs.Latest(keyOf(1-d, b.RequestID)); ok {
+			a := q.a
 			r.Pair, r.Latency, r.HasLatency = a.N, r.Time.Sub(a.Time), true
 			t.response(a.N, nil, r.Latency, b.Status, b.HasError)
 		}

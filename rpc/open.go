@@ -89,6 +89,13 @@ func (l *openList) take(n int) *Record {
 	}
 	r := l.open[i].r
 	l.open[i].r = nil
+	l.gone()
+	return r
+}
+
+// gone counts an entry gone, and drops the gone entries once they are
+// half the list.
+func (l *openList) gone() {
 	l.dead++
 	if l.dead >= 16 && 2*l.dead >= len(l.open) {
 		// In place: the array is reused, so a steady traffic of calls
@@ -97,6 +104,17 @@ func (l *openList) take(n int) *Record {
 		l.dead = 0
 		l.renumber(0)
 	}
+}
+
+// drop removes r, the open asker numbered n as a reqPairs entry gives it
+// (nil for a light one), from where its entry lies, and returns it (nil
+// when it is not open): take without its search.
+func (l *openList) drop(r *Record, n int) *Record {
+	if r == nil || r.N != n || !l.holds(r) {
+		return l.take(n)
+	}
+	l.open[r.openAt-1].r = nil
+	l.gone()
 	return r
 }
 

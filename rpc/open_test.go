@@ -26,10 +26,31 @@ func TestOpenList(t *testing.T) {
 			l.put(r)
 			want[r.N] = r
 			all = append(all, r)
-		default:
+		case k < 8:
 			m := n - rng.IntN(40)
 			if got := l.take(m); got != want[m] {
 				t.Fatalf("step %d: take(%d) = %v; want %v", step, m, got, want[m])
+			}
+			delete(want, m)
+		default:
+			// drop, given the record (or a copy, or another, or none).
+			m := n - rng.IntN(40)
+			r := want[m]
+			switch rng.IntN(4) {
+			case 0:
+				if r != nil {
+					cp := *r
+					r = &cp
+				}
+			case 1:
+				r = nil
+			case 2:
+				if len(all) > 0 {
+					r = all[rng.IntN(len(all))]
+				}
+			}
+			if got := l.drop(r, m); got != want[m] {
+				t.Fatalf("step %d: drop(%v, %d) = %v; want %v", step, r, m, got, want[m])
 			}
 			delete(want, m)
 		}

@@ -382,15 +382,16 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 	case ulinkrpc.Request:
 		m := s.envRPC(&r.RPC, env)
 		s.payload(r, env, m, true)
-		if a, ok := s.reqs.Ask(keyOf(d, env.RequestID), dissect.Ask{N: r.N, Time: r.Time}); ok {
-			s.open.take(a.N)
+		if a, ok := s.reqs.Ask(keyOf(d, env.RequestID), dissect.Ask{N: r.N, Time: r.Time}, r); ok {
+			s.open.drop(a.rec, a.a.N)
 		}
 		s.open.put(r)
 	case ulinkrpc.Response:
 		s.envRPC(&r.RPC, env)
 		var m *ulinkrpc.Method
-		if a, ok := s.reqs.Latest(keyOf(1-d, env.RequestID)); ok {
-			req := s.open.take(a.N)
+		if q, ok := s.reqs.Latest(keyOf(1-d, env.RequestID)); ok {
+			a := q.a
+			req := s.open.drop(q.rec, a.N)
 			s.link(req, r, a)
 			if req != nil {
 				r.RPC.ServiceID, r.RPC.MethodID = req.RPC.ServiceID, req.RPC.MethodID

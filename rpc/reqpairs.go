@@ -9,7 +9,10 @@ import (
 // reqPairs holds a session's unanswered Requests by (direction,
 // request_id) as dissect.Pairs[reqKey] does, with the same answers: Ask,
 // Latest (ULinkRPC answers a key's latest asker), Pending, and past Max
-// the oldest forgotten and counted in Dropped. A key's latest asker lies
+// the oldest forgotten and counted in Dropped; with each asker its record
+// (nil for a light one), which Latest and a forgetting Ask give back, so
+// that the asker is taken from the open ones where it lies (openList.drop)
+// without a search. A key's latest asker lies
 // in the slot of an open-addressing table, its earlier ones (a request_id
 // used again while open, rare) in more: a call and its answer cost a
 // probe each, where the map of queues of dissect.Pairs cost four map
@@ -21,13 +24,19 @@ type reqPairs struct {
 	slots   []reqSlot // a power of two long, probed linearly
 	used    int
 	count   int
-	more    map[reqKey][]dissect.Ask // a key's askers before its latest, oldest first
+	more    map[reqKey][]reqAsk // a key's askers before its latest, oldest first
+}
+
+// reqAsk is an asker and its record.
+type reqAsk struct {
+	a   dissect.Ask
+	rec *Record
 }
 
 // reqSlot is a key and its latest asker; full says it is taken.
 type reqSlot struct {
-	key  reqKey
-	a    dissect.Ask
+	key reqKey
+	reqAsk
 	full bool
 }
 
@@ -49,7 +58,7 @@ func (p *reqPairs) find(k reqKey) (int, bool) {
 
 // Ask records an asker under k; past Max, the oldest asker is forgotten
 // and returned (dropped true), as dissect.Pairs.Ask does.
-func (p *reqPairs) Ask(k reqKey, a dissect.Ask) (forgotten dissect.Ask, dropped bool) {
+func (p *reqPairs) Ask(k reqKey, a dissect.Ask, rec *Record) (forgotten reqAsk, dropped bool) {
 	max := p.Max
 	if max <= 0 {
 		max = dissect.DefaultMaxAsks
@@ -65,13 +74,13 @@ func (p *reqPairs) Ask(k reqKey, a dissect.Ask) (forgotten dissect.Ask, dropped 
 	s := &p.slots[i]
 	if ok {
 		if p.more == nil {
-			p.more = map[reqKey][]dissect.Ask{}
+			p.more = map[reqKey][]reqAsk{}
 		}
-		p.more[k] = append(p.more[k], s.a)
-		s.a = a
+		p.more[k] = append(p.more[k], s.reqAsk)
+		s.reqAsk = reqAsk{a, rec}
 		return forgotten, dropped
 	}
-	*s = reqSlot{key: k, a: a, full: true}
+	*s = reqSlot{key: k, reqAsk: reqAsk{a, rec}, full: true}
 	p.used++
 	return forgotten, dropped
 }
@@ -89,18 +98,18 @@ func (p *reqPairs) grow() {
 }
 
 // Latest answers the latest unanswered asker of k.
-func (p *reqPairs) Latest(k reqKey) (dissect.Ask, bool) {
+func (p *reqPairs) Latest(k reqKey) (reqAsk, bool) {
 	if p.used == 0 {
-		return dissect.Ask{}, false
+		return reqAsk{}, false
 	}
 	i, ok := p.find(k)
 	if !ok {
-		return dissect.Ask{}, false
+		return reqAsk{}, false
 	}
-	a := p.slots[i].a
+	a := p.slots[i].reqAsk
 	p.count--
 	if ms := p.more[k]; len(ms) > 0 {
-		p.slots[i].a = ms[len(ms)-1]
+		p.slots[i].reqAsk = ms[len(ms)-1]
 		p.setMore(k, ms[:len(ms)-1])
 		return a, true
 	}
@@ -109,7 +118,7 @@ func (p *reqPairs) Latest(k reqKey) (dissect.Ask, bool) {
 }
 
 // setMore keeps ms as k's earlier askers, none when empty.
-func (p *reqPairs) setMore(k reqKey, ms []dissect.Ask) {
+func (p *reqPairs) setMore(k reqKey, ms []reqAsk) {
 	if len(ms) == 0 {
 		delete(p.more, k)
 		return
@@ -138,7 +147,7 @@ func (p *reqPairs) remove(i int) {
 }
 
 // dropOldest forgets the asker with the lowest N.
-func (p *reqPairs) dropOldest() (dissect.Ask, bool) {
+func (p *reqPairs) dropOldest() (reqAsk, bool) {
 	best, at := -1, -1
 	for i := range p.slots {
 		s := &p.slots[i]
@@ -147,14 +156,14 @@ func (p *reqPairs) dropOldest() (dissect.Ask, bool) {
 		}
 		oldest := s.a
 		if ms := p.more[s.key]; len(ms) > 0 {
-			oldest = ms[0]
+			oldest = ms[0].a
 		}
 		if at < 0 || oldest.N < best {
 			best, at = oldest.N, i
 		}
 	}
 	if at < 0 {
-		return dissect.Ask{}, false
+		return reqAsk{}, false
 	}
 	p.Dropped++
 	p.count--
@@ -164,7 +173,7 @@ func (p *reqPairs) dropOldest() (dissect.Ask, bool) {
 		p.setMore(s.key, ms[1:])
 		return a, true
 	}
-	a := s.a
+	a := s.reqAsk
 	p.remove(at)
 	return a, true
 }
@@ -179,8 +188,8 @@ func (p *reqPairs) Pending() []dissect.Pending[reqKey] {
 		if !s.full {
 			continue
 		}
-		for _, a := range p.more[s.key] {
-			out = append(out, dissect.Pending[reqKey]{Key: s.key, Ask: a})
+		for _, m := range p.more[s.key] {
+			out = append(out, dissect.Pending[reqKey]{Key: s.key, Ask: m.a})
 		}
 		out = append(out, dissect.Pending[reqKey]{Key: s.key, Ask: s.a})
 	}

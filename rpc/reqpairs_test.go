@@ -21,21 +21,24 @@ func TestReqPairs(t *testing.T) {
 		var want dissect.Pairs[reqKey]
 		got.Max, want.Max = tc.max, tc.max
 		n := 0
+		recs := map[int]*Record{}
 		key := func() reqKey { return keyOf(dissect.Dir(rng.IntN(2)), uint32(rng.IntN(tc.keys))) }
 		for step := range tc.steps {
 			if rng.IntN(2) == 0 {
 				n++
 				k, a := key(), dissect.Ask{N: n, Time: time.Unix(int64(n), 0)}
-				f1, d1 := got.Ask(k, a)
+				recs[n] = &Record{N: n}
+				f1, d1 := got.Ask(k, a, recs[n])
 				f2, d2 := want.Ask(k, a)
-				if f1 != f2 || d1 != d2 {
+				if f1.a != f2 || d1 != d2 || d1 && f1.rec != recs[f2.N] {
 					t.Fatalf("%+v step %d: Ask(%x) forgot %+v, %v; want %+v, %v", tc, step, k, f1, d1, f2, d2)
 				}
 			} else {
 				k := key()
-				a1, ok1 := got.Latest(k)
+				q, ok1 := got.Latest(k)
+				a1 := q.a
 				a2, ok2 := want.Latest(k)
-				if a1 != a2 || ok1 != ok2 {
+				if a1 != a2 || ok1 != ok2 || ok1 && q.rec != recs[a2.N] {
 					t.Fatalf("%+v step %d: Latest(%x) = %+v, %v; want %+v, %v", tc, step, k, a1, ok1, a2, ok2)
 				}
 			}
