@@ -1,9 +1,6 @@
 package rpc
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -150,84 +147,21 @@ func (s *Session) oneFinding(f dissect.Finding) []dissect.Finding {
 // while the session still holds it for pairing: it is pooled when the
 // session lets go of it (done), answered or forgotten past MaxOpen.
 
-// hold holds open asker r for pairing (byN).
+// hold holds open asker r for pairing (open).
 func (s *Session) hold(r *Record) {
-	s.byN.add(r)
+	s.open.put(r)
 	r.held = true
 }
 
-// letGo stops holding open asker n, and returns its record (nil for none).
-func (s *Session) letGo(n int) *Record {
-	r := s.byN.take(n)
+// letGo stops holding open asker n, rec when the caller knows its record
+// (openList.drop), and returns its record (nil for none).
+func (s *Session) letGo(rec *Record, n int) *Record {
+	r := s.open.drop(rec, n)
 	if r != nil {
 		r.held = false
 	}
 	return r
 }
-
-// askers are a session's open askers (Requests and KeepAlivePings) by
-// number, in number order (a session numbers them in it): an answer
-// finds its asker by binary search, and the answered leave once they
-// are half the list, as a Tally's pendingList (a map by n cost a hash
-// insert, lookup and delete a pair: a twentieth of a full index's load).
-type askers struct {
-	open []asker
-	dead int // entries let go still in open
-}
-
-// asker is an entry of askers: nil once let go.
-type asker struct {
-	n int
-	r *Record
-}
-
-func (l *askers) add(r *Record) {
-	if k := len(l.open); k == 0 || l.open[k-1].n < r.N {
-		l.open = append(l.open, asker{r.N, r})
-		return
-	}
-	i, ok := slices.BinarySearchFunc(l.open, r.N, askerN)
-	if ok {
-		if l.open[i].r == nil {
-			l.dead--
-		}
-		l.open[i].r = r
-		return
-	}
-	l.open = slices.Insert(l.open, i, asker{r.N, r})
-}
-
-func askerN(a asker, n int) int { return cmp.Compare(a.n, n) }
-
-// get is open asker n, nil for none.
-func (l *askers) get(n int) *Record {
-	if i, ok := slices.BinarySearchFunc(l.open, n, askerN); ok {
-		return l.open[i].r
-	}
-	return nil
-}
-
-// take lets go of open asker n and returns it, nil for none.
-func (l *askers) take(n int) *Record {
-	i, ok := slices.BinarySearchFunc(l.open, n, askerN)
-	if !ok || l.open[i].r == nil {
-		return nil
-	}
-	r := l.open[i].r
-	l.open[i].r = nil
-	l.dead++
-	if l.dead >= 16 && 2*l.dead >= len(l.open) {
-		// In place: a steady traffic of askers and answers allocates
-		// nothing.
-		l.open = slices.DeleteFunc(l.open, func(a asker) bool { return a.r == nil })
-		clear(l.open[len(l.open):cap(l.open)])
-		l.dead = 0
-	}
-	return r
-}
-
-// len is the number of open askers.
-func (l *askers) len() int { return len(l.open) - l.dead }
 
 // done pools r, an asker let go, when its host handed it back meanwhile.
 func (s *Session) done(r *Record) {

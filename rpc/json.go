@@ -2,7 +2,7 @@ package rpc
 
 import (
 	"bytes"
-	"encoding/hex"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"slices"
@@ -38,12 +38,22 @@ func AppendJSONOrigin(dst []byte, r *Record, origin []byte) []byte {
 type jsonParts struct {
 	fields  []dissect.Field
 	payload *ulinkrpc.Payload
-	walk    *ulinkrpc.JSONWalk
-	off     int
+	// exact is the envelope's values read at their fixed offsets
+	// (ulinkrpc.EnvelopeLayout), nil when fields lists them instead: its
+	// fields are then written straight from them and the bytes
+	// (appendExactFields).
+	exact *ulinkrpc.Envelope
+	walk  *ulinkrpc.JSONWalk
+	// json is a JSON payload's bytes, its value (Payload.Value nil:
+	// PayloadConfig.NoJSONValue).
+	json []byte
+	off  int
 	// tc spells the time, conn is the "conn" value encoded (the encoding
 	// goroutine's caches).
 	tc   *jsontime.Cache
 	conn []byte
+	// dirTransport is appendDirTransport's text, nil to write it.
+	dirTransport []byte
 }
 
 // appendJSON is AppendJSONOrigin of r, or of bare r's decoded parts.
@@ -53,17 +63,17 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 		fields, p = parts.fields, parts.payload
 	}
 	dst = append(dst, `{"n":`...)
-	dst = strconv.AppendInt(dst, int64(r.N), 10)
+	dst = appendInt(dst, int64(r.N))
 	dst = append(dst, `,"frame":`...)
-	dst = strconv.AppendInt(dst, int64(r.Frame), 10)
+	dst = appendInt(dst, int64(r.Frame))
 	dst = append(dst, `,"time":"`...)
 	if parts != nil {
-		dst = parts.tc.Append(dst, r.Time)
+		dst = parts.tc.AppendBoth(dst, r.Time)
 	} else {
 		dst = jsontime.Append(dst, r.Time)
+		dst = append(dst, '"')
+		dst = jsontime.AppendNS(dst, r.Time)
 	}
-	dst = append(dst, '"')
-	dst = jsontime.AppendNS(dst, r.Time)
 	dst = append(dst, origin...)
 	dst = append(dst, `,"conn":`...)
 	if parts != nil {
@@ -71,18 +81,18 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 	} else {
 		dst = termsafe.AppendJSONString(dst, r.Conn.String())
 	}
-	dst = append(dst, `,"dir":`...)
-	dst = termsafe.AppendJSONString(dst, r.Dir.String())
-	dst = append(dst, `,"proto":"ulinkrpc","transport":`...)
-	dst = termsafe.AppendJSONString(dst, r.Transport.String())
-	dst = append(dst, `,"len":`...)
-	dst = strconv.AppendInt(dst, int64(r.Len), 10)
+	if parts != nil && parts.dirTransport != nil {
+		dst = append(dst, parts.dirTransport...)
+	} else {
+		dst = appendDirTransport(dst, r.Dir, r.Transport)
+	}
+	dst = appendInt(dst, int64(r.Len))
 	dst = append(dst, `,"msg":`...)
 	dst = termsafe.AppendJSONString(dst, r.Msg)
 	if t := r.Transform; t != nil {
 		dst = append(dst, `,"transform":{"flags":`...)
 		if t.Flags != nil {
-			dst = strconv.AppendInt(dst, int64(*t.Flags), 10)
+			dst = appendInt(dst, int64(*t.Flags))
 		} else {
 			dst = append(dst, "null"...)
 		}
@@ -95,14 +105,21 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"fields":[`...)
-	for i := range fields {
-		if i > 0 {
-			dst = append(dst, ',')
+	// payHex is where the payload field's hex starts in dst, -1 for none:
+	// the envelope's "hex" copies it.
+	nf, payHex := len(fields), -1
+	if parts != nil && parts.exact != nil {
+		dst, nf, payHex = appendExactFields(dst, r.Envelope, parts.exact)
+	} else {
+		for i := range fields {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendField(dst, &fields[i])
 		}
-		dst = appendField(dst, &fields[i])
 	}
 	if parts != nil && parts.payload != nil {
-		n := len(fields)
+		n := nf
 		for i := range parts.payload.Fields {
 			if f := &parts.payload.Fields[i]; !payloadRoot(f) {
 				dst = appendSep(dst, &n)
@@ -130,9 +147,13 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 		dst = append(dst, `,"payload":{"encoding":`...)
 		dst = termsafe.AppendJSONString(dst, p.Encoding.String())
 		dst = append(dst, `,"bytes":`...)
-		dst = strconv.AppendInt(dst, int64(p.Bytes), 10)
+		dst = appendInt(dst, int64(p.Bytes))
 		dst = append(dst, `,"value":`...)
-		dst = appendPayloadValue(dst, p)
+		if parts != nil && parts.json != nil {
+			dst = appendJSONValue(dst, parts.json)
+		} else {
+			dst = appendPayloadValue(dst, p)
+		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"expert":[`...)
@@ -152,24 +173,44 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 	dst = append(dst, ']')
 	if r.Envelope != nil {
 		dst = append(dst, `,"hex":"`...)
-		dst = hex.AppendEncode(dst, r.Envelope)
+		if payHex >= 0 {
+			// The payload's hex is written already: copied, not encoded
+			// again.
+			e := parts.exact
+			end := e.PayloadOff + len(e.Payload)
+			dst = appendHex(dst, r.Envelope[:e.PayloadOff])
+			dst = append(dst, dst[payHex:payHex+2*len(e.Payload)]...)
+			dst = appendHex(dst, r.Envelope[end:])
+		} else {
+			dst = appendHex(dst, r.Envelope)
+		}
 		dst = append(dst, '"')
 	}
 	if r.Pair != 0 {
 		dst = append(dst, `,"pair":`...)
-		dst = strconv.AppendInt(dst, int64(r.Pair), 10)
+		dst = appendInt(dst, int64(r.Pair))
 	}
 	if r.HasLatency {
 		dst = append(dst, `,"latency_ns":`...)
-		dst = strconv.AppendInt(dst, int64(r.Latency), 10)
+		dst = appendInt(dst, int64(r.Latency))
 	}
 	return append(dst, '}')
+}
+
+// appendDirTransport appends a record's keys from "dir" to "len", up to
+// its value.
+func appendDirTransport(dst []byte, d dissect.Dir, t Transport) []byte {
+	dst = append(dst, `,"dir":`...)
+	dst = termsafe.AppendJSONString(dst, d.String())
+	dst = append(dst, `,"proto":"ulinkrpc","transport":`...)
+	dst = termsafe.AppendJSONString(dst, t.String())
+	return append(dst, `,"len":`...)
 }
 
 func appendRPC(dst []byte, p *RPC) []byte {
 	dst = append(dst, `{"request_id":`...)
 	if p.RequestID != nil {
-		dst = strconv.AppendUint(dst, uint64(*p.RequestID), 10)
+		dst = appendUint(dst, uint64(*p.RequestID))
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -177,28 +218,36 @@ func appendRPC(dst []byte, p *RPC) []byte {
 	dst = appendOptInt32(dst, p.ServiceID)
 	dst = append(dst, `,"method_id":`...)
 	dst = appendOptInt32(dst, p.MethodID)
-	dst = append(dst, `,"service":`...)
-	dst = appendOptString(dst, p.Service)
-	dst = append(dst, `,"method":`...)
-	dst = appendOptString(dst, p.Method)
-	dst = append(dst, `,"status_code":`...)
-	if p.StatusCode != nil {
-		dst = strconv.AppendInt(dst, int64(*p.StatusCode), 10)
+	if p.Service == nil && p.Method == nil {
+		dst = append(dst, `,"service":null,"method":null`...)
 	} else {
-		dst = append(dst, "null"...)
+		dst = append(dst, `,"service":`...)
+		dst = appendOptString(dst, p.Service)
+		dst = append(dst, `,"method":`...)
+		dst = appendOptString(dst, p.Method)
 	}
-	dst = append(dst, `,"status":`...)
-	dst = appendOptString(dst, p.Status)
-	dst = append(dst, `,"error":`...)
-	dst = appendOptString(dst, p.Error)
+	if p.StatusCode == nil && p.Status == nil && p.Error == nil {
+		dst = append(dst, `,"status_code":null,"status":null,"error":null`...)
+	} else {
+		dst = append(dst, `,"status_code":`...)
+		if p.StatusCode != nil {
+			dst = appendInt(dst, int64(*p.StatusCode))
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = append(dst, `,"status":`...)
+		dst = appendOptString(dst, p.Status)
+		dst = append(dst, `,"error":`...)
+		dst = appendOptString(dst, p.Error)
+	}
 	if p.ErrorRaw != nil {
 		dst = append(dst, `,"error_hex":"`...)
-		dst = hex.AppendEncode(dst, p.ErrorRaw)
+		dst = appendHex(dst, p.ErrorRaw)
 		dst = append(dst, '"')
 	}
 	dst = append(dst, `,"ticks":`...)
 	if p.Ticks != nil {
-		dst = strconv.AppendInt(dst, *p.Ticks, 10)
+		dst = appendInt(dst, *p.Ticks)
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -209,7 +258,7 @@ func appendOptInt32(dst []byte, p *int32) []byte {
 	if p == nil {
 		return append(dst, "null"...)
 	}
-	return strconv.AppendInt(dst, int64(*p), 10)
+	return appendInt(dst, int64(*p))
 }
 
 func appendOptString(dst []byte, p *string) []byte {
@@ -217,6 +266,89 @@ func appendOptString(dst []byte, p *string) []byte {
 		return append(dst, "null"...)
 	}
 	return termsafe.AppendJSONString(dst, *p)
+}
+
+// appendExactFields appends the field entries of envelope b, of a frame
+// ulinkrpc.EnvelopeLayout read as e, as appendField appends those
+// DecodeEnvelope lists (ulinkrpc.md 4: the same names, spans and values),
+// without listing them; n is how many, payHex where the payload's hex
+// starts in dst (-1 for none).
+func appendExactFields(dst, b []byte, e *ulinkrpc.Envelope) (_ []byte, n, payHex int) {
+	be := func(off int) uint32 {
+		return uint32(b[off])<<24 | uint32(b[off+1])<<16 | uint32(b[off+2])<<8 | uint32(b[off+3])
+	}
+	// payload appends the length and payload fields at byte off.
+	payload := func(dst []byte, off int) []byte {
+		dst = append(dst, `,{"name":"length","bit":`...)
+		dst = appendInt(dst, int64(8*off))
+		dst = append(dst, `,"bits":32,"value":`...)
+		dst = appendInt(dst, int64(len(e.Payload)))
+		dst = append(dst, `},{"name":"payload","bit":`...)
+		dst = appendInt(dst, int64(8*(off+4)))
+		dst = append(dst, `,"bits":`...)
+		dst = appendInt(dst, int64(8*len(e.Payload)))
+		dst = append(dst, `,"value":"`...)
+		payHex = len(dst)
+		dst = appendHex(dst, e.Payload)
+		return append(dst, `"}`...)
+	}
+	dst = append(dst, `{"name":"type","bit":0,"bits":8,"value":`...)
+	dst = appendUint(dst, uint64(e.Type))
+	dst = append(dst, '}')
+	switch e.Type {
+	case ulinkrpc.Request:
+		dst = append(dst, `,{"name":"request_id","bit":8,"bits":32,"value":`...)
+		dst = appendUint(dst, uint64(be(1)))
+		dst = append(dst, `},{"name":"service_id","bit":40,"bits":32,"value":`...)
+		dst = appendInt(dst, int64(int32(be(5))))
+		dst = append(dst, `},{"name":"method_id","bit":72,"bits":32,"value":`...)
+		dst = appendInt(dst, int64(int32(be(9))))
+		dst = append(dst, '}')
+		return payload(dst, 13), 6, payHex
+	case ulinkrpc.Push:
+		dst = append(dst, `,{"name":"service_id","bit":8,"bits":32,"value":`...)
+		dst = appendInt(dst, int64(int32(be(1))))
+		dst = append(dst, `},{"name":"method_id","bit":40,"bits":32,"value":`...)
+		dst = appendInt(dst, int64(int32(be(5))))
+		dst = append(dst, '}')
+		return payload(dst, 9), 5, payHex
+	case ulinkrpc.Response:
+		dst = append(dst, `,{"name":"request_id","bit":8,"bits":32,"value":`...)
+		dst = appendUint(dst, uint64(be(1)))
+		dst = append(dst, `},{"name":"status","bit":40,"bits":8,"value":`...)
+		dst = appendUint(dst, uint64(b[5]))
+		dst = append(dst, '}')
+		dst = payload(dst, 6)
+		at := 10 + len(e.Payload) // has_error
+		dst = append(dst, `,{"name":"has_error","bit":`...)
+		dst = appendInt(dst, int64(8*at))
+		dst = append(dst, `,"bits":8,"value":`...)
+		dst = strconv.AppendBool(dst, e.HasError)
+		dst = append(dst, '}')
+		if !e.HasError {
+			return dst, 6, payHex
+		}
+		// The error text ends the frame: appendField's string, from its
+		// bytes.
+		text := b[at+5:]
+		dst = append(dst, `,{"name":"error_length","bit":`...)
+		dst = appendInt(dst, int64(8*(at+1)))
+		dst = append(dst, `,"bits":32,"value":`...)
+		dst = appendInt(dst, int64(len(text)))
+		dst = append(dst, `},{"name":"error"`...)
+		dst = appendSpan(dst, 8*(at+5), 8*len(text))
+		dst = termsafe.AppendJSONBytes(dst, text)
+		if !e.ErrorUTF8 {
+			dst = append(dst, `,"raw_hex":"`...)
+			dst = appendHex(dst, text)
+			dst = append(dst, '"')
+		}
+		return append(dst, '}'), 8, payHex
+	}
+	// KeepAlivePing, KeepAlivePong
+	dst = append(dst, `,{"name":"ticks","bit":8,"bits":64,"value":`...)
+	dst = appendInt(dst, e.Ticks)
+	return append(dst, '}'), 2, payHex
 }
 
 // appendField appends an outputs.md field entry; a string that is not valid
@@ -228,7 +360,7 @@ func appendField(dst []byte, f *dissect.Field) []byte {
 	dst = appendAny(dst, f.Value)
 	if s, ok := f.Value.(string); ok && !utf8.ValidString(s) {
 		dst = append(dst, `,"raw_hex":"`...)
-		dst = hex.AppendEncode(dst, []byte(s))
+		dst = appendHex(dst, []byte(s))
 		dst = append(dst, '"')
 	}
 	return append(dst, '}')
@@ -245,29 +377,25 @@ func appendAny(dst []byte, v any) []byte {
 	case bool:
 		return strconv.AppendBool(dst, x)
 	case uint64:
-		return strconv.AppendUint(dst, x, 10)
+		return appendUint(dst, x)
 	case int64:
-		return strconv.AppendInt(dst, x, 10)
+		return appendInt(dst, x)
 	case int:
-		return strconv.AppendInt(dst, int64(x), 10)
+		return appendInt(dst, int64(x))
 	case uint32:
-		return strconv.AppendUint(dst, uint64(x), 10)
+		return appendUint(dst, uint64(x))
 	case int32:
-		return strconv.AppendInt(dst, int64(x), 10)
+		return appendInt(dst, int64(x))
 	case string:
 		return termsafe.AppendJSONString(dst, x)
 	case []byte:
 		dst = append(dst, '"')
-		dst = hex.AppendEncode(dst, x)
+		dst = appendHex(dst, x)
 		return append(dst, '"')
 	case float64:
 		return appendFloat(dst, x)
 	case json.RawMessage:
-		var buf bytes.Buffer
-		if json.Compact(&buf, x) != nil {
-			return termsafe.AppendJSONString(dst, string(x))
-		}
-		return append(dst, termsafe.EscapeJSON(buf.Bytes())...)
+		return appendRawJSON(dst, x)
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
@@ -301,12 +429,22 @@ func appendAny(dst []byte, v any) []byte {
 	return append(dst, termsafe.EscapeJSON(b)...)
 }
 
+// appendRawJSON appends JSON text as appendAny appends a json.RawMessage:
+// compacted, or a string of its text when it is not valid JSON.
+func appendRawJSON(dst, x []byte) []byte {
+	var buf bytes.Buffer
+	if json.Compact(&buf, x) != nil {
+		return termsafe.AppendJSONString(dst, string(x))
+	}
+	return append(dst, termsafe.EscapeJSON(buf.Bytes())...)
+}
+
 // appendSpan appends a field entry's keys after its name, up to its value.
 func appendSpan(dst []byte, bit, bits int) []byte {
 	dst = append(dst, `,"bit":`...)
-	dst = strconv.AppendInt(dst, int64(bit), 10)
+	dst = appendInt(dst, int64(bit))
 	dst = append(dst, `,"bits":`...)
-	dst = strconv.AppendInt(dst, int64(bits), 10)
+	dst = appendInt(dst, int64(bits))
 	return append(dst, `,"value":`...)
 }
 
@@ -326,22 +464,59 @@ func appendFloat(dst []byte, x float64) []byte {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return termsafe.AppendJSONString(dst, strconv.FormatFloat(x, 'g', -1, 64))
 	}
-	b, _ := json.Marshal(x)
-	return append(dst, b...)
+	// encoding/json's floatEncoder, without its reflection and buffer:
+	// like %g, with ES6's exponent cutoffs and no exponent padding.
+	f := byte('f')
+	if abs := math.Abs(x); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		f = 'e'
+	}
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, x, f, -1, 64)
+	if f == 'e' {
+		// e-09 to e-9
+		if k := len(dst) - n; k >= 4 && dst[len(dst)-4] == 'e' && dst[len(dst)-3] == '-' && dst[len(dst)-2] == '0' {
+			dst[len(dst)-2] = dst[len(dst)-1]
+			dst = dst[:len(dst)-1]
+		}
+	}
+	return dst
 }
 
 // appendPayloadValue appends a payload's value as appendAny does: a JSON
 // payload, valid JSON (DecodePayload's test), with no space to elide is
 // its compacted text itself.
 func appendPayloadValue(dst []byte, p *ulinkrpc.Payload) []byte {
-	if raw, ok := p.Value.(json.RawMessage); ok && p.Encoding == ulinkrpc.EncodingJSON && !hasSpace(raw) {
-		return append(dst, termsafe.EscapeJSON(raw)...)
+	if raw, ok := p.Value.(json.RawMessage); ok && p.Encoding == ulinkrpc.EncodingJSON {
+		return appendJSONValue(dst, raw)
 	}
 	return appendAny(dst, p.Value)
 }
 
+// appendJSONValue appends a JSON payload's value, raw, as
+// appendPayloadValue appends it.
+func appendJSONValue(dst, raw []byte) []byte {
+	if !hasSpace(raw) {
+		return append(dst, termsafe.EscapeJSON(raw)...)
+	}
+	return appendRawJSON(dst, raw)
+}
+
 // hasSpace reports whether b holds a byte of JSON's insignificant space.
 func hasSpace(b []byte) bool {
+	i := 0
+	// Eight bytes at a time while none is at most ' ' (a byte of 0x80 or
+	// more may look like one: that word is read byte by byte).
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if (w-0x2121212121212121)&^w&0x8080808080808080 != 0 && spaceIn(b[i:i+8]) {
+			return true
+		}
+	}
+	return spaceIn(b[i:])
+}
+
+// spaceIn is hasSpace byte by byte.
+func spaceIn(b []byte) bool {
 	for _, c := range b {
 		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
 			return true
@@ -364,7 +539,7 @@ func appendMember(dst []byte, w *ulinkrpc.JSONWalk, m *ulinkrpc.JSONMember, off 
 		dst = termsafe.AppendJSONBytes(dst, w.Text(m))
 	case ulinkrpc.JSONNumber:
 		if i, ok, f := w.Number(m); ok {
-			dst = strconv.AppendInt(dst, i, 10)
+			dst = appendInt(dst, i)
 		} else {
 			dst = appendFloat(dst, f)
 		}
@@ -387,18 +562,21 @@ func appendEntry(dst []byte, w *ulinkrpc.MPWalk, e *ulinkrpc.MPEntry, off int) [
 		f := w.Field(e, off)
 		return appendField(dst, &f)
 	}
-	dst = append(dst, `{"name":`...)
-	dst = termsafe.AppendJSONBytes(dst, w.Name(e))
+	// Its name is the walk's prefix, "payload" (appendBare), and indices:
+	// plain, written as it is.
+	dst = append(dst, `{"name":"`...)
+	dst = append(dst, w.Name(e)...)
+	dst = append(dst, '"')
 	dst = appendSpan(dst, 8*(off+e.Off), 8*e.Len)
 	switch k {
 	case ulinkrpc.MPText:
 		// Valid UTF-8 (a MemoryPack string's test): no raw_hex.
 		dst = termsafe.AppendJSONBytes(dst, b)
 	case ulinkrpc.MPInt:
-		dst = strconv.AppendInt(dst, w.Int(b), 10)
+		dst = appendInt(dst, w.Int(b))
 	case ulinkrpc.MPBytes:
 		dst = append(dst, '"')
-		dst = hex.AppendEncode(dst, b)
+		dst = appendHex(dst, b)
 		dst = append(dst, '"')
 	default:
 		dst = append(dst, "null"...)
@@ -407,7 +585,7 @@ func appendEntry(dst []byte, w *ulinkrpc.MPWalk, e *ulinkrpc.MPEntry, off int) [
 }
 
 // appendNs appends a duration in nanoseconds.
-func appendNs(dst []byte, d time.Duration) []byte { return strconv.AppendInt(dst, int64(d), 10) }
+func appendNs(dst []byte, d time.Duration) []byte { return appendInt(dst, int64(d)) }
 
 // AppendValue appends a field value as AppendJSON writes it in a field's
 // "value": for an exporter that keeps payload members as JSON text

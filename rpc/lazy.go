@@ -75,6 +75,13 @@ func (r *Record) Release() {
 
 // lazyConfig is the shared payload configuration of type typ (nil: none).
 func (s *Session) lazyConfig(typ *ulinkrpc.DTO) *ulinkrpc.PayloadConfig {
+	if typ == nil {
+		// Most payloads: no contract type.
+		if s.lazyUntyped == nil {
+			s.lazyUntyped = &ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Types: s.types}
+		}
+		return s.lazyUntyped
+	}
 	c := s.lazies[typ]
 	if c == nil {
 		if s.lazies == nil {
@@ -142,10 +149,11 @@ func (r *Record) decodeInto(cp *Record, fields bool) {
 // numbering chose (r.lazy); for writing, with neither a JSON payload's
 // fields nor the text of the guesses at MemoryPack members, which its
 // writer makes from the bytes or does not show, and with cut, MemoryPack
-// members cut without a schema into cut (Payload.Cut).
+// members cut without a schema into cut (Payload.Cut), and a JSON
+// payload's Value left nil (its bytes are env.Payload: appendBare).
 func (r *Record) decodePayload(env ulinkrpc.Envelope, writing bool, cut *ulinkrpc.MPWalk) ulinkrpc.Payload {
 	cfg := *r.lazy
-	cfg.NoJSONFields, cfg.NoGuessText, cfg.Cut = writing, writing, cut
+	cfg.NoJSONFields, cfg.NoGuessText, cfg.Cut, cfg.NoJSONValue = writing, writing, cut, cut != nil
 	return ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
 }
 
@@ -155,15 +163,51 @@ type lazyScratch struct {
 	walk   ulinkrpc.JSONWalk
 	cut    ulinkrpc.MPWalk
 	tc     jsontime.Cache
-	// conns are connections' "conn" values, encoded (at most maxConns).
-	conns map[dissect.Conn][]byte
+	// conns are connections' "conn" values, encoded (at most maxConns);
+	// recent keeps those used last by their ports, before a map lookup
+	// (hashing a Conn's addresses was a fortieth of `dump --json`).
+	conns  map[dissect.Conn][]byte
+	recent [64]connText
+	// dirTransport are appendDirTransport's texts by direction and
+	// transport, nil until made.
+	dirTransport [2][4][]byte
+}
+
+// dirText is appendDirTransport's text of d and t, nil for a pair it
+// does not keep.
+func (sc *lazyScratch) dirText(d dissect.Dir, t Transport) []byte {
+	if int(d) >= len(sc.dirTransport) || int(t) >= len(sc.dirTransport[0]) {
+		return nil
+	}
+	b := &sc.dirTransport[d][t]
+	if *b == nil {
+		*b = appendDirTransport(nil, d, t)
+	}
+	return *b
 }
 
 // maxConns bounds a lazyScratch's encoded connections.
 const maxConns = 1024
 
+// connText is a connection and its "conn" value, encoded.
+type connText struct {
+	c    dissect.Conn
+	text []byte
+}
+
 // conn is c's "conn" value, encoded.
 func (sc *lazyScratch) conn(c dissect.Conn) []byte {
+	slot := &sc.recent[(c.Client.Port()^c.Server.Port()*7)&uint16(len(sc.recent)-1)]
+	if slot.text != nil && slot.c == c {
+		return slot.text
+	}
+	b := sc.connMap(c)
+	*slot = connText{c, b}
+	return b
+}
+
+// connMap is conn from the map.
+func (sc *lazyScratch) connMap(c dissect.Conn) []byte {
 	if b, ok := sc.conns[c]; ok {
 		return b
 	}
@@ -183,15 +227,23 @@ var lazyScratches = sync.Pool{New: func() any { return new(lazyScratch) }}
 func appendBare(dst []byte, r *Record, origin []byte) []byte {
 	sc := lazyScratches.Get().(*lazyScratch)
 	defer lazyScratches.Put(sc)
-	env, _ := ulinkrpc.DecodeEnvelopeInto(r.Envelope, sc.fields)
-	sc.fields = env.Fields
-	parts := jsonParts{fields: env.Fields, tc: &sc.tc, conn: sc.conn(r.Conn)}
+	parts := jsonParts{tc: &sc.tc, conn: sc.conn(r.Conn), dirTransport: sc.dirText(r.Dir, r.Transport)}
+	env, exact := ulinkrpc.EnvelopeLayout(r.Envelope)
+	if exact {
+		// Its fields are written from its bytes (appendExactFields).
+		parts.exact = &env
+	} else {
+		env, _ = ulinkrpc.DecodeEnvelopeInto(r.Envelope, sc.fields)
+		sc.fields = env.Fields
+		parts.fields = env.Fields
+	}
 	if r.lazy != nil {
 		p := r.decodePayload(env, true, &sc.cut)
 		parts.payload, parts.off = &p, env.PayloadOff
 		if p.Encoding == ulinkrpc.EncodingJSON {
 			sc.walk.Walk(env.Payload, "payload")
 			parts.walk = &sc.walk
+			parts.json = env.Payload
 		}
 	}
 	return appendJSON(dst, r, origin, &parts)

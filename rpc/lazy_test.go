@@ -2,7 +2,10 @@ package rpc
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -40,7 +43,32 @@ func lazySteps() []step {
 		step{dissect.S2C, 3360, ulinkrpc.EncodePush(5, 5, []byte{0xff, 0x00, 0x12})},                          // raw
 		step{dissect.C2S, 3500, []byte{9, 1, 2}},                                                              // unknown type
 		step{dissect.C2S, 3600, []byte{1, 0, 0}},                                                              // cut short
+		// Read at their fixed offsets (ulinkrpc.EnvelopeExact): negative
+		// ids, big request ids and ticks, an unknown status, an error
+		// text that is not UTF-8, a has_error byte other than 1, an
+		// error with no text, trailing bytes.
+		step{dissect.C2S, 3700, ulinkrpc.EncodeRequest(0xfffffffe, -3, -2147483648, []byte(`{"n":-1}`))},
+		step{dissect.S2C, 3710, ulinkrpc.EncodeResponse(0xfffffffe, ulinkrpc.Status(200), []byte(`[1]`), "bad \xff\x1b[31m text")},
+		step{dissect.S2C, 3720, ulinkrpc.EncodePush(-1, 2147483647, nil)},
+		step{dissect.C2S, 3730, ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePing, -5)},
+		step{dissect.S2C, 3740, ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePong, 1<<62)},
+		step{dissect.S2C, 3750, withHasError(ulinkrpc.EncodeResponse(77, ulinkrpc.StatusOk, []byte(`{}`), "x"), 7)},
+		step{dissect.S2C, 3760, withHasError(ulinkrpc.EncodeResponse(78, ulinkrpc.StatusOk, nil, ""), 1)},
+		step{dissect.C2S, 3770, append(ulinkrpc.EncodeRequest(5, 1, 1, []byte(`{}`)), 0)},
+		step{dissect.S2C, 3780, append(ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePong, 1), 0)},
 	)
+}
+
+// withHasError is Response frame b with its has_error byte set to v (b
+// without an error text gets an empty one).
+func withHasError(b []byte, v byte) []byte {
+	b = bytes.Clone(b)
+	at := 10 + int(binary.BigEndian.Uint32(b[6:]))
+	if b[at] == 0 {
+		b = append(b, 0, 0, 0, 0)
+	}
+	b[at] = v
+	return b
 }
 
 // TestLazySame: a Lazy session's records, whose payloads are decoded only
@@ -186,4 +214,50 @@ func randJSON(rng *rand.Rand, depth int) string {
 		return []string{"true", "false", "null"}[rng.IntN(3)]
 	}
 	return nums[rng.IntN(len(nums))]
+}
+
+// TestAppendFloat: appendFloat spells a finite float as encoding/json
+// does.
+func TestAppendFloat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 28))
+	vs := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1e-6, 1e-7, 9.99999e-7, 1e20, 1e21, 1e21 - 65536, 123456789e12, 5e-324, math.MaxFloat64, -math.MaxFloat64, 112.125, 1.5e300, 1e-10, 1e-100}
+	for range 100000 {
+		vs = append(vs, math.Float64frombits(rng.Uint64()), rng.NormFloat64()*math.Pow(10, float64(rng.IntN(60)-30)))
+	}
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		want, _ := json.Marshal(v)
+		if got := appendFloat([]byte("x"), v); string(got) != "x"+string(want) {
+			t.Fatalf("appendFloat(%v) = %s; want x%s", v, got, want)
+		}
+	}
+}
+
+// TestLazyJSONAllocs: `dump --json` of a plain frame's lazy record, a
+// JSON, a MemoryPack cut without a schema, a keep-alive, allocates
+// nothing once its scratch is warm (issue 28: its envelope and payload
+// decoded into reused storage; a value that escaped made two allocations
+// a record).
+func TestLazyJSONAllocs(t *testing.T) {
+	if raceOn {
+		t.Skip("the race detector's sync.Pool drops its scratch at random")
+	}
+	s := New(testConn, Config{Lazy: true})
+	play(s, []step{
+		{dissect.C2S, 0, ulinkrpc.EncodeRequest(1, 1, 1, []byte(`{"Account":"ann","Level":2,"Pos":[502,779],"V":1.5}`))},
+		{dissect.C2S, 10, ulinkrpc.EncodeRequest(2, 1, 2, loginMP("bob", 3))},
+		{dissect.S2C, 20, ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, []byte(`{"Code":0}`), "")},
+		{dissect.C2S, 30, ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePing, 42)},
+	}, 0)
+	buf := make([]byte, 0, 1<<16)
+	for _, r := range s.Records() {
+		if !r.bare {
+			t.Fatalf("record %d is not bare", r.N)
+		}
+		if n := testing.AllocsPerRun(100, func() { buf = AppendJSON(buf[:0], r) }); n != 0 {
+			t.Errorf("record %d (%s): %v allocations a write", r.N, r.Msg, n)
+		}
+	}
 }

@@ -109,10 +109,11 @@ func (s *Session) numberedLight(r *Record) {
 		}
 		// A Request forgotten past MaxOpen stays pending in the tally, as
 		// a full session's does.
-		s.reqs.Ask(keyOf(d, b.RequestID), dissect.Ask{N: r.N, Time: r.Time})
+		s.reqs.Ask(keyOf(d, b.RequestID), dissect.Ask{N: r.N, Time: r.Time}, nil) // a light record is reused
 		t.request(r.N, b.RequestID, m)
 	case ulinkrpc.Response:
-		if a, ok := s.reqs.Latest(keyOf(1-d, b.RequestID)); ok {
+		if q, ok := s.reqs.Latest(keyOf(1-d, b.RequestID)); ok {
+			a := q.a
 			r.Pair, r.Latency, r.HasLatency = a.N, r.Time.Sub(a.Time), true
 			t.response(a.N, nil, r.Latency, b.Status, b.HasError)
 		}
@@ -157,7 +158,7 @@ func (s *Session) names(t ulinkrpc.FrameType, sid, mid int32) (svc, m *string) {
 // askName is the method name of open Request n for its pending note: from
 // its record, or in a light session from its tally entry.
 func (s *Session) askName(n int) (string, bool) {
-	if r := s.byN.get(n); r != nil {
+	if r := s.open.find(n); r != nil {
 		return r.methodName(), true
 	}
 	p, ok := s.tally.pending.find(n)

@@ -58,11 +58,15 @@ type Record struct {
 	// unknown), which classified turns into a connection finding.
 	class      ulinkrpc.Class
 	classNoted bool
-	// held marks an open asker the session holds (byN), freed one its
+	// held marks an open asker the session holds (open), freed one its
 	// host handed back meanwhile (Release): the session pools it once it
 	// lets it go (compact.go letGo). Both sit in class's padding.
 	held  bool
 	freed bool
+	// openAt is 1 + the index of the record's entry among its session's
+	// open askers (openList), 0 when it was never put there; it sits in
+	// the padding after class.
+	openAt int32
 	// capped is the display cap the frame's gzip body inflated past
 	// (ulinkrpc's Untransformed.Capped): the record keeps the compressed
 	// body, and Tree inflates its start again when shown (Inflated).
@@ -214,7 +218,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	if lazy || s.compact {
 		// Its fields are listed when the record is read (lazy.go), or a
 		// compact record's when Expand makes it whole.
-		s.env, _ = ulinkrpc.DecodeEnvelopeValues(r.Envelope)
+		_ = ulinkrpc.DecodeEnvelopeValuesTo(&s.env, r.Envelope)
 		r.bare = lazy
 	} else {
 		s.env, _ = ulinkrpc.DecodeEnvelope(r.Envelope)
@@ -249,8 +253,10 @@ func (s *Session) Holding() (seq uint64, ok bool) {
 	for d := range s.sides {
 		sd := &s.sides[d]
 		seq, ok = s.held(sd.stream, seq, ok)
-		for _, f := range sd.convs {
-			seq, ok = s.held(f, seq, ok)
+		if len(sd.convs) > 0 { // KCP's: not a map iterator an event for the others
+			for _, f := range sd.convs {
+				seq, ok = s.held(f, seq, ok)
+			}
 		}
 		if sd.ws != nil && sd.ws.Held() > 0 {
 			ok, seq = true, min(seq, s.wsSeq(sd))
@@ -370,7 +376,9 @@ func (s *Session) Numbered(r *Record, n int) *Record {
 // Open reports whether r is an asker (a Request or a KeepAlivePing) still
 // waiting for its answer: neither answered nor forgotten past
 // Config.MaxOpen.
-func (s *Session) Open(r *Record) bool { return r.N != 0 && r.Pair == 0 && s.byN.get(r.N) == r }
+func (s *Session) Open(r *Record) bool {
+	return r.N != 0 && r.Pair == 0 && s.open.holds(r)
+}
 
 // apply names, pairs and decodes the payload of a numbered record.
 func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
@@ -379,15 +387,16 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 	case ulinkrpc.Request:
 		m := s.envRPC(&r.RPC, env)
 		s.payload(r, env, m, true)
-		if a, ok := s.reqs.Ask(keyOf(d, env.RequestID), dissect.Ask{N: r.N, Time: r.Time}); ok {
-			s.done(s.letGo(a.N))
+		if a, ok := s.reqs.Ask(keyOf(d, env.RequestID), dissect.Ask{N: r.N, Time: r.Time}, r); ok {
+			s.done(s.letGo(a.rec, a.a.N))
 		}
 		s.hold(r)
 	case ulinkrpc.Response:
 		s.envRPC(&r.RPC, env)
 		var m *ulinkrpc.Method
-		if a, ok := s.reqs.Latest(keyOf(1-d, env.RequestID)); ok {
-			req := s.letGo(a.N)
+		if q, ok := s.reqs.Latest(keyOf(1-d, env.RequestID)); ok {
+			a := q.a
+			req := s.letGo(q.rec, a.N)
 			s.link(req, r, a)
 			if req != nil {
 				r.RPC.ServiceID, r.RPC.MethodID = req.RPC.ServiceID, req.RPC.MethodID
@@ -406,7 +415,7 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 	case ulinkrpc.KeepAlivePing:
 		s.envRPC(&r.RPC, env)
 		if a, ok := s.pings.Ask(pingKey{d, env.Ticks}, dissect.Ask{N: r.N, Time: r.Time}); ok {
-			s.done(s.letGo(a.N))
+			s.done(s.letGo(nil, a.N))
 		}
 		s.hold(r)
 	case ulinkrpc.KeepAlivePong:
@@ -416,7 +425,7 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 			a, ok = s.pings.OldestWhere(func(k pingKey) bool { return k.dir == 1-d })
 		}
 		if ok {
-			ping := s.letGo(a.N)
+			ping := s.letGo(nil, a.N)
 			s.link(ping, r, a)
 			s.done(ping)
 		} else {

@@ -151,8 +151,8 @@ type Session struct {
 
 	records  []*Record
 	tally    Tally
-	byN      askers // open Requests and Pings, by n (compact.go)
-	reqs     dissect.Pairs[reqKey]
+	open     openList // open Requests and Pings, by n
+	reqs     reqPairs
 	pings    dissect.Pairs[pingKey]
 	findings []ConnFinding
 	events   []Event
@@ -172,6 +172,9 @@ type Session struct {
 	// lazies are the payload configurations of a Lazy session's records,
 	// one per payload type (lazy.go).
 	lazies map[*ulinkrpc.DTO]*ulinkrpc.PayloadConfig
+	// lazyUntyped is the configuration of payloads without a type,
+	// beside the map of the others.
+	lazyUntyped *ulinkrpc.PayloadConfig
 	// env is the envelope frame decoded last, until its record envOf is
 	// numbered (its Record.env points at it meanwhile).
 	env   ulinkrpc.Envelope
@@ -475,7 +478,7 @@ func (s *Session) Finish() {
 func (s *Session) Pending() []*Record {
 	var out []*Record
 	for _, p := range s.reqs.Pending() {
-		if r := s.byN.get(p.N); r != nil {
+		if r := s.open.find(p.N); r != nil {
 			out = append(out, r)
 		}
 	}

@@ -390,8 +390,8 @@ func TestOpenBound(t *testing.T) {
 	}
 	steps = append(steps, step{dissect.S2C, 10, ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, nil, "")})
 	play(s, steps, 0)
-	if s.byN.len() != 2 || len(s.Pending()) != 2 || s.Records()[5].Pair != 0 {
-		t.Fatalf("kept %d, pending %d, response pair %d; want 2, 2, 0", s.byN.len(), len(s.Pending()), s.Records()[5].Pair)
+	if s.open.len() != 2 || len(s.Pending()) != 2 || s.Records()[5].Pair != 0 {
+		t.Fatalf("kept %d, pending %d, response pair %d; want 2, 2, 0", s.open.len(), len(s.Pending()), s.Records()[5].Pair)
 	}
 	if !hasConnFinding(s.Findings(), "3 requests and 0 pings forgotten", 0) {
 		t.Errorf("no bound warning: %v", s.Findings())

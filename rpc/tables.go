@@ -116,8 +116,17 @@ func byN(p openRequest, n int) int { return cmp.Compare(p.N, n) }
 
 // find is the open Request n.
 func (l *pendingList) find(n int) (*openRequest, bool) {
-	i, ok := slices.BinarySearchFunc(l.open, n, byN)
-	if !ok || l.open[i].m == nil {
+	// slices.BinarySearchFunc, without its call of byN a step.
+	i, j := 0, len(l.open)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if l.open[h].N < n {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	if i == len(l.open) || l.open[i].N != n || l.open[i].m == nil {
 		return nil, false
 	}
 	return &l.open[i], true
@@ -154,13 +163,15 @@ func (t *Tally) Add(r *Record) {
 		}
 	case ulinkrpc.Response:
 		if r.Pair != 0 && r.RPC.ServiceID != nil {
-			// The entry its Request counted in (the ids it took, apply's),
-			// looked up for a Request this Tally did not count.
+			sid, mid := *r.RPC.ServiceID, *r.RPC.MethodID
 			p, ok := t.pending.take(r.Pair)
-			if !ok {
-				p.m = t.method(*r.RPC.ServiceID, *r.RPC.MethodID, r.RPC.Service, r.RPC.Method)
+			m := p.m
+			if !ok || m.ServiceID != sid || m.MethodID != mid {
+				m = t.method(sid, mid, r.RPC.Service, r.RPC.Method)
 			}
-			t.responded(p.m, r.Latency, ulinkrpc.Status(*r.RPC.StatusCode), r.RPC.Error != nil)
+			// Its Request's entry, which the pending Request names
+			// (no second lookup): answered above.
+			t.answered(m, r.Latency, ulinkrpc.Status(*r.RPC.StatusCode), r.RPC.Error != nil)
 		}
 	case ulinkrpc.Push:
 		if r.RPC.ServiceID != nil {
@@ -215,6 +226,11 @@ func (t *Tally) responded(m *MethodStats, lat time.Duration, st ulinkrpc.Status,
 	if m == nil {
 		return
 	}
+	t.answered(m, lat, st, hasError)
+}
+
+// answered counts a Response of method m, its Request no more pending.
+func (t *Tally) answered(m *MethodStats, lat time.Duration, st ulinkrpc.Status, hasError bool) {
 	m.Responses++
 	m.lat.Add(lat)
 	if st != ulinkrpc.StatusOk || hasError {

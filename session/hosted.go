@@ -247,7 +247,7 @@ func (c *Index) messageHosted(cn *connection, r decode.Record, sg *Sight) {
 		return
 	}
 	if cn.proto.Waiting(r) {
-		c.hostedAsks = append(c.hostedAsks, hostedAsk{cn, r, n})
+		c.pushAsk(hostedAsk{cn, r, n})
 	}
 	c.stream.pre = preDecoded{i: -1}
 	c.streamed(i)
@@ -268,10 +268,10 @@ func release(r decode.Record) {
 // (used otherwise by a slim record alone, which a Stream never keeps) for
 // emit to take off again.
 func (c *Index) keepHosted(cn *connection, i int32, r decode.Record, size int) {
-	if c.hostedRecs == nil {
-		c.hostedRecs = map[int32]decode.Record{}
+	if c.stream == nil {
+		c.hostedRecs.full()
 	}
-	c.hostedRecs[i] = r
+	c.hostedRecs.put(i, r)
 	if cn.budget && c.stream != nil {
 		c.hostedWait += size
 		c.rec(i).sid = uint32(size)
@@ -342,6 +342,36 @@ type hostedAsk struct {
 	cn *connection
 	r  decode.Record
 	n  int // r's number
+}
+
+// pushAsk queues an asker in hostedAsks, which hostedBound takes from
+// its front, clearing each slot it takes: the queue lies in one array
+// (askArr, whose slots outside the queue are zero), and when it reaches
+// the array's end it moves back to its start, or to a new array twice its
+// length once it fills three quarters of it, so that it allocates only as
+// it grows (a queue slid along its array, up to lateHold messages of
+// askers long, reallocated every few askers: a fifth of the bytes `dump
+// --json` of ULinkRPC allocated).
+func (c *Index) pushAsk(a hostedAsk) {
+	q := c.hostedAsks
+	if len(q) == cap(q) {
+		all := c.askArr[:cap(c.askArr)]
+		from := 0 // where q starts in all
+		if len(q) > 0 && len(all) > 0 && &all[len(all)-1] == &q[len(q)-1] {
+			from = len(all) - len(q)
+		}
+		if len(all) == 0 || 4*len(q) > 3*len(all) || len(q) > 0 && from == 0 {
+			all = make([]hostedAsk, 2*len(q)+16)
+			from = -1
+		}
+		n := copy(all, q)
+		if from >= 0 {
+			clear(all[max(n, from) : from+n]) // where what moved down lay
+		}
+		c.askArr = all[:0]
+		q = all[:n]
+	}
+	c.hostedAsks = append(q, a)
 }
 
 // hostedBound is the record index before which a Stream may hand messages
@@ -559,7 +589,7 @@ type hostedKept struct {
 
 // keptHosted is hostedKept of record i.
 func (c *Index) keptHosted(i int32) hostedKept {
-	rr := c.hostedRecs[i]
+	rr := c.hostedRecs.get(i)
 	if rr == nil {
 		return hostedKept{}
 	}
@@ -573,4 +603,93 @@ func (c *Index) keptHosted(i int32) hostedKept {
 		}
 	}
 	return k
+}
+
+// hostedStore holds the hosted records an index keeps (Index.hostedRecs):
+// a full index's for good, by record index in a map (answered askers leave
+// it for their slim form in any order), a Stream's until each is handed
+// out, in a ring: a Stream keeps records from the newest index and hands
+// them out in index order, so the ring holds the window of indices from
+// the oldest kept to the newest (issue 28: the map's insert, lookup and
+// delete a record were a tenth of the feeding side of `dump --json`).
+type hostedStore struct {
+	m map[int32]decode.Record // a full index's (full); nil for a Stream's
+	// ring holds indices base..base+n-1 at index & (len(ring)-1), nil for
+	// none; its length is a power of two.
+	ring []decode.Record
+	base int32
+	n    int32
+}
+
+// full makes s a full index's store (a map), before its first record.
+func (s *hostedStore) full() {
+	if s.m == nil {
+		s.m = map[int32]decode.Record{}
+	}
+}
+
+// get is record i, nil for none.
+func (s *hostedStore) get(i int32) decode.Record {
+	if s.m != nil {
+		return s.m[i]
+	}
+	if k := i - s.base; k < 0 || k >= s.n {
+		return nil
+	}
+	return s.ring[int(i)&(len(s.ring)-1)]
+}
+
+// put keeps r as record i: in a Stream's store, i is past every index
+// it holds.
+func (s *hostedStore) put(i int32, r decode.Record) {
+	if s.m != nil {
+		s.m[i] = r
+		return
+	}
+	if s.n == 0 {
+		s.base = i
+	}
+	if i < s.base {
+		// Not a Stream's order: the ring is laid out again from i.
+		s.grow(i, s.base+s.n-i)
+	}
+	if need := i - s.base + 1; int(need) > len(s.ring) {
+		s.grow(s.base, need)
+	}
+	s.ring[int(i)&(len(s.ring)-1)] = r
+	s.n = max(s.n, i-s.base+1)
+}
+
+// grow lays the ring out again for indices from base, at least need of
+// them, keeping what it holds.
+func (s *hostedStore) grow(base, need int32) {
+	size := max(len(s.ring), 64)
+	for size < int(need) {
+		size *= 2
+	}
+	ring := make([]decode.Record, size)
+	for k := range s.n {
+		if r := s.ring[int(s.base+k)&(len(s.ring)-1)]; r != nil {
+			ring[int(s.base+k)&(size-1)] = r
+		}
+	}
+	s.n += s.base - base
+	s.ring, s.base = ring, base
+}
+
+// del forgets record i.
+func (s *hostedStore) del(i int32) {
+	if s.m != nil {
+		delete(s.m, i)
+		return
+	}
+	if k := i - s.base; k < 0 || k >= s.n {
+		return
+	}
+	mask := len(s.ring) - 1
+	s.ring[int(i)&mask] = nil
+	for s.n > 0 && s.ring[int(s.base)&mask] == nil {
+		s.base++
+		s.n--
+	}
 }

@@ -104,8 +104,8 @@ func (c *Index) pairedHosted(n, pair int) {
 		rec.cid = uint32(n)
 		return
 	}
-	if a := c.hostedRecs[i]; a != nil && c.slimHosted(c.conns[rec.conn], i, a, decode.GlanceOf(a)) {
-		delete(c.hostedRecs, i)
+	if a := c.hostedRecs.get(i); a != nil && c.slimHosted(c.conns[rec.conn], i, a, decode.GlanceOf(a)) {
+		c.hostedRecs.del(i)
 		c.slimmed(c.conns[rec.conn], a)
 	}
 }
@@ -125,7 +125,7 @@ func (c *Index) slimmed(cn *connection, r decode.Record) {
 // its index record and arena bytes (a slim one), whole or, without whole,
 // compact as hostedRecs would hold it; nil for none.
 func (c *Index) hostedRecord(i int32, whole bool) decode.Record {
-	if r := c.hostedRecs[i]; r != nil {
+	if r := c.hostedRecs.get(i); r != nil {
 		return r
 	}
 	rec := c.rec(i)

@@ -162,11 +162,12 @@ type Index struct {
 	blockers     []dirRef
 	// Hosted records by record index (hosted.go); hostedAsks are the askers a
 	// Stream waits on.
-	hostedRecs map[int32]decode.Record
+	hostedRecs hostedStore
 	// noSlim keeps every hosted record in hostedRecs (hostedslim.go; the
 	// tests' reference).
 	noSlim       bool
 	hostedAsks   []hostedAsk
+	askArr       []hostedAsk // the array hostedAsks lies in, from its start (pushAsk)
 	hostedByConn map[dissect.Conn]uint32
 	schemas      *schema.Set // payload schemas (schema.md); nil: none (payload.go)
 	noLate       bool        // SetLateSchemas(false): no payload decode of references resolved later

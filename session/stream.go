@@ -49,10 +49,11 @@ type Stream struct {
 	// n; a Message's Data and Fields are valid only until it returns. An
 	// error stops the calls (StreamErr returns it); decoding goes on.
 	Settled func(n int) error
-	// Heads, when not nil, is called with each message's Head (Index.Head)
-	// as it is handed out, before Settled: a tally that needs no decoding
-	// (the CLI's profile hint) costs no listener bookkeeping for an
-	// output that prints nothing per message (tables). During the call
+	// Heads, when not nil, is called with each message's Head (as
+	// Index.Heads gives it: a hosted message's without its record) as it
+	// is handed out, before Settled: a tally that needs no decoding (the
+	// CLI's profile hint) costs no listener bookkeeping for an output
+	// that prints nothing per message (tables). During the call
 	// Message(n) is valid as in Settled, and *h only during the call.
 	// Without Settled, a hosted message's h.Rec is its light record
 	// (decode.Config.Light: for ULinkRPC its type, pairing and stamps, no
@@ -530,7 +531,9 @@ func (c *Index) emit(i int32) {
 	if c.rec(i).flags&recHosted != 0 {
 		kept = c.keptHosted(i)
 	}
-	if s.Heads != nil && c.head(int(i)+1, &s.head) {
+	// Without its hosted record, as Index.Heads gives it: the tally
+	// reads none, and a record still open would be copied for it.
+	if s.Heads != nil && c.headOf(int(i)+1, &s.head, false) {
 		if s.light != nil && s.lightRec == i {
 			s.head.Rec = s.light
 		}
@@ -565,7 +568,7 @@ func (c *Index) emit(i int32) {
 	}
 	c.unlink(r, i)
 	if kept.has {
-		delete(c.hostedRecs, i)
+		c.hostedRecs.del(i)
 	}
 	if kept.r != nil {
 		c.hostedWait -= kept.size

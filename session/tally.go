@@ -102,7 +102,7 @@ func (c *Index) TallyOf(n int, b *Tally) bool {
 	r := c.rec(i)
 	*b = Tally{N: n, Time: c.timeOf(i), Conn: c.conns[r.conn].key, Dir: r.dir}
 	if r.flags&recHosted != 0 {
-		rr := c.hostedRecs[i]
+		rr := c.hostedRecs.get(i)
 		if rr == nil {
 			return false
 		}

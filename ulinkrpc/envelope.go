@@ -213,7 +213,86 @@ var envelopeFields = [...]int{Request: 6, Response: 6, Push: 5}
 // DecodeEnvelopeValues is DecodeEnvelope without Fields: the values and
 // findings, for a caller that lists the fields later, if at all (rpc's
 // lazy records, issue 28), with no allocation for a plain frame.
-func DecodeEnvelopeValues(b []byte) (Envelope, error) { return decodeEnvelope(b, nil, true) }
+func DecodeEnvelopeValues(b []byte) (Envelope, error) {
+	if env, ok := EnvelopeExact(b); ok {
+		return env, nil
+	}
+	return decodeEnvelope(b, nil, true)
+}
+
+// DecodeEnvelopeValuesTo is DecodeEnvelopeValues into *env, all of it set:
+// a plain frame is read in place, not copied (rpc's sessions decode every
+// frame into one Envelope).
+func DecodeEnvelopeValuesTo(env *Envelope, b []byte) error {
+	if exactInto(env, b, true) {
+		return nil
+	}
+	var err error
+	*env, err = decodeEnvelope(b, nil, true)
+	return err
+}
+
+// EnvelopeExact is DecodeEnvelopeValues of a frame of a known type that is
+// consumed exactly and whose lengths DecodeEnvelope accepts (headExact's
+// test: the common case), read in one pass from ulinkrpc.md 4's fixed
+// offsets, with the same values and findings; ok false, for every other
+// frame, leaves it to DecodeEnvelopeValues. Its fields are where
+// ulinkrpc.md 4 puts them (a writer of them need not list them: rpc's
+// `dump --json`).
+func EnvelopeExact(b []byte) (env Envelope, ok bool) {
+	ok = exactInto(&env, b, true)
+	return env, ok
+}
+
+// EnvelopeLayout is EnvelopeExact for a writer of the frame's fields from
+// its bytes: without the error text, whose bytes end the frame (Error
+// empty, ErrorUTF8 set), nor findings, so that it allocates nothing.
+func EnvelopeLayout(b []byte) (env Envelope, ok bool) {
+	ok = exactInto(&env, b, false)
+	return env, ok
+}
+
+// exactInto sets all of *env to EnvelopeExact's reading of b, without
+// text the error text and the findings, or leaves it untouched and
+// returns false.
+func exactInto(env *Envelope, b []byte, text bool) bool {
+	var h Head
+	if !headExact(b, &h) {
+		return false
+	}
+	env.Type, env.RequestID, env.ServiceID, env.MethodID = h.Type, h.RequestID, h.ServiceID, h.MethodID
+	env.Status, env.HasError, env.Ticks = h.Status, h.HasError, h.Ticks
+	env.Payload, env.PayloadOff, env.Error, env.ErrorUTF8 = nil, 0, "", false
+	env.Fields, env.Findings = nil, nil
+	n := len(b)
+	switch h.Type {
+	case Request:
+		env.PayloadOff, env.Payload = 17, b[17:n:n]
+	case Push:
+		env.PayloadOff, env.Payload = 13, b[13:n:n]
+	case Response:
+		end := 10 + int(binary.BigEndian.Uint32(b[6:]))
+		env.PayloadOff, env.Payload = 10, b[10:end:end]
+		if h.HasError {
+			e := b[end+5:]
+			env.ErrorUTF8 = utf8.Valid(e)
+			if !text {
+				break
+			}
+			env.Error = string(e)
+		}
+		if !text {
+			break
+		}
+		if !env.Status.Known() {
+			env.Findings = append(env.Findings, note(dissect.Protocol, 8*5, "envelope: unknown status %d", uint8(env.Status)))
+		}
+		if env.HasError && !env.ErrorUTF8 {
+			env.Findings = append(env.Findings, errf(dissect.Malformed, 8*(n-len(env.Error)), "envelope: error: invalid UTF-8"))
+		}
+	}
+	return true
+}
 
 // DecodeEnvelopeInto is DecodeEnvelope with its Fields appended to
 // fields[:0], a buffer the caller reuses.

@@ -3,7 +3,6 @@ package ulinkrpc
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -32,7 +31,7 @@ func TestPayloadFindings(t *testing.T) {
 }
 
 // FuzzPayloadFindings: PayloadFindings is DecodePayload's findings,
-// jsonStart is true for every JSON value and jsonSimple for none but JSON.
+// jsonStart is true for every JSON value.
 func FuzzPayloadFindings(f *testing.F) {
 	for _, b := range payloadFindingsCases {
 		f.Add(b)
@@ -41,9 +40,6 @@ func FuzzPayloadFindings(f *testing.F) {
 		samePayloadFindings(t, b)
 		if json.Valid(b) && !jsonStart(b) {
 			t.Fatalf("jsonStart(%q) = false for a JSON value", b)
-		}
-		if jsonSimple(b) && !isJSON(b) {
-			t.Fatalf("jsonSimple(%q) = true for no JSON value", b)
 		}
 	})
 }
@@ -57,29 +53,6 @@ func samePayloadFindings(t *testing.T, b []byte) {
 		got := PayloadFindings(nil, b, 17, cfg)
 		if !slices.Equal(got, w) {
 			t.Errorf("PayloadFindings(%q, %+v) = %v; want %v", b, cfg.Serializer, got, w)
-		}
-	}
-}
-
-// jsonSimple takes plain JSON (so that a full index scans it once) and
-// nothing that is not JSON; what it leaves to isJSON is still JSON or not
-// as json.Valid says.
-func TestJSONSimple(t *testing.T) {
-	for _, b := range []string{`{"Account":"ann","Tags":[1,2.5],"Ok":true,"N":null}`, " [ ] ", `{}`, `"a\n\""`,
-		`-0.5e+10`, `[[[{"a":[{}]}]]]`, `{"a" : 1 , "b":[ 1 , 2 ]}`, `0`, `false`} {
-		if !jsonSimple([]byte(b)) {
-			t.Errorf("jsonSimple(%s) = false", b)
-		}
-	}
-	for _, b := range []string{``, ` `, `{`, `{"a"}`, `{"a":}`, `[1,]`, `[1 2]`, `01`, `1.`, `1e`, `-`, `.5`, `tru`, `nulll`,
-		`"\x"`, `{"a":1,}`, `[}`, `{]`, `"a`, "\"\x01\"", `1 1`, `{"a":1}}`, `]`, `{,}`, `[,1]`} {
-		if jsonSimple([]byte(b)) {
-			t.Errorf("jsonSimple(%s) = true", b)
-		}
-	}
-	for _, b := range []string{"\"\u00e9\"", "\"\xc3\xa9\"", strings.Repeat("[", 65) + strings.Repeat("]", 65)} {
-		if jsonSimple([]byte(b)) || !isJSON([]byte(b)) {
-			t.Errorf("jsonSimple(%q) = true, or not JSON", b)
 		}
 	}
 }

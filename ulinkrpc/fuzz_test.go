@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+
+	"github.com/usmnscope/usmnscope/dissect"
 )
 
 // Seeds shared by the fuzz targets and the committed corpora under
@@ -89,6 +92,8 @@ func FuzzEnvelope(f *testing.F) {
 		// With the settings unknown: classified as Untransform classifies.
 		u, _ := Untransform(b, TransformConfig{})
 		checkHead(t, b, TransformConfig{}, u)
+		checkExact(t, b)
+		checkValuesTo(t, b)
 		if err != nil || !env.Type.Known() {
 			return
 		}
@@ -110,6 +115,51 @@ func FuzzEnvelope(f *testing.F) {
 			t.Fatalf("re-encoded %x = %x", b, again)
 		}
 	})
+}
+
+// checkExact: EnvelopeExact reads what the reader's bare decoding reads,
+// values and findings, for every frame headExact takes; the others it
+// leaves to it.
+func checkExact(t *testing.T, b []byte) {
+	t.Helper()
+	var h Head
+	e, ok := EnvelopeExact(b)
+	if ok != headExact(b, &h) {
+		t.Fatalf("EnvelopeExact(%x) ok %v; headExact %v", b, ok, !ok)
+	}
+	if !ok {
+		return
+	}
+	want, err := decodeEnvelope(b, nil, true)
+	if err != nil || !reflect.DeepEqual(e, want) {
+		t.Fatalf("EnvelopeExact(%x) = %+v; decoded %+v (error %v)", b, e, want, err)
+	}
+	if cap(e.Payload) != cap(want.Payload) {
+		t.Fatalf("EnvelopeExact(%x) payload cap %d; decoded %d", b, cap(e.Payload), cap(want.Payload))
+	}
+	if v, _ := DecodeEnvelopeValues(b); !reflect.DeepEqual(v, want) {
+		t.Fatalf("DecodeEnvelopeValues(%x) = %+v; want %+v", b, v, want)
+	}
+	l, ok := EnvelopeLayout(b)
+	want.Error, want.Findings = "", nil
+	if !ok || !reflect.DeepEqual(l, want) {
+		t.Fatalf("EnvelopeLayout(%x) = %+v, %v; want %+v", b, l, ok, want)
+	}
+}
+
+// checkValuesTo: DecodeEnvelopeValuesTo sets all of an Envelope, one
+// used before included, to DecodeEnvelopeValues's reading.
+func checkValuesTo(t *testing.T, b []byte) {
+	t.Helper()
+	want, werr := DecodeEnvelopeValues(b)
+	for _, used := range []Envelope{{}, {Type: Response, RequestID: 7, ServiceID: 1, MethodID: 2, Status: 9, Payload: []byte{1}, PayloadOff: 3,
+		HasError: true, Error: "e", ErrorUTF8: true, Ticks: 5, Fields: []dissect.Field{{Name: "x"}}, Findings: []dissect.Finding{{Text: "y"}}}} {
+		env := used
+		err := DecodeEnvelopeValuesTo(&env, b)
+		if !reflect.DeepEqual(env, want) || (err == nil) != (werr == nil) {
+			t.Fatalf("DecodeEnvelopeValuesTo(%x) = %+v, %v; want %+v, %v", b, env, err, want, werr)
+		}
+	}
 }
 
 // FuzzTransform: no panic, the inflate cap holds, and whatever decrypts

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/usmnscope/usmnscope/dissect"
 )
@@ -12,8 +13,226 @@ import (
 // isJSON reports whether b is valid UTF-8 holding one JSON value
 // (ulinkrpc.md 6: the auto-detection's first test).
 func isJSON(b []byte) bool {
-	return len(b) > 0 && utf8.Valid(b) && json.Valid(b)
+	// The grammar first: a MemoryPack payload fails it at its first byte
+	// or so, where UTF-8's test would read it all.
+	return len(b) > 0 && validJSON(b) && utf8.Valid(b)
 }
+
+// maxJSONDepth is encoding/json's bound on nesting (its scanner's
+// maxNestingDepth): json.Valid is false past it.
+const maxJSONDepth = 10000
+
+// validJSON is json.Valid(b): one JSON value (RFC 8259) with space around
+// it, strings free of control bytes and of escapes JSON has not, nested at
+// most maxJSONDepth deep; bytes of 0x80 and up are taken as they are, as
+// json.Valid takes them. It reads b in one pass, not through a scanner's
+// step per byte (issue 28: json.Valid was a tenth of the encoding side of
+// `dump --json`).
+func validJSON(b []byte) bool {
+	// objs has bit d-1 set when the container at depth d is an object;
+	// past 64 levels the deeper bits go to more.
+	var objs uint64
+	var more []uint64
+	i, n, depth := 0, len(b), 0
+	for {
+		// A value.
+		i = jsonSpace(b, i)
+		if i >= n {
+			return false
+		}
+		switch c := b[i]; {
+		case c == '{' || c == '[':
+			depth++
+			if depth > maxJSONDepth {
+				return false
+			}
+			var bit uint64
+			if c == '{' {
+				bit = 1
+			}
+			if d := depth - 1; d < 64 {
+				objs = objs&^(1<<d) | bit<<d
+			} else {
+				d -= 64
+				for len(more) <= d/64 {
+					more = append(more, 0)
+				}
+				more[d/64] = more[d/64]&^(1<<(d%64)) | bit<<(d%64)
+			}
+			i = jsonSpace(b, i+1)
+			if i < n && (c == '{' && b[i] == '}' || c == '[' && b[i] == ']') {
+				i++
+				depth--
+				break
+			}
+			if c == '[' {
+				continue // its first item
+			}
+			// The object's first key.
+			if i = jsonKey(b, i); i < 0 {
+				return false
+			}
+			continue
+		case c == '"':
+			if i = jsonString(b, i); i < 0 {
+				return false
+			}
+		case c == 't':
+			if i+4 > n || string(b[i:i+4]) != "true" {
+				return false
+			}
+			i += 4
+		case c == 'f':
+			if i+5 > n || string(b[i:i+5]) != "false" {
+				return false
+			}
+			i += 5
+		case c == 'n':
+			if i+4 > n || string(b[i:i+4]) != "null" {
+				return false
+			}
+			i += 4
+		case c == '-' || c >= '0' && c <= '9':
+			if i = jsonNumber(b, i); i < 0 {
+				return false
+			}
+		default:
+			return false
+		}
+		// After a value: the end, or what its container holds next.
+		for {
+			i = jsonSpace(b, i)
+			if depth == 0 {
+				return i == n
+			}
+			if i >= n {
+				return false
+			}
+			var obj bool
+			if d := depth - 1; d < 64 {
+				obj = objs>>d&1 != 0
+			} else {
+				d -= 64
+				obj = more[d/64]>>(d%64)&1 != 0
+			}
+			if c := b[i]; c == ',' {
+				i++
+				if obj {
+					if i = jsonKey(b, jsonSpace(b, i)); i < 0 {
+						return false
+					}
+				}
+				break
+			} else if obj && c == '}' || !obj && c == ']' {
+				i++
+				depth--
+				continue
+			}
+			return false
+		}
+	}
+}
+
+// jsonSpace is the index past the JSON space at b[i:].
+func jsonSpace(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i // most often: no space
+	}
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// jsonKey is the index past an object's key at b[i], its colon and the
+// space around it; -1 when there is none.
+func jsonKey(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	if i = jsonString(b, i); i < 0 {
+		return -1
+	}
+	if i = jsonSpace(b, i); i >= len(b) || b[i] != ':' {
+		return -1
+	}
+	return i + 1
+}
+
+// jsonString is the index past the string whose opening quote is at
+// b[i], -1 when it is not one.
+func jsonString(b []byte, i int) int {
+	n := len(b)
+	for i++; i < n; {
+		c := b[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		switch {
+		case c == '"':
+			return i + 1
+		case c < 0x20:
+			return -1
+		}
+		// An escape.
+		if i+1 >= n {
+			return -1
+		}
+		switch b[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if i+6 > n || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+				return -1
+			}
+			i += 6
+		default:
+			return -1
+		}
+	}
+	return -1
+}
+
+// jsonNumber is the index past the number at b[i], -1 when it is not one.
+func jsonNumber(b []byte, i int) int {
+	n := len(b)
+	digits := func(i int) int {
+		from := i
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == from {
+			return -1
+		}
+		return i
+	}
+	if b[i] == '-' {
+		i++
+	}
+	if i < n && b[i] == '0' {
+		i++
+	} else if i = digits(i); i < 0 {
+		return -1
+	}
+	if i < n && b[i] == '.' {
+		if i = digits(i + 1); i < 0 {
+			return -1
+		}
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i = digits(i); i < 0 {
+			return -1
+		}
+	}
+	return i
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // jsonFields walks a valid JSON value and lists every member and item with
 // its exact byte span: objects and arrays as fields with a nil value,
@@ -112,9 +331,13 @@ func (w *JSONWalk) Number(m *JSONMember) (i int64, ok bool, f float64) {
 	if i, ok := smallInt(tok); ok {
 		return i, true, 0
 	}
-	num := string(tok)
-	if i, err := strconv.ParseInt(num, 10, 64); err == nil {
-		return i, true, 0
+	num := unsafe.String(unsafe.SliceData(tok), len(tok))
+	if bytes.IndexAny(tok, ".eE") < 0 {
+		// An integer of 19 digits or more: perhaps it fits. (ParseInt
+		// of a fraction would only fail, making its error.)
+		if i, err := strconv.ParseInt(num, 10, 64); err == nil {
+			return i, true, 0
+		}
 	}
 	f, _ = strconv.ParseFloat(num, 64)
 	return 0, false, f
@@ -156,6 +379,9 @@ func unquote(tok []byte) []byte {
 }
 
 func (w *JSONWalk) ws() {
+	if w.pos < len(w.b) && w.b[w.pos] > ' ' {
+		return // most often: no space
+	}
 	for w.pos < len(w.b) {
 		switch w.b[w.pos] {
 		case ' ', '\t', '\n', '\r':

@@ -139,8 +139,13 @@ func (c *cutter) members(n int) []MPMember {
 func (c *cutter) object(r *reader, path string, depth int) MPObject {
 	c.budget--
 	o := MPObject{Off: r.pos}
-	n := int(r.u8(path + "member_count"))
+	// The field's name is made only when it fails (as the lengths').
+	failed := r.err != nil
+	n := int(r.u8(""))
 	if r.err != nil {
+		if e, ok := r.err.(*Error); ok && !failed && !r.quiet {
+			e.Field = path + "member_count"
+		}
 		return o
 	}
 	switch {

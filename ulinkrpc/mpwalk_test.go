@@ -1,6 +1,7 @@
 package ulinkrpc
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -150,5 +151,15 @@ func TestCutManyMembers(t *testing.T) {
 		if len(w.Entries) != 38 {
 			t.Errorf("MPWalk.Cut entries = %d; want 38", len(w.Entries))
 		}
+	}
+}
+
+// TestCutMemberCountField: a MemoryPack object cut short before its
+// header names the field that failed (made only then).
+func TestCutMemberCountField(t *testing.T) {
+	_, err := CutMemoryPack(nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Field != "member_count" {
+		t.Fatalf("CutMemoryPack(nil) error %#v; want the field member_count", err)
 	}
 }

@@ -68,6 +68,10 @@ type PayloadConfig struct {
 	// without a schema checked for its shape, neither cut into an Object
 	// nor listed.
 	FindingsOnly bool
+	// NoJSONValue leaves a JSON payload's Value nil, for a caller that
+	// writes the payload's bytes, which it holds, as its value (rpc's
+	// `dump --json`): boxing them was an allocation a payload.
+	NoJSONValue bool
 	// NoGuessText leaves the text of each guess out of a MemoryPack
 	// payload cut without a schema (MPMember.Guess), for a caller that
 	// writes its JSON, which has none.
@@ -92,7 +96,9 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 	const prefix = "payload"
 	if cfg.Serializer != SerializerMemoryPack && isJSON(b) {
 		p.Encoding = EncodingJSON
-		p.Value = json.RawMessage(b)
+		if !cfg.NoJSONValue {
+			p.Value = json.RawMessage(b)
+		}
 		if !cfg.NoJSONFields && !cfg.FindingsOnly {
 			p.Fields = jsonFields(b, base, prefix)
 		}

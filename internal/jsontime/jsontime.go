@@ -39,7 +39,35 @@ func Append(dst []byte, t time.Time) []byte {
 type Cache struct {
 	sec    int64
 	prefix []byte
+	// nsSec and nsPrefix are AppendBoth's: `,"time_ns":` and the
+	// seconds of time_ns spelled, for a second after 1970 whose
+	// nanoseconds fit an int64.
+	nsSec    int64
+	nsPrefix []byte
 }
+
+// AppendBoth appends t as Append does, the closing quote of its string,
+// then `,"time_ns":N` as AppendNS does: a record's "time" and "time_ns"
+// keys with the nine nanosecond digits spelled once.
+func (c *Cache) AppendBoth(dst []byte, t time.Time) []byte {
+	dst = c.Append(dst, t)
+	s := t.Unix()
+	if s <= 0 || s >= maxNSSec || len(dst) < 10 {
+		return AppendNS(append(dst, '"'), t)
+	}
+	if c.nsPrefix == nil || s != c.nsSec {
+		c.nsSec = s
+		c.nsPrefix = strconv.AppendInt(append(c.nsPrefix[:0], `,"time_ns":`...), s, 10)
+	}
+	// The time ends with its nine nanosecond digits and 'Z'.
+	digits := len(dst) - 10
+	dst = append(dst, '"')
+	dst = append(dst, c.nsPrefix...)
+	return append(dst, dst[digits:digits+9]...)
+}
+
+// maxNSSec is the first second whose nanoseconds do not all fit an int64.
+const maxNSSec = (1<<63 - 1) / 1_000_000_000
 
 // Append appends t as Append does.
 func (c *Cache) Append(dst []byte, t time.Time) []byte {
@@ -65,12 +93,23 @@ func (c *Cache) Append(dst []byte, t time.Time) []byte {
 func appendDigits(dst []byte, v, width int) []byte {
 	n := len(dst) + width
 	dst = append(dst, "000000000"[:width]...)
-	for i := n - 1; i >= n-width; i-- {
-		dst[i] = byte('0' + v%10)
-		v /= 10
+	i := n
+	for ; i-2 >= n-width; i -= 2 {
+		q := v / 100
+		r := 2 * (v - 100*q)
+		dst[i-2], dst[i-1] = digits2[r], digits2[r+1]
+		v = q
+	}
+	if i > n-width {
+		dst[i-1] = byte('0' + v%10)
 	}
 	return dst
 }
+
+// digits2 holds the two digits of each number below 100.
+const digits2 = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" + "30313233343536373839" +
+	"40414243444546474849" + "50515253545556575859" + "60616263646566676869" + "70717273747576777879" +
+	"80818283848586878889" + "90919293949596979899"
 
 // AppendNS appends `,"time_ns":N`, t's Unix nanoseconds, when they give t
 // exactly (outputs.md "time_ns"), else nothing: the key every record's

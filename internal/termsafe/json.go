@@ -100,6 +100,13 @@ func AppendJSONBytes(dst, b []byte) []byte {
 func EscapeJSON(b []byte) []byte {
 	first := -1
 	for i := 0; i < len(b); i++ {
+		// Eight bytes below DEL at a time: none is one to rewrite.
+		for i+8 <= len(b) && below7f(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		if b[i] == 0x7f {
 			first = i
 			break
@@ -159,10 +166,13 @@ func plainPrefix(s string) int {
 	if len(s) >= 8 {
 		b := unsafe.Slice(unsafe.StringData(s), len(s))
 		for ; i+8 <= len(b); i += 8 {
-			w := binary.LittleEndian.Uint64(b[i:])
-			if (w|(w-0x20*ones)|zeroBytes(w^'"'*ones)|zeroBytes(w^'\\'*ones)|zeroBytes(w^0x7f*ones))&highs != 0 {
+			if !plainWord(binary.LittleEndian.Uint64(b[i:])) {
 				break
 			}
+		}
+		if i+8 > len(b) && (i == len(b) || plainWord(binary.LittleEndian.Uint64(b[len(b)-8:]))) {
+			// The last eight bytes, read again in part: all plain.
+			return len(b)
 		}
 	}
 	for ; i < len(s); i++ {
@@ -172,6 +182,15 @@ func plainPrefix(s string) int {
 	}
 	return i
 }
+
+// plainWord reports whether the eight bytes of w are all plain.
+func plainWord(w uint64) bool {
+	return (w|(w-0x20*ones)|zeroBytes(w^'"'*ones)|zeroBytes(w^'\\'*ones)|zeroBytes(w^0x7f*ones))&highs == 0
+}
+
+// below7f reports whether every byte of w is below 0x7f: adding one to
+// each sets no high bit (a byte of 0x80 or more has one already).
+func below7f(w uint64) bool { return (w|(w+ones))&highs == 0 }
 
 // zeroBytes has the high bit of some byte set when a byte of w is zero
 // (and none set when none is), as plainPrefix masks it with highs.

@@ -2,6 +2,7 @@ package termsafe
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestPlainPrefix(t *testing.T) {
 		}
 		return len(s)
 	}
-	for _, n := range []int{0, 1, 7, 8, 9, 16, 17, 23} {
+	for _, n := range []int{0, 1, 7, 8, 9, 12, 15, 16, 17, 23, 31} {
 		for pos := 0; pos < n; pos++ {
 			for c := 0; c < 256; c++ {
 				b := []byte(strings.Repeat("Listener_Type_Name", 2)[:n])
@@ -43,6 +44,34 @@ func TestPlainPrefix(t *testing.T) {
 		}
 		if got := string(AppendJSONString(nil, s)); got != want {
 			t.Errorf("AppendJSONString(%q) = %s; want %s", s, got, want)
+		}
+	}
+}
+
+// TestEscapeJSONWords: EscapeJSON, which passes eight plain bytes at a
+// time, rewrites what its byte rule does for DEL, the C1 controls and the
+// bidi marks at every position of strings of several lengths.
+func TestEscapeJSONWords(t *testing.T) {
+	byRune := func(b []byte) string {
+		var out strings.Builder
+		for _, r := range string(b) {
+			if r == 0x7f || TerminalRune(r) {
+				fmt.Fprintf(&out, `\u%04x`, r)
+			} else {
+				out.WriteRune(r)
+			}
+		}
+		return out.String()
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 24, 31} {
+		for pos := 0; pos <= n; pos++ {
+			for _, ins := range []string{"\x7f", "\u0085", "\u202e", "\u200f", "\u061c", "é", "\u2028", "~", "\u00a0"} {
+				b := []byte(strings.Repeat("abcdefgh", 4)[:n])
+				b = append(b[:pos:pos], append([]byte(ins), b[pos:]...)...)
+				if got, want := string(EscapeJSON(b)), byRune(b); got != want {
+					t.Fatalf("EscapeJSON(%q) = %q; want %q", b, got, want)
+				}
+			}
 		}
 	}
 }

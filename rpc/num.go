@@ -1,0 +1,107 @@
+package rpc
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+)
+
+// The integers of `dump --json` (some forty a record: numbers, spans,
+// values) are written here rather than by strconv.AppendInt, which formats
+// into a buffer of its own and copies it: straight into dst, two digits at
+// a time.
+
+// digits2 holds the two digits of each number below 100.
+const digits2 = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" + "30313233343536373839" +
+	"40414243444546474849" + "50515253545556575859" + "60616263646566676869" + "70717273747576777879" +
+	"80818283848586878889" + "90919293949596979899"
+
+// pow10s are the powers of ten an uint64 holds.
+var pow10s = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
+// appendUint appends v in decimal, as strconv.AppendUint(dst, v, 10):
+// inlined for a number below 100, most of a record's.
+func appendUint(dst []byte, v uint64) []byte {
+	if v < 10 {
+		return append(dst, byte('0'+v))
+	}
+	return appendUint2(dst, v)
+}
+
+// appendUint2 is appendUint of v of 10 and more (and of less).
+func appendUint2(dst []byte, v uint64) []byte {
+	if v < 10 {
+		return append(dst, byte('0'+v))
+	}
+	if v < 100 {
+		return append(dst, digits2[2*v], digits2[2*v+1])
+	}
+	// Its digits: log10 from its bit length, corrected by one power.
+	t := bits.Len64(v) * 1233 >> 12
+	n := t + 1
+	if v < pow10s[t] {
+		n = t
+	}
+	l := len(dst)
+	dst = slices.Grow(dst, n)[:l+n]
+	i := l + n
+	for v >= 100 {
+		q := v / 100
+		r := 2 * (v - 100*q)
+		i -= 2
+		dst[i], dst[i+1] = digits2[r], digits2[r+1]
+		v = q
+	}
+	if v >= 10 {
+		dst[i-2], dst[i-1] = digits2[2*v], digits2[2*v+1]
+	} else {
+		dst[i-1] = byte('0' + v)
+	}
+	return dst
+}
+
+// appendInt appends v in decimal, as strconv.AppendInt(dst, v, 10),
+// inlined for a digit.
+func appendInt(dst []byte, v int64) []byte {
+	if uint64(v) < 10 {
+		return append(dst, byte('0'+v))
+	}
+	return appendInt2(dst, v)
+}
+
+// appendInt2 is appendInt of v outside 0..9.
+func appendInt2(dst []byte, v int64) []byte {
+	if v < 0 {
+		return appendUint2(append(dst, '-'), uint64(-v))
+	}
+	return appendUint2(dst, uint64(v))
+}
+
+// hexPairs holds each byte's two lower-case hex digits, the first in the
+// low byte (as they lie in memory, little-endian).
+var hexPairs = func() (t [256]uint16) {
+	const digits = "0123456789abcdef"
+	for i := range t {
+		t[i] = uint16(digits[i>>4]) | uint16(digits[i&15])<<8
+	}
+	return t
+}()
+
+// appendHex appends src in lower-case hex, as hex.AppendEncode, four
+// bytes' digits at a time.
+func appendHex(dst, src []byte) []byte {
+	l := len(dst)
+	dst = slices.Grow(dst, 2*len(src))[:l+2*len(src)]
+	out := dst[l:]
+	for len(src) >= 4 && len(out) >= 8 {
+		binary.LittleEndian.PutUint64(out, uint64(hexPairs[src[0]])|uint64(hexPairs[src[1]])<<16|
+			uint64(hexPairs[src[2]])<<32|uint64(hexPairs[src[3]])<<48)
+		src, out = src[4:], out[8:]
+	}
+	for i, c := range src {
+		if 2*i+1 < len(out) {
+			binary.LittleEndian.PutUint16(out[2*i:], hexPairs[c])
+		}
+	}
+	return dst
+}
