@@ -18,8 +18,9 @@
 // Serverside_ID_Bit_Count (wire.md 4.6; unturned.IDBitsInference decides
 // it); hosted.go the connections of the protocols the index hosts through
 // decode's interfaces, ULinkRPC's among them (ulinkrpc.md, issue 15: their
-// records numbered with the Unturned messages, Message.Rec), and
-// hostedslim.go how a full index keeps their records small; neutral.go what
+// records numbered with the Unturned messages, Message.Rec),
+// hostedstore.go where they are kept (a full index's map, a Stream's ring),
+// and hostedslim.go how a full index keeps their records small; neutral.go what
 // render and the views read of a connection's protocol part as decode's
 // values (Tables.Proto, ConnInfo.ProtoTables: issue 23); pairs.go the
 // pairing of pings and listener-ID requests with their answers and the ping
