@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/digits"
 	"github.com/usmnscope/usmnscope/internal/jsontime"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
@@ -63,9 +64,9 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 		fields, p = parts.fields, parts.payload
 	}
 	dst = append(dst, `{"n":`...)
-	dst = appendInt(dst, int64(r.N))
+	dst = digits.AppendInt(dst, int64(r.N))
 	dst = append(dst, `,"frame":`...)
-	dst = appendInt(dst, int64(r.Frame))
+	dst = digits.AppendInt(dst, int64(r.Frame))
 	dst = append(dst, `,"time":"`...)
 	if parts != nil {
 		dst = parts.tc.AppendBoth(dst, r.Time)
@@ -86,13 +87,13 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 	} else {
 		dst = appendDirTransport(dst, r.Dir, r.Transport)
 	}
-	dst = appendInt(dst, int64(r.Len))
+	dst = digits.AppendInt(dst, int64(r.Len))
 	dst = append(dst, `,"msg":`...)
 	dst = termsafe.AppendJSONString(dst, r.Msg)
 	if t := r.Transform; t != nil {
 		dst = append(dst, `,"transform":{"flags":`...)
 		if t.Flags != nil {
-			dst = appendInt(dst, int64(*t.Flags))
+			dst = digits.AppendInt(dst, int64(*t.Flags))
 		} else {
 			dst = append(dst, "null"...)
 		}
@@ -147,7 +148,7 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 		dst = append(dst, `,"payload":{"encoding":`...)
 		dst = termsafe.AppendJSONString(dst, p.Encoding.String())
 		dst = append(dst, `,"bytes":`...)
-		dst = appendInt(dst, int64(p.Bytes))
+		dst = digits.AppendInt(dst, int64(p.Bytes))
 		dst = append(dst, `,"value":`...)
 		if parts != nil && parts.json != nil {
 			dst = appendJSONValue(dst, parts.json)
@@ -178,21 +179,21 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 			// again.
 			e := parts.exact
 			end := e.PayloadOff + len(e.Payload)
-			dst = appendHex(dst, r.Envelope[:e.PayloadOff])
+			dst = digits.AppendHex(dst, r.Envelope[:e.PayloadOff])
 			dst = append(dst, dst[payHex:payHex+2*len(e.Payload)]...)
-			dst = appendHex(dst, r.Envelope[end:])
+			dst = digits.AppendHex(dst, r.Envelope[end:])
 		} else {
-			dst = appendHex(dst, r.Envelope)
+			dst = digits.AppendHex(dst, r.Envelope)
 		}
 		dst = append(dst, '"')
 	}
 	if r.Pair != 0 {
 		dst = append(dst, `,"pair":`...)
-		dst = appendInt(dst, int64(r.Pair))
+		dst = digits.AppendInt(dst, int64(r.Pair))
 	}
 	if r.HasLatency {
 		dst = append(dst, `,"latency_ns":`...)
-		dst = appendInt(dst, int64(r.Latency))
+		dst = digits.AppendInt(dst, int64(r.Latency))
 	}
 	return append(dst, '}')
 }
@@ -210,7 +211,7 @@ func appendDirTransport(dst []byte, d dissect.Dir, t Transport) []byte {
 func appendRPC(dst []byte, p *RPC) []byte {
 	dst = append(dst, `{"request_id":`...)
 	if p.RequestID != nil {
-		dst = appendUint(dst, uint64(*p.RequestID))
+		dst = digits.AppendUint(dst, uint64(*p.RequestID))
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -231,7 +232,7 @@ func appendRPC(dst []byte, p *RPC) []byte {
 	} else {
 		dst = append(dst, `,"status_code":`...)
 		if p.StatusCode != nil {
-			dst = appendInt(dst, int64(*p.StatusCode))
+			dst = digits.AppendInt(dst, int64(*p.StatusCode))
 		} else {
 			dst = append(dst, "null"...)
 		}
@@ -242,12 +243,12 @@ func appendRPC(dst []byte, p *RPC) []byte {
 	}
 	if p.ErrorRaw != nil {
 		dst = append(dst, `,"error_hex":"`...)
-		dst = appendHex(dst, p.ErrorRaw)
+		dst = digits.AppendHex(dst, p.ErrorRaw)
 		dst = append(dst, '"')
 	}
 	dst = append(dst, `,"ticks":`...)
 	if p.Ticks != nil {
-		dst = appendInt(dst, *p.Ticks)
+		dst = digits.AppendInt(dst, *p.Ticks)
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -258,7 +259,7 @@ func appendOptInt32(dst []byte, p *int32) []byte {
 	if p == nil {
 		return append(dst, "null"...)
 	}
-	return appendInt(dst, int64(*p))
+	return digits.AppendInt(dst, int64(*p))
 }
 
 func appendOptString(dst []byte, p *string) []byte {
@@ -280,48 +281,48 @@ func appendExactFields(dst, b []byte, e *ulinkrpc.Envelope) (_ []byte, n, payHex
 	// payload appends the length and payload fields at byte off.
 	payload := func(dst []byte, off int) []byte {
 		dst = append(dst, `,{"name":"length","bit":`...)
-		dst = appendInt(dst, int64(8*off))
+		dst = digits.AppendInt(dst, int64(8*off))
 		dst = append(dst, `,"bits":32,"value":`...)
-		dst = appendInt(dst, int64(len(e.Payload)))
+		dst = digits.AppendInt(dst, int64(len(e.Payload)))
 		dst = append(dst, `},{"name":"payload","bit":`...)
-		dst = appendInt(dst, int64(8*(off+4)))
+		dst = digits.AppendInt(dst, int64(8*(off+4)))
 		dst = append(dst, `,"bits":`...)
-		dst = appendInt(dst, int64(8*len(e.Payload)))
+		dst = digits.AppendInt(dst, int64(8*len(e.Payload)))
 		dst = append(dst, `,"value":"`...)
 		payHex = len(dst)
-		dst = appendHex(dst, e.Payload)
+		dst = digits.AppendHex(dst, e.Payload)
 		return append(dst, `"}`...)
 	}
 	dst = append(dst, `{"name":"type","bit":0,"bits":8,"value":`...)
-	dst = appendUint(dst, uint64(e.Type))
+	dst = digits.AppendUint(dst, uint64(e.Type))
 	dst = append(dst, '}')
 	switch e.Type {
 	case ulinkrpc.Request:
 		dst = append(dst, `,{"name":"request_id","bit":8,"bits":32,"value":`...)
-		dst = appendUint(dst, uint64(be(1)))
+		dst = digits.AppendUint(dst, uint64(be(1)))
 		dst = append(dst, `},{"name":"service_id","bit":40,"bits":32,"value":`...)
-		dst = appendInt(dst, int64(int32(be(5))))
+		dst = digits.AppendInt(dst, int64(int32(be(5))))
 		dst = append(dst, `},{"name":"method_id","bit":72,"bits":32,"value":`...)
-		dst = appendInt(dst, int64(int32(be(9))))
+		dst = digits.AppendInt(dst, int64(int32(be(9))))
 		dst = append(dst, '}')
 		return payload(dst, 13), 6, payHex
 	case ulinkrpc.Push:
 		dst = append(dst, `,{"name":"service_id","bit":8,"bits":32,"value":`...)
-		dst = appendInt(dst, int64(int32(be(1))))
+		dst = digits.AppendInt(dst, int64(int32(be(1))))
 		dst = append(dst, `},{"name":"method_id","bit":40,"bits":32,"value":`...)
-		dst = appendInt(dst, int64(int32(be(5))))
+		dst = digits.AppendInt(dst, int64(int32(be(5))))
 		dst = append(dst, '}')
 		return payload(dst, 9), 5, payHex
 	case ulinkrpc.Response:
 		dst = append(dst, `,{"name":"request_id","bit":8,"bits":32,"value":`...)
-		dst = appendUint(dst, uint64(be(1)))
+		dst = digits.AppendUint(dst, uint64(be(1)))
 		dst = append(dst, `},{"name":"status","bit":40,"bits":8,"value":`...)
-		dst = appendUint(dst, uint64(b[5]))
+		dst = digits.AppendUint(dst, uint64(b[5]))
 		dst = append(dst, '}')
 		dst = payload(dst, 6)
 		at := 10 + len(e.Payload) // has_error
 		dst = append(dst, `,{"name":"has_error","bit":`...)
-		dst = appendInt(dst, int64(8*at))
+		dst = digits.AppendInt(dst, int64(8*at))
 		dst = append(dst, `,"bits":8,"value":`...)
 		dst = strconv.AppendBool(dst, e.HasError)
 		dst = append(dst, '}')
@@ -332,22 +333,22 @@ func appendExactFields(dst, b []byte, e *ulinkrpc.Envelope) (_ []byte, n, payHex
 		// bytes.
 		text := b[at+5:]
 		dst = append(dst, `,{"name":"error_length","bit":`...)
-		dst = appendInt(dst, int64(8*(at+1)))
+		dst = digits.AppendInt(dst, int64(8*(at+1)))
 		dst = append(dst, `,"bits":32,"value":`...)
-		dst = appendInt(dst, int64(len(text)))
+		dst = digits.AppendInt(dst, int64(len(text)))
 		dst = append(dst, `},{"name":"error"`...)
 		dst = appendSpan(dst, 8*(at+5), 8*len(text))
 		dst = termsafe.AppendJSONBytes(dst, text)
 		if !e.ErrorUTF8 {
 			dst = append(dst, `,"raw_hex":"`...)
-			dst = appendHex(dst, text)
+			dst = digits.AppendHex(dst, text)
 			dst = append(dst, '"')
 		}
 		return append(dst, '}'), 8, payHex
 	}
 	// KeepAlivePing, KeepAlivePong
 	dst = append(dst, `,{"name":"ticks","bit":8,"bits":64,"value":`...)
-	dst = appendInt(dst, e.Ticks)
+	dst = digits.AppendInt(dst, e.Ticks)
 	return append(dst, '}'), 2, payHex
 }
 
@@ -360,7 +361,7 @@ func appendField(dst []byte, f *dissect.Field) []byte {
 	dst = appendAny(dst, f.Value)
 	if s, ok := f.Value.(string); ok && !utf8.ValidString(s) {
 		dst = append(dst, `,"raw_hex":"`...)
-		dst = appendHex(dst, []byte(s))
+		dst = digits.AppendHex(dst, []byte(s))
 		dst = append(dst, '"')
 	}
 	return append(dst, '}')
@@ -377,20 +378,20 @@ func appendAny(dst []byte, v any) []byte {
 	case bool:
 		return strconv.AppendBool(dst, x)
 	case uint64:
-		return appendUint(dst, x)
+		return digits.AppendUint(dst, x)
 	case int64:
-		return appendInt(dst, x)
+		return digits.AppendInt(dst, x)
 	case int:
-		return appendInt(dst, int64(x))
+		return digits.AppendInt(dst, int64(x))
 	case uint32:
-		return appendUint(dst, uint64(x))
+		return digits.AppendUint(dst, uint64(x))
 	case int32:
-		return appendInt(dst, int64(x))
+		return digits.AppendInt(dst, int64(x))
 	case string:
 		return termsafe.AppendJSONString(dst, x)
 	case []byte:
 		dst = append(dst, '"')
-		dst = appendHex(dst, x)
+		dst = digits.AppendHex(dst, x)
 		return append(dst, '"')
 	case float64:
 		return appendFloat(dst, x)
@@ -442,9 +443,9 @@ func appendRawJSON(dst, x []byte) []byte {
 // appendSpan appends a field entry's keys after its name, up to its value.
 func appendSpan(dst []byte, bit, bits int) []byte {
 	dst = append(dst, `,"bit":`...)
-	dst = appendInt(dst, int64(bit))
+	dst = digits.AppendInt(dst, int64(bit))
 	dst = append(dst, `,"bits":`...)
-	dst = appendInt(dst, int64(bits))
+	dst = digits.AppendInt(dst, int64(bits))
 	return append(dst, `,"value":`...)
 }
 
@@ -539,7 +540,7 @@ func appendMember(dst []byte, w *ulinkrpc.JSONWalk, m *ulinkrpc.JSONMember, off 
 		dst = termsafe.AppendJSONBytes(dst, w.Text(m))
 	case ulinkrpc.JSONNumber:
 		if i, ok, f := w.Number(m); ok {
-			dst = appendInt(dst, i)
+			dst = digits.AppendInt(dst, i)
 		} else {
 			dst = appendFloat(dst, f)
 		}
@@ -573,10 +574,10 @@ func appendEntry(dst []byte, w *ulinkrpc.MPWalk, e *ulinkrpc.MPEntry, off int) [
 		// Valid UTF-8 (a MemoryPack string's test): no raw_hex.
 		dst = termsafe.AppendJSONBytes(dst, b)
 	case ulinkrpc.MPInt:
-		dst = appendInt(dst, w.Int(b))
+		dst = digits.AppendInt(dst, w.Int(b))
 	case ulinkrpc.MPBytes:
 		dst = append(dst, '"')
-		dst = appendHex(dst, b)
+		dst = digits.AppendHex(dst, b)
 		dst = append(dst, '"')
 	default:
 		dst = append(dst, "null"...)
@@ -585,7 +586,7 @@ func appendEntry(dst []byte, w *ulinkrpc.MPWalk, e *ulinkrpc.MPEntry, off int) [
 }
 
 // appendNs appends a duration in nanoseconds.
-func appendNs(dst []byte, d time.Duration) []byte { return appendInt(dst, int64(d)) }
+func appendNs(dst []byte, d time.Duration) []byte { return digits.AppendInt(dst, int64(d)) }
 
 // AppendValue appends a field value as AppendJSON writes it in a field's
 // "value": for an exporter that keeps payload members as JSON text

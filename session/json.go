@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/digits"
 	"github.com/usmnscope/usmnscope/internal/jsontime"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/unturned"
@@ -114,9 +115,9 @@ func (m *Message) appendJSONHead(dst, conn []byte, rc *recordCache) []byte {
 // (appendJSONHead).
 func (m *Message) appendJSONStart(dst, conn []byte, rc *recordCache) []byte {
 	dst = append(dst, `{"n":`...)
-	dst = appendInt(dst, m.N)
+	dst = digits.AppendInt(dst, int64(m.N))
 	dst = append(dst, `,"frame":`...)
-	dst = appendInt(dst, m.Frame)
+	dst = digits.AppendInt(dst, int64(m.Frame))
 	if rc != nil {
 		dst = rc.appendTime(dst, m.Time)
 	} else {
@@ -147,12 +148,12 @@ func (m *Message) appendJSONKind(dst []byte, rc *recordCache) []byte {
 		dst = termsafe.AppendJSONString(dst, m.Dir.String())
 	}
 	dst = append(dst, `,"proto":"unturned","len":`...)
-	dst = appendInt(dst, len(m.Data))
+	dst = digits.AppendInt(dst, int64(len(m.Data)))
 	dst = appendHex(dst, m.Data)
 	dst = append(dst, `,"enum":{"value":`...)
-	dst = appendInt(dst, int(m.Enum.Value))
+	dst = digits.AppendInt(dst, int64(m.Enum.Value))
 	dst = append(dst, `,"bits":`...)
-	dst = appendInt(dst, int(m.Enum.Bits))
+	dst = digits.AppendInt(dst, int64(m.Enum.Bits))
 	dst = append(dst, `,"widened":`...)
 	dst = strconv.AppendBool(dst, m.Enum.Widened)
 	if rc != nil && m.Rec == nil {
@@ -179,9 +180,9 @@ func (m *Message) appendFields(dst []byte, rc *recordCache) ([]byte, error) {
 			dst = termsafe.AppendJSONString(dst, s.Name)
 			dst = append(dst, `,"bit":`...)
 		}
-		dst = appendInt(dst, int(s.Bit))
+		dst = digits.AppendInt(dst, int64(s.Bit))
 		dst = append(dst, `,"bits":`...)
-		dst = appendInt(dst, int(s.Bits))
+		dst = digits.AppendInt(dst, int64(s.Bits))
 		dst = append(dst, `,"value":`...)
 		var verr error
 		if dst, verr = appendValue(dst, s.Value); verr != nil && err == nil {
@@ -225,7 +226,7 @@ func (m *Message) appendJSONTail(dst []byte, rc *recordCache) []byte {
 	}
 	if m.Kind == unturned.KindInvokeMessageListener {
 		dst = append(dst, `,"payload_bits":`...)
-		dst = appendInt(dst, m.PayloadBits)
+		dst = digits.AppendInt(dst, int64(m.PayloadBits))
 	}
 	if m.PayloadMessage != "" {
 		dst = append(dst, `,"payload_message":`...)
@@ -246,53 +247,14 @@ func (m *Message) appendJSONTail(dst []byte, rc *recordCache) []byte {
 	// After the findings, as the ULinkRPC records place them (rpc.AppendJSON).
 	if m.Pair != 0 {
 		dst = append(dst, `,"pair":`...)
-		dst = appendInt(dst, m.Pair)
+		dst = digits.AppendInt(dst, int64(m.Pair))
 	}
 	if m.HasLatency {
 		dst = append(dst, `,"latency_ns":`...)
-		dst = appendInt(dst, int(m.Latency))
+		dst = digits.AppendInt(dst, int64(m.Latency))
 	}
 	return append(dst, '}')
 }
-
-// appendInt appends v in decimal: strconv.AppendInt, with the numbers
-// below 10^8 a record holds (bit offsets and lengths, message and frame
-// numbers) written directly, two digits at a time (issue 28: strconv's
-// calls were a quarter of the encoding).
-func appendInt(dst []byte, v int) []byte {
-	switch {
-	case v < 0 || v >= 1e8:
-		return strconv.AppendInt(dst, int64(v), 10)
-	case v < 10:
-		return append(dst, byte('0'+v))
-	case v < 100:
-		return append(dst, digitPairs[2*v], digitPairs[2*v+1])
-	case v < 1000:
-		p := 2 * (v % 100)
-		return append(dst, byte('0'+v/100), digitPairs[p], digitPairs[p+1])
-	case v < 10000:
-		return appendDigits4(dst, v)
-	}
-	return appendDigits4(appendInt(dst, v/10000), v%10000)
-}
-
-// appendDigits4 appends v (below 10000) as four digits, with leading zeros.
-func appendDigits4(dst []byte, v int) []byte {
-	h, l := 2*(v/100), 2*(v%100)
-	return append(dst, digitPairs[h], digitPairs[h+1], digitPairs[l], digitPairs[l+1])
-}
-
-// digitPairs holds 00 to 99, two bytes each.
-const digitPairs = "00010203040506070809" +
-	"10111213141516171819" +
-	"20212223242526272829" +
-	"30313233343536373839" +
-	"40414243444546474849" +
-	"50515253545556575859" +
-	"60616263646566676869" +
-	"70717273747576777879" +
-	"80818283848586878889" +
-	"90919293949596979899"
 
 // MarshalJSON encodes the message as one outputs.md `dump --json` record
 // (see AppendJSON).

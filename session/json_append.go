@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/digits"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/schema"
 )
@@ -46,7 +47,7 @@ func appendOptUint(dst []byte, p *uint32) []byte {
 	if p == nil {
 		return append(dst, "null"...)
 	}
-	return appendUint(dst, uint64(*p))
+	return digits.AppendUint(dst, uint64(*p))
 }
 
 // appendFloat appends a finite float as encoding/json does: like %g, but
@@ -85,13 +86,13 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(dst, x), nil
 	case uint64:
-		return appendUint(dst, x), nil
+		return digits.AppendUint(dst, x), nil
 	case int64:
-		return strconv.AppendInt(dst, x, 10), nil
+		return digits.AppendInt(dst, x), nil
 	case uint32:
-		return appendUint(dst, uint64(x)), nil
+		return digits.AppendUint(dst, uint64(x)), nil
 	case int:
-		return appendInt(dst, x), nil
+		return digits.AppendInt(dst, int64(x)), nil
 	case string:
 		return termsafe.AppendJSONString(dst, x), nil
 	case []byte:
@@ -119,20 +120,12 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 	return append(dst, b...), nil
 }
 
-// appendUint is strconv.AppendUint through appendInt's direct digits.
-func appendUint(dst []byte, v uint64) []byte {
-	if v < 1e8 {
-		return appendInt(dst, int(v))
-	}
-	return strconv.AppendUint(dst, v, 10)
-}
-
 // appendHex appends outputs.md's "hex" key: the message bytes (without the
 // frame header) as lower-case hex without spaces, what `usmnscope bits`
 // takes back (issue 16: a message can be pasted from dump --json).
 func appendHex(dst, data []byte) []byte {
 	dst = append(dst, `,"hex":"`...)
-	dst = hex.AppendEncode(dst, data)
+	dst = digits.AppendHex(dst, data)
 	return append(dst, '"')
 }
 

@@ -503,23 +503,3 @@ func BenchmarkMarshalJSONReflect(b *testing.B) {
 		}
 	}
 }
-
-// TestAppendInt holds appendInt's direct digits to strconv at each width's
-// edges, below 10^8 and past it.
-func TestAppendInt(t *testing.T) {
-	for _, v := range []int{0, 9, 10, 99, 100, 101, 999, 1000, 1009, 9999, 10000, 10001, 99999, 100000, 1000000, 1234567, 9999999, 10000000, 99999999, 100000000, 1 << 40, -1, -100} {
-		if got, want := string(appendInt([]byte("x"), v)), "x"+strconv.Itoa(v); got != want {
-			t.Errorf("appendInt(x, %d) = %s; want %s", v, got, want)
-		}
-	}
-}
-
-// TestAppendUint holds appendUint to strconv.AppendUint on both sides of
-// appendInt's direct digits, up to the largest uint64.
-func TestAppendUint(t *testing.T) {
-	for _, v := range []uint64{0, 7, 99999999, 100000000, 1<<32 - 1, 1<<63 + 5, 1<<64 - 1} {
-		if got, want := string(appendUint(nil, v)), strconv.FormatUint(v, 10); got != want {
-			t.Errorf("appendUint(%d) = %s; want %s", v, got, want)
-		}
-	}
-}

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"strconv"
 	"time"
 	"unsafe"
 
@@ -18,13 +17,10 @@ import (
 // each (issue 28: escaping the same names again was a tenth of the
 // encoding). The zero value is ready; it is one goroutine's.
 type recordCache struct {
-	// sec is the time in seconds that secText spells (time_ns).
-	sec      int64
-	secText  []byte
-	timeText []byte              // the time text of sec up to its nanoseconds
-	dirs     [4][]byte           // `,"dir":"c2s"` by Dir
-	kinds    [256][]byte         // `},"msg":"Name"` by Kind
-	names    [nameSlots]struct { // by the name's address
+	time  jsontime.Cache      // "time" and "time_ns" (AppendBoth)
+	dirs  [4][]byte           // `,"dir":"c2s"` by Dir
+	kinds [256][]byte         // `},"msg":"Name"` by Kind
+	names [nameSlots]struct { // by the name's address
 		name string
 		text []byte // `{"name":"…","bit":`
 	}
@@ -125,43 +121,11 @@ const (
 	nameSlots = 1 << nameBits
 )
 
-// maxNSSec is the last second whose nanoseconds since 1970 an int64
-// holds (with any nanoseconds of that second).
-const maxNSSec = (1<<63-1)/1_000_000_000 - 1
-
 // appendTime appends the record's "time" and "time_ns" keys as
-// appendJSONTime does without a cache: within a second, the time text up
-// to its nanoseconds is the second's (jsontime.Append's, kept), and
-// time_ns is the second's digits and the same nine nanosecond digits.
+// appendJSONTime does without a cache: jsontime.Cache keeps the text of
+// the second, and time_ns takes its nine nanosecond digits from it.
 func (rc *recordCache) appendTime(dst []byte, t time.Time) []byte {
-	dst = append(dst, `,"time":"`...)
-	sec := t.Unix()
-	if sec < 1 || sec > maxNSSec {
-		dst = append(jsontime.Append(dst, t), '"')
-		return jsontime.AppendNS(dst, t)
-	}
-	if rc.secText == nil || sec != rc.sec {
-		// `…05.NNNNNNNNNZ`: kept up to the dot, which the years
-		// time_ns holds spell with four digits.
-		at := len(dst)
-		dst = jsontime.Append(dst, t)
-		rc.sec, rc.timeText = sec, append(rc.timeText[:0], dst[at:len(dst)-10]...)
-		rc.secText = strconv.AppendInt(rc.secText[:0], sec, 10)
-		dst = dst[:at]
-	}
-	dst = append(dst, rc.timeText...)
-	at := len(dst)
-	dst = appendNanos(dst, t.Nanosecond())
-	dst = append(dst, `Z","time_ns":`...)
-	dst = append(dst, rc.secText...)
-	return append(dst, dst[at:at+9]...)
-}
-
-// appendNanos appends v (below 10^9) as nine digits, with leading zeros.
-func appendNanos(dst []byte, v int) []byte {
-	dst = append(dst, byte('0'+v/1e8))
-	v %= 1e8
-	return appendDigits4(appendDigits4(dst, v/1e4), v%1e4)
+	return rc.time.AppendBoth(append(dst, `,"time":"`...), t)
 }
 
 // appendDir appends `,"dir":` and d.

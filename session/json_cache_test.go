@@ -15,6 +15,9 @@ import (
 // appendJSONTime writes without it, across the times whose time_ns it
 // makes from the time text and those it leaves to jsontime.
 func TestRecordCacheSpellsAsUncached(t *testing.T) {
+	// maxNSSec is the last second whose nanoseconds since 1970 an int64
+	// holds: time_ns is spelled from the time text up to it.
+	const maxNSSec = (1<<63-1)/1_000_000_000 - 1
 	var rc recordCache
 	base := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	times := []time.Time{{}, time.Unix(0, 0), time.Unix(0, 999_999_999), time.Unix(1, 0), time.Unix(1, 5), time.Unix(-1, 7),

@@ -3,6 +3,8 @@ package jsontime
 import (
 	"strconv"
 	"time"
+
+	"github.com/usmnscope/usmnscope/internal/digits"
 )
 
 // Layout is RFC 3339 with all nine nanosecond digits (outputs.md "time").
@@ -17,19 +19,19 @@ func Append(dst []byte, t time.Time) []byte {
 		return t.AppendFormat(dst, Layout)
 	}
 	hour, minute, sec := t.Clock()
-	dst = appendDigits(dst, year, 4)
+	dst = digits.AppendPadded(dst, year, 4)
 	dst = append(dst, '-')
-	dst = appendDigits(dst, int(month), 2)
+	dst = digits.AppendPadded(dst, int(month), 2)
 	dst = append(dst, '-')
-	dst = appendDigits(dst, day, 2)
+	dst = digits.AppendPadded(dst, day, 2)
 	dst = append(dst, 'T')
-	dst = appendDigits(dst, hour, 2)
+	dst = digits.AppendPadded(dst, hour, 2)
 	dst = append(dst, ':')
-	dst = appendDigits(dst, minute, 2)
+	dst = digits.AppendPadded(dst, minute, 2)
 	dst = append(dst, ':')
-	dst = appendDigits(dst, sec, 2)
+	dst = digits.AppendPadded(dst, sec, 2)
 	dst = append(dst, '.')
-	dst = appendDigits(dst, t.Nanosecond(), 9)
+	dst = digits.AppendPadded(dst, t.Nanosecond(), 9)
 	return append(dst, 'Z')
 }
 
@@ -60,10 +62,10 @@ func (c *Cache) AppendBoth(dst []byte, t time.Time) []byte {
 		c.nsPrefix = strconv.AppendInt(append(c.nsPrefix[:0], `,"time_ns":`...), s, 10)
 	}
 	// The time ends with its nine nanosecond digits and 'Z'.
-	digits := len(dst) - 10
+	ns := len(dst) - 10
 	dst = append(dst, '"')
 	dst = append(dst, c.nsPrefix...)
-	return append(dst, dst[digits:digits+9]...)
+	return append(dst, dst[ns:ns+9]...)
 }
 
 // maxNSSec is the first second whose nanoseconds do not all fit an int64.
@@ -85,31 +87,9 @@ func (c *Cache) Append(dst []byte, t time.Time) []byte {
 		}
 		return dst
 	}
-	dst = appendDigits(dst, t.Nanosecond(), 9)
+	dst = digits.AppendPadded(dst, t.Nanosecond(), 9)
 	return append(dst, 'Z')
 }
-
-// appendDigits appends the width low decimal digits of v ≥ 0, zero-padded.
-func appendDigits(dst []byte, v, width int) []byte {
-	n := len(dst) + width
-	dst = append(dst, "000000000"[:width]...)
-	i := n
-	for ; i-2 >= n-width; i -= 2 {
-		q := v / 100
-		r := 2 * (v - 100*q)
-		dst[i-2], dst[i-1] = digits2[r], digits2[r+1]
-		v = q
-	}
-	if i > n-width {
-		dst[i-1] = byte('0' + v%10)
-	}
-	return dst
-}
-
-// digits2 holds the two digits of each number below 100.
-const digits2 = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" + "30313233343536373839" +
-	"40414243444546474849" + "50515253545556575859" + "60616263646566676869" + "70717273747576777879" +
-	"80818283848586878889" + "90919293949596979899"
 
 // AppendNS appends `,"time_ns":N`, t's Unix nanoseconds, when they give t
 // exactly (outputs.md "time_ns"), else nothing: the key every record's

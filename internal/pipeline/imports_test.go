@@ -26,7 +26,8 @@ const module = "github.com/usmnscope/usmnscope/"
 var floors = map[string]float64{
 	"netpak":              0,
 	"internal/termsafe":   0,
-	"internal/jsontime":   0, // outputs.md "time", one spelling for the host and every protocol: no module imports
+	"internal/digits":     -1, // integers, padded digits and hex written straight into a buffer: the one spelling of numbers (issue 28); no module imports
+	"internal/jsontime":   0,  // outputs.md "time", one spelling for the host and every protocol: over internal/digits only
 	"internal/tomlcap":    0,
 	"internal/gctune":     0,   // the collector's fixed headroom (moved from cmd): no module imports
 	"internal/profiling":  0,   // the CPU and allocation profiles the environment asks for (moved from cmd)

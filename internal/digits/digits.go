@@ -1,4 +1,4 @@
-package rpc
+package digits
 
 import (
 	"encoding/binary"
@@ -6,35 +6,30 @@ import (
 	"slices"
 )
 
-// The integers of `dump --json` (some forty a record: numbers, spans,
-// values) are written here rather than by strconv.AppendInt, which formats
-// into a buffer of its own and copies it: straight into dst, two digits at
-// a time.
-
-// digits2 holds the two digits of each number below 100.
-const digits2 = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" + "30313233343536373839" +
+// pairs holds the two digits of each number below 100.
+const pairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" + "30313233343536373839" +
 	"40414243444546474849" + "50515253545556575859" + "60616263646566676869" + "70717273747576777879" +
 	"80818283848586878889" + "90919293949596979899"
 
 // pow10s are the powers of ten an uint64 holds.
 var pow10s = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
-// appendUint appends v in decimal, as strconv.AppendUint(dst, v, 10):
+// AppendUint appends v in decimal, as strconv.AppendUint(dst, v, 10):
 // inlined for a number below 100, most of a record's.
-func appendUint(dst []byte, v uint64) []byte {
+func AppendUint(dst []byte, v uint64) []byte {
 	if v < 10 {
 		return append(dst, byte('0'+v))
 	}
 	return appendUint2(dst, v)
 }
 
-// appendUint2 is appendUint of v of 10 and more (and of less).
+// appendUint2 is AppendUint of v of 10 and more (and of less).
 func appendUint2(dst []byte, v uint64) []byte {
 	if v < 10 {
 		return append(dst, byte('0'+v))
 	}
 	if v < 100 {
-		return append(dst, digits2[2*v], digits2[2*v+1])
+		return append(dst, pairs[2*v], pairs[2*v+1])
 	}
 	// Its digits: log10 from its bit length, corrected by one power.
 	t := bits.Len64(v) * 1233 >> 12
@@ -49,27 +44,27 @@ func appendUint2(dst []byte, v uint64) []byte {
 		q := v / 100
 		r := 2 * (v - 100*q)
 		i -= 2
-		dst[i], dst[i+1] = digits2[r], digits2[r+1]
+		dst[i], dst[i+1] = pairs[r], pairs[r+1]
 		v = q
 	}
 	if v >= 10 {
-		dst[i-2], dst[i-1] = digits2[2*v], digits2[2*v+1]
+		dst[i-2], dst[i-1] = pairs[2*v], pairs[2*v+1]
 	} else {
 		dst[i-1] = byte('0' + v)
 	}
 	return dst
 }
 
-// appendInt appends v in decimal, as strconv.AppendInt(dst, v, 10),
+// AppendInt appends v in decimal, as strconv.AppendInt(dst, v, 10),
 // inlined for a digit.
-func appendInt(dst []byte, v int64) []byte {
+func AppendInt(dst []byte, v int64) []byte {
 	if uint64(v) < 10 {
 		return append(dst, byte('0'+v))
 	}
 	return appendInt2(dst, v)
 }
 
-// appendInt2 is appendInt of v outside 0..9.
+// appendInt2 is AppendInt of v outside 0..9.
 func appendInt2(dst []byte, v int64) []byte {
 	if v < 0 {
 		return appendUint2(append(dst, '-'), uint64(-v))
@@ -87,9 +82,9 @@ var hexPairs = func() (t [256]uint16) {
 	return t
 }()
 
-// appendHex appends src in lower-case hex, as hex.AppendEncode, four
+// AppendHex appends src in lower-case hex, as hex.AppendEncode, four
 // bytes' digits at a time.
-func appendHex(dst, src []byte) []byte {
+func AppendHex(dst, src []byte) []byte {
 	l := len(dst)
 	dst = slices.Grow(dst, 2*len(src))[:l+2*len(src)]
 	out := dst[l:]
@@ -102,6 +97,24 @@ func appendHex(dst, src []byte) []byte {
 		if 2*i+1 < len(out) {
 			binary.LittleEndian.PutUint16(out[2*i:], hexPairs[c])
 		}
+	}
+	return dst
+}
+
+// AppendPadded appends the width low decimal digits of v ≥ 0, zero-padded
+// (a time's nanoseconds, a fixed-width part of a number).
+func AppendPadded(dst []byte, v, width int) []byte {
+	n := len(dst) + width
+	dst = append(dst, "00000000000000000000"[:width]...)
+	i := n
+	for ; i-2 >= n-width; i -= 2 {
+		q := v / 100
+		r := 2 * (v - 100*q)
+		dst[i-2], dst[i-1] = pairs[r], pairs[r+1]
+		v = q
+	}
+	if i > n-width {
+		dst[i-1] = byte('0' + v%10)
 	}
 	return dst
 }
