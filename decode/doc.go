@@ -28,6 +28,11 @@
 //     message, and its `tables --json` entry), Reuser (records taken back
 //     once printed) and Keeper (records a full host keeps compact or slim:
 //     their bytes and a Place, restored when read).
+//   - Export is a protocol's part in writing a selection back to a capture
+//     file (export.go): the Framing of its connections (a stream's Place,
+//     a UDP flow's Datagrams, over Placed messages, Ranges and Datagrams
+//     of its own vocabulary), the detection marks without which a
+//     connection is written whole, and the messages written as context.
 //
 // The protocols register in one place (internal/pipeline's register.go,
 // Register here); a test may register a protocol of its own.

@@ -49,6 +49,9 @@ type Protocol struct {
 	// New makes the state of one connection found to be this protocol;
 	// nil: the host decodes the protocol natively (Unturned this round).
 	New func(Config) Conn
+	// Export is its part in writing a selection back to a capture file
+	// (export.go); nil: its connections cannot be written back.
+	Export *Export
 }
 
 // Claims reports whether p decodes TCP connections to port by default.

@@ -40,6 +40,15 @@
 // what a direction's decoding depends on: whether the enum is widened and
 // the Serverside_ID_Bit_Count in force.
 //
+// # Writing a selection back
+//
+// Export (export.go, a decode.Export) is what writing selected messages
+// back to a capture asks of Unturned: its connections re-framed as
+// SystemSockets, the two USMN handshake messages as the detection marks
+// without which a connection is written whole, and the messages the
+// decoding of those written needs (the handshake's, NegotiateListenerDetails,
+// an InvokeMessageListener with a listener definition).
+//
 // # Profiles
 //
 // wire.md section 6: the protocol constants the seeds leave open live in a

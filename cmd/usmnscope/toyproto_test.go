@@ -27,7 +27,8 @@ import (
 // The proof that the protocol seam is real (issue 23): a toy protocol,
 // defined and registered in this file only, is decoded, numbered, paired,
 // filtered and shown by dump, dump -V, dump --json, tables --json and the
-// TUI, with no change anywhere else.
+// TUI, and a selection of it written back (dump -w), with no change
+// anywhere else.
 //
 // The toy protocol runs on TCP port toyPort: frames with a 2-byte
 // big-endian length (lp.Config{Width: 2}), each a type byte (1 request,
@@ -183,11 +184,35 @@ func (c *toyConn) Numbered(r decode.Record, n int) {
 	}
 }
 
+// toyExport is how a selection of toy messages is written back (dump -w):
+// each frame is its 2-byte length and its record's bytes, placed in order
+// from the cursor; a request's answer is written with it by the host.
+var toyExport = &decode.Export{Framing: func(decode.Record) decode.Framing {
+	return decode.Framing{Place: placeToy}
+}}
+
+func placeToy(s []byte, _ func(from, to int64) bool, ms []decode.Placed, kept map[int]bool, _ map[int]decode.Range) ([]decode.Range, error) {
+	var rs []decode.Range
+	cur := 0
+	for _, m := range ms {
+		data := m.Rec.Meta().Data
+		end := cur + 2 + len(data)
+		if end > len(s) || int(binary.BigEndian.Uint16(s[cur:])) != len(data) {
+			return nil, fmt.Errorf("toy message %d not at %d", m.N, cur)
+		}
+		if kept[m.N] {
+			rs = append(rs, decode.Range{From: int64(cur), To: int64(end)})
+		}
+		cur = end
+	}
+	return rs, nil
+}
+
 // registerToy registers the toy protocol for the test.
 func registerToy(t *testing.T) {
 	t.Helper()
 	t.Cleanup(decode.Register(&decode.Protocol{Name: "toy", Ports: []uint16{toyPort}, DatagramPorts: []uint16{toyUDPPort}, Names: []string{"ToyRequest", "ToyResponse"},
-		New: newToyConn}))
+		New: newToyConn, Export: toyExport}))
 }
 
 // toyCapture writes a pcap of one toy connection: SYN handshake, two
@@ -367,6 +392,31 @@ func TestToyProtocol(t *testing.T) {
 	code, out, errOut = run(t, nil, "tables", c)
 	if code != exitOK || !strings.Contains(out, "connection 10.0.0.1:40000-10.0.0.2:7777: toy, 5 messages\n") {
 		t.Errorf("tables: exit %d, %s; want the toy connection:\n%s", code, errOut, out)
+	}
+
+	// dump -w: a selection written back holds the messages asked for and
+	// their partners (the context), which decode again with their bytes.
+	for _, tc := range []struct {
+		filter string
+		want   []string // the dump of what was written
+	}{
+		{"n==4", []string{`ToyRequest id=2 key="beta"`, `ToyResponse id=2 value="two" latency 10ms`}},
+		{"n==1 || n==5", []string{`ToyRequest id=1 key="alpha"`, `ToyResponse id=1 value="one" latency 10ms`, `ToyRequest id=3 key="gamma"`}},
+	} {
+		w := filepath.Join(t.TempDir(), "toy-sel.pcapng")
+		if code, _, errOut := run(t, nil, "dump", "--filter", tc.filter, "-w", w, c); code != exitOK {
+			t.Fatalf("dump --filter %q -w: exit %d, %s", tc.filter, code, errOut)
+		}
+		code, out, errOut := run(t, nil, "dump", w)
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		if code != exitOK || len(lines) != len(tc.want) {
+			t.Fatalf("dump of the toy selection %q: exit %d, %s; want %d messages:\n%s", tc.filter, code, errOut, len(tc.want), out)
+		}
+		for i, w := range tc.want {
+			if !strings.HasSuffix(lines[i], w) {
+				t.Errorf("dump of the toy selection %q, line %d = %q; want it to end %q", tc.filter, i+1, lines[i], w)
+			}
+		}
 	}
 
 	// The TUI: open's decode, the views model over it; the list shows every

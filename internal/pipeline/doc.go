@@ -40,6 +40,16 @@
 // capture (outputs.md "Ordering"). Every command feeds with FeedRPC but
 // profile infer, whose Feed decodes no ULinkRPC.
 //
+// # Writing a selection
+//
+// Export (export.go) writes selected messages back to a pcapng with what
+// their decoding needs: their partners, and what each connection's
+// protocol asks (its registration's decode.Export: the detection marks
+// without which a connection is written whole, its context messages, the
+// re-framing of its transport). It names no protocol: the rules of a
+// connection are its protocol's, those of the host's own messages
+// Unturned's.
+//
 // capture knows no protocol and the decoders do no IO; this package is the
 // only place, with cmd/usmnscope, that imports both (the import-graph test
 // in this package holds every package to that).

@@ -1,12 +1,11 @@
 package pipeline
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
 	"sort"
 
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/session"
 )
@@ -30,18 +29,19 @@ type Exported struct {
 // Request's Response). The packets keep only the bytes of the messages
 // written (capture.Flows.Export renumbers TCP; KCP segments are
 // renumbered by ULinkRPC's side), plus each connection's TCP handshake,
-// WebSocket upgrade and KCP handshake. What is ULinkRPC's, its context and
-// the re-framing of its transports, register.go gives (exportHosted,
-// framingOf).
+// WebSocket upgrade and KCP handshake. What is a protocol's, the context
+// of its messages and the re-framing of its transports, its registration
+// gives (decode.Protocol's Export, exportOf).
 func Export(capturePath string, idx *session.Index, nums []int, path string) (Exported, error) {
-	keep, ctx := exportSet(idx, nums)
+	ex := exportOf(idx)
+	keep, ctx := exportSet(idx, ex, nums)
 	out := Exported{Messages: len(nums), Context: ctx}
 	// The kept messages by connection, in number order.
 	type conn struct {
 		flow  capture.ExportFlow
-		fr    framing
+		fr    decode.Framing
 		kept  map[int]bool
-		heads []session.Head
+		byDir [2][]decode.Placed
 	}
 	conns := map[dissect.Conn]*conn{}
 	var order []dissect.Conn
@@ -50,9 +50,13 @@ func Export(capturePath string, idx *session.Index, nums []int, path string) (Ex
 		if !ok || !keep[n] || conns[h.Conn] != nil {
 			continue
 		}
+		e := ex.of(h.Conn)
+		if e.Framing == nil {
+			return out, fmt.Errorf("export: connection %s: %s cannot be written back", h.Conn, ex.name(h.Conn))
+		}
 		c := &conn{flow: capture.ExportFlow{Flow: capture.Flow{Client: h.Conn.Client, Server: h.Conn.Server}}, kept: map[int]bool{}}
-		c.fr = framingOf(idx, &h)
-		c.flow.UDP = c.fr.datagrams != nil
+		c.fr = e.Framing(h.Rec)
+		c.flow.UDP = c.fr.Datagrams != nil
 		conns[h.Conn] = c
 		order = append(order, h.Conn)
 	}
@@ -60,7 +64,9 @@ func Export(capturePath string, idx *session.Index, nums []int, path string) (Ex
 		if h, ok := idx.Head(n); ok {
 			if c := conns[h.Conn]; c != nil {
 				c.kept[n] = keep[n]
-				c.heads = append(c.heads, h)
+				if m, ok := placed(idx, &h); ok {
+					c.byDir[h.Dir&1] = append(c.byDir[h.Dir&1], m)
+				}
 			}
 		}
 	}
@@ -77,26 +83,21 @@ func Export(capturePath string, idx *session.Index, nums []int, path string) (Ex
 	for _, k := range order {
 		c := conns[k]
 		d := fs.Data[c.flow.Flow]
-		var byDir [2][]session.Head
-		for _, h := range c.heads {
-			i := 0
-			if h.Dir == dissect.S2C {
-				i = 1
-			}
-			byDir[i] = append(byDir[i], h)
-		}
+		byDir := c.byDir
 		var err error
 		switch {
-		case c.fr.datagrams != nil:
-			err = c.fr.datagrams(d.Datagrams, byDir, c.kept, trim.Datagrams)
-		case c.fr.place != nil:
+		case c.fr.Datagrams != nil:
+			err = c.fr.Datagrams(datagrams(d.Datagrams), byDir, c.kept, trim.Datagrams)
+		case c.fr.Place != nil:
 			var r [2][]capture.Range
 			for i := range 2 {
-				if !c.fr.across {
-					r[i], err = c.fr.place(d.Stream[i], nil, byDir[i], c.kept, nil)
+				if !c.fr.Across {
+					var rs []decode.Range
+					rs, err = c.fr.Place(d.Stream[i], nil, byDir[i], c.kept, nil)
+					r[i] = joined(rs)
 				} else {
-					r[i], err = placeAcross(func(kept map[int]bool, at map[int]capture.Range) ([]capture.Range, error) {
-						return c.fr.place(d.Stream[i], capturedIn(d, i), byDir[i], kept, at)
+					r[i], err = placeAcross(func(kept map[int]bool, at map[int]decode.Range) ([]decode.Range, error) {
+						return c.fr.Place(d.Stream[i], capturedIn(d, i), byDir[i], kept, at)
 					}, d.Lost(i), byDir[i], c.kept, keep)
 				}
 				if err != nil {
@@ -126,54 +127,29 @@ func Export(capturePath string, idx *session.Index, nums []int, path string) (Ex
 	return out, err
 }
 
-// framing is how Export writes one connection back: the re-framing of its
-// transport (framingOf), a stream's or a UDP flow's.
-type framing struct {
-	// place finds each message of one direction hs in its stream s and
-	// returns the ranges of the kept ones; captured (nil: every byte was)
-	// says which bytes the capture holds, placed (when not nil) takes
-	// where each message lies.
-	place func(s []byte, captured func(from, to int64) bool, hs []session.Head, kept map[int]bool, placed map[int]capture.Range) ([]capture.Range, error)
-	// across: a framing that resynchronises after a capture gap keeps
-	// the gap and what the resynchronisation chains from (placeAcross);
-	// one that does not is placed once, from the whole stream.
-	across bool
-	// datagrams, for a UDP flow, puts the bytes to write of each
-	// datagram that carries the kept messages into out by frame.
-	datagrams func(dgs []capture.Datagram, byDir [2][]session.Head, kept map[int]bool, out map[int][]byte) error
-}
-
-// systemSockets is the framing of a SystemSockets connection (wire.md
-// 1): a 2-byte length and the message bytes, placed from idx's messages.
-func systemSockets(idx *session.Index) framing {
-	return framing{across: true, place: func(s []byte, captured func(from, to int64) bool, hs []session.Head, kept map[int]bool, placed map[int]capture.Range) ([]capture.Range, error) {
-		return placeUnturned(idx, s, captured, hs, kept, placed)
-	}}
-}
-
 // exportSet returns the messages to write: nums and their context
-// (Export), and the context alone, ascending.
-func exportSet(idx *session.Index, nums []int) (map[int]bool, []int) {
+// (Export) by the protocols' rules ex, and the context alone, ascending.
+func exportSet(idx *session.Index, ex exports, nums []int) (map[int]bool, []int) {
 	keep := make(map[int]bool, len(nums))
 	for _, n := range nums {
 		if n >= 1 && n <= idx.Len() {
 			keep[n] = true
 		}
 	}
-	// A SystemSockets connection whose handshake (both USMN detection
-	// messages, handshakeMark) was not captured is decoded by inference
-	// from all its messages: it is written whole.
-	hs := map[dissect.Conn]int{}
+	// A connection whose protocol's detection marks (decode.Export.Mark)
+	// were not all captured is decoded by inference from all its
+	// messages: it is written whole.
+	marks := map[dissect.Conn]int{}
 	for n := 1; n <= idx.Len(); n++ {
 		if h, ok := idx.Head(n); ok {
-			if _, hosted := exportHosted(&h); !hosted {
-				hs[h.Conn] |= handshakeMark(&h)
+			if e := ex.of(h.Conn); e.Marks != 0 {
+				marks[h.Conn] |= e.Mark(nameOf(&h))
 			}
 		}
 	}
 	whole := map[dissect.Conn]bool{}
-	for c, v := range hs {
-		whole[c] = v != 3
+	for c, v := range marks {
+		whole[c] = v != ex.of(c).Marks
 	}
 	paired := map[int]bool{} // the messages whose partner was added
 	for round := 0; round < 4; round++ {
@@ -199,8 +175,8 @@ func exportSet(idx *session.Index, nums []int) (map[int]bool, []int) {
 		for _, n := range fresh {
 			paired[n] = true
 			h, ok := idx.Head(n)
-			if pair, hosted := exportHosted(&h); ok && hosted {
-				add(pair)
+			if ok && h.Rec != nil {
+				add(decode.GlanceOf(h.Rec).Pair)
 			} else if m := idx.Message(n); m != nil {
 				add(m.Pair)
 			}
@@ -223,16 +199,15 @@ func exportSet(idx *session.Index, nums []int) (map[int]bool, []int) {
 				add(n)
 				continue
 			}
-			if _, hosted := exportHosted(&h); hosted {
-				// The first frame of each direction carries the transform
-				// layer's classification note.
+			e := ex.of(h.Conn)
+			if e.FirstEach {
 				if !firstSeen[h.Conn][h.Dir] {
 					add(n)
 				}
 				firstSeen[h.Conn][h.Dir] = true
 				continue
 			}
-			if n <= last[h.Conn] && unturnedContext(idx, &h) {
+			if e.Context != nil && n <= last[h.Conn] && e.Context(nameOf(&h), fieldsOf(idx, n)) {
 				add(n)
 			}
 		}
@@ -254,48 +229,93 @@ func exportSet(idx *session.Index, nums []int) (map[int]bool, []int) {
 	return keep, ctx
 }
 
-// placeUnturned finds each message of one direction in its stream (a
-// 2-byte length and the message bytes, at the cursor or the next place
-// they are whole in the capture) and returns the ranges of the kept ones.
-// A place holding a byte the capture lost is passed over (captured says
-// which): the decoder dropped the frame there, so a message it decoded
-// lies further on even when the lost byte was the zero the copy reads
-// (transport-mess: a lost first length byte before a repeated message).
-func placeUnturned(idx *session.Index, s []byte, captured func(from, to int64) bool, hs []session.Head, kept map[int]bool, placed map[int]capture.Range) ([]capture.Range, error) {
-	var rs []capture.Range
-	cur := 0
-	for _, h := range hs {
-		m := idx.Message(h.N)
-		if m == nil {
-			continue
-		}
-		want := binary.BigEndian.AppendUint16(nil, uint16(len(m.Data)))
-		want = append(want, m.Data...)
-		at := -1
-		for p := cur; p+len(want) <= len(s); {
-			i := bytes.Index(s[p:], want)
-			if i < 0 {
-				break
-			}
-			if captured(int64(p+i), int64(p+i+len(want))) {
-				at = p + i
-				break
-			}
-			p += i + 1
-		}
-		if at < 0 {
-			if kept[h.N] {
-				return nil, fmt.Errorf("message %d not found in the captured stream", h.N)
-			}
-			continue
-		}
-		cur = at + len(want)
-		if placed != nil {
-			placed[h.N] = capture.Range{From: int64(at), To: int64(cur)}
-		}
-		if kept[h.N] {
-			rs = append(rs, capture.Range{From: int64(at), To: int64(cur)})
+// exports are the export rules of a decode's connections: each is its
+// protocol's registration's (decode.Protocol.Export), a connection of the
+// host's own (session.ConnInfo.Proto "") Unturned's.
+type exports struct {
+	protos map[dissect.Conn]string   // a hosted connection's protocol
+	rules  map[string]*decode.Export // by protocol name; nil: none
+}
+
+// noExport are the rules of a protocol that registered none.
+var noExport = &decode.Export{}
+
+// exportOf are the export rules of idx's connections.
+func exportOf(idx *session.Index) exports {
+	x := exports{protos: map[dissect.Conn]string{}, rules: map[string]*decode.Export{}}
+	for _, p := range decode.Protocols() {
+		x.rules[p.Name] = p.Export
+	}
+	for _, c := range idx.Connections() {
+		if c.Proto != "" {
+			x.protos[c.Conn] = c.Proto
 		}
 	}
-	return capture.JoinRanges(rs), nil
+	return x
+}
+
+// name is the protocol of connection c.
+func (x exports) name(c dissect.Conn) string {
+	if p, ok := x.protos[c]; ok {
+		return p
+	}
+	return ProtoUnturned.String()
+}
+
+// of are the export rules of connection c (never nil).
+func (x exports) of(c dissect.Conn) *decode.Export {
+	if e := x.rules[x.name(c)]; e != nil {
+		return e
+	}
+	return noExport
+}
+
+// nameOf is h's typed name (outputs.md "msg").
+func nameOf(h *session.Head) string {
+	if h.Rec != nil {
+		return decode.BriefOf(h.Rec).Name
+	}
+	return h.Kind.String()
+}
+
+// fieldsOf gives message n's fields, decoded whole.
+func fieldsOf(idx *session.Index, n int) func() []dissect.Field {
+	return func() []dissect.Field {
+		if m := idx.Detail(n); m != nil {
+			return m.Fields
+		}
+		return nil
+	}
+}
+
+// placed is h as a Framing places it: its record, or a message of the
+// host's own with its bytes; ok false for one whose bytes are gone.
+func placed(idx *session.Index, h *session.Head) (decode.Placed, bool) {
+	if h.Hosted {
+		return decode.Placed{N: h.N, Rec: h.Rec}, true
+	}
+	m := idx.Message(h.N)
+	if m == nil {
+		return decode.Placed{}, false
+	}
+	return decode.Placed{N: h.N, Data: m.Data}, true
+}
+
+// joined are the ranges rs of a Framing as capture writes them: sorted,
+// disjoint.
+func joined(rs []decode.Range) []capture.Range {
+	out := make([]capture.Range, len(rs))
+	for i, r := range rs {
+		out[i] = capture.Range(r)
+	}
+	return capture.JoinRanges(out)
+}
+
+// datagrams are a flow's captured datagrams as a Framing reads them.
+func datagrams(dgs []capture.Datagram) []decode.Datagram {
+	out := make([]decode.Datagram, len(dgs))
+	for i, d := range dgs {
+		out[i] = decode.Datagram{Frame: d.Frame, FromServer: d.FromServer, Payload: d.Payload}
+	}
+	return out
 }

@@ -4,7 +4,7 @@ import (
 	"sort"
 
 	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/decode"
 )
 
 // Capture gaps in an export (issue 30: transport-mess lost the first byte
@@ -24,9 +24,10 @@ const resyncFrames = 3
 // when a kept message lies after a gap, the first resyncFrames messages
 // the original decoded after the gap are kept too (added to kept and to
 // the export's keep, its context), and the direction is placed again.
-func placeAcross(place func(kept map[int]bool, at map[int]capture.Range) ([]capture.Range, error), lost []capture.Range, hs []session.Head, kept, keep map[int]bool) ([]capture.Range, error) {
-	at := map[int]capture.Range{}
-	r, err := place(kept, at)
+func placeAcross(place func(kept map[int]bool, at map[int]decode.Range) ([]decode.Range, error), lost []capture.Range, hs []decode.Placed, kept, keep map[int]bool) ([]capture.Range, error) {
+	at := map[int]decode.Range{}
+	rs, err := place(kept, at)
+	r := joined(rs)
 	if err != nil || len(lost) == 0 {
 		return withLost(r, lost), err
 	}
@@ -36,8 +37,8 @@ func placeAcross(place func(kept map[int]bool, at map[int]capture.Range) ([]capt
 		if li+1 < len(lost) {
 			next = lost[li+1].From
 		}
-		var after []session.Head // placed after l, before the next gap
-		later := false           // a kept message lies after l
+		var after []decode.Placed // placed after l, before the next gap
+		later := false            // a kept message lies after l
 		for _, h := range hs {
 			p, ok := at[h.N]
 			if !ok || p.From < l.To {
@@ -59,9 +60,10 @@ func placeAcross(place func(kept map[int]bool, at map[int]capture.Range) ([]capt
 		}
 	}
 	if added {
-		if r, err = place(kept, nil); err != nil {
+		if rs, err = place(kept, nil); err != nil {
 			return nil, err
 		}
+		r = joined(rs)
 	}
 	return withLost(r, lost), nil
 }

@@ -29,19 +29,21 @@ import (
 // loads and open.go builds a decode under), and what the neutral files
 // ask of the protocols through functions named here: the datagram units
 // of several captures, a read's ULinkRPC sessions and live's count of
-// their records, ULinkRPC's and Unturned's parts of Export, and Unturned's
-// profile search over the host's decode (profile infer and the hint).
+// their records, and Unturned's profile search over the host's decode
+// (profile infer and the hint).
 
 // The one registration of the protocols (issue 23): every decode reads the
 // registry (decode.Protocols) for the ports it claims, the content
 // detectors it runs on connections on no named port and the constructor
-// of a connection's state. A test may register a protocol of its own
+// of a connection's state, and Export for how a selection of its
+// connections is written back (decode.Export). A test may register a protocol of its own
 // (decode.Register) and a decode then finds, routes, hosts and shows it
 // with no other change.
 //
 //   - Unturned (SystemSockets, wire.md): its port is the profile's
 //     transport_port, its detector a GetWorkshopFiles; the host decodes it
-//     natively (New nil) this round. Its "msg" names are unturned.Kind's.
+//     natively (New nil) this round. Its "msg" names are unturned.Kind's;
+//     its connections are written back as SystemSockets (unturned.Export).
 //   - ULinkRPC (ulinkrpc.md): its ports the default profile's [ulinkrpc]
 //     ports (a decode's RPC options may replace them), its detector a
 //     length-prefixed frame or a WebSocket upgrade carrying one; its
@@ -49,12 +51,13 @@ import (
 //     (rpc/feed's RPC.Start: rpc.Protocol), so a feed without them does
 //     not decode it.
 //     Its "msg" names are the frame types', and Encrypted (outputs.md
-//     "ULinkRPC records").
+//     "ULinkRPC records"); its connections are written back by their
+//     transport (rpcfeed.Export).
 func init() {
 	decode.Register(&decode.Protocol{Name: ProtoUnturned.String(), Need: 2 + gwfLen, Detect: detectGetWorkshopFiles,
-		Names: unturnedNames()})
+		Names: unturnedNames(), Export: unturned.Export})
 	decode.Register(&decode.Protocol{Name: rpc.Name, Ports: DefaultRPCPorts, DatagramPorts: DefaultRPCPorts,
-		Need: rpcfeed.Need, Detect: rpcfeed.Detect, Names: rpcNames()})
+		Need: rpcfeed.Need, Detect: rpcfeed.Detect, Names: rpcNames(), Export: rpcfeed.Export})
 }
 
 // The ULinkRPC side of a feed lives with its protocol (rpc/feed); these
@@ -425,81 +428,6 @@ func registered(rpc bool) (dets []detector, hosted []*decode.Protocol) {
 		}
 	}
 	return dets, hosted
-}
-
-// Export's protocol parts (export.go): what of a selection written back
-// is ULinkRPC's or Unturned's, and the re-framing of each transport.
-
-// framingOf is how Export writes back the connection of h: ULinkRPC's by
-// its transport (rpcfeed's Place*), any other as SystemSockets.
-func framingOf(idx *session.Index, h *session.Head) framing {
-	r, _ := h.Rec.(*rpc.Record)
-	if r == nil {
-		return systemSockets(idx)
-	}
-	switch r.Transport {
-	case rpc.TCP:
-		return framing{place: rpcfeed.PlaceFrames, across: true}
-	case rpc.WebSocket:
-		return framing{place: func(s []byte, _ func(from, to int64) bool, hs []session.Head, kept map[int]bool, _ map[int]capture.Range) ([]capture.Range, error) {
-			return rpcfeed.PlaceWebSocket(s, hs, kept)
-		}}
-	case rpc.KCP:
-		return framing{datagrams: rpcfeed.PlaceKCP}
-	}
-	return framing{}
-}
-
-// exportHosted reports whether h is a ULinkRPC message, and its partner
-// (a Request's Response): Export writes it with its partner and the first
-// frame of each direction of its connection.
-func exportHosted(h *session.Head) (pair int, ok bool) {
-	r, _ := h.Rec.(*rpc.Record)
-	if r == nil {
-		return 0, false
-	}
-	return r.Pair, true
-}
-
-// handshakeMark is h's USMN detection mark (1: GetWorkshopFiles, 2:
-// DownloadWorkshopFiles, else 0): an Unturned connection without both is
-// written whole (exportSet).
-func handshakeMark(h *session.Head) int {
-	switch h.Kind {
-	case unturned.KindGetWorkshopFiles:
-		return 1
-	case unturned.KindDownloadWorkshopFiles:
-		return 2
-	}
-	return 0
-}
-
-// unturnedContext reports whether the Unturned message h, not asked for
-// and before the last message written on its connection, is written for
-// their decoding: the handshake messages that carry the USMN markers,
-// every NegotiateListenerDetails and every InvokeMessageListener that
-// carries a listener definition.
-func unturnedContext(idx *session.Index, h *session.Head) bool {
-	switch h.Kind {
-	case unturned.KindGetWorkshopFiles, unturned.KindDownloadWorkshopFiles, unturned.KindNegotiateListenerDetails:
-		return true
-	case unturned.KindInvokeMessageListener:
-		if m := idx.Detail(h.N); m != nil && hasDefinition(m) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasDefinition(m *session.Message) bool {
-	for _, f := range m.Fields {
-		if f.Name == "Has_Listener_Definition" {
-			if b, ok := f.Value.(bool); ok && b {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Unturned's profile search (unturned/infer) over the host's decode: the

@@ -15,7 +15,9 @@
 // (detect.go, mid.go), the probe of a UDP flow's KCP handshake
 // (ProbeDatagrams), and the naming of the KCP conversations several
 // captures share (Units, for merge). contracts.go builds an RPC from a
-// profile's [ulinkrpc] table and a folder of C# contracts.
+// profile's [ulinkrpc] table and a folder of C# contracts; export.go is
+// ULinkRPC's part in writing a selection back (Export, decode.Export: each
+// transport's re-framing).
 //
 // It sits over session, which hosts its sessions, and capture, whose
 // events it takes, and under internal/pipeline, which routes to it (the

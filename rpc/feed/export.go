@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/rpc"
-	"github.com/usmnscope/usmnscope/session"
 )
 
 // ULinkRPC's part of writing a selection back to a capture (the host's
@@ -17,19 +16,49 @@ import (
 // transport, which keeps the bytes of the kept frames and the handshakes
 // a re-read needs.
 
+// Export is ULinkRPC's part in writing a selection back to a capture file
+// (decode.Export): its connections are framed by their transport (TCP:
+// PlaceFrames, resynchronising after a capture gap; WebSocket:
+// PlaceWebSocket; KCP: PlaceKCP), and the first frame of each direction is
+// written with the frames asked for: it carries the transform layer's
+// classification note.
+var Export = &decode.Export{Framing: framing, FirstEach: true}
+
+// framings are the framings of ULinkRPC's transports.
+var framings = map[rpc.Transport]decode.Framing{
+	rpc.TCP:       {Place: PlaceFrames, Across: true},
+	rpc.WebSocket: {Place: placeWebSocket},
+	rpc.KCP:       {Datagrams: PlaceKCP},
+}
+
+// framing is the framing of the connection of r by its transport; none
+// (nothing written) for a record that is not ULinkRPC's.
+func framing(r decode.Record) decode.Framing {
+	if r, ok := r.(*rpc.Record); ok {
+		return framings[r.Transport]
+	}
+	return decode.Framing{}
+}
+
+// placeWebSocket is PlaceWebSocket as a decode.Framing's Place: a
+// WebSocket is placed once, from the whole stream.
+func placeWebSocket(s []byte, _ func(from, to int64) bool, ms []decode.Placed, kept map[int]bool, _ map[int]decode.Range) ([]decode.Range, error) {
+	return PlaceWebSocket(s, ms, kept)
+}
+
 // PlaceFrames finds each ULinkRPC frame of one direction in a stream of
 // [length u32 BE][frame] (its record's offset when the length is there,
 // else the cursor, else the next place the length is, each whole in the
 // capture by captured; nil: every byte was) and returns the ranges of the
 // kept ones.
-func PlaceFrames(s []byte, captured func(from, to int64) bool, hs []session.Head, kept map[int]bool, placed map[int]capture.Range) ([]capture.Range, error) {
-	var rs []capture.Range
+func PlaceFrames(s []byte, captured func(from, to int64) bool, ms []decode.Placed, kept map[int]bool, placed map[int]decode.Range) ([]decode.Range, error) {
+	var rs []decode.Range
 	cur := int64(0)
 	lenAt := func(p int64, n int) bool {
 		return p >= 0 && p+4+int64(n) <= int64(len(s)) && binary.BigEndian.Uint32(s[p:]) == uint32(n) &&
 			(captured == nil || captured(p, p+4+int64(n)))
 	}
-	for _, h := range hs {
+	for _, h := range ms {
 		r, _ := h.Rec.(*rpc.Record)
 		if r == nil {
 			continue
@@ -56,13 +85,13 @@ func PlaceFrames(s []byte, captured func(from, to int64) bool, hs []session.Head
 		}
 		cur = at + 4 + int64(r.Len)
 		if placed != nil {
-			placed[h.N] = capture.Range{From: at, To: cur}
+			placed[h.N] = decode.Range{From: at, To: cur}
 		}
 		if kept[h.N] {
-			rs = append(rs, capture.Range{From: at, To: cur})
+			rs = append(rs, decode.Range{From: at, To: cur})
 		}
 	}
-	return capture.JoinRanges(rs), nil
+	return rs, nil
 }
 
 // wsFrame is one WebSocket frame of a stream: where it is, and where its
@@ -71,9 +100,10 @@ type wsFrame struct{ from, to, data, dataEnd int64 }
 
 // PlaceWebSocket keeps the HTTP upgrade and the WebSocket data frames that
 // carry the kept ULinkRPC frames (whole: a sender writes one [length]
-// [frame] per WebSocket message); control frames are dropped.
-func PlaceWebSocket(s []byte, hs []session.Head, kept map[int]bool) ([]capture.Range, error) {
-	var rs []capture.Range
+// [frame] per WebSocket message); control frames are dropped. The ranges
+// are in stream order and may repeat a frame (the host joins them).
+func PlaceWebSocket(s []byte, ms []decode.Placed, kept map[int]bool) ([]decode.Range, error) {
+	var rs []decode.Range
 	start := 0
 	if bytes.HasPrefix(s, []byte("GET ")) || bytes.HasPrefix(s, []byte("HTTP/")) {
 		i := bytes.Index(s, []byte("\r\n\r\n"))
@@ -81,7 +111,7 @@ func PlaceWebSocket(s []byte, hs []session.Head, kept map[int]bool) ([]capture.R
 			return nil, errors.New("the WebSocket upgrade does not end")
 		}
 		start = i + 4
-		rs = append(rs, capture.Range{From: 0, To: int64(start)})
+		rs = append(rs, decode.Range{From: 0, To: int64(start)})
 	} else {
 		// Captured mid-stream: the first offset from which frames chain to
 		// the end (or for 3 frames).
@@ -97,7 +127,7 @@ func PlaceWebSocket(s []byte, hs []session.Head, kept map[int]bool) ([]capture.R
 		}
 	}
 	frames, data, _ := wsFrames(s, start)
-	fr, err := PlaceFrames(data, nil, hs, kept, nil)
+	fr, err := PlaceFrames(data, nil, ms, kept, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -106,10 +136,10 @@ func PlaceWebSocket(s []byte, hs []session.Head, kept map[int]bool) ([]capture.R
 			return frames[i].dataEnd > r.From
 		})
 		for ; i < len(frames) && frames[i].data < r.To; i++ {
-			rs = append(rs, capture.Range{From: frames[i].from, To: frames[i].to})
+			rs = append(rs, decode.Range{From: frames[i].from, To: frames[i].to})
 		}
 	}
-	return capture.JoinRanges(rs), nil
+	return rs, nil
 }
 
 // wsFrames reads WebSocket frames from p on: the data frames (opcode 0, 1
@@ -174,7 +204,7 @@ type kcpSeg struct {
 // kept ULinkRPC frames, renumbered (sn, una and the ACKs of kept segments)
 // so that each direction's kept segments follow one another: a KCP
 // receiver delivers nothing past a missing sn.
-func PlaceKCP(dgs []capture.Datagram, byDir [2][]session.Head, kept map[int]bool, out map[int][]byte) error {
+func PlaceKCP(dgs []decode.Datagram, byDir [2][]decode.Placed, kept map[int]bool, out map[int][]byte) error {
 	type msg struct {
 		sns      []uint32
 		from, to int64
