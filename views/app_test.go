@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/views/fake"
+	"github.com/usmnscope/usmnscope/unturned/fake"
 )
 
 // press sends keys (as tea.KeyPressMsg) to m, running returned commands

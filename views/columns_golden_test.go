@@ -10,8 +10,8 @@ import (
 
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned/fake"
 	"github.com/usmnscope/usmnscope/views"
-	"github.com/usmnscope/usmnscope/views/fake"
 	"github.com/usmnscope/usmnscope/views/messages"
 )
 

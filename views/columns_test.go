@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/views/fake"
+	"github.com/usmnscope/usmnscope/unturned/fake"
 	"github.com/usmnscope/usmnscope/views/messages"
 )
 

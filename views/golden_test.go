@@ -13,8 +13,8 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned/fake"
 	"github.com/usmnscope/usmnscope/views"
-	"github.com/usmnscope/usmnscope/views/fake"
 )
 
 // updating reports -update. teatest's golden package registers that flag

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/usmnscope/usmnscope/views/fake"
+	"github.com/usmnscope/usmnscope/unturned/fake"
 	"github.com/usmnscope/usmnscope/views/filterbar"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/views/fake"
+	"github.com/usmnscope/usmnscope/unturned/fake"
 )
 
 // guardStore is a capture file (session.Store) that fails the test when it

@@ -8,7 +8,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/views/fake"
+	"github.com/usmnscope/usmnscope/unturned/fake"
 	"github.com/usmnscope/usmnscope/views/filterbar"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/usmnscope/usmnscope/filter"
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned/fake"
 	"github.com/usmnscope/usmnscope/views"
-	"github.com/usmnscope/usmnscope/views/fake"
 )
 
 // realFilter is the CLI's filter language as the TUI's Config.Parse.

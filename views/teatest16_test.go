@@ -14,8 +14,8 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/usmnscope/usmnscope/session"
+	"github.com/usmnscope/usmnscope/unturned/fake"
 	"github.com/usmnscope/usmnscope/views"
-	"github.com/usmnscope/usmnscope/views/fake"
 )
 
 // run16 runs the program over the synthetic capture under teatest, sends

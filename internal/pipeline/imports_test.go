@@ -55,6 +55,7 @@ var floors = map[string]float64{
 	"render":              6, // the text outputs, from the session's records (and the filter's selection)
 	"scenario":            5,
 	"views/frame":         6,
+	"unturned/fake":       7.5, // synthetic decoded Unturned captures for the views' tests (moved from views/fake): over views/fake's neutral Source
 	"views":               8,
 	"internal/pipeline":   9,  // the one decode builder (Open) and the feed
 	"internal/tuifeed":    10, // the TUI's feeder: runs a decode, tells the UI
@@ -209,6 +210,72 @@ func TestPipelineNamesProtocols(t *testing.T) {
 	}
 }
 
+// neutralRooms are the rooms outside the protocols' folders whose
+// production files name no protocol today (issue 23): none imports rpc,
+// ulinkrpc, unturned or a package under them, nor reads a `.RPC`. A
+// protocol's part they need comes through decode's interfaces and the
+// registry (decode.Protocol), or lives in the protocol's folder
+// (unturned/fake's synthetic captures for the views' tests).
+var neutralRooms = []string{"views", "render", "filter", "export", "stats"}
+
+// TestNeutralRoomsNameNoProtocol fails on a production file of a room of
+// neutralRooms (and the folders below it) that names a protocol.
+func TestNeutralRoomsNameNoProtocol(t *testing.T) {
+	checked := 0
+	for _, room := range neutralRooms {
+		checked += walkProduction(t, filepath.Join("..", "..", room), func(path string, b []byte) {
+			af, err := parser.ParseFile(token.NewFileSet(), path, b, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range af.Imports {
+				p := strings.Trim(imp.Path.Value, `"`)
+				for _, proto := range []string{"rpc", "ulinkrpc", "unturned"} {
+					if p == module+proto || strings.HasPrefix(p, module+proto+"/") {
+						t.Errorf("%s imports %s: %s names no protocol (issue 23)", path, p, room)
+					}
+				}
+			}
+			if bytes.Contains(b, []byte(".RPC.")) || bytes.Contains(b, []byte(".RPC ")) || bytes.Contains(b, []byte(".RPC)")) {
+				t.Errorf("%s reads a .RPC: %s names no protocol (issue 23)", path, room)
+			}
+		})
+	}
+	if checked < 50 {
+		t.Fatalf("checked %d files; the rooms were not walked", checked)
+	}
+}
+
+// walkProduction calls visit with each production Go file below root (no
+// test, nothing in testdata or a hidden folder) and its bytes, and returns
+// how many it visited.
+func walkProduction(t *testing.T, root string, visit func(path string, b []byte)) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		visit(path, b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func hasDep(deps []string, name string) bool {
 	for _, d := range deps {
 		if d == module+name {
@@ -225,31 +292,11 @@ const maxLines = 700
 // TestFileLengths fails on every production Go file of the module longer
 // than maxLines.
 func TestFileLengths(t *testing.T) {
-	root := filepath.Join("..", "..")
-	checked := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		checked++
+	checked := walkProduction(t, filepath.Join("..", ".."), func(path string, b []byte) {
 		if n := bytes.Count(b, []byte("\n")); n > maxLines {
 			t.Errorf("%s: %d lines; a production file holds at most %d", path, n, maxLines)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if checked < 50 {
 		t.Fatalf("checked %d files; the tree was not walked", checked)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/views/fake"
+	"github.com/usmnscope/usmnscope/unturned/fake"
 )
 
 // TestSight: a message of a connection both ends captured shows where each

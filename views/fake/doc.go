@@ -1,5 +1,6 @@
-// Package fake provides synthetic sources for the views' tests and
-// benchmarks: a small capture with a vanilla and a USMN connection built
-// bit by bit after wire.md 4.3, hostile strings, and a generator of
-// arbitrarily many messages that stores none of them.
+// Package fake provides a synthetic source for the views' tests and
+// benchmarks (Source: messages held or generated, connections, tables and
+// findings as a test sets them). It names no protocol: the synthetic
+// Unturned captures the tests load into it are unturned/fake's, a
+// protocol's records a test's own.
 package fake

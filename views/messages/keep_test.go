@@ -6,7 +6,7 @@ import (
 	"weak"
 
 	"github.com/usmnscope/usmnscope/session"
-	"github.com/usmnscope/usmnscope/views/fake"
+	"github.com/usmnscope/usmnscope/unturned/fake"
 )
 
 // watched hands out fresh messages and remembers each weakly, so a test
