@@ -20,18 +20,18 @@ type Exported struct {
 // Export writes to path a pcapng holding the messages nums of idx (decoded
 // from the capture file at capturePath) and what decoding them needs, so
 // that the file decodes to those messages again with the same bytes and
-// fields (docs/cli.md "Writing a selection"). The context added is, per
-// connection, up to the last message written on it: for SystemSockets the
-// handshake messages that carry the USMN markers (GetWorkshopFiles,
-// DownloadWorkshopFiles), every NegotiateListenerDetails and every
-// InvokeMessageListener that carries a listener definition; for both
-// protocols the partner of every paired message (a ping's answer, a
-// Request's Response). The packets keep only the bytes of the messages
-// written (capture.Flows.Export renumbers TCP; KCP segments are
-// renumbered by ULinkRPC's side), plus each connection's TCP handshake,
-// WebSocket upgrade and KCP handshake. What is a protocol's, the context
-// of its messages and the re-framing of its transports, its registration
-// gives (decode.Protocol's Export, exportOf).
+// fields (docs/cli.md "Writing a selection"). The context added is the
+// partner of every paired message (a ping's answer, a Request's Response)
+// and what the protocol of each connection asks, up to the last message
+// written on it (its registration's decode.Export, exportOf: Unturned's
+// USMN handshake messages, NegotiateListenerDetails and listener
+// definitions, a connection without its handshake whole; ULinkRPC's first
+// frame of each direction). The packets keep only the bytes of the
+// messages written, placed by the framing of each connection's protocol
+// (capture.Flows.Export renumbers TCP; a protocol's Datagrams rewrites
+// its own, as ULinkRPC's KCP segments), plus each connection's TCP
+// handshake and what its framing keeps (a WebSocket upgrade, a KCP
+// handshake).
 func Export(capturePath string, idx *session.Index, nums []int, path string) (Exported, error) {
 	ex := exportOf(idx)
 	keep, ctx := exportSet(idx, ex, nums)
@@ -65,7 +65,11 @@ func Export(capturePath string, idx *session.Index, nums []int, path string) (Ex
 			if c := conns[h.Conn]; c != nil {
 				c.kept[n] = keep[n]
 				if m, ok := placed(idx, &h); ok {
-					c.byDir[h.Dir&1] = append(c.byDir[h.Dir&1], m)
+					d := 0 // client to server
+					if h.Dir == dissect.S2C {
+						d = 1
+					}
+					c.byDir[d] = append(c.byDir[d], m)
 				}
 			}
 		}
