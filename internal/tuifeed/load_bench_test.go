@@ -32,7 +32,8 @@ func BenchmarkLoad(b *testing.B) {
 		b.Skip(err)
 	}
 	gctune.Start()
-	defer gctune.Set(gctune.Set(gctune.TUI))
+	var read readShare
+	defer gctune.Set(gctune.Set(gctune.TUI.Reading(read.get)))
 	cfg, err := pipeline.Loaders{}.Load()
 	if err != nil {
 		b.Fatal(err)
@@ -50,7 +51,8 @@ func BenchmarkLoad(b *testing.B) {
 		send := func(m tea.Msg) { msgs <- m }
 		var m tea.Model = views.New(d.Index, FileViews(path, d.Index))
 		m, _ = m.Update(tea.WindowSizeMsg{Width: 300, Height: 48})
-		done := Run(d.Feed, send, WallClock{}, false, func() { pipeline.HintIndex(nil, path, d.Index) })
+		read.bits.Store(0)
+		done := Run(read.feeding(d.Feed), send, WallClock{}, false, func() { pipeline.HintIndex(nil, path, d.Index) })
 		for {
 			msg := <-msgs
 			if bm, ok := msg.(tea.BatchMsg); ok {
