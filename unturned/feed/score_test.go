@@ -7,6 +7,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/unturned/feed"
+	"github.com/usmnscope/usmnscope/unturned/infer"
 )
 
 // TestScoreParts: Score tallied in parts on several cores (an index of
@@ -40,5 +41,46 @@ func TestScoreParts(t *testing.T) {
 	}
 	if !flagged || !trailer {
 		t.Errorf("no fixture has a flagged message (%v) or a workshop trailer (%v): the comparison proves little", flagged, trailer)
+	}
+}
+
+// TestScoreHosted: Score, which reads no head of an index of hosted
+// messages alone, scores every fixture capture (ULinkRPC's among them)
+// as the tally of every head does.
+func TestScoreHosted(t *testing.T) {
+	var paths []string
+	for _, dir := range []string{"captures", "ulinkrpc"} {
+		p, err := filepath.Glob(filepath.Join("..", "..", "fixtures", dir, "*.pcap*"))
+		if err != nil || len(p) == 0 {
+			t.Fatalf("no fixture captures in %s: %v", dir, err)
+		}
+		paths = append(paths, p...)
+	}
+	cfg, err := pipeline.Loaders{}.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostedOnly := 0
+	for _, path := range paths {
+		opts := cfg.Options()
+		opts.Path = path
+		d, err := pipeline.Open(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Feed(nil); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		want := feed.ScoreHeads(d.Index)
+		if got := feed.Score(d.Index); got != want {
+			t.Errorf("Score(%s) = %+v; the tally of every head %+v", filepath.Base(path), got, want)
+		}
+		if d.Index.Len() > 0 && want == (infer.Hint{}) {
+			hostedOnly++
+		}
+		d.Source.Close()
+	}
+	if hostedOnly == 0 {
+		t.Error("no fixture is of hosted messages alone: the comparison proves little")
 	}
 }
