@@ -51,8 +51,8 @@ func (m *Model) action(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		var nums []int
-		for _, n := range m.idx.byConn[c] {
-			nums = append(nums, int(n))
+		for l, i := m.idx.byConn[c], 0; i < l.Len(); i++ {
+			nums = append(nums, l.At(i))
 		}
 		at := 0
 		if msg := m.detail.Message(); msg != nil && msg.Conn == c {

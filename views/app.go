@@ -49,6 +49,15 @@ const scanBudget = 5000
 // updates (each with its frame) instead of two hundred (issue 18).
 const indexBudget = 1 << 16
 
+// progressBudget is how many new messages the update of a progress
+// message indexes by connection before its frame. Progress comes at most
+// ten times a second for a file, and indexing a message costs a tenth of
+// decoding it or less, so what was decoded in between indexes at once:
+// a million-message load drew two to three frames a progress message
+// with indexBudget, each a View and a diff of the screen (issue 28). The
+// bound keeps an update after a long stall (a backlog of progress) short.
+const progressBudget = 1 << 19
+
 // syncBudget is the work done in the update that brings new data or a new
 // filter, before its frame: a small capture is complete at once (and its
 // screens deterministic); a large one continues in later updates.
@@ -382,11 +391,11 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.err = msg.Err.Error()
 		}
 		m.refresh()
-		// New messages index by connection at once, up to indexBudget: a
-		// background step for them would cost a frame of its own (a
+		// New messages index by connection at once, up to progressBudget:
+		// a background step for them would cost a frame of its own (a
 		// million-message load drew twice as many frames as it had
 		// progress updates, issue 28).
-		return m, tea.Batch(tail, m.stepIndex(syncBudget, indexBudget))
+		return m, tea.Batch(tail, m.stepIndex(syncBudget, progressBudget))
 	case LiveMsg:
 		m.live = msg
 		return m, nil

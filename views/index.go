@@ -27,7 +27,7 @@ type stamper interface {
 // messages, so opening a huge capture never waits for a full pass.
 type index struct {
 	scanned int
-	byConn  map[dissect.Conn]messages.Numbers
+	byConn  map[dissect.Conn]numbers
 	spark   map[dissect.Conn][]int
 	first   map[dissect.Conn]int64 // unix second of the connection's first message
 
@@ -43,14 +43,14 @@ type index struct {
 // posConn is one connection's share of the index on the batch path.
 type posConn struct {
 	conn    dissect.Conn
-	nums    messages.Numbers
+	nums    numbers
 	spark   []int
 	first   int64
 	touched bool
 }
 
 func newIndex() *index {
-	return &index{byConn: map[dissect.Conn]messages.Numbers{}, spark: map[dissect.Conn][]int{}, first: map[dissect.Conn]int64{}}
+	return &index{byConn: map[dissect.Conn]numbers{}, spark: map[dissect.Conn][]int{}, first: map[dissect.Conn]int64{}}
 }
 
 // step indexes up to budget messages of the n known and reports whether
@@ -66,7 +66,9 @@ func (x *index) step(src Source, n, budget int) bool {
 		if !ok {
 			continue
 		}
-		x.byConn[conn] = append(x.byConn[conn], int32(x.scanned))
+		l := x.byConn[conn]
+		l.add(int32(x.scanned))
+		x.byConn[conn] = l
 		sec := t.Unix()
 		f, ok := x.first[conn]
 		if !ok {
@@ -105,7 +107,7 @@ func (x *index) stepBatch(src stamper, n, budget int) {
 			if c == nil {
 				continue
 			}
-			c.nums = append(c.nums, int32(x.scanned))
+			c.nums.add(int32(x.scanned))
 			sec := time.Unix(0, s.Time).Unix()
 			if len(c.spark) == 0 {
 				c.first = sec
@@ -142,3 +144,41 @@ func (x *index) pos(src stamper, i uint32) *posConn {
 	}
 	return c
 }
+
+// numbers is one connection's message numbers in ascending order (a
+// messages.Rows), kept in blocks of numBlock that never move once full:
+// appending never copies what is held. A slice grown by append copied
+// every connection's list at each doubling and left the old arrays to the
+// collector, the largest allocations of the TUI's own while a
+// million-message capture loads (issue 28). A copy is a snapshot: its
+// Len stays, and the numbers below it never change.
+type numbers struct {
+	blocks [][]int32
+	n      int
+}
+
+var _ messages.Rows = numbers{}
+
+// numBlock is the numbers a block holds; the first grows up to it as a
+// slice does, so a connection of a few messages stays small.
+const numBlock = 4096
+
+func (l *numbers) add(v int32) {
+	k := len(l.blocks) - 1
+	if k < 0 || len(l.blocks[k]) == numBlock {
+		var b []int32
+		if k >= 0 {
+			b = make([]int32, 0, numBlock)
+		}
+		l.blocks = append(l.blocks, b)
+		k++
+	}
+	l.blocks[k] = append(l.blocks[k], v)
+	l.n++
+}
+
+// Len is how many numbers the list holds.
+func (l numbers) Len() int { return l.n }
+
+// At is the i-th number, 0 ≤ i < Len.
+func (l numbers) At(i int) int { return int(l.blocks[i/numBlock][i%numBlock]) }

@@ -49,3 +49,46 @@ func TestIndexBatchMatchesStamp(t *testing.T) {
 		}
 	}
 }
+
+// TestNumbers: the blocks of a connection's numbers read back what was
+// added, across block boundaries, and a copy taken earlier keeps its
+// length and numbers while the list grows (the rows a list was given).
+func TestNumbers(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		n    int
+	}{
+		{"empty", 0},
+		{"one", 1},
+		{"first block", numBlock},
+		{"one past a block", numBlock + 1},
+		{"several blocks", 3*numBlock + 17},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var l numbers
+			var snaps []numbers
+			for i := range tt.n {
+				l.add(int32(3*i + 1))
+				if i%1000 == 0 {
+					snaps = append(snaps, l)
+				}
+			}
+			snaps = append(snaps, l)
+			for _, s := range snaps {
+				for i := range s.Len() {
+					if got, want := s.At(i), 3*i+1; got != want {
+						t.Fatalf("a list of %d: At(%d) = %d; want %d", s.Len(), i, got, want)
+					}
+				}
+			}
+			if l.Len() != tt.n {
+				t.Errorf("Len() = %d; want %d", l.Len(), tt.n)
+			}
+			for k, b := range l.blocks {
+				if k < len(l.blocks)-1 && len(b) != numBlock {
+					t.Errorf("block %d holds %d numbers; want %d", k, len(b), numBlock)
+				}
+			}
+		})
+	}
+}

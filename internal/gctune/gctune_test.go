@@ -20,6 +20,11 @@ func TestPercent(t *testing.T) {
 		{"stream, 30 MiB: 4 MiB", Stream, 25 * mib, 5 * mib, 13},
 		{"tui, 100 MiB: 8 MiB", TUI, 95 * mib, 5 * mib, 8},
 		{"default, 48 MiB: 24 MiB", Tuning{headroom: gcHeadroom, min: 10}, 43 * mib, 5 * mib, 50},
+		{"tui loading, a tenth read: half the live heap", TUI.Reading(func() float64 { return 0.1 }), 45 * mib, 5 * mib, 45},
+		{"tui loading, half read: 8 MiB and a quarter of the 40 MiB to come", TUI.Reading(func() float64 { return 0.5 }), 40 * mib, 5 * mib, 40},
+		{"tui loading, small heap: 8 MiB", TUI.Reading(func() float64 { return 0.1 }), 5 * mib, 5 * mib, 80},
+		{"tui loaded: 8 MiB", TUI.Reading(func() float64 { return 1 }), 95 * mib, 5 * mib, 8},
+		{"tui, share unknown: 8 MiB", TUI.Reading(func() float64 { return -1 }), 95 * mib, 5 * mib, 8},
 	} {
 		if got := tt.tune.percent(tt.live, tt.root); got != tt.want {
 			t.Errorf("%s: percent(%d, %d) = %d; want %d", tt.name, tt.live, tt.root, got, tt.want)

@@ -35,9 +35,11 @@ func Open(out io.Writer, in io.Reader, d *pipeline.Decode, paths []string, filte
 		defer tty.Close()
 		keys = tty
 	}
-	// The TUI's tight headroom (gctune.TUI).
+	// The TUI's tight headroom (gctune.TUI), larger while the file loads
+	// (Reading: the share of it read).
 	gctune.Start()
-	gctune.Set(gctune.TUI)
+	var read readShare
+	gctune.Set(gctune.TUI.Reading(read.get))
 	path := paths[0]
 	if len(paths) > 1 {
 		// Several captures read as one: no file to copy frames from.
@@ -48,7 +50,7 @@ func Open(out io.Writer, in io.Reader, d *pipeline.Decode, paths []string, filte
 		cfg.Name = strings.Join(paths, " + ")
 	}
 	cfg.Filter = filter
-	return RunTUI(out, keys, d, cfg, after)
+	return runTUI(out, keys, d, cfg, after, &read)
 }
 
 // FileViews is what the TUI shows of a capture file, or of standard input

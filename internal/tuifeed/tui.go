@@ -3,6 +3,8 @@ package tuifeed
 import (
 	"errors"
 	"io"
+	"math"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -45,13 +47,20 @@ func LiveConfig(iface string) views.Config {
 // progress while reading, live counters, and a final message when the
 // input ends.
 func RunTUI(out io.Writer, keys io.Reader, d *pipeline.Decode, cfg views.Config, after func()) error {
+	return runTUI(out, keys, d, cfg, after, nil)
+}
+
+// runTUI is RunTUI telling read (nil: none) the share of a file the feed
+// read as it goes.
+func runTUI(out io.Writer, keys io.Reader, d *pipeline.Decode, cfg views.Config, after func(), read *readShare) error {
+	feed := read.feeding(d.Feed)
 	// SIGINT, SIGTERM and SIGHUP are handled here, not by bubbletea: each
 	// quits as q does (stopSignals).
 	prog := tea.NewProgram(views.New(d.Index, cfg), tea.WithInput(keys), tea.WithOutput(out), tea.WithoutSignalHandler())
 	ran := make(chan struct{})
 	defer close(ran)
 	defer stopSignals(prog, d.Source, ran)()
-	done := Run(d.Feed, prog.Send, WallClock{}, cfg.Live, after)
+	done := Run(feed, prog.Send, WallClock{}, cfg.Live, after)
 	_, err := prog.Run()
 	d.Source.Close() // stops a live capture; the feeder then returns
 	select {
@@ -77,3 +86,30 @@ func ParseFilter(expr string) (func(*session.Message) bool, int, error) {
 	}
 	return f.Match, 0, nil
 }
+
+// readShare is the share of a capture file the feed read (Fraction), for
+// the collector's tuning while the TUI loads it (gctune.Tuning.Reading):
+// written by the feeder, read after each collection.
+type readShare struct{ bits atomic.Uint64 }
+
+func (r *readShare) set(st capture.Stats) {
+	if st.Size > 0 {
+		r.bits.Store(math.Float64bits(Fraction(st)))
+	}
+}
+
+// feeding is feed telling r the share read as it goes; r nil, feed.
+func (r *readShare) feeding(feed func(func(capture.Stats)) error) func(func(capture.Stats)) error {
+	if r == nil {
+		return feed
+	}
+	return func(progress func(capture.Stats)) error {
+		return feed(func(st capture.Stats) {
+			r.set(st)
+			progress(st)
+		})
+	}
+}
+
+// get is the share read, 0 before the first event.
+func (r *readShare) get() float64 { return math.Float64frombits(r.bits.Load()) }

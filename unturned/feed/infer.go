@@ -75,6 +75,18 @@ func Message(m *session.Message) infer.Message {
 // 18); an index of scoreSplit messages or more is tallied in parts on
 // several cores (issue 28).
 func Score(dc *session.Index) infer.Hint {
+	if !unturnedMessages(dc) {
+		// Hosted messages alone (a ULinkRPC capture): each is another
+		// protocol's, Unknown, which says nothing of the profile
+		// (Tally.Head), so no head is read (issue 28: a million frames'
+		// were 40 ms of CPU before the TUI said loaded).
+		return infer.Hint{}
+	}
+	return score(dc)
+}
+
+// score is Score tallied from every head.
+func score(dc *session.Index) infer.Hint {
 	d, n := Decoded(dc), dc.Len()
 	parts := 1
 	if n >= scoreSplit {
@@ -90,6 +102,17 @@ func Score(dc *session.Index) infer.Hint {
 		ts[0].Add(&ts[i])
 	}
 	return ts[0].Score(d)
+}
+
+// unturnedMessages reports whether a connection no hosted protocol holds
+// (Proto empty) has messages.
+func unturnedMessages(dc *session.Index) bool {
+	for _, ci := range dc.Connections() {
+		if ci.Proto == "" && ci.Messages > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // scoreSplit is the index size from which Score tallies parts of it on
