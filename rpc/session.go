@@ -130,6 +130,10 @@ type side struct {
 	convs   map[uint32]*framer    // KCP: a frame stream per conv
 	tooMany bool                  // a conv was refused a stream
 	wsMarks []mark                // WebSocket: which chunk brought the bytes ws holds (wsheld.go)
+	// WebSocket: the chunk being fed when it is one run of the capture
+	// file, and its stream offset (wsData).
+	wsChunk []byte
+	wsFrom  int64
 	// KCP: which datagram brought the segments kcp holds (kcpheld.go), and
 	// the count of marks past which markKCP forgets those of datagrams
 	// whose segments are all let go.

@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"bytes"
+
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -41,7 +43,11 @@ func (s *Session) feedWS(d dissect.Dir, chunk []byte, st Stamp) {
 	if len(sd.wsMarks) > 0 {
 		sd.wsMarks = append(sd.wsMarks, mark{end: sd.ws.Offset() + int64(len(chunk)), at: st})
 	}
+	if st.InFile {
+		sd.wsChunk, sd.wsFrom = chunk, sd.ws.Offset()
+	}
 	sd.ws.Feed(chunk, func(ev ulinkrpc.WSEvent) { s.wsEvent(d, ev) })
+	sd.wsChunk = nil
 	sd.markWS(st)
 }
 
@@ -83,6 +89,17 @@ func (s *Session) wsData(d dissect.Dir, ev ulinkrpc.WSEvent) {
 		k := min(int64(len(data)), m.end-off)
 		sd.stream.feed(data[:k], m.at, s.yield(d))
 		data, off = data[k:], off+k
+	}
+	// Data that is the chunk's bytes as they lie in the capture file
+	// (unmasked: a server's) gives its frames their file offsets, as a
+	// TCP chunk does: a full index then points at them rather than
+	// copying them (issue 28: a WebSocket capture's frames were all copied).
+	if c := sd.wsChunk; c != nil {
+		if at := off - sd.wsFrom; at >= 0 && at+int64(len(data)) <= int64(len(c)) && bytes.Equal(c[at:at+int64(len(data))], data) {
+			ss := sd.stream.st.Stats()
+			sd.stream.feed(data, s.stamp, s.yieldIn(d, ss.Fed+ss.Lost, len(data), s.stamp.File+at))
+			return
+		}
 	}
 	sd.stream.feed(data, s.stamp, s.yield(d))
 }
