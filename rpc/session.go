@@ -223,7 +223,7 @@ func (s *Session) yield(d dissect.Dir) func([]byte, ulinkrpc.FrameInfo, Stamp) {
 		// A frame yielded elsewhere than from the chunk it is fed in
 		// (held, ended, abandoned, inside WebSocket or KCP) has no file
 		// offset of its own: only yieldIn's frames do.
-		at.File, at.InFile = 0, false
+		at.File, at.InFile, at.Masked = 0, false, false
 		s.frame(d, b, info, at)
 	}
 }
@@ -235,7 +235,7 @@ func (s *Session) yieldIn(d dissect.Dir, start int64, n int, file int64) func([]
 	return func(b []byte, info ulinkrpc.FrameInfo, at Stamp) {
 		from := info.Offset + 4
 		at.InFile = from >= start && from+int64(len(b)) <= start+int64(n)
-		at.File = 0
+		at.File, at.Masked = 0, false
 		if at.InFile {
 			at.File = file + from - start
 		}
