@@ -21,11 +21,18 @@ type offsetCount struct{ data, located int }
 // every other event has Offset -1.
 func checkOffsets(t *testing.T, path string) offsetCount {
 	t.Helper()
+	return checkOffsetsOf(t, path, Options{}, EventData)
+}
+
+// checkOffsetsOf is checkOffsets with o, for the events of kind (EventData
+// or EventDatagram).
+func checkOffsetsOf(t *testing.T, path string, o Options, kind EventKind) offsetCount {
+	t.Helper()
 	file, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := Open(path, Options{})
+	src, err := Open(path, o)
 	if err != nil {
 		t.Fatalf("Open(%s): %v", path, err)
 	}
@@ -42,7 +49,7 @@ func checkOffsets(t *testing.T, path string) offsetCount {
 		if err != nil {
 			t.Fatalf("%s: Next: %v", path, err)
 		}
-		if ev.Kind != EventData {
+		if ev.Kind != kind {
 			if ev.Offset != -1 {
 				t.Errorf("%s: frame %d: %v event has Offset %d; want -1", path, ev.Frame, ev.Kind, ev.Offset)
 			}
@@ -72,6 +79,29 @@ func TestOffsetFixtures(t *testing.T) {
 	for _, p := range paths {
 		n := checkOffsets(t, p)
 		t.Logf("%s: %d of %d data events located", filepath.Base(p), n.located, n.data)
+	}
+}
+
+// TestOffsetDatagrams: the datagrams of the KCP fixtures, on their port
+// and probed, carry their offsets in the file (a full index then points at
+// the KCP frames in them).
+func TestOffsetDatagrams(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(repoRoot(t), "fixtures", "ulinkrpc", "kcp-*.pcapng"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no KCP fixtures (%v)", err)
+	}
+	for _, p := range paths {
+		seen := 0
+		for _, o := range []Options{{DatagramPorts: [4]uint16{20000}}, {ProbeDatagrams: 8}} {
+			n := checkOffsetsOf(t, p, o, EventDatagram)
+			if n.located != n.data {
+				t.Errorf("%s (ports %v, probing %d): %d of %d datagrams located; want all", filepath.Base(p), o.DatagramPorts, o.ProbeDatagrams, n.located, n.data)
+			}
+			seen += n.data
+		}
+		if seen == 0 {
+			t.Errorf("%s: no datagrams", filepath.Base(p))
+		}
 	}
 }
 

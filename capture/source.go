@@ -72,11 +72,13 @@ type Event struct {
 	Time  time.Time // capture time of the packet that produced the event
 	Frame int       // frame number (from 1) of that packet
 	Text  string    // EventNote: terminal-safe text
-	// Offset is, for EventData, the byte offset in the input file of
-	// Data[0] when Data is one contiguous run of the file (an in-order
-	// segment's payload delivered as is), so that a consumer can drop the
-	// bytes and read them back later; -1 otherwise (reassembled from
-	// several segments, gzip, standard input, memory, live, other kinds).
+	// Offset is, for EventData and EventDatagram, the byte offset in the
+	// input file of Data[0] when Data is one contiguous run of the file
+	// (an in-order segment's payload delivered as is, a datagram not
+	// reassembled from fragments), so that a consumer can drop the bytes
+	// and read them back later; -1 otherwise (reassembled from several
+	// segments or fragments, gzip, standard input, memory, live, other
+	// kinds).
 	Offset int64
 	// ID numbers the TCP flow of an open, data, gap or close event, from 1
 	// in the order flows open, never again for another flow (until 2³²

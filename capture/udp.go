@@ -93,13 +93,21 @@ func (u *udpState) datagram(e *engine, d *linkDecoder) {
 		e.stats.UDPNonGame++
 		switch ports := e.opt.DatagramPorts[:]; {
 		case dst.Port() != 0 && slices.Contains(ports, dst.Port()):
-			e.emit(Event{Kind: EventDatagram, Flow: Flow{Client: src, Server: dst}, Data: bytes.Clone(d.body)})
+			e.datagram(Event{Kind: EventDatagram, Flow: Flow{Client: src, Server: dst}}, d.body)
 		case src.Port() != 0 && slices.Contains(ports, src.Port()):
-			e.emit(Event{Kind: EventDatagram, Flow: Flow{Client: dst, Server: src}, FromServer: true, Data: bytes.Clone(d.body)})
+			e.datagram(Event{Kind: EventDatagram, Flow: Flow{Client: dst, Server: src}, FromServer: true}, d.body)
 		case e.opt.ProbeDatagrams > 0:
 			u.probed(e, src, dst, d.body)
 		}
 	}
+}
+
+// datagram queues ev, a datagram, with a copy of body as its Data and,
+// when body is a run of the input file, its offset there (Event.Offset).
+func (e *engine) datagram(ev Event, body []byte) {
+	ev.Offset = e.offset(body)
+	ev.Data = bytes.Clone(body)
+	e.push(ev)
 }
 
 // probed yields a datagram of a probed or claimed flow (Options.ProbeDatagrams).
@@ -113,7 +121,7 @@ func (u *udpState) probed(e *engine, src, dst netip.AddrPort, body []byte) {
 	}
 	switch {
 	case n == claimed:
-		e.emit(Event{Kind: EventDatagram, Flow: f, FromServer: fromServer, Data: bytes.Clone(body)})
+		e.datagram(Event{Kind: EventDatagram, Flow: f, FromServer: fromServer}, body)
 		return
 	case !seen && len(u.probe) >= u.maxProbe(e):
 		u.probeOver++
@@ -122,7 +130,7 @@ func (u *udpState) probed(e *engine, src, dst netip.AddrPort, body []byte) {
 		return
 	}
 	u.probe[f] = n + 1
-	e.emit(Event{Kind: EventDatagram, Flow: f, FromServer: fromServer, Probe: true, Data: bytes.Clone(body)})
+	e.datagram(Event{Kind: EventDatagram, Flow: f, FromServer: fromServer, Probe: true}, body)
 }
 
 func (u *udpState) maxProbe(e *engine) int {

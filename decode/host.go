@@ -69,8 +69,9 @@ type Keeper interface {
 	Compacted(r Record) bool
 	// Keep gives the bytes a numbered r may be restored from, when the
 	// host may keep it slim, and whether they lie in one run of the
-	// capture file from file (Stamp.File); ok false: r is kept as a record.
-	Keep(r Record) (b []byte, file int64, inFile, ok bool)
+	// capture file from file (Stamp.File), masked there (Stamp.Masked);
+	// ok false: r is kept as a record.
+	Keep(r Record) (b []byte, file int64, inFile, masked, ok bool)
 	// Rebase makes r's bytes (Keep) b, the host's copy of them.
 	Rebase(r Record, b []byte)
 	// Slim reports whether r is given again by Restore from its bytes and

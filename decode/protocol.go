@@ -20,6 +20,10 @@ type Stamp struct {
 	// that reads the file again may point at instead of keeping them.
 	File   int64
 	InFile bool
+	// Masked says the bytes at File lie there masked (a client's
+	// WebSocket data, RFC 6455 5.3): XORed with the 4 bytes 8 before
+	// File, the first of them with the first byte of the key.
+	Masked bool
 }
 
 // Verdict is a content detector's answer about the bytes seen so far.

@@ -70,15 +70,16 @@ func (h Hosted) Compacted(r decode.Record) bool { return r.(*Record).compact }
 
 // Keep gives a compact plain record's envelope bytes, which Restore
 // restores it from, and its frame's file offset when they lie in one run
-// of the capture file: not for a light record, a transformed frame or an
-// envelope past 64 KiB.
-func (h Hosted) Keep(dr decode.Record) (b []byte, file int64, inFile, ok bool) {
+// of the capture file (masked there: a client's WebSocket frame): not for
+// a light record, a transformed frame or an envelope past 64 KiB.
+func (h Hosted) Keep(dr decode.Record) (b []byte, file int64, inFile, masked, ok bool) {
 	r := dr.(*Record)
 	if r.light || !r.compact || r.Envelope == nil || len(r.Envelope) > 0xFFFF {
-		return nil, 0, false, false
+		return nil, 0, false, false, false
 	}
 	f, in := r.FileOffset()
-	return r.Envelope, f, in && r.Transform == nil && len(r.Envelope) == r.Len, true
+	in = in && r.Transform == nil && len(r.Envelope) == r.Len
+	return r.Envelope, f, in, in && r.masked, true
 }
 
 // Rebase makes r's envelope b, which is its host's: the buffer r owned is

@@ -51,6 +51,7 @@ type Record struct {
 	// payload's decoding gave (Slim: decoding again gives them). Both sit
 	// in light's padding: a record of 512 bytes, not 576.
 	inFile       bool
+	masked       bool // the bytes at file are masked (Stamp.Masked)
 	payloadNotes int32
 	brief        ulinkrpc.Brief
 	// class is how the transform layer classified the frame; classNoted
@@ -164,7 +165,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 		buf = r.Envelope[:0]
 	}
 	*r = Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
-		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown", file: at.File, inFile: at.InFile,
+		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown", file: at.File, inFile: at.InFile, masked: at.Masked,
 		pooled: lazy || s.compact}
 	defer func() {
 		if s.cfg.Yield != nil {

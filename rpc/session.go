@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"fmt"
 	"github.com/usmnscope/usmnscope/decode"
 	"slices"
@@ -130,6 +131,11 @@ type side struct {
 	convs   map[uint32]*framer    // KCP: a frame stream per conv
 	tooMany bool                  // a conv was refused a stream
 	wsMarks []mark                // WebSocket: which chunk brought the bytes ws holds (wsheld.go)
+	// The chunk (WebSocket) or datagram (KCP) being fed when it is one
+	// run of the capture file, and a chunk's stream offset (wsData,
+	// kcpMessage).
+	wsChunk []byte
+	wsFrom  int64
 	// KCP: which datagram brought the segments kcp holds (kcpheld.go), and
 	// the count of marks past which markKCP forgets those of datagrams
 	// whose segments are all let go.
@@ -219,7 +225,7 @@ func (s *Session) yield(d dissect.Dir) func([]byte, ulinkrpc.FrameInfo, Stamp) {
 		// A frame yielded elsewhere than from the chunk it is fed in
 		// (held, ended, abandoned, inside WebSocket or KCP) has no file
 		// offset of its own: only yieldIn's frames do.
-		at.File, at.InFile = 0, false
+		at.File, at.InFile, at.Masked = 0, false, false
 		s.frame(d, b, info, at)
 	}
 }
@@ -231,7 +237,7 @@ func (s *Session) yieldIn(d dissect.Dir, start int64, n int, file int64) func([]
 	return func(b []byte, info ulinkrpc.FrameInfo, at Stamp) {
 		from := info.Offset + 4
 		at.InFile = from >= start && from+int64(len(b)) <= start+int64(n)
-		at.File = 0
+		at.File, at.Masked = 0, false
 		if at.InFile {
 			at.File = file + from - start
 		}
@@ -332,7 +338,11 @@ func (s *Session) Datagram(d dissect.Dir, b []byte, st Stamp) {
 		}
 		return
 	}
+	if st.InFile {
+		sd.wsChunk = b
+	}
 	_ = sd.kcp.Datagram(b, func(m ulinkrpc.KCPMessage) { s.kcpMessage(d, m) })
+	sd.wsChunk = nil
 	sd.markKCP(st)
 	s.drain(d, sd.kcp.Findings())
 }
@@ -362,8 +372,35 @@ func (s *Session) kcpMessage(d dissect.Dir, m ulinkrpc.KCPMessage) {
 	if m.Gap {
 		st.st.Gap(0)
 	}
-	st.feed(m.Data, s.kcpStamp(sd, m.Datagram), s.yield(d))
+	yield := s.yield(d)
+	// A message of one segment of the datagram being fed, when that is
+	// one run of the capture file, gives its frames their file offsets,
+	// as a TCP chunk does (issue 28: a full index then points at them).
+	if b := sd.wsChunk; b != nil && m.Fragments == 1 && m.Datagram == sd.kcp.Datagrams() {
+		if p := segmentData(b, m); p >= 0 {
+			ss := st.st.Stats()
+			yield = s.yieldIn(d, ss.Fed+ss.Lost, len(m.Data), s.stamp.File+int64(p))
+		}
+	}
+	st.feed(m.Data, s.kcpStamp(sd, m.Datagram), yield)
 	s.drain(d, st.st.Findings())
+}
+
+// segmentData is where in datagram b the data of m, a message of one
+// segment, lies: a PUSH of its conversation and sn there with its bytes;
+// -1 for none.
+func segmentData(b []byte, m ulinkrpc.KCPMessage) int {
+	for off := 0; off < len(b); {
+		seg, n, err := ulinkrpc.ParseSegment(b[off:])
+		if err != nil {
+			return -1
+		}
+		if seg.Cmd == ulinkrpc.CmdPush && seg.Conv == m.Conv && seg.Sn == m.FirstSn && seg.Frg == 0 && bytes.Equal(seg.Data, m.Data) {
+			return off + n - len(seg.Data)
+		}
+		off += n
+	}
+	return -1
 }
 
 func (s *Session) wsEvent(d dissect.Dir, ev ulinkrpc.WSEvent) {

@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"bytes"
+
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -41,7 +43,11 @@ func (s *Session) feedWS(d dissect.Dir, chunk []byte, st Stamp) {
 	if len(sd.wsMarks) > 0 {
 		sd.wsMarks = append(sd.wsMarks, mark{end: sd.ws.Offset() + int64(len(chunk)), at: st})
 	}
+	if st.InFile {
+		sd.wsChunk, sd.wsFrom = chunk, sd.ws.Offset()
+	}
 	sd.ws.Feed(chunk, func(ev ulinkrpc.WSEvent) { s.wsEvent(d, ev) })
+	sd.wsChunk = nil
 	sd.markWS(st)
 }
 
@@ -84,7 +90,52 @@ func (s *Session) wsData(d dissect.Dir, ev ulinkrpc.WSEvent) {
 		sd.stream.feed(data[:k], m.at, s.yield(d))
 		data, off = data[k:], off+k
 	}
+	// Data that is the chunk's bytes as they lie in the capture file
+	// (unmasked: a server's) gives its frames their file offsets, as a
+	// TCP chunk does: a full index then points at them rather than
+	// copying them (issue 28: a WebSocket capture's frames were all
+	// copied); masked data (a client's), those of its frames whose bytes
+	// the key just before them in the file unmasks (yieldMasked).
+	if c := sd.wsChunk; c != nil {
+		if at := off - sd.wsFrom; at >= 0 && at+int64(len(data)) <= int64(len(c)) {
+			ss := sd.stream.st.Stats()
+			if bytes.Equal(c[at:at+int64(len(data))], data) {
+				sd.stream.feed(data, s.stamp, s.yieldIn(d, ss.Fed+ss.Lost, len(data), s.stamp.File+at))
+			} else {
+				sd.stream.feed(data, s.stamp, s.yieldMasked(d, ss.Fed+ss.Lost, c, at, s.stamp.File))
+			}
+			return
+		}
+	}
 	sd.stream.feed(data, s.stamp, s.yield(d))
+}
+
+// yieldMasked is yield for data at stream offset start that lies masked
+// at c[at:], c a chunk that is one run of the capture file at file: a
+// frame wholly inside it whose bytes in c, XORed with the 4 bytes 8
+// before them (the WebSocket key, when the frame's length prefix starts
+// its message), are the frame's gets its own file offset, masked
+// (Stamp.Masked: a host that reads them again unmasks them so).
+func (s *Session) yieldMasked(d dissect.Dir, start int64, c []byte, at, file int64) func([]byte, ulinkrpc.FrameInfo, Stamp) {
+	return func(b []byte, info ulinkrpc.FrameInfo, st Stamp) {
+		from := info.Offset + 4
+		p := at + from - start // where the frame's bytes lie in c
+		st.File, st.InFile, st.Masked = 0, false, false
+		if from >= start && p >= 8 && p+int64(len(b)) <= int64(len(c)) && unmasks(c[p-8:p-4], c[p:p+int64(len(b))], b) {
+			st.File, st.InFile, st.Masked = file+p, true, true
+		}
+		s.frame(d, b, info, st)
+	}
+}
+
+// unmasks reports whether masked XORed with key, repeated, is b.
+func unmasks(key, masked, b []byte) bool {
+	for i, v := range masked {
+		if v^key[i&3] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // wsSeq is Holding's watermark for a side whose decoder holds bytes: the

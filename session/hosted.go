@@ -219,9 +219,7 @@ func (c *Index) messageHosted(cn *connection, r decode.Record, sg *Sight) {
 		rec.worst = max(rec.worst, uint8(f.Severity)+1)
 	}
 	light := cn.light
-	if placed {
-		rec.idBits |= hostedPlaced
-	}
+	rec.idBits |= placed
 	slim := !light && c.slimHosted(cn, i, r, m)
 	if !light && !slim {
 		c.keepHosted(cn, i, r, m.Size)

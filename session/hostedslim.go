@@ -28,6 +28,9 @@ const (
 	hostedSlim
 	// hostedAnswer: a slim answer (a Response), which takes its asker's ids.
 	hostedAnswer
+	// hostedMasked: the bytes in the capture file are masked, the key 8
+	// bytes before them (decode.Stamp.Masked; Index.load unmasks them).
+	hostedMasked
 )
 
 // hostedBytes places the bytes of r, cn's hosted record just numbered, when
@@ -36,24 +39,28 @@ const (
 // by their offset in the capture file when they lie in one run of it and
 // the index has the file (SetStore), else copied into the arena, r's
 // bytes then pointing at the copy (Keeper.Rebase). It returns the file or
-// arena offset and the record flag recFile for the file; where false,
-// with 0, for a record kept otherwise.
-func (c *Index) hostedBytes(cn *connection, r decode.Record) (off int64, flags recFlags, where bool) {
+// arena offset, the record flag recFile for the file, and the record's
+// idBits hostedPlaced (with hostedMasked for masked bytes in the file);
+// 0, 0, 0 for a record kept otherwise.
+func (c *Index) hostedBytes(cn *connection, r decode.Record) (off int64, flags recFlags, bits uint8) {
 	if !cn.compact || c.noSlim || c.stream != nil || c.limits.MaxArena > 0 {
-		return 0, 0, false
+		return 0, 0, 0
 	}
-	env, f, inFile, ok := cn.keeper.Keep(r)
+	env, f, inFile, masked, ok := cn.keeper.Keep(r)
 	if !ok {
-		return 0, 0, false
+		return 0, 0, 0
 	}
-	if inFile && c.store != nil {
-		return f, recFile, true
+	if inFile && c.store != nil && (!masked || f >= 8) {
+		if masked {
+			return f, recFile, hostedPlaced | hostedMasked
+		}
+		return f, recFile, hostedPlaced
 	}
 	off = c.keep(env)
 	b := c.arena[off/arenaChunk]
 	o := int(off % arenaChunk)
 	cn.keeper.Rebase(r, b[o:o+len(env):o+len(env)])
-	return off, 0, true
+	return off, 0, hostedPlaced
 }
 
 // slimHosted keeps record i, hosted record r of cn (its Brief m), as its

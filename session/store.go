@@ -297,6 +297,9 @@ func (c *Index) load(i int32, buf []byte) ([]byte, error) {
 		o := int(off % arenaChunk)
 		return b[o : o+int(r.length) : o+int(r.length)], nil
 	}
+	if r.flags&recHosted != 0 && r.idBits&hostedMasked != 0 {
+		return c.loadMasked(off, int(r.length), buf)
+	}
 	if cap(buf) < int(r.length) {
 		buf = make([]byte, r.length)
 	}
@@ -309,6 +312,28 @@ func (c *Index) load(i int32, buf []byte) ([]byte, error) {
 		err = io.ErrUnexpectedEOF
 	}
 	return buf[:n], fmt.Errorf("capture file: message bytes at offset %d: read %d of %d bytes: %w", off, n, len(buf), err)
+}
+
+// loadMasked is load of n bytes at off in the store that lie there masked,
+// the key 8 bytes before them (hostedMasked): read with the key, then
+// unmasked.
+func (c *Index) loadMasked(off int64, n int, buf []byte) ([]byte, error) {
+	if cap(buf) < n+8 {
+		buf = make([]byte, n+8)
+	}
+	buf = buf[:n+8]
+	got, err := c.store.ReadAt(buf, off-8)
+	for i := 8; i < got; i++ {
+		buf[i] ^= buf[i&3]
+	}
+	got = copy(buf, buf[8:max(got, 8)])
+	if got == n {
+		return buf[:n], nil
+	}
+	if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	return buf[:got], fmt.Errorf("capture file: message bytes at offset %d: read %d of %d bytes: %w", off, got, n, err)
 }
 
 // dropped reports whether r's bytes were in an arena block that

@@ -64,15 +64,22 @@ func (t Tuning) Reading(read func() float64) Tuning {
 // export): streamHeadroom.
 var Stream = Tuning{headroom: streamHeadroom, min: 10}
 
-// Dump is dump's: streamHeadroom, or a third of the live heap up to 16
+// Dump is dump's: dumpHeadroom, or a third of the live heap up to 16
 // MiB. A ULinkRPC dump keeps some 30 MiB live (its records wait to be
 // paired and printed) and allocates 2.8 KB a frame: at a fixed 4 MiB it
 // collected every 1,500 frames, 55 % of its CPU at 1M frames (issue 28);
-// an Unturned dump's few MiB keep the 4 MiB. export keeps Stream: its
+// an Unturned dump's few MiB keep dumpHeadroom. export keeps Stream: its
 // Parquet writer's buffers beside issue 29's shapes stay further from
 // their caps (2,048 gzip frames of 1 MiB with --hex: 144 MB, 164 with
 // this).
-var Dump = Tuning{headroom: streamHeadroom, min: 10, share: 33, most: 16 << 20}
+var Dump = Tuning{headroom: dumpHeadroom, min: 10, share: 33, most: 16 << 20}
+
+// dumpHeadroom is an Unturned dump's headroom: a 200k-message dump ends
+// before its heap reaches live plus 4 MiB, a longer one settles there, so
+// its peak RSS grew with the capture (issue 28: 1.10x from 200k to 4M
+// messages); 3 MiB is about where the short one ends, for three more
+// cycles at 4M messages (9 in all).
+const dumpHeadroom = 3 << 20
 
 var (
 	gcMu   sync.Mutex

@@ -12,8 +12,9 @@ func TestPercent(t *testing.T) {
 		want       int
 	}{
 		{"nothing live", Dump, 0, 0, 100},
-		{"dump, small heap: 4 MiB of 2", Dump, 1 * mib, 1 * mib, 100},
-		{"dump, 10 MiB: 4 MiB", Dump, 5 * mib, 5 * mib, 40},
+		{"dump, small heap: 3 MiB of 2", Dump, 1 * mib, 1 * mib, 100},
+		{"dump, 8 MiB: 3 MiB", Dump, 4 * mib, 4 * mib, 37},
+		{"dump, 10 MiB: a third (33 %, rounded down)", Dump, 5 * mib, 5 * mib, 32},
 		{"dump, 30 MiB: a third (33 %, rounded down)", Dump, 25 * mib, 5 * mib, 32},
 		{"dump, 60 MiB: 16 MiB at most", Dump, 55 * mib, 5 * mib, 26},
 		{"dump, 400 MiB: the least GOGC", Dump, 395 * mib, 5 * mib, 10},

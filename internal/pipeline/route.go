@@ -256,7 +256,7 @@ func (r *router) datagramHosted(hp *decode.Protocol, ev *capture.Event) {
 		r.hconns = append(r.hconns, h)
 	}
 	conn, d, data := h.Conn(), Dir(ev.FromServer), ev.Data
-	h.Feed(ev.Time, ev.Frame, func(st decode.Stamp) { conn.Datagram(d, data, st) })
+	h.FeedAt(ev.Time, ev.Frame, ev.Offset, func(st decode.Stamp) { conn.Datagram(d, data, st) })
 }
 
 // open decides what it can from the ports and the rule.

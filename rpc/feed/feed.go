@@ -128,7 +128,7 @@ func (p *RPC) datagram(ev capture.Event) {
 		p.udp[ev.Flow] = h
 	}
 	s, d := sessionOf(h), dir(ev.FromServer)
-	h.Feed(ev.Time, ev.Frame, func(st rpc.Stamp) { s.Datagram(d, ev.Data, st) })
+	h.FeedAt(ev.Time, ev.Frame, ev.Offset, func(st rpc.Stamp) { s.Datagram(d, ev.Data, st) })
 }
 
 // New returns an RPC whose sessions use cfg.
