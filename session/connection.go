@@ -6,6 +6,7 @@ import (
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/pair"
 )
 
 // connection is the per-connection state machine: framing per direction,
@@ -77,11 +78,12 @@ type connection struct {
 	light, budget, compact bool
 	hostedFindings         int
 
-	// pairs is PingRequest and RequestServerListenerId pairing (pairs.go),
-	// made with the connection's first message (connection.pairing): ten
+	// pairs is PingRequest and RequestServerListenerId pairing
+	// (unturned/pair, pairs.go), made with the connection's first message
+	// (connection.pairing): ten
 	// thousand connections that never finish one would each hold 700
 	// bytes of it (issue 29's partial shape).
-	pairs *pairState
+	pairs *pair.State
 }
 
 // chunkMark is where a chunk ended in its direction's stream, and when and
@@ -150,10 +152,11 @@ func (cn *connection) current() *tableState {
 	return cn.tables
 }
 
-// pairing returns cn's pairing state, made on first use.
-func (cn *connection) pairing() *pairState {
+// pairing returns cn's pairing state, made on first use, with history
+// for a full Index (the ping statistics as of a message).
+func (cn *connection) pairing(history bool) *pair.State {
 	if cn.pairs == nil {
-		cn.pairs = new(pairState)
+		cn.pairs = pair.New(history)
 	}
 	return cn.pairs
 }

@@ -52,7 +52,7 @@
 // dump decodes its payload as the full Index would. An asker of a pair
 // (pairs.go, outputs.md "Pairing": a PingRequest, a
 // RequestServerListenerId) is held the same way until it is answered or
-// pairHold (4096) messages later no answer can pair with it, so it is
+// pair.Hold (4096) messages later no answer can pair with it, so it is
 // handed out with its `pair`; likewise a ULinkRPC Request or KeepAlivePing
 // until its answer is numbered (at most 4096 messages). A Stream without
 // Settled (tables) hands nothing out, so its ULinkRPC connections are

@@ -499,9 +499,7 @@ func (c *Index) Finish() {
 	c.release()
 	for _, cn := range c.conns {
 		c.settle(cn)
-		if cn.pairs != nil {
-			cn.pairs.ended = true // no asker can be answered any more (pairs.go)
-		}
+		cn.pairs.End() // no asker can be answered any more (pairs.go)
 	}
 	c.hostedFinish()
 	if c.stream != nil {

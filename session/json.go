@@ -12,6 +12,7 @@ import (
 	"github.com/usmnscope/usmnscope/internal/jsontime"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/pair"
 )
 
 // The JSON encodings of outputs.md. Key names are the contract ("Keys named
@@ -367,7 +368,7 @@ type jsonLatency struct {
 	Jitter int64 `json:"jitter"`
 }
 
-func pingJSON(s PingStats) jsonPingStats {
+func pingJSON(s pair.PingStats) jsonPingStats {
 	j := jsonPingStats{Requests: s.Requests, Answered: s.Answered}
 	if s.RTT.OK {
 		x := &s.RTT.Summary

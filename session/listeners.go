@@ -8,6 +8,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/pair"
 )
 
 func (c *Index) addExtra(i int32, fs ...dissect.Finding) {
@@ -133,7 +134,12 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 	if r.worst > 0 && (!cn.info.HasFinding || dissect.Severity(r.worst-1) > cn.info.Worst) {
 		cn.info.Worst, cn.info.HasFinding = dissect.Severity(r.worst-1), true
 	}
-	c.pair(cn, i, d)
+	switch step := cn.pairing(c.stream == nil).Message(i+1, dir, d, c.timeOf(i)); step.Role {
+	case pair.Asker:
+		c.asked(i)
+	case pair.Answer:
+		c.link(cn, step.Asker, i, step.Latency, step.Ping)
+	}
 	cn.learn(dir, d)
 	if c.stream != nil {
 		c.streamed(i)
@@ -251,7 +257,7 @@ func (c *Index) tablesOf(cn *connection, asOf int) *Tables {
 		asOf = c.nrec
 	}
 	t := c.tablesAsOf(cn, asOf)
-	t.Ping = cn.pairs.pingStats(asOf, true)
+	t.Ping = cn.pairs.PingStats(asOf, true)
 	return t
 }
 

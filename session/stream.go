@@ -37,7 +37,7 @@ import (
 //
 // A message that asks (a PingRequest, a RequestServerListenerId: pairs.go)
 // is not final either while an answer may still pair with it: it and
-// every later message wait until it is answered, or until pairHold (4096)
+// every later message wait until it is answered, or until pair.Hold (4096)
 // messages later nothing can answer it any more (then it is handed out
 // without a pair; the full Index pairs by the same rule, so both agree).
 // Its bytes are kept for that wait even when it was to be handed out at
@@ -414,7 +414,7 @@ func (c *Index) keepAsOf(cn *connection) {
 	} else {
 		t = cn.current().snapshot(cn.info.Conn, s.AsOf)
 		t.Messages = cn.committed
-		t.Ping = cn.pairs.pingStats(0, false)
+		t.Ping = cn.pairs.PingStats(0, false)
 	}
 	s.asOf[cn.idx] = t
 	if !s.Cut {
@@ -653,7 +653,7 @@ func (c *Index) streamTables(cn *connection, asOf int) *Tables {
 	}
 	t := cn.current().snapshot(cn.info.Conn, asOf)
 	t.Messages = cn.info.Messages
-	t.Ping = cn.pairs.pingStats(0, false)
+	t.Ping = cn.pairs.PingStats(0, false)
 	return t
 }
 

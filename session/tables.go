@@ -10,6 +10,7 @@ import (
 	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/pair"
 )
 
 // Learned says how a table entry was learned (outputs.md "learned").
@@ -90,7 +91,7 @@ type Tables struct {
 
 	// Ping is, per direction, the PingRequests sent in it up to AsOf
 	// and the PingResponses that answered them (outputs.md "ping").
-	Ping [2]PingStats
+	Ping [2]pair.PingStats
 }
 
 // opKind is what a USMN message does to the tables (wire.md 4.5). The
