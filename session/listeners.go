@@ -309,3 +309,30 @@ func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 	t.Messages = k
 	return t
 }
+
+// listenerOf is the listener type and version of an invoke: as its record
+// knew it, or else, for a reference unresolved when it was decoded, as the
+// connection's tables know its ID now that replay may have resolved it
+// (wire.md 4.5): the payload is decoded when the message is shown.
+func listenerOf(l *unturned.Listener, cn *connection) (string, uint32, bool) {
+	if l == nil {
+		return "", 0, false
+	}
+	if l.Type != nil && l.Version != nil {
+		return *l.Type, *l.Version, true
+	}
+	if cn == nil || cn.tables == nil {
+		return "", 0, false
+	}
+	if l.ServerID != nil {
+		if e, ok := cn.tables.server.get(*l.ServerID); ok {
+			return e.Type, e.Version, true
+		}
+	}
+	if l.ClientID != nil {
+		if e, ok := cn.tables.client.get(*l.ClientID); ok {
+			return e.Type, e.Version, true
+		}
+	}
+	return "", 0, false
+}
