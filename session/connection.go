@@ -6,6 +6,7 @@ import (
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/listeners"
 	"github.com/usmnscope/usmnscope/unturned/pair"
 )
 
@@ -57,10 +58,10 @@ type connection struct {
 	// held, so that the tables see the messages in order.
 	held []int32
 
-	msgs      msgList     // record indices of the connection's messages, ascending
-	committed int         // how many of msgs are committed (always a prefix: commits go in order)
-	tables    *tableState // live tables, made with the first table operation (live, current)
-	nops      int         // table operations applied so far
+	msgs      msgList          // record indices of the connection's messages, ascending
+	committed int              // how many of msgs are committed (always a prefix: commits go in order)
+	tables    *listeners.State // live tables, made with the first table operation (live, current)
+	nops      int              // table operations applied so far
 	// checkpoints are table states at points of msgs; the operations after
 	// one are not kept but taken again from their messages (Index.tablesAsOf).
 	checkpoints []checkpoint
@@ -116,7 +117,7 @@ func (cn *connection) stamp(dir dissect.Dir, end int64, t time.Time, frame int, 
 type checkpoint struct {
 	pos   int
 	ops   int
-	state *tableState
+	state *listeners.State
 }
 
 func newConnection(idx uint32, conn dissect.Conn, rule Rule, lim *unturned.Limits) *connection {
@@ -133,19 +134,19 @@ func newConnection(idx uint32, conn dissect.Conn, rule Rule, lim *unturned.Limit
 // shares: a checkpoint's state is only ever cloned (Index.tablesAsOf),
 // and ten thousand connections that never define a listener should not
 // hold ten thousand empty copies (issue 29's partial-frame shape).
-var noTables = newTableState()
+var noTables = listeners.New()
 
 // live returns cn's live tables, made with its first table operation.
-func (cn *connection) live() *tableState {
+func (cn *connection) live() *listeners.State {
 	if cn.tables == nil {
-		cn.tables = newTableState()
+		cn.tables = listeners.New()
 	}
 	return cn.tables
 }
 
 // current returns cn's live tables to read: noTables before its first
 // table operation.
-func (cn *connection) current() *tableState {
+func (cn *connection) current() *listeners.State {
 	if cn.tables == nil {
 		return noTables
 	}
@@ -203,66 +204,16 @@ func (cn *connection) learn(dir dissect.Dir, d *unturned.Decoded) {
 	}
 }
 
-// opFor sets o to the table operation of a decoded USMN message. A message
-// that did not decode cleanly changes nothing: its IDs may be garbage. It
-// fills o in place: an op returned by value was built field by field and
-// copied whole, which stalled the store buffer on every USMN message
-// (issue 18).
-func opFor(o *op, dir dissect.Dir, n int, st unturned.State, d *unturned.Decoded, intern func([]byte) string) {
-	*o = op{}
-	o.dir, o.n, o.idBits = dir, n, uint8(st.IDBits)
-	if !d.Clean() {
-		return
-	}
-	switch d.Kind {
-	case unturned.KindInvokeMessageListener:
-		iv := &d.Invoke
-		o.payload = d.PayloadBits
-		switch {
-		case dir == dissect.S2C && iv.HasDefinition:
-			o.kind, o.sid, o.idBits, o.version, o.typ = opServerDef, iv.ServerID, uint8(iv.IDBits), iv.Version, intern(opTypeBytes(iv.Type, iv.TypeBytes))
-		case dir == dissect.S2C:
-			o.kind, o.sid = opServerInvoke, iv.ServerID
-		case iv.IsClientID && iv.HasDefinition:
-			o.kind, o.cid, o.version, o.typ = opClientDef, iv.ClientID, iv.Version, intern(opTypeBytes(iv.Type, iv.TypeBytes))
-		case iv.IsClientID:
-			o.kind, o.cid = opClientInvoke, iv.ClientID
-		default:
-			o.kind, o.sid = opServerIDInvoke, iv.ServerID
-		}
-	case unturned.KindNegotiateListenerDetails:
-		ng := &d.Negotiate
-		o.cid, o.sid, o.version = ng.ClientID, ng.ServerID, ng.Version
-		switch {
-		case dir == dissect.S2C && ng.Mode == unturned.TellClientMissingListener:
-			o.kind = opMissingClient
-		case dir == dissect.S2C && ng.Mode == unturned.TellClientListenerID:
-			o.kind, o.typ = opTellID, intern(opTypeBytes(ng.Type, ng.TypeBytes))
-		case dir == dissect.C2S && ng.Mode == unturned.TellServerMissingListener:
-			o.kind = opMissingServer
-		case dir == dissect.C2S && ng.Mode == unturned.RequestServerListenerID:
-			o.kind, o.typ = opRequestID, intern(opTypeBytes(ng.Type, ng.TypeBytes))
-		}
-	}
-}
-
-func opTypeBytes(s string, b []byte) []byte {
-	if b == nil && s != "" {
-		return []byte(s)
-	}
-	return b
-}
-
 // applyOp applies o, the operation of the connection's message at position
 // pos of msgs, to the live tables and takes a checkpoint when enough
 // operations passed since the last one. The interval grows with the tables,
 // so that checkpoints never cost more memory than the replays they save.
-func (cn *connection) applyOp(o *op, lim *unturned.Limits, pos int, res *result) {
-	cn.live().apply(o, lim, res)
+func (cn *connection) applyOp(o *listeners.Op, lim *unturned.Limits, pos int, res *listeners.Result) {
+	cn.live().Apply(o, lim, res)
 	cn.nops++
 	last := cn.checkpoints[len(cn.checkpoints)-1]
-	size := cn.tables.server.len() + cn.tables.client.len() + len(cn.tables.queue)
+	size := cn.tables.Size()
 	if since := cn.nops - last.ops; since >= lim.CheckpointEvery && since >= size/4 {
-		cn.checkpoints = append(cn.checkpoints, checkpoint{pos: pos + 1, ops: cn.nops, state: cn.tables.clone()})
+		cn.checkpoints = append(cn.checkpoints, checkpoint{pos: pos + 1, ops: cn.nops, state: cn.tables.Clone()})
 	}
 }

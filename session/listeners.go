@@ -8,6 +8,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/listeners"
 	"github.com/usmnscope/usmnscope/unturned/pair"
 )
 
@@ -111,25 +112,25 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 	}
 	c.overrides(cn, i, dir, d)
 	if d.Kind == unturned.KindInvokeMessageListener || d.Kind == unturned.KindNegotiateListenerDetails {
-		var o op
-		opFor(&o, dir, n, st, d, c.intern)
+		var o listeners.Op
+		listeners.OpFor(&o, dir, n, st, d, c.intern)
 		if undecided {
 			// Its server ID is not known: the tables do not take it.
-			o = op{dir: dir, n: n, idBits: uint8(st.IDBits)}
+			o = listeners.Op{Dir: dir, N: n, IDBits: uint8(st.IDBits)}
 		}
-		var res result
+		var res listeners.Result
 		if c.stream == nil {
 			cn.applyOp(&o, &c.limits, pos, &res)
 		} else {
 			// No checkpoints: a stream keeps no history.
-			cn.live().apply(&o, &c.limits, &res)
+			cn.live().Apply(&o, &c.limits, &res)
 			cn.nops++
 			c.noteLate(cn)
 		}
 		if c.stream == nil || c.stream.Settled != nil || c.schemas != nil {
-			c.listenerInfo(cn, i, &o, d, res.resolved)
+			c.listenerInfo(cn, i, &o, d, res.Resolved)
 		}
-		c.addExtra(i, res.findings...)
+		c.addExtra(i, res.Findings...)
 	}
 	if r.worst > 0 && (!cn.info.HasFinding || dissect.Severity(r.worst-1) > cn.info.Worst) {
 		cn.info.Worst, cn.info.HasFinding = dissect.Severity(r.worst-1), true
@@ -148,7 +149,7 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 
 // listenerInfo records in the index what the tables know of the listener a
 // USMN message names, as of its decoding (outputs.md "listener").
-func (c *Index) listenerInfo(cn *connection, i int32, o *op, d *unturned.Decoded, resolved bool) {
+func (c *Index) listenerInfo(cn *connection, i int32, o *listeners.Op, d *unturned.Decoded, resolved bool) {
 	r := c.rec(i)
 	r.flags |= recListener
 	if resolved {
@@ -160,54 +161,54 @@ func (c *Index) listenerInfo(cn *connection, i int32, o *op, d *unturned.Decoded
 	setType := func(typ string, version uint32) {
 		r.tv, r.flags = c.typeVerOf(typ, version)+1, r.flags|recVersion
 	}
-	switch o.kind {
-	case opServerDef, opServerInvoke:
-		setSID(o.sid)
-		if e, ok := t.server.get(o.sid); ok {
+	switch o.Kind {
+	case listeners.OpServerDef, listeners.OpServerInvoke:
+		setSID(o.SID)
+		if e, ok := t.Server(o.SID); ok {
 			setType(e.Type, e.Version)
 		}
-		if cid, ok := t.mappedBy.get(o.sid); ok {
+		if cid, ok := t.MappedBy(o.SID); ok {
 			setCID(cid)
 		}
-	case opClientDef, opClientInvoke:
-		setCID(o.cid)
-		if e, ok := t.client.get(o.cid); ok {
+	case listeners.OpClientDef, listeners.OpClientInvoke:
+		setCID(o.CID)
+		if e, ok := t.Client(o.CID); ok {
 			setType(e.Type, e.Version)
 			if e.Mapped {
 				setSID(e.ServerID)
 			}
 		}
-	case opServerIDInvoke:
-		setSID(o.sid)
-		if cid, ok := t.mappedBy.get(o.sid); ok {
+	case listeners.OpServerIDInvoke:
+		setSID(o.SID)
+		if cid, ok := t.MappedBy(o.SID); ok {
 			setCID(cid)
-			if e, ok := t.client.get(cid); ok {
+			if e, ok := t.Client(cid); ok {
 				setType(e.Type, e.Version)
 			}
-		} else if e, ok := t.server.get(o.sid); ok {
+		} else if e, ok := t.Server(o.SID); ok {
 			setType(e.Type, e.Version)
 		}
-	case opTellID:
-		setCID(o.cid)
-		setSID(o.sid)
-		setType(o.typ, o.version)
-	case opRequestID:
-		setCID(o.cid)
-		setType(o.typ, o.version)
-		if e, ok := t.client.get(o.cid); ok && e.Mapped {
+	case listeners.OpTellID:
+		setCID(o.CID)
+		setSID(o.SID)
+		setType(o.Type, o.Version)
+	case listeners.OpRequestID:
+		setCID(o.CID)
+		setType(o.Type, o.Version)
+		if e, ok := t.Client(o.CID); ok && e.Mapped {
 			setSID(e.ServerID)
 		}
-	case opMissingClient:
-		setCID(o.cid)
-		if e, ok := t.client.get(o.cid); ok {
+	case listeners.OpMissingClient:
+		setCID(o.CID)
+		if e, ok := t.Client(o.CID); ok {
 			setType(e.Type, e.Version)
 			r.flags |= recResolved
 		} else {
 			r.flags &^= recResolved
 		}
-	case opMissingServer:
-		setSID(o.sid)
-		if e, ok := t.server.get(o.sid); ok {
+	case listeners.OpMissingServer:
+		setSID(o.SID)
+		if e, ok := t.Server(o.SID); ok {
 			setType(e.Type, e.Version)
 			r.flags |= recResolved
 		} else {
@@ -270,10 +271,10 @@ func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 	k := sort.Search(cn.msgs.len(), func(p int) bool { return int(cn.msgs.at(p)) >= asOf })
 	var t *Tables
 	if k >= cn.committed {
-		t = cn.current().snapshot(cn.info.Conn, asOf)
+		t = tablesFrom(cn.current(), cn.info.Conn, asOf)
 	} else {
 		cp := cn.checkpoints[sort.Search(len(cn.checkpoints), func(i int) bool { return cn.checkpoints[i].pos > k })-1]
-		st := cp.state.clone()
+		st := cp.state.Clone()
 		var (
 			d   unturned.Decoded
 			buf []byte
@@ -289,22 +290,22 @@ func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 			if errors.As(err, &dropped) {
 				// Replaying past it would give wrong tables: give those
 				// as of the message before it, and say why.
-				t = st.snapshot(cn.info.Conn, int(i))
+				t = tablesFrom(st, cn.info.Conn, int(i))
 				t.Messages = p
 				t.Warnings = append(t.Warnings, dissect.Finding{Severity: dissect.Warn, Group: dissect.Malformed, Bit: -1, Text: fmt.Sprintf("tables as of message %d cannot be replayed: %v; shown as of message %d", asOf, err, i)})
 				return t
 			}
 			d = unturned.Decoded{Findings: d.Findings[:0]}
 			unturned.Decode(c.profile, r.dir, r.state(), msg, nil, &d)
-			var o op
-			opFor(&o, r.dir, int(i)+1, r.state(), &d, c.lookupType)
+			var o listeners.Op
+			listeners.OpFor(&o, r.dir, int(i)+1, r.state(), &d, c.lookupType)
 			if r.flags&recIDUndecided != 0 {
-				o = op{dir: r.dir, n: int(i) + 1, idBits: r.idBits}
+				o = listeners.Op{Dir: r.dir, N: int(i) + 1, IDBits: r.idBits}
 			}
-			var res result
-			st.apply(&o, &c.limits, &res)
+			var res listeners.Result
+			st.Apply(&o, &c.limits, &res)
 		}
-		t = st.snapshot(cn.info.Conn, asOf)
+		t = tablesFrom(st, cn.info.Conn, asOf)
 	}
 	t.Messages = k
 	return t
@@ -325,12 +326,12 @@ func listenerOf(l *unturned.Listener, cn *connection) (string, uint32, bool) {
 		return "", 0, false
 	}
 	if l.ServerID != nil {
-		if e, ok := cn.tables.server.get(*l.ServerID); ok {
+		if e, ok := cn.tables.Server(*l.ServerID); ok {
 			return e.Type, e.Version, true
 		}
 	}
 	if l.ClientID != nil {
-		if e, ok := cn.tables.client.get(*l.ClientID); ok {
+		if e, ok := cn.tables.Client(*l.ClientID); ok {
 			return e.Type, e.Version, true
 		}
 	}

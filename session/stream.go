@@ -311,7 +311,10 @@ func (c *Index) lateOn() bool {
 // noteLate notes that cn's tables hold an unresolved reference (lateBound).
 func (c *Index) noteLate(cn *connection) {
 	s := c.stream
-	if !c.lateOn() || s.inLate[cn.idx] || cn.tables == nil || len(cn.tables.queue) == 0 {
+	if !c.lateOn() || s.inLate[cn.idx] {
+		return
+	}
+	if _, waiting := cn.tables.FirstUnresolved(); !waiting {
 		return
 	}
 	if s.inLate == nil {
@@ -330,13 +333,14 @@ func (c *Index) lateBound() int32 {
 	b := int32(c.nrec)
 	k := 0
 	for _, cn := range s.late {
-		if len(cn.tables.queue) == 0 {
+		first, ok := cn.tables.FirstUnresolved()
+		if !ok {
 			delete(s.inLate, cn.idx)
 			continue
 		}
 		s.late[k] = cn
 		k++
-		if first := cn.tables.queue[0].N; c.nrec-first < lateHold && int32(first-1) < b {
+		if c.nrec-first < lateHold && int32(first-1) < b {
 			b = int32(first - 1)
 		}
 	}
@@ -412,7 +416,7 @@ func (c *Index) keepAsOf(cn *connection) {
 		t = c.hostedLive(cn, s.AsOf)
 		t.hostedCut, t.hostedFindings = s.Cut, len(cn.proto.Findings())
 	} else {
-		t = cn.current().snapshot(cn.info.Conn, s.AsOf)
+		t = tablesFrom(cn.current(), cn.info.Conn, s.AsOf)
 		t.Messages = cn.committed
 		t.Ping = cn.pairs.PingStats(0, false)
 	}
@@ -651,7 +655,7 @@ func (c *Index) streamTables(cn *connection, asOf int) *Tables {
 	if cn.proto != nil {
 		return c.hostedLive(cn, asOf)
 	}
-	t := cn.current().snapshot(cn.info.Conn, asOf)
+	t := tablesFrom(cn.current(), cn.info.Conn, asOf)
 	t.Messages = cn.info.Messages
 	t.Ping = cn.pairs.PingStats(0, false)
 	return t

@@ -3,10 +3,10 @@ package pair
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
+	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/unturned"
 )
 
@@ -77,11 +77,9 @@ const (
 
 var roleNames = [...]string{None: "none", Asker: "asker", Answer: "answer"}
 
+// String names the role; Unknown(r) for a value not listed.
 func (r Role) String() string {
-	if int(r) < len(roleNames) {
-		return roleNames[r]
-	}
-	return "Unknown(" + strconv.Itoa(int(r)) + ")"
+	return enum.Name(roleNames[:], r)
 }
 
 // Step is what Message made of a message: its Role and, for an Answer,
