@@ -11,8 +11,6 @@ import (
 	"github.com/usmnscope/usmnscope/internal/digits"
 	"github.com/usmnscope/usmnscope/internal/jsontime"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/unturned"
-	"github.com/usmnscope/usmnscope/unturned/pair"
 )
 
 // The JSON encodings of outputs.md. Key names are the contract ("Keys named
@@ -225,7 +223,7 @@ func (m *Message) appendJSONTail(dst []byte, rc *recordCache) []byte {
 		dst = strconv.AppendBool(dst, l.Resolved)
 		dst = append(dst, '}')
 	}
-	if m.Kind == unturned.KindInvokeMessageListener {
+	if m.Invokes() {
 		dst = append(dst, `,"payload_bits":`...)
 		dst = digits.AppendInt(dst, int64(m.PayloadBits))
 	}
@@ -368,7 +366,7 @@ type jsonLatency struct {
 	Jitter int64 `json:"jitter"`
 }
 
-func pingJSON(s pair.PingStats) jsonPingStats {
+func pingJSON(s PingStats) jsonPingStats {
 	j := jsonPingStats{Requests: s.Requests, Answered: s.Answered}
 	if s.RTT.OK {
 		x := &s.RTT.Summary

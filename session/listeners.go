@@ -12,6 +12,24 @@ import (
 	"github.com/usmnscope/usmnscope/unturned/pair"
 )
 
+// The rows of the listener-ID tables are unturned/listeners' (wire.md
+// 4.5) and the ping statistics unturned/pair's, named here for the
+// readers of Tables (tables.go).
+type (
+	// Learned says how a table entry was learned (outputs.md "learned").
+	Learned = listeners.Learned
+	// ServerEntry is one row of the server table.
+	ServerEntry = listeners.ServerEntry
+	// ClientEntry is one row of the client table.
+	ClientEntry = listeners.ClientEntry
+	// Ref is an unresolved reference: an invoke naming an ID not (yet) in
+	// a table.
+	Ref = listeners.Ref
+	// PingStats are the statistics of the PingRequests sent in one
+	// direction (outputs.md "ping").
+	PingStats = pair.PingStats
+)
+
 func (c *Index) addExtra(i int32, fs ...dissect.Finding) {
 	if len(fs) == 0 {
 		return
@@ -336,4 +354,20 @@ func listenerOf(l *unturned.Listener, cn *connection) (string, uint32, bool) {
 		}
 	}
 	return "", 0, false
+}
+
+// tablesFrom is the Tables of conn as of message asOf from the listener
+// tables' snapshot.
+func tablesFrom(st *listeners.State, conn dissect.Conn, asOf int) *Tables {
+	snap := st.Snapshot(asOf)
+	return &Tables{
+		Conn:            conn,
+		AsOf:            asOf,
+		Server:          snap.Server,
+		Client:          snap.Client,
+		MissingOnServer: snap.MissingOnServer,
+		MissingOnClient: snap.MissingOnClient,
+		Unresolved:      snap.Unresolved,
+		Warnings:        snap.Warnings,
+	}
 }

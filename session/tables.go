@@ -3,22 +3,6 @@ package session
 import (
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/unturned/listeners"
-	"github.com/usmnscope/usmnscope/unturned/pair"
-)
-
-// The rows of the listener-ID tables are unturned/listeners' (wire.md
-// 4.5), named here for the readers of Tables.
-type (
-	// Learned says how a table entry was learned (outputs.md "learned").
-	Learned = listeners.Learned
-	// ServerEntry is one row of the server table.
-	ServerEntry = listeners.ServerEntry
-	// ClientEntry is one row of the client table.
-	ClientEntry = listeners.ClientEntry
-	// Ref is an unresolved reference: an invoke naming an ID not (yet) in
-	// a table.
-	Ref = listeners.Ref
 )
 
 // Tables is the listener-ID state of one connection as of one message.
@@ -46,21 +30,5 @@ type Tables struct {
 
 	// Ping is, per direction, the PingRequests sent in it up to AsOf
 	// and the PingResponses that answered them (outputs.md "ping").
-	Ping [2]pair.PingStats
-}
-
-// tablesFrom is the Tables of conn as of message asOf from the listener
-// tables' snapshot.
-func tablesFrom(st *listeners.State, conn dissect.Conn, asOf int) *Tables {
-	snap := st.Snapshot(asOf)
-	return &Tables{
-		Conn:            conn,
-		AsOf:            asOf,
-		Server:          snap.Server,
-		Client:          snap.Client,
-		MissingOnServer: snap.MissingOnServer,
-		MissingOnClient: snap.MissingOnClient,
-		Unresolved:      snap.Unresolved,
-		Warnings:        snap.Warnings,
-	}
+	Ping [2]PingStats
 }
