@@ -58,13 +58,12 @@ type connection struct {
 	// held, so that the tables see the messages in order.
 	held []int32
 
-	msgs      msgList          // record indices of the connection's messages, ascending
-	committed int              // how many of msgs are committed (always a prefix: commits go in order)
-	tables    *listeners.State // live tables, made with the first table operation (live, current)
-	nops      int              // table operations applied so far
-	// checkpoints are table states at points of msgs; the operations after
-	// one are not kept but taken again from their messages (Index.tablesAsOf).
-	checkpoints []checkpoint
+	msgs      msgList // record indices of the connection's messages, ascending
+	committed int     // how many of msgs are committed (always a prefix: commits go in order)
+	// tables are the listener-ID tables with their checkpoints at points
+	// of msgs; the operations after one are not kept but taken again from
+	// their messages (Index.tablesAsOf).
+	tables listeners.History
 
 	// A hosted protocol's connection (hosted.go): its state, what else it
 	// offers (decode.Tallied, Keeper, Reuser: nil for none, asked once at
@@ -112,45 +111,13 @@ func (cn *connection) stamp(dir dissect.Dir, end int64, t time.Time, frame int, 
 	return m[0].time, m[0].frame, m[0].seq
 }
 
-// checkpoint is the table state after the connection's first pos messages,
-// which held its first ops operations.
-type checkpoint struct {
-	pos   int
-	ops   int
-	state *listeners.State
-}
-
 func newConnection(idx uint32, conn dissect.Conn, rule Rule, lim *unturned.Limits) *connection {
 	cn := &connection{idx: idx}
 	cn.info.Conn, cn.info.Rule = conn, rule
 	cn.key = &dissect.Conn{Client: conn.Client, Server: conn.Server}
 	cn.framer[dissect.C2S] = unturned.NewFramer(lim.MaxMessage)
 	cn.framer[dissect.S2C] = unturned.NewFramer(lim.MaxMessage)
-	cn.checkpoints = []checkpoint{{ops: 0, state: noTables}}
 	return cn
-}
-
-// noTables is the empty table state every connection's first checkpoint
-// shares: a checkpoint's state is only ever cloned (Index.tablesAsOf),
-// and ten thousand connections that never define a listener should not
-// hold ten thousand empty copies (issue 29's partial-frame shape).
-var noTables = listeners.New()
-
-// live returns cn's live tables, made with its first table operation.
-func (cn *connection) live() *listeners.State {
-	if cn.tables == nil {
-		cn.tables = listeners.New()
-	}
-	return cn.tables
-}
-
-// current returns cn's live tables to read: noTables before its first
-// table operation.
-func (cn *connection) current() *listeners.State {
-	if cn.tables == nil {
-		return noTables
-	}
-	return cn.tables
 }
 
 // pairing returns cn's pairing state, made on first use, with history
@@ -201,19 +168,5 @@ func (cn *connection) learn(dir dissect.Dir, d *unturned.Decoded) {
 	}
 	if dir == dissect.S2C && d.Kind == unturned.KindInvokeMessageListener && d.Invoke.HasDefinition && d.Clean() {
 		cn.idBits, cn.idKnown = d.Invoke.IDBits, true
-	}
-}
-
-// applyOp applies o, the operation of the connection's message at position
-// pos of msgs, to the live tables and takes a checkpoint when enough
-// operations passed since the last one. The interval grows with the tables,
-// so that checkpoints never cost more memory than the replays they save.
-func (cn *connection) applyOp(o *listeners.Op, lim *unturned.Limits, pos int, res *listeners.Result) {
-	cn.live().Apply(o, lim, res)
-	cn.nops++
-	last := cn.checkpoints[len(cn.checkpoints)-1]
-	size := cn.tables.Size()
-	if since := cn.nops - last.ops; since >= lim.CheckpointEvery && since >= size/4 {
-		cn.checkpoints = append(cn.checkpoints, checkpoint{pos: pos + 1, ops: cn.nops, state: cn.tables.Clone()})
 	}
 }

@@ -536,7 +536,7 @@ func (c *Index) Settled() int {
 		// not final: once the ID is defined its payload decodes with the
 		// listener's schema (issue 14 point 2). It waits at most
 		// lateHold messages; past them it shows as it is.
-		if first, ok := cn.tables.FirstUnresolved(); late && ok && c.nrec-first < lateHold && first-1 < settled {
+		if first, ok := cn.tables.Current().FirstUnresolved(); late && ok && c.nrec-first < lateHold && first-1 < settled {
 			settled = first - 1
 		}
 	}

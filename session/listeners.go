@@ -138,11 +138,10 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 		}
 		var res listeners.Result
 		if c.stream == nil {
-			cn.applyOp(&o, &c.limits, pos, &res)
+			cn.tables.ApplyAt(&o, &c.limits, pos, &res)
 		} else {
 			// No checkpoints: a stream keeps no history.
-			cn.live().Apply(&o, &c.limits, &res)
-			cn.nops++
+			cn.tables.Apply(&o, &c.limits, &res)
 			c.noteLate(cn)
 		}
 		if c.stream == nil || c.stream.Settled != nil || c.schemas != nil {
@@ -173,7 +172,7 @@ func (c *Index) listenerInfo(cn *connection, i int32, o *listeners.Op, d *unturn
 	if resolved {
 		r.flags |= recResolved
 	}
-	t := cn.current()
+	t := cn.tables.Current()
 	setCID := func(id uint32) { r.cid, r.flags = id, r.flags|recCID }
 	setSID := func(id uint32) { r.sid, r.flags = id, r.flags|recSID }
 	setType := func(typ string, version uint32) {
@@ -289,15 +288,14 @@ func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 	k := sort.Search(cn.msgs.len(), func(p int) bool { return int(cn.msgs.at(p)) >= asOf })
 	var t *Tables
 	if k >= cn.committed {
-		t = tablesFrom(cn.current(), cn.info.Conn, asOf)
+		t = tablesFrom(cn.tables.Current(), cn.info.Conn, asOf)
 	} else {
-		cp := cn.checkpoints[sort.Search(len(cn.checkpoints), func(i int) bool { return cn.checkpoints[i].pos > k })-1]
-		st := cp.state.Clone()
+		from, st := cn.tables.Checkpoint(k)
 		var (
 			d   unturned.Decoded
 			buf []byte
 		)
-		for p := cp.pos; p < k; p++ {
+		for p := from; p < k; p++ {
 			i := cn.msgs.at(p)
 			r := c.rec(i)
 			if r.flags&recListener == 0 {
@@ -340,16 +338,17 @@ func listenerOf(l *unturned.Listener, cn *connection) (string, uint32, bool) {
 	if l.Type != nil && l.Version != nil {
 		return *l.Type, *l.Version, true
 	}
-	if cn == nil || cn.tables == nil {
+	if cn == nil {
 		return "", 0, false
 	}
+	t := cn.tables.Current()
 	if l.ServerID != nil {
-		if e, ok := cn.tables.Server(*l.ServerID); ok {
+		if e, ok := t.Server(*l.ServerID); ok {
 			return e.Type, e.Version, true
 		}
 	}
 	if l.ClientID != nil {
-		if e, ok := cn.tables.Client(*l.ClientID); ok {
+		if e, ok := t.Client(*l.ClientID); ok {
 			return e.Type, e.Version, true
 		}
 	}

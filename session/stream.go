@@ -314,7 +314,7 @@ func (c *Index) noteLate(cn *connection) {
 	if !c.lateOn() || s.inLate[cn.idx] {
 		return
 	}
-	if _, waiting := cn.tables.FirstUnresolved(); !waiting {
+	if _, waiting := cn.tables.Current().FirstUnresolved(); !waiting {
 		return
 	}
 	if s.inLate == nil {
@@ -333,7 +333,7 @@ func (c *Index) lateBound() int32 {
 	b := int32(c.nrec)
 	k := 0
 	for _, cn := range s.late {
-		first, ok := cn.tables.FirstUnresolved()
+		first, ok := cn.tables.Current().FirstUnresolved()
 		if !ok {
 			delete(s.inLate, cn.idx)
 			continue
@@ -416,7 +416,7 @@ func (c *Index) keepAsOf(cn *connection) {
 		t = c.hostedLive(cn, s.AsOf)
 		t.hostedCut, t.hostedFindings = s.Cut, len(cn.proto.Findings())
 	} else {
-		t = tablesFrom(cn.current(), cn.info.Conn, s.AsOf)
+		t = tablesFrom(cn.tables.Current(), cn.info.Conn, s.AsOf)
 		t.Messages = cn.committed
 		t.Ping = cn.pairs.PingStats(0, false)
 	}
@@ -655,7 +655,7 @@ func (c *Index) streamTables(cn *connection, asOf int) *Tables {
 	if cn.proto != nil {
 		return c.hostedLive(cn, asOf)
 	}
-	t := tablesFrom(cn.current(), cn.info.Conn, asOf)
+	t := tablesFrom(cn.tables.Current(), cn.info.Conn, asOf)
 	t.Messages = cn.info.Messages
 	t.Ping = cn.pairs.PingStats(0, false)
 	return t
