@@ -152,11 +152,11 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 	if r.worst > 0 && (!cn.info.HasFinding || dissect.Severity(r.worst-1) > cn.info.Worst) {
 		cn.info.Worst, cn.info.HasFinding = dissect.Severity(r.worst-1), true
 	}
-	switch step := cn.pairing(c.stream == nil).Message(i+1, dir, d, c.timeOf(i)); step.Role {
+	switch step := cn.pairing(c.stream == nil).Message(i+1, dir, d, func() int64 { return c.timeOf(i) }); step.Role {
 	case pair.Asker:
 		c.asked(i)
 	case pair.Answer:
-		c.link(cn, step.Asker, i, step.Latency, step.Ping)
+		c.link(cn, step.Asker, i, step.Latency)
 	}
 	cn.learn(dir, d)
 	if c.stream != nil {

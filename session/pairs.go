@@ -89,14 +89,16 @@ func (c *Index) awaiting(i int32) bool {
 }
 
 // link pairs asker a (its number) with answer i, which measured latency
-// lat. A ping's pair is kept in its records (partner in cid, the answer's
-// latency in sid and tv, which a ping's record does not use); a negotiate
-// pair in its connection's pair.State (Link). A Stream that hands out
-// no Message (no Settled) holds no asker, whose record may be released
-// already: only the statistics count then. One with Tallies holds none
-// either: the asker, handed out already, keeps no pair, and only the
-// answer records it.
-func (c *Index) link(cn *connection, asker, i int32, lat time.Duration, ping bool) {
+// lat. A pair of messages whose records do not hold a listener (pings) is
+// kept in the records (partner in cid, the answer's latency in sid and
+// tv, which such a record does not use); a pair of listener messages
+// (negotiate: recListener, set by listenerInfo before its pair is made,
+// whenever a pair is kept) in its connection's pair.State (Link). A Stream
+// that hands out no Message (no Settled) holds no asker, whose record may
+// be released already: only the statistics count then. One with Tallies
+// holds none either: the asker, handed out already, keeps no pair, and
+// only the answer records it.
+func (c *Index) link(cn *connection, asker, i int32, lat time.Duration) {
 	s := c.stream
 	if s != nil && s.Settled == nil {
 		return
@@ -108,7 +110,7 @@ func (c *Index) link(cn *connection, asker, i int32, lat time.Duration, ping boo
 	if !gone {
 		c.rec(a).flags |= recPaired
 	}
-	if ping {
+	if ri.flags&recListener == 0 {
 		if !gone {
 			c.rec(a).cid = uint32(i)
 		}
@@ -120,14 +122,16 @@ func (c *Index) link(cn *connection, asker, i int32, lat time.Duration, ping boo
 }
 
 // pairOf is record i's pair (its partner's number, 0 for none) and the
-// latency its answer measured. A paired record without a link is a
-// ping's, its pair in the records (link).
+// latency its answer measured, where link kept them.
 func (c *Index) pairOf(r *record, i int32) (pair int, latency time.Duration, has bool) {
 	if r.flags&recPaired == 0 {
 		return 0, 0, false
 	}
-	if l, ok := c.conns[r.conn].pairs.LinkOf(i); ok {
-		return int(l.Partner) + 1, l.Latency, l.Answer
+	if r.flags&recListener != 0 {
+		if l, ok := c.conns[r.conn].pairs.LinkOf(i); ok {
+			return int(l.Partner) + 1, l.Latency, l.Answer
+		}
+		return 0, 0, false
 	}
 	if r.flags&recAsk == 0 {
 		latency, has = time.Duration(int64(uint64(r.sid)<<32|uint64(r.tv))), true
@@ -138,7 +142,7 @@ func (c *Index) pairOf(r *record, i int32) (pair int, latency time.Duration, has
 // unlink forgets what a Stream kept of record i's pair once it is handed
 // out.
 func (c *Index) unlink(r *record, i int32) {
-	if r.flags&recPaired != 0 {
+	if r.flags&(recPaired|recListener) == recPaired|recListener {
 		c.conns[r.conn].pairs.Unlink(i)
 	}
 }

@@ -101,15 +101,15 @@ func pingResponse(k unturned.Kind) bool {
 }
 
 // Message applies message n (numbered from 1, capture-wide), decoded as d
-// in direction dir at at (UnixNano), to the pairing, and says what it is
-// to it. A negotiate message that did not decode cleanly pairs with
+// in direction dir, to the pairing, and says what it is to it; at gives
+// its capture time (UnixNano), asked only of a message that pairs. A negotiate message that did not decode cleanly pairs with
 // nothing: its Clientside_Listener_ID may be garbage (as the listener
 // tables do not take it).
-func (s *State) Message(n int32, dir dissect.Dir, d *unturned.Decoded, at int64) Step {
+func (s *State) Message(n int32, dir dissect.Dir, d *unturned.Decoded, at func() int64) Step {
 	s.expire(n)
 	switch {
 	case pingRequest(d.Kind):
-		s.ask(askRef{n: n, ping: true, key: uint32(dir)}, at)
+		s.ask(askRef{n: n, ping: true, key: uint32(dir)}, at())
 		pc := &s.ping[dir]
 		pc.requests++
 		if s.history {
@@ -122,7 +122,7 @@ func (s *State) Message(n int32, dir dissect.Dir, d *unturned.Decoded, at int64)
 		if !ok {
 			return Step{}
 		}
-		lat := time.Duration(at - a.Time.UnixNano())
+		lat := time.Duration(at() - a.Time.UnixNano())
 		pc := &s.ping[asked]
 		if s.history {
 			pc.rtt.Add(lat)
@@ -136,11 +136,11 @@ func (s *State) Message(n int32, dir dissect.Dir, d *unturned.Decoded, at int64)
 		ng := &d.Negotiate
 		switch {
 		case dir == dissect.C2S && ng.Mode == unturned.RequestServerListenerID:
-			s.ask(askRef{n: n, key: ng.ClientID}, at)
+			s.ask(askRef{n: n, key: ng.ClientID}, at())
 			return Step{Role: Asker}
 		case dir == dissect.S2C && (ng.Mode == unturned.TellClientListenerID || ng.Mode == unturned.TellClientMissingListener):
 			if a, ok := s.answer(false, ng.ClientID, int(n)); ok {
-				return Step{Role: Answer, Asker: int32(a.N), Latency: time.Duration(at - a.Time.UnixNano())}
+				return Step{Role: Answer, Asker: int32(a.N), Latency: time.Duration(at() - a.Time.UnixNano())}
 			}
 		}
 	}

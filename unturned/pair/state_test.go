@@ -31,6 +31,8 @@ func negotiate(dir dissect.Dir, mode unturned.NegotiateMode, cid uint32, clean b
 	return msg{dir, d}
 }
 
+func zero() int64 { return 0 }
+
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
 // TestMessage: what State.Message makes of each message of a script.
@@ -60,7 +62,7 @@ func TestMessage(t *testing.T) {
 		s := New(true)
 		for k, m := range tt.script {
 			n := int32(k + 1)
-			if got := s.Message(n, m.dir, &m.d, int64(ms(k+1))); got != tt.want[k] {
+			if got := s.Message(n, m.dir, &m.d, func() int64 { return int64(ms(k + 1)) }); got != tt.want[k] {
 				t.Errorf("%s: message %d: %+v; want %+v", tt.name, n, got, tt.want[k])
 			}
 		}
@@ -76,9 +78,9 @@ func TestHold(t *testing.T) {
 	}{{Hold, Answer}, {Hold + 1, None}} {
 		s := New(false)
 		q := ping(dissect.C2S, false)
-		s.Message(1, q.dir, &q.d, 0)
+		s.Message(1, q.dir, &q.d, zero)
 		a := ping(dissect.S2C, true)
-		if got := s.Message(1+tt.gap, a.dir, &a.d, 0).Role; got != tt.want {
+		if got := s.Message(1+tt.gap, a.dir, &a.d, zero).Role; got != tt.want {
 			t.Errorf("answer %d after: %v; want %v", tt.gap, got, tt.want)
 		}
 		if n := s.Open(); n != 0 {
@@ -87,7 +89,7 @@ func TestHold(t *testing.T) {
 	}
 	s := New(false)
 	q := ping(dissect.C2S, false)
-	s.Message(1, q.dir, &q.d, 0)
+	s.Message(1, q.dir, &q.d, zero)
 	if s.Final(1, Hold, true) || !s.Final(1, Hold+1, true) || s.Final(1, Hold+1, false) {
 		t.Errorf("Final before, at and past the bound: %v %v %v; want false true false", s.Final(1, Hold, true), s.Final(1, Hold+1, true), s.Final(1, Hold+1, false))
 	}
