@@ -165,86 +165,30 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 }
 
 // listenerInfo records in the index what the tables know of the listener a
-// USMN message names, as of its decoding (outputs.md "listener").
+// USMN message names, as of its decoding (outputs.md "listener",
+// listeners.State.Name).
 func (c *Index) listenerInfo(cn *connection, i int32, o *listeners.Op, d *unturned.Decoded, resolved bool) {
 	r := c.rec(i)
 	r.flags |= recListener
 	if resolved {
 		r.flags |= recResolved
 	}
-	t := cn.tables.Current()
-	setCID := func(id uint32) { r.cid, r.flags = id, r.flags|recCID }
-	setSID := func(id uint32) { r.sid, r.flags = id, r.flags|recSID }
-	setType := func(typ string, version uint32) {
-		r.tv, r.flags = c.typeVerOf(typ, version)+1, r.flags|recVersion
+	var nm listeners.Named
+	cn.tables.Current().Name(o, d, &nm)
+	if nm.HasCID {
+		r.cid, r.flags = nm.CID, r.flags|recCID
 	}
-	switch o.Kind {
-	case listeners.OpServerDef, listeners.OpServerInvoke:
-		setSID(o.SID)
-		if e, ok := t.Server(o.SID); ok {
-			setType(e.Type, e.Version)
-		}
-		if cid, ok := t.MappedBy(o.SID); ok {
-			setCID(cid)
-		}
-	case listeners.OpClientDef, listeners.OpClientInvoke:
-		setCID(o.CID)
-		if e, ok := t.Client(o.CID); ok {
-			setType(e.Type, e.Version)
-			if e.Mapped {
-				setSID(e.ServerID)
-			}
-		}
-	case listeners.OpServerIDInvoke:
-		setSID(o.SID)
-		if cid, ok := t.MappedBy(o.SID); ok {
-			setCID(cid)
-			if e, ok := t.Client(cid); ok {
-				setType(e.Type, e.Version)
-			}
-		} else if e, ok := t.Server(o.SID); ok {
-			setType(e.Type, e.Version)
-		}
-	case listeners.OpTellID:
-		setCID(o.CID)
-		setSID(o.SID)
-		setType(o.Type, o.Version)
-	case listeners.OpRequestID:
-		setCID(o.CID)
-		setType(o.Type, o.Version)
-		if e, ok := t.Client(o.CID); ok && e.Mapped {
-			setSID(e.ServerID)
-		}
-	case listeners.OpMissingClient:
-		setCID(o.CID)
-		if e, ok := t.Client(o.CID); ok {
-			setType(e.Type, e.Version)
-			r.flags |= recResolved
-		} else {
-			r.flags &^= recResolved
-		}
-	case listeners.OpMissingServer:
-		setSID(o.SID)
-		if e, ok := t.Server(o.SID); ok {
-			setType(e.Type, e.Version)
-			r.flags |= recResolved
-		} else {
-			r.flags &^= recResolved
-		}
-	default:
-		// Not applied (the message did not decode cleanly): show what the
-		// message itself says.
+	if nm.HasSID {
+		r.sid, r.flags = nm.SID, r.flags|recSID
+	}
+	if nm.HasType {
+		r.tv, r.flags = c.typeVerOf(nm.Type, nm.Version)+1, r.flags|recVersion
+	}
+	switch nm.Resolved {
+	case listeners.Resolved:
+		r.flags |= recResolved
+	case listeners.Unresolved:
 		r.flags &^= recResolved
-		fromDecoded(r, d)
-	}
-}
-
-// fromDecoded fills the listener part of r from a message the tables did
-// not take: only a client ID, read right after the one-bit flags, is shown;
-// a server ID read before the error may already be garbage.
-func fromDecoded(r *record, d *unturned.Decoded) {
-	if d.Kind == unturned.KindInvokeMessageListener && d.Invoke.IsClientID {
-		r.cid, r.flags = d.Invoke.ClientID, r.flags|recCID
 	}
 }
 
