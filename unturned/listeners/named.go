@@ -79,22 +79,26 @@ func (t *State) Name(o *Op, d *unturned.Decoded, nm *Named) {
 		}
 	case OpMissingClient:
 		setCID(o.CID)
-		nm.Resolved = Unresolved
-		if e, ok := t.client.get(o.CID); ok {
-			setType(e.Type, e.Version)
-			nm.Resolved = Resolved
-		}
+		e, ok := t.client.get(o.CID)
+		nm.missing(ok, e.Type, e.Version)
 	case OpMissingServer:
 		setSID(o.SID)
-		nm.Resolved = Unresolved
-		if e, ok := t.server.get(o.SID); ok {
-			setType(e.Type, e.Version)
-			nm.Resolved = Resolved
-		}
+		e, ok := t.server.get(o.SID)
+		nm.missing(ok, e.Type, e.Version)
 	default:
 		nm.Resolved = Unresolved
 		if d.Kind == unturned.KindInvokeMessageListener && d.Invoke.IsClientID {
 			setCID(d.Invoke.ClientID)
 		}
+	}
+}
+
+// missing sets what a Tell*MissingListener names beyond its ID: the type
+// and version of the ID's entry when the tables know it (resolved), else
+// nothing (unresolved).
+func (nm *Named) missing(known bool, typ string, version uint32) {
+	nm.Resolved = Unresolved
+	if known {
+		nm.Type, nm.Version, nm.HasType, nm.Resolved = typ, version, true, Resolved
 	}
 }
