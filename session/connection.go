@@ -6,6 +6,8 @@ import (
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/listeners"
+	"github.com/usmnscope/usmnscope/unturned/pair"
 )
 
 // connection is the per-connection state machine: framing per direction,
@@ -56,13 +58,12 @@ type connection struct {
 	// held, so that the tables see the messages in order.
 	held []int32
 
-	msgs      msgList     // record indices of the connection's messages, ascending
-	committed int         // how many of msgs are committed (always a prefix: commits go in order)
-	tables    *tableState // live tables, made with the first table operation (live, current)
-	nops      int         // table operations applied so far
-	// checkpoints are table states at points of msgs; the operations after
-	// one are not kept but taken again from their messages (Index.tablesAsOf).
-	checkpoints []checkpoint
+	msgs      msgList // record indices of the connection's messages, ascending
+	committed int     // how many of msgs are committed (always a prefix: commits go in order)
+	// tables are the listener-ID tables with their checkpoints at points
+	// of msgs; the operations after one are not kept but taken again from
+	// their messages (Index.tablesAsOf).
+	tables listeners.History
 
 	// A hosted protocol's connection (hosted.go): its state, what else it
 	// offers (decode.Tallied, Keeper, Reuser: nil for none, asked once at
@@ -77,11 +78,12 @@ type connection struct {
 	light, budget, compact bool
 	hostedFindings         int
 
-	// pairs is PingRequest and RequestServerListenerId pairing (pairs.go),
-	// made with the connection's first message (connection.pairing): ten
+	// pairs is PingRequest and RequestServerListenerId pairing
+	// (unturned/pair, pairs.go), made with the connection's first message
+	// (connection.pairing): ten
 	// thousand connections that never finish one would each hold 700
 	// bytes of it (issue 29's partial shape).
-	pairs *pairState
+	pairs *pair.State
 }
 
 // chunkMark is where a chunk ended in its direction's stream, and when and
@@ -109,51 +111,20 @@ func (cn *connection) stamp(dir dissect.Dir, end int64, t time.Time, frame int, 
 	return m[0].time, m[0].frame, m[0].seq
 }
 
-// checkpoint is the table state after the connection's first pos messages,
-// which held its first ops operations.
-type checkpoint struct {
-	pos   int
-	ops   int
-	state *tableState
-}
-
 func newConnection(idx uint32, conn dissect.Conn, rule Rule, lim *unturned.Limits) *connection {
 	cn := &connection{idx: idx}
 	cn.info.Conn, cn.info.Rule = conn, rule
 	cn.key = &dissect.Conn{Client: conn.Client, Server: conn.Server}
 	cn.framer[dissect.C2S] = unturned.NewFramer(lim.MaxMessage)
 	cn.framer[dissect.S2C] = unturned.NewFramer(lim.MaxMessage)
-	cn.checkpoints = []checkpoint{{ops: 0, state: noTables}}
 	return cn
 }
 
-// noTables is the empty table state every connection's first checkpoint
-// shares: a checkpoint's state is only ever cloned (Index.tablesAsOf),
-// and ten thousand connections that never define a listener should not
-// hold ten thousand empty copies (issue 29's partial-frame shape).
-var noTables = newTableState()
-
-// live returns cn's live tables, made with its first table operation.
-func (cn *connection) live() *tableState {
-	if cn.tables == nil {
-		cn.tables = newTableState()
-	}
-	return cn.tables
-}
-
-// current returns cn's live tables to read: noTables before its first
-// table operation.
-func (cn *connection) current() *tableState {
-	if cn.tables == nil {
-		return noTables
-	}
-	return cn.tables
-}
-
-// pairing returns cn's pairing state, made on first use.
-func (cn *connection) pairing() *pairState {
+// pairing returns cn's pairing state, made on first use, with history
+// for a full Index (the ping statistics as of a message).
+func (cn *connection) pairing(history bool) *pair.State {
 	if cn.pairs == nil {
-		cn.pairs = new(pairState)
+		cn.pairs = pair.New(history)
 	}
 	return cn.pairs
 }
@@ -197,69 +168,5 @@ func (cn *connection) learn(dir dissect.Dir, d *unturned.Decoded) {
 	}
 	if dir == dissect.S2C && d.Kind == unturned.KindInvokeMessageListener && d.Invoke.HasDefinition && d.Clean() {
 		cn.idBits, cn.idKnown = d.Invoke.IDBits, true
-	}
-}
-
-// opFor sets o to the table operation of a decoded USMN message. A message
-// that did not decode cleanly changes nothing: its IDs may be garbage. It
-// fills o in place: an op returned by value was built field by field and
-// copied whole, which stalled the store buffer on every USMN message
-// (issue 18).
-func opFor(o *op, dir dissect.Dir, n int, st unturned.State, d *unturned.Decoded, intern func([]byte) string) {
-	*o = op{}
-	o.dir, o.n, o.idBits = dir, n, uint8(st.IDBits)
-	if !d.Clean() {
-		return
-	}
-	switch d.Kind {
-	case unturned.KindInvokeMessageListener:
-		iv := &d.Invoke
-		o.payload = d.PayloadBits
-		switch {
-		case dir == dissect.S2C && iv.HasDefinition:
-			o.kind, o.sid, o.idBits, o.version, o.typ = opServerDef, iv.ServerID, uint8(iv.IDBits), iv.Version, intern(opTypeBytes(iv.Type, iv.TypeBytes))
-		case dir == dissect.S2C:
-			o.kind, o.sid = opServerInvoke, iv.ServerID
-		case iv.IsClientID && iv.HasDefinition:
-			o.kind, o.cid, o.version, o.typ = opClientDef, iv.ClientID, iv.Version, intern(opTypeBytes(iv.Type, iv.TypeBytes))
-		case iv.IsClientID:
-			o.kind, o.cid = opClientInvoke, iv.ClientID
-		default:
-			o.kind, o.sid = opServerIDInvoke, iv.ServerID
-		}
-	case unturned.KindNegotiateListenerDetails:
-		ng := &d.Negotiate
-		o.cid, o.sid, o.version = ng.ClientID, ng.ServerID, ng.Version
-		switch {
-		case dir == dissect.S2C && ng.Mode == unturned.TellClientMissingListener:
-			o.kind = opMissingClient
-		case dir == dissect.S2C && ng.Mode == unturned.TellClientListenerID:
-			o.kind, o.typ = opTellID, intern(opTypeBytes(ng.Type, ng.TypeBytes))
-		case dir == dissect.C2S && ng.Mode == unturned.TellServerMissingListener:
-			o.kind = opMissingServer
-		case dir == dissect.C2S && ng.Mode == unturned.RequestServerListenerID:
-			o.kind, o.typ = opRequestID, intern(opTypeBytes(ng.Type, ng.TypeBytes))
-		}
-	}
-}
-
-func opTypeBytes(s string, b []byte) []byte {
-	if b == nil && s != "" {
-		return []byte(s)
-	}
-	return b
-}
-
-// applyOp applies o, the operation of the connection's message at position
-// pos of msgs, to the live tables and takes a checkpoint when enough
-// operations passed since the last one. The interval grows with the tables,
-// so that checkpoints never cost more memory than the replays they save.
-func (cn *connection) applyOp(o *op, lim *unturned.Limits, pos int, res *result) {
-	cn.live().apply(o, lim, res)
-	cn.nops++
-	last := cn.checkpoints[len(cn.checkpoints)-1]
-	size := cn.tables.server.len() + cn.tables.client.len() + len(cn.tables.queue)
-	if since := cn.nops - last.ops; since >= lim.CheckpointEvery && since >= size/4 {
-		cn.checkpoints = append(cn.checkpoints, checkpoint{pos: pos + 1, ops: cn.nops, state: cn.tables.clone()})
 	}
 }

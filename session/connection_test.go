@@ -250,8 +250,8 @@ func TestTablesAsOf(t *testing.T) {
 	for i := range msgs {
 		full.send(dirs[i], msgs[i])
 	}
-	if len(full.c.conns[0].checkpoints) < 10 {
-		t.Fatalf("only %d checkpoints; the test wants many", len(full.c.conns[0].checkpoints))
+	if n := full.c.conns[0].tables.Checkpoints(); n < 9 {
+		t.Fatalf("only %d checkpoints; the test wants many", n)
 	}
 	sawUnresolved := false
 	prefix := &cvFeeder{c: NewIndexLimits(nil, lim), conn: cvConn}

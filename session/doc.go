@@ -22,11 +22,13 @@
 // hostedstore.go where they are kept (a full index's map, a Stream's ring),
 // and hostedslim.go how a full index keeps their records small; neutral.go what
 // render and the views read of a connection's protocol part as decode's
-// values (Tables.Proto, ConnInfo.ProtoTables: issue 23); pairs.go the
-// pairing of pings and listener-ID requests with their answers and the ping
-// statistics (outputs.md "Pairing"); message.go the rebuild of a Message
-// from its record; tables.go the table state machine, idtable.go its
-// ID-indexed tables; json*.go the outputs.md records; stream.go and
+// values (Tables.Proto, ConnInfo.ProtoTables: issue 23); pairs.go where
+// the pairs of pings and listener-ID requests with their answers lie in
+// the records (outputs.md "Pairing"; the pairing itself and the ping
+// statistics are unturned/pair's); message.go the rebuild of a Message
+// from its record, with its payload decoded by unturned/payload; tables.go
+// the Tables value, whose listener-ID state machine and ID-indexed tables
+// are unturned/listeners'; json*.go the outputs.md records; stream.go and
 // stream_json.go the streaming mode; quiet.go what a pause of the input
 // shows (Quiet, issue 24).
 //
@@ -52,7 +54,7 @@
 // dump decodes its payload as the full Index would. An asker of a pair
 // (pairs.go, outputs.md "Pairing": a PingRequest, a
 // RequestServerListenerId) is held the same way until it is answered or
-// pairHold (4096) messages later no answer can pair with it, so it is
+// pair.Hold (4096) messages later no answer can pair with it, so it is
 // handed out with its `pair`; likewise a ULinkRPC Request or KeepAlivePing
 // until its answer is numbered (at most 4096 messages). A Stream without
 // Settled (tables) hands nothing out, so its ULinkRPC connections are

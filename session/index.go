@@ -499,9 +499,7 @@ func (c *Index) Finish() {
 	c.release()
 	for _, cn := range c.conns {
 		c.settle(cn)
-		if cn.pairs != nil {
-			cn.pairs.ended = true // no asker can be answered any more (pairs.go)
-		}
+		cn.pairs.End() // no asker can be answered any more (pairs.go)
 	}
 	c.hostedFinish()
 	if c.stream != nil {
@@ -538,10 +536,8 @@ func (c *Index) Settled() int {
 		// not final: once the ID is defined its payload decodes with the
 		// listener's schema (issue 14 point 2). It waits at most
 		// lateHold messages; past them it shows as it is.
-		if late && cn.tables != nil && len(cn.tables.queue) > 0 {
-			if first := cn.tables.queue[0].N; c.nrec-first < lateHold && first-1 < settled {
-				settled = first - 1
-			}
+		if first, ok := cn.tables.Current().FirstUnresolved(); late && ok && c.nrec-first < lateHold && first-1 < settled {
+			settled = first - 1
 		}
 	}
 	return settled

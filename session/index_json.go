@@ -7,6 +7,7 @@ import (
 	"github.com/usmnscope/usmnscope/internal/termsafe"
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/payload"
 )
 
 // AppendJSONRange appends to dst the outputs.md `dump --json` lines (each
@@ -53,7 +54,7 @@ type detailScratch struct {
 	d        unturned.Decoded
 	data     []byte // bytes read back from the Store
 	findings []dissect.Finding
-	pay      payloadScratch          // payload schema decoding (payload.go)
+	pay      payload.Scratch         // payload schema decoding (unturned/payload)
 	conns    map[dissect.Conn][]byte // each connection's "conn" value, encoded once
 	texts    texts                   // the summaries
 }

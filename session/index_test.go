@@ -12,6 +12,7 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/listeners"
 )
 
 var (
@@ -122,23 +123,23 @@ func TestConversation(t *testing.T) {
 		{name: "DownloadWorkshopFiles+marker", dir: dissect.S2C, msg: cvEnc.DownloadWorkshopFiles(unturned.WorkshopInfo{ServerName: "srv"}, &unturned.Marker{Version: 1, IDBits: 2, HasIDBits: true}, nil)},
 		// 3: a client entry from negotiation.
 		{name: "RequestServerListenerId 4001", dir: dissect.C2S, msg: cvNegotiate(dissect.C2S, unturned.RequestServerListenerID, 4001, 0, 2, cvChat, 1),
-			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, Learned: LearnedNegotiate, First: 3}},
+			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, Learned: listeners.LearnedNegotiate, First: 3}},
 			resolved: true},
 		// 4: S→C invoke of unknown server ID 1: enum 6 + def 1 + id 2 = 9
 		// bits of header, 8 payload bits, 3 bytes → 24 − 9 = 15 payload bits.
 		{name: "S2C invoke srv#1 unknown", dir: dissect.S2C, msg: cvS2C(false, 1, 2, "", 0, 0xAB),
-			client: []cli{{ID: 4001, Type: cvChat, Version: 1, Learned: LearnedNegotiate, First: 3}},
+			client: []cli{{ID: 4001, Type: cvChat, Version: 1, Learned: listeners.LearnedNegotiate, First: 3}},
 			queue:  []Ref{{N: 4, Dir: dissect.S2C, ID: 1}}},
 		// 5: C→S invoke of unknown server ID 0: enum 5 + 1 + 2 = 8, 2 bytes → 8.
 		{name: "C2S invoke srv#0 unknown", dir: dissect.C2S, msg: cvBySID(0, 2, 0xCD),
-			client: []cli{{ID: 4001, Type: cvChat, Version: 1, Learned: LearnedNegotiate, First: 3}},
+			client: []cli{{ID: 4001, Type: cvChat, Version: 1, Learned: listeners.LearnedNegotiate, First: 3}},
 			queue:  []Ref{{N: 4, Dir: dissect.S2C, ID: 1}, {N: 5, Dir: dissect.C2S, ID: 0}}},
 		// 6: TellClientListenerId defines server ID 0 in both tables. The
 		// queue's head (srv#1) is still unmapped, so replay stops there even
 		// though ref 5 could resolve now.
 		{name: "TellClientListenerId 4001→0", dir: dissect.S2C, msg: cvNegotiate(dissect.S2C, unturned.TellClientListenerID, 4001, 0, 2, cvChat, 1),
-			server:   []srv{{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6}},
-			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3}},
+			server:   []srv{{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: listeners.LearnedNegotiate, First: 6}},
+			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: listeners.LearnedNegotiate, First: 3}},
 			queue:    []Ref{{N: 4, Dir: dissect.S2C, ID: 1}, {N: 5, Dir: dissect.C2S, ID: 0}},
 			resolved: true},
 		// 7: S→C definition of srv#1 with 3-bit IDs: header 6+1+5+3 = 15,
@@ -147,69 +148,69 @@ func TestConversation(t *testing.T) {
 		// 4 (15 bits on srv#1) and ref 5 (8 bits on cli#4001, mapped to 0).
 		{name: "S2C def srv#1", dir: dissect.S2C, msg: cvS2C(true, 1, 3, cvMap, 2, 1, 2),
 			server: []srv{
-				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
-				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 16 + 15},
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: listeners.LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: listeners.LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 16 + 15},
 			},
-			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 1, PayloadBits: 8}},
+			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: listeners.LearnedNegotiate, First: 3, Invokes: 1, PayloadBits: 8}},
 			resolved: true},
 		// 8: C→S by server ID 0, now 3 bits in force: 5+1+3 = 9, 3 bytes → 15.
 		{name: "C2S invoke srv#0 (3-bit ids)", dir: dissect.C2S, msg: cvBySID(0, 3, 0xEE),
 			server: []srv{
-				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
-				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: listeners.LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: listeners.LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
 			},
-			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 8 + 15}},
+			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: listeners.LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 8 + 15}},
 			resolved: true},
 		// 9: C→S by server ID 1, which the server defined first: resolved,
 		// but no client entry counts it (the server table counts S→C only).
 		{name: "C2S invoke srv#1", dir: dissect.C2S, msg: cvBySID(1, 3, 0x11),
 			server: []srv{
-				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
-				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: listeners.LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: listeners.LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
 			},
-			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23}},
+			client:   []cli{{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: listeners.LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23}},
 			resolved: true},
 		// 10: C→S definition by client ID: 5+1+1+32 = 39, string → 51, align
 		// 56, 20 bytes → 216, version → 248, payload 8 → 256: 8 bits.
 		{name: "C2S def cli#4002", dir: dissect.C2S, msg: cvByCID(true, 4002, cvOther, 5, 0x22),
 			server: []srv{
-				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
-				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: listeners.LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: listeners.LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
 			},
 			client: []cli{
-				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
-				{ID: 4002, Type: cvOther, Version: 5, Learned: LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
+				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: listeners.LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
+				{ID: 4002, Type: cvOther, Version: 5, Learned: listeners.LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
 			},
 			resolved: true},
 		{name: "TellClientMissingListener 4002", dir: dissect.S2C, msg: cvNegotiate(dissect.S2C, unturned.TellClientMissingListener, 4002, 0, 3, "", 0),
 			server: []srv{
-				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
-				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: listeners.LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: listeners.LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
 			},
 			client: []cli{
-				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
-				{ID: 4002, Type: cvOther, Version: 5, Learned: LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
+				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: listeners.LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
+				{ID: 4002, Type: cvOther, Version: 5, Learned: listeners.LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
 			},
 			missSrv: []uint32{4002}, resolved: true},
 		{name: "TellServerMissingListener 3", dir: dissect.C2S, msg: cvNegotiate(dissect.C2S, unturned.TellServerMissingListener, 0, 3, 3, "", 0),
 			server: []srv{
-				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
-				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: listeners.LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: listeners.LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
 			},
 			client: []cli{
-				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
-				{ID: 4002, Type: cvOther, Version: 5, Learned: LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
+				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: listeners.LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
+				{ID: 4002, Type: cvOther, Version: 5, Learned: listeners.LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
 			},
 			missSrv: []uint32{4002}, missCli: []uint32{3}},
 		// 13: C→S by unknown client ID 4003: 5+1+1+32 = 39, +8 → 47, 6 bytes → 9.
 		{name: "C2S invoke cli#4003 unknown", dir: dissect.C2S, msg: cvByCID(false, 4003, "", 0, 0x33),
 			server: []srv{
-				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
-				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: listeners.LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: listeners.LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
 			},
 			client: []cli{
-				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
-				{ID: 4002, Type: cvOther, Version: 5, Learned: LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
+				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: listeners.LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
+				{ID: 4002, Type: cvOther, Version: 5, Learned: listeners.LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
 			},
 			missSrv: []uint32{4002}, missCli: []uint32{3},
 			queue: []Ref{{N: 13, Dir: dissect.C2S, ID: 4003, Client: true}}},
@@ -218,13 +219,13 @@ func TestConversation(t *testing.T) {
 		// → 27, align 32, 20 bytes → 192, version → 224 = 28 bytes: 0 bits.
 		{name: "S2C def srv#2 version mismatch", dir: dissect.S2C, msg: cvS2C(true, 2, 3, cvOther, 6),
 			server: []srv{
-				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
-				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
-				{ID: 2, Type: cvOther, Version: 6, IDBits: 3, Learned: LearnedDefinition, First: 14, Invokes: 1, PayloadBits: 0},
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: listeners.LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: listeners.LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+				{ID: 2, Type: cvOther, Version: 6, IDBits: 3, Learned: listeners.LearnedDefinition, First: 14, Invokes: 1, PayloadBits: 0},
 			},
 			client: []cli{
-				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
-				{ID: 4002, Type: cvOther, Version: 5, Learned: LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
+				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: listeners.LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
+				{ID: 4002, Type: cvOther, Version: 5, Learned: listeners.LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
 			},
 			missSrv: []uint32{4002}, missCli: []uint32{3},
 			queue:    []Ref{{N: 13, Dir: dissect.C2S, ID: 4003, Client: true}},
@@ -232,14 +233,14 @@ func TestConversation(t *testing.T) {
 		// 15: the client entry 4003 appears; the queued ref 13 resolves.
 		{name: "RequestServerListenerId 4003", dir: dissect.C2S, msg: cvNegotiate(dissect.C2S, unturned.RequestServerListenerID, 4003, 0, 3, cvLate, 1),
 			server: []srv{
-				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: LearnedNegotiate, First: 6},
-				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
-				{ID: 2, Type: cvOther, Version: 6, IDBits: 3, Learned: LearnedDefinition, First: 14, Invokes: 1, PayloadBits: 0},
+				{ID: 0, Type: cvChat, Version: 1, IDBits: 2, Learned: listeners.LearnedNegotiate, First: 6},
+				{ID: 1, Type: cvMap, Version: 2, IDBits: 3, Learned: listeners.LearnedDefinition, First: 7, Invokes: 2, PayloadBits: 31},
+				{ID: 2, Type: cvOther, Version: 6, IDBits: 3, Learned: listeners.LearnedDefinition, First: 14, Invokes: 1, PayloadBits: 0},
 			},
 			client: []cli{
-				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
-				{ID: 4002, Type: cvOther, Version: 5, Learned: LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
-				{ID: 4003, Type: cvLate, Version: 1, Learned: LearnedNegotiate, First: 15, Invokes: 1, PayloadBits: 9},
+				{ID: 4001, Type: cvChat, Version: 1, ServerID: 0, Mapped: true, Learned: listeners.LearnedNegotiate, First: 3, Invokes: 2, PayloadBits: 23},
+				{ID: 4002, Type: cvOther, Version: 5, Learned: listeners.LearnedDefinition, First: 10, Invokes: 1, PayloadBits: 8},
+				{ID: 4003, Type: cvLate, Version: 1, Learned: listeners.LearnedNegotiate, First: 15, Invokes: 1, PayloadBits: 9},
 			},
 			missSrv: []uint32{4002}, missCli: []uint32{3},
 			resolved: true},

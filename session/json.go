@@ -11,7 +11,6 @@ import (
 	"github.com/usmnscope/usmnscope/internal/digits"
 	"github.com/usmnscope/usmnscope/internal/jsontime"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // The JSON encodings of outputs.md. Key names are the contract ("Keys named
@@ -224,7 +223,7 @@ func (m *Message) appendJSONTail(dst []byte, rc *recordCache) []byte {
 		dst = strconv.AppendBool(dst, l.Resolved)
 		dst = append(dst, '}')
 	}
-	if m.Kind == unturned.KindInvokeMessageListener {
+	if m.Invokes() {
 		dst = append(dst, `,"payload_bits":`...)
 		dst = digits.AppendInt(dst, int64(m.PayloadBits))
 	}

@@ -8,6 +8,26 @@ import (
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/listeners"
+	"github.com/usmnscope/usmnscope/unturned/pair"
+)
+
+// The rows of the listener-ID tables are unturned/listeners' (wire.md
+// 4.5) and the ping statistics unturned/pair's, named here for the
+// readers of Tables (tables.go).
+type (
+	// Learned says how a table entry was learned (outputs.md "learned").
+	Learned = listeners.Learned
+	// ServerEntry is one row of the server table.
+	ServerEntry = listeners.ServerEntry
+	// ClientEntry is one row of the client table.
+	ClientEntry = listeners.ClientEntry
+	// Ref is an unresolved reference: an invoke naming an ID not (yet) in
+	// a table.
+	Ref = listeners.Ref
+	// PingStats are the statistics of the PingRequests sent in one
+	// direction (outputs.md "ping").
+	PingStats = pair.PingStats
 )
 
 func (c *Index) addExtra(i int32, fs ...dissect.Finding) {
@@ -110,30 +130,34 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 	}
 	c.overrides(cn, i, dir, d)
 	if d.Kind == unturned.KindInvokeMessageListener || d.Kind == unturned.KindNegotiateListenerDetails {
-		var o op
-		opFor(&o, dir, n, st, d, c.intern)
+		var o listeners.Op
+		listeners.OpFor(&o, dir, n, st, d, c.intern)
 		if undecided {
 			// Its server ID is not known: the tables do not take it.
-			o = op{dir: dir, n: n, idBits: uint8(st.IDBits)}
+			o = listeners.Op{Dir: dir, N: n, IDBits: uint8(st.IDBits)}
 		}
-		var res result
+		var res listeners.Result
 		if c.stream == nil {
-			cn.applyOp(&o, &c.limits, pos, &res)
+			cn.tables.ApplyAt(&o, &c.limits, pos, &res)
 		} else {
 			// No checkpoints: a stream keeps no history.
-			cn.live().apply(&o, &c.limits, &res)
-			cn.nops++
+			cn.tables.Apply(&o, &c.limits, &res)
 			c.noteLate(cn)
 		}
 		if c.stream == nil || c.stream.Settled != nil || c.schemas != nil {
-			c.listenerInfo(cn, i, &o, d, res.resolved)
+			c.listenerInfo(cn, i, &o, d, res.Resolved)
 		}
-		c.addExtra(i, res.findings...)
+		c.addExtra(i, res.Findings...)
 	}
 	if r.worst > 0 && (!cn.info.HasFinding || dissect.Severity(r.worst-1) > cn.info.Worst) {
 		cn.info.Worst, cn.info.HasFinding = dissect.Severity(r.worst-1), true
 	}
-	c.pair(cn, i, d)
+	switch step := cn.pairing(c.stream == nil).Message(i+1, dir, d, func() int64 { return c.timeOf(i) }); step.Role {
+	case pair.Asker:
+		c.asked(i)
+	case pair.Answer:
+		c.link(cn, step.Asker, i, step.Latency)
+	}
 	cn.learn(dir, d)
 	if c.stream != nil {
 		c.streamed(i)
@@ -141,86 +165,30 @@ func (c *Index) commit(cn *connection, i int32, msg []byte) {
 }
 
 // listenerInfo records in the index what the tables know of the listener a
-// USMN message names, as of its decoding (outputs.md "listener").
-func (c *Index) listenerInfo(cn *connection, i int32, o *op, d *unturned.Decoded, resolved bool) {
+// USMN message names, as of its decoding (outputs.md "listener",
+// listeners.State.Name).
+func (c *Index) listenerInfo(cn *connection, i int32, o *listeners.Op, d *unturned.Decoded, resolved bool) {
 	r := c.rec(i)
 	r.flags |= recListener
 	if resolved {
 		r.flags |= recResolved
 	}
-	t := cn.current()
-	setCID := func(id uint32) { r.cid, r.flags = id, r.flags|recCID }
-	setSID := func(id uint32) { r.sid, r.flags = id, r.flags|recSID }
-	setType := func(typ string, version uint32) {
-		r.tv, r.flags = c.typeVerOf(typ, version)+1, r.flags|recVersion
+	var nm listeners.Named
+	cn.tables.Current().Name(o, d, &nm)
+	if nm.HasCID {
+		r.cid, r.flags = nm.CID, r.flags|recCID
 	}
-	switch o.kind {
-	case opServerDef, opServerInvoke:
-		setSID(o.sid)
-		if e, ok := t.server.get(o.sid); ok {
-			setType(e.Type, e.Version)
-		}
-		if cid, ok := t.mappedBy.get(o.sid); ok {
-			setCID(cid)
-		}
-	case opClientDef, opClientInvoke:
-		setCID(o.cid)
-		if e, ok := t.client.get(o.cid); ok {
-			setType(e.Type, e.Version)
-			if e.Mapped {
-				setSID(e.ServerID)
-			}
-		}
-	case opServerIDInvoke:
-		setSID(o.sid)
-		if cid, ok := t.mappedBy.get(o.sid); ok {
-			setCID(cid)
-			if e, ok := t.client.get(cid); ok {
-				setType(e.Type, e.Version)
-			}
-		} else if e, ok := t.server.get(o.sid); ok {
-			setType(e.Type, e.Version)
-		}
-	case opTellID:
-		setCID(o.cid)
-		setSID(o.sid)
-		setType(o.typ, o.version)
-	case opRequestID:
-		setCID(o.cid)
-		setType(o.typ, o.version)
-		if e, ok := t.client.get(o.cid); ok && e.Mapped {
-			setSID(e.ServerID)
-		}
-	case opMissingClient:
-		setCID(o.cid)
-		if e, ok := t.client.get(o.cid); ok {
-			setType(e.Type, e.Version)
-			r.flags |= recResolved
-		} else {
-			r.flags &^= recResolved
-		}
-	case opMissingServer:
-		setSID(o.sid)
-		if e, ok := t.server.get(o.sid); ok {
-			setType(e.Type, e.Version)
-			r.flags |= recResolved
-		} else {
-			r.flags &^= recResolved
-		}
-	default:
-		// Not applied (the message did not decode cleanly): show what the
-		// message itself says.
+	if nm.HasSID {
+		r.sid, r.flags = nm.SID, r.flags|recSID
+	}
+	if nm.HasType {
+		r.tv, r.flags = c.typeVerOf(nm.Type, nm.Version)+1, r.flags|recVersion
+	}
+	switch nm.Resolved {
+	case listeners.Resolved:
+		r.flags |= recResolved
+	case listeners.Unresolved:
 		r.flags &^= recResolved
-		fromDecoded(r, d)
-	}
-}
-
-// fromDecoded fills the listener part of r from a message the tables did
-// not take: only a client ID, read right after the one-bit flags, is shown;
-// a server ID read before the error may already be garbage.
-func fromDecoded(r *record, d *unturned.Decoded) {
-	if d.Kind == unturned.KindInvokeMessageListener && d.Invoke.IsClientID {
-		r.cid, r.flags = d.Invoke.ClientID, r.flags|recCID
 	}
 }
 
@@ -251,7 +219,7 @@ func (c *Index) tablesOf(cn *connection, asOf int) *Tables {
 		asOf = c.nrec
 	}
 	t := c.tablesAsOf(cn, asOf)
-	t.Ping = cn.pairs.pingStats(asOf, true)
+	t.Ping = cn.pairs.PingStats(asOf, true)
 	return t
 }
 
@@ -264,15 +232,14 @@ func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 	k := sort.Search(cn.msgs.len(), func(p int) bool { return int(cn.msgs.at(p)) >= asOf })
 	var t *Tables
 	if k >= cn.committed {
-		t = cn.current().snapshot(cn.info.Conn, asOf)
+		t = tablesFrom(cn.tables.Current(), cn.info.Conn, asOf)
 	} else {
-		cp := cn.checkpoints[sort.Search(len(cn.checkpoints), func(i int) bool { return cn.checkpoints[i].pos > k })-1]
-		st := cp.state.clone()
+		from, st := cn.tables.Checkpoint(k)
 		var (
 			d   unturned.Decoded
 			buf []byte
 		)
-		for p := cp.pos; p < k; p++ {
+		for p := from; p < k; p++ {
 			i := cn.msgs.at(p)
 			r := c.rec(i)
 			if r.flags&recListener == 0 {
@@ -283,23 +250,67 @@ func (c *Index) tablesAsOf(cn *connection, asOf int) *Tables {
 			if errors.As(err, &dropped) {
 				// Replaying past it would give wrong tables: give those
 				// as of the message before it, and say why.
-				t = st.snapshot(cn.info.Conn, int(i))
+				t = tablesFrom(st, cn.info.Conn, int(i))
 				t.Messages = p
 				t.Warnings = append(t.Warnings, dissect.Finding{Severity: dissect.Warn, Group: dissect.Malformed, Bit: -1, Text: fmt.Sprintf("tables as of message %d cannot be replayed: %v; shown as of message %d", asOf, err, i)})
 				return t
 			}
 			d = unturned.Decoded{Findings: d.Findings[:0]}
 			unturned.Decode(c.profile, r.dir, r.state(), msg, nil, &d)
-			var o op
-			opFor(&o, r.dir, int(i)+1, r.state(), &d, c.lookupType)
+			var o listeners.Op
+			listeners.OpFor(&o, r.dir, int(i)+1, r.state(), &d, c.lookupType)
 			if r.flags&recIDUndecided != 0 {
-				o = op{dir: r.dir, n: int(i) + 1, idBits: r.idBits}
+				o = listeners.Op{Dir: r.dir, N: int(i) + 1, IDBits: r.idBits}
 			}
-			var res result
-			st.apply(&o, &c.limits, &res)
+			var res listeners.Result
+			st.Apply(&o, &c.limits, &res)
 		}
-		t = st.snapshot(cn.info.Conn, asOf)
+		t = tablesFrom(st, cn.info.Conn, asOf)
 	}
 	t.Messages = k
 	return t
+}
+
+// listenerOf is the listener type and version of an invoke: as its record
+// knew it, or else, for a reference unresolved when it was decoded, as the
+// connection's tables know its ID now that replay may have resolved it
+// (wire.md 4.5): the payload is decoded when the message is shown.
+func listenerOf(l *unturned.Listener, cn *connection) (string, uint32, bool) {
+	if l == nil {
+		return "", 0, false
+	}
+	if l.Type != nil && l.Version != nil {
+		return *l.Type, *l.Version, true
+	}
+	if cn == nil {
+		return "", 0, false
+	}
+	t := cn.tables.Current()
+	if l.ServerID != nil {
+		if e, ok := t.Server(*l.ServerID); ok {
+			return e.Type, e.Version, true
+		}
+	}
+	if l.ClientID != nil {
+		if e, ok := t.Client(*l.ClientID); ok {
+			return e.Type, e.Version, true
+		}
+	}
+	return "", 0, false
+}
+
+// tablesFrom is the Tables of conn as of message asOf from the listener
+// tables' snapshot.
+func tablesFrom(st *listeners.State, conn dissect.Conn, asOf int) *Tables {
+	snap := st.Snapshot(asOf)
+	return &Tables{
+		Conn:            conn,
+		AsOf:            asOf,
+		Server:          snap.Server,
+		Client:          snap.Client,
+		MissingOnServer: snap.MissingOnServer,
+		MissingOnClient: snap.MissingOnClient,
+		Unresolved:      snap.Unresolved,
+		Warnings:        snap.Warnings,
+	}
 }

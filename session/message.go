@@ -11,6 +11,7 @@ import (
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/payload"
 )
 
 // Message is one decoded SystemSockets message.
@@ -443,7 +444,7 @@ func (c *Index) headOf(n int, h *Head, records bool) bool {
 	if c.dropped(int32(n - 1)) {
 		worst = max(worst, uint8(dissect.Error)+1)
 	}
-	if c.schemas != nil && payloadKind(r.kind) {
+	if c.schemas != nil && payload.Kind(r.kind) {
 		// A payload schema adds findings (schema.md section 3) that only
 		// decoding the payload finds: the record cannot foresee them.
 		if m := c.build(n, false); m != nil {
@@ -564,3 +565,51 @@ func (m *Message) Record() decode.Record { return m.Rec }
 
 // Record is h's hosted record as Message.Record says.
 func (h *Head) Record() decode.Record { return h.Rec }
+
+// decodePayload decodes m's payload with the schemas, when one applies
+// (unturned/payload), after the header fields: the schema's fields go to
+// m.Payload and, when spans were asked for, replace the undecoded
+// "payload" (USMN invoke) or "parameters" (vanilla InvokeMethod) span at
+// the end of m.Fields. Its findings (schema.md section 3) and a version
+// note are appended to m.Findings. cn nil: no late resolution
+// (SetLateSchemas). Called with the read lock held.
+func decodePayload(set *schema.Set, m *Message, d *unturned.Decoded, p *unturned.Profile, cn *connection, sc *payload.Scratch) {
+	if set == nil || len(m.Data) == 0 {
+		return
+	}
+	var l payload.Listener
+	if d.Kind == unturned.KindInvokeMessageListener {
+		l.Type, l.Version, l.Known = listenerOf(m.Listener, cn)
+	}
+	res, notes, ok := payload.Decode(set, m.Data, m.Dir, d, p, l, sc)
+	m.Findings = append(m.Findings, notes...)
+	if !ok {
+		return
+	}
+	m.PayloadMessage, m.PayloadMethod = res.Message, res.Method
+	m.Payload = res.Fields
+	if m.Payload == nil {
+		m.Payload = []netpak.Span{}
+	}
+	m.Findings = append(m.Findings, res.Findings...)
+	if m.Fields != nil {
+		if k := len(m.Fields) - 1; k >= 0 && m.Fields[k].Name == res.Raw && m.Fields[k].Value == nil {
+			m.Fields = m.Fields[:k]
+		}
+		m.Fields = append(m.Fields, res.Fields...)
+	}
+	m.payloadTitle = res.Title
+}
+
+// hasPayloadSummary reports whether payloadSummary changes m's summary:
+// whether a schema named or decoded its payload.
+func (m *Message) hasPayloadSummary() bool { return m.payloadTitle != "" || m.Payload != nil }
+
+// payloadSummary prefixes a summary with the payload's name and its first
+// values (payload.Summary).
+func payloadSummary(m *Message, summary string) string {
+	if !m.hasPayloadSummary() {
+		return summary
+	}
+	return payload.Summary(m.payloadTitle, m.Payload, summary)
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/stats"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/pair"
 )
 
 // pairConnB is a second connection for the pairing tests.
@@ -143,11 +144,11 @@ func TestPairing(t *testing.T) {
 		{"mixed client IDs", []pairStep{request(4001), request(4002), tellMissing(4002), tellID(4001, 0), request(4001), request(4001), tellID(4001, 0), tellMissing(4001), tellMissing(4001)},
 			[]int{3, 2, 1, 0, 6, 7, 4, 5, -1}},
 		{"requests and pings apart", []pairStep{request(1), pingReqC2S, tellID(1, 0), pingRespS2C}, []int{2, 3, 0, 1}},
-		{"answer at the bound", cat([]pairStep{pingReqC2S}, filler(pairHold-1), []pairStep{pingRespS2C}),
-			append(append([]int{pairHold}, none(pairHold-1)...), 0)},
-		{"answer past the bound", cat([]pairStep{pingReqC2S}, filler(pairHold), []pairStep{pingRespS2C}), none(pairHold + 2)},
-		{"past the bound, the next asker", cat([]pairStep{request(5)}, filler(2), []pairStep{request(5)}, filler(pairHold-2), []pairStep{tellID(5, 0), tellID(5, 0)}),
-			append(append(append([]int{-1, -1, -1, pairHold + 2}, none(pairHold-2)...), 3), -1)},
+		{"answer at the bound", cat([]pairStep{pingReqC2S}, filler(pair.Hold-1), []pairStep{pingRespS2C}),
+			append(append([]int{pair.Hold}, none(pair.Hold-1)...), 0)},
+		{"answer past the bound", cat([]pairStep{pingReqC2S}, filler(pair.Hold), []pairStep{pingRespS2C}), none(pair.Hold + 2)},
+		{"past the bound, the next asker", cat([]pairStep{request(5)}, filler(2), []pairStep{request(5)}, filler(pair.Hold-2), []pairStep{tellID(5, 0), tellID(5, 0)}),
+			append(append(append([]int{-1, -1, -1, pair.Hold + 2}, none(pair.Hold-2)...), 3), -1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const first = 5 // steps start after the two handshakes
@@ -201,12 +202,12 @@ func TestPingStats(t *testing.T) {
 	ms := func(x int) time.Duration { return time.Duration(x) * time.Millisecond }
 	for _, tc := range []struct {
 		asOf     int
-		c2s, s2c PingStats
+		c2s, s2c pair.PingStats
 	}{
-		{0, PingStats{4, 3, lat(ms(3), ms(4), ms(5))}, PingStats{1, 1, lat(ms(1), ms(1), ms(1))}},
-		{5 + 3, PingStats{3, 1, lat(ms(3), ms(3), ms(3))}, PingStats{}},
-		{5 + 5, PingStats{3, 2, lat(ms(3), ms(3), ms(4))}, PingStats{}},
-		{5 + 8, PingStats{4, 3, lat(ms(3), ms(4), ms(5))}, PingStats{Requests: 1}},
+		{0, pings(4, 3, lat(ms(3), ms(4), ms(5))), pings(1, 1, lat(ms(1), ms(1), ms(1)))},
+		{5 + 3, pings(3, 1, lat(ms(3), ms(3), ms(3))), pair.PingStats{}},
+		{5 + 5, pings(3, 2, lat(ms(3), ms(3), ms(4))), pair.PingStats{}},
+		{5 + 8, pings(4, 3, lat(ms(3), ms(4), ms(5))), pair.PingStats{Requests: 1}},
 	} {
 		tb := c.Tables(cvConn, tc.asOf)
 		// The Summary (issue 26's keys) agrees with the three figures
@@ -222,7 +223,7 @@ func TestPingStats(t *testing.T) {
 			t.Errorf("Tables(A, %d).Ping = %+v; want c2s %+v, s2c %+v", tc.asOf, got, tc.c2s, tc.s2c)
 		}
 	}
-	if got := c.Tables(pairConnB, 0).Ping; got[dissect.C2S] != (PingStats{Requests: 1}) || got[dissect.S2C] != (PingStats{}) {
+	if got := c.Tables(pairConnB, 0).Ping; got[dissect.C2S] != (pair.PingStats{Requests: 1}) || got[dissect.S2C] != (pair.PingStats{}) {
 		t.Errorf("Tables(B).Ping = %+v; want one unanswered c2s request", got)
 	}
 	// A Stream keeps the same counts for the end of the capture.
@@ -234,25 +235,30 @@ func TestPingStats(t *testing.T) {
 	}
 }
 
+// pings is the statistics of one direction's PingRequests.
+func pings(requests, answered int, rtt dissect.Latency) pair.PingStats {
+	return pair.PingStats{Requests: requests, Answered: answered, RTT: rtt}
+}
+
 func lat(mn, md, mx time.Duration) dissect.Latency {
 	return dissect.Latency{Min: mn, Median: md, Max: mx, OK: true}
 }
 
 // TestPairsBounded: a flood of PingRequests never answered, and of
 // RequestServerListenerIds each of its own ID, keeps at most about
-// pairHold askers per connection.
+// pair.Hold askers per connection.
 func TestPairsBounded(t *testing.T) {
 	var steps []pairStep
-	for k := range 3 * pairHold {
+	for k := range 3 * pair.Hold {
 		steps = append(steps, pingReqC2S, request(uint32(k)))
 	}
 	c := NewIndex(nil)
 	pairScript(c, steps)
 	ps := c.conns[0].pairs
-	if n := ps.pings[0].Len() + ps.pings[1].Len() + ps.reqs.Len(); n > pairHold+1 {
-		t.Errorf("%d askers kept; want at most %d", n, pairHold+1)
+	if n := ps.Open(); n > pair.Hold+1 {
+		t.Errorf("%d askers kept; want at most %d", n, pair.Hold+1)
 	}
-	if ps.ping[dissect.C2S].requests != 3*pairHold {
-		t.Errorf("%d requests counted; want %d", ps.ping[dissect.C2S].requests, 3*pairHold)
+	if n := ps.PingStats(0, true)[dissect.C2S].Requests; n != 3*pair.Hold {
+		t.Errorf("%d requests counted; want %d", n, 3*pair.Hold)
 	}
 }

@@ -1,7 +1,5 @@
 package session
 
-import "github.com/usmnscope/usmnscope/dissect"
-
 // Quiet says the input went quiet (issue 24 point 3): a source that may
 // wait (standard input, live) has brought nothing for a while, and what
 // has arrived is to be shown now rather than when more comes, the way a
@@ -11,7 +9,7 @@ import "github.com/usmnscope/usmnscope/dissect"
 // messages it has (wire.md 4.6: as at the end of a capture); and the askers
 // still unanswered (a PingRequest, a RequestServerListenerId, a ULinkRPC
 // Request or KeepAlivePing) are given up as past the pairing bound are
-// (outputs.md "Pairing", pairHold): handed out without a pair, and an
+// (outputs.md "Pairing", pair.Hold): handed out without a pair, and an
 // answer that comes later pairs with nothing, so that both messages agree.
 // A Stream then hands out everything final and calls its Quiet. Input may
 // go on after it.
@@ -23,7 +21,7 @@ func (c *Index) Quiet() {
 		if len(cn.held) > 0 || cn.undecided[0] || cn.undecided[1] || cn.idUndecided {
 			c.settle(cn)
 		}
-		cn.pairs.giveUp()
+		cn.pairs.GiveUp()
 	}
 	c.hostedAsks = nil
 	if c.stream != nil {
@@ -33,27 +31,4 @@ func (c *Index) Quiet() {
 			c.stream.Quiet()
 		}
 	}
-}
-
-// giveUp forgets every unanswered asker, as expire does past pairHold:
-// none can be answered any more, so a Stream holds none (pairFinal).
-func (ps *pairState) giveUp() {
-	if ps == nil {
-		return
-	}
-	if ps.head < len(ps.order) {
-		ps.quietTo = max(ps.quietTo, ps.order[len(ps.order)-1].n)
-	}
-	for ps.head < len(ps.order) {
-		a := ps.order[ps.head]
-		if ps.open(a) {
-			if a.ping {
-				ps.pings[a.key].Oldest(dissect.Dir(a.key))
-			} else {
-				ps.reqs.Oldest(a.key)
-			}
-		}
-		ps.head++
-	}
-	ps.compact()
 }

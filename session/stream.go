@@ -37,7 +37,7 @@ import (
 //
 // A message that asks (a PingRequest, a RequestServerListenerId: pairs.go)
 // is not final either while an answer may still pair with it: it and
-// every later message wait until it is answered, or until pairHold (4096)
+// every later message wait until it is answered, or until pair.Hold (4096)
 // messages later nothing can answer it any more (then it is handed out
 // without a pair; the full Index pairs by the same rule, so both agree).
 // Its bytes are kept for that wait even when it was to be handed out at
@@ -311,7 +311,10 @@ func (c *Index) lateOn() bool {
 // noteLate notes that cn's tables hold an unresolved reference (lateBound).
 func (c *Index) noteLate(cn *connection) {
 	s := c.stream
-	if !c.lateOn() || s.inLate[cn.idx] || cn.tables == nil || len(cn.tables.queue) == 0 {
+	if !c.lateOn() || s.inLate[cn.idx] {
+		return
+	}
+	if _, waiting := cn.tables.Current().FirstUnresolved(); !waiting {
 		return
 	}
 	if s.inLate == nil {
@@ -330,13 +333,14 @@ func (c *Index) lateBound() int32 {
 	b := int32(c.nrec)
 	k := 0
 	for _, cn := range s.late {
-		if len(cn.tables.queue) == 0 {
+		first, ok := cn.tables.Current().FirstUnresolved()
+		if !ok {
 			delete(s.inLate, cn.idx)
 			continue
 		}
 		s.late[k] = cn
 		k++
-		if first := cn.tables.queue[0].N; c.nrec-first < lateHold && int32(first-1) < b {
+		if c.nrec-first < lateHold && int32(first-1) < b {
 			b = int32(first - 1)
 		}
 	}
@@ -412,9 +416,9 @@ func (c *Index) keepAsOf(cn *connection) {
 		t = c.hostedLive(cn, s.AsOf)
 		t.hostedCut, t.hostedFindings = s.Cut, len(cn.proto.Findings())
 	} else {
-		t = cn.current().snapshot(cn.info.Conn, s.AsOf)
+		t = tablesFrom(cn.tables.Current(), cn.info.Conn, s.AsOf)
 		t.Messages = cn.committed
-		t.Ping = cn.pairs.pingStats(0, false)
+		t.Ping = cn.pairs.PingStats(0, false)
 	}
 	s.asOf[cn.idx] = t
 	if !s.Cut {
@@ -651,9 +655,9 @@ func (c *Index) streamTables(cn *connection, asOf int) *Tables {
 	if cn.proto != nil {
 		return c.hostedLive(cn, asOf)
 	}
-	t := cn.current().snapshot(cn.info.Conn, asOf)
+	t := tablesFrom(cn.tables.Current(), cn.info.Conn, asOf)
 	t.Messages = cn.info.Messages
-	t.Ping = cn.pairs.pingStats(0, false)
+	t.Ping = cn.pairs.PingStats(0, false)
 	return t
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/unturned"
+	"github.com/usmnscope/usmnscope/unturned/payload"
 )
 
 // Tally is what a tally over every message (`usmnscope stats`, issue 26)
@@ -111,7 +112,7 @@ func (c *Index) TallyOf(n int, b *Tally) bool {
 		b.Pair, b.Latency, b.HasLatency = m.Pair, m.Latency, m.HasLatency
 		return true
 	}
-	if c.schemas != nil && payloadKind(r.kind) {
+	if c.schemas != nil && payload.Kind(r.kind) {
 		return false
 	}
 	var data []byte

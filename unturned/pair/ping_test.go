@@ -1,4 +1,4 @@
-package session
+package pair
 
 import (
 	"math/rand/v2"

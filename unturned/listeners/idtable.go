@@ -1,4 +1,4 @@
-package session
+package listeners
 
 import "slices"
 
