@@ -366,7 +366,13 @@ func (s *Session) Numbered(r *Record, n int) *Record {
 		}
 		r.env = nil
 	}
-	s.tally.Add(r)
+	if s.cfg.Lazy && !s.compact {
+		// Counted, not added up: a Lazy session's host prints its
+		// records and never its tables (Config.Lazy).
+		s.tally.records++
+	} else {
+		s.tally.Add(r)
+	}
 	if s.compact {
 		r.shrink()
 	}
