@@ -99,17 +99,27 @@ type rpcValues struct {
 // at most valuesChunk-1 records' values kept beside one kept record.
 const valuesChunk = 8
 
+// lazyChunk is valuesChunk for a Lazy session, whose records its host
+// prints and hands back within a few batches: one allocation per 64
+// frames, not one a frame (the most the feeder of `dump --json` still
+// allocated).
+const lazyChunk = 64
+
 // envRPC sets the rpc object's values that env alone gives (apply's,
 // without the pairing): the ids, status, error and ticks, and the names
 // of a Request's or Push's ids. It returns a Request's or Push's contract
-// method, nil for none. A compact session's values come from its chunk
-// (valuesChunk): it is the feeder's alone.
+// method, nil for none. A compact or Lazy session's values come from its
+// chunk (valuesChunk, lazyChunk): it is the feeder's alone.
 func (s *Session) envRPC(p *RPC, env ulinkrpc.Envelope) *ulinkrpc.Method {
-	if !s.compact || !env.Type.Known() {
+	if !s.compact && !s.cfg.Lazy || !env.Type.Known() {
 		return s.envValues(p, env, nil)
 	}
 	if len(s.vals) == 0 {
-		s.vals = make([]rpcValues, valuesChunk)
+		n := valuesChunk
+		if !s.compact {
+			n = lazyChunk
+		}
+		s.vals = make([]rpcValues, n)
 	}
 	v := &s.vals[0]
 	s.vals = s.vals[1:]
