@@ -163,9 +163,12 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	if r.ownEnvelope {
 		buf = r.Envelope[:0]
 	}
-	*r = Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
-		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown", file: at.File, inFile: at.InFile,
-		pooled: lazy || s.compact}
+	// Cleared, then set: a literal is made whole and then copied, which
+	// cost twice the clearing (issue 28).
+	*r = Record{}
+	r.Frame, r.Time, r.Conn, r.Dir = at.Frame, at.Time, s.conn, d
+	r.Transport, r.Len, r.Offset, r.Msg = s.cfg.Transport, len(frame), info.Offset, "Unknown"
+	r.file, r.inFile, r.pooled = at.File, at.InFile, lazy || s.compact
 	defer func() {
 		if s.cfg.Yield != nil {
 			s.cfg.Yield(r, at)
