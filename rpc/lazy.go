@@ -171,6 +171,7 @@ type lazyScratch struct {
 	// dirTransport are appendDirTransport's texts by direction and
 	// transport, nil until made.
 	dirTransport [2][4][]byte
+	found        foundJSON // jsonParts.finding's
 }
 
 // dirText is appendDirTransport's text of d and t, nil for a pair it
@@ -227,7 +228,7 @@ var lazyScratches = sync.Pool{New: func() any { return new(lazyScratch) }}
 func appendBare(dst []byte, r *Record, origin []byte) []byte {
 	sc := lazyScratches.Get().(*lazyScratch)
 	defer lazyScratches.Put(sc)
-	parts := jsonParts{tc: &sc.tc, conn: sc.conn(r.Conn), dirTransport: sc.dirText(r.Dir, r.Transport)}
+	parts := jsonParts{tc: &sc.tc, conn: sc.conn(r.Conn), dirTransport: sc.dirText(r.Dir, r.Transport), found: &sc.found}
 	env, exact := ulinkrpc.EnvelopeLayout(r.Envelope)
 	if exact {
 		// Its fields are written from its bytes (appendExactFields).
