@@ -13,69 +13,36 @@ import (
 
 // Record is one ULinkRPC frame as outputs.md "ULinkRPC records" describes
 // it. Pointers are the keys that may be null.
+//
+// Its fields lie in the order its readers take them (issue 28): pairing
+// reads an asker, and its host a record it hands out, long after the
+// record was made, so what they read sits in its first cache lines: the
+// number, pairing and place in the first 64 bytes, the flags and the
+// rpc ids and names in the next, the bytes and findings after them.
 type Record struct {
-	N         int
-	Frame     int
-	Time      time.Time
-	Conn      dissect.Conn
-	Dir       dissect.Dir
-	Transport Transport
-	Len       int    // the length prefix's value: the frame as on the wire
-	Msg       string // Request … KeepAlivePong, Encrypted, Unknown
-	Type      ulinkrpc.FrameType
-	Offset    int64 // stream offset of the frame's length prefix (per conv for KCP)
+	N     int
+	Pair  int // n of the partner, 0 for none
+	Frame int
+	Len   int // the length prefix's value: the frame as on the wire
+	Time  time.Time
+	// openAt is 1 + the index of the record's entry among its session's
+	// open askers (openList), 0 when it was never put there.
+	openAt int32
+	Type   ulinkrpc.FrameType
+	Dir    dissect.Dir
+	// held marks an open asker the session holds (open), freed one its
+	// host handed back meanwhile (Release): the session pools it once it
+	// lets it go (compact.go letGo).
+	held  bool
+	freed bool
 
-	Transform       *Transform      // nil when the layer is off (or classified plain)
-	TransformFields []dissect.Field // iv, ciphertext, hmac, flags, body: spans in the transformed frame
-	Envelope        []byte          // the envelope bytes after the transform (outputs.md `hex`); nil if unrecovered
-	Fields          []dissect.Field // envelope fields, then payload.<member>
-	RPC             RPC
-	Payload         *ulinkrpc.Payload // nil for KeepAlive frames, Encrypted and Unknown
-	Findings        []dissect.Finding
-
-	Pair       int           // n of the partner, 0 for none
 	Latency    time.Duration // on the answer of a pair
 	HasLatency bool
 	KeyFailed  bool // encrypted, and the HMAC failed under the key given
-
-	// env is the decoded envelope until the record is numbered and
-	// applied (names, pairing, payload), nil when none was decoded (a
-	// pointer: a record kept for good holds 136 bytes less, issue 28).
-	env *ulinkrpc.Envelope
+	Transport  Transport
 	// light marks a light session's record (Config.Light, light.go),
 	// brief its reading of the frame.
 	light bool
-	// inFile says file is the capture file offset of the frame's bytes
-	// (after its length prefix): they lie in one run of the file
-	// (FileOffset). payloadNotes is how many of Findings, the last, the
-	// payload's decoding gave (Slim: decoding again gives them). Both sit
-	// in light's padding: a record of 512 bytes, not 576.
-	inFile       bool
-	payloadNotes int32
-	brief        ulinkrpc.Brief
-	// class is how the transform layer classified the frame; classNoted
-	// says Findings[0] is its note (ulinkrpc.ClassNote: the settings were
-	// unknown), which classified turns into a connection finding.
-	class      ulinkrpc.Class
-	classNoted bool
-	// held marks an open asker the session holds (open), freed one its
-	// host handed back meanwhile (Release): the session pools it once it
-	// lets it go (compact.go letGo). Both sit in class's padding.
-	held  bool
-	freed bool
-	// openAt is 1 + the index of the record's entry among its session's
-	// open askers (openList), 0 when it was never put there; it sits in
-	// the padding after class.
-	openAt int32
-	// capped is the display cap the frame's gzip body inflated past
-	// (ulinkrpc's Untransformed.Capped): the record keeps the compressed
-	// body, and Tree inflates its start again when shown (Inflated).
-	capped int
-	// bare marks a record of a Lazy session whose envelope fields are
-	// left to be listed when it is read, lazy how to decode its payload,
-	// which is left to then too (lazy.go).
-	bare bool
-	lazy *ulinkrpc.PayloadConfig
 	// pooled marks a record of a Lazy or compact session, which its host
 	// hands back once it holds it no more (Release, lazy.go);
 	// ownEnvelope says its Envelope is a buffer of its own, which the
@@ -87,8 +54,47 @@ type Record struct {
 	// a transformed frame its Envelope too, raw keeping the frame as on
 	// the wire; Session.Expand decodes them again when it is shown.
 	compact bool
-	raw     []byte
-	file    int64 // see inFile
+	// bare marks a record of a Lazy session whose envelope fields are
+	// left to be listed when it is read, lazy how to decode its payload,
+	// which is left to then too (lazy.go).
+	bare bool
+	RPC  RPC
+
+	// inFile says file is the capture file offset of the frame's bytes
+	// (after its length prefix): they lie in one run of the file
+	// (FileOffset). payloadNotes is how many of Findings, the last, the
+	// payload's decoding gave (Slim: decoding again gives them).
+	inFile       bool
+	payloadNotes int32
+	// class is how the transform layer classified the frame; classNoted
+	// says Findings[0] is its note (ulinkrpc.ClassNote: the settings were
+	// unknown), which classified turns into a connection finding.
+	class      ulinkrpc.Class
+	classNoted bool
+
+	Envelope []byte // the envelope bytes after the transform (outputs.md `hex`); nil if unrecovered
+	Findings []dissect.Finding
+	Msg      string // Request … KeepAlivePong, Encrypted, Unknown
+	Offset   int64  // stream offset of the frame's length prefix (per conv for KCP)
+	Conn     dissect.Conn
+	lazy     *ulinkrpc.PayloadConfig
+
+	Transform       *Transform        // nil when the layer is off (or classified plain)
+	TransformFields []dissect.Field   // iv, ciphertext, hmac, flags, body: spans in the transformed frame
+	Fields          []dissect.Field   // envelope fields, then payload.<member>
+	Payload         *ulinkrpc.Payload // nil for KeepAlive frames, Encrypted and Unknown
+
+	// env is the decoded envelope until the record is numbered and
+	// applied (names, pairing, payload), nil when none was decoded (a
+	// pointer: a record kept for good holds 136 bytes less, issue 28).
+	env   *ulinkrpc.Envelope
+	brief ulinkrpc.Brief
+	// capped is the display cap the frame's gzip body inflated past
+	// (ulinkrpc's Untransformed.Capped): the record keeps the compressed
+	// body, and Tree inflates its start again when shown (Inflated).
+	capped int
+	raw    []byte
+	file   int64 // see inFile
 }
 
 // Transform is outputs.md's `transform` object.
