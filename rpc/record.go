@@ -191,7 +191,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 		}
 	}()
 	u, err := ulinkrpc.Untransform(frame, s.cfg.Transform)
-	r.KeyFailed = errors.Is(err, ulinkrpc.ErrAuth)
+	r.KeyFailed = err != nil && errors.Is(err, ulinkrpc.ErrAuth)
 	r.Findings = u.Findings // Untransform's own: no copy (it is the class note, mostly)
 	r.class, r.classNoted = u.Class, s.cfg.Transform.Mode == ulinkrpc.Auto
 	r.capped = u.Capped
@@ -237,7 +237,9 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 		r.Msg = s.env.Type.String()
 	}
 	r.Fields = s.env.Fields
-	r.Findings = append(r.Findings, s.env.Findings...)
+	if len(s.env.Findings) > 0 {
+		r.Findings = append(r.Findings, s.env.Findings...)
+	}
 	r.env, s.envOf = &s.env, r
 }
 
