@@ -113,6 +113,15 @@ func AppendHex(dst, src []byte) []byte {
 	l := len(dst)
 	dst = slices.Grow(dst, 2*len(src))[:l+2*len(src)]
 	out := dst[l:]
+	for len(src) >= 8 && len(out) >= 16 {
+		// Eight bytes a step: two stores, one loop test.
+		s, o := src[:8:8], out[:16:16]
+		binary.LittleEndian.PutUint64(o, uint64(hexPairs[s[0]])|uint64(hexPairs[s[1]])<<16|
+			uint64(hexPairs[s[2]])<<32|uint64(hexPairs[s[3]])<<48)
+		binary.LittleEndian.PutUint64(o[8:], uint64(hexPairs[s[4]])|uint64(hexPairs[s[5]])<<16|
+			uint64(hexPairs[s[6]])<<32|uint64(hexPairs[s[7]])<<48)
+		src, out = src[8:], out[16:]
+	}
 	for len(src) >= 4 && len(out) >= 8 {
 		binary.LittleEndian.PutUint64(out, uint64(hexPairs[src[0]])|uint64(hexPairs[src[1]])<<16|
 			uint64(hexPairs[src[2]])<<32|uint64(hexPairs[src[3]])<<48)
