@@ -371,7 +371,7 @@ func (s *Session) Numbered(r *Record, n int) *Record {
 	}
 	s.classified(r)
 	if r.env != nil {
-		s.apply(r, *r.env)
+		s.apply(r, r.env)
 		if s.envOf == r {
 			s.envOf = nil
 		}
@@ -398,7 +398,7 @@ func (s *Session) Open(r *Record) bool {
 }
 
 // apply names, pairs and decodes the payload of a numbered record.
-func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
+func (s *Session) apply(r *Record, env *ulinkrpc.Envelope) {
 	d := r.Dir
 	switch env.Type {
 	case ulinkrpc.Request:
@@ -418,7 +418,11 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 			if req != nil {
 				r.RPC.ServiceID, r.RPC.MethodID = req.RPC.ServiceID, req.RPC.MethodID
 				r.RPC.Service, r.RPC.Method = req.RPC.Service, req.RPC.Method
-				m = s.method(ulinkrpc.Request, *req.RPC.ServiceID, *req.RPC.MethodID)
+				if s.cfg.Contracts != nil {
+					// Not read without: the asker's ids lie in memory
+					// made long ago.
+					m = s.method(ulinkrpc.Request, *req.RPC.ServiceID, *req.RPC.MethodID)
+				}
 			}
 			s.done(req)
 		} else {
@@ -471,7 +475,7 @@ func (s *Session) method(t ulinkrpc.FrameType, sid, mid int32) *ulinkrpc.Method 
 
 // payload decodes the envelope's payload: a Request's and a Push's
 // argument type is m.Request, a Response's is m.Reply.
-func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
+func (s *Session) payload(r *Record, env *ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
 	if s.compact {
 		s.compactPayload(r, env, m, arg) // its findings alone (compact.go)
 		return
@@ -489,7 +493,7 @@ func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, 
 // returns its findings; bare decodes it for its findings alone (a compact
 // record drops the rest: shrink). It leaves a Lazy session's payload to
 // when the record is read, ok false.
-func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg, bare bool) (findings []dissect.Finding, ok bool) {
+func (s *Session) payloadOf(r *Record, env *ulinkrpc.Envelope, m *ulinkrpc.Method, arg, bare bool) (findings []dissect.Finding, ok bool) {
 	typ := s.payloadType(m, arg)
 	if s.cfg.Lazy && !s.compact {
 		r.lazy = s.lazyConfig(typ)

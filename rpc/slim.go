@@ -53,7 +53,7 @@ func (s *Session) Restore(env []byte, p decode.Place, whole bool) *Record {
 	if e.Type.Known() {
 		r.Msg = e.Type.String()
 	}
-	s.envValues(&r.RPC, e, nil)
+	s.envValues(&r.RPC, &e, nil)
 	if a, ok := p.Asker.(*Record); ok && e.Type == ulinkrpc.Response {
 		r.RPC.ServiceID, r.RPC.MethodID = a.RPC.ServiceID, a.RPC.MethodID
 		r.RPC.Service, r.RPC.Method = a.RPC.Service, a.RPC.Method
@@ -110,7 +110,7 @@ const lazyChunk = 64
 // of a Request's or Push's ids. It returns a Request's or Push's contract
 // method, nil for none. A compact or Lazy session's values come from its
 // chunk (valuesChunk, lazyChunk): it is the feeder's alone.
-func (s *Session) envRPC(p *RPC, env ulinkrpc.Envelope) *ulinkrpc.Method {
+func (s *Session) envRPC(p *RPC, env *ulinkrpc.Envelope) *ulinkrpc.Method {
 	if !s.compact && !s.cfg.Lazy || !env.Type.Known() {
 		return s.envValues(p, env, nil)
 	}
@@ -127,7 +127,7 @@ func (s *Session) envRPC(p *RPC, env ulinkrpc.Envelope) *ulinkrpc.Method {
 }
 
 // envValues is envRPC with v, zero, for the values; nil makes them.
-func (s *Session) envValues(p *RPC, env ulinkrpc.Envelope, v *rpcValues) *ulinkrpc.Method {
+func (s *Session) envValues(p *RPC, env *ulinkrpc.Envelope, v *rpcValues) *ulinkrpc.Method {
 	switch env.Type {
 	case ulinkrpc.Request, ulinkrpc.Push, ulinkrpc.Response:
 		if v == nil {
