@@ -119,7 +119,8 @@ func (r *Record) line() string {
 }
 
 // decodeInto sets *cp to bare record r with its payload decoded, and with
-// fields its envelope's and payload's fields listed.
+// fields its envelope's and payload's fields listed and the payload's
+// findings added (a line reads neither, nor a MemoryPack cut's fields).
 func (r *Record) decodeInto(cp *Record, fields bool) {
 	*cp = *r
 	cp.bare, cp.lazy = false, nil
@@ -139,7 +140,7 @@ func (r *Record) decodeInto(cp *Record, fields bool) {
 	if fields {
 		cp.Fields = appendPayloadFields(cp.Fields, p.Fields)
 	}
-	if len(p.Findings) > 0 {
+	if len(p.Findings) > 0 && fields {
 		cp.Findings = append(append(make([]dissect.Finding, 0, len(r.Findings)+len(p.Findings)), r.Findings...), p.Findings...)
 		cp.payloadNotes = int32(len(p.Findings))
 	}
@@ -154,6 +155,7 @@ func (r *Record) decodeInto(cp *Record, fields bool) {
 func (r *Record) decodePayload(env ulinkrpc.Envelope, writing bool, cut *ulinkrpc.MPWalk) ulinkrpc.Payload {
 	cfg := *r.lazy
 	cfg.NoJSONFields, cfg.NoGuessText, cfg.Cut, cfg.NoJSONValue = writing, writing, cut, cut != nil
+	cfg.NoCutFields = writing
 	return ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
 }
 
