@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
@@ -130,10 +131,10 @@ func (r *Record) methodName() string {
 func methodText(sid, mid *int32, service, method *string) string {
 	svc, m := "?", "?"
 	if sid != nil {
-		svc = fmt.Sprintf("(%d)", *sid)
+		svc = "(" + strconv.Itoa(int(*sid)) + ")"
 	}
 	if mid != nil {
-		m = fmt.Sprintf("(%d)", *mid)
+		m = "(" + strconv.Itoa(int(*mid)) + ")"
 	}
 	if service != nil {
 		svc = *service
