@@ -26,13 +26,13 @@ func Line(r *Record) string {
 	switch r.Type {
 	case ulinkrpc.Request:
 		b.WriteString(" #")
-		b.WriteString(strconv.FormatUint(uint64(*r.RPC.RequestID), 10))
+		writeUint(&b, uint64(*r.RPC.RequestID))
 		b.WriteByte(' ')
-		b.WriteString(termsafe.Escape(r.methodName()))
+		methodLine(&b, r)
 		payloadText(&b, r)
 	case ulinkrpc.Response:
 		b.WriteString(" #")
-		b.WriteString(strconv.FormatUint(uint64(*r.RPC.RequestID), 10))
+		writeUint(&b, uint64(*r.RPC.RequestID))
 		b.WriteByte(' ')
 		b.WriteString(termsafe.Escape(*r.RPC.Status))
 		latencyText(&b, r)
@@ -44,7 +44,7 @@ func Line(r *Record) string {
 		payloadText(&b, r)
 	case ulinkrpc.Push:
 		b.WriteByte(' ')
-		b.WriteString(termsafe.Escape(r.methodName()))
+		methodLine(&b, r)
 		payloadText(&b, r)
 	case ulinkrpc.KeepAlivePing, ulinkrpc.KeepAlivePong:
 		b.WriteString(" ticks ")
@@ -78,6 +78,29 @@ func Line(r *Record) string {
 		}
 	}
 	return b.String()
+}
+
+// writeUint writes v in decimal, through no string of its own.
+func writeUint(b *strings.Builder, v uint64) {
+	var num [20]byte
+	b.Write(strconv.AppendUint(num[:0], v, 10))
+}
+
+// methodLine writes r's method name as Line does: escaped, and for ids
+// without names (plain digits, which escaping keeps) through no string
+// of its own.
+func methodLine(b *strings.Builder, r *Record) {
+	p := &r.RPC
+	if p.Service != nil || p.Method != nil || p.ServiceID == nil || p.MethodID == nil {
+		b.WriteString(termsafe.Escape(r.methodName()))
+		return
+	}
+	var num [48]byte
+	n := append(num[:0], '(')
+	n = strconv.AppendInt(n, int64(*p.ServiceID), 10)
+	n = append(n, ").("...)
+	n = strconv.AppendInt(n, int64(*p.MethodID), 10)
+	b.Write(append(n, ')'))
 }
 
 func latencyText(b *strings.Builder, r *Record) {
