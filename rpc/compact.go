@@ -82,15 +82,15 @@ func (s *Session) decodeAgain(r *Record, bare bool) (findings []dissect.Finding,
 	p := &r.RPC
 	switch env.Type {
 	case ulinkrpc.Request:
-		return s.payloadOf(r, env, s.method(ulinkrpc.Request, env.ServiceID, env.MethodID), true, bare)
+		return s.payloadOf(r, &env, s.method(ulinkrpc.Request, env.ServiceID, env.MethodID), true, bare)
 	case ulinkrpc.Push:
-		return s.payloadOf(r, env, s.method(ulinkrpc.Push, env.ServiceID, env.MethodID), true, bare)
+		return s.payloadOf(r, &env, s.method(ulinkrpc.Push, env.ServiceID, env.MethodID), true, bare)
 	case ulinkrpc.Response:
 		var m *ulinkrpc.Method
 		if p.ServiceID != nil && p.MethodID != nil {
 			m = s.method(ulinkrpc.Request, *p.ServiceID, *p.MethodID)
 		}
-		return s.payloadOf(r, env, m, false, bare)
+		return s.payloadOf(r, &env, m, false, bare)
 	}
 	return nil, false
 }
@@ -113,7 +113,7 @@ func (s *Session) payloadType(m *ulinkrpc.Method, arg bool) *ulinkrpc.DTO {
 // A record with no other findings takes its one finding (the note of a
 // MemoryPack payload cut by its shape, mostly) as a list shared with the
 // session's records of the same one (oneFinding): no list a record.
-func (s *Session) compactPayload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
+func (s *Session) compactPayload(r *Record, env *ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
 	s.found = ulinkrpc.PayloadFindings(s.found[:0], env.Payload, env.PayloadOff,
 		ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: s.payloadType(m, arg), Types: s.types})
 	r.payloadNotes = int32(len(s.found))

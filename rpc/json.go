@@ -55,6 +55,35 @@ type jsonParts struct {
 	conn []byte
 	// dirTransport is appendDirTransport's text, nil to write it.
 	dirTransport []byte
+	// found is the payload finding written last and its entry (finding),
+	// the encoding goroutine's.
+	found *foundJSON
+}
+
+// foundJSON is a finding's "expert" entry as dissect.Finding.AppendJSON
+// writes it (its Bit is not written).
+type foundJSON struct {
+	sev   dissect.Severity
+	group dissect.Group
+	text  string
+	json  []byte
+}
+
+// finding appends f's "expert" entry: the one written last again when f
+// is the same note (most payload findings are: MemoryPack cut without a
+// schema), else written and kept.
+func (p *jsonParts) finding(dst []byte, f *dissect.Finding) []byte {
+	m := p.found
+	if m == nil {
+		return f.AppendJSON(dst)
+	}
+	if m.json != nil && f.Severity == m.sev && f.Group == m.group && f.Text == m.text {
+		return append(dst, m.json...)
+	}
+	at := len(dst)
+	dst = f.AppendJSON(dst)
+	m.sev, m.group, m.text, m.json = f.Severity, f.Group, f.Text, append(m.json[:0], dst[at:]...)
+	return dst
 }
 
 // appendJSON is AppendJSONOrigin of r, or of bare r's decoded parts.
@@ -168,7 +197,7 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 		n := len(r.Findings)
 		for i := range parts.payload.Findings {
 			dst = appendSep(dst, &n)
-			dst = parts.payload.Findings[i].AppendJSON(dst)
+			dst = parts.finding(dst, &parts.payload.Findings[i])
 		}
 	}
 	dst = append(dst, ']')

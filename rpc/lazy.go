@@ -119,7 +119,8 @@ func (r *Record) line() string {
 }
 
 // decodeInto sets *cp to bare record r with its payload decoded, and with
-// fields its envelope's and payload's fields listed.
+// fields its envelope's and payload's fields listed and the payload's
+// findings added (a line reads neither, nor a MemoryPack cut's fields).
 func (r *Record) decodeInto(cp *Record, fields bool) {
 	*cp = *r
 	cp.bare, cp.lazy = false, nil
@@ -139,7 +140,7 @@ func (r *Record) decodeInto(cp *Record, fields bool) {
 	if fields {
 		cp.Fields = appendPayloadFields(cp.Fields, p.Fields)
 	}
-	if len(p.Findings) > 0 {
+	if len(p.Findings) > 0 && fields {
 		cp.Findings = append(append(make([]dissect.Finding, 0, len(r.Findings)+len(p.Findings)), r.Findings...), p.Findings...)
 		cp.payloadNotes = int32(len(p.Findings))
 	}
@@ -154,6 +155,7 @@ func (r *Record) decodeInto(cp *Record, fields bool) {
 func (r *Record) decodePayload(env ulinkrpc.Envelope, writing bool, cut *ulinkrpc.MPWalk) ulinkrpc.Payload {
 	cfg := *r.lazy
 	cfg.NoJSONFields, cfg.NoGuessText, cfg.Cut, cfg.NoJSONValue = writing, writing, cut, cut != nil
+	cfg.NoCutFields = writing
 	return ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
 }
 
@@ -171,6 +173,7 @@ type lazyScratch struct {
 	// dirTransport are appendDirTransport's texts by direction and
 	// transport, nil until made.
 	dirTransport [2][4][]byte
+	found        foundJSON // jsonParts.finding's
 }
 
 // dirText is appendDirTransport's text of d and t, nil for a pair it
@@ -227,7 +230,7 @@ var lazyScratches = sync.Pool{New: func() any { return new(lazyScratch) }}
 func appendBare(dst []byte, r *Record, origin []byte) []byte {
 	sc := lazyScratches.Get().(*lazyScratch)
 	defer lazyScratches.Put(sc)
-	parts := jsonParts{tc: &sc.tc, conn: sc.conn(r.Conn), dirTransport: sc.dirText(r.Dir, r.Transport)}
+	parts := jsonParts{tc: &sc.tc, conn: sc.conn(r.Conn), dirTransport: sc.dirText(r.Dir, r.Transport), found: &sc.found}
 	env, exact := ulinkrpc.EnvelopeLayout(r.Envelope)
 	if exact {
 		// Its fields are written from its bytes (appendExactFields).

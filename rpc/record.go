@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/usmnscope/usmnscope/dissect"
@@ -13,70 +14,36 @@ import (
 
 // Record is one ULinkRPC frame as outputs.md "ULinkRPC records" describes
 // it. Pointers are the keys that may be null.
+//
+// Its fields lie in the order its readers take them (issue 28): pairing
+// reads an asker, and its host a record it hands out, long after the
+// record was made, so what they read sits in its first cache lines: the
+// number, pairing and place in the first 64 bytes, the flags and the
+// rpc ids and names in the next, the bytes and findings after them.
 type Record struct {
-	N         int
-	Frame     int
-	Time      time.Time
-	Conn      dissect.Conn
-	Dir       dissect.Dir
-	Transport Transport
-	Len       int    // the length prefix's value: the frame as on the wire
-	Msg       string // Request … KeepAlivePong, Encrypted, Unknown
-	Type      ulinkrpc.FrameType
-	Offset    int64 // stream offset of the frame's length prefix (per conv for KCP)
+	N     int
+	Pair  int // n of the partner, 0 for none
+	Frame int
+	Len   int // the length prefix's value: the frame as on the wire
+	Time  time.Time
+	// openAt is 1 + the index of the record's entry among its session's
+	// open askers (openList), 0 when it was never put there.
+	openAt int32
+	Type   ulinkrpc.FrameType
+	Dir    dissect.Dir
+	// held marks an open asker the session holds (open), freed one its
+	// host handed back meanwhile (Release): the session pools it once it
+	// lets it go (compact.go letGo).
+	held  bool
+	freed bool
 
-	Transform       *Transform      // nil when the layer is off (or classified plain)
-	TransformFields []dissect.Field // iv, ciphertext, hmac, flags, body: spans in the transformed frame
-	Envelope        []byte          // the envelope bytes after the transform (outputs.md `hex`); nil if unrecovered
-	Fields          []dissect.Field // envelope fields, then payload.<member>
-	RPC             RPC
-	Payload         *ulinkrpc.Payload // nil for KeepAlive frames, Encrypted and Unknown
-	Findings        []dissect.Finding
-
-	Pair       int           // n of the partner, 0 for none
 	Latency    time.Duration // on the answer of a pair
 	HasLatency bool
 	KeyFailed  bool // encrypted, and the HMAC failed under the key given
-
-	// env is the decoded envelope until the record is numbered and
-	// applied (names, pairing, payload), nil when none was decoded (a
-	// pointer: a record kept for good holds 136 bytes less, issue 28).
-	env *ulinkrpc.Envelope
+	Transport  Transport
 	// light marks a light session's record (Config.Light, light.go),
 	// brief its reading of the frame.
 	light bool
-	// inFile says file is the capture file offset of the frame's bytes
-	// (after its length prefix): they lie in one run of the file
-	// (FileOffset). payloadNotes is how many of Findings, the last, the
-	// payload's decoding gave (Slim: decoding again gives them). Both sit
-	// in light's padding: a record of 512 bytes, not 576.
-	inFile       bool
-	masked       bool // the bytes at file are masked (Stamp.Masked)
-	payloadNotes int32
-	brief        ulinkrpc.Brief
-	// class is how the transform layer classified the frame; classNoted
-	// says Findings[0] is its note (ulinkrpc.ClassNote: the settings were
-	// unknown), which classified turns into a connection finding.
-	class      ulinkrpc.Class
-	classNoted bool
-	// held marks an open asker the session holds (open), freed one its
-	// host handed back meanwhile (Release): the session pools it once it
-	// lets it go (compact.go letGo). Both sit in class's padding.
-	held  bool
-	freed bool
-	// openAt is 1 + the index of the record's entry among its session's
-	// open askers (openList), 0 when it was never put there; it sits in
-	// the padding after class.
-	openAt int32
-	// capped is the display cap the frame's gzip body inflated past
-	// (ulinkrpc's Untransformed.Capped): the record keeps the compressed
-	// body, and Tree inflates its start again when shown (Inflated).
-	capped int
-	// bare marks a record of a Lazy session whose envelope fields are
-	// left to be listed when it is read, lazy how to decode its payload,
-	// which is left to then too (lazy.go).
-	bare bool
-	lazy *ulinkrpc.PayloadConfig
 	// pooled marks a record of a Lazy or compact session, which its host
 	// hands back once it holds it no more (Release, lazy.go);
 	// ownEnvelope says its Envelope is a buffer of its own, which the
@@ -88,8 +55,48 @@ type Record struct {
 	// a transformed frame its Envelope too, raw keeping the frame as on
 	// the wire; Session.Expand decodes them again when it is shown.
 	compact bool
-	raw     []byte
-	file    int64 // see inFile
+	// bare marks a record of a Lazy session whose envelope fields are
+	// left to be listed when it is read, lazy how to decode its payload,
+	// which is left to then too (lazy.go).
+	bare bool
+	RPC  RPC
+
+	// inFile says file is the capture file offset of the frame's bytes
+	// (after its length prefix): they lie in one run of the file
+	// (FileOffset). payloadNotes is how many of Findings, the last, the
+	// payload's decoding gave (Slim: decoding again gives them).
+	inFile       bool
+	masked       bool // the bytes at file are masked (Stamp.Masked)
+	payloadNotes int32
+	// class is how the transform layer classified the frame; classNoted
+	// says Findings[0] is its note (ulinkrpc.ClassNote: the settings were
+	// unknown), which classified turns into a connection finding.
+	class      ulinkrpc.Class
+	classNoted bool
+
+	Envelope []byte // the envelope bytes after the transform (outputs.md `hex`); nil if unrecovered
+	Findings []dissect.Finding
+	Msg      string // Request … KeepAlivePong, Encrypted, Unknown
+	Offset   int64  // stream offset of the frame's length prefix (per conv for KCP)
+	Conn     dissect.Conn
+	lazy     *ulinkrpc.PayloadConfig
+
+	Transform       *Transform        // nil when the layer is off (or classified plain)
+	TransformFields []dissect.Field   // iv, ciphertext, hmac, flags, body: spans in the transformed frame
+	Fields          []dissect.Field   // envelope fields, then payload.<member>
+	Payload         *ulinkrpc.Payload // nil for KeepAlive frames, Encrypted and Unknown
+
+	// env is the decoded envelope until the record is numbered and
+	// applied (names, pairing, payload), nil when none was decoded (a
+	// pointer: a record kept for good holds 136 bytes less, issue 28).
+	env   *ulinkrpc.Envelope
+	brief ulinkrpc.Brief
+	// capped is the display cap the frame's gzip body inflated past
+	// (ulinkrpc's Untransformed.Capped): the record keeps the compressed
+	// body, and Tree inflates its start again when shown (Inflated).
+	capped int
+	raw    []byte
+	file   int64 // see inFile
 }
 
 // Transform is outputs.md's `transform` object.
@@ -125,10 +132,10 @@ func (r *Record) methodName() string {
 func methodText(sid, mid *int32, service, method *string) string {
 	svc, m := "?", "?"
 	if sid != nil {
-		svc = fmt.Sprintf("(%d)", *sid)
+		svc = "(" + strconv.Itoa(int(*sid)) + ")"
 	}
 	if mid != nil {
-		m = fmt.Sprintf("(%d)", *mid)
+		m = "(" + strconv.Itoa(int(*mid)) + ")"
 	}
 	if service != nil {
 		svc = *service
@@ -164,9 +171,12 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 	if r.ownEnvelope {
 		buf = r.Envelope[:0]
 	}
-	*r = Record{Frame: at.Frame, Time: at.Time, Conn: s.conn, Dir: d,
-		Transport: s.cfg.Transport, Len: len(frame), Offset: info.Offset, Msg: "Unknown", file: at.File, inFile: at.InFile, masked: at.Masked,
-		pooled: lazy || s.compact}
+	// Cleared, then set: a literal is made whole and then copied, which
+	// cost twice the clearing (issue 28).
+	*r = Record{}
+	r.Frame, r.Time, r.Conn, r.Dir = at.Frame, at.Time, s.conn, d
+	r.Transport, r.Len, r.Offset, r.Msg = s.cfg.Transport, len(frame), info.Offset, "Unknown"
+	r.file, r.inFile, r.masked, r.pooled = at.File, at.InFile, at.Masked, lazy || s.compact
 	defer func() {
 		if s.cfg.Yield != nil {
 			s.cfg.Yield(r, at)
@@ -183,7 +193,7 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 		}
 	}()
 	u, err := ulinkrpc.Untransform(frame, s.cfg.Transform)
-	r.KeyFailed = errors.Is(err, ulinkrpc.ErrAuth)
+	r.KeyFailed = err != nil && errors.Is(err, ulinkrpc.ErrAuth)
 	r.Findings = u.Findings // Untransform's own: no copy (it is the class note, mostly)
 	r.class, r.classNoted = u.Class, s.cfg.Transform.Mode == ulinkrpc.Auto
 	r.capped = u.Capped
@@ -229,7 +239,9 @@ func (s *Session) frame(d dissect.Dir, frame []byte, info ulinkrpc.FrameInfo, at
 		r.Msg = s.env.Type.String()
 	}
 	r.Fields = s.env.Fields
-	r.Findings = append(r.Findings, s.env.Findings...)
+	if len(s.env.Findings) > 0 {
+		r.Findings = append(r.Findings, s.env.Findings...)
+	}
 	r.env, s.envOf = &s.env, r
 }
 
@@ -361,13 +373,19 @@ func (s *Session) Numbered(r *Record, n int) *Record {
 	}
 	s.classified(r)
 	if r.env != nil {
-		s.apply(r, *r.env)
+		s.apply(r, r.env)
 		if s.envOf == r {
 			s.envOf = nil
 		}
 		r.env = nil
 	}
-	s.tally.Add(r)
+	if s.cfg.Lazy && !s.compact {
+		// Counted, not added up: a Lazy session's host prints its
+		// records and never its tables (Config.Lazy).
+		s.tally.records++
+	} else {
+		s.tally.Add(r)
+	}
 	if s.compact {
 		r.shrink()
 	}
@@ -382,7 +400,7 @@ func (s *Session) Open(r *Record) bool {
 }
 
 // apply names, pairs and decodes the payload of a numbered record.
-func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
+func (s *Session) apply(r *Record, env *ulinkrpc.Envelope) {
 	d := r.Dir
 	switch env.Type {
 	case ulinkrpc.Request:
@@ -402,7 +420,11 @@ func (s *Session) apply(r *Record, env ulinkrpc.Envelope) {
 			if req != nil {
 				r.RPC.ServiceID, r.RPC.MethodID = req.RPC.ServiceID, req.RPC.MethodID
 				r.RPC.Service, r.RPC.Method = req.RPC.Service, req.RPC.Method
-				m = s.method(ulinkrpc.Request, *req.RPC.ServiceID, *req.RPC.MethodID)
+				if s.cfg.Contracts != nil {
+					// Not read without: the asker's ids lie in memory
+					// made long ago.
+					m = s.method(ulinkrpc.Request, *req.RPC.ServiceID, *req.RPC.MethodID)
+				}
 			}
 			s.done(req)
 		} else {
@@ -455,7 +477,7 @@ func (s *Session) method(t ulinkrpc.FrameType, sid, mid int32) *ulinkrpc.Method 
 
 // payload decodes the envelope's payload: a Request's and a Push's
 // argument type is m.Request, a Response's is m.Reply.
-func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
+func (s *Session) payload(r *Record, env *ulinkrpc.Envelope, m *ulinkrpc.Method, arg bool) {
 	if s.compact {
 		s.compactPayload(r, env, m, arg) // its findings alone (compact.go)
 		return
@@ -473,7 +495,7 @@ func (s *Session) payload(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, 
 // returns its findings; bare decodes it for its findings alone (a compact
 // record drops the rest: shrink). It leaves a Lazy session's payload to
 // when the record is read, ok false.
-func (s *Session) payloadOf(r *Record, env ulinkrpc.Envelope, m *ulinkrpc.Method, arg, bare bool) (findings []dissect.Finding, ok bool) {
+func (s *Session) payloadOf(r *Record, env *ulinkrpc.Envelope, m *ulinkrpc.Method, arg, bare bool) (findings []dissect.Finding, ok bool) {
 	typ := s.payloadType(m, arg)
 	if s.cfg.Lazy && !s.compact {
 		r.lazy = s.lazyConfig(typ)

@@ -79,7 +79,7 @@ type Config struct {
 	// bytes). Meta, Tree, Line, TreeText, Values and AppendJSON give the
 	// record as a session that is not lazy makes it; Brief and the
 	// fields of the Record as kept lack the payload's fields, Payload and
-	// findings.
+	// findings. It keeps no tables: Tables is empty, Len counts.
 	Lazy bool
 	// Yield, when set, hands each decoded frame's record to a host at
 	// once, unnumbered, with the Stamp of the chunk that completed it

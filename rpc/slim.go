@@ -53,7 +53,7 @@ func (s *Session) Restore(env []byte, p decode.Place, whole bool) *Record {
 	if e.Type.Known() {
 		r.Msg = e.Type.String()
 	}
-	s.envValues(&r.RPC, e, nil)
+	s.envValues(&r.RPC, &e, nil)
 	if a, ok := p.Asker.(*Record); ok && e.Type == ulinkrpc.Response {
 		r.RPC.ServiceID, r.RPC.MethodID = a.RPC.ServiceID, a.RPC.MethodID
 		r.RPC.Service, r.RPC.Method = a.RPC.Service, a.RPC.Method
@@ -99,17 +99,27 @@ type rpcValues struct {
 // at most valuesChunk-1 records' values kept beside one kept record.
 const valuesChunk = 8
 
+// lazyChunk is valuesChunk for a Lazy session, whose records its host
+// prints and hands back within a few batches: one allocation per 64
+// frames, not one a frame (the most the feeder of `dump --json` still
+// allocated).
+const lazyChunk = 64
+
 // envRPC sets the rpc object's values that env alone gives (apply's,
 // without the pairing): the ids, status, error and ticks, and the names
 // of a Request's or Push's ids. It returns a Request's or Push's contract
-// method, nil for none. A compact session's values come from its chunk
-// (valuesChunk): it is the feeder's alone.
-func (s *Session) envRPC(p *RPC, env ulinkrpc.Envelope) *ulinkrpc.Method {
-	if !s.compact || !env.Type.Known() {
+// method, nil for none. A compact or Lazy session's values come from its
+// chunk (valuesChunk, lazyChunk): it is the feeder's alone.
+func (s *Session) envRPC(p *RPC, env *ulinkrpc.Envelope) *ulinkrpc.Method {
+	if !s.compact && !s.cfg.Lazy || !env.Type.Known() {
 		return s.envValues(p, env, nil)
 	}
 	if len(s.vals) == 0 {
-		s.vals = make([]rpcValues, valuesChunk)
+		n := valuesChunk
+		if !s.compact {
+			n = lazyChunk
+		}
+		s.vals = make([]rpcValues, n)
 	}
 	v := &s.vals[0]
 	s.vals = s.vals[1:]
@@ -117,7 +127,7 @@ func (s *Session) envRPC(p *RPC, env ulinkrpc.Envelope) *ulinkrpc.Method {
 }
 
 // envValues is envRPC with v, zero, for the values; nil makes them.
-func (s *Session) envValues(p *RPC, env ulinkrpc.Envelope, v *rpcValues) *ulinkrpc.Method {
+func (s *Session) envValues(p *RPC, env *ulinkrpc.Envelope, v *rpcValues) *ulinkrpc.Method {
 	switch env.Type {
 	case ulinkrpc.Request, ulinkrpc.Push, ulinkrpc.Response:
 		if v == nil {

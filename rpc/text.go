@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/usmnscope/usmnscope/dissect"
@@ -20,98 +19,123 @@ const maxSummary = 160
 // `Response #7 Ok 0.21 ms`). Every string from the wire or the contracts
 // passes through termsafe.Escape.
 func Line(r *Record) string {
-	var b strings.Builder
-	b.WriteString(r.Msg)
+	// Made in an array on the stack: the line's one allocation is its
+	// string, of its length.
+	var arr [160]byte
+	b := append(arr[:0], r.Msg...)
 	switch r.Type {
 	case ulinkrpc.Request:
-		b.WriteString(" #")
-		b.WriteString(strconv.FormatUint(uint64(*r.RPC.RequestID), 10))
-		b.WriteByte(' ')
-		b.WriteString(termsafe.Escape(r.methodName()))
-		payloadText(&b, r)
+		b = append(b, " #"...)
+		b = writeUint(b, uint64(*r.RPC.RequestID))
+		b = append(b, ' ')
+		b = methodLine(b, r)
+		b = payloadText(b, r)
 	case ulinkrpc.Response:
-		b.WriteString(" #")
-		b.WriteString(strconv.FormatUint(uint64(*r.RPC.RequestID), 10))
-		b.WriteByte(' ')
-		b.WriteString(termsafe.Escape(*r.RPC.Status))
-		latencyText(&b, r)
+		b = append(b, " #"...)
+		b = writeUint(b, uint64(*r.RPC.RequestID))
+		b = append(b, ' ')
+		b = append(b, termsafe.Escape(*r.RPC.Status)...)
+		b = latencyText(b, r)
 		if r.RPC.Error != nil {
-			b.WriteString(" error \"")
-			b.WriteString(termsafe.Escape(*r.RPC.Error))
-			b.WriteByte('"')
+			b = append(b, " error \""...)
+			b = append(b, termsafe.Escape(*r.RPC.Error)...)
+			b = append(b, '"')
 		}
-		payloadText(&b, r)
+		b = payloadText(b, r)
 	case ulinkrpc.Push:
-		b.WriteByte(' ')
-		b.WriteString(termsafe.Escape(r.methodName()))
-		payloadText(&b, r)
+		b = append(b, ' ')
+		b = methodLine(b, r)
+		b = payloadText(b, r)
 	case ulinkrpc.KeepAlivePing, ulinkrpc.KeepAlivePong:
-		b.WriteString(" ticks ")
-		b.WriteString(strconv.FormatInt(*r.RPC.Ticks, 10))
-		latencyText(&b, r)
+		b = append(b, " ticks "...)
+		b = append(b, strconv.FormatInt(*r.RPC.Ticks, 10)...)
+		b = latencyText(b, r)
 	default:
 		switch {
 		case r.Msg == "Encrypted" && r.KeyFailed:
-			b.WriteString(" ")
-			b.WriteString(strconv.Itoa(r.Len))
-			b.WriteString(" bytes (HMAC failed: the key is probably wrong)")
+			b = append(b, " "...)
+			b = append(b, strconv.Itoa(r.Len)...)
+			b = append(b, " bytes (HMAC failed: the key is probably wrong)"...)
 		case r.Msg == "Encrypted" && r.Transform != nil && r.Transform.Flags == nil && !hasError(r):
-			b.WriteString(" ")
-			b.WriteString(strconv.Itoa(r.Len))
-			b.WriteString(" bytes (no key: pass --ulinkrpc-key BASE64 or the profile's [ulinkrpc] key)")
+			b = append(b, " "...)
+			b = append(b, strconv.Itoa(r.Len)...)
+			b = append(b, " bytes (no key: pass --ulinkrpc-key BASE64 or the profile's [ulinkrpc] key)"...)
 		case r.Msg == "Encrypted":
-			b.WriteString(" ")
-			b.WriteString(strconv.Itoa(r.Len))
-			b.WriteString(" bytes (not decrypted)")
+			b = append(b, " "...)
+			b = append(b, strconv.Itoa(r.Len)...)
+			b = append(b, " bytes (not decrypted)"...)
 		case len(r.Envelope) > 0:
-			b.WriteString(" type ")
-			b.WriteString(strconv.Itoa(int(r.Envelope[0])))
+			b = append(b, " type "...)
+			b = append(b, strconv.Itoa(int(r.Envelope[0]))...)
 		}
 	}
 	if r.Transform != nil {
 		switch {
 		case r.Transform.Decrypted:
-			b.WriteString(" [decrypted]")
+			b = append(b, " [decrypted]"...)
 		case r.Transform.Gzip:
-			b.WriteString(" [gzip]")
+			b = append(b, " [gzip]"...)
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
-func latencyText(b *strings.Builder, r *Record) {
-	if r.HasLatency {
-		b.WriteByte(' ')
-		b.WriteString(dissect.FormatLatency(r.Latency))
+// writeUint appends v in decimal.
+func writeUint(b []byte, v uint64) []byte {
+	return strconv.AppendUint(b, v, 10)
+}
+
+// methodLine appends r's method name as Line writes it: escaped, and for
+// ids without names (plain digits, which escaping keeps) through no
+// string of its own.
+func methodLine(b []byte, r *Record) []byte {
+	p := &r.RPC
+	if p.Service != nil || p.Method != nil || p.ServiceID == nil || p.MethodID == nil {
+		b = append(b, termsafe.Escape(r.methodName())...)
+		return b
 	}
+	b = append(b, '(')
+	b = strconv.AppendInt(b, int64(*p.ServiceID), 10)
+	b = append(b, ").("...)
+	b = strconv.AppendInt(b, int64(*p.MethodID), 10)
+	return append(b, ')')
+}
+
+func latencyText(b []byte, r *Record) []byte {
+	if r.HasLatency {
+		b = append(b, ' ')
+		b = append(b, dissect.FormatLatency(r.Latency)...)
+	}
+	return b
 }
 
 // payloadText appends the payload: JSON as its text, MemoryPack with a
 // schema as JSON, without one its member count, raw bytes by count.
-func payloadText(b *strings.Builder, r *Record) {
+func payloadText(b []byte, r *Record) []byte {
 	p := r.Payload
 	if p == nil || p.Encoding == ulinkrpc.EncodingEmpty {
-		return
+		return b
 	}
-	b.WriteByte(' ')
+	b = append(b, ' ')
 	switch {
 	case p.Encoding == ulinkrpc.EncodingJSON || p.Encoding == ulinkrpc.EncodingMemoryPack && p.Object == nil:
 		// JSON text whose strings are already escaped by termsafe's JSON
 		// rule: Escaped keeps those escapes single.
-		b.WriteString(termsafe.Escaped(clip(string(appendPayloadValue(nil, p)))))
+		b = append(b, termsafe.Escaped(clip(string(appendPayloadValue(nil, p))))...)
 	case p.Encoding == ulinkrpc.EncodingMemoryPack:
-		b.WriteString("memorypack ")
+		b = append(b, "memorypack "...)
 		if p.Object.Null {
-			b.WriteString("null")
+			b = append(b, "null"...)
 		} else {
-			b.WriteString(dissect.Count(len(p.Object.Members), "member"))
+			b = append(b, dissect.Count(len(p.Object.Members), "member")...)
 		}
-		b.WriteString(", ")
-		b.WriteString(dissect.Count(p.Bytes, "byte"))
+		b = append(b, ", "...)
+		b = append(b, dissect.Count(p.Bytes, "byte")...)
 	default:
-		b.WriteString("raw ")
-		b.WriteString(dissect.Count(p.Bytes, "byte"))
+		b = append(b, "raw "...)
+		b = append(b, dissect.Count(p.Bytes, "byte")...)
 	}
+	return b
 }
 
 // clip cuts s to maxSummary bytes on a rune boundary.

@@ -486,11 +486,11 @@ func (c *Index) buildHostedInto(n int, r *record, out *Message, later bool) bool
 		return false
 	}
 	m := decode.GlanceOf(rr)
-	*out = Message{
-		N: n, Frame: int(r.frame), Time: time.Unix(0, c.timeOf(int32(n-1))).UTC(), Conn: c.conns[r.conn].info.Conn,
-		Dir: r.dir, Data: m.Data, Rec: rr, Pair: m.Pair, Latency: m.Latency, HasLatency: m.HasLatency,
-		Findings: append([]dissect.Finding(nil), m.Findings...), recLineLater: later, recSize: m.Size,
-	}
+	// Cleared, then set: a literal is made whole and then copied.
+	*out = Message{}
+	out.N, out.Frame, out.Time, out.Conn = n, int(r.frame), time.Unix(0, c.timeOf(int32(n-1))).UTC(), c.conns[r.conn].info.Conn
+	out.Dir, out.Data, out.Rec, out.Pair, out.Latency, out.HasLatency = r.dir, m.Data, rr, m.Pair, m.Latency, m.HasLatency
+	out.Findings, out.recLineLater, out.recSize = append([]dissect.Finding(nil), m.Findings...), later, m.Size
 	if !later {
 		out.Summary = rr.Line()
 	}

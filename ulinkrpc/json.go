@@ -472,9 +472,11 @@ func (w *JSONWalk) value(nf, nt int32) {
 		w.pos = min(w.pos+4, len(w.b))
 		w.add(nf, nt, from, JSONNull)
 	default:
-		for w.pos < len(w.b) && isNumByte(w.b[w.pos]) {
-			w.pos++
+		b, pos := w.b, w.pos // locals: the loop keeps them in registers
+		for pos < len(b) && isNumByte(b[pos]) {
+			pos++
 		}
+		w.pos = pos
 		w.add(nf, nt, from, JSONNumber)
 	}
 }
@@ -485,17 +487,17 @@ func isNumByte(c byte) bool {
 
 // str moves past a JSON string starting at pos.
 func (w *JSONWalk) str() {
-	w.pos++
-	for w.pos < len(w.b) {
-		switch w.b[w.pos] {
+	b, pos := w.b, w.pos+1 // locals: the loop keeps them in registers
+	for pos < len(b) {
+		switch b[pos] {
 		case '\\':
-			w.pos += 2
+			pos += 2
 			continue
 		case '"':
-			w.pos++
+			w.pos = pos + 1
 			return
 		}
-		w.pos++
+		pos++
 	}
-	w.pos = len(w.b)
+	w.pos = len(b)
 }

@@ -63,6 +63,10 @@ type PayloadConfig struct {
 	// NoJSONFields leaves a JSON payload's Fields nil, for a caller that
 	// walks them from the bytes when it needs them (JSONWalk).
 	NoJSONFields bool
+	// NoCutFields leaves the Fields of a MemoryPack payload cut without a
+	// schema nil (its Object kept), for a caller that reads only its
+	// members' count (rpc's `dump` line).
+	NoCutFields bool
 	// FindingsOnly decodes the payload for its findings alone (rpc's
 	// compact records): no JSON payload's Fields, and a MemoryPack one
 	// without a schema checked for its shape, neither cut into an Object
@@ -147,7 +151,10 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 		return rawPayload(p, err, base, cfg)
 	}
 	shift(&o, base)
-	p.Object, p.Fields = &o, o.Fields(prefix, 0)
+	p.Object = &o
+	if !cfg.NoCutFields {
+		p.Fields = o.Fields(prefix, 0)
+	}
 	return cutPayload(p, base, cfg)
 }
 

@@ -20,16 +20,49 @@ func AppendUint(dst []byte, v uint64) []byte {
 	if v < 10 {
 		return append(dst, byte('0'+v))
 	}
-	return appendUint2(dst, v)
+	return appendUint2(dst, v, false)
 }
 
-// appendUint2 is AppendUint of v of 10 and more (and of less).
-func appendUint2(dst []byte, v uint64) []byte {
-	if v < 10 {
-		return append(dst, byte('0'+v))
+// appendUint2 is AppendUint of v of 10 and more (and of less), or with
+// neg AppendInt of int64(v), below 0 (and of more). Up to
+// eight digits (most of a record's numbers: a field's bit offset and
+// width, a record's number, frame, pair and latency) are written with
+// one append, two digits a table entry.
+func appendUint2(dst []byte, v uint64, neg bool) []byte {
+	if neg {
+		dst = append(dst, '-')
+		v = -v // |int64(v)|, MinInt64's too
 	}
-	if v < 100 {
+	switch {
+	case v < 10:
+		return append(dst, byte('0'+v))
+	case v < 100:
 		return append(dst, pairs[2*v], pairs[2*v+1])
+	case v < 10000:
+		q := v / 100
+		r := 2 * (v - 100*q)
+		if q < 10 {
+			return append(dst, byte('0'+q), pairs[r], pairs[r+1])
+		}
+		return append(dst, pairs[2*q], pairs[2*q+1], pairs[r], pairs[r+1])
+	case v < 1e8:
+		hi := v / 10000
+		lo := v - 10000*hi
+		q := lo / 100
+		r := 2 * (lo - 100*q)
+		q *= 2
+		switch {
+		case hi < 10:
+			return append(dst, byte('0'+hi), pairs[q], pairs[q+1], pairs[r], pairs[r+1])
+		case hi < 100:
+			return append(dst, pairs[2*hi], pairs[2*hi+1], pairs[q], pairs[q+1], pairs[r], pairs[r+1])
+		}
+		h := hi / 100
+		g := 2 * (hi - 100*h)
+		if h < 10 {
+			return append(dst, byte('0'+h), pairs[g], pairs[g+1], pairs[q], pairs[q+1], pairs[r], pairs[r+1])
+		}
+		return append(dst, pairs[2*h], pairs[2*h+1], pairs[g], pairs[g+1], pairs[q], pairs[q+1], pairs[r], pairs[r+1])
 	}
 	// Its digits: log10 from its bit length, corrected by one power.
 	t := bits.Len64(v) * 1233 >> 12
@@ -61,15 +94,7 @@ func AppendInt(dst []byte, v int64) []byte {
 	if uint64(v) < 10 {
 		return append(dst, byte('0'+v))
 	}
-	return appendInt2(dst, v)
-}
-
-// appendInt2 is AppendInt of v outside 0..9.
-func appendInt2(dst []byte, v int64) []byte {
-	if v < 0 {
-		return appendUint2(append(dst, '-'), uint64(-v))
-	}
-	return appendUint2(dst, uint64(v))
+	return appendUint2(dst, uint64(v), v < 0)
 }
 
 // hexPairs holds each byte's two lower-case hex digits, the first in the
@@ -88,6 +113,15 @@ func AppendHex(dst, src []byte) []byte {
 	l := len(dst)
 	dst = slices.Grow(dst, 2*len(src))[:l+2*len(src)]
 	out := dst[l:]
+	for len(src) >= 8 && len(out) >= 16 {
+		// Eight bytes a step: two stores, one loop test.
+		s, o := src[:8:8], out[:16:16]
+		binary.LittleEndian.PutUint64(o, uint64(hexPairs[s[0]])|uint64(hexPairs[s[1]])<<16|
+			uint64(hexPairs[s[2]])<<32|uint64(hexPairs[s[3]])<<48)
+		binary.LittleEndian.PutUint64(o[8:], uint64(hexPairs[s[4]])|uint64(hexPairs[s[5]])<<16|
+			uint64(hexPairs[s[6]])<<32|uint64(hexPairs[s[7]])<<48)
+		src, out = src[8:], out[16:]
+	}
 	for len(src) >= 4 && len(out) >= 8 {
 		binary.LittleEndian.PutUint64(out, uint64(hexPairs[src[0]])|uint64(hexPairs[src[1]])<<16|
 			uint64(hexPairs[src[2]])<<32|uint64(hexPairs[src[3]])<<48)
