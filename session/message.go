@@ -426,17 +426,21 @@ func (c *Index) headOf(n int, h *Head, records bool) bool {
 	r := c.rec(int32(n - 1))
 	h.N, h.Conn, h.Dir, h.Kind, h.Worst, h.HasFinding, h.Rec = n, c.conns[r.conn].info.Conn, r.dir, r.kind, 0, false, nil
 	h.Hosted = r.flags&recHosted != 0
+	if h.Hosted && records {
+		if rr := c.hostedRecord(int32(n-1), true); rr != nil {
+			h.Rec = c.readable(c.conns[r.conn], rr) // as buildHosted: the feeder may still set Pair
+		}
+	}
+	h.Worst, h.HasFinding = c.worstOf(n, r)
+	return true
+}
+
+// worstOf is the worst severity of message n, whose record is r, as its
+// Head gives it (headOf), and whether it has a finding at all.
+func (c *Index) worstOf(n int, r *record) (dissect.Severity, bool) {
 	worst := r.worst
 	if r.flags&recHosted != 0 {
-		if records {
-			if rr := c.hostedRecord(int32(n-1), true); rr != nil {
-				h.Rec = c.readable(c.conns[r.conn], rr) // as buildHosted: the feeder may still set Pair
-			}
-		}
-		if worst > 0 {
-			h.Worst, h.HasFinding = dissect.Severity(worst-1), true
-		}
-		return true
+		return severity(worst)
 	}
 	if r.flags&recHeld != 0 {
 		worst = max(worst, uint8(dissect.Note)+1)
@@ -453,10 +457,16 @@ func (c *Index) headOf(n int, h *Head, records bool) bool {
 			}
 		}
 	}
-	if worst > 0 {
-		h.Worst, h.HasFinding = dissect.Severity(worst-1), true
+	return severity(worst)
+}
+
+// severity is a record's worst (a severity + 1, 0 for none) as a
+// Severity and whether there is one.
+func severity(worst uint8) (dissect.Severity, bool) {
+	if worst == 0 {
+		return 0, false
 	}
-	return true
+	return dissect.Severity(worst - 1), true
 }
 
 // Selector picks messages: a display filter (filter.Filter). When HeadOnly

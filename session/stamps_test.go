@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestStampsHeads: the batch reads (Stamps, ConnAt, Heads) say for every
+// TestStampsHeads: the batch reads (Stamps, ConnAt, Heads, Marks) say for every
 // message of every fixture capture what Stamp and Head say one at a
 // time, in batches of any size, from any start.
 func TestStampsHeads(t *testing.T) {
@@ -19,8 +19,9 @@ func TestStampsHeads(t *testing.T) {
 			for from := 1; from <= c.Len(); from += size {
 				st := c.Stamps(make([]MessageStamp, 0, size), from)
 				hs := c.Heads(make([]Head, 0, size), from)
-				if want := min(size, c.Len()-from+1); len(st) != want || len(hs) != want {
-					t.Fatalf("%s: Stamps, Heads from %d with room for %d = %d, %d; want %d", path, from, size, len(st), len(hs), want)
+				ms := c.Marks(make([]Mark, 0, size), from)
+				if want := min(size, c.Len()-from+1); len(st) != want || len(hs) != want || len(ms) != want {
+					t.Fatalf("%s: Stamps, Heads, Marks from %d with room for %d = %d, %d, %d; want %d", path, from, size, len(st), len(hs), len(ms), want)
 				}
 				for i := range st {
 					n := from + i
@@ -29,8 +30,12 @@ func TestStampsHeads(t *testing.T) {
 					if !ok || got != conn || st[i].Time != tm.UnixNano() {
 						t.Errorf("%s: Stamps[%d] = %v at %d; want %v at %d", path, n, got, st[i].Time, conn, tm.UnixNano())
 					}
-					if h, _ := c.Head(n); hs[i] != h {
+					h, _ := c.Head(n)
+					if hs[i] != h {
 						t.Errorf("%s: Heads[%d] = %+v; want %+v", path, n, hs[i], h)
+					}
+					if want := (Mark{N: n, Kind: h.Kind, Worst: h.Worst, HasFinding: h.HasFinding, Hosted: h.Hosted}); ms[i] != want {
+						t.Errorf("%s: Marks[%d] = %+v; want %+v", path, n, ms[i], want)
 					}
 				}
 			}

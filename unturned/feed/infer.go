@@ -68,7 +68,7 @@ func Message(m *session.Message) infer.Message {
 }
 
 // Score is the profile hint's score of a full Index (every message kept),
-// tallied from each message's Head as infer.Tally does for a stream: the
+// tallied from each message's Mark as infer.Tally does for a stream: the
 // index records say the kind and the worst severity without decoding, so
 // only workshop messages are decoded (for their trailer note). The TUI
 // scores its million-message index this way before it says loaded (issue
@@ -119,18 +119,20 @@ func unturnedMessages(dc *session.Index) bool {
 // several cores: the last step before the TUI says loaded (issue 28).
 var scoreSplit = 1 << 16 // a variable for its test
 
-// tallyHeads tallies the Heads of messages from..to-1 of dc into t.
+// tallyHeads tallies the heads of messages from..to-1 of dc into t, read
+// as Marks: the tally reads no connection or direction.
 func tallyHeads(dc *session.Index, d infer.Decoded, t *infer.Tally, from, to int) {
-	buf := make([]session.Head, 0, 4096)
+	buf := make([]session.Mark, 0, 4096)
 	for n := from; n < to; {
-		hs := dc.Heads(buf[:0:min(cap(buf), to-n)], n)
-		if len(hs) == 0 {
+		ms := dc.Marks(buf[:0:min(cap(buf), to-n)], n)
+		if len(ms) == 0 {
 			return
 		}
-		for i := range hs {
-			h := Head(&hs[i])
+		for i := range ms {
+			m := &ms[i]
+			h := infer.Head{N: m.N, Kind: m.Kind, Flagged: m.HasFinding && m.Worst >= dissect.Warn, Other: m.Hosted}
 			t.Head(d, &h)
 		}
-		n += len(hs)
+		n += len(ms)
 	}
 }
