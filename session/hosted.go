@@ -220,7 +220,7 @@ func (c *Index) messageHosted(cn *connection, r decode.Record, sg *Sight) {
 	}
 	light := cn.light
 	rec.idBits |= placed
-	slim := !light && c.slimHosted(cn, i, r, m)
+	slim := !light && c.slimHosted(cn, i, r, &m)
 	if !light && !slim {
 		c.keepHosted(cn, i, r, m.Size)
 	}
@@ -470,7 +470,7 @@ func (c *Index) readable(cn *connection, r decode.Record) decode.Record {
 // written again once the record is numbered.
 func (c *Index) buildHosted(n int, r *record) *Message {
 	m := new(Message)
-	if !c.buildHostedInto(n, r, m, false) {
+	if !c.buildHostedInto(n, r, m, false, true) {
 		return nil
 	}
 	return m
@@ -479,18 +479,30 @@ func (c *Index) buildHosted(n int, r *record) *Message {
 // buildHostedInto is buildHosted into *out (detailInto: a batch's slot, no
 // Message allocated a record); false when the record is not kept. With
 // later, the dump line is left to the batch's encoder (recLineLater):
-// `dump --json` never prints it.
-func (c *Index) buildHostedInto(n int, r *record, out *Message, later bool) bool {
-	rr := c.readable(c.conns[r.conn], c.hostedRecord(int32(n-1), true))
-	if rr == nil {
+// `dump --json` never prints it. With zero, out is zero already
+// (detailInto) and only what is set is written.
+func (c *Index) buildHostedInto(n int, r *record, out *Message, later, zero bool) bool {
+	var rr decode.Record
+	if h := c.emitting(int32(n - 1)); h != nil && h.r != nil && !h.light && !h.open {
+		// Being handed out, and no asker its connection still pairs
+		// (emit): the record itself, as readable gives it.
+		rr = h.r
+	} else if rr = c.readable(c.conns[r.conn], c.hostedRecord(int32(n-1), true)); rr == nil {
 		return false
 	}
 	m := decode.GlanceOf(rr)
-	// Cleared, then set: a literal is made whole and then copied.
-	*out = Message{}
+	if !zero {
+		// Cleared, then set: a literal is made whole and then copied.
+		*out = Message{}
+	}
 	out.N, out.Frame, out.Time, out.Conn = n, int(r.frame), time.Unix(0, c.timeOf(int32(n-1))).UTC(), c.conns[r.conn].info.Conn
 	out.Dir, out.Data, out.Rec, out.Pair, out.Latency, out.HasLatency = r.dir, m.Data, rr, m.Pair, m.Latency, m.HasLatency
-	out.Findings, out.recLineLater, out.recSize = append([]dissect.Finding(nil), m.Findings...), later, m.Size
+	out.recLineLater, out.recSize = later, m.Size
+	if len(m.Findings) > 0 || !zero {
+		// A zero slot's Findings are nil already: its cache line is left
+		// alone.
+		out.Findings = append([]dissect.Finding(nil), m.Findings...)
+	}
 	if !later {
 		out.Summary = rr.Line()
 	}

@@ -69,7 +69,7 @@ func (c *Index) hostedBytes(cn *connection, r decode.Record) (off int64, flags r
 // reports whether it did. An asker still waiting for its answer is kept
 // slim with no pair: its answer gives it one (pairedHosted), which is all
 // that changes of it.
-func (c *Index) slimHosted(cn *connection, i int32, r decode.Record, m decode.Glance) bool {
+func (c *Index) slimHosted(cn *connection, i int32, r decode.Record, m *decode.Glance) bool {
 	rec := c.rec(i)
 	if rec.idBits&hostedPlaced == 0 || !cn.compact || int(rec.length) != len(m.Data) {
 		return false
@@ -111,7 +111,11 @@ func (c *Index) pairedHosted(n, pair int) {
 		rec.cid = uint32(n)
 		return
 	}
-	if a := c.hostedRecs.get(i); a != nil && c.slimHosted(c.conns[rec.conn], i, a, decode.GlanceOf(a)) {
+	a := c.hostedRecs.get(i)
+	if a == nil {
+		return
+	}
+	if g := decode.GlanceOf(a); c.slimHosted(c.conns[rec.conn], i, a, &g) {
 		c.hostedRecs.del(i)
 		c.slimmed(c.conns[rec.conn], a)
 	}

@@ -35,7 +35,7 @@ func (c *Index) AppendJSONRange(dst []byte, from, to int, sel Selector) []byte {
 			}
 		}
 		m := &sc.m
-		if !c.detailInto(n, &sc, m, false) {
+		if !c.detailInto(n, &sc, m, false, false) {
 			break
 		}
 		if sel == nil || headOnly || sel.Match(m) {
@@ -78,8 +78,10 @@ func (sc *detailScratch) conn(c dissect.Conn) []byte {
 // slot: filled in one place and copied whole to another, a Message stalled
 // the store buffer on every record (issue 18). With later, a summary that
 // needs only the listener and the message's ListenerLine is left to the
-// encoder (Message.lineLater).
-func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) bool {
+// encoder (Message.lineLater). With zero, m is zero already (a
+// JSONBatch's next slot) and is not cleared first: only what is set is
+// written.
+func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later, zero bool) bool {
 	c.rlock()
 	defer c.runlock()
 	if n < 1 || n > c.nrec {
@@ -87,7 +89,7 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 	}
 	r := c.rec(int32(n - 1))
 	if r.flags&recHosted != 0 {
-		if !c.buildHostedInto(n, r, m, later) {
+		if !c.buildHostedInto(n, r, m, later, zero) {
 			return false
 		}
 		m.origin, m.Origin = c.originOfRec(c.conns[r.conn], int32(n-1)), c.originNameOfRec(c.conns[r.conn], int32(n-1))
@@ -126,8 +128,10 @@ func (c *Index) detailInto(n int, sc *detailScratch, m *Message, later bool) boo
 		unturned.Decode(c.profile, r.dir, r.state(), data, &sc.spans, d)
 	}
 
-	// Cleared, then set: a literal is made whole and then copied.
-	*m = Message{}
+	if !zero {
+		// Cleared, then set: a literal is made whole and then copied.
+		*m = Message{}
+	}
 	m.origin, m.Origin, m.Sight = c.originOfRec(cn, int32(n-1)), c.originNameOfRec(cn, int32(n-1)), c.sightOf(int32(n-1))
 	m.N, m.Frame, m.Time, m.Conn = n, int(r.frame), time.Unix(0, c.timeOf(int32(n-1))).UTC(), cn.info.Conn
 	m.Dir, m.Data, m.Enum, m.Kind = r.dir, data, d.Enum, d.Kind

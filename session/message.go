@@ -47,12 +47,6 @@ type Message struct {
 	// message to make from line and Listener (Index.detailInto).
 	line      unturned.ListenerLine
 	lineLater bool
-	// recLineLater is lineLater for a hosted record (Rec): Summary is
-	// Rec.Line(), made by whoever encodes the message (JSONBatch.Message).
-	recLineLater bool
-	// recSize is Rec's Meta.Size, the bytes it holds beside Data (a
-	// ULinkRPC record's envelope), which a JSONBatch counts.
-	recSize int
 	// With fieldsLater, Fields is left for whoever encodes the message to
 	// decode from Data in state (JSONBatch.fields, issue 28): the Index
 	// decoded it without spans.
@@ -67,6 +61,15 @@ type Message struct {
 	Pair       int
 	Latency    time.Duration
 	HasLatency bool
+
+	// recLineLater is lineLater for a hosted record (Rec): Summary is
+	// Rec.Line(), made by whoever encodes the message (JSONBatch.Message).
+	recLineLater bool
+	// recSize is Rec's Meta.Size, the bytes it holds beside Data (a
+	// ULinkRPC record's envelope), which a JSONBatch counts.
+	recSize int
+	// (Beside Pair and Rec, so that a hosted record's slot of a JSONBatch
+	// is written in few cache lines: JSONBatch.next.)
 
 	// Rec is the record when the message is a hosted protocol's
 	// (ULinkRPC's too: outputs.md "ULinkRPC records"): decode.Record, the

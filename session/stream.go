@@ -142,6 +142,9 @@ type streamState struct {
 	// numbered (streamLight): Heads gets it as the Head's Rec.
 	light    decode.Record
 	lightRec int32
+	// kept is emit's hostedKept of record keptAt (emitKept, emitkept.go).
+	kept   hostedKept
+	keptAt int32
 }
 
 // waitDecoded is commit's decoding of a message until it is handed out,
@@ -531,10 +534,7 @@ func (c *Index) emit(i int32) {
 	// A hosted record is read before it is handed out, never after: the
 	// batch that writes it may hand it back to its protocol (Release) at
 	// once, for another frame.
-	var kept hostedKept
-	if c.rec(i).flags&recHosted != 0 {
-		kept = c.keptHosted(i)
-	}
+	kept := c.emitKept(i)
 	// Without its hosted record, as Index.Heads gives it: the tally
 	// reads none, and a record still open would be copied for it.
 	if s.Heads != nil && c.headOf(int(i)+1, &s.head, false) {
@@ -679,7 +679,7 @@ func (c *Index) AppendJSONOne(dst []byte, n int, sel Selector) []byte {
 		sel = nil
 	}
 	m := &sc.m
-	if !c.detailInto(n, sc, m, false) {
+	if !c.detailInto(n, sc, m, false, false) {
 		return dst
 	}
 	if sel == nil || sel.Match(m) {

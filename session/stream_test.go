@@ -311,3 +311,40 @@ func TestStreamSharedBatches(t *testing.T) {
 		})
 	}
 }
+
+// oddOut is a Selector that reads each message whole and drops the odd
+// ones.
+type oddOut struct{}
+
+func (oddOut) HeadOnly() bool                { return false }
+func (oddOut) MatchHead(session.Head) bool   { return true }
+func (oddOut) Match(m *session.Message) bool { return m.N%2 == 0 }
+
+// TestStreamBatchSlots checks that a JSONBatch's slots, filled in place
+// without being cleared (a rejected message's and a reset batch's are
+// cleared for the next), give the Index's dump --json with a selector
+// that rejects every other message after filling its slot.
+func TestStreamBatchSlots(t *testing.T) {
+	for _, path := range streamCaptures(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			full := readFixture(t, path, false)
+			want := full.AppendJSONRange(nil, 1, full.Len(), oddOut{})
+			var b session.JSONBatch
+			var got []byte
+			streamFixture(t, path, false, func(c *session.Index) session.Stream {
+				return session.Stream{Lazy: true, Settled: func(n int) error {
+					c.AddJSON(&b, n, oddOut{})
+					if b.Len() == 3 {
+						got = b.AppendJSON(got)
+						b.Reset()
+					}
+					return nil
+				}}
+			})
+			got = b.AppendJSON(got)
+			if !bytes.Equal(got, want) {
+				t.Errorf("dump --json of the even messages differs from the Index's (%d bytes; want %d)", len(got), len(want))
+			}
+		})
+	}
+}
