@@ -2,7 +2,6 @@ package session
 
 import (
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // MessageStamp is a message's connection, as its position in Connections
@@ -54,30 +53,6 @@ func (c *Index) Heads(dst []Head, from int) []Head {
 	for n := max(from, 1); n <= c.nrec && len(dst) < cap(dst); n++ {
 		dst = dst[:len(dst)+1]
 		c.headOf(n, &dst[len(dst)-1], false)
-	}
-	return dst
-}
-
-// Mark is what a profile score reads of a message (unturned/feed's Score):
-// its Head without the connection, direction and record.
-type Mark struct {
-	N          int
-	Kind       unturned.Kind
-	Worst      dissect.Severity
-	HasFinding bool
-	Hosted     bool
-}
-
-// Marks is Heads giving Marks: the TUI scores a million messages before
-// it says loaded, and a Mark reads no connection (issue 28: the Heads'
-// were 25 ms at the end of a million-message load).
-func (c *Index) Marks(dst []Mark, from int) []Mark {
-	c.rlock()
-	defer c.runlock()
-	for n := max(from, 1); n <= c.nrec && len(dst) < cap(dst); n++ {
-		r := c.rec(int32(n - 1))
-		w, ok := c.worstOf(n, r)
-		dst = append(dst, Mark{N: n, Kind: r.kind, Worst: w, HasFinding: ok, Hosted: r.flags&recHosted != 0})
 	}
 	return dst
 }
