@@ -3,12 +3,13 @@ package rpc
 import (
 	"bytes"
 
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
 // A WebSocket decoder hands on later than they came the bytes it holds
-// (ulinkrpc.WebSocket.Held): those it holds while it resynchronises on
+// (websocket.Decoder.Held): those it holds while it resynchronises on
 // frame headers, once headers chain or at Abandon or End, and the data
 // inside a cut frame header that turns out bad. A frame they end arrived
 // with the chunk that brought its last byte, not with the event that
@@ -46,7 +47,7 @@ func (s *Session) feedWS(d dissect.Dir, chunk []byte, st Stamp) {
 	if st.InFile {
 		sd.wsChunk, sd.wsFrom = chunk, sd.ws.Offset()
 	}
-	sd.ws.Feed(chunk, func(ev ulinkrpc.WSEvent) { s.wsEvent(d, ev) })
+	sd.ws.Feed(chunk, func(ev websocket.Event) { s.wsEvent(d, ev) })
 	sd.wsChunk = nil
 	sd.markWS(st)
 }
@@ -73,10 +74,10 @@ func (sd *side) markWS(st Stamp) {
 	}
 }
 
-// wsData feeds a WSData event's data to the frame stream, each byte with
+// wsData feeds an EventData event's data to the frame stream, each byte with
 // the stamp of the chunk that brought it: the current event's past the
 // marks.
-func (s *Session) wsData(d dissect.Dir, ev ulinkrpc.WSEvent) {
+func (s *Session) wsData(d dissect.Dir, ev websocket.Event) {
 	sd := &s.sides[d&1]
 	data, off := ev.Data, ev.DataOffset
 	for _, m := range sd.wsMarks {

@@ -99,22 +99,61 @@ func TestFindWSFrames(t *testing.T) {
 	}
 }
 
-// TestWSChainFragmentPastEnd: a chain whose first binary fragment runs
+// TestWSFrameFragmentPastEnd: a chain whose first binary fragment runs
 // past the bytes at hand is undecided (or rejected at the end), never a
 // read past them. The host's random resync test found the slice out of
 // range it was before.
-func TestWSChainFragmentPastEnd(t *testing.T) {
+func TestWSFrameFragmentPastEnd(t *testing.T) {
 	// Binary, not FIN, masked with a zero key, payload length 10; the
 	// payload opens with a [length] of 100 (more than this fragment holds,
 	// as a first fragment's must) and is cut after those 4 bytes.
 	d := []byte{0x02, 0x80 | 10, 0, 0, 0, 0, 0, 0, 0, 100}
 	for _, final := range []bool{false, true} {
-		want := lp.Undecided
-		if final {
-			want = lp.Reject
+		if off, found, decided := FindWSFrames(d, true, final); found || decided != final || !final && off != 0 {
+			t.Errorf("FindWSFrames(first fragment cut, final %v) = %d, %v, %v; want undecided at 0 until the end", final, off, found, decided)
 		}
-		if got := wsChainAt(d, nil, final, true); got != want {
-			t.Errorf("wsChainAt(first fragment cut, final=%v) = %v; want %v", final, got, want)
+	}
+	h, _ := ParseWSHeader(d)
+	if got := wsFrame(h, d[h.Size:]); got != lp.Undecided {
+		t.Errorf("wsFrame(first fragment cut) = %v; want %v", got, lp.Undecided)
+	}
+}
+
+// TestWSFrame: ULinkRPC's evidence for a WebSocket joined mid-stream is a
+// binary message holding exactly one [length][frame] with a plausible
+// frame, or a first fragment holding less than its frame.
+func TestWSFrame(t *testing.T) {
+	_, frames := conversation(1)
+	msg := AppendFrame(nil, frames[0])
+	key := [4]byte{9, 8, 7, 6}
+	long := AppendFrame(nil, append(bytes.Clone(frames[0]), 0))
+	tests := []struct {
+		name  string
+		frame []byte
+		want  lp.Result
+	}{
+		{"a binary message", EncodeWSFrame(nil, OpBinary, true, nil, msg), lp.Accept},
+		{"masked", EncodeWSFrame(nil, OpBinary, true, &key, msg), lp.Accept},
+		{"a first fragment", EncodeWSFrame(nil, OpBinary, false, &key, msg[:7]), lp.Accept},
+		{"a first fragment that is the whole frame", EncodeWSFrame(nil, OpBinary, false, &key, msg), lp.Reject},
+		{"text", EncodeWSFrame(nil, OpText, true, nil, msg), lp.Reject},
+		{"a length prefix one too long", EncodeWSFrame(nil, OpBinary, true, nil, long[:len(long)-1]), lp.Reject},
+		{"a zero length prefix", EncodeWSFrame(nil, OpBinary, true, nil, []byte{0, 0, 0, 0, 1}), lp.Reject},
+		{"too short for a prefix and a byte", EncodeWSFrame(nil, OpBinary, true, nil, []byte{0, 0, 0, 0}), lp.Reject},
+		{"not a frame", EncodeWSFrame(nil, OpBinary, true, nil, AppendFrame(nil, []byte{0xff, 1, 2})), lp.Reject},
+	}
+	for _, tt := range tests {
+		h, err := ParseWSHeader(tt.frame)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := wsFrame(h, tt.frame[h.Size:]); got != tt.want {
+			t.Errorf("wsFrame(%s) = %v; want %v", tt.name, got, tt.want)
+		}
+		for n := h.Size; n < len(tt.frame) && tt.want == lp.Accept; n++ {
+			if got := wsFrame(h, tt.frame[h.Size:n]); got != lp.Undecided {
+				t.Errorf("wsFrame(%s cut to %d bytes) = %v; want undecided", tt.name, n, got)
+			}
 		}
 	}
 }

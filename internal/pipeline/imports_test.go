@@ -65,6 +65,12 @@ var floors = map[string]float64{
 	"internal/headless":   10, // live without the TUI: runs a decode, prints its totals
 	"cmd/usmnscope":       11,
 	"internal/realnet":    12, // tests only: the real-network lab may use any room
+
+	// The transports a protocol composes beside decode/transport/lp (issue
+	// 23): what they share, and WebSocket over it and over lp's
+	// resynchronisation verdicts, under the codecs.
+	"decode/transport":           1.5,
+	"decode/transport/websocket": 1.75,
 }
 
 // protocols are the packages that know a protocol; capture must import none
@@ -219,7 +225,9 @@ func TestPipelineNamesProtocols(t *testing.T) {
 // protocol's part they need comes through decode's interfaces and the
 // registry (decode.Protocol), or lives in the protocol's folder
 // (unturned/fake's synthetic captures for the views' tests).
-var neutralRooms = []string{"views", "render", "filter", "export", "stats"}
+// decode/transport holds the transports several protocols compose (lp,
+// websocket, kcp): each protocol's words come through their Configs.
+var neutralRooms = []string{"views", "render", "filter", "export", "stats", "decode/transport"}
 
 // TestNeutralRoomsNameNoProtocol fails on a production file of a room of
 // neutralRooms (and the folders below it) that names a protocol.
