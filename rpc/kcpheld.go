@@ -6,11 +6,11 @@ import (
 )
 
 // A KCP reassembler holds the segments that come ahead of a missing sn
-// (ulinkrpc.Reassembler.Holding) and hands on the messages they complete
+// (kcp.Reassembler.Holding) and hands on the messages they complete
 // later than they came: once the gap fills, when too much is held behind
 // it, at Abandon or at End. Such a message arrived with the datagram after
 // which it could be delivered (ulinkrpc.md 2.3,
-// ulinkrpc.KCPMessage.Datagram): the one that filled the gap before it, or
+// kcp.Message.Datagram): the one that filled the gap before it, or
 // brought the last of its own segments if that came later (issue 24:
 // within a direction n follows stream order); one handed on by a skip of a
 // gap that never filled, with the latest of its own datagrams and its

@@ -18,18 +18,12 @@ import (
 func fuzzSeeds() map[string][][]any {
 	k := DeriveKeys(testMaster, HKDF)
 	big := EncodeRequest(9, 1, 1, []byte(`"`+string(bytes.Repeat([]byte("a"), 1500))+`"`))
-	stream, frames := conversation(4)
-	segs, _ := kcpSegments(7, frames, 16)
-	var dgram []byte
-	for _, s := range segs[:3] {
-		dgram = EncodeSegment(dgram, s)
-	}
+	stream, _ := conversation(4)
 	seeds := map[string][][]any{
 		"FuzzEnvelope": {{vecRequest}, {vecResponseErr}, {vecResponseOk}, {vecPush}, {vecPing}, {vecPong}, {h(`09 01`)}},
 		"FuzzTransform": {{vecEncrypted, byte(0)}, {vecEncrypted, byte(3)}, {ApplyTransform(big, TransformOptions{Compress: true}), byte(2)},
 			{append([]byte{0}, vecPing...), byte(0)}, {ApplyTransform(big, TransformOptions{Compress: true, Keys: &k}), byte(3)}},
 		"FuzzMemoryPack": {{vecLogin}, {MPNullObject()}, {MPEncodeObject(false, MPInt32(1), MPBool(true))}},
-		"FuzzKCP":        {{dgram}, {EncodeSegment(nil, Segment{Conv: 7, Cmd: CmdAck, Sn: 1})}, {EncodeHandshake(Handshake{Conv: 7})}},
 		"FuzzStream":     {{stream, uint16(5)}, {append([]byte{1, 2, 3}, stream...), uint16(40)}},
 	}
 	for _, f := range contractFiles() {
@@ -201,51 +195,6 @@ func FuzzMemoryPack(f *testing.F) {
 			DecodeMemoryPack(b, 0, testDTOs[name], testDTOs, "payload")
 		}
 		DecodePayload(b, 0, PayloadConfig{Type: testDTOs["LoginRequest"], Types: testDTOs})
-	})
-}
-
-// FuzzKCP: parsing round-trips and the reassembler stays bounded.
-func FuzzKCP(f *testing.F) {
-	addSeeds(f)
-	f.Fuzz(func(t *testing.T, b []byte) {
-		ParseHandshake(b)
-		segs, err := ParseDatagram(b)
-		if err == nil {
-			var again []byte
-			for _, s := range segs {
-				again = EncodeSegment(again, s)
-			}
-			if !bytes.Equal(again, b) {
-				t.Fatalf("re-encoded %x = %x", b, again)
-			}
-		}
-		r := NewReassembler(KCPLimits{MaxSegments: 4, MaxConvData: 256, MaxData: 512, MaxConvs: 4})
-		// Each message arrived with a datagram fed so far, and none is
-		// held past Abandon or End.
-		yield := func(m KCPMessage) {
-			if m.Datagram < 1 || m.Datagram > r.Datagrams() {
-				t.Fatalf("a message of datagram %d after %d datagrams", m.Datagram, r.Datagrams())
-			}
-		}
-		for i := range 3 {
-			r.Datagram(b, yield)
-			if r.Held() > 512+len(b) {
-				t.Fatalf("held %d", r.Held())
-			}
-			if first, ok := r.Holding(); ok && (first < 1 || first > r.Datagrams() || !r.HoldsFrom(first)) {
-				t.Fatalf("Holding() = %d after %d datagrams", first, r.Datagrams())
-			}
-			if i == 1 {
-				r.Abandon("for the fuzzer", yield)
-				if _, ok := r.Holding(); ok {
-					t.Fatal("holding after Abandon")
-				}
-			}
-		}
-		r.End(yield)
-		if _, ok := r.Holding(); ok {
-			t.Fatal("holding after End")
-		}
 	})
 }
 

@@ -67,10 +67,11 @@ var floors = map[string]float64{
 	"internal/realnet":    12, // tests only: the real-network lab may use any room
 
 	// The transports a protocol composes beside decode/transport/lp (issue
-	// 23): what they share, and WebSocket over it and over lp's
-	// resynchronisation verdicts, under the codecs.
+	// 23): what they share, and WebSocket (over it and over lp's
+	// resynchronisation verdicts) and KCP over it, under the codecs.
 	"decode/transport":           1.5,
 	"decode/transport/websocket": 1.75,
+	"decode/transport/kcp":       1.75,
 }
 
 // protocols are the packages that know a protocol; capture must import none
