@@ -2,52 +2,25 @@ package kcp
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/usmnscope/usmnscope/decode/transport"
-	"github.com/usmnscope/usmnscope/dissect"
 )
 
-// h decodes annotated hex: spaces and "# comments" allowed.
-func h(s string) []byte {
-	var clean strings.Builder
-	for _, line := range strings.Split(s, "\n") {
-		line, _, _ = strings.Cut(line, "#")
-		clean.WriteString(strings.Join(strings.Fields(line), ""))
-	}
-	b, err := hex.DecodeString(clean.String())
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 // A PUSH segment, annotated (little-endian):
-var vecSegment = h(`
-	78563412   # conv 0x12345678
-	51         # cmd 81 PUSH
-	00         # frg 0
-	8000       # wnd 128
-	e8030000   # ts 1000
-	05000000   # sn 5
-	04000000   # una 4
-	03000000   # len 3
-	616263     # data "abc"`)
-
-func fieldList(fs []dissect.Field) string {
-	var b strings.Builder
-	for _, f := range fs {
-		if v, ok := f.Value.([]byte); ok {
-			fmt.Fprintf(&b, "%s@%d+%d=%x ", f.Name, f.Bit/8, f.Bits/8, v)
-			continue
-		}
-		fmt.Fprintf(&b, "%s@%d+%d=%v ", f.Name, f.Bit/8, f.Bits/8, f.Value)
-	}
-	return strings.TrimSpace(b.String())
+var vecSegment = []byte{
+	0x78, 0x56, 0x34, 0x12, // conv 0x12345678
+	0x51,       // cmd 81 PUSH
+	0x00,       // frg 0
+	0x80, 0x00, // wnd 128
+	0xe8, 0x03, 0x00, 0x00, // ts 1000
+	0x05, 0x00, 0x00, 0x00, // sn 5
+	0x04, 0x00, 0x00, 0x00, // una 4
+	0x03, 0x00, 0x00, 0x00, // len 3
+	'a', 'b', 'c', // data
 }
 
 func TestParseSegment(t *testing.T) {
@@ -59,7 +32,11 @@ func TestParseSegment(t *testing.T) {
 	if got := EncodeSegment(nil, want); !bytes.Equal(got, vecSegment) {
 		t.Errorf("EncodeSegment = %x; want %x", got, vecSegment)
 	}
-	if got := fieldList(s.Fields("kcp.")); got != "kcp.conv@0+4=305419896 kcp.cmd@4+1=81 kcp.frg@5+1=0 kcp.wnd@6+2=128 kcp.ts@8+4=1000 kcp.sn@12+4=5 kcp.una@16+4=4 kcp.len@20+4=3 kcp.data@24+3=616263" {
+	var spans []string
+	for _, f := range s.Fields("kcp.") {
+		spans = append(spans, fmt.Sprintf("%s@%d+%d=%v", f.Name, f.Bit/8, f.Bits/8, f.Value))
+	}
+	if got := strings.Join(spans, " "); got != "kcp.conv@0+4=305419896 kcp.cmd@4+1=81 kcp.frg@5+1=0 kcp.wnd@6+2=128 kcp.ts@8+4=1000 kcp.sn@12+4=5 kcp.una@16+4=4 kcp.len@20+4=3 kcp.data@24+3=[97 98 99]" {
 		t.Errorf("Fields = %s", got)
 	}
 	if cap(s.Data) != 3 {
