@@ -153,8 +153,8 @@ type streamState struct {
 }
 
 // sizedRing is how many hosted records' sizes a Stream keeps (sized):
-// more than a record waits behind an asker, as a rule (waitRing).
-const sizedRing = 256
+// as many as a record waits behind an asker at most (lateHold).
+const sizedRing = lateHold
 
 // sizedRec is a hosted record's index and the bytes a JSONBatch counts
 // of it.
