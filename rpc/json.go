@@ -180,7 +180,7 @@ func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
 		dst = digits.AppendInt(dst, int64(p.Bytes))
 		dst = append(dst, `,"value":`...)
 		if parts != nil && parts.json != nil {
-			dst = appendJSONValue(dst, parts.json)
+			dst = appendWalked(dst, parts.json, parts.walk)
 		} else {
 			dst = appendPayloadValue(dst, p)
 		}
@@ -531,6 +531,22 @@ func appendJSONValue(dst, raw []byte) []byte {
 	return appendRawJSON(dst, raw)
 }
 
+// appendWalked is appendJSONValue of raw, a JSON payload walked by w
+// (JSONWalk.WalkValid), which knows whether it holds space to elide and
+// whether it is plain: a plain payload holds no byte termsafe rewrites
+// (EscapeJSON), so without space it is its own value.
+func appendWalked(dst, raw []byte, w *ulinkrpc.JSONWalk) []byte {
+	switch {
+	case w == nil:
+		return appendJSONValue(dst, raw)
+	case w.Spaced:
+		return appendRawJSON(dst, raw)
+	case w.Plain:
+		return append(dst, raw...)
+	}
+	return append(dst, termsafe.EscapeJSON(raw)...)
+}
+
 // hasSpace reports whether b holds a byte of JSON's insignificant space.
 func hasSpace(b []byte) bool {
 	i := 0
@@ -559,16 +575,30 @@ func spaceIn(b []byte) bool {
 // payload at byte off of the envelope, as appendField appends the field
 // jsonFields makes of it: same name, span and value.
 func appendMember(dst []byte, w *ulinkrpc.JSONWalk, m *ulinkrpc.JSONMember, off int) []byte {
-	dst = append(dst, `{"name":`...)
-	dst = termsafe.AppendJSONBytes(dst, w.Name(m))
+	if w.Plain {
+		// Its name and strings need no escape (JSONWalk.Plain): a
+		// string's token is the JSON string of its text.
+		dst = append(dst, `{"name":"`...)
+		dst = append(dst, w.Name(m)...)
+		dst = append(dst, '"')
+	} else {
+		dst = append(dst, `{"name":`...)
+		dst = termsafe.AppendJSONBytes(dst, w.Name(m))
+	}
 	dst = appendSpan(dst, 8*(off+int(m.From)), 8*int(m.To-m.From))
 	switch m.Kind {
 	case ulinkrpc.JSONString:
 		// Valid UTF-8 (DecodePayload's test): no raw_hex, as appendField
 		// writes none for the string jsonFields unescapes.
-		dst = termsafe.AppendJSONBytes(dst, w.Text(m))
+		if w.Plain {
+			dst = append(dst, w.Token(m)...)
+		} else {
+			dst = termsafe.AppendJSONBytes(dst, w.Text(m))
+		}
 	case ulinkrpc.JSONNumber:
-		if i, ok, f := w.Number(m); ok {
+		if m.Int {
+			dst = append(dst, w.Token(m)...) // as AppendInt spells it
+		} else if i, ok, f := w.Number(m); ok {
 			dst = digits.AppendInt(dst, i)
 		} else {
 			dst = appendFloat(dst, f)

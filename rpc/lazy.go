@@ -135,7 +135,7 @@ func (r *Record) decodeInto(cp *Record, fields bool) {
 	if r.lazy == nil {
 		return
 	}
-	p := r.decodePayload(env, !fields, nil)
+	p := r.decodePayload(env, !fields, nil, nil)
 	cp.Payload = &p
 	if fields {
 		cp.Fields = appendPayloadFields(cp.Fields, p.Fields)
@@ -151,11 +151,13 @@ func (r *Record) decodeInto(cp *Record, fields bool) {
 // fields nor the text of the guesses at MemoryPack members, which its
 // writer makes from the bytes or does not show, and with cut, MemoryPack
 // members cut without a schema into cut (Payload.Cut), and a JSON
-// payload's Value left nil (its bytes are env.Payload: appendBare).
-func (r *Record) decodePayload(env ulinkrpc.Envelope, writing bool, cut *ulinkrpc.MPWalk) ulinkrpc.Payload {
+// payload's Value left nil (its bytes are env.Payload: appendBare) and,
+// with walk, its members walked into walk as its test reads it
+// (Payload.Walk).
+func (r *Record) decodePayload(env ulinkrpc.Envelope, writing bool, cut *ulinkrpc.MPWalk, walk *ulinkrpc.JSONWalk) ulinkrpc.Payload {
 	cfg := *r.lazy
 	cfg.NoJSONFields, cfg.NoGuessText, cfg.Cut, cfg.NoJSONValue = writing, writing, cut, cut != nil
-	cfg.NoCutFields = writing
+	cfg.NoCutFields, cfg.Walk = writing, walk
 	return ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
 }
 
@@ -241,11 +243,10 @@ func appendBare(dst []byte, r *Record, origin []byte) []byte {
 		parts.fields = env.Fields
 	}
 	if r.lazy != nil {
-		p := r.decodePayload(env, true, &sc.cut)
+		p := r.decodePayload(env, true, &sc.cut, &sc.walk)
 		parts.payload, parts.off = &p, env.PayloadOff
 		if p.Encoding == ulinkrpc.EncodingJSON {
-			sc.walk.Walk(env.Payload, "payload")
-			parts.walk = &sc.walk
+			parts.walk = p.Walk
 			parts.json = env.Payload
 		}
 	}

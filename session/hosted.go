@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -247,7 +248,11 @@ func (c *Index) messageHosted(cn *connection, r decode.Record, sg *Sight) {
 	if cn.proto.Waiting(r) {
 		c.pushAsk(hostedAsk{cn, r, n})
 	}
-	c.stream.pre = preDecoded{i: -1}
+	s := c.stream
+	if v := len(m.Data) + 2*m.Size; v <= math.MaxInt32 {
+		s.sized[i%sizedRing] = sizedRec{i, int32(v)}
+	}
+	s.pre = preDecoded{i: -1}
 	c.streamed(i)
 }
 

@@ -145,6 +145,22 @@ type streamState struct {
 	// kept is emit's hostedKept of record keptAt (emitKept, emitkept.go).
 	kept   hostedKept
 	keptAt int32
+	// sized is what a JSONBatch counts of each hosted record (its Data
+	// and twice its Size: JSONBatch.Held), which messageHosted read of it
+	// as it numbered it, for addHosted: record i's in slot i mod
+	// sizedRing, while no later record took the slot.
+	sized [sizedRing]sizedRec
+}
+
+// sizedRing is how many hosted records' sizes a Stream keeps (sized):
+// as many as a record waits behind an asker at most (lateHold).
+const sizedRing = lateHold
+
+// sizedRec is a hosted record's index and the bytes a JSONBatch counts
+// of it.
+type sizedRec struct {
+	i     int32
+	bytes int32
 }
 
 // waitDecoded is commit's decoding of a message until it is handed out,
@@ -233,6 +249,9 @@ type preDecoded struct {
 // Detail only the message being handed to Settled.
 func (c *Index) SetStream(s Stream) {
 	c.stream = &streamState{Stream: s, asOf: map[uint32]*Tables{}, info: map[uint32]*ConnInfo{}}
+	for k := range c.stream.sized {
+		c.stream.sized[k].i = -1
+	}
 }
 
 // StreamErr returns the first error Stream.Settled returned.

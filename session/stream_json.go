@@ -1,7 +1,10 @@
 package session
 
 import (
+	"time"
 	"unsafe"
+
+	"github.com/usmnscope/usmnscope/decode"
 
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/termsafe"
@@ -23,6 +26,14 @@ type JSONBatch struct {
 	ids       []uint32
 	strs      []string
 	conn      []uint32 // per message: its connection's index in the Index
+	// later, per message, is a hosted record AddJSON left to the encoder
+	// to make whole (addHosted): its slot holds Rec and the origin, and
+	// the rest is made from the record when read (whole).
+	later []hostedLater
+	// connOf is each hosted connection's Conn by index, for the records
+	// left to the encoder: set by the filler when it first adds one of the
+	// connection's records, read by the encoder.
+	connOf []dissect.Conn
 	// conns is each connection's "conn" value, encoded once, by index: the
 	// encoding goroutine's alone.
 	conns [][]byte
@@ -38,6 +49,14 @@ type JSONBatch struct {
 	sp      netpak.Spans
 	// held counts the bytes the batch's messages hold (Held).
 	held int
+}
+
+// hostedLater is what a JSONBatch keeps beside a hosted record's slot
+// that AddJSON left to the encoder (addHosted): its number, and once the
+// encoder made the slot whole, made.
+type hostedLater struct {
+	n           int32
+	later, made bool
 }
 
 // NewJSONBatches returns n empty batches whose encoders share what they
@@ -74,16 +93,23 @@ func (b *JSONBatch) Held() int { return b.held }
 // array to them, and a reset one is only written after they were encoded.
 func (b *JSONBatch) Reset() {
 	for i := range b.msgs {
+		m := &b.msgs[i]
 		// Written, and the batch's alone (readable): its protocol may
 		// reuse it.
-		release(b.msgs[i].Rec)
+		release(m.Rec)
+		// Cleared here, on the encoder's goroutine (render's JSONStream),
+		// for next: of a slot left to the encoder and not made whole,
+		// only what addHosted wrote (most of a ULinkRPC record's slot is
+		// not touched from one fill to the next).
+		if l := &b.later[i]; l.later && !l.made {
+			m.Rec, m.origin, m.Origin, m.Sight = nil, nil, nil, nil
+		} else {
+			*m = Message{}
+		}
 	}
-	// Cleared here, on the encoder's goroutine (render's JSONStream), for
-	// next.
-	clear(b.msgs)
 	b.held = 0
 	b.msgs, b.data, b.spans, b.findings = b.msgs[:0], b.data[:0], b.spans[:0], b.findings[:0]
-	b.listeners, b.ids, b.strs, b.conn = b.listeners[:0], b.ids[:0], b.strs[:0], b.conn[:0]
+	b.listeners, b.ids, b.strs, b.conn, b.later = b.listeners[:0], b.ids[:0], b.strs[:0], b.conn[:0], b.later[:0]
 }
 
 // AddJSON copies message n into b when sel selects it (nil selects all),
@@ -102,6 +128,10 @@ func (c *Index) AddJSON(b *JSONBatch, n int, sel Selector) {
 		}
 		sel = nil
 	}
+	if sel == nil && n >= 1 && n <= c.nrec && c.rec(int32(n-1)).flags&recHosted != 0 {
+		c.addHosted(b, n)
+		return
+	}
 	m := b.next()
 	b.profile = c.profile
 	if !c.detailInto(n, sc, m, true, true) || sel != nil && !sel.Match(m) {
@@ -113,6 +143,70 @@ func (c *Index) AddJSON(b *JSONBatch, n int, sel Selector) {
 	b.held += len(m.Data)
 	b.held += 2 * m.recSize
 	b.conn = append(b.conn, c.rec(int32(n-1)).conn)
+	b.later = append(b.later, hostedLater{})
+}
+
+// addHosted is AddJSON of hosted record n, unfiltered: its slot gets the
+// record buildHostedInto would give it and its origin, and the encoder
+// makes the rest from the record when it is read (whole), which
+// `dump --json` never does (the record writes its own JSON). The feeder
+// writes a cache line or two of the slot where it wrote most of it
+// (issue 28: the feeding goroutine, numbering and pairing, is the one
+// `dump --json` of ULinkRPC waits on).
+func (c *Index) addHosted(b *JSONBatch, n int) {
+	i := int32(n - 1)
+	r := c.rec(i)
+	var rr decode.Record
+	if h := c.emitting(i); h != nil && h.r != nil && !h.light && !h.open {
+		// Being handed out, and no asker its connection still pairs
+		// (emit): the record itself, as readable gives it.
+		rr = h.r
+	} else if rr = c.readable(c.conns[r.conn], c.hostedRecord(i, true)); rr == nil {
+		return
+	}
+	m := b.next()
+	m.Rec = rr
+	cn := c.conns[r.conn]
+	if c.multi != nil {
+		m.origin, m.Origin, m.Sight = c.originOfRec(cn, i), c.originNameOfRec(cn, i), c.sightOf(i)
+	} else {
+		m.origin = c.origin
+	}
+	if k := r.conn; int(k) >= len(b.connOf) || b.connOf[k] == (dissect.Conn{}) {
+		for int(k) >= len(b.connOf) {
+			b.connOf = append(b.connOf, dissect.Conn{})
+		}
+		// Once a connection: its Conn never changes.
+		b.connOf[k] = cn.info.Conn
+	}
+	if sz := c.stream.sized[i%sizedRing]; sz.i == i {
+		b.held += int(sz.bytes) // the sizes messageHosted read of the record
+	} else {
+		g := decode.GlanceOf(rr)
+		b.held += len(g.Data) + 2*g.Size
+	}
+	b.conn = append(b.conn, r.conn)
+	b.later = append(b.later, hostedLater{n: i + 1, later: true})
+}
+
+// whole makes slot i, a hosted record addHosted left to the encoder,
+// what buildHostedInto makes of it (with later: its dump line left too),
+// from its record: that record is not written once handed out (an asker
+// still paired is a copy: Index.readable).
+func (b *JSONBatch) whole(i int) {
+	l := &b.later[i]
+	if !l.later || l.made {
+		return
+	}
+	l.made = true
+	m := &b.msgs[i]
+	g := decode.GlanceOf(m.Rec)
+	m.N, m.Frame, m.Time, m.Conn = int(l.n), int(int32(g.Frame)), time.Unix(0, g.Time.UnixNano()).UTC(), b.connOf[b.conn[i]]
+	m.Dir, m.Data, m.Pair, m.Latency, m.HasLatency = g.Dir, g.Data, g.Pair, g.Latency, g.HasLatency
+	m.recLineLater, m.recSize = true, g.Size
+	if len(g.Findings) > 0 {
+		m.Findings = append([]dissect.Finding(nil), g.Findings...)
+	}
 }
 
 // next returns a new last message slot for detailInto to fill, zero: the
@@ -203,6 +297,12 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 	}
 	for i := range b.msgs {
 		m := &b.msgs[i]
+		if m.Rec != nil {
+			// Its own JSON: neither its "conn" value nor what addHosted
+			// left to make is read.
+			dst = append(m.Rec.AppendJSON(dst, m.recOrigin()), '\n')
+			continue
+		}
 		k := b.conn[i]
 		for int(k) >= len(b.conns) {
 			b.conns = append(b.conns, nil)
@@ -211,10 +311,6 @@ func (b *JSONBatch) AppendJSON(dst []byte) []byte {
 		if conn == nil {
 			conn = appendConn(nil, m.Conn)
 			b.conns[k] = conn
-		}
-		if m.Rec != nil {
-			dst = append(m.Rec.AppendJSON(dst, m.recOrigin()), '\n')
-			continue
 		}
 		// A short message's fields and summary, which the Index left to
 		// the encoder, are those of the same bytes before
@@ -320,6 +416,7 @@ func (b *JSONBatch) fields(m *Message) []netpak.Span {
 // the records in another form (usmnscope export's Parquet rows). The
 // message is b's until Reset, and is read on the goroutine that encodes b.
 func (b *JSONBatch) Message(i int) *Message {
+	b.whole(i)
 	m := &b.msgs[i]
 	if !m.fieldsLater {
 		return b.Brief(i)
@@ -337,6 +434,7 @@ func (b *JSONBatch) Message(i int) *Message {
 // (Message.fieldsLater): their Fields may be nil. For plain dump's lines,
 // which print none.
 func (b *JSONBatch) Brief(i int) *Message {
+	b.whole(i)
 	m := &b.msgs[i]
 	if m.summaryLater {
 		// Decoded without spans: the line needs no fields.

@@ -271,6 +271,10 @@ type JSONMember struct {
 	NameFrom, NameTo int32
 	From, To         int32
 	Kind             JSONKind
+	// Int, set by WalkValid for a number written as an integer of at most
+	// 18 digits other than -0, says that its token is its value as
+	// strconv.AppendInt spells it (Number's).
+	Int bool
 }
 
 // JSONWalk lists the members and items of a JSON payload, in document
@@ -284,6 +288,13 @@ type JSONWalk struct {
 	Names   []byte
 	b       []byte
 	pos     int
+	// Plain, after WalkValid, says that every string of the payload
+	// (keys too) is printable ASCII without an escape: each is the JSON
+	// string its text spells, termsafe's too, and the names are plain.
+	// Spaced says that the payload holds insignificant space (between
+	// its tokens), which json.Compact would take out.
+	Plain, Spaced bool
+	high          bool // WalkValid's: a string holds a byte of 0x80 or more
 }
 
 // Walk lists the members of b, valid JSON, under the name prefix; the
@@ -500,4 +511,248 @@ func (w *JSONWalk) str() {
 		pos++
 	}
 	w.pos = len(b)
+}
+
+// WalkValid is Walk of b when b is one JSON value in valid UTF-8
+// (isJSON), and false when it is not: one pass both checks it, as
+// validJSON and utf8.Valid do, and lists its members (issue 28: the
+// check and the walk read each payload twice more on the encoding
+// goroutine of `dump --json`). It also sets Plain and Spaced. After
+// false the walk's buffers hold nothing of use.
+func (w *JSONWalk) WalkValid(b []byte, prefix string) bool {
+	w.Members, w.Names, w.b, w.pos = w.Members[:0], w.Names[:0], b, 0
+	w.Names = append(w.Names, prefix...)
+	w.Plain, w.Spaced, w.high = true, false, false
+	if !w.checked(0, int32(len(w.Names)), 0) {
+		return false
+	}
+	w.space()
+	if w.pos != len(b) {
+		return false
+	}
+	// Bytes of 0x80 and more can only be in strings (the grammar is
+	// ASCII): UTF-8's test reads the payload again only for them.
+	return !w.high || utf8.Valid(b)
+}
+
+// space moves past JSON space, noting it in Spaced.
+func (w *JSONWalk) space() {
+	b, pos := w.b, w.pos
+	if pos < len(b) && b[pos] > ' ' {
+		return // most often: no space
+	}
+	for pos < len(b) && (b[pos] == ' ' || b[pos] == '\t' || b[pos] == '\n' || b[pos] == '\r') {
+		pos++
+	}
+	if pos != w.pos {
+		w.Spaced = true
+	}
+	w.pos = pos
+}
+
+// checked reads one value named Names[nf:nt], inside depth containers,
+// as value does, and reports whether it is valid JSON (validJSON's
+// grammar and nesting bound).
+func (w *JSONWalk) checked(nf, nt int32, depth int) bool {
+	w.space()
+	b := w.b
+	n := len(b)
+	if w.pos >= n {
+		return false
+	}
+	from := w.pos
+	switch c := b[w.pos]; {
+	case c == '{':
+		if depth+1 > maxJSONDepth {
+			return false
+		}
+		at := len(w.Members)
+		w.add(nf, nt, from, JSONObject)
+		w.pos++
+		w.space()
+		if w.pos < n && b[w.pos] == '}' {
+			w.pos++
+			w.Members[at].To = int32(w.pos)
+			return true
+		}
+		for {
+			if w.pos >= n || b[w.pos] != '"' {
+				return false
+			}
+			ks := w.pos
+			esc := w.Plain
+			if !w.checkedStr() {
+				return false
+			}
+			var key []byte
+			if esc && w.Plain {
+				key = b[ks+1 : w.pos-1] // no escape: its bytes
+			} else {
+				key = unquote(b[ks:w.pos])
+			}
+			cf, ct := w.child(nf, nt, '.', key, 0)
+			w.space()
+			if w.pos >= n || b[w.pos] != ':' {
+				return false
+			}
+			w.pos++
+			if !w.checked(cf, ct, depth+1) {
+				return false
+			}
+			w.space()
+			if w.pos >= n {
+				return false
+			}
+			if c := b[w.pos]; c == ',' {
+				w.pos++
+				w.space()
+				continue
+			} else if c == '}' {
+				w.pos++
+				break
+			}
+			return false
+		}
+		w.Members[at].To = int32(w.pos)
+	case c == '[':
+		if depth+1 > maxJSONDepth {
+			return false
+		}
+		at := len(w.Members)
+		w.add(nf, nt, from, JSONArray)
+		w.pos++
+		w.space()
+		if w.pos < n && b[w.pos] == ']' {
+			w.pos++
+			w.Members[at].To = int32(w.pos)
+			return true
+		}
+		var num [20]byte
+		for i := 0; ; i++ {
+			cf, ct := w.child(nf, nt, '[', strconv.AppendInt(num[:0], int64(i), 10), ']')
+			if !w.checked(cf, ct, depth+1) {
+				return false
+			}
+			w.space()
+			if w.pos >= n {
+				return false
+			}
+			if c := b[w.pos]; c == ',' {
+				w.pos++
+				continue
+			} else if c == ']' {
+				w.pos++
+				break
+			}
+			return false
+		}
+		w.Members[at].To = int32(w.pos)
+	case c == '"':
+		if !w.checkedStr() {
+			return false
+		}
+		w.add(nf, nt, from, JSONString)
+	case c == 't':
+		if from+4 > n || string(b[from:from+4]) != "true" {
+			return false
+		}
+		w.pos += 4
+		w.add(nf, nt, from, JSONTrue)
+	case c == 'f':
+		if from+5 > n || string(b[from:from+5]) != "false" {
+			return false
+		}
+		w.pos += 5
+		w.add(nf, nt, from, JSONFalse)
+	case c == 'n':
+		if from+4 > n || string(b[from:from+4]) != "null" {
+			return false
+		}
+		w.pos += 4
+		w.add(nf, nt, from, JSONNull)
+	case c == '-' || c >= '0' && c <= '9':
+		end, isInt := checkedNumber(b, from)
+		if end < 0 {
+			return false
+		}
+		w.pos = end
+		w.add(nf, nt, from, JSONNumber)
+		w.Members[len(w.Members)-1].Int = isInt
+	default:
+		return false
+	}
+	return true
+}
+
+// checkedStr moves past the string whose opening quote is at pos, as
+// jsonString reads it, and reports whether it is one; a string with an
+// escape, DEL or a byte of 0x80 or more makes the walk not Plain.
+func (w *JSONWalk) checkedStr() bool {
+	b, i := w.b, w.pos+1 // locals: the loop keeps them in registers
+	n := len(b)
+	for i < n {
+		c := b[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		switch {
+		case c == '"':
+			w.pos = i + 1
+			return true
+		case c < 0x20:
+			return false
+		case c >= 0x7f:
+			// DEL, or a byte of a rune termsafe may escape.
+			w.Plain = false
+			if c >= 0x80 {
+				w.high = true
+			}
+			i++
+			continue
+		}
+		// An escape.
+		w.Plain = false
+		if i+1 >= n {
+			return false
+		}
+		switch b[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if i+6 > n || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+				return false
+			}
+			i += 6
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// checkedNumber is jsonNumber, and whether the number is an integer of
+// at most 18 digits other than -0 (JSONMember.Int).
+func checkedNumber(b []byte, i int) (end int, isInt bool) {
+	from := i
+	end = jsonNumber(b, i)
+	if end < 0 {
+		return -1, false
+	}
+	d := end - from
+	if b[from] == '-' {
+		d--
+		if end-from == 2 && b[from+1] == '0' {
+			return end, false // -0: AppendInt spells 0
+		}
+	}
+	if d > 18 {
+		return end, false
+	}
+	for _, c := range b[from:end] {
+		if c == '.' || c == 'e' || c == 'E' {
+			return end, false
+		}
+	}
+	return end, true
 }

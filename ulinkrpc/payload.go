@@ -52,6 +52,8 @@ type Payload struct {
 	// Cut is PayloadConfig.Cut when the members were cut into it, Object
 	// and Fields then nil.
 	Cut *MPWalk
+	// Walk is PayloadConfig.Walk when it walked a JSON payload.
+	Walk *JSONWalk
 }
 
 // PayloadConfig says how to read payloads: the serializer and, when known,
@@ -85,6 +87,11 @@ type PayloadConfig struct {
 	// its members from it; it is reused, so the Payload is read before
 	// the next one decoded with it.
 	Cut *MPWalk
+	// Walk, when set with NoJSONFields, takes the walk of a JSON payload
+	// (JSONWalk.WalkValid), which also tells it is JSON: one pass where
+	// the test and a later walk were two (Payload.Walk). It is reused,
+	// as Cut is.
+	Walk *JSONWalk
 }
 
 // DecodePayload decodes a payload at byte offset base of its envelope
@@ -98,7 +105,15 @@ func DecodePayload(b []byte, base int, cfg PayloadConfig) Payload {
 		return p // a null argument or a void result (ulinkrpc.md 5)
 	}
 	const prefix = "payload"
-	if cfg.Serializer != SerializerMemoryPack && isJSON(b) {
+	if w := cfg.Walk; w != nil && cfg.NoJSONFields && cfg.Serializer != SerializerMemoryPack {
+		if w.WalkValid(b, prefix) {
+			p.Encoding, p.Walk = EncodingJSON, w
+			if !cfg.NoJSONValue {
+				p.Value = json.RawMessage(b)
+			}
+			return p
+		}
+	} else if cfg.Serializer != SerializerMemoryPack && isJSON(b) {
 		p.Encoding = EncodingJSON
 		if !cfg.NoJSONValue {
 			p.Value = json.RawMessage(b)

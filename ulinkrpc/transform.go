@@ -194,7 +194,22 @@ type Untransformed struct {
 // The error, also the last finding, says why the envelope could not be
 // recovered: ErrNoKey, ErrAuth, ErrFormat (bad padding or flags, a gzip
 // stream that fails to inflate) or ErrTooLarge (the inflate cap).
-func Untransform(frame []byte, cfg TransformConfig) (Untransformed, error) {
+func Untransform(frame []byte, cfg TransformConfig) (u Untransformed, err error) {
+	if cfg.Mode == Auto && (cfg.Keys == nil || !encryptedShape(frame)) {
+		// The common case, a plain frame of Auto (or one of no shape),
+		// set in the result itself: a whole Untransformed copied to it
+		// stalled on the stores just made (issue 28).
+		if c := Classify(frame); c == ClassPlain || c == ClassUnknown {
+			u.Class, u.Flags, u.Envelope = c, -1, frame
+			u.Findings = classNoteLists[min(int(c), len(classNoteLists)-1)]
+			return u, nil
+		}
+	}
+	return untransform(frame, cfg)
+}
+
+// untransform is Untransform of every frame.
+func untransform(frame []byte, cfg TransformConfig) (Untransformed, error) {
 	u := Untransformed{Flags: -1}
 	max := cfg.MaxInflate
 	if max <= 0 {

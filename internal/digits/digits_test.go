@@ -82,3 +82,30 @@ func TestAppendUintEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendRoom: with room for a word after dst (appendWord, and the
+// nine digits of AppendPadded in one), and with just too little, the
+// digits are strconv's.
+func TestAppendRoom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 9))
+	vs := []uint64{0, 9, 10, 99, 100, 101, 999, 1000, 9999, 10000, 99999, 100000, 999999, 1000000, 9999999, 10000000, 99999999, 100000000}
+	for range 20000 {
+		vs = append(vs, rng.Uint64N(1e9), rng.Uint64N(1000))
+	}
+	for _, v := range vs {
+		for room := 6; room <= 10; room++ {
+			dst := append(make([]byte, 0, 3+room), "abc"...)
+			if got, want := string(AppendUint(dst, v)), "abc"+strconv.FormatUint(v, 10); got != want {
+				t.Fatalf("AppendUint(%d) with room %d = %s; want %s", v, room, got, want)
+			}
+			if got, want := string(AppendInt(dst, -int64(v))), "abc"+strconv.FormatInt(-int64(v), 10); got != want {
+				t.Fatalf("AppendInt(%d) with room %d = %s; want %s", -int64(v), room, got, want)
+			}
+			if v < 1e9 {
+				if got, want := string(AppendPadded(dst, int(v), 9)), fmt.Sprintf("abc%09d", v); got != want {
+					t.Fatalf("AppendPadded(%d, 9) with room %d = %s; want %s", v, room, got, want)
+				}
+			}
+		}
+	}
+}
