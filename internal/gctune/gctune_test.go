@@ -23,7 +23,10 @@ func TestPercent(t *testing.T) {
 		{"default, 48 MiB: 24 MiB", Tuning{headroom: gcHeadroom, min: 10}, 43 * mib, 5 * mib, 50},
 		{"tui loading, a tenth read: half the live heap", TUI.Reading(func() float64 { return 0.1 }), 45 * mib, 5 * mib, 45},
 		{"tui loading, half read: 8 MiB and a quarter of the 40 MiB to come", TUI.Reading(func() float64 { return 0.5 }), 40 * mib, 5 * mib, 40},
-		{"tui loading, small heap: 8 MiB", TUI.Reading(func() float64 { return 0.1 }), 5 * mib, 5 * mib, 80},
+		{"tui loading, small heap: half of it", TUI.Reading(func() float64 { return 0.1 }), 6 * mib, 4 * mib, 30},
+		{"tui, 10 MiB live: half of it", TUI, 10 * mib, 5 * mib, 33},
+		{"tui, 3 MiB live: 2 MiB at least", TUI, 3 * mib, 5 * mib, 25},
+		{"tui, 16 MiB live: 8 MiB", TUI, 16 * mib, 5 * mib, 38},
 		{"tui loaded: 8 MiB", TUI.Reading(func() float64 { return 1 }), 95 * mib, 5 * mib, 8},
 		{"tui, share unknown: 8 MiB", TUI.Reading(func() float64 { return -1 }), 95 * mib, 5 * mib, 8},
 	} {
