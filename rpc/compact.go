@@ -48,6 +48,7 @@ func (s *Session) Expand(r *Record) *Record {
 		return r
 	}
 	cp := *r
+	cp.ownValues(r)
 	cp.compact, cp.raw = false, nil
 	cp.pooled, cp.ownEnvelope = false, false // shares r's slices: never reused
 	if r.ownEnvelope {

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/usmnscope/usmnscope/dissect"
@@ -79,5 +80,59 @@ func TestCompactSame(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCompactValuesOwned checks that a compact session's records hold
+// their rpc object's values themselves (Record.vals) and that nothing
+// else points at them: a copy (Expand, Clone) and a Response (its
+// Request's ids) keep their values when the record they came from is
+// reused for another frame, as a compact session reuses the records its
+// host keeps slim (issue 28).
+func TestCompactValuesOwned(t *testing.T) {
+	s := New(testConn, Config{Contracts: contracts(t)})
+	s.KeepCompact()
+	play(s, conversation(), 0)
+	recs := s.Records()
+	text := func(r *Record) string {
+		var b []byte
+		for _, k := range []string{"request_id", "service_id", "method_id", "status", "service", "method"} {
+			v, _ := r.Values(k)
+			b = fmt.Appendf(b, "%s=%v ", k, v)
+		}
+		if r.RPC.Ticks != nil {
+			b = fmt.Appendf(b, "ticks=%d", *r.RPC.Ticks)
+		}
+		return string(b)
+	}
+	var want []string
+	var copies []*Record
+	for _, r := range recs {
+		if r.RPC.RequestID != nil && r.RPC.RequestID != &r.vals.requestID {
+			t.Errorf("record %d: its request_id is not its own", r.N)
+		}
+		want = append(want, text(r))
+		copies = append(copies, s.Expand(r), r.Clone().(*Record))
+	}
+	answers := 0
+	for _, r := range recs {
+		// Reused for another frame: its values overwritten.
+		r.vals = rpcValues{requestID: 1 << 30, serviceID: -7, methodID: -7, statusCode: -7, ticks: -7}
+	}
+	for i, r := range recs {
+		for _, cp := range copies[2*i : 2*i+2] {
+			if got := text(cp); got != want[i] {
+				t.Errorf("record %d: a copy reads %q after the record was reused; want %q", r.N, got, want[i])
+			}
+		}
+		if r.Type == ulinkrpc.Response && r.RPC.ServiceID != nil {
+			answers++
+			if *r.RPC.ServiceID != -7 {
+				t.Errorf("record %d: a Response's service_id is not its own", r.N)
+			}
+		}
+	}
+	if answers == 0 {
+		t.Fatal("no paired Response in the conversation")
 	}
 }

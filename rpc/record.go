@@ -60,6 +60,10 @@ type Record struct {
 	// which is left to then too (lazy.go).
 	bare bool
 	RPC  RPC
+	// vals hold what RPC points at in a record of a compact session or
+	// one Restore made (envRPC): a copy of the record points at its own
+	// (ownValues).
+	vals rpcValues
 
 	// inFile says file is the capture file offset of the frame's bytes
 	// (after its length prefix): they lie in one run of the file
@@ -404,22 +408,21 @@ func (s *Session) apply(r *Record, env *ulinkrpc.Envelope) {
 	d := r.Dir
 	switch env.Type {
 	case ulinkrpc.Request:
-		m := s.envRPC(&r.RPC, env)
+		m := s.envRPC(r, env)
 		s.payload(r, env, m, true)
 		if a, ok := s.reqs.Ask(keyOf(d, env.RequestID), dissect.Ask{N: r.N, Time: r.Time}, r); ok {
 			s.done(s.letGo(a.rec, a.a.N))
 		}
 		s.hold(r)
 	case ulinkrpc.Response:
-		s.envRPC(&r.RPC, env)
+		s.envRPC(r, env)
 		var m *ulinkrpc.Method
 		if q, ok := s.reqs.Latest(keyOf(1-d, env.RequestID)); ok {
 			a := q.a
 			req := s.letGo(q.rec, a.N)
 			s.link(req, r, a)
 			if req != nil {
-				r.RPC.ServiceID, r.RPC.MethodID = req.RPC.ServiceID, req.RPC.MethodID
-				r.RPC.Service, r.RPC.Method = req.RPC.Service, req.RPC.Method
+				r.askerIDs(req, s.compact)
 				if s.cfg.Contracts != nil {
 					// Not read without: the asker's ids lie in memory
 					// made long ago.
@@ -433,16 +436,16 @@ func (s *Session) apply(r *Record, env *ulinkrpc.Envelope) {
 		}
 		s.payload(r, env, m, false)
 	case ulinkrpc.Push:
-		m := s.envRPC(&r.RPC, env)
+		m := s.envRPC(r, env)
 		s.payload(r, env, m, true)
 	case ulinkrpc.KeepAlivePing:
-		s.envRPC(&r.RPC, env)
+		s.envRPC(r, env)
 		if a, ok := s.pings.Ask(pingKey{d, env.Ticks}, dissect.Ask{N: r.N, Time: r.Time}); ok {
 			s.done(s.letGo(nil, a.N))
 		}
 		s.hold(r)
 	case ulinkrpc.KeepAlivePong:
-		s.envRPC(&r.RPC, env)
+		s.envRPC(r, env)
 		a, ok := s.pings.Oldest(pingKey{1 - d, env.Ticks})
 		if !ok {
 			a, ok = s.pings.OldestWhere(func(k pingKey) bool { return k.dir == 1-d })

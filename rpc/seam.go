@@ -79,6 +79,7 @@ func (r *Record) Values(name string) ([]any, bool) {
 // Clone is a copy of r (the slices shared: not written once numbered).
 func (r *Record) Clone() decode.Record {
 	cp := *r
+	cp.ownValues(r)
 	cp.pooled, cp.ownEnvelope = false, false // shares r's slices: never reused
 	return &cp
 }

@@ -168,7 +168,7 @@ type Session struct {
 	finished bool
 	classes  classTally // the transform classifications said once (classnote.go)
 	compact  bool       // KeepCompact (compact.go)
-	// vals are the rpcValues left of a compact session's chunk (envRPC);
+	// vals are the rpcValues left of a Lazy session's chunk (envRPC);
 	// found is compactPayload's scratch, ones the lists of one finding
 	// it shared lately (oneFinding), onesNext the one it replaces next.
 	vals     []rpcValues

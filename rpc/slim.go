@@ -53,10 +53,9 @@ func (s *Session) Restore(env []byte, p decode.Place, whole bool) *Record {
 	if e.Type.Known() {
 		r.Msg = e.Type.String()
 	}
-	s.envValues(&r.RPC, &e, nil)
+	s.envValues(&r.RPC, &e, &r.vals)
 	if a, ok := p.Asker.(*Record); ok && e.Type == ulinkrpc.Response {
-		r.RPC.ServiceID, r.RPC.MethodID = a.RPC.ServiceID, a.RPC.MethodID
-		r.RPC.Service, r.RPC.Method = a.RPC.Service, a.RPC.Method
+		r.askerIDs(a, true)
 	}
 	whole = whole || p.Err != nil
 	if !whole && p.NoFindings {
@@ -84,46 +83,106 @@ func (r *Record) FileOffset() (int64, bool) { return r.file, r.inFile && !r.ligh
 
 // rpcValues hold what an RPC's pointers that envRPC sets point at, made
 // in one allocation a record instead of one a value (issue 28: they were
-// most of what the decoding goroutine of `dump --json` allocated).
+// most of what the decoding goroutine of `dump --json` allocated). They
+// hold no pointer (a status's name is statusName's), so that a chunk of
+// them is made without the heap bits a pointer needs and no collection
+// scans it: making them was a twelfth of a full index's feeding at a
+// million frames, most of it in initialising those bits.
 type rpcValues struct {
 	requestID           uint32
 	serviceID, methodID int32
 	statusCode          int
-	status              string
 	ticks               int64
 }
 
-// valuesChunk is how many records' rpcValues a compact session makes in
-// one allocation (issue 28: one a frame was most of what a full index
-// still allocated). A chunk lives while a record it gave values to does:
-// at most valuesChunk-1 records' values kept beside one kept record.
-const valuesChunk = 8
+// statusNames are the known statuses' names, which a Response's rpc
+// object points at (statusName).
+var statusNames = func() (t [ulinkrpc.StatusProtocolError + 1]string) {
+	for i := range t {
+		t[i] = ulinkrpc.Status(i).String()
+	}
+	return t
+}()
 
-// lazyChunk is valuesChunk for a Lazy session, whose records its host
-// prints and hands back within a few batches: one allocation per 64
-// frames, not one a frame (the most the feeder of `dump --json` still
-// allocated).
+// statusName is st's name as the rpc object's status points at it: one
+// string a known status shares with every record, a new one else.
+func statusName(st ulinkrpc.Status) *string {
+	if st.Known() {
+		return &statusNames[st]
+	}
+	return ptr(st.String())
+}
+
+// lazyChunk is how many records' rpcValues a Lazy session makes in one
+// allocation (envRPC): its host prints its records and hands them back
+// within a few batches, so one allocation per 64 frames, not one a frame
+// (the most the feeder of `dump --json` still allocated). A chunk lives
+// while a record it gave values to does.
 const lazyChunk = 64
 
-// envRPC sets the rpc object's values that env alone gives (apply's,
+// envRPC sets r's rpc object's values that env alone gives (apply's,
 // without the pairing): the ids, status, error and ticks, and the names
 // of a Request's or Push's ids. It returns a Request's or Push's contract
-// method, nil for none. A compact or Lazy session's values come from its
-// chunk (valuesChunk, lazyChunk): it is the feeder's alone.
-func (s *Session) envRPC(p *RPC, env *ulinkrpc.Envelope) *ulinkrpc.Method {
-	if !s.compact && !s.cfg.Lazy || !env.Type.Known() {
+// method, nil for none. A compact session's record holds the values
+// itself (Record.vals: issue 28, a chunk of them made every 8 frames was
+// a twelfth of a full index's feeding at a million frames, and most of
+// the memory it wrote for a record it keeps slim), a Lazy session's come
+// from its chunk (lazyChunk), the feeder's alone.
+func (s *Session) envRPC(r *Record, env *ulinkrpc.Envelope) *ulinkrpc.Method {
+	p := &r.RPC
+	switch {
+	case s.compact:
+		return s.envValues(p, env, &r.vals)
+	case !s.cfg.Lazy || !env.Type.Known():
 		return s.envValues(p, env, nil)
 	}
 	if len(s.vals) == 0 {
-		n := valuesChunk
-		if !s.compact {
-			n = lazyChunk
-		}
-		s.vals = make([]rpcValues, n)
+		s.vals = make([]rpcValues, lazyChunk)
 	}
 	v := &s.vals[0]
 	s.vals = s.vals[1:]
 	return s.envValues(p, env, v)
+}
+
+// askerIDs gives r, a Response, the ids and names of its Request a: held
+// in r's own values with own (r's values are its own: a record of a
+// compact session, whose asker is reused once let go, or one Restore
+// made), else a's.
+func (r *Record) askerIDs(a *Record, own bool) {
+	p, q := &r.RPC, &a.RPC
+	p.Service, p.Method = q.Service, q.Method
+	if !own {
+		p.ServiceID, p.MethodID = q.ServiceID, q.MethodID
+		return
+	}
+	p.ServiceID, p.MethodID = nil, nil
+	if q.ServiceID != nil {
+		r.vals.serviceID, p.ServiceID = *q.ServiceID, &r.vals.serviceID
+	}
+	if q.MethodID != nil {
+		r.vals.methodID, p.MethodID = *q.MethodID, &r.vals.methodID
+	}
+}
+
+// ownValues makes cp, a copy of r, point at its own values where r points
+// at r's (Record.vals), so that the copy stays as it is when r is reused.
+func (cp *Record) ownValues(r *Record) {
+	p := &cp.RPC
+	if p.RequestID == &r.vals.requestID {
+		p.RequestID = &cp.vals.requestID
+	}
+	if p.ServiceID == &r.vals.serviceID {
+		p.ServiceID = &cp.vals.serviceID
+	}
+	if p.MethodID == &r.vals.methodID {
+		p.MethodID = &cp.vals.methodID
+	}
+	if p.StatusCode == &r.vals.statusCode {
+		p.StatusCode = &cp.vals.statusCode
+	}
+	if p.Ticks == &r.vals.ticks {
+		p.Ticks = &cp.vals.ticks
+	}
 }
 
 // envValues is envRPC with v, zero, for the values; nil makes them.
@@ -151,15 +210,15 @@ func (s *Session) envValues(p *RPC, env *ulinkrpc.Envelope, v *rpcValues) *ulink
 		}
 		svc, m := s.cfg.Contracts.Lookup(env.Type, env.ServiceID, env.MethodID)
 		if svc != nil {
-			p.Service = ptr(svc.Name)
+			p.Service = &svc.Name // the contracts' own, never written (names)
 		}
 		if m != nil {
-			p.Method = ptr(m.Name)
+			p.Method = &m.Name
 		}
 		return m
 	case ulinkrpc.Response:
-		v.requestID, v.statusCode, v.status = env.RequestID, int(env.Status), env.Status.String()
-		p.RequestID, p.StatusCode, p.Status = &v.requestID, &v.statusCode, &v.status
+		v.requestID, v.statusCode = env.RequestID, int(env.Status)
+		p.RequestID, p.StatusCode, p.Status = &v.requestID, &v.statusCode, statusName(env.Status)
 		if env.HasError {
 			p.Error = ptr(env.Error)
 			if !utf8.ValidString(env.Error) {

@@ -43,6 +43,7 @@ type Tuning struct {
 	min      int
 	share    uint64
 	most     uint64
+	least    uint64         // with it, the headroom is at most a quarter of the live heap, never below least
 	read     func() float64 // Reading's
 }
 
@@ -153,6 +154,9 @@ func (t Tuning) percent(live, roots uint64) int {
 	if t.share > 0 {
 		h = min(t.most, max(h, (live+roots)*t.share/100))
 	}
+	if t.least > 0 {
+		h = max(t.least, min(h, live/4))
+	}
 	if t.read != nil {
 		if x := t.read(); x > 0 && x < 1 {
 			h = max(h, min(live/2, h+uint64(float64(live)*(1-x)/(4*x))))
@@ -165,5 +169,16 @@ func (t Tuning) percent(live, roots uint64) int {
 // decoded capture is a large, long-lived and pointer-free index (cheap to
 // mark), while showing messages makes short-lived garbage; at the default
 // the heap may grow to twice the index before a collection, which doubles
-// the resident set for nothing (issue 7: ≤ 64 bytes per message).
-var TUI = Tuning{headroom: tuiHeadroom, min: 1}
+// the resident set for nothing (issue 7: ≤ 64 bytes per message). Below
+// 32 MiB live the headroom is a quarter of the live heap, not less than
+// tuiLeast: a capture of 100k ULinkRPC frames keeps some 7 MiB, and a
+// full 8 MiB above it was most of what its load added to the resident
+// set (issue 28: 104 and 111 bytes a frame over WebSocket and KCP, for
+// at most 96), for about as many cycles as before (13 to 15 a load of
+// BenchmarkLoad at 100k WebSocket frames, 25 to 26 at 1M TCP frames).
+var TUI = Tuning{headroom: tuiHeadroom, min: 1, least: tuiLeast}
+
+// tuiLeast is the least headroom of the TUI: about what a small capture
+// allocates from its start to its first frame, so that it is not
+// collected more often than before.
+const tuiLeast = 2 << 20

@@ -23,7 +23,11 @@ func TestPercent(t *testing.T) {
 		{"default, 48 MiB: 24 MiB", Tuning{headroom: gcHeadroom, min: 10}, 43 * mib, 5 * mib, 50},
 		{"tui loading, a tenth read: half the live heap", TUI.Reading(func() float64 { return 0.1 }), 45 * mib, 5 * mib, 45},
 		{"tui loading, half read: 8 MiB and a quarter of the 40 MiB to come", TUI.Reading(func() float64 { return 0.5 }), 40 * mib, 5 * mib, 40},
-		{"tui loading, small heap: 8 MiB", TUI.Reading(func() float64 { return 0.1 }), 5 * mib, 5 * mib, 80},
+		{"tui loading a tenth, small heap: a quarter of it and up to half more", TUI.Reading(func() float64 { return 0.1 }), 12 * mib, 4 * mib, 37},
+		{"tui loading nine tenths, small heap: a quarter of it and a little more", TUI.Reading(func() float64 { return 0.9 }), 12 * mib, 4 * mib, 20},
+		{"tui, 12 MiB live: a quarter of it", TUI, 12 * mib, 5 * mib, 17},
+		{"tui, 6 MiB live: 2 MiB at least", TUI, 6 * mib, 5 * mib, 18},
+		{"tui, 32 MiB live: 8 MiB", TUI, 32 * mib, 5 * mib, 21},
 		{"tui loaded: 8 MiB", TUI.Reading(func() float64 { return 1 }), 95 * mib, 5 * mib, 8},
 		{"tui, share unknown: 8 MiB", TUI.Reading(func() float64 { return -1 }), 95 * mib, 5 * mib, 8},
 	} {
