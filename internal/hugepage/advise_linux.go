@@ -2,7 +2,13 @@ package hugepage
 
 import "golang.org/x/sys/unix"
 
-// advise asks for huge pages (MADV_HUGEPAGE) on b, which starts and ends
-// on huge page boundaries. A kernel without them (or with them off) says
-// no, and b stays in small pages.
-func advise(b []byte) { _ = unix.Madvise(b, unix.MADV_HUGEPAGE) }
+// advise gives the pages of all back (MADV_DONTNEED: they read as zero,
+// as they are, and take no memory until touched), then asks for huge
+// pages (MADV_HUGEPAGE) on b, the part of all that starts and ends on
+// huge page boundaries. A kernel without huge pages (or with them off)
+// says no to the second, and b stays in small pages. all starts on a
+// page of the Go heap, as madvise needs.
+func advise(all, b []byte) {
+	_ = unix.Madvise(all, unix.MADV_DONTNEED)
+	_ = unix.Madvise(b, unix.MADV_HUGEPAGE)
+}

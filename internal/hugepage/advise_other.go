@@ -3,4 +3,4 @@
 package hugepage
 
 // advise does nothing where there is no MADV_HUGEPAGE.
-func advise([]byte) {}
+func advise(_, _ []byte) {}

@@ -17,14 +17,17 @@ const Size = 2 << 20
 // heap lays out large objects on 8 KiB pages, so the allocation is a huge
 // page larger than what is returned; that rest is never touched, so it
 // costs address space and the collector's count of the heap, not
-// resident memory. The bytes are scanned for no pointers: use them only
-// for values that hold none.
+// resident memory. Memory the heap had used before comes cleared by the
+// runtime, in small pages and resident all through: it is given back
+// first (advise), so that what is resident is what the caller touched.
+// The bytes are scanned for no pointers: use them only for values that
+// hold none.
 func Bytes(pages int) []byte {
 	n := pages * Size
-	b := make([]byte, n+Size)
-	start := unsafe.Pointer(unsafe.SliceData(b))
+	all := make([]byte, n+Size)
+	start := unsafe.Pointer(unsafe.SliceData(all))
 	off := int(-uintptr(start) & (Size - 1))
-	b = b[off : off+n : off+n]
-	advise(b)
+	b := all[off : off+n : off+n]
+	advise(all, b)
 	return b
 }
