@@ -121,6 +121,7 @@ type Index struct {
 	arenaHeld  int64              // capacity of the blocks not dropped
 	arenaFirst int                // index of the oldest block not dropped
 	recs       []recBlock         // blocks of recChunk records
+	slab       slab               // the blocks of a large full index (slab.go)
 	big        map[int32][2]int64 // file or arena offset and time of records with recBig
 	nrec       int
 	inFile     int                         // records with recFile
@@ -588,6 +589,9 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 	c.recordSight(cn, i, dir, info.Offset+2+int64(len(msg)))
 	cn.info.Messages++
 	if c.stream == nil {
+		if c.nrec > slabFrom && cn.msgs.slab == nil {
+			cn.msgs.slab = &c.slab // its next blocks from the slab
+		}
 		cn.msgs.append(i)
 	}
 	cn.info.Bytes[dir] += int64(len(msg)) + 2

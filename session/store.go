@@ -212,7 +212,13 @@ func (c *Index) add(flags recFlags, off, t int64) (int32, *record) {
 		if c.nrec == 0 {
 			size = 64
 		}
-		c.recs = append(c.recs, recBlock{recs: c.newRecs(size), time0: t})
+		var recs []record
+		if c.stream == nil && c.nrec >= slabFrom {
+			recs = c.slab.records()
+		} else {
+			recs = c.newRecs(size)
+		}
+		c.recs = append(c.recs, recBlock{recs: recs, time0: t})
 	}
 	b := &c.recs[len(c.recs)-1]
 	if len(b.recs) == cap(b.recs) {

@@ -51,7 +51,7 @@ func (m *Model) action(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		var nums []int
-		for l, i := m.idx.byConn[c], 0; i < l.Len(); i++ {
+		for l, i := m.idx.rows(c), 0; i < l.Len(); i++ {
 			nums = append(nums, l.At(i))
 		}
 		at := 0

@@ -209,7 +209,7 @@ func (m *Model) rows() messages.Rows {
 	if m.allConns {
 		return messages.All(m.n)
 	}
-	return m.idx.byConn[m.conn]
+	return m.idx.rows(m.conn)
 }
 
 // step does one bounded slice of background work (indexing, filtering)

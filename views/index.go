@@ -16,10 +16,12 @@ const maxSeconds = 1 << 16
 const stampBatch = 4096
 
 // stamper is the batch form of Source.Stamp that *session.Index has
-// (Stamps, ConnAt): a Source without it is read a Stamp at a time.
+// (Stamps, ConnAt), with the connections' message lists it keeps
+// (ConnNumbers): a Source without it is read a Stamp at a time.
 type stamper interface {
 	Stamps(dst []session.MessageStamp, from int) []session.MessageStamp
 	ConnAt(i int) (dissect.Conn, bool)
+	ConnNumbers(pos uint32, upTo int) session.Numbers
 }
 
 // index groups message numbers by connection and counts messages per
@@ -27,14 +29,20 @@ type stamper interface {
 // messages, so opening a huge capture never waits for a full pass.
 type index struct {
 	scanned int
-	byConn  map[dissect.Conn]numbers
+	byConn  map[dissect.Conn]messages.Rows
 	spark   map[dissect.Conn][]int
 	first   map[dissect.Conn]int64 // unix second of the connection's first message
 
-	// The batch path (stamper) keeps each connection's lists by its
+	// nums are the lists a Stamp at a time builds (the Source keeps
+	// none: no stamper); byConn holds copies, taken once a step.
+	nums map[dissect.Conn]*numbers
+
+	// The batch path (stamper) keeps each connection's share by its
 	// position in the Source's Connections, so a message costs a slice
 	// index, not three lookups of a 56-byte key (issue 18); the maps
-	// above are written once a batch for each connection it touched.
+	// above are written once a batch for each connection it touched, its
+	// list the Source's own (ConnNumbers: issue 28, the TUI kept a second
+	// copy of every connection's numbers).
 	byPos   []posConn
 	stamps  []session.MessageStamp
 	touched []uint32
@@ -43,14 +51,22 @@ type index struct {
 // posConn is one connection's share of the index on the batch path.
 type posConn struct {
 	conn    dissect.Conn
-	nums    numbers
 	spark   []int
 	first   int64
 	touched bool
 }
 
 func newIndex() *index {
-	return &index{byConn: map[dissect.Conn]numbers{}, spark: map[dissect.Conn][]int{}, first: map[dissect.Conn]int64{}}
+	return &index{byConn: map[dissect.Conn]messages.Rows{}, spark: map[dissect.Conn][]int{}, first: map[dissect.Conn]int64{},
+		nums: map[dissect.Conn]*numbers{}}
+}
+
+// rows is conn's message numbers indexed so far (none: an empty list).
+func (x *index) rows(conn dissect.Conn) messages.Rows {
+	if r, ok := x.byConn[conn]; ok {
+		return r
+	}
+	return messages.Numbers(nil)
 }
 
 // step indexes up to budget messages of the n known and reports whether
@@ -66,9 +82,12 @@ func (x *index) step(src Source, n, budget int) bool {
 		if !ok {
 			continue
 		}
-		l := x.byConn[conn]
+		l := x.nums[conn]
+		if l == nil {
+			l = new(numbers)
+			x.nums[conn] = l
+		}
 		l.add(int32(x.scanned))
-		x.byConn[conn] = l
 		sec := t.Unix()
 		f, ok := x.first[conn]
 		if !ok {
@@ -81,6 +100,11 @@ func (x *index) step(src Source, n, budget int) bool {
 		}
 		s[b]++
 		x.spark[conn] = s
+	}
+	for conn, l := range x.nums {
+		if r, ok := x.byConn[conn]; !ok || r.Len() != l.Len() {
+			x.byConn[conn] = *l
+		}
 	}
 	return x.scanned < n
 }
@@ -107,7 +131,6 @@ func (x *index) stepBatch(src stamper, n, budget int) {
 			if c == nil {
 				continue
 			}
-			c.nums.add(int32(x.scanned))
 			sec := time.Unix(0, s.Time).Unix()
 			if len(c.spark) == 0 {
 				c.first = sec
@@ -122,7 +145,7 @@ func (x *index) stepBatch(src stamper, n, budget int) {
 	for _, i := range x.touched {
 		c := &x.byPos[i]
 		c.touched = false
-		x.byConn[c.conn], x.spark[c.conn], x.first[c.conn] = c.nums, c.spark, c.first
+		x.byConn[c.conn], x.spark[c.conn], x.first[c.conn] = src.ConnNumbers(i, x.scanned), c.spark, c.first
 	}
 	x.touched = x.touched[:0]
 }
@@ -146,7 +169,8 @@ func (x *index) pos(src stamper, i uint32) *posConn {
 }
 
 // numbers is one connection's message numbers in ascending order (a
-// messages.Rows), kept in blocks of numBlock that never move once full:
+// messages.Rows) that the index builds itself, from a Source that keeps
+// none (its Stamp alone), kept in blocks of numBlock that never move once full:
 // appending never copies what is held. A slice grown by append copied
 // every connection's list at each doubling and left the old arrays to the
 // collector, the largest allocations of the TUI's own while a

@@ -36,6 +36,7 @@ var floors = map[string]float64{
 	"internal/config":     0.5, // the config file (issue 30): only tomlcap, which bounds its shape
 	"stats":               0,   // the exact percentiles, jitter and rates (issue 26): no module imports; dissect, rpc and session use it
 	"internal/enum":       -1,
+	"internal/hugepage":   -1, // large pointer-free memory in huge pages (issue 28): no module imports
 	"capture":             1,
 	"merge":               1.5, // several captures as one source (issue 27): over capture and dissect, knows no protocol
 	"dissect":             1,

@@ -15,11 +15,11 @@ import (
 // a host takes the statistics it needs on the way.
 type pingCount struct {
 	requests int
-	reqN     []int32           // history: the requests' numbers, ascending
-	ansN     []int32           // history: the answers' numbers, ascending, as rtt
-	rtt      dissect.Durations // history: the round trips in order (Prefix)
-	rttc     rttCounts         // no history: the round trips counted by value
-	rttr     stats.Running     // no history: their count, sum and jitter in arrival order
+	reqN     chunks[int32]         // history: the requests' numbers, ascending
+	ansN     chunks[int32]         // history: the answers' numbers, ascending, as rtt
+	rtt      chunks[time.Duration] // history: the round trips in order
+	rttc     rttCounts             // no history: the round trips counted by value
+	rttr     stats.Running         // no history: their count, sum and jitter in arrival order
 }
 
 // PingStats are outputs.md's STATS for the PingRequests sent in one
@@ -46,11 +46,13 @@ func (s *State) PingStats(asOf int, full bool) [2]PingStats {
 				Summary: stats.SummaryFromCounts(pc.rttc.vals, pc.rttc.cnts, &pc.rttr)}}
 			continue
 		}
-		req, rtt := pc.requests, pc.rtt
+		req, answered := pc.requests, pc.rtt.len()
 		if asOf > 0 {
-			req = sort.Search(len(pc.reqN), func(k int) bool { return int(pc.reqN[k]) > asOf })
-			rtt = pc.rtt.Prefix(sort.Search(len(pc.ansN), func(k int) bool { return int(pc.ansN[k]) > asOf }))
+			req = sort.Search(pc.reqN.len(), func(k int) bool { return int(pc.reqN.at(k)) > asOf })
+			answered = sort.Search(pc.ansN.len(), func(k int) bool { return int(pc.ansN.at(k)) > asOf })
 		}
+		var rtt dissect.Durations
+		pc.rtt.each(answered, rtt.Add)
 		mn, md, mx, ok, sum := rtt.Latency()
 		out[d] = PingStats{Requests: req, Answered: rtt.Len(), RTT: dissect.Latency{Min: mn, Median: md, Max: mx, OK: ok, Summary: sum}}
 	}

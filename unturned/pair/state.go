@@ -113,7 +113,7 @@ func (s *State) Message(n int32, dir dissect.Dir, d *unturned.Decoded, at func()
 		pc := &s.ping[dir]
 		pc.requests++
 		if s.history {
-			pc.reqN = append(pc.reqN, n)
+			pc.reqN.add(n)
 		}
 		return Step{Role: Asker, Ping: true}
 	case pingResponse(d.Kind):
@@ -125,8 +125,8 @@ func (s *State) Message(n int32, dir dissect.Dir, d *unturned.Decoded, at func()
 		lat := time.Duration(at() - a.Time.UnixNano())
 		pc := &s.ping[asked]
 		if s.history {
-			pc.rtt.Add(lat)
-			pc.ansN = append(pc.ansN, n)
+			pc.rtt.add(lat)
+			pc.ansN.add(n)
 		} else {
 			pc.rttc.add(lat)
 			pc.rttr.Add(lat)
