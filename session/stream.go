@@ -152,17 +152,6 @@ type streamState struct {
 	sized [sizedRing]sizedRec
 }
 
-// sizedRing is how many hosted records' sizes a Stream keeps (sized):
-// as many as a record waits behind an asker at most (lateHold).
-const sizedRing = lateHold
-
-// sizedRec is a hosted record's index and the bytes a JSONBatch counts
-// of it.
-type sizedRec struct {
-	i     int32
-	bytes int32
-}
-
 // waitDecoded is commit's decoding of a message until it is handed out,
 // with its own copy of the bytes and its own spans, whether it goes at
 // once or waits: a message decoded again when handed out broke "each
@@ -674,34 +663,6 @@ func (c *Index) streamTables(cn *connection, asOf int) *Tables {
 		return c.hostedLive(cn, asOf)
 	}
 	return c.nativeTables(cn, asOf, cn.info.Messages)
-}
-
-// AppendJSONOne appends message n's `dump --json` line (AppendJSONRange)
-// when sel selects it (nil selects all). From a Stream's Settled it reuses
-// the commit's decoding and the stream's buffers; otherwise it is
-// AppendJSONRange(dst, n, n, sel).
-func (c *Index) AppendJSONOne(dst []byte, n int, sel Selector) []byte {
-	s := c.stream
-	if s == nil {
-		return c.AppendJSONRange(dst, n, n, sel)
-	}
-	sc := &s.sc
-	if sel != nil && sel.HeadOnly() {
-		h, ok := c.Head(n)
-		if !ok || !sel.MatchHead(h) {
-			return dst
-		}
-		sel = nil
-	}
-	m := &sc.m
-	if !c.detailInto(n, sc, m, false, false) {
-		return dst
-	}
-	if sel == nil || sel.Match(m) {
-		dst, _ = m.appendJSON(dst, sc.conn(m.Conn))
-		dst = append(dst, '\n')
-	}
-	return dst
 }
 
 // MayCut reports whether the Index streams with a Cut, so that its feeder

@@ -488,3 +488,42 @@ func (c *Index) fieldsLater(p *preDecoded) bool {
 	s := c.stream
 	return p.spans == nil && s.Lazy && !s.Spans && c.schemas == nil
 }
+
+// sizedRing is how many hosted records' sizes a Stream keeps (sized):
+// as many as a record waits behind an asker at most (lateHold).
+const sizedRing = lateHold
+
+// sizedRec is a hosted record's index and the bytes a JSONBatch counts
+// of it.
+type sizedRec struct {
+	i     int32
+	bytes int32
+}
+
+// AppendJSONOne appends message n's `dump --json` line (AppendJSONRange)
+// when sel selects it (nil selects all). From a Stream's Settled it reuses
+// the commit's decoding and the stream's buffers; otherwise it is
+// AppendJSONRange(dst, n, n, sel).
+func (c *Index) AppendJSONOne(dst []byte, n int, sel Selector) []byte {
+	s := c.stream
+	if s == nil {
+		return c.AppendJSONRange(dst, n, n, sel)
+	}
+	sc := &s.sc
+	if sel != nil && sel.HeadOnly() {
+		h, ok := c.Head(n)
+		if !ok || !sel.MatchHead(h) {
+			return dst
+		}
+		sel = nil
+	}
+	m := &sc.m
+	if !c.detailInto(n, sc, m, false, false) {
+		return dst
+	}
+	if sel == nil || sel.Match(m) {
+		dst, _ = m.appendJSON(dst, sc.conn(m.Conn))
+		dst = append(dst, '\n')
+	}
+	return dst
+}

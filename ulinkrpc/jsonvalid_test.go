@@ -42,22 +42,28 @@ func TestValidJSON(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 28))
 	alphabet := []byte(" \t\n{}[]:,\"\\/-+.eE0123456789abfnrtuxl\x00\x1f\xc3\xa9")
 	for range 200000 {
-		b := []byte(randValue(rng, 4))
-		for range rng.IntN(3) {
-			if len(b) == 0 {
-				break
-			}
-			switch k := rng.IntN(len(b)); rng.IntN(3) {
-			case 0:
-				b[k] = alphabet[rng.IntN(len(alphabet))]
-			case 1:
-				b = append(b[:k], b[k+1:]...)
-			default:
-				b = append(b[:k], append([]byte{alphabet[rng.IntN(len(alphabet))]}, b[k:]...)...)
-			}
-		}
-		check(string(b))
+		check(string(mutated(rng, alphabet)))
 	}
+}
+
+// mutated is a random JSON value (randValue) with up to two bytes
+// changed, taken out or put in from alphabet.
+func mutated(rng *rand.Rand, alphabet []byte) []byte {
+	b := []byte(randValue(rng, 4))
+	for range rng.IntN(3) {
+		if len(b) == 0 {
+			break
+		}
+		switch k := rng.IntN(len(b)); rng.IntN(3) {
+		case 0:
+			b[k] = alphabet[rng.IntN(len(alphabet))]
+		case 1:
+			b = append(b[:k], b[k+1:]...)
+		default:
+			b = append(b[:k], append([]byte{alphabet[rng.IntN(len(alphabet))]}, b[k:]...)...)
+		}
+	}
+	return b
 }
 
 // randValue is a random JSON value nested at most depth deep.

@@ -89,21 +89,7 @@ func TestWalkValid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 6))
 	alphabet := []byte(" \t\n{}[]:,\"\\/-+.eE0123456789abfnrtuxl\x00\x1f\x7f\xc3\xa9\xff")
 	for range 30000 {
-		b := []byte(randValue(rng, 4))
-		for range rng.IntN(3) {
-			if len(b) == 0 {
-				break
-			}
-			switch k := rng.IntN(len(b)); rng.IntN(3) {
-			case 0:
-				b[k] = alphabet[rng.IntN(len(alphabet))]
-			case 1:
-				b = append(b[:k], b[k+1:]...)
-			default:
-				b = append(b[:k], append([]byte{alphabet[rng.IntN(len(alphabet))]}, b[k:]...)...)
-			}
-		}
-		checkWalkValid(t, b)
+		checkWalkValid(t, mutated(rng, alphabet))
 	}
 }
 
