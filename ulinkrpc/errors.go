@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/usmnscope/usmnscope/decode/transport"
 	"github.com/usmnscope/usmnscope/dissect"
 )
 
@@ -48,15 +49,14 @@ type Error struct {
 	Detail string // for other errors: what was wrong
 }
 
+// Error spells the place as the transports' errors do (transport.Error,
+// the one rule), after the protocol's name.
 func (e *Error) Error() string {
-	s := "ulinkrpc " + e.Layer + ": "
-	if e.Field != "" {
-		s += e.Field + ": "
-	}
+	t := transport.Error{Layer: e.Layer, Field: e.Field, Offset: e.Offset, Need: e.Need, Have: e.Have, Err: transport.ErrFormat, Detail: e.Detail}
 	if e.Err == ErrShort {
-		return s + fmt.Sprintf("need %s at byte %d, have %d", dissect.Count(e.Need, "byte"), e.Offset, e.Have)
+		t.Err = transport.ErrShort
 	}
-	return s + e.Detail + fmt.Sprintf(" at byte %d", e.Offset)
+	return "ulinkrpc " + t.Error()
 }
 
 func (e *Error) Unwrap() error { return e.Err }
