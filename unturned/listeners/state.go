@@ -175,16 +175,25 @@ func (t *State) setServer(id uint32, typ string, version uint32, idBits int, how
 			return false
 		}
 		e = ServerEntry{ID: id, Learned: how, First: n}
-		t.countType(0, typ, version, 1)
-	} else if e.Type != typ || e.Version != version {
-		// A definition repeated unchanged (the common case) leaves the
-		// counts as they are.
-		t.countType(0, e.Type, e.Version, -1)
-		t.countType(0, typ, version, 1)
 	}
+	t.retype(0, ok, e.Type, e.Version, typ, version)
 	e.Type, e.Version, e.IDBits, e.touched = typ, version, idBits, n
 	t.server.set(id, e)
 	return true
+}
+
+// retype counts an entry of side (0 server, 1 client) under typ and
+// version: a new one (had false) once; a known one, defined as (oldTyp,
+// oldVer), moved to the new type when either changed. A definition
+// repeated unchanged (the common case) leaves the counts as they are.
+func (t *State) retype(side int, had bool, oldTyp string, oldVer uint32, typ string, version uint32) {
+	switch {
+	case !had:
+		t.countType(side, typ, version, 1)
+	case oldTyp != typ || oldVer != version:
+		t.countType(side, oldTyp, oldVer, -1)
+		t.countType(side, typ, version, 1)
+	}
 }
 
 // setClient creates or updates a client entry, mapping it to sid when
@@ -196,11 +205,8 @@ func (t *State) setClient(id uint32, typ string, version uint32, sid uint32, map
 			return false
 		}
 		e = ClientEntry{ID: id, Learned: how, First: n}
-		t.countType(1, typ, version, 1)
-	} else if e.Type != typ || e.Version != version {
-		t.countType(1, e.Type, e.Version, -1)
-		t.countType(1, typ, version, 1)
 	}
+	t.retype(1, ok, e.Type, e.Version, typ, version)
 	e.Type, e.Version, e.touched = typ, version, n
 	if mapped {
 		if e.Mapped && e.ServerID != sid && t.mappedBy.at(e.ServerID) == id {
