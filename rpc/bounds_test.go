@@ -3,6 +3,7 @@ package rpc
 import (
 	"testing"
 
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -14,8 +15,8 @@ func TestConvBound(t *testing.T) {
 	s := New(testConn, Config{Transport: KCP, MaxConvs: 2})
 	msg := wire(ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePing, 1))
 	for conv := uint32(1); conv <= 4; conv++ {
-		for _, seg := range ulinkrpc.SplitMessage(conv, 0, msg, 0) {
-			s.Datagram(dissect.C2S, ulinkrpc.EncodeSegment(nil, seg), stamp(int(conv), int(conv)))
+		for _, seg := range kcp.SplitMessage(conv, 0, msg, 0) {
+			s.Datagram(dissect.C2S, kcp.EncodeSegment(nil, seg), stamp(int(conv), int(conv)))
 		}
 	}
 	s.End(stamp(9, 100))

@@ -7,9 +7,9 @@
 // # Transports
 //
 // A Session has one Transport. TCP chunks go straight into a per-direction
-// ulinkrpc.Stream; WebSocket chunks through a ulinkrpc.WebSocket first,
+// ulinkrpc.Stream; WebSocket chunks through a websocket.Decoder first,
 // whose control frames and upgrade become connection events; UDP datagrams
-// through a ulinkrpc.Reassembler per direction (KCP, ulinkrpc.md 2.3), each
+// through a kcp.Reassembler per direction (KCP, ulinkrpc.md 2.3), each
 // conv's messages into its own Stream. Buffers are the codec's, each
 // bounded (Stream, WebSocket, KCPLimits); Config bounds the rest.
 //

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -21,8 +23,8 @@ func FuzzSession(f *testing.F) {
 		seed = append(seed, wire(st.env)...)
 	}
 	f.Add(uint8(0), seed)
-	f.Add(uint8(1), append(ulinkrpc.EncodeUpgradeRequest("h", "/ws", "dGhlIHNhbXBsZSBub25jZQ=="), ulinkrpc.EncodeWSFrame(nil, ulinkrpc.OpBinary, true, &[4]byte{1, 2, 3, 4}, seed[:40])...))
-	f.Add(uint8(2), ulinkrpc.EncodeSegment(ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Conv: 9}), ulinkrpc.SplitMessage(9, 0, seed[:60], 0)[0]))
+	f.Add(uint8(1), append(websocket.EncodeUpgradeRequest("h", "/ws", "dGhlIHNhbXBsZSBub25jZQ=="), websocket.EncodeFrame(nil, websocket.OpBinary, true, &[4]byte{1, 2, 3, 4}, seed[:40])...))
+	f.Add(uint8(2), kcp.EncodeSegment(ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Conv: 9}), kcp.SplitMessage(9, 0, seed[:60], 0)[0]))
 	keys := ulinkrpc.DeriveKeys([]byte("k"), ulinkrpc.HKDF)
 	f.Fuzz(func(t *testing.T, mode uint8, data []byte) {
 		cfg := Config{Transport: Transport(mode % 3), MidStream: mode&4 != 0, Contracts: contracts(t)}

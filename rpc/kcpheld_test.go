@@ -3,6 +3,7 @@ package rpc
 import (
 	"testing"
 
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -22,15 +23,15 @@ func kcpSession(cfg Config, yield func(*Record, Stamp)) *Session {
 
 // kcpRequest is Request id's [length][frame] as conv's PUSH segments from
 // sn on, of at most mss data bytes each (0: one segment).
-func kcpRequest(conv, id, sn uint32, mss int) []ulinkrpc.Segment {
-	return ulinkrpc.SplitMessage(conv, sn, wire(ulinkrpc.EncodeRequest(id, 1, 1, nil)), mss)
+func kcpRequest(conv, id, sn uint32, mss int) []kcp.Segment {
+	return kcp.SplitMessage(conv, sn, wire(ulinkrpc.EncodeRequest(id, 1, 1, nil)), mss)
 }
 
 // kcpStep is one event of a KCP session, in frame frame with seq frame: a
 // client datagram of segs, or a host's Abandon (abandon).
 type kcpStep struct {
 	frame   int
-	segs    []ulinkrpc.Segment
+	segs    []kcp.Segment
 	abandon bool
 }
 
@@ -41,7 +42,7 @@ func (st kcpStep) feed(s *Session) {
 	}
 	var dg []byte
 	for _, seg := range st.segs {
-		dg = ulinkrpc.EncodeSegment(dg, seg)
+		dg = kcp.EncodeSegment(dg, seg)
 	}
 	s.Datagram(dissect.C2S, dg, Stamp{Frame: st.frame, Time: t0, Seq: uint64(st.frame)})
 }
@@ -54,7 +55,7 @@ func (st kcpStep) feed(s *Session) {
 // behind which too much is held. Holding after each step; 0 for not
 // holding.
 func TestHoldingKCP(t *testing.T) {
-	r := func(id, sn uint32) []ulinkrpc.Segment { return kcpRequest(kcpConv, id, sn, 0) }
+	r := func(id, sn uint32) []kcp.Segment { return kcpRequest(kcpConv, id, sn, 0) }
 	frags := kcpRequest(kcpConv, 1, 0, 8)
 	tests := []struct {
 		name  string
@@ -116,7 +117,7 @@ func TestHoldingKCP(t *testing.T) {
 // predecessors' datagrams. The records' frame:seq after the steps and End
 // (frame 9).
 func TestKCPHeldStamps(t *testing.T) {
-	r := func(id, sn uint32) []ulinkrpc.Segment { return kcpRequest(kcpConv, id, sn, 0) }
+	r := func(id, sn uint32) []kcp.Segment { return kcpRequest(kcpConv, id, sn, 0) }
 	frags := kcpRequest(kcpConv, 1, 1, 8) // sn 1 on, sn 0 missing
 	if len(frags) < 2 {
 		t.Fatalf("kcpRequest(…, 8) = %d segments; want 2 or more", len(frags))

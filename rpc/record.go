@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -261,7 +263,7 @@ func (s *Session) holding() bool {
 
 // Holding reports whether a stream of the session holds bytes awaiting
 // resynchronisation, which may yet end frames earlier than those already
-// yielded (so does a WebSocket decoder, ulinkrpc.WebSocket.Held, and a KCP
+// yielded (so does a WebSocket decoder, websocket.Decoder.Held, and a KCP
 // reassembler with segments behind a missing sn, kcpheld.go), and the
 // earliest Stamp.Seq among the chunks those bytes came in (a host's
 // watermark, outputs.md "Ordering").
@@ -323,14 +325,14 @@ func (s *Session) Abandon() {
 		if sd := &s.sides[d]; sd.kcp != nil {
 			if _, held := sd.kcp.Holding(); held {
 				s.dir = dir
-				sd.kcp.Abandon("while other traffic waited for it", func(m ulinkrpc.KCPMessage) { s.kcpMessage(dir, m) })
+				sd.kcp.Abandon("while other traffic waited for it", func(m kcp.Message) { s.kcpMessage(dir, m) })
 				s.drain(dir, sd.kcp.Findings())
 				sd.markKCP(s.stamp)
 			}
 		}
 		if sd := &s.sides[d]; sd.ws != nil && sd.ws.Held() > 0 {
 			s.dir = dir
-			sd.ws.Abandon("while other traffic waited for it", func(ev ulinkrpc.WSEvent) { s.wsEvent(dir, ev) })
+			sd.ws.Abandon("while other traffic waited for it", func(ev websocket.Event) { s.wsEvent(dir, ev) })
 			s.drain(dir, sd.ws.Findings())
 			sd.markWS(s.stamp)
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/enum"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
@@ -125,12 +127,12 @@ type pingKey struct {
 
 // side is one direction's decoding state.
 type side struct {
-	stream  *framer               // TCP and WebSocket
-	ws      *ulinkrpc.WebSocket   // WebSocket
-	kcp     *ulinkrpc.Reassembler // KCP
-	convs   map[uint32]*framer    // KCP: a frame stream per conv
-	tooMany bool                  // a conv was refused a stream
-	wsMarks []mark                // WebSocket: which chunk brought the bytes ws holds (wsheld.go)
+	stream  *framer            // TCP and WebSocket
+	ws      *websocket.Decoder // WebSocket
+	kcp     *kcp.Reassembler   // KCP
+	convs   map[uint32]*framer // KCP: a frame stream per conv
+	tooMany bool               // a conv was refused a stream
+	wsMarks []mark             // WebSocket: which chunk brought the bytes ws holds (wsheld.go)
 	// The chunk (WebSocket) or datagram (KCP) being fed when it is one
 	// run of the capture file, and a chunk's stream offset (wsData,
 	// kcpMessage).
@@ -301,7 +303,7 @@ func (s *Session) Gap(d dissect.Dir, n int, st Stamp) {
 	sd := &s.sides[d&1]
 	switch {
 	case sd.ws != nil:
-		sd.ws.Gap(n, func(ev ulinkrpc.WSEvent) { s.wsEvent(d, ev) })
+		sd.ws.Gap(n, func(ev websocket.Event) { s.wsEvent(d, ev) })
 		sd.markWS(st)
 		s.drain(d, sd.ws.Findings())
 		s.drain(d, sd.stream.st.Findings())
@@ -341,7 +343,7 @@ func (s *Session) Datagram(d dissect.Dir, b []byte, st Stamp) {
 	if st.InFile {
 		sd.wsChunk = b
 	}
-	_ = sd.kcp.Datagram(b, func(m ulinkrpc.KCPMessage) { s.kcpMessage(d, m) })
+	_ = sd.kcp.Datagram(b, func(m kcp.Message) { s.kcpMessage(d, m) })
 	sd.wsChunk = nil
 	sd.markKCP(st)
 	s.drain(d, sd.kcp.Findings())
@@ -354,7 +356,7 @@ func (s *Session) maxConvs() int {
 	return 256
 }
 
-func (s *Session) kcpMessage(d dissect.Dir, m ulinkrpc.KCPMessage) {
+func (s *Session) kcpMessage(d dissect.Dir, m kcp.Message) {
 	sd := &s.sides[d&1]
 	st := sd.convs[m.Conv]
 	if st == nil {
@@ -389,13 +391,13 @@ func (s *Session) kcpMessage(d dissect.Dir, m ulinkrpc.KCPMessage) {
 // segmentData is where in datagram b the data of m, a message of one
 // segment, lies: a PUSH of its conversation and sn there with its bytes;
 // -1 for none.
-func segmentData(b []byte, m ulinkrpc.KCPMessage) int {
+func segmentData(b []byte, m kcp.Message) int {
 	for off := 0; off < len(b); {
-		seg, n, err := ulinkrpc.ParseSegment(b[off:])
+		seg, n, err := kcp.ParseSegment(b[off:])
 		if err != nil {
 			return -1
 		}
-		if seg.Cmd == ulinkrpc.CmdPush && seg.Conv == m.Conv && seg.Sn == m.FirstSn && seg.Frg == 0 && bytes.Equal(seg.Data, m.Data) {
+		if seg.Cmd == kcp.CmdPush && seg.Conv == m.Conv && seg.Sn == m.FirstSn && seg.Frg == 0 && bytes.Equal(seg.Data, m.Data) {
 			return off + n - len(seg.Data)
 		}
 		off += n
@@ -403,14 +405,14 @@ func segmentData(b []byte, m ulinkrpc.KCPMessage) int {
 	return -1
 }
 
-func (s *Session) wsEvent(d dissect.Dir, ev ulinkrpc.WSEvent) {
+func (s *Session) wsEvent(d dissect.Dir, ev websocket.Event) {
 	sd := &s.sides[d&1]
 	switch ev.Kind {
-	case ulinkrpc.WSData:
+	case websocket.EventData:
 		s.wsData(d, ev)
-	case ulinkrpc.WSGap:
+	case websocket.EventGap:
 		sd.stream.st.Gap(ev.Gap)
-	case ulinkrpc.WSUpgrade:
+	case websocket.EventUpgrade:
 		u := ev.Upgrade
 		text := fmt.Sprintf("websocket: HTTP %d %s", u.Status, u.Reason)
 		if u.Request {
@@ -421,11 +423,11 @@ func (s *Session) wsEvent(d dissect.Dir, ev ulinkrpc.WSEvent) {
 			s.finding(d, dissect.Finding{Severity: dissect.Warn, Group: dissect.Protocol,
 				Text: fmt.Sprintf("websocket: the server refused the upgrade: HTTP %d %s", u.Status, u.Reason), Bit: -1}, 0)
 		}
-	case ulinkrpc.WSPing:
+	case websocket.EventPing:
 		s.event(d, "ping", fmt.Sprintf("websocket ping, %d bytes", len(ev.Data)))
-	case ulinkrpc.WSPong:
+	case websocket.EventPong:
 		s.event(d, "pong", fmt.Sprintf("websocket pong, %d bytes", len(ev.Data)))
-	case ulinkrpc.WSClose:
+	case websocket.EventClose:
 		// The decoder's own finding reports the close (ulinkrpc.md 7).
 		s.event(d, "close", fmt.Sprintf("websocket close: code %d reason %q", ev.Code, ev.Reason))
 	}
@@ -467,14 +469,14 @@ func (s *Session) End(st Stamp) {
 		s.dir = dir
 		sd := &s.sides[d]
 		if sd.ws != nil {
-			s.drain(dir, sd.ws.End(func(ev ulinkrpc.WSEvent) { s.wsEvent(dir, ev) }))
+			s.drain(dir, sd.ws.End(func(ev websocket.Event) { s.wsEvent(dir, ev) }))
 			sd.markWS(st)
 		}
 		if sd.stream != nil {
 			s.drain(dir, sd.stream.end(st, s.yield(dir)))
 		}
 		if sd.kcp != nil {
-			s.drain(dir, sd.kcp.End(func(m ulinkrpc.KCPMessage) { s.kcpMessage(dir, m) }))
+			s.drain(dir, sd.kcp.End(func(m kcp.Message) { s.kcpMessage(dir, m) }))
 			sd.markKCP(st)
 			for _, conv := range sortedConvs(sd.convs) {
 				s.drain(dir, sd.convs[conv].end(st, s.yield(dir)))
@@ -533,9 +535,9 @@ func sortedConvs(m map[uint32]*framer) []uint32 {
 
 // KCPCounts returns the KCP counters of conv in direction d (ACK, WASK and
 // WINS segments, duplicates, messages, missing sn).
-func (s *Session) KCPCounts(d dissect.Dir, conv uint32) ulinkrpc.KCPCounts {
+func (s *Session) KCPCounts(d dissect.Dir, conv uint32) kcp.Counts {
 	if k := s.sides[d&1].kcp; k != nil {
 		return k.Counts(conv)
 	}
-	return ulinkrpc.KCPCounts{}
+	return kcp.Counts{}
 }

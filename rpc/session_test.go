@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -252,15 +254,15 @@ func TestTransformLayer(t *testing.T) {
 func TestWebSocket(t *testing.T) {
 	key := [4]byte{1, 2, 3, 4}
 	var c2s, s2c []byte
-	c2s = append(c2s, ulinkrpc.EncodeUpgradeRequest("127.0.0.1:20000", "/ws", "dGhlIHNhbXBsZSBub25jZQ==")...)
-	c2s = ulinkrpc.EncodeWSFrame(c2s, ulinkrpc.OpBinary, true, &key, wire(ulinkrpc.EncodeRequest(1, 1, 1, []byte(`{"Account":"ann"}`))))
+	c2s = append(c2s, websocket.EncodeUpgradeRequest("127.0.0.1:20000", "/ws", "dGhlIHNhbXBsZSBub25jZQ==")...)
+	c2s = websocket.EncodeFrame(c2s, websocket.OpBinary, true, &key, wire(ulinkrpc.EncodeRequest(1, 1, 1, []byte(`{"Account":"ann"}`))))
 	var later []byte
-	later = ulinkrpc.EncodeWSFrame(later, ulinkrpc.OpPing, true, &key, []byte("p"))
-	later = ulinkrpc.EncodeWSFrame(later, ulinkrpc.OpClose, true, &key, []byte{0x03, 0xe8, 'b', 'y', 'e'})
-	s2c = append(s2c, ulinkrpc.EncodeUpgradeResponse("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")...)
+	later = websocket.EncodeFrame(later, websocket.OpPing, true, &key, []byte("p"))
+	later = websocket.EncodeFrame(later, websocket.OpClose, true, &key, []byte{0x03, 0xe8, 'b', 'y', 'e'})
+	s2c = append(s2c, websocket.EncodeUpgradeResponse("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")...)
 	resp := wire(ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, nil, ""))
-	s2c = ulinkrpc.EncodeWSFrame(s2c, ulinkrpc.OpBinary, false, nil, resp[:5])
-	s2c = ulinkrpc.EncodeWSFrame(s2c, ulinkrpc.OpContinuation, true, nil, resp[5:])
+	s2c = websocket.EncodeFrame(s2c, websocket.OpBinary, false, nil, resp[:5])
+	s2c = websocket.EncodeFrame(s2c, websocket.OpContinuation, true, nil, resp[5:])
 	s := New(testConn, Config{Transport: WebSocket})
 	half := len(c2s) / 2
 	s.Bytes(dissect.C2S, c2s[:half], stamp(1, 0))
@@ -292,19 +294,19 @@ func TestKCP(t *testing.T) {
 	s.Datagram(dissect.C2S, ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Conv: conv}), stamp(1, 0))
 	s.Datagram(dissect.S2C, ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Ack: true, Conv: conv, SessionPort: 20000}), stamp(2, 10))
 	req := wire(ulinkrpc.EncodeRequest(1, 1, 1, []byte(`{"Account":"`+strings.Repeat("k", 40)+`"}`)))
-	segs := ulinkrpc.SplitMessage(conv, 0, req, 25)
+	segs := kcp.SplitMessage(conv, 0, req, 25)
 	if len(segs) != 3 {
 		t.Fatalf("%d segments; want 3", len(segs))
 	}
 	for i, k := range []int{0, 2, 2, 1} {
-		s.Datagram(dissect.C2S, ulinkrpc.EncodeSegment(nil, segs[k]), stamp(3+i, 20+10*i))
+		s.Datagram(dissect.C2S, kcp.EncodeSegment(nil, segs[k]), stamp(3+i, 20+10*i))
 	}
 	if n := len(s.Records()); n != 1 || s.Records()[0].Frame != 6 {
 		t.Fatalf("after the segments: %d records; want 1 completed by frame 6", n)
 	}
-	ack := ulinkrpc.EncodeSegment(nil, ulinkrpc.Segment{Conv: conv, Cmd: ulinkrpc.CmdAck, Sn: 2, Una: 3})
-	resp := ulinkrpc.SplitMessage(conv, 0, wire(ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, nil, "")), 0)
-	s.Datagram(dissect.S2C, ulinkrpc.EncodeSegment(ack, resp[0]), stamp(7, 500))
+	ack := kcp.EncodeSegment(nil, kcp.Segment{Conv: conv, Cmd: kcp.CmdAck, Sn: 2, Una: 3})
+	resp := kcp.SplitMessage(conv, 0, wire(ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, nil, "")), 0)
+	s.Datagram(dissect.S2C, kcp.EncodeSegment(ack, resp[0]), stamp(7, 500))
 	s.End(stamp(8, 600))
 	rs := s.Records()
 	if len(rs) != 2 || rs[1].Pair != 1 || rs[1].Latency != 450*time.Microsecond || rs[1].Transport != KCP {

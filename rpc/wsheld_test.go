@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -26,7 +27,7 @@ func wsResponse(id uint32) []byte {
 
 // wsBinary is an unmasked binary frame (the server's) carrying data.
 func wsBinary(data []byte) []byte {
-	return ulinkrpc.EncodeWSFrame(nil, ulinkrpc.OpBinary, true, nil, data)
+	return websocket.EncodeFrame(nil, websocket.OpBinary, true, nil, data)
 }
 
 // wsUndecided is the start of a binary frame whose [length] says it runs 28
@@ -39,7 +40,7 @@ var wsUndecided = []byte{0x82, 0x20, 0, 0, 0, 0x1c}
 func wsSession(midStream bool, yield func(*Record, Stamp)) *Session {
 	s := New(testConn, Config{Transport: WebSocket, MidStream: midStream, Yield: yield})
 	if !midStream {
-		s.Bytes(dissect.S2C, ulinkrpc.EncodeUpgradeResponse("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), Stamp{Time: t0})
+		s.Bytes(dissect.S2C, websocket.EncodeUpgradeResponse("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), Stamp{Time: t0})
 	}
 	return s
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -157,8 +158,8 @@ func (s *RPC) check(dir string) error {
 	if u.WSPath == "" {
 		u.WSPath = "/ws"
 	}
-	if u.MSS <= 0 || u.MSS > ulinkrpc.KCPMSS {
-		u.MSS = ulinkrpc.KCPMSS
+	if u.MSS <= 0 || u.MSS > kcp.MSS {
+		u.MSS = kcp.MSS
 	}
 	if u.Contracts != "" {
 		if dir == "" {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -43,13 +44,13 @@ func (s *RPC) kcpPackets(c *RPCConn, conn dissect.Conn, l link, start time.Time,
 		u.capture = sd.capture
 		d := sd.dir
 		ts := uint32(u.now.Sub(start) / time.Millisecond)
-		segs := ulinkrpc.SplitMessage(c.Conv, sn[d], sd.data, s.U.MSS)
+		segs := kcp.SplitMessage(c.Conv, sn[d], sd.data, s.U.MSS)
 		var acks []byte
 		for _, seg := range segs {
 			n++
 			seg.Wnd, seg.Ts, seg.Una = 256, ts, sn[1-d]
-			dg := ulinkrpc.EncodeSegment(nil, seg)
-			acks = ulinkrpc.EncodeSegment(acks, ulinkrpc.Segment{Conv: c.Conv, Cmd: ulinkrpc.CmdAck, Wnd: 256, Ts: seg.Ts, Sn: seg.Sn, Una: seg.Sn + 1})
+			dg := kcp.EncodeSegment(nil, seg)
+			acks = kcp.EncodeSegment(acks, kcp.Segment{Conv: c.Conv, Cmd: kcp.CmdAck, Wnd: 256, Ts: seg.Ts, Sn: seg.Sn, Una: seg.Sn + 1})
 			if slices.Contains(s.Transport.Reorder, n) && held == nil {
 				held = dg
 				continue

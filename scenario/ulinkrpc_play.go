@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -23,7 +24,7 @@ type rpcSend struct {
 	dir     dissect.Dir
 	at      time.Duration // since the connection's start
 	data    []byte        // stream bytes: [length][frame], or wire bytes as given
-	op      ulinkrpc.Opcode
+	op      websocket.Opcode
 	capture bool
 	cut     int // bytes of its first TCP segment left out of the capture
 }
@@ -56,7 +57,7 @@ func (s *RPC) play(i int) ([]rpcSend, int, error) {
 	return pl.sends, pl.frames, nil
 }
 
-func (pl *rpcPlayer) send(d dissect.Dir, data []byte, op ulinkrpc.Opcode) {
+func (pl *rpcPlayer) send(d dissect.Dir, data []byte, op websocket.Opcode) {
 	pl.sends = append(pl.sends, rpcSend{dir: d, at: pl.at, data: data, op: op, capture: pl.capture, cut: pl.cut})
 	pl.cut = 0
 }
@@ -84,7 +85,7 @@ func (pl *rpcPlayer) frame(d dissect.Dir, env []byte, compress *bool) {
 		env = ulinkrpc.ApplyTransform(env, opt)
 	}
 	pl.frames++
-	pl.send(d, ulinkrpc.AppendFrame(nil, env), ulinkrpc.OpBinary)
+	pl.send(d, ulinkrpc.AppendFrame(nil, env), websocket.OpBinary)
 }
 
 func dirFrom(from string, def dissect.Dir) dissect.Dir {
@@ -158,12 +159,12 @@ func (pl *rpcPlayer) act(a *RPCAction) error {
 		pl.frame(dirFrom(a.From, dissect.C2S), b, a.Compress)
 	case "wire":
 		b, _ := hex.DecodeString(strings.ReplaceAll(a.Hex, " ", ""))
-		pl.send(dirFrom(a.From, dissect.C2S), b, ulinkrpc.OpBinary)
+		pl.send(dirFrom(a.From, dissect.C2S), b, websocket.OpBinary)
 	case "ws_ping":
 		d := dirFrom(a.From, dissect.C2S)
-		pl.send(d, []byte("usmnscope"), ulinkrpc.OpPing)
+		pl.send(d, []byte("usmnscope"), websocket.OpPing)
 		pl.at += a.Latency.Duration
-		pl.send(1-d, []byte("usmnscope"), ulinkrpc.OpPong)
+		pl.send(1-d, []byte("usmnscope"), websocket.OpPong)
 	case "ws_close":
 		d := dirFrom(a.From, dissect.C2S)
 		code := a.Code
@@ -172,9 +173,9 @@ func (pl *rpcPlayer) act(a *RPCAction) error {
 		}
 		body := binary.BigEndian.AppendUint16(nil, uint16(code))
 		body = append(body, a.Reason...)
-		pl.send(d, body, ulinkrpc.OpClose)
+		pl.send(d, body, websocket.OpClose)
 		pl.at += a.Latency.Duration
-		pl.send(1-d, body, ulinkrpc.OpClose)
+		pl.send(1-d, body, websocket.OpClose)
 	}
 	return nil
 }
@@ -336,8 +337,8 @@ func (s *RPC) streamWrites(conn dissect.Conn, sends []rpcSend) []Write {
 	key := fmt.Sprintf("%016x%08x", s.Seed, h.Sum32())
 	wsKey := base64Std(key[:16])
 	ws = append(ws,
-		Write{Dir: dissect.C2S, Data: ulinkrpc.EncodeUpgradeRequest(conn.Server.String(), s.U.WSPath, wsKey), Frames: []int{0}, Capture: capture},
-		Write{Dir: dissect.S2C, Data: ulinkrpc.EncodeUpgradeResponse(wsAccept(wsKey)), Frames: []int{0}, Gap: 100 * time.Microsecond, Capture: capture})
+		Write{Dir: dissect.C2S, Data: websocket.EncodeUpgradeRequest(conn.Server.String(), s.U.WSPath, wsKey), Frames: []int{0}, Capture: capture},
+		Write{Dir: dissect.S2C, Data: websocket.EncodeUpgradeResponse(wsAccept(wsKey)), Frames: []int{0}, Gap: 100 * time.Microsecond, Capture: capture})
 	for n, sd := range sends {
 		var mask *[4]byte
 		if sd.dir == dissect.C2S {
@@ -345,7 +346,7 @@ func (s *RPC) streamWrites(conn dissect.Conn, sends []rpcSend) []Write {
 			binary.BigEndian.PutUint32(k[:], h.Sum32()+uint32(n)*2654435761)
 			mask = &k
 		}
-		add(sd, ulinkrpc.EncodeWSFrame(nil, sd.op, true, mask, sd.data))
+		add(sd, websocket.EncodeFrame(nil, sd.op, true, mask, sd.data))
 	}
 	return ws
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -179,8 +181,8 @@ func (g *rpcGen) open(i int) *rpcLoadConn {
 	c.f.handshake()
 	if g.sc.Transport == "websocket" {
 		key := base64Std(fmt.Sprintf("%016x", g.sc.Seed^uint64(i)*0x9e3779b97f4a7c15))
-		c.f.write(&Write{Dir: dissect.C2S, Data: ulinkrpc.EncodeUpgradeRequest(c.conn.Server.String(), "/ws", key), Frames: []int{0}, Capture: true})
-		c.f.write(&Write{Dir: dissect.S2C, Data: ulinkrpc.EncodeUpgradeResponse(wsAccept(key)), Frames: []int{0}, Capture: true})
+		c.f.write(&Write{Dir: dissect.C2S, Data: websocket.EncodeUpgradeRequest(c.conn.Server.String(), "/ws", key), Frames: []int{0}, Capture: true})
+		c.f.write(&Write{Dir: dissect.S2C, Data: websocket.EncodeUpgradeResponse(wsAccept(key)), Frames: []int{0}, Capture: true})
 	}
 	g.now = c.f.now
 	return c
@@ -335,7 +337,7 @@ func (g *rpcGen) send(c *rpcLoadConn, d dissect.Dir, env []byte) {
 			mask = &k
 		}
 		c.ws++
-		data = ulinkrpc.EncodeWSFrame(nil, ulinkrpc.OpBinary, true, mask, data)
+		data = websocket.EncodeFrame(nil, websocket.OpBinary, true, mask, data)
 	}
 	c.f.write(&Write{Dir: d, Data: data, Frames: []int{0}, Capture: true})
 	// Acknowledge now and then, so that neither side runs into a full
@@ -355,11 +357,11 @@ func (g *rpcGen) kcpSend(c *rpcLoadConn, d dissect.Dir, data []byte) {
 	}
 	conv := c.conv()
 	ts := uint32(c.u.now.Sub(g.sc.Start) / time.Millisecond)
-	segs := ulinkrpc.SplitMessage(conv, c.sn[d], data, 0)
+	segs := kcp.SplitMessage(conv, c.sn[d], data, 0)
 	for _, seg := range segs {
 		seg.Wnd, seg.Ts, seg.Una = 256, ts, c.sn[1-d]
-		c.u.send(d, ulinkrpc.EncodeSegment(nil, seg))
-		c.acks[1-d] = ulinkrpc.EncodeSegment(c.acks[1-d], ulinkrpc.Segment{Conv: conv, Cmd: ulinkrpc.CmdAck, Wnd: 256, Ts: ts, Sn: seg.Sn, Una: seg.Sn + 1})
+		c.u.send(d, kcp.EncodeSegment(nil, seg))
+		c.acks[1-d] = kcp.EncodeSegment(c.acks[1-d], kcp.Segment{Conv: conv, Cmd: kcp.CmdAck, Wnd: 256, Ts: ts, Sn: seg.Sn, Una: seg.Sn + 1})
 		c.nacks[1-d]++
 	}
 	c.sn[d] += uint32(len(segs))

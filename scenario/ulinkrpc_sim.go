@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
 // A ULinkRPC simulation plays each connection of an RPC scenario between a
@@ -201,7 +201,7 @@ func (s *Sim) waitFine(ctx context.Context, d time.Duration) error {
 
 // sendName says what a send is, for errors.
 func sendName(sd *rpcSend) string {
-	if sd.op != ulinkrpc.OpBinary {
+	if sd.op != websocket.OpBinary {
 		return "WebSocket " + sd.op.String()
 	}
 	return "write"

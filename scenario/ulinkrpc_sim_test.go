@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -61,7 +63,7 @@ func scriptOf(t *testing.T, sc *RPC, i int) (stream [2][]byte, msgs [2][][]byte,
 		t.Fatal(err)
 	}
 	for _, sd := range sends {
-		if sd.op != ulinkrpc.OpBinary {
+		if sd.op != websocket.OpBinary {
 			ctrl[sd.dir] = append(ctrl[sd.dir], sd)
 			continue
 		}
@@ -132,15 +134,15 @@ func TestSimRPCWebSocket(t *testing.T) {
 					ws := ulinkrpc.NewWebSocket(ulinkrpc.WSConfig{Upgrade: true, Masked: &masked})
 					var data []byte
 					var got []string
-					ws.Feed(bytes.Join(st.got[i][d], nil), func(ev ulinkrpc.WSEvent) {
+					ws.Feed(bytes.Join(st.got[i][d], nil), func(ev websocket.Event) {
 						switch ev.Kind {
-						case ulinkrpc.WSData:
+						case websocket.EventData:
 							data = append(data, ev.Data...)
-						case ulinkrpc.WSUpgrade:
+						case websocket.EventUpgrade:
 							keys[d] = ev.Upgrade.Header("Sec-WebSocket-Key") + ev.Upgrade.Header("Sec-WebSocket-Accept")
-						case ulinkrpc.WSPing, ulinkrpc.WSPong:
+						case websocket.EventPing, websocket.EventPong:
 							got = append(got, ev.Kind.String()+" "+string(ev.Data))
-						case ulinkrpc.WSClose:
+						case websocket.EventClose:
 							got = append(got, "close "+string(binary.BigEndian.AppendUint16(nil, uint16(ev.Code)))+ev.Reason)
 						default:
 							got = append(got, ev.Kind.String())
@@ -156,7 +158,7 @@ func TestSimRPCWebSocket(t *testing.T) {
 					}
 					var wantCtrl []string
 					for _, sd := range ctrl[d] {
-						wantCtrl = append(wantCtrl, map[ulinkrpc.Opcode]string{ulinkrpc.OpPing: "ping ", ulinkrpc.OpPong: "pong ", ulinkrpc.OpClose: "close "}[sd.op]+string(sd.data))
+						wantCtrl = append(wantCtrl, map[websocket.Opcode]string{websocket.OpPing: "ping ", websocket.OpPong: "pong ", websocket.OpClose: "close "}[sd.op]+string(sd.data))
 					}
 					if strings.Join(got, "|") != strings.Join(wantCtrl, "|") {
 						t.Errorf("connection %d: WebSocket events %s = %q; want %q", i+1, dissect.Dir(d), got, wantCtrl)
@@ -197,7 +199,7 @@ func TestSimRPCKCP(t *testing.T) {
 					r.Start(conv)
 					var got [][]byte
 					for _, dg := range dgs[1:] {
-						if err := r.Datagram(dg, func(m ulinkrpc.KCPMessage) { got = append(got, bytes.Clone(m.Data)) }); err != nil {
+						if err := r.Datagram(dg, func(m kcp.Message) { got = append(got, bytes.Clone(m.Data)) }); err != nil {
 							t.Errorf("connection %d: datagram %x: %v", i+1, dg, err)
 						}
 					}
@@ -295,24 +297,24 @@ func TestRPCAddr(t *testing.T) {
 // order whatever order they come in, drops duplicates (before and after
 // their message is complete) and segments outside its window.
 func TestKCPReceive(t *testing.T) {
-	seg := func(sn uint32, frg uint8, data string) ulinkrpc.Segment {
-		return ulinkrpc.Segment{Conv: 7, Cmd: ulinkrpc.CmdPush, Frg: frg, Sn: sn, Data: []byte(data)}
+	seg := func(sn uint32, frg uint8, data string) kcp.Segment {
+		return kcp.Segment{Conv: 7, Cmd: kcp.CmdPush, Frg: frg, Sn: sn, Data: []byte(data)}
 	}
 	tests := []struct {
 		name string
-		in   []ulinkrpc.Segment
+		in   []kcp.Segment
 		want []string
 		next uint32
 	}{
-		{"in order", []ulinkrpc.Segment{seg(0, 1, "ab"), seg(1, 0, "c"), seg(2, 0, "d")}, []string{"abc", "d"}, 3},
-		{"reordered", []ulinkrpc.Segment{seg(1, 0, "c"), seg(0, 1, "ab"), seg(2, 0, "d")}, []string{"abc", "d"}, 3},
-		{"duplicates", []ulinkrpc.Segment{seg(0, 1, "ab"), seg(0, 1, "ab"), seg(1, 0, "c"), seg(1, 0, "c"), seg(0, 1, "ab")}, []string{"abc"}, 2},
-		{"held duplicate", []ulinkrpc.Segment{seg(1, 0, "c"), seg(1, 0, "c"), seg(0, 1, "ab")}, []string{"abc"}, 2},
-		{"outside the window", []ulinkrpc.Segment{seg(kcpWnd, 0, "x"), seg(0, 0, "a")}, []string{"a"}, 1},
-		{"gap", []ulinkrpc.Segment{seg(0, 0, "a"), seg(2, 0, "c")}, []string{"a"}, 1},
+		{"in order", []kcp.Segment{seg(0, 1, "ab"), seg(1, 0, "c"), seg(2, 0, "d")}, []string{"abc", "d"}, 3},
+		{"reordered", []kcp.Segment{seg(1, 0, "c"), seg(0, 1, "ab"), seg(2, 0, "d")}, []string{"abc", "d"}, 3},
+		{"duplicates", []kcp.Segment{seg(0, 1, "ab"), seg(0, 1, "ab"), seg(1, 0, "c"), seg(1, 0, "c"), seg(0, 1, "ab")}, []string{"abc"}, 2},
+		{"held duplicate", []kcp.Segment{seg(1, 0, "c"), seg(1, 0, "c"), seg(0, 1, "ab")}, []string{"abc"}, 2},
+		{"outside the window", []kcp.Segment{seg(kcpWnd, 0, "x"), seg(0, 0, "a")}, []string{"a"}, 1},
+		{"gap", []kcp.Segment{seg(0, 0, "a"), seg(2, 0, "c")}, []string{"a"}, 1},
 	}
 	for _, tt := range tests {
-		e := &kcpEnd{conv: 7, msgs: make(chan []byte, 8), rcvBuf: map[uint32]ulinkrpc.Segment{}}
+		e := &kcpEnd{conv: 7, msgs: make(chan []byte, 8), rcvBuf: map[uint32]kcp.Segment{}}
 		for _, s := range tt.in {
 			e.push(s)
 		}
@@ -331,7 +333,7 @@ func TestKCPReceive(t *testing.T) {
 // 6455 4.2.1 does not allow.
 func TestCheckUpgradeRequest(t *testing.T) {
 	key := "dGhlIHNhbXBsZSBub25jZQ=="
-	good := string(ulinkrpc.EncodeUpgradeRequest("h", "/ws", key))
+	good := string(websocket.EncodeUpgradeRequest("h", "/ws", key))
 	tests := []struct {
 		head, want string
 	}{
@@ -343,7 +345,7 @@ func TestCheckUpgradeRequest(t *testing.T) {
 		{strings.Replace(good, key, "c2hvcnQ=", 1), "16 bytes"},
 	}
 	for _, tt := range tests {
-		u, err := ulinkrpc.ParseUpgrade([]byte(tt.head))
+		u, err := websocket.ParseUpgrade([]byte(tt.head))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -60,7 +61,7 @@ type kcpEnd struct {
 	sndNext uint32
 	unacked map[uint32]kcpPending
 	rcvNext uint32
-	rcvBuf  map[uint32]ulinkrpc.Segment
+	rcvBuf  map[uint32]kcp.Segment
 	part    []byte // data of the message being joined
 	over    bool   // more messages arrived than the script has
 }
@@ -103,7 +104,7 @@ func (s *Sim) openKCP(ctx context.Context, sc *RPC, i int, addr string, sends []
 	for d, u := range [2]*net.UDPConn{cli, srv} {
 		k[d] = &kcpEnd{d: dissect.Dir(d), c: u, conv: c.Conv, mss: sc.U.MSS, t: sc.Transport, start: time.Now(), fin: fin,
 			msgs: make(chan []byte, len(sends)+1), done: make(chan struct{}),
-			unacked: map[uint32]kcpPending{}, rcvBuf: map[uint32]ulinkrpc.Segment{}}
+			unacked: map[uint32]kcpPending{}, rcvBuf: map[uint32]kcp.Segment{}}
 		if s.tap != nil {
 			from := dissect.Dir(1 - d)
 			k[d].tap = func(b []byte) { s.tap(i, from, b) }
@@ -208,13 +209,13 @@ func (e *kcpEnd) send(sd *rpcSend) error {
 	e.nums = e.nums[1:]
 	ts := uint32(time.Since(e.start) / time.Millisecond)
 	e.mu.Lock()
-	segs := ulinkrpc.SplitMessage(e.conv, e.sndNext, sd.data, e.mss)
+	segs := kcp.SplitMessage(e.conv, e.sndNext, sd.data, e.mss)
 	e.sndNext += uint32(len(segs))
 	una := e.rcvNext
 	dgs := make([][]byte, len(segs))
 	for j := range segs {
 		segs[j].Wnd, segs[j].Ts, segs[j].Una = kcpWnd, ts, una
-		dgs[j] = ulinkrpc.EncodeSegment(nil, segs[j])
+		dgs[j] = kcp.EncodeSegment(nil, segs[j])
 		e.unacked[segs[j].Sn] = kcpPending{dg: dgs[j], sent: time.Now()}
 	}
 	e.mu.Unlock()
@@ -269,7 +270,7 @@ func (e *kcpEnd) read() {
 			}
 			continue
 		}
-		segs, err := ulinkrpc.ParseDatagram(b)
+		segs, err := kcp.ParseDatagram(b)
 		if err != nil {
 			e.rerr = fmt.Errorf("kcp datagram from %s: %w", from, err)
 			return
@@ -281,7 +282,7 @@ func (e *kcpEnd) read() {
 }
 
 // segments handles one datagram's segments and returns the ACKs to send.
-func (e *kcpEnd) segments(segs []ulinkrpc.Segment) []byte {
+func (e *kcpEnd) segments(segs []kcp.Segment) []byte {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var acks []byte
@@ -295,11 +296,11 @@ func (e *kcpEnd) segments(segs []ulinkrpc.Segment) []byte {
 			}
 		}
 		switch s.Cmd {
-		case ulinkrpc.CmdAck:
+		case kcp.CmdAck:
 			delete(e.unacked, s.Sn)
-		case ulinkrpc.CmdPush:
+		case kcp.CmdPush:
 			e.push(s)
-			acks = ulinkrpc.EncodeSegment(acks, ulinkrpc.Segment{Conv: e.conv, Cmd: ulinkrpc.CmdAck, Wnd: kcpWnd, Ts: s.Ts, Sn: s.Sn, Una: e.rcvNext})
+			acks = kcp.EncodeSegment(acks, kcp.Segment{Conv: e.conv, Cmd: kcp.CmdAck, Wnd: kcpWnd, Ts: s.Ts, Sn: s.Sn, Una: e.rcvNext})
 		}
 	}
 	return acks
@@ -307,7 +308,7 @@ func (e *kcpEnd) segments(segs []ulinkrpc.Segment) []byte {
 
 // push keeps a PUSH segment within the window unless it is a duplicate,
 // then joins the segments from rcvNext on into messages.
-func (e *kcpEnd) push(s ulinkrpc.Segment) {
+func (e *kcpEnd) push(s kcp.Segment) {
 	ahead := int32(s.Sn - e.rcvNext)
 	if _, dup := e.rcvBuf[s.Sn]; dup || ahead < 0 || ahead >= kcpWnd {
 		return

@@ -12,8 +12,8 @@ import (
 	"net"
 	"strings"
 
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
 // streamEnd is one end of a TCP connection carrying the ULinkRPC frame
@@ -28,7 +28,7 @@ type streamEnd struct {
 	n     int64
 
 	part   []byte // a fragmented WebSocket data message so far
-	partOp ulinkrpc.Opcode
+	partOp websocket.Opcode
 }
 
 // maxWSFrame bounds a WebSocket frame the simulator reads: a ULinkRPC
@@ -112,7 +112,7 @@ func upgrade(client, server *streamEnd, host, path string) error {
 	var nonce [16]byte
 	rand.Read(nonce[:])
 	key := base64.StdEncoding.EncodeToString(nonce[:])
-	if err := client.write(ulinkrpc.EncodeUpgradeRequest(host, path, key)); err != nil {
+	if err := client.write(websocket.EncodeUpgradeRequest(host, path, key)); err != nil {
 		return err
 	}
 	req, err := server.readHead()
@@ -123,7 +123,7 @@ func upgrade(client, server *streamEnd, host, path string) error {
 		server.write([]byte("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"))
 		return fmt.Errorf("server: refused the upgrade: %s", why)
 	}
-	if err := server.write(ulinkrpc.EncodeUpgradeResponse(wsAccept(req.Header("Sec-WebSocket-Key")))); err != nil {
+	if err := server.write(websocket.EncodeUpgradeResponse(wsAccept(req.Header("Sec-WebSocket-Key")))); err != nil {
 		return err
 	}
 	resp, err := client.readHead()
@@ -141,7 +141,7 @@ func upgrade(client, server *streamEnd, host, path string) error {
 
 // checkUpgradeRequest says what is wrong with an upgrade request, "" when
 // nothing (RFC 6455 4.2.1).
-func checkUpgradeRequest(u ulinkrpc.Upgrade, path string) string {
+func checkUpgradeRequest(u websocket.Upgrade, path string) string {
 	key, err := base64.StdEncoding.DecodeString(u.Header("Sec-WebSocket-Key"))
 	switch {
 	case !u.Request || u.Method != "GET":
@@ -159,19 +159,19 @@ func checkUpgradeRequest(u ulinkrpc.Upgrade, path string) string {
 }
 
 // readHead reads an HTTP head up to its blank line.
-func (e *streamEnd) readHead() (ulinkrpc.Upgrade, error) {
+func (e *streamEnd) readHead() (websocket.Upgrade, error) {
 	var head []byte
 	for !bytes.HasSuffix(head, []byte("\r\n\r\n")) {
 		line, err := e.r.ReadSlice('\n')
 		head = append(head, line...)
-		if len(head) > ulinkrpc.MaxUpgradeLen {
-			return ulinkrpc.Upgrade{}, fmt.Errorf("HTTP head longer than %d bytes", ulinkrpc.MaxUpgradeLen)
+		if len(head) > websocket.MaxUpgradeLen {
+			return websocket.Upgrade{}, fmt.Errorf("HTTP head longer than %d bytes", websocket.MaxUpgradeLen)
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return ulinkrpc.Upgrade{}, fmt.Errorf("reading the HTTP head: %w", err)
+			return websocket.Upgrade{}, fmt.Errorf("reading the HTTP head: %w", err)
 		}
 	}
-	return ulinkrpc.ParseUpgrade(head)
+	return websocket.ParseUpgrade(head)
 }
 
 func (e *streamEnd) write(b []byte) error {
@@ -191,7 +191,7 @@ func (e *streamEnd) send(sd *rpcSend) error {
 			rand.Read(k[:])
 			key = &k
 		}
-		data = ulinkrpc.EncodeWSFrame(nil, sd.op, true, key, sd.data)
+		data = websocket.EncodeFrame(nil, sd.op, true, key, sd.data)
 	}
 	from := 0
 	for _, to := range e.shape.cuts(&Write{Data: data, Frames: []int{0}}) {
@@ -223,7 +223,7 @@ func (e *streamEnd) recv(_ context.Context, sd *rpcSend) error {
 
 // readMessage reads WebSocket frames up to a control frame or the last
 // frame of a data message.
-func (e *streamEnd) readMessage() (ulinkrpc.Opcode, []byte, error) {
+func (e *streamEnd) readMessage() (websocket.Opcode, []byte, error) {
 	for {
 		h, p, err := e.readFrame()
 		if err != nil {
@@ -232,11 +232,11 @@ func (e *streamEnd) readMessage() (ulinkrpc.Opcode, []byte, error) {
 		switch {
 		case h.Opcode.Control():
 			return h.Opcode, p, nil
-		case h.Opcode == ulinkrpc.OpContinuation && e.part == nil:
+		case h.Opcode == websocket.OpContinuation && e.part == nil:
 			return 0, nil, errors.New("a WebSocket continuation frame outside a message")
-		case h.Opcode != ulinkrpc.OpContinuation && e.part != nil:
+		case h.Opcode != websocket.OpContinuation && e.part != nil:
 			return 0, nil, errors.New("a WebSocket data frame inside an unfinished message")
-		case h.Opcode != ulinkrpc.OpContinuation:
+		case h.Opcode != websocket.OpContinuation:
 			e.partOp, e.part = h.Opcode, []byte{}
 		}
 		e.part = append(e.part, p...)
@@ -253,10 +253,10 @@ func (e *streamEnd) readMessage() (ulinkrpc.Opcode, []byte, error) {
 
 // readFrame reads one WebSocket frame: client frames must be masked and
 // server frames not (RFC 6455 5.1).
-func (e *streamEnd) readFrame() (ulinkrpc.WSHeader, []byte, error) {
+func (e *streamEnd) readFrame() (websocket.Header, []byte, error) {
 	b := make([]byte, 2, 14)
 	if _, err := io.ReadFull(e.r, b); err != nil {
-		return ulinkrpc.WSHeader{}, nil, err
+		return websocket.Header{}, nil, err
 	}
 	more := map[byte]int{126: 2, 127: 8}[b[1]&0x7f]
 	if b[1]&0x80 != 0 {
@@ -264,9 +264,9 @@ func (e *streamEnd) readFrame() (ulinkrpc.WSHeader, []byte, error) {
 	}
 	b = b[:2+more]
 	if _, err := io.ReadFull(e.r, b[2:]); err != nil {
-		return ulinkrpc.WSHeader{}, nil, err
+		return websocket.Header{}, nil, err
 	}
-	h, err := ulinkrpc.ParseWSHeader(b)
+	h, err := websocket.ParseHeader(b)
 	if err != nil {
 		return h, nil, err
 	}
@@ -280,7 +280,7 @@ func (e *streamEnd) readFrame() (ulinkrpc.WSHeader, []byte, error) {
 	if _, err := io.ReadFull(e.r, b[h.Size:]); err != nil {
 		return h, nil, err
 	}
-	_, p, err := ulinkrpc.ParseWSFrame(b)
+	_, p, err := websocket.ParseFrame(b)
 	return h, p, err
 }
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/usmnscope/usmnscope/decode"
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
@@ -142,7 +144,7 @@ func hostTrafficKCP(seed uint64) hostMix {
 		conv uint32
 	}
 	convs := map[int][]uint32{1: {7, 8}, 2: {9}}
-	unsent, sn := map[kcpKey][]ulinkrpc.Segment{}, map[kcpKey]uint32{}
+	unsent, sn := map[kcpKey][]kcp.Segment{}, map[kcpKey]uint32{}
 	for _, conv := range convs[1] {
 		emit(hostEvent{conn: 1, dir: dissect.C2S, data: ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Conv: conv})})
 		emit(hostEvent{conn: 1, dir: dissect.S2C, data: ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Ack: true, Conv: conv, SessionPort: 20000})})
@@ -162,11 +164,11 @@ func hostTrafficKCP(seed uint64) hostMix {
 				unsent[k] = append(segs[:i], segs[i+1:]...)
 			}
 			if r.IntN(16) != 0 {
-				dg = ulinkrpc.EncodeSegment(dg, seg)
+				dg = kcp.EncodeSegment(dg, seg)
 			}
 		}
 		if r.IntN(4) == 0 {
-			dg = ulinkrpc.EncodeSegment(dg, ulinkrpc.Segment{Conv: k.conv, Cmd: ulinkrpc.CmdAck, Sn: sn[k]})
+			dg = kcp.EncodeSegment(dg, kcp.Segment{Conv: k.conv, Cmd: kcp.CmdAck, Sn: sn[k]})
 		}
 		if len(dg) > 0 {
 			emit(hostEvent{conn: k.conn, dir: k.dir, data: dg})
@@ -174,15 +176,15 @@ func hostTrafficKCP(seed uint64) hostMix {
 	}
 	// WebSocket: each direction's bytes not yet sent.
 	ws := [2][]byte{
-		ulinkrpc.EncodeUpgradeRequest("10.0.0.1:20000", "/ws", "dGhlIHNhbXBsZSBub25jZQ=="),
-		ulinkrpc.EncodeUpgradeResponse("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="),
+		websocket.EncodeUpgradeRequest("10.0.0.1:20000", "/ws", "dGhlIHNhbXBsZSBub25jZQ=="),
+		websocket.EncodeUpgradeResponse("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="),
 	}
-	wsFrame := func(d dissect.Dir, op ulinkrpc.Opcode, fin bool, p []byte) {
+	wsFrame := func(d dissect.Dir, op websocket.Opcode, fin bool, p []byte) {
 		var key *[4]byte
 		if d == dissect.C2S {
 			key = &[4]byte{byte(r.IntN(256)), byte(r.IntN(256)), byte(r.IntN(256)), byte(r.IntN(256))}
 		}
-		ws[d] = ulinkrpc.EncodeWSFrame(ws[d], op, fin, key, p)
+		ws[d] = websocket.EncodeFrame(ws[d], op, fin, key, p)
 	}
 	for range 120 {
 		conn, d := r.IntN(5), dissect.Dir(r.IntN(2))
@@ -192,7 +194,7 @@ func hostTrafficKCP(seed uint64) hostMix {
 		case conn == 1 || conn == 2:
 			k := kcpKey{conn, d, convs[conn][r.IntN(len(convs[conn]))]}
 			if r.IntN(3) != 0 {
-				segs := ulinkrpc.SplitMessage(k.conv, sn[k], ulinkrpc.AppendFrame(nil, env(d)), 6+r.IntN(35))
+				segs := kcp.SplitMessage(k.conv, sn[k], ulinkrpc.AppendFrame(nil, env(d)), 6+r.IntN(35))
 				sn[k] += uint32(len(segs))
 				unsent[k] = append(unsent[k], segs...)
 			}
@@ -200,16 +202,16 @@ func hostTrafficKCP(seed uint64) hostMix {
 		case conn == 3:
 			if r.IntN(2) == 0 {
 				if r.IntN(6) == 0 {
-					wsFrame(d, ulinkrpc.OpPing, true, []byte{byte(r.IntN(256))})
+					wsFrame(d, websocket.OpPing, true, []byte{byte(r.IntN(256))})
 				}
 				msg := ulinkrpc.AppendFrame(nil, env(d))
 				at := len(msg)
 				if r.IntN(3) == 0 {
 					at = r.IntN(len(msg) + 1)
 				}
-				wsFrame(d, ulinkrpc.OpBinary, at == len(msg), msg[:at])
+				wsFrame(d, websocket.OpBinary, at == len(msg), msg[:at])
 				if at < len(msg) {
-					wsFrame(d, ulinkrpc.OpContinuation, true, msg[at:])
+					wsFrame(d, websocket.OpContinuation, true, msg[at:])
 				}
 			}
 			if len(ws[d]) > 0 {
@@ -543,7 +545,7 @@ func TestRPCHostWebSocketHeldAtEnd(t *testing.T) {
 	// A binary frame whose [length] says it runs 28 bytes on: undecided
 	// until they come, or until the end.
 	undecided := []byte{0x82, 0x20, 0, 0, 0, 0x1c}
-	resp := ulinkrpc.EncodeWSFrame(nil, ulinkrpc.OpBinary, true, nil, frame(ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, nil, "")))
+	resp := websocket.EncodeFrame(nil, websocket.OpBinary, true, nil, frame(ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, nil, "")))
 	ws.Feed(hostT0, 1, func(st rpc.Stamp) { sessionOf(ws).Bytes(dissect.S2C, undecided, st) })
 	ws.Feed(hostT0.Add(time.Millisecond), 2, func(st rpc.Stamp) { sessionOf(ws).Bytes(dissect.S2C, resp, st) })
 	tcp.Feed(hostT0.Add(2*time.Millisecond), 3, func(st rpc.Stamp) {
@@ -576,11 +578,11 @@ func TestRPCHostKCPHeld(t *testing.T) {
 	const conv = 7
 	kcpReq := func(sn uint32) []byte {
 		env := ulinkrpc.EncodeRequest(1, 1, 1, nil)
-		return ulinkrpc.EncodeSegment(nil, ulinkrpc.SplitMessage(conv, sn, ulinkrpc.AppendFrame(nil, env), 0)[0])
+		return kcp.EncodeSegment(nil, kcp.SplitMessage(conv, sn, ulinkrpc.AppendFrame(nil, env), 0)[0])
 	}
 	kcpPing := func(sn uint32) []byte {
 		env := ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePing, 5)
-		return ulinkrpc.EncodeSegment(nil, ulinkrpc.SplitMessage(conv, sn, ulinkrpc.AppendFrame(nil, env), 0)[0])
+		return kcp.EncodeSegment(nil, kcp.SplitMessage(conv, sn, ulinkrpc.AppendFrame(nil, env), 0)[0])
 	}
 	tests := []struct {
 		name   string

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
 )
 
 // TestKeepInflated: a gzip frame inflating past the display cap keeps its
@@ -87,7 +89,7 @@ func TestStreamBudget(t *testing.T) {
 // MiB peaked at 436 MiB).
 func TestKCPBudget(t *testing.T) {
 	b := NewBudget(4 << 20)
-	rs := make([]*Reassembler, 6)
+	rs := make([]*kcp.Reassembler, 6)
 	for i := range rs {
 		rs[i] = NewReassembler(KCPLimits{Budget: b})
 	}
@@ -99,7 +101,7 @@ func TestKCPBudget(t *testing.T) {
 		}
 		for _, r := range rs {
 			for c := range uint32(16) {
-				r.Datagram(EncodeSegment(nil, Segment{Conv: c, Cmd: CmdPush, Sn: sn, Data: data}), nil)
+				r.Datagram(kcp.EncodeSegment(nil, kcp.Segment{Conv: c, Cmd: kcp.CmdPush, Sn: sn, Data: data}), nil)
 				peak = max(peak, b.Used())
 			}
 		}

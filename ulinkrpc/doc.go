@@ -17,28 +17,23 @@
 //
 // # WebSocket
 //
-// ulinkrpc.md 2.2: ParseUpgrade reads the HTTP upgrade head, ParseWSFrame
-// and ParseWSHeader RFC 6455 frames. WebSocket decodes one direction as a
-// stream of WSEvents: data bytes (unmasked, across fragments and message
-// boundaries) for a Stream, gaps, and the upgrade, ping, pong and close as
-// connection events. A gap inside a frame's payload keeps the frame; one
-// across frame boundaries resynchronises on two chained frame headers.
-// Joined mid-stream without the upgrade (WSConfig.MidStream) it starts
-// resynchronising, on a whole binary frame holding exactly one
-// [length][frame] that parses, and says the framing was inferred;
+// ulinkrpc.md 2.2: ULinkRPC rides the shared WebSocket transport
+// (decode/transport/websocket: its Decoder, Event, ParseFrame, ...), which
+// turns one direction into data bytes (unmasked, across fragments and
+// message boundaries) for a Stream, gaps, and the upgrade, ping, pong and
+// close as connection events. What is ULinkRPC's is NewWebSocket: the
+// decoder with ULinkRPC's words ("ulinkrpc websocket: ..."), and, joined
+// mid-stream without the upgrade (WSConfig.MidStream), resynchronising on
+// a whole binary frame holding exactly one [length][frame] that parses;
 // FindWSFrames is the same test for a detector.
 //
 // # KCP
 //
-// ulinkrpc.md 2.3: ParseHandshake reads UKCP/UACK, ParseSegment and
-// ParseDatagram the 24-byte little-endian segments. A Reassembler orders
-// PUSH segments by sn per conv, drops duplicates, joins fragments into
-// messages, counts ACK, WASK and WINS, skips gaps with a warning when it
-// holds too much behind one (or when told to stop waiting, Abandon), and is
-// bounded per conv and in total (KCPLimits). Each message names the
-// datagram it arrived with, the one that brought the last of its segments
-// (KCPMessage.Datagram), and Holding the earliest datagram whose segments
-// wait behind a missing sn: a host numbering by arrival needs both.
+// ulinkrpc.md 2.3: ParseHandshake reads UKCP/UACK, ULinkRPC's own
+// handshake; the segments after it are the shared KCP transport's
+// (decode/transport/kcp: Segment, Reassembler, Message, ...).
+// NewReassembler gives one direction's reassembler ULinkRPC's words, its
+// bounds (KCPLimits) and the capture-wide Budget.
 //
 // # Transform
 //
@@ -62,8 +57,7 @@
 // # Encoders
 //
 // For tests and fixtures: EncodeRequest and the other envelope encoders,
-// AppendFrame, EncodeWSFrame, EncodeUpgradeRequest, EncodeSegment,
-// SplitMessage, EncodeHandshake, ApplyTransform (Gzip, Encrypt) and the MP*
+// AppendFrame, EncodeHandshake, ApplyTransform (Gzip, Encrypt) and the MP*
 // MemoryPack writers. JSON payloads are plain encoding/json output.
 //
 // # Errors

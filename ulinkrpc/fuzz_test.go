@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
 )
 
@@ -247,14 +248,14 @@ func FuzzWebSocketMid(f *testing.F) {
 				}
 			}
 		}
-		if h, err := ParseWSHeader(b); err == nil {
+		if h, err := websocket.ParseHeader(b); err == nil {
 			wsFrame(h, b[h.Size:h.Size+int(min(h.Len, uint64(len(b)-h.Size)))])
 		}
 		m := split&1 != 0
 		w := NewWebSocket(WSConfig{MidStream: true, Masked: &m})
 		cut := int(split>>1) % (len(b) + 1)
-		w.Feed(b[:cut], func(WSEvent) {})
-		w.Feed(b[cut:], func(WSEvent) {})
-		w.End(func(WSEvent) {})
+		w.Feed(b[:cut], func(websocket.Event) {})
+		w.Feed(b[cut:], func(websocket.Event) {})
+		w.End(func(websocket.Event) {})
 	})
 }

@@ -10,43 +10,8 @@ import (
 // ULinkRPC over KCP (ulinkrpc.md 2.3) is the shared KCP transport
 // (decode/transport/kcp) after ULinkRPC's own handshake (UKCP, UACK): each
 // conversation's messages, in sn order, are fed to a frame Stream of its
-// own. The names below are the transport's, kept for the callers that
-// spell them ULinkRPC's.
-type (
-	Cmd         = kcp.Cmd
-	Segment     = kcp.Segment
-	Reassembler = kcp.Reassembler
-	KCPMessage  = kcp.Message
-	KCPCounts   = kcp.Counts
-)
-
-const (
-	CmdPush = kcp.CmdPush // data
-	CmdAck  = kcp.CmdAck
-	CmdWask = kcp.CmdWask // window probe
-	CmdWins = kcp.CmdWins // window size
-
-	// The stock configuration of ULinkRPC's KCP transport: KCP's defaults,
-	// MTU 1400 (1376 data bytes a segment) and 128 fragments a message.
-	SegmentHeaderLen = kcp.HeaderLen
-	KCPMTU           = kcp.MTU
-	KCPMSS           = kcp.MSS
-	KCPMaxFragments  = kcp.MaxFragments
-)
-
-// ParseSegment is kcp.ParseSegment.
-func ParseSegment(b []byte) (Segment, int, error) { return kcp.ParseSegment(b) }
-
-// ParseDatagram is kcp.ParseDatagram.
-func ParseDatagram(b []byte) ([]Segment, error) { return kcp.ParseDatagram(b) }
-
-// EncodeSegment is kcp.EncodeSegment.
-func EncodeSegment(dst []byte, s Segment) []byte { return kcp.EncodeSegment(dst, s) }
-
-// SplitMessage is kcp.SplitMessage.
-func SplitMessage(conv, sn uint32, msg []byte, mss int) []Segment {
-	return kcp.SplitMessage(conv, sn, msg, mss)
-}
+// own. Callers name the transport's own types (kcp.Segment, kcp.Message,
+// ...); what is ULinkRPC's is below.
 
 // KCPLimits bound the KCP reassembler of one direction of a ULinkRPC
 // session. Zero fields take the defaults.
@@ -65,7 +30,7 @@ type KCPLimits struct {
 // NewReassembler returns the KCP reassembler of one direction of a
 // ULinkRPC session: its parse errors read "ulinkrpc kcp: ...", and its
 // buffers draw from the capture-wide Budget.
-func NewReassembler(lim KCPLimits) *Reassembler {
+func NewReassembler(lim KCPLimits) *kcp.Reassembler {
 	cfg := kcp.Config{MaxConvs: lim.MaxConvs, MaxSegments: lim.MaxSegments, MaxConvData: lim.MaxConvData, MaxData: lim.MaxData,
 		ErrorPrefix: "ulinkrpc "}
 	if lim.Budget != nil {

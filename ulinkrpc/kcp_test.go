@@ -3,6 +3,8 @@ package ulinkrpc
 import (
 	"bytes"
 	"testing"
+
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
 )
 
 func TestHandshake(t *testing.T) {
@@ -33,7 +35,7 @@ func TestHandshake(t *testing.T) {
 // capture-wide Budget with the Budget's reason.
 func TestKCPWords(t *testing.T) {
 	r := NewReassembler(KCPLimits{})
-	seg := EncodeSegment(nil, Segment{Conv: 7, Cmd: CmdPush, Data: []byte("abc")})
+	seg := kcp.EncodeSegment(nil, kcp.Segment{Conv: 7, Cmd: kcp.CmdPush, Data: []byte("abc")})
 	bad := bytes.Clone(seg)
 	bad[4] = 80
 	r.Datagram(append(bytes.Clone(seg), bad...), nil)
@@ -43,7 +45,7 @@ func TestKCPWords(t *testing.T) {
 	b := NewBudget(10)
 	r = NewReassembler(KCPLimits{Budget: b})
 	r.Start(7)
-	r.Segment(Segment{Conv: 7, Cmd: CmdPush, Sn: 1, Data: make([]byte, 20)}, nil)
+	r.Segment(kcp.Segment{Conv: 7, Cmd: kcp.CmdPush, Sn: 1, Data: make([]byte, 20)}, nil)
 	want := "kcp: conv 7: gap in sn: 1 segments missing from sn 0 (what is held behind it is past the capture-wide ULinkRPC buffer budget of 10 bytes (max_rpc_buffer))"
 	if fs := r.Findings(); len(fs) != 1 || fs[0].Text != want || b.Used() != 0 {
 		t.Errorf("findings %v, budget %d bytes; want %q, 0", fs, b.Used(), want)

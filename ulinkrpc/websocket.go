@@ -12,58 +12,8 @@ import (
 // transport (decode/transport/websocket) with ULinkRPC's evidence and
 // words: a direction's data bytes, whatever the message and frame
 // boundaries, are fed to its frame Stream, as the receiver's accumulator
-// feeds them. The names below are the transport's, kept for the callers
-// that spell them ULinkRPC's.
-type (
-	WebSocket   = websocket.Decoder
-	WSEvent     = websocket.Event
-	WSEventKind = websocket.EventKind
-	WSHeader    = websocket.Header
-	Opcode      = websocket.Opcode
-	Upgrade     = websocket.Upgrade
-)
-
-const (
-	WSData    = websocket.EventData    // data bytes for the frame stream (Stream.Feed)
-	WSGap     = websocket.EventGap     // data bytes lost (Stream.Gap)
-	WSUpgrade = websocket.EventUpgrade // the HTTP upgrade head
-	WSPing    = websocket.EventPing
-	WSPong    = websocket.EventPong
-	WSClose   = websocket.EventClose
-
-	OpContinuation = websocket.OpContinuation
-	OpText         = websocket.OpText
-	OpBinary       = websocket.OpBinary
-	OpClose        = websocket.OpClose
-	OpPing         = websocket.OpPing
-	OpPong         = websocket.OpPong
-
-	MaxUpgradeLen = websocket.MaxUpgradeLen
-)
-
-// ParseWSHeader is websocket.ParseHeader.
-func ParseWSHeader(b []byte) (WSHeader, error) { return websocket.ParseHeader(b) }
-
-// ParseWSFrame is websocket.ParseFrame.
-func ParseWSFrame(b []byte) (WSHeader, []byte, error) { return websocket.ParseFrame(b) }
-
-// EncodeWSFrame is websocket.EncodeFrame.
-func EncodeWSFrame(dst []byte, op Opcode, fin bool, key *[4]byte, payload []byte) []byte {
-	return websocket.EncodeFrame(dst, op, fin, key, payload)
-}
-
-// ParseUpgrade is websocket.ParseUpgrade.
-func ParseUpgrade(b []byte) (Upgrade, error) { return websocket.ParseUpgrade(b) }
-
-// EncodeUpgradeRequest builds the head a ULinkRPC client sends (path /ws
-// by default; for fixtures).
-func EncodeUpgradeRequest(host, path, key string) []byte {
-	return websocket.EncodeUpgradeRequest(host, path, key)
-}
-
-// EncodeUpgradeResponse builds the server's 101: accept is the
-// Sec-WebSocket-Accept value.
-func EncodeUpgradeResponse(accept string) []byte { return websocket.EncodeUpgradeResponse(accept) }
+// feeds them. Callers name the transport's own types (websocket.Decoder,
+// websocket.Event, ...); what is ULinkRPC's is below.
 
 // WSConfig sets up a WebSocket decoder for one direction of a ULinkRPC
 // connection.
@@ -85,7 +35,7 @@ type WSConfig struct {
 // ULinkRPC connection: its parse errors read "ulinkrpc websocket: ...",
 // a text message is noted (ULinkRPC sends binary), and joined mid-stream
 // it resynchronises on ULinkRPC's frames.
-func NewWebSocket(cfg WSConfig) *WebSocket {
+func NewWebSocket(cfg WSConfig) *websocket.Decoder {
 	return websocket.New(websocket.Config{Upgrade: cfg.Upgrade, Masked: cfg.Masked, MidStream: cfg.MidStream, Judge: wsFrame,
 		ErrorPrefix: "ulinkrpc ", Binary: "ULinkRPC",
 		Inferred: "binary frames each holding one ULinkRPC frame, masked from the client only"})

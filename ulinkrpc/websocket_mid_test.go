@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/usmnscope/usmnscope/decode/transport/lp"
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 )
 
 // wsMessages is a direction's WebSocket frames as a ULinkRPC peer writes
@@ -21,7 +22,7 @@ func wsMessages(frames [][]byte, masked bool) (stream, data []byte, starts []int
 			k = &key
 		}
 		starts = append(starts, len(stream))
-		stream = EncodeWSFrame(stream, OpBinary, true, k, msg)
+		stream = websocket.EncodeFrame(stream, websocket.OpBinary, true, k, msg)
 		data = append(data, msg...)
 	}
 	return stream, data, starts
@@ -38,8 +39,8 @@ func TestWebSocketMidStream(t *testing.T) {
 		for cut := 1; cut < starts[1]; cut++ {
 			w := NewWebSocket(WSConfig{MidStream: true, Masked: &masked})
 			var got []byte
-			ev := func(e WSEvent) {
-				if e.Kind == WSData {
+			ev := func(e websocket.Event) {
+				if e.Kind == websocket.EventData {
 					got = append(got, e.Data...)
 				}
 			}
@@ -75,10 +76,10 @@ func TestFindWSFrames(t *testing.T) {
 	}
 	key := [4]byte{9, 8, 7, 6}
 	m0, m1 := AppendFrame(nil, frames[0]), AppendFrame(nil, frames[1])
-	frag := EncodeWSFrame(nil, OpBinary, false, &key, m0[:5])
-	frag = EncodeWSFrame(frag, OpPing, true, &key, []byte("hi"))
-	frag = EncodeWSFrame(frag, OpContinuation, true, &key, m0[5:])
-	frag = EncodeWSFrame(frag, OpBinary, true, &key, m1)
+	frag := websocket.EncodeFrame(nil, websocket.OpBinary, false, &key, m0[:5])
+	frag = websocket.EncodeFrame(frag, websocket.OpPing, true, &key, []byte("hi"))
+	frag = websocket.EncodeFrame(frag, websocket.OpContinuation, true, &key, m0[5:])
+	frag = websocket.EncodeFrame(frag, websocket.OpBinary, true, &key, m1)
 	for _, tt := range []struct {
 		name           string
 		in             []byte
@@ -93,7 +94,7 @@ func TestFindWSFrames(t *testing.T) {
 		{"raw frames as client", raw, true, true, 0, false, true},
 		{"raw frames as server", raw, false, true, 0, false, true},
 		{"a fragmented message, a ping inside", frag, true, false, 0, true, true},
-		{"from its continuation: the next message", frag[11+8:], true, false, len(frag) - 11 - 8 - len(EncodeWSFrame(nil, OpBinary, true, &key, m1)), true, true},
+		{"from its continuation: the next message", frag[11+8:], true, false, len(frag) - 11 - 8 - len(websocket.EncodeFrame(nil, websocket.OpBinary, true, &key, m1)), true, true},
 		{"a header only", client[cs[1] : cs[1]+6], true, false, 0, false, false},
 		{"a header only, final", client[cs[1] : cs[1]+6], true, true, 0, false, true},
 	} {
@@ -118,7 +119,7 @@ func TestWSFrameFragmentPastEnd(t *testing.T) {
 			t.Errorf("FindWSFrames(first fragment cut, final %v) = %d, %v, %v; want undecided at 0 until the end", final, off, found, decided)
 		}
 	}
-	h, _ := ParseWSHeader(d)
+	h, _ := websocket.ParseHeader(d)
 	if got := wsFrame(h, d[h.Size:]); got != lp.Undecided {
 		t.Errorf("wsFrame(first fragment cut) = %v; want %v", got, lp.Undecided)
 	}
@@ -137,18 +138,18 @@ func TestWSFrame(t *testing.T) {
 		frame []byte
 		want  lp.Result
 	}{
-		{"a binary message", EncodeWSFrame(nil, OpBinary, true, nil, msg), lp.Accept},
-		{"masked", EncodeWSFrame(nil, OpBinary, true, &key, msg), lp.Accept},
-		{"a first fragment", EncodeWSFrame(nil, OpBinary, false, &key, msg[:7]), lp.Accept},
-		{"a first fragment that is the whole frame", EncodeWSFrame(nil, OpBinary, false, &key, msg), lp.Reject},
-		{"text", EncodeWSFrame(nil, OpText, true, nil, msg), lp.Reject},
-		{"a length prefix one too long", EncodeWSFrame(nil, OpBinary, true, nil, long[:len(long)-1]), lp.Reject},
-		{"a zero length prefix", EncodeWSFrame(nil, OpBinary, true, nil, []byte{0, 0, 0, 0, 1}), lp.Reject},
-		{"too short for a prefix and a byte", EncodeWSFrame(nil, OpBinary, true, nil, []byte{0, 0, 0, 0}), lp.Reject},
-		{"not a frame", EncodeWSFrame(nil, OpBinary, true, nil, AppendFrame(nil, []byte{0xff, 1, 2})), lp.Reject},
+		{"a binary message", websocket.EncodeFrame(nil, websocket.OpBinary, true, nil, msg), lp.Accept},
+		{"masked", websocket.EncodeFrame(nil, websocket.OpBinary, true, &key, msg), lp.Accept},
+		{"a first fragment", websocket.EncodeFrame(nil, websocket.OpBinary, false, &key, msg[:7]), lp.Accept},
+		{"a first fragment that is the whole frame", websocket.EncodeFrame(nil, websocket.OpBinary, false, &key, msg), lp.Reject},
+		{"text", websocket.EncodeFrame(nil, websocket.OpText, true, nil, msg), lp.Reject},
+		{"a length prefix one too long", websocket.EncodeFrame(nil, websocket.OpBinary, true, nil, long[:len(long)-1]), lp.Reject},
+		{"a zero length prefix", websocket.EncodeFrame(nil, websocket.OpBinary, true, nil, []byte{0, 0, 0, 0, 1}), lp.Reject},
+		{"too short for a prefix and a byte", websocket.EncodeFrame(nil, websocket.OpBinary, true, nil, []byte{0, 0, 0, 0}), lp.Reject},
+		{"not a frame", websocket.EncodeFrame(nil, websocket.OpBinary, true, nil, AppendFrame(nil, []byte{0xff, 1, 2})), lp.Reject},
 	}
 	for _, tt := range tests {
-		h, err := ParseWSHeader(tt.frame)
+		h, err := websocket.ParseHeader(tt.frame)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

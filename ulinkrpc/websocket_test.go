@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 )
 
 var wsKey = [4]byte{0x37, 0xfa, 0x21, 0x3d}
@@ -12,19 +14,19 @@ var wsKey = [4]byte{0x37, 0xfa, 0x21, 0x3d}
 // wsClient builds a client stream: the upgrade, each frame as one binary
 // message (the second split in two fragments), a ping, a close.
 func wsClient(frames [][]byte) (stream, data []byte) {
-	stream = EncodeUpgradeRequest("127.0.0.1:20000", "/ws", "dGhlIHNhbXBsZSBub25jZQ==")
+	stream = websocket.EncodeUpgradeRequest("127.0.0.1:20000", "/ws", "dGhlIHNhbXBsZSBub25jZQ==")
 	for i, f := range frames {
 		msg := AppendFrame(nil, f)
 		data = append(data, msg...)
 		if i == 1 {
-			stream = EncodeWSFrame(stream, OpBinary, false, &wsKey, msg[:5])
-			stream = EncodeWSFrame(stream, OpPing, true, &wsKey, []byte("hi"))
-			stream = EncodeWSFrame(stream, OpContinuation, true, &wsKey, msg[5:])
+			stream = websocket.EncodeFrame(stream, websocket.OpBinary, false, &wsKey, msg[:5])
+			stream = websocket.EncodeFrame(stream, websocket.OpPing, true, &wsKey, []byte("hi"))
+			stream = websocket.EncodeFrame(stream, websocket.OpContinuation, true, &wsKey, msg[5:])
 			continue
 		}
-		stream = EncodeWSFrame(stream, OpBinary, true, &wsKey, msg)
+		stream = websocket.EncodeFrame(stream, websocket.OpBinary, true, &wsKey, msg)
 	}
-	stream = EncodeWSFrame(stream, OpClose, true, &wsKey, append([]byte{0x03, 0xe8}, "bye"...))
+	stream = websocket.EncodeFrame(stream, websocket.OpClose, true, &wsKey, append([]byte{0x03, 0xe8}, "bye"...))
 	return stream, data
 }
 
@@ -40,8 +42,8 @@ func TestWebSocketFrames(t *testing.T) {
 		var fed []byte
 		var got [][]byte
 		y := func(f []byte, _ FrameInfo) { got = append(got, bytes.Clone(f)) }
-		ev := func(e WSEvent) {
-			if e.Kind == WSData {
+		ev := func(e websocket.Event) {
+			if e.Kind == websocket.EventData {
 				fed = append(fed, e.Data...)
 				s.Feed(e.Data, y)
 			}
@@ -72,19 +74,19 @@ func TestWebSocketWords(t *testing.T) {
 		{"a long ping", h(`09 00`), "ulinkrpc websocket: opcode: ping frame fragmented or longer than 125 bytes at byte 0 (frame at stream offset 0)"},
 		{"a long length16", h(`82 7e 0010`), "ulinkrpc websocket: length16: length 16 not in its shortest form at byte 2 (frame at stream offset 0)"},
 		{"a long length64", h(`82 7f 8000000000000000`), "ulinkrpc websocket: length64: 64-bit length 9223372036854775808 out of range at byte 2 (frame at stream offset 0)"},
-		{"a text message", EncodeWSFrame(nil, OpText, true, nil, []byte("{}")), "websocket: text message at stream offset 0 (ULinkRPC sends binary); its bytes are framed all the same"},
-		{"a cut close body", EncodeWSFrame(nil, OpClose, true, nil, []byte{3}), "ulinkrpc websocket: close.code: need 2 bytes at byte 0, have 1"},
+		{"a text message", websocket.EncodeFrame(nil, websocket.OpText, true, nil, []byte("{}")), "websocket: text message at stream offset 0 (ULinkRPC sends binary); its bytes are framed all the same"},
+		{"a cut close body", websocket.EncodeFrame(nil, websocket.OpClose, true, nil, []byte{3}), "ulinkrpc websocket: close.code: need 2 bytes at byte 0, have 1"},
 	}
 	for _, tt := range tests {
 		w := NewWebSocket(WSConfig{})
-		w.Feed(tt.in, func(WSEvent) {})
-		if fs := w.End(func(WSEvent) {}); len(fs) == 0 || fs[0].Text != tt.want {
+		w.Feed(tt.in, func(websocket.Event) {})
+		if fs := w.End(func(websocket.Event) {}); len(fs) == 0 || fs[0].Text != tt.want {
 			t.Errorf("%s: findings %v; want first %q", tt.name, findingTexts(fs), tt.want)
 		}
 	}
 	w := NewWebSocket(WSConfig{Upgrade: true})
-	w.Feed([]byte("hello\r\n\r\n"), func(WSEvent) {})
-	if fs := w.End(func(WSEvent) {}); len(fs) != 1 || fs[0].Text != `ulinkrpc websocket: http: not an HTTP start line: "hello" at byte 0` {
+	w.Feed([]byte("hello\r\n\r\n"), func(websocket.Event) {})
+	if fs := w.End(func(websocket.Event) {}); len(fs) != 1 || fs[0].Text != `ulinkrpc websocket: http: not an HTTP start line: "hello" at byte 0` {
 		t.Errorf("a head that is not HTTP: findings %v", findingTexts(fs))
 	}
 	masked := true

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
 	"github.com/usmnscope/usmnscope/scenario"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -186,7 +187,7 @@ func shapeTCP(segs []shapeSeg, ops []byte) (out []shapeSeg, lossless bool) {
 // kcpSeg is one KCP segment of a direction.
 type kcpSeg struct {
 	server bool
-	seg    ulinkrpc.Segment
+	seg    kcp.Segment
 }
 
 // kcpShape builds a KCP capture of a fixed exchange (Requests, a ping, a
@@ -223,7 +224,7 @@ func kcpShape(t *testing.T, mssByte byte, ops []byte) (data, plain []byte, lossl
 		if m.server {
 			d = 1
 		}
-		ss := ulinkrpc.SplitMessage(7, sn[d], ulinkrpc.AppendFrame(nil, m.env), mss)
+		ss := kcp.SplitMessage(7, sn[d], ulinkrpc.AppendFrame(nil, m.env), mss)
 		sn[d] += uint32(len(ss))
 		for _, s := range ss {
 			segs = append(segs, kcpSeg{m.server, s})
@@ -233,11 +234,11 @@ func kcpShape(t *testing.T, mssByte byte, ops []byte) (data, plain []byte, lossl
 	// Each datagram carries one segment unless ops pack more.
 	type datagram struct {
 		server bool
-		segs   []ulinkrpc.Segment
+		segs   []kcp.Segment
 	}
 	dgs := make([]datagram, len(segs))
 	for i, s := range segs {
-		dgs[i] = datagram{s.server, []ulinkrpc.Segment{s.seg}}
+		dgs[i] = datagram{s.server, []kcp.Segment{s.seg}}
 	}
 	handshake := []kcpDatagram{
 		{false, 0, ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Conv: 7})},
@@ -248,7 +249,7 @@ func kcpShape(t *testing.T, mssByte byte, ops []byte) (data, plain []byte, lossl
 		for i, d := range dgs {
 			var b []byte
 			for _, s := range d.segs {
-				b = ulinkrpc.EncodeSegment(b, s)
+				b = kcp.EncodeSegment(b, s)
 			}
 			all = append(all, kcpDatagram{d.server, time.Duration(100+25*i) * time.Microsecond, b})
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -62,15 +63,15 @@ func kcpPcap(t testing.TB, dgs []kcpDatagram) []byte {
 // from sn on.
 func kcpPush(sn uint32, env []byte) []byte {
 	var dg []byte
-	for _, s := range ulinkrpc.SplitMessage(7, sn, ulinkrpc.AppendFrame(nil, env), 0) {
-		dg = ulinkrpc.EncodeSegment(dg, s)
+	for _, s := range kcp.SplitMessage(7, sn, ulinkrpc.AppendFrame(nil, env), 0) {
+		dg = kcp.EncodeSegment(dg, s)
 	}
 	return dg
 }
 
 // kcpCmd is a datagram of one segment of cmd (ACK, WASK, WINS).
-func kcpCmd(cmd ulinkrpc.Cmd, sn uint32) []byte {
-	return ulinkrpc.EncodeSegment(nil, ulinkrpc.Segment{Conv: 7, Cmd: cmd, Sn: sn})
+func kcpCmd(cmd kcp.Cmd, sn uint32) []byte {
+	return kcp.EncodeSegment(nil, kcp.Segment{Conv: 7, Cmd: cmd, Sn: sn})
 }
 
 // TestKCPOutOfSnOrder is issue 24 point 2 (ulinkrpc.md 2.3, outputs.md
@@ -91,8 +92,8 @@ func TestKCPOutOfSnOrder(t *testing.T) {
 		{false, 5*time.Second + 25*time.Microsecond, kcpPush(1, ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePing, 1))},
 		{true, 5*time.Second + time.Millisecond, kcpPush(1, ulinkrpc.EncodeKeepAlive(ulinkrpc.KeepAlivePong, 2))},
 		{true, 5*time.Second + 2*time.Millisecond, kcpPush(2, ulinkrpc.EncodeResponse(2, ulinkrpc.StatusOk, nil, ""))},
-		{false, 5*time.Second + 3*time.Millisecond, kcpCmd(ulinkrpc.CmdWask, 3)},
-		{true, 5*time.Second + 4*time.Millisecond, kcpCmd(ulinkrpc.CmdWins, 3)},
+		{false, 5*time.Second + 3*time.Millisecond, kcpCmd(kcp.CmdWask, 3)},
+		{true, 5*time.Second + 4*time.Millisecond, kcpCmd(kcp.CmdWins, 3)},
 	}
 	data := kcpPcap(t, dgs)
 	path := filepath.Join(t.TempDir(), "kcp-order.pcap")

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -72,8 +73,8 @@ func wsShape(sizes byte, params []byte) (sh *tcpShape, messages int) {
 		start: time.Date(2026, 4, 30, 12, 0, 0, 0, time.UTC),
 	}
 	st := &sh.conns[0].stream
-	st[0] = ulinkrpc.EncodeUpgradeRequest("10.0.0.1:20000", "/ws", "dGhlIHNhbXBsZSBub25jZQ==")
-	st[1] = ulinkrpc.EncodeUpgradeResponse("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+	st[0] = websocket.EncodeUpgradeRequest("10.0.0.1:20000", "/ws", "dGhlIHNhbXBsZSBub25jZQ==")
+	st[1] = websocket.EncodeUpgradeResponse("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
 	flip := p.next() // bit 0: server frames masked; bit 1: client frames unmasked
 	key := func(server bool, i int) *[4]byte {
 		masked := !server
@@ -104,12 +105,12 @@ func wsShape(sizes byte, params []byte) (sh *tcpShape, messages int) {
 			if k < frags-1 && n > 1 {
 				n = 1 + p.next()*131%(n-1)
 			}
-			op := ulinkrpc.OpContinuation
+			op := websocket.OpContinuation
 			if k == 0 {
-				op = ulinkrpc.OpBinary
+				op = websocket.OpBinary
 			}
 			fin := k == frags-1 || n == len(rest)
-			st[d] = ulinkrpc.EncodeWSFrame(st[d], op, fin, key(m.server, i+k), rest[:n])
+			st[d] = websocket.EncodeFrame(st[d], op, fin, key(m.server, i+k), rest[:n])
 			rest = rest[n:]
 			if fin {
 				break
@@ -117,15 +118,15 @@ func wsShape(sizes byte, params []byte) (sh *tcpShape, messages int) {
 			// A control frame between fragments.
 			switch c := p.next() % 5; c {
 			case 1:
-				st[d] = ulinkrpc.EncodeWSFrame(st[d], ulinkrpc.OpPing, true, key(m.server, k), []byte("p"))
+				st[d] = websocket.EncodeFrame(st[d], websocket.OpPing, true, key(m.server, k), []byte("p"))
 			case 2:
-				st[d] = ulinkrpc.EncodeWSFrame(st[d], ulinkrpc.OpPong, true, key(m.server, k), big(p.next()%126))
+				st[d] = websocket.EncodeFrame(st[d], websocket.OpPong, true, key(m.server, k), big(p.next()%126))
 			}
 		}
 		mark(d)
 	}
 	for d := range 2 {
-		st[d] = ulinkrpc.EncodeWSFrame(st[d], ulinkrpc.OpClose, true, key(d == 1, 9), []byte{0x03, 0xe8, 'b', 'y', 'e'})
+		st[d] = websocket.EncodeFrame(st[d], websocket.OpClose, true, key(d == 1, 9), []byte{0x03, 0xe8, 'b', 'y', 'e'})
 		mark(d)
 	}
 	// Segments: each message's bytes (the upgrade first) cut at sizes

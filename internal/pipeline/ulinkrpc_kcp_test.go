@@ -13,6 +13,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/usmnscope/usmnscope/capture"
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
 	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/session"
@@ -106,11 +107,11 @@ func TestKCPSessionPort(t *testing.T) {
 	}
 	add(client, hello, ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Conv: conv}))
 	add(hello, client, ulinkrpc.EncodeHandshake(ulinkrpc.Handshake{Ack: true, Conv: conv, SessionPort: int32(moved.Port())}))
-	for _, s := range ulinkrpc.SplitMessage(conv, 0, ulinkrpc.AppendFrame(nil, ulinkrpc.EncodeRequest(1, 1, 1, []byte(`{}`))), 0) {
-		add(client, moved, ulinkrpc.EncodeSegment(nil, s))
+	for _, s := range kcp.SplitMessage(conv, 0, ulinkrpc.AppendFrame(nil, ulinkrpc.EncodeRequest(1, 1, 1, []byte(`{}`))), 0) {
+		add(client, moved, kcp.EncodeSegment(nil, s))
 	}
-	for _, s := range ulinkrpc.SplitMessage(conv, 0, ulinkrpc.AppendFrame(nil, ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, nil, "")), 0) {
-		add(moved, client, ulinkrpc.EncodeSegment(nil, s))
+	for _, s := range kcp.SplitMessage(conv, 0, ulinkrpc.AppendFrame(nil, ulinkrpc.EncodeResponse(1, ulinkrpc.StatusOk, nil, "")), 0) {
+		add(moved, client, kcp.EncodeSegment(nil, s))
 	}
 	src := capture.NewPackets(pkts, capture.Options{ProbeDatagrams: pipeline.KCPProbeDatagrams})
 	rp := pipeline.NewRPC(rpc.Config{})

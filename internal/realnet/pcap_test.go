@@ -12,6 +12,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
 
@@ -154,9 +155,9 @@ func splitCapture(path, dir string, conns []*connRecord) error {
 		if _, ok := ulinkrpc.ParseHandshake(payload); ok {
 			continue
 		}
-		segs, _ := ulinkrpc.ParseDatagram(payload)
+		segs, _ := kcp.ParseDatagram(payload)
 		for _, s := range segs {
-			if s.Cmd != ulinkrpc.CmdPush {
+			if s.Cmd != kcp.CmdPush {
 				continue
 			}
 			if s.Frg > 0 {

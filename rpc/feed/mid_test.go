@@ -3,6 +3,7 @@ package feed
 import (
 	"testing"
 
+	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/rpc"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -17,8 +18,8 @@ func TestMidTransport(t *testing.T) {
 	for i := range 30 {
 		msg := ulinkrpc.AppendFrame(nil, ulinkrpc.EncodeRequest(uint32(i+1), 1, 1, []byte(`{"Account":"ann"}`)))
 		raw = append(raw, msg...)
-		client = ulinkrpc.EncodeWSFrame(client, ulinkrpc.OpBinary, true, &key, msg)
-		server = ulinkrpc.EncodeWSFrame(server, ulinkrpc.OpBinary, true, nil, msg)
+		client = websocket.EncodeFrame(client, websocket.OpBinary, true, &key, msg)
+		server = websocket.EncodeFrame(server, websocket.OpBinary, true, nil, msg)
 	}
 	for _, tt := range []struct {
 		name     string

@@ -3,6 +3,7 @@ package feed
 import (
 	"hash/fnv"
 
+	"github.com/usmnscope/usmnscope/decode/transport/kcp"
 	"github.com/usmnscope/usmnscope/merge"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 )
@@ -19,12 +20,12 @@ func Units(dst []merge.Unit, data []byte) (uint64, []merge.Unit, bool) {
 	}
 	var conv uint32
 	for off := 0; off < len(data); {
-		sg, n, err := ulinkrpc.ParseSegment(data[off:])
+		sg, n, err := kcp.ParseSegment(data[off:])
 		if err != nil || off > 0 && sg.Conv != conv {
 			return 0, dst, false
 		}
 		conv = sg.Conv
-		if sg.Cmd == ulinkrpc.CmdPush {
+		if sg.Cmd == kcp.CmdPush {
 			h := fnv.New64a()
 			h.Write(sg.Data)
 			dst = append(dst, merge.Unit{Seq: sg.Sn, Hash: h.Sum64() ^ uint64(sg.Frg)})
