@@ -94,24 +94,13 @@ func TestCompactValuesOwned(t *testing.T) {
 	s.KeepCompact()
 	play(s, conversation(), 0)
 	recs := s.Records()
-	text := func(r *Record) string {
-		var b []byte
-		for _, k := range []string{"request_id", "service_id", "method_id", "status", "service", "method"} {
-			v, _ := r.Values(k)
-			b = fmt.Appendf(b, "%s=%v ", k, v)
-		}
-		if r.RPC.Ticks != nil {
-			b = fmt.Appendf(b, "ticks=%d", *r.RPC.Ticks)
-		}
-		return string(b)
-	}
 	var want []string
 	var copies []*Record
 	for _, r := range recs {
 		if r.RPC.RequestID != nil && r.RPC.RequestID != &r.vals.requestID {
 			t.Errorf("record %d: its request_id is not its own", r.N)
 		}
-		want = append(want, text(r))
+		want = append(want, valuesText(r))
 		copies = append(copies, s.Expand(r), r.Clone().(*Record))
 	}
 	answers := 0
@@ -121,7 +110,7 @@ func TestCompactValuesOwned(t *testing.T) {
 	}
 	for i, r := range recs {
 		for _, cp := range copies[2*i : 2*i+2] {
-			if got := text(cp); got != want[i] {
+			if got := valuesText(cp); got != want[i] {
 				t.Errorf("record %d: a copy reads %q after the record was reused; want %q", r.N, got, want[i])
 			}
 		}
@@ -135,4 +124,18 @@ func TestCompactValuesOwned(t *testing.T) {
 	if answers == 0 {
 		t.Fatal("no paired Response in the conversation")
 	}
+}
+
+// valuesText is what r's rpc object says: its ids, status, names and
+// ticks.
+func valuesText(r *Record) string {
+	var b []byte
+	for _, k := range []string{"request_id", "service_id", "method_id", "status", "service", "method"} {
+		v, _ := r.Values(k)
+		b = fmt.Appendf(b, "%s=%v ", k, v)
+	}
+	if r.RPC.Ticks != nil {
+		b = fmt.Appendf(b, "ticks=%d", *r.RPC.Ticks)
+	}
+	return string(b)
 }

@@ -123,6 +123,7 @@ func (r *Record) line() string {
 // findings added (a line reads neither, nor a MemoryPack cut's fields).
 func (r *Record) decodeInto(cp *Record, fields bool) {
 	*cp = *r
+	cp.ownValues(r)
 	cp.bare, cp.lazy = false, nil
 	cp.pooled, cp.ownEnvelope = false, false // shares r's slices: never reused
 	var env ulinkrpc.Envelope

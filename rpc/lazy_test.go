@@ -261,3 +261,61 @@ func TestLazyJSONAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyResponseOwnsIDs checks that a Lazy session's records hold their
+// rpc object's values themselves (Record.vals), as its host hands them
+// back to be reused for a later frame once written (Release; issue 28):
+// a Response holds its Request's ids, and a copy (Clone, made of an
+// asker the session may still pair, and whole, a reader's) its own
+// values, so that none reads another frame's values once the record it
+// came from is reused.
+func TestLazyResponseOwnsIDs(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		read   func(*Record) *Record // what is read after reuse
+		reused func(*Record) bool    // the records reused meanwhile
+	}{
+		{"a Response, its Request reused", func(r *Record) *Record { return r },
+			func(r *Record) bool { return r.Type != ulinkrpc.Response }},
+		{"Clone", func(r *Record) *Record { return r.Clone().(*Record) }, func(*Record) bool { return true }},
+		{"whole", (*Record).whole, func(*Record) bool { return true }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(testConn, Config{Contracts: contracts(t), Lazy: true})
+			play(s, conversation(), 0)
+			recs := s.Records()
+			var want []string
+			var read []*Record
+			for _, r := range recs {
+				if !r.pooled {
+					t.Fatalf("record %d is not reused by its session", r.N)
+				}
+				if r.RPC.RequestID != nil && r.RPC.RequestID != &r.vals.requestID {
+					t.Errorf("record %d: its request_id is not its own", r.N)
+				}
+				want = append(want, valuesText(r))
+				read = append(read, tc.read(r))
+			}
+			answers := 0
+			for _, r := range recs {
+				if r.Type == ulinkrpc.Response && r.RPC.ServiceID != nil {
+					answers++
+				}
+				if tc.reused(r) {
+					// Reused for a later frame: its values overwritten.
+					r.vals = rpcValues{requestID: 1 << 30, serviceID: -7, methodID: -7, statusCode: -7, ticks: -7}
+				}
+			}
+			if answers == 0 {
+				t.Fatal("no paired Response in the conversation")
+			}
+			for i, r := range recs {
+				if !tc.reused(r) || read[i] != r {
+					if got := valuesText(read[i]); got != want[i] {
+						t.Errorf("%s of record %d = %q after reuse; want %q", tc.name, r.N, got, want[i])
+					}
+				}
+			}
+		})
+	}
+}

@@ -62,9 +62,9 @@ type Record struct {
 	// which is left to then too (lazy.go).
 	bare bool
 	RPC  RPC
-	// vals hold what RPC points at in a record of a compact session or
-	// one Restore made (envRPC): a copy of the record points at its own
-	// (ownValues).
+	// vals hold what RPC points at in a record of a compact or Lazy
+	// session or one Restore made (envRPC): a copy of the record points
+	// at its own (ownValues).
 	vals rpcValues
 
 	// inFile says file is the capture file offset of the frame's bytes
@@ -424,7 +424,7 @@ func (s *Session) apply(r *Record, env *ulinkrpc.Envelope) {
 			req := s.letGo(q.rec, a.N)
 			s.link(req, r, a)
 			if req != nil {
-				r.askerIDs(req, s.compact)
+				r.askerIDs(req, req.pooled)
 				if s.cfg.Contracts != nil {
 					// Not read without: the asker's ids lie in memory
 					// made long ago.

@@ -170,10 +170,8 @@ type Session struct {
 	finished bool
 	classes  classTally // the transform classifications said once (classnote.go)
 	compact  bool       // KeepCompact (compact.go)
-	// vals are the rpcValues left of a Lazy session's chunk (envRPC);
 	// found is compactPayload's scratch, ones the lists of one finding
 	// it shared lately (oneFinding), onesNext the one it replaces next.
-	vals     []rpcValues
 	found    []dissect.Finding
 	ones     [4][]dissect.Finding
 	onesNext uint8

@@ -81,13 +81,12 @@ func (s *Session) Restore(env []byte, p decode.Place, whole bool) *Record {
 // that reads the file again may point at them instead of keeping them.
 func (r *Record) FileOffset() (int64, bool) { return r.file, r.inFile && !r.light }
 
-// rpcValues hold what an RPC's pointers that envRPC sets point at, made
-// in one allocation a record instead of one a value (issue 28: they were
+// rpcValues hold what an RPC's pointers that envRPC sets point at: in
+// the record itself (Record.vals) when its session reuses it, else made
+// in one allocation a record, instead of one a value (issue 28: they were
 // most of what the decoding goroutine of `dump --json` allocated). They
-// hold no pointer (a status's name is statusName's), so that a chunk of
-// them is made without the heap bits a pointer needs and no collection
-// scans it: making them was a twelfth of a full index's feeding at a
-// million frames, most of it in initialising those bits.
+// hold no pointer (a status's name is statusName's), so that one made
+// alone needs no heap bits and no collection scans it.
 type rpcValues struct {
 	requestID           uint32
 	serviceID, methodID int32
@@ -113,41 +112,27 @@ func statusName(st ulinkrpc.Status) *string {
 	return ptr(st.String())
 }
 
-// lazyChunk is how many records' rpcValues a Lazy session makes in one
-// allocation (envRPC): its host prints its records and hands them back
-// within a few batches, so one allocation per 64 frames, not one a frame
-// (the most the feeder of `dump --json` still allocated). A chunk lives
-// while a record it gave values to does.
-const lazyChunk = 64
-
 // envRPC sets r's rpc object's values that env alone gives (apply's,
 // without the pairing): the ids, status, error and ticks, and the names
 // of a Request's or Push's ids. It returns a Request's or Push's contract
-// method, nil for none. A compact session's record holds the values
-// itself (Record.vals: issue 28, a chunk of them made every 8 frames was
-// a twelfth of a full index's feeding at a million frames, and most of
-// the memory it wrote for a record it keeps slim), a Lazy session's come
-// from its chunk (lazyChunk), the feeder's alone.
+// method, nil for none. A record its session reuses (a compact or Lazy
+// session's, Record.pooled) holds the values itself (Record.vals: issue
+// 28, a chunk of them made every 8 frames was a twelfth of a full index's
+// feeding at a million frames, and one every 64 frames of a Lazy session
+// was two thirds of the bytes `dump --json` allocated); a copy handed
+// out (Clone, Expand) points at its own (ownValues), and a Response its
+// asker's ids are copied into (askerIDs).
 func (s *Session) envRPC(r *Record, env *ulinkrpc.Envelope) *ulinkrpc.Method {
-	p := &r.RPC
-	switch {
-	case s.compact:
-		return s.envValues(p, env, &r.vals)
-	case !s.cfg.Lazy || !env.Type.Known():
-		return s.envValues(p, env, nil)
+	if r.pooled {
+		return s.envValues(&r.RPC, env, &r.vals)
 	}
-	if len(s.vals) == 0 {
-		s.vals = make([]rpcValues, lazyChunk)
-	}
-	v := &s.vals[0]
-	s.vals = s.vals[1:]
-	return s.envValues(p, env, v)
+	return s.envValues(&r.RPC, env, nil)
 }
 
 // askerIDs gives r, a Response, the ids and names of its Request a: held
-// in r's own values with own (r's values are its own: a record of a
-// compact session, whose asker is reused once let go, or one Restore
-// made), else a's.
+// in r's own values with own (a's values are a's own and a is reused
+// once let go or written, a record of a compact or Lazy session, or r is
+// one Restore made), else a's.
 func (r *Record) askerIDs(a *Record, own bool) {
 	p, q := &r.RPC, &a.RPC
 	p.Service, p.Method = q.Service, q.Method
