@@ -116,7 +116,9 @@
 // A2S sources compared, as it bounds TCP flows; the datagrams from the
 // others are counted in one note at the end. UDP on Options.DatagramPorts
 // (other than those two ports) is yielded one datagram per EventDatagram,
-// holding nothing: ULinkRPC's KCP (ulinkrpc.md 2.3). With
+// holding nothing: ULinkRPC's KCP (ulinkrpc.md 2.3). Its Data is the UDP
+// payload in the frame, as an EventData's, only valid until the next Next
+// call. With
 // Options.ProbeDatagrams, the first datagrams of every other UDP flow are
 // yielded too, marked Probe, for the consumer to recognise a handshake on
 // any port; a flow it claims (DatagramClaimer) has all its later datagrams

@@ -66,8 +66,12 @@ type Event struct {
 	// (16 bytes at a time) puts them: a consumer reading Flow off a copied
 	// event then loads what one store wrote. At offset 8 each of its loads
 	// spanned two stores, which the CPU cannot forward (issue 18).
-	Flow  Flow      // zero for capture-wide notes
-	Data  []byte    // EventData: valid until the next Next call
+	Flow Flow // zero for capture-wide notes
+	// Data is the bytes of an EventData or EventDatagram, valid until the
+	// next Next call: it may alias the frame as read, whose buffer the
+	// source reuses for the next (a file's read buffer, the live ring). A
+	// consumer that keeps bytes past that copies what it keeps.
+	Data  []byte
 	Lost  int       // EventGap: bytes missing
 	Time  time.Time // capture time of the packet that produced the event
 	Frame int       // frame number (from 1) of that packet

@@ -20,8 +20,9 @@ type Recording struct {
 }
 
 // Record reads src to its end, or until maxBytes of event data are held,
-// copying each event's data (capture reuses its buffers). Notes are kept;
-// file offsets are dropped, since the copies are not the file.
+// copying each event's data and datagram (capture reuses its buffers).
+// Notes are kept; file offsets are dropped, since the copies are not the
+// file.
 func Record(src capture.Source, maxBytes int) *Recording {
 	rec := &Recording{}
 	held := 0
@@ -38,8 +39,12 @@ func Record(src capture.Source, maxBytes int) *Recording {
 				rec.Truncated = true
 				break
 			}
-			ev.Data = append([]byte(nil), ev.Data...)
 			held += len(ev.Data)
+		}
+		if ev.Kind == capture.EventData || ev.Kind == capture.EventDatagram {
+			// A datagram is not counted in maxBytes: capture copied
+			// each before it yielded them aliasing its frames.
+			ev.Data = append([]byte(nil), ev.Data...)
 		}
 		ev.Offset = -1
 		rec.Events = append(rec.Events, *ev)
