@@ -97,21 +97,30 @@ type ConnFinding struct {
 	Time  time.Time
 }
 
-// Conn is a protocol's per-connection state. The host feeds it in capture
-// order and never concurrently.
-type Conn interface {
+// Feed is the half of a Conn the host feeds, in capture order and never
+// concurrently: its bytes and gaps per direction, its datagrams, its end,
+// and whether it holds bytes that may still end a record. A protocol the
+// host still numbers natively (Unturned's this round: unturned/track) is
+// fed through it too.
+type Feed interface {
 	Bytes(d dissect.Dir, b []byte, at Stamp)
 	Gap(d dissect.Dir, lost int, at Stamp)
 	Datagram(d dissect.Dir, b []byte, at Stamp)
-	// End ends the connection (idempotent); Finish runs once every record
-	// is numbered (unanswered askers).
+	// End ends the connection (idempotent).
 	End(at Stamp)
-	Finish()
 	// Holding reports whether the connection holds bytes of a record it
 	// cannot hand out yet, and the earliest Seq among them; Abandon gives
 	// up waiting for them.
 	Holding() (seq uint64, ok bool)
 	Abandon()
+}
+
+// Conn is a protocol's per-connection state. The host feeds it in capture
+// order and never concurrently.
+type Conn interface {
+	Feed
+	// Finish runs once every record is numbered (unanswered askers).
+	Finish()
 	// Findings are the connection findings so far (appended to only).
 	Findings() []ConnFinding
 	// Numbered tells the connection the number the host gave r (pairing
