@@ -26,6 +26,21 @@ type Stamp struct {
 	Masked bool
 }
 
+// FramedMsg is a message a protocol the host numbers natively (Unturned's
+// this round: unturned/track) framed, as it hands it to the host: one
+// pointer a message instead of its parts. Msg is valid during the call;
+// End is the stream offset after its last byte; Start says it begins its
+// direction's stream at a message boundary; At is the stamp of the chunk
+// that held its last byte (File and InFile when the message lies whole in
+// that chunk's run of the capture file).
+type FramedMsg struct {
+	Dir   dissect.Dir
+	Start bool
+	Msg   []byte
+	End   int64
+	At    Stamp
+}
+
 // Verdict is a content detector's answer about the bytes seen so far.
 type Verdict uint8
 

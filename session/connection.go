@@ -71,11 +71,10 @@ type nativeConn interface {
 	decode.Feed
 	Idle()
 	MidStream()
-	// Arrive reports whether a message of d about to be numbered (start:
-	// it begins its direction's stream at a message boundary) will wait
+	// Arrive reports whether a message about to be numbered will wait
 	// for an inference; Numbered hands it over with its record index.
-	Arrive(d dissect.Dir, msg []byte, start bool) bool
-	Numbered(i int32, d dissect.Dir, msg []byte)
+	Arrive(f *decode.FramedMsg) bool
+	Numbered(i int32, f *decode.FramedMsg)
 	// Pending reports whether new messages wait for an inference; Settle
 	// decides it on what is held (the connection or capture ended);
 	// Quiet is Settle when the input went quiet, giving up the askers too;

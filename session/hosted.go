@@ -198,7 +198,7 @@ func (c *Index) arriveHosted(cn *connection, r decode.Record, seq uint64) {
 	c.pins++
 	m := decode.GlanceOf(r)
 	c.pendingBytes += m.Size
-	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: m.Dir, rec: r, sight: sg})
+	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, rec: r, sight: sg})
 }
 
 // messageHosted numbers and records one hosted record: the connection names

@@ -495,30 +495,33 @@ func (c *Index) Settled() int {
 // of at most this many messages more (stream.go lateBound).
 const lateHold = 4096
 
-// message numbers and records one framed message of a natively decoded
-// connection (start and end as arrive has them; at file offset at, or -1
-// to keep its bytes in the arena), which the connection then decodes now
-// or holds for an inference (nativeConn.Numbered).
-func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, start bool, end int64, t time.Time, frame int, at int64) {
-	if len(msg) > 0xFFFF {
-		msg = msg[:0xFFFF]
+// message numbers and records f, a framed message of a natively decoded
+// connection (its bytes at its file offset when At.InFile, else kept in
+// the arena), which the connection then decodes now or holds for an
+// inference (nativeConn.Numbered). A message longer than a record says is
+// cut to 0xFFFF bytes, in f.
+func (c *Index) message(cn *connection, f *decode.FramedMsg) {
+	if len(f.Msg) > 0xFFFF {
+		f.Msg = f.Msg[:0xFFFF]
 	}
-	waits := cn.native.Arrive(dir, msg, start)
-	var flags recFlags
-	if at >= 0 {
-		flags = recFile
+	dir, msg := f.Dir, f.Msg
+	waits := cn.native.Arrive(f)
+	var (
+		flags recFlags
+		at    int64
+	)
+	if f.At.InFile {
+		flags, at = recFile, f.At.File
 		c.inFile++
-	} else if c.streamNow(waits) {
-		at = 0 // handed out at its commit, from msg: never read back
-	} else {
+	} else if !c.streamNow(waits) {
 		at = c.keep(msg)
-	}
+	} // else handed out at its commit, from msg: never read back
 	if c.stream != nil {
 		c.streamNumber(c.nrec + 1)
 	}
-	i, r := c.add(flags, at, t.UnixNano())
-	r.frame, r.length, r.conn, r.dir = int32(frame), uint16(len(msg)), cn.idx, dir
-	c.recordSight(cn, i, dir, end)
+	i, r := c.add(flags, at, f.At.Time.UnixNano())
+	r.frame, r.length, r.conn, r.dir = int32(f.At.Frame), uint16(len(msg)), cn.idx, dir
+	c.recordSight(cn, i, dir, f.End)
 	cn.info.Messages++
 	if c.stream == nil {
 		if c.nrec > slabFrom && cn.msgs.slab == nil {
@@ -527,7 +530,7 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, start bool,
 		cn.msgs.append(i)
 	}
 	cn.info.Bytes[dir] += int64(len(msg)) + 2
-	cn.native.Numbered(i, dir, msg)
+	cn.native.Numbered(i, f)
 }
 
 // Connections returns the connections in the order they were first seen;

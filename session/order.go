@@ -2,10 +2,8 @@ package session
 
 import (
 	"container/heap"
-	"time"
 
 	"github.com/usmnscope/usmnscope/decode"
-	"github.com/usmnscope/usmnscope/dissect"
 )
 
 // Numbering by arrival (outputs.md "Ordering", wire.md 4.6): a message is
@@ -33,15 +31,9 @@ type pendingMsg struct {
 	seq   uint64 // the event that brought its last byte
 	ins   uint64 // arrival in the queue: stream order within one event
 	cn    *connection
-	dir   dissect.Dir
-	start bool  // it begins its direction's stream at a message boundary
-	end   int64 // the stream offset after its last byte
-	t     time.Time
-	frame int
-	at    int64         // file offset, or -1
-	data  []byte        // the caller's bytes, copied
-	rec   decode.Record // a hosted protocol's record (hosted.go) instead of data
-	sight *Sight        // where rec was seen (several captures), taken at its arrival
+	f     decode.FramedMsg // a native message, its bytes copied
+	rec   decode.Record    // a hosted protocol's record (hosted.go) instead of f
+	sight *Sight           // where rec was seen (several captures), taken at its arrival
 }
 
 // pendingQueue is a min-heap of pendingMsg by (seq, ins).
@@ -64,18 +56,19 @@ func (q *pendingQueue) Pop() any {
 	return m
 }
 
-// arrive numbers a framed message of a natively decoded connection now
-// (its bytes msg, start and end as nativeConn.Arrive and recordSight take
-// them, captured at t in frame by event seq, at file offset at or -1), or
-// queues it when a blocking connection may still yield an earlier one.
-func (c *Index) arrive(cn *connection, dir dissect.Dir, msg []byte, start bool, end int64, t time.Time, frame int, seq uint64, at int64) {
+// arrive numbers f, a framed message of a natively decoded connection,
+// now, or queues it (its bytes copied) when a blocking connection may
+// still yield an earlier one.
+func (c *Index) arrive(cn *connection, f *decode.FramedMsg) {
 	if len(c.pending) == 0 && len(c.blockers) == 0 && len(c.holds) == 0 {
-		c.message(cn, dir, msg, start, end, t, frame, at)
+		c.message(cn, f)
 		return
 	}
 	c.pins++
-	c.pendingBytes += len(msg)
-	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: dir, start: start, end: end, t: t, frame: frame, at: at, data: append([]byte(nil), msg...)})
+	c.pendingBytes += len(f.Msg)
+	m := pendingMsg{seq: f.At.Seq, ins: c.pins, cn: cn, f: *f}
+	m.f.Msg = append([]byte(nil), f.Msg...)
+	heap.Push(&c.pending, m)
 }
 
 // block records whether cn's protocol holds bytes awaiting
@@ -136,8 +129,8 @@ func (c *Index) release() {
 				c.messageHosted(m.cn, m.rec, m.sight)
 				continue
 			}
-			c.pendingBytes -= len(m.data)
-			c.message(m.cn, m.dir, m.data, m.start, m.end, m.t, m.frame, m.at)
+			c.pendingBytes -= len(m.f.Msg)
+			c.message(m.cn, &m.f)
 		}
 		if len(c.pending) <= maxPending && c.pendingBytes <= maxPendingBytes || len(c.blockers) == 0 {
 			return

@@ -70,13 +70,7 @@ type unturnedHost struct {
 
 var _ track.Host = (*unturnedHost)(nil)
 
-func (h *unturnedHost) Message(d dissect.Dir, msg []byte, end int64, start bool, at decode.Stamp) {
-	off := int64(-1)
-	if at.InFile {
-		off = at.File
-	}
-	h.c.arrive(h.cn, d, msg, start, end, at.Time, at.Frame, at.Seq, off)
-}
+func (h *unturnedHost) Message(f *decode.FramedMsg) { h.c.arrive(h.cn, f) }
 
 // Finding keeps a connection finding; the connection's summary changes
 // (it may be another connection than the event's: the framers' budget

@@ -15,13 +15,11 @@ import (
 // messages. A message is named by its record index i (its number less
 // one).
 type Host interface {
-	// Message hands the host a framed message of direction d to number
-	// (msg is valid during the call): end is the stream offset after its
-	// last byte, start says it begins its direction's stream at a message
-	// boundary (offset 0, not after a resynchronisation), at is the stamp
-	// of the chunk that held its last byte, with File and InFile when the
-	// message lies whole in that chunk's run of the capture file.
-	Message(d dissect.Dir, msg []byte, end int64, start bool, at decode.Stamp)
+	// Message hands the host a framed message to number (f and its bytes
+	// are valid during the call; Start is false after a
+	// resynchronisation). It is the one call a message costs on the
+	// feeding path, so it takes one pointer.
+	Message(f *decode.FramedMsg)
 	// Finding is a connection finding.
 	Finding(f dissect.Finding)
 	// Bytes are message i's bytes as the host keeps them, valid until the
@@ -115,6 +113,9 @@ type Conn struct {
 	// 700 bytes of it (issue 29's partial shape).
 	pairs *pair.State
 	sum   Summary
+	// out is the message being handed to the host (Host.Message), reused:
+	// one a message would escape to the heap through the interface.
+	out decode.FramedMsg
 }
 
 var _ decode.Feed = (*Conn)(nil)
@@ -129,12 +130,13 @@ func (c *Conn) Pending() bool {
 	return c.undecided[dissect.C2S] || c.undecided[dissect.S2C] || c.idUndecided || len(c.held) > 0
 }
 
-// Arrive is called as the host is about to number a message of d (msg,
-// start as Host.Message gave them): a direction's first message says
-// whether its handshake was captured. It reports whether the message
-// will wait for an inference (Pending).
-func (c *Conn) Arrive(d dissect.Dir, msg []byte, start bool) bool {
-	if !c.started[d] {
+// Arrive is called as the host is about to number f (as Host.Message gave
+// it): a direction's first message says whether its handshake was
+// captured. It reports whether the message will wait for an inference
+// (Pending).
+func (c *Conn) Arrive(f *decode.FramedMsg) bool {
+	if d := f.Dir; !c.started[d] {
+		msg, start := f.Msg, f.Start
 		c.started[d] = true
 		// The handshake is captured when the direction's first message is
 		// its detection message at the start of the stream (wire.md 4.1);
@@ -152,9 +154,10 @@ func (c *Conn) Arrive(d dissect.Dir, msg []byte, start bool) bool {
 	return c.Pending()
 }
 
-// Numbered takes message i of d, just numbered (msg: its bytes, valid
-// during the call), and commits it now or holds it for an inference.
-func (c *Conn) Numbered(i int32, d dissect.Dir, msg []byte) {
+// Numbered takes f, just numbered as message i, and commits it now or
+// holds it for an inference.
+func (c *Conn) Numbered(i int32, f *decode.FramedMsg) {
+	d, msg := f.Dir, f.Msg
 	if !c.Pending() {
 		c.commit(i, d, msg)
 		return

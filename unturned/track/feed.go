@@ -79,20 +79,22 @@ func (c *Conn) Bytes(d dissect.Dir, data []byte, at decode.Stamp) {
 	}
 	start := fr.Offset() // stream offset of data[0]
 	held0 := fr.Held()
+	f := &c.out
 	fr.Feed(data, func(msg []byte, info unturned.FrameInfo) {
 		end := info.Offset + 2 + int64(len(msg))
-		st := decode.Stamp{Time: t, Frame: frame, Seq: seq}
+		*f = decode.FramedMsg{Dir: d, Start: starts(info), Msg: msg, End: end, At: decode.Stamp{Time: t, Frame: frame, Seq: seq}}
 		if len(c.unsynced[d]) > 0 {
-			st.Time, st.Frame, st.Seq = c.stamp(d, end, t, frame, seq)
+			f.At.Time, f.At.Frame, f.At.Seq = c.stamp(d, end, t, frame, seq)
 		}
 		// The framer hands out a message in place when it lies wholly in
 		// the chunk; one it assembled in its own buffer is not in the file
 		// as one run.
 		if k := info.Offset + 2 - start; offset >= 0 && len(msg) > 0 && k >= 0 && k+int64(len(msg)) <= int64(len(data)) && &data[k] == &msg[0] {
-			st.File, st.InFile = offset+k, true
+			f.At.File, f.At.InFile = offset+k, true
 		}
-		c.host.Message(d, msg, end, starts(info), st)
+		c.host.Message(f)
 	})
+	f.Msg = nil
 	if fr.Synced() {
 		c.unsynced[d] = c.unsynced[d][:0]
 	} else {
@@ -138,7 +140,7 @@ func (c *Conn) End(at decode.Stamp) {
 		c.findings(fr.End(func(msg []byte, info unturned.FrameInfo) {
 			end := info.Offset + 2 + int64(len(msg))
 			t, frame, seq := c.stamp(d, end, c.lastTime[d], c.lastFrame[d], at.Seq)
-			c.host.Message(d, msg, end, starts(info), decode.Stamp{Time: t, Frame: frame, Seq: seq})
+			c.hand(d, msg, end, info, decode.Stamp{Time: t, Frame: frame, Seq: seq})
 		}))
 		c.k.account(fr, h0)
 		c.unsynced[d] = c.unsynced[d][:0]
@@ -168,6 +170,9 @@ func (c *Conn) holds(d dissect.Dir) uint64 {
 // takes its current one).
 func (c *Conn) Holding() (seq uint64, ok bool) {
 	seq = ^uint64(0)
+	if c.framer[dissect.C2S].Synced() && c.framer[dissect.S2C].Synced() {
+		return seq, false // the host asks after every chunk: the common case is cheap
+	}
 	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
 		if c.blocking(d) {
 			seq, ok = min(seq, c.holds(d)), true
@@ -204,12 +209,20 @@ func (c *Conn) abandon(why string) {
 	fr.Abandon(why, func(msg []byte, info unturned.FrameInfo) {
 		end := info.Offset + 2 + int64(len(msg))
 		t, frame, s := c.stamp(dir, end, c.lastTime[dir], c.lastFrame[dir], c.lastSeq[dir])
-		c.host.Message(dir, msg, end, starts(info), decode.Stamp{Time: t, Frame: frame, Seq: s})
+		c.hand(dir, msg, end, info, decode.Stamp{Time: t, Frame: frame, Seq: s})
 	})
 	if fr.Synced() {
 		c.unsynced[dir] = c.unsynced[dir][:0]
 	}
 	c.findings(fr.Findings())
+}
+
+// hand hands the host a message End or Abandon framed (Bytes builds its
+// own in place).
+func (c *Conn) hand(d dissect.Dir, msg []byte, end int64, info unturned.FrameInfo, at decode.Stamp) {
+	c.out = decode.FramedMsg{Dir: d, Start: starts(info), Msg: msg, End: end, At: at}
+	c.host.Message(&c.out)
+	c.out.Msg = nil
 }
 
 // findings hands the framer's findings to the host.

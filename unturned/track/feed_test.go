@@ -24,8 +24,8 @@ type fakeHost struct {
 	findings []dissect.Finding
 }
 
-func (h *fakeHost) Message(d dissect.Dir, msg []byte, _ int64, _ bool, at decode.Stamp) {
-	h.msgs = append(h.msgs, framed{d, string(msg), at.Seq})
+func (h *fakeHost) Message(f *decode.FramedMsg) {
+	h.msgs = append(h.msgs, framed{f.Dir, string(f.Msg), f.At.Seq})
 }
 func (h *fakeHost) Finding(f dissect.Finding) { h.findings = append(h.findings, f) }
 func (h *fakeHost) Bytes(int32) []byte        { return nil }
