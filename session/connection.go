@@ -36,8 +36,12 @@ type connection struct {
 	lastFrame int
 
 	// native is the state of a connection the host decodes natively
-	// (Unturned's this round: unturned.go), nil for a hosted one.
+	// (Unturned's this round: unturned.go), nil for a hosted one; number
+	// numbers one of its framed messages that waited in the queue
+	// (order.go), as its protocol's side of the host numbers one that
+	// did not.
 	native nativeConn
+	number func(f *decode.FramedMsg)
 
 	msgs      msgList // record indices of the connection's messages, ascending
 	committed int     // how many of msgs are committed (always a prefix: commits go in order)
@@ -62,7 +66,9 @@ type connection struct {
 // The host feeds it (decode.Feed; Idle is Abandon when the source went
 // idle, MidStream says the connection was joined mid-stream), hands each
 // message it frames (unturned.go's Host.Message) back to it as the host
-// numbers it (Arrive before, Numbered after), and asks it what decides
+// numbers it (Index.record, between the protocol's Arrive and Numbered,
+// called in unturned.go where its type is named: two calls a message
+// through this interface were a cost of their own), and asks it what decides
 // whether a message is final: the messages it holds for an inference
 // (Held), the oldest reference it waits to resolve (FirstUnresolved), its
 // askers (the pairing: a pair lies in the records of both messages, or
@@ -71,10 +77,6 @@ type nativeConn interface {
 	decode.Feed
 	Idle()
 	MidStream()
-	// Arrive reports whether a message about to be numbered will wait
-	// for an inference; Numbered hands it over with its record index.
-	Arrive(f *decode.FramedMsg) bool
-	Numbered(i int32, f *decode.FramedMsg)
 	// Pending reports whether new messages wait for an inference; Settle
 	// decides it on what is held (the connection or capture ended);
 	// Quiet is Settle when the input went quiet, giving up the askers too;

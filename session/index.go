@@ -495,17 +495,13 @@ func (c *Index) Settled() int {
 // of at most this many messages more (stream.go lateBound).
 const lateHold = 4096
 
-// message numbers and records f, a framed message of a natively decoded
+// record numbers and records f, a framed message of a natively decoded
 // connection (its bytes at its file offset when At.InFile, else kept in
-// the arena), which the connection then decodes now or holds for an
-// inference (nativeConn.Numbered). A message longer than a record says is
-// cut to 0xFFFF bytes, in f.
-func (c *Index) message(cn *connection, f *decode.FramedMsg) {
-	if len(f.Msg) > 0xFFFF {
-		f.Msg = f.Msg[:0xFFFF]
-	}
+// the arena), and returns its record index; waits says the connection
+// will hold it for an inference (unturned.go's number: the connection
+// then decodes it now or holds it).
+func (c *Index) record(cn *connection, f *decode.FramedMsg, waits bool) int32 {
 	dir, msg := f.Dir, f.Msg
-	waits := cn.native.Arrive(f)
 	var (
 		flags recFlags
 		at    int64
@@ -530,7 +526,7 @@ func (c *Index) message(cn *connection, f *decode.FramedMsg) {
 		cn.msgs.append(i)
 	}
 	cn.info.Bytes[dir] += int64(len(msg)) + 2
-	cn.native.Numbered(i, f)
+	return i
 }
 
 // Connections returns the connections in the order they were first seen;

@@ -56,19 +56,19 @@ func (q *pendingQueue) Pop() any {
 	return m
 }
 
-// arrive numbers f, a framed message of a natively decoded connection,
-// now, or queues it (its bytes copied) when a blocking connection may
-// still yield an earlier one.
-func (c *Index) arrive(cn *connection, f *decode.FramedMsg) {
+// arrive reports whether f, a framed message of a natively decoded
+// connection, may be numbered now; else it queues it (its bytes copied),
+// for a blocking connection may still yield an earlier one.
+func (c *Index) arrive(cn *connection, f *decode.FramedMsg) bool {
 	if len(c.pending) == 0 && len(c.blockers) == 0 && len(c.holds) == 0 {
-		c.message(cn, f)
-		return
+		return true
 	}
 	c.pins++
 	c.pendingBytes += len(f.Msg)
 	m := pendingMsg{seq: f.At.Seq, ins: c.pins, cn: cn, f: *f}
 	m.f.Msg = append([]byte(nil), f.Msg...)
 	heap.Push(&c.pending, m)
+	return false
 }
 
 // block records whether cn's protocol holds bytes awaiting
@@ -130,7 +130,7 @@ func (c *Index) release() {
 				continue
 			}
 			c.pendingBytes -= len(m.f.Msg)
-			c.message(m.cn, &m.f)
+			m.cn.number(&m.f)
 		}
 		if len(c.pending) <= maxPending && c.pendingBytes <= maxPendingBytes || len(c.blockers) == 0 {
 			return

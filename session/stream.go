@@ -305,7 +305,7 @@ func (c *Index) runlock() {
 
 // streamNow reports whether the message about to be numbered will be
 // handed out as soon as it is committed, so that its bytes need no copy;
-// waits says it will be held for an inference (nativeConn.Arrive).
+// waits says the connection will hold it for an inference (unturned.go's number).
 func (c *Index) streamNow(waits bool) bool {
 	s := c.stream
 	// A ULinkRPC asker waiting for its answer (hostedBound) has a record

@@ -51,7 +51,7 @@ func (c *Index) newNative(cn *connection) {
 	}
 	h := &unturnedHost{c: c, cn: cn}
 	h.t = k.New(h)
-	cn.native, cn.feed = h.t, h.t
+	cn.native, cn.feed, cn.number = h.t, h.t, h.number
 }
 
 // unturnedOf is cn's Unturned state; nil for a hosted connection.
@@ -70,7 +70,24 @@ type unturnedHost struct {
 
 var _ track.Host = (*unturnedHost)(nil)
 
-func (h *unturnedHost) Message(f *decode.FramedMsg) { h.c.arrive(h.cn, f) }
+// Message numbers f now, unless it must wait in the queue (order.go).
+func (h *unturnedHost) Message(f *decode.FramedMsg) {
+	if h.c.arrive(h.cn, f) {
+		h.number(f)
+	}
+}
+
+// number numbers f: the connection says whether it will hold it for an
+// inference and takes it once it has its record (a message longer than a
+// record says is cut to 0xFFFF bytes, in f). The calls are on the
+// connection's type, not through nativeConn: this is every message's path.
+func (h *unturnedHost) number(f *decode.FramedMsg) {
+	if len(f.Msg) > 0xFFFF {
+		f.Msg = f.Msg[:0xFFFF]
+	}
+	waits := h.t.Arrive(f)
+	h.t.Numbered(h.c.record(h.cn, f, waits), f)
+}
 
 // Finding keeps a connection finding; the connection's summary changes
 // (it may be another connection than the event's: the framers' budget
