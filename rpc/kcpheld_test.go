@@ -59,41 +59,41 @@ func TestHoldingKCP(t *testing.T) {
 	frags := kcpRequest(kcpConv, 1, 0, 8)
 	tests := []struct {
 		name  string
-		lim   ulinkrpc.KCPLimits
+		lim   kcp.Config
 		steps []kcpStep
 		want  []uint64
 	}{
-		{"a segment behind a missing sn is held from its datagram", ulinkrpc.KCPLimits{},
+		{"a segment behind a missing sn is held from its datagram", kcp.Config{},
 			[]kcpStep{{frame: 2, segs: r(1, 1)}, {frame: 3, segs: r(2, 2)}, {frame: 4, segs: r(3, 0)}},
 			[]uint64{2, 2, 0}},
-		{"the watermark follows the earliest datagram still held", ulinkrpc.KCPLimits{},
+		{"the watermark follows the earliest datagram still held", kcp.Config{},
 			[]kcpStep{{frame: 2, segs: r(1, 1)}, {frame: 3, segs: r(2, 3)}, {frame: 4, segs: r(3, 0)}},
 			[]uint64{2, 2, 3}},
-		{"the earliest of every conversation", ulinkrpc.KCPLimits{},
+		{"the earliest of every conversation", kcp.Config{},
 			// Conversation 8 has no handshake: it starts at the first sn
 			// seen, 5, and holds sn 7 behind the missing sn 6.
 			[]kcpStep{{frame: 2, segs: r(1, 1)}, {frame: 3, segs: kcpRequest(8, 1, 5, 0)}, {frame: 4, segs: kcpRequest(8, 2, 7, 0)}, {frame: 5, segs: r(2, 0)}},
 			[]uint64{2, 2, 2, 4}},
-		{"a retransmission keeps its first datagram", ulinkrpc.KCPLimits{},
+		{"a retransmission keeps its first datagram", kcp.Config{},
 			[]kcpStep{{frame: 2, segs: r(1, 1)}, {frame: 3, segs: r(1, 1)}},
 			[]uint64{2, 2}},
-		{"Abandon lets them go at once", ulinkrpc.KCPLimits{},
+		{"Abandon lets them go at once", kcp.Config{},
 			[]kcpStep{{frame: 2, segs: r(1, 1)}, {abandon: true}, {frame: 4, segs: r(2, 0)}},
 			[]uint64{2, 0, 0}},
-		{"a gap skipped for too much held lets them go", ulinkrpc.KCPLimits{MaxSegments: 2},
+		{"a gap skipped for too much held lets them go", kcp.Config{MaxSegments: 2},
 			[]kcpStep{{frame: 2, segs: r(1, 1)}, {frame: 3, segs: r(2, 2)}, {frame: 4, segs: r(3, 3)}},
 			[]uint64{2, 2, 0}},
-		{"messages handed on into a resynchronising stream", ulinkrpc.KCPLimits{MaxSegments: 1},
+		{"messages handed on into a resynchronising stream", kcp.Config{MaxSegments: 1},
 			// Two held segments skip the gap before sn 1: its message (of
 			// frame 3) starts the frame stream's resynchronisation, which
 			// holds it and then sn 2's (of frame 2, arriving with frame 3
 			// behind it in sn order: issue 24) until a third frame.
 			[]kcpStep{{frame: 2, segs: r(1, 2)}, {frame: 3, segs: r(2, 1)}},
 			[]uint64{2, 3}},
-		{"segments in order hold nothing", ulinkrpc.KCPLimits{},
+		{"segments in order hold nothing", kcp.Config{},
 			[]kcpStep{{frame: 2, segs: r(1, 0)}, {frame: 3, segs: r(2, 1)}},
 			[]uint64{0, 0}},
-		{"a message cut after its first fragment holds nothing", ulinkrpc.KCPLimits{},
+		{"a message cut after its first fragment holds nothing", kcp.Config{},
 			// Its next fragment comes later than anything meanwhile.
 			[]kcpStep{{frame: 2, segs: frags[:1]}, {frame: 3, segs: frags[1:]}},
 			[]uint64{0, 0}},
@@ -125,26 +125,26 @@ func TestKCPHeldStamps(t *testing.T) {
 	last := len(frags) - 1
 	tests := []struct {
 		name  string
-		lim   ulinkrpc.KCPLimits
+		lim   kcp.Config
 		steps []kcpStep
 		want  string
 	}{
-		{"at End", ulinkrpc.KCPLimits{}, []kcpStep{{frame: 2, segs: r(1, 1)}},
+		{"at End", kcp.Config{}, []kcpStep{{frame: 2, segs: r(1, 1)}},
 			"[2:2]"},
-		{"at Abandon", ulinkrpc.KCPLimits{}, []kcpStep{{frame: 2, segs: r(1, 1)}, {abandon: true}},
+		{"at Abandon", kcp.Config{}, []kcpStep{{frame: 2, segs: r(1, 1)}, {abandon: true}},
 			"[2:2]"},
-		{"once the gap fills", ulinkrpc.KCPLimits{}, []kcpStep{{frame: 2, segs: r(1, 1)}, {frame: 3, segs: r(2, 0)}},
+		{"once the gap fills", kcp.Config{}, []kcpStep{{frame: 2, segs: r(1, 1)}, {frame: 3, segs: r(2, 0)}},
 			"[3:3 3:3]"},
-		{"at a skip for too much held", ulinkrpc.KCPLimits{MaxSegments: 2},
+		{"at a skip for too much held", kcp.Config{MaxSegments: 2},
 			[]kcpStep{{frame: 2, segs: r(1, 1)}, {frame: 3, segs: r(2, 2)}, {frame: 4, segs: r(3, 3)}},
 			"[2:2 3:3 4:4]"},
-		{"into a resynchronising stream", ulinkrpc.KCPLimits{MaxSegments: 1},
+		{"into a resynchronising stream", kcp.Config{MaxSegments: 1},
 			[]kcpStep{{frame: 2, segs: r(1, 2)}, {frame: 3, segs: r(2, 1)}},
 			"[3:3 3:3]"},
-		{"by the datagram of its last segment to come", ulinkrpc.KCPLimits{},
+		{"by the datagram of its last segment to come", kcp.Config{},
 			[]kcpStep{{frame: 2, segs: frags[1:]}, {frame: 3, segs: frags[:1]}, {frame: 4, segs: r(2, uint32(2+last))}},
 			"[3:3 4:4]"},
-		{"a message left partial at Abandon ends with its next segment", ulinkrpc.KCPLimits{},
+		{"a message left partial at Abandon ends with its next segment", kcp.Config{},
 			[]kcpStep{{frame: 2, segs: frags[:last]}, {abandon: true}, {frame: 4, segs: frags[last:]}},
 			"[4:4]"},
 	}

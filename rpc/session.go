@@ -3,10 +3,10 @@ package rpc
 import (
 	"bytes"
 	"fmt"
-	"github.com/usmnscope/usmnscope/decode"
 	"slices"
 	"time"
 
+	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/decode/transport/kcp"
 	"github.com/usmnscope/usmnscope/decode/transport/websocket"
 	"github.com/usmnscope/usmnscope/dissect"
@@ -54,8 +54,8 @@ type Config struct {
 	// MidStream says the connection's start was not captured: framing
 	// starts unsynchronised, a WebSocket without its upgrade head.
 	MidStream bool
-	MaxFrame  int                // per-frame cap (ulinkrpc.StreamConfig.MaxLen); 0 means 64 MiB
-	KCP       ulinkrpc.KCPLimits // KCP reassembly bounds
+	MaxFrame  int        // per-frame cap (ulinkrpc.StreamConfig.MaxLen); 0 means 64 MiB
+	KCP       kcp.Config // KCP reassembly bounds (its limits: ulinkrpc sets the rest)
 	// Budget, when not nil, is the capture-wide allowance every session
 	// made from this Config draws its partial frames and held KCP
 	// segments from (ulinkrpc.Budget); it overrides KCP.Budget.
@@ -198,11 +198,7 @@ func New(conn dissect.Conn, cfg Config) *Session {
 		sd := &s.sides[d]
 		switch cfg.Transport {
 		case KCP:
-			lim := cfg.KCP
-			if cfg.Budget != nil {
-				lim.Budget = cfg.Budget
-			}
-			sd.kcp = ulinkrpc.NewReassembler(lim)
+			sd.kcp = ulinkrpc.NewReassembler(cfg.KCP, cfg.Budget)
 			sd.convs = make(map[uint32]*framer)
 		case WebSocket:
 			masked := dissect.Dir(d) == dissect.C2S

@@ -195,7 +195,7 @@ func TestSimRPCKCP(t *testing.T) {
 					if !ok || h.Ack != (d == int(dissect.S2C)) || h.Conv != conv {
 						t.Errorf("connection %d: first datagram %s = %x; want the handshake for conv %d", i+1, dissect.Dir(d), dgs[0], conv)
 					}
-					r := ulinkrpc.NewReassembler(ulinkrpc.KCPLimits{})
+					r := ulinkrpc.NewReassembler(kcp.Config{}, nil)
 					r.Start(conv)
 					var got [][]byte
 					for _, dg := range dgs[1:] {

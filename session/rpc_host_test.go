@@ -113,7 +113,7 @@ func hostTrafficKCP(seed uint64) hostMix {
 	r := rand.New(rand.NewPCG(seed, 16))
 	mix := hostMix{configs: []rpc.Config{
 		{Transport: rpc.KCP},
-		{Transport: rpc.KCP, MidStream: true, KCP: ulinkrpc.KCPLimits{MaxSegments: 6}},
+		{Transport: rpc.KCP, MidStream: true, KCP: kcp.Config{MaxSegments: 6}},
 		{Transport: rpc.WebSocket},
 		{Transport: rpc.TCP, MidStream: true},
 	}}
@@ -586,20 +586,20 @@ func TestRPCHostKCPHeld(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		lim    ulinkrpc.KCPLimits
+		lim    kcp.Config
 		req    uint32 // the Request's sn, in frame 2
 		ping   bool   // the Ping comes in frame 4 …
 		pingSn uint32 // … as this sn
 		idle   bool
 		want   string
 	}{
-		{"at the end", ulinkrpc.KCPLimits{}, 1, false, 0, false,
+		{"at the end", kcp.Config{}, 1, false, 0, false,
 			"[2:kcp:Request 3:tcp:Request]"},
-		{"at Idle", ulinkrpc.KCPLimits{}, 1, false, 0, true,
+		{"at Idle", kcp.Config{}, 1, false, 0, true,
 			"[2:kcp:Request 3:tcp:Request]"},
-		{"once the gap fills", ulinkrpc.KCPLimits{}, 1, true, 0, false,
+		{"once the gap fills", kcp.Config{}, 1, true, 0, false,
 			"[3:tcp:Request 4:kcp:KeepAlivePing 4:kcp:Request]"},
-		{"resynchronising behind a skipped gap", ulinkrpc.KCPLimits{MaxSegments: 1}, 2, true, 1, false,
+		{"resynchronising behind a skipped gap", kcp.Config{MaxSegments: 1}, 2, true, 1, false,
 			"[3:tcp:Request 4:kcp:KeepAlivePing 4:kcp:Request]"},
 	}
 	for _, tt := range tests {

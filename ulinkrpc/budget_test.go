@@ -91,7 +91,7 @@ func TestKCPBudget(t *testing.T) {
 	b := NewBudget(4 << 20)
 	rs := make([]*kcp.Reassembler, 6)
 	for i := range rs {
-		rs[i] = NewReassembler(KCPLimits{Budget: b})
+		rs[i] = NewReassembler(kcp.Config{}, b)
 	}
 	data := make([]byte, 1376)
 	peak := 0

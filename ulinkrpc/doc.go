@@ -33,7 +33,7 @@
 // handshake; the segments after it are the shared KCP transport's
 // (decode/transport/kcp: Segment, Reassembler, Message, ...).
 // NewReassembler gives one direction's reassembler ULinkRPC's words, its
-// bounds (KCPLimits) and the capture-wide Budget.
+// bounds (a kcp.Config's limits) and the capture-wide Budget.
 //
 // # Transform
 //

@@ -13,28 +13,15 @@ import (
 // own. Callers name the transport's own types (kcp.Segment, kcp.Message,
 // ...); what is ULinkRPC's is below.
 
-// KCPLimits bound the KCP reassembler of one direction of a ULinkRPC
-// session. Zero fields take the defaults.
-type KCPLimits struct {
-	MaxConvs    int // conversations tracked per direction; default 256
-	MaxSegments int // out-of-order segments held per conv; default 1024 (KCP windows are 32–256)
-	MaxConvData int // bytes held per conv (held segments and a partial message); default 4 MiB
-	MaxData     int // bytes held by this reassembler (one direction of a session); default 64 MiB
-	// Budget, when not nil, is the capture-wide allowance held segments
-	// and partial messages draw from with every other ULinkRPC buffer: past
-	// it the conversation taking a segment skips its gap, and a partial
-	// message growing past it is dropped.
-	Budget *Budget
-}
-
 // NewReassembler returns the KCP reassembler of one direction of a
-// ULinkRPC session: its parse errors read "ulinkrpc kcp: ...", and its
-// buffers draw from the capture-wide Budget.
-func NewReassembler(lim KCPLimits) *kcp.Reassembler {
-	cfg := kcp.Config{MaxConvs: lim.MaxConvs, MaxSegments: lim.MaxSegments, MaxConvData: lim.MaxConvData, MaxData: lim.MaxData,
-		ErrorPrefix: "ulinkrpc "}
-	if lim.Budget != nil {
-		cfg.Budget = kcpBudget{lim.Budget}
+// ULinkRPC session, bounded by cfg's limits (zero fields take the
+// defaults): its parse errors read "ulinkrpc kcp: ...", and when b is not
+// nil its buffers draw from that capture-wide Budget with every other
+// ULinkRPC buffer.
+func NewReassembler(cfg kcp.Config, b *Budget) *kcp.Reassembler {
+	cfg.ErrorPrefix = "ulinkrpc "
+	if b != nil {
+		cfg.Budget = kcpBudget{b}
 	}
 	return kcp.NewReassembler(cfg)
 }

@@ -34,7 +34,7 @@ func TestHandshake(t *testing.T) {
 // errors read ("ulinkrpc kcp: ..."), and a gap skipped for the
 // capture-wide Budget with the Budget's reason.
 func TestKCPWords(t *testing.T) {
-	r := NewReassembler(KCPLimits{})
+	r := NewReassembler(kcp.Config{}, nil)
 	seg := kcp.EncodeSegment(nil, kcp.Segment{Conv: 7, Cmd: kcp.CmdPush, Data: []byte("abc")})
 	bad := bytes.Clone(seg)
 	bad[4] = 80
@@ -43,7 +43,7 @@ func TestKCPWords(t *testing.T) {
 		t.Errorf("findings %v; want the unknown command at byte 31, as ULinkRPC's errors read", fs)
 	}
 	b := NewBudget(10)
-	r = NewReassembler(KCPLimits{Budget: b})
+	r = NewReassembler(kcp.Config{}, b)
 	r.Start(7)
 	r.Segment(kcp.Segment{Conv: 7, Cmd: kcp.CmdPush, Sn: 1, Data: make([]byte, 20)}, nil)
 	want := "kcp: conv 7: gap in sn: 1 segments missing from sn 0 (what is held behind it is past the capture-wide ULinkRPC buffer budget of 10 bytes (max_rpc_buffer))"
