@@ -11,7 +11,8 @@
 // whose control frames and upgrade become connection events; UDP datagrams
 // through a kcp.Reassembler per direction (KCP, ulinkrpc.md 2.3), each
 // conv's messages into its own Stream. Buffers are the codec's, each
-// bounded (Stream, WebSocket, the KCP reassembler's kcp.Config); Config bounds the rest.
+// bounded (Stream, WebSocket, the reassembler's kcp.Config); Config
+// bounds the rest.
 //
 // # Records and pairing
 //

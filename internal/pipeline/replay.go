@@ -42,8 +42,8 @@ func Record(src capture.Source, maxBytes int) *Recording {
 			held += len(ev.Data)
 		}
 		if ev.Kind == capture.EventData || ev.Kind == capture.EventDatagram {
-			// A datagram is not counted in maxBytes: capture copied
-			// each before it yielded them aliasing its frames.
+			// Both alias capture's buffers (Event.Data). Only stream
+			// data counts against maxBytes, as it always has.
 			ev.Data = append([]byte(nil), ev.Data...)
 		}
 		ev.Offset = -1
