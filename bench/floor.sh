@@ -126,42 +126,20 @@ done
 cap=$WORK/scale-$MID.pcapng
 if row tui; then
 say ""
-say "-- TUI full load of $MID messages against tables --json (usmnscope open in a detached 160x48 tmux, timed from starting tmux until the status bar no longer says loading, polled every 0.05 s)"
+say "-- TUI full load of $MID messages against tables --json (bench/lib.sh tui_load: usmnscope open in a detached 300x48 tmux, timed from the process's start until the status bar no longer says loading, polled every 0.02 s)"
 if ! command -v tmux >/dev/null 2>&1 || [ ! -f "$cap" ]; then
 	say "tmux not installed or no $MID-message capture: TUI load / tables --json: DOES NOT HOLD (not measured)"
 else
-	# tui_load FILE: sets TUI_WALL (s, -1 when it did not finish) and TUI_CPU.
-	tui_load() {
-		local sock=usmnscope-floor-$$ pid t0 line
-		TUI_WALL=-1 TUI_CPU=n/a
-		t0=$(now)
-		tmux -L "$sock" new-session -d -s floor -x 160 -y 48 "exec $BIN open $1" || return
-		pid=$(tmux -L "$sock" display-message -p -t floor '#{pane_pid}')
-		while :; do
-			sleep 0.05
-			line=$(tmux -L "$sock" capture-pane -p -t floor 2>/dev/null | grep ' msgs │' | tail -1) || break
-			# Loaded: the bar says no loading, counts some messages, and
-			# the TUI still runs (a run once read 0.13 s: a bar taken for
-			# loaded that was not the loaded TUI's).
-			if [ -n "$line" ] && ! printf '%s' "$line" | grep -q loading &&
-				printf '%s' "$line" | grep -q '│ [1-9][0-9]* msgs │' && kill -0 "$pid" 2>/dev/null; then
-				TUI_WALL=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
-				break
-			fi
-			awk -v a="$t0" -v b="$(now)" -v t="$TUI_TIMEOUT" 'BEGIN { exit !(b - a > t) }' && break
-		done
-		TUI_CPU=$(awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$pid/stat" 2>/dev/null)
-		local path
-		path=$(tmux -L "$sock" display-message -p '#{socket_path}' 2>/dev/null)
-		tmux -L "$sock" kill-server 2>/dev/null
-		[ -n "$path" ] && rm -f "$path"
-	}
 	tw=() tc=() pw=() pc=()
 	for i in $(seq 1 "$RUNS"); do
 		run "$BIN" tables --json "$cap"
 		tui_load "$cap"
 		tw+=("$TUI_WALL") tc+=("$TUI_CPU")
-		pw+=("$(ratio "$TUI_WALL" "$WALL")") pc+=("$(ratio "$TUI_CPU" "$CPU")")
+		if [ "$TUI_WALL" = -1 ]; then
+			pw+=(n/a) pc+=(n/a)
+		else
+			pw+=("$(ratio "$TUI_WALL" "$WALL")") pc+=("$(ratio "$TUI_CPU" "$CPU")")
+		fi
 	done
 	r=$(median "${pw[@]}")
 	say "  TUI load runs (s): ${tw[*]}; their ratios: ${pw[*]}"

@@ -58,42 +58,52 @@ pair() {
 	say "$(printf '  %-22s median %7.3f s wall %6.2f s CPU  peak RSS %7d KiB' "$nb" "$MED_B" "$CPU_B" "$RSS_B")"
 }
 
+# since_boot: seconds since boot (/proc/uptime, 10 ms steps), the clock a
+# process's start time in /proc/PID/stat is on.
+since_boot() { cut -d' ' -f1 /proc/uptime; }
+
 # tui_load FILE: opens FILE in the TUI in a detached 300x48 tmux session
 # (wide, so the status bar is never cut short with "…" before its
 # "loading"; a bar that is cut short counts as still loading)
 # on a private server and waits until the status bar shows the capture
-# loaded (its line with "N msgs │", or "1 msg │", no longer says "loading"); sets
-# TUI_WALL (s from starting tmux, -1 when it did not finish), TUI_HWM
-# (KiB), TUI_CPU (s) and TUI_STATUS (the last status line), then quits
-# with q.
+# loaded: its line with "N msgs │" (or "1 msg │") no longer says
+# "loading", and the TUI still runs (a bar read once as loaded was not
+# the loaded TUI's). It polls every 0.02 s. It sets TUI_WALL (s, -1 when
+# it did not finish), TUI_HWM (KiB), TUI_CPU (s) and TUI_STATUS (the last
+# status line), then quits with q.
+# TUI_WALL runs from the usmnscope process's own start (field 22 of
+# /proc/PID/stat, which exec keeps) to the poll that saw it loaded, both
+# on /proc/uptime's clock: the time tmux's server takes to start is not
+# the TUI's, as a user's terminal is already running.
 tui_load() {
-	local sock=usmnscope-attack-$$ pid t0 pane line
+	local sock=usmnscope-tui-$$ pid t0 pane line
 	TUI_WALL=-1 TUI_HWM=? TUI_CPU=? TUI_STATUS=""
-	t0=$(now)
-	tmux -L "$sock" new-session -d -s attack -x 300 -y 48 "exec $BIN open $1" || return 1
-	pid=$(tmux -L "$sock" display-message -p -t attack '#{pane_pid}')
+	tmux -L "$sock" new-session -d -s tui -x 300 -y 48 "exec $BIN open $1" || return 1
+	pid=$(tmux -L "$sock" display-message -p -t tui '#{pane_pid}')
+	t0=$(awk -v t="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f", $20 / t }' "/proc/$pid/stat" 2>/dev/null)
+	[ -n "$t0" ] || t0=$(since_boot)
 	while :; do
-		sleep 0.1
-		pane=$(tmux -L "$sock" capture-pane -p -t attack 2>/dev/null) || {
+		sleep 0.02
+		pane=$(tmux -L "$sock" capture-pane -p -t tui 2>/dev/null) || {
 			TUI_STATUS="the TUI exited before it finished loading"
 			break
 		}
 		line=$(printf '%s\n' "$pane" | grep -E ' msgs? │' | tail -1)
 		[ -n "$line" ] && TUI_STATUS=$line
-		if [ -n "$line" ] && ! printf '%s' "$line" | grep -q 'loading\|…'; then
-			TUI_WALL=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+		if [ -n "$line" ] && ! printf '%s' "$line" | grep -q 'loading\|…' && kill -0 "$pid" 2>/dev/null; then
+			TUI_WALL=$(awk -v a="$t0" -v b="$(since_boot)" 'BEGIN { printf "%.2f", b - a }')
 			break
 		fi
-		if awk -v a="$t0" -v b="$(now)" -v t="${TUI_TIMEOUT:-600}" 'BEGIN { exit !(b - a > t) }'; then
-			TUI_STATUS="still loading after $${TUI_TIMEOUT:-600} s: $TUI_STATUS"
+		if awk -v a="$t0" -v b="$(since_boot)" -v t="${TUI_TIMEOUT:-600}" 'BEGIN { exit !(b - a > t) }'; then
+			TUI_STATUS="still loading after ${TUI_TIMEOUT:-600} s: $TUI_STATUS"
 			break
 		fi
 	done
 	TUI_HWM=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
-	TUI_CPU=$(awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$pid/stat" 2>/dev/null)
+	TUI_CPU=$(awk -v t="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / t }' "/proc/$pid/stat" 2>/dev/null)
 	local path
 	path=$(tmux -L "$sock" display-message -p '#{socket_path}' 2>/dev/null)
-	tmux -L "$sock" send-keys -t attack q 2>/dev/null
+	tmux -L "$sock" send-keys -t tui q 2>/dev/null
 	sleep 0.5
 	tmux -L "$sock" kill-server 2>/dev/null
 	[ -n "$path" ] && rm -f "$path" # the private server's socket file
