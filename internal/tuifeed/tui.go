@@ -55,14 +55,17 @@ func RunTUI(out io.Writer, keys io.Reader, d *pipeline.Decode, cfg views.Config,
 // runTUI is RunTUI telling read (nil: none) the share of a file the feed
 // read as it goes.
 func runTUI(out io.Writer, keys io.Reader, d *pipeline.Decode, cfg views.Config, after func(), read *readShare) error {
-	feed := read.feeding(d.Feed)
+	// The feed starts before the UI is built, its messages relayed to the
+	// program once it runs (relay).
+	msgs := make(relay, relayed)
+	done := Run(read.feeding(d.Feed), msgs.send, WallClock{}, cfg.Live, after)
 	// SIGINT, SIGTERM and SIGHUP are handled here, not by bubbletea: each
 	// quits as q does (stopSignals).
 	prog := tea.NewProgram(views.New(d.Index, cfg), tea.WithInput(keys), tea.WithOutput(out), tea.WithoutSignalHandler(), colorProfile(out))
+	go msgs.forward(prog.Send, done)
 	ran := make(chan struct{})
 	defer close(ran)
 	defer stopSignals(prog, d.Source, ran)()
-	done := Run(feed, prog.Send, WallClock{}, cfg.Live, after)
 	_, err := prog.Run()
 	d.Source.Close() // stops a live capture; the feeder then returns
 	select {
