@@ -21,7 +21,9 @@ import (
 // reads an asker, and its host a record it hands out, long after the
 // record was made, so what they read sits in its first cache lines: the
 // number, pairing and place in the first 64 bytes, the flags and the
-// rpc ids and names in the next, the bytes and findings after them.
+// rpc ids and names in the next, the bytes and findings after them. The
+// flags lie together, so that the record takes 512 bytes, eight cache
+// lines, not 576 (TestRecordSize).
 type Record struct {
 	N     int
 	Pair  int // n of the partner, 0 for none
@@ -31,18 +33,21 @@ type Record struct {
 	// openAt is 1 + the index of the record's entry among its session's
 	// open askers (openList), 0 when it was never put there.
 	openAt int32
-	Type   ulinkrpc.FrameType
-	Dir    dissect.Dir
+	// payloadNotes is how many of Findings, the last, the payload's
+	// decoding gave (Slim: decoding again gives them).
+	payloadNotes int32
+
+	Latency    time.Duration // on the answer of a pair
+	Type       ulinkrpc.FrameType
+	Dir        dissect.Dir
+	HasLatency bool
+	KeyFailed  bool // encrypted, and the HMAC failed under the key given
+	Transport  Transport
 	// held marks an open asker the session holds (open), freed one its
 	// host handed back meanwhile (Release): the session pools it once it
 	// lets it go (compact.go letGo).
 	held  bool
 	freed bool
-
-	Latency    time.Duration // on the answer of a pair
-	HasLatency bool
-	KeyFailed  bool // encrypted, and the HMAC failed under the key given
-	Transport  Transport
 	// light marks a light session's record (Config.Light, light.go),
 	// brief its reading of the frame.
 	light bool
@@ -61,24 +66,22 @@ type Record struct {
 	// left to be listed when it is read, lazy how to decode its payload,
 	// which is left to then too (lazy.go).
 	bare bool
-	RPC  RPC
-	// vals hold what RPC points at in a record of a compact or Lazy
-	// session or one Restore made (envRPC): a copy of the record points
-	// at its own (ownValues).
-	vals rpcValues
-
 	// inFile says file is the capture file offset of the frame's bytes
 	// (after its length prefix): they lie in one run of the file
-	// (FileOffset). payloadNotes is how many of Findings, the last, the
-	// payload's decoding gave (Slim: decoding again gives them).
-	inFile       bool
-	masked       bool // the bytes at file are masked (Stamp.Masked)
-	payloadNotes int32
+	// (FileOffset).
+	inFile bool
+	masked bool // the bytes at file are masked (Stamp.Masked)
 	// class is how the transform layer classified the frame; classNoted
 	// says Findings[0] is its note (ulinkrpc.ClassNote: the settings were
 	// unknown), which classified turns into a connection finding.
 	class      ulinkrpc.Class
 	classNoted bool
+
+	RPC RPC
+	// vals hold what RPC points at in a record of a compact or Lazy
+	// session or one Restore made (envRPC): a copy of the record points
+	// at its own (ownValues).
+	vals rpcValues
 
 	Envelope []byte // the envelope bytes after the transform (outputs.md `hex`); nil if unrecovered
 	Findings []dissect.Finding
