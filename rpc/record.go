@@ -83,14 +83,17 @@ type Record struct {
 	// at its own (ownValues).
 	vals rpcValues
 
-	Envelope []byte // the envelope bytes after the transform (outputs.md `hex`); nil if unrecovered
-	Findings []dissect.Finding
-	Msg      string // Request … KeepAlivePong, Encrypted, Unknown
-	Offset   int64  // stream offset of the frame's length prefix (per conv for KCP)
-	Conn     dissect.Conn
-	lazy     *ulinkrpc.PayloadConfig
+	Envelope  []byte // the envelope bytes after the transform (outputs.md `hex`); nil if unrecovered
+	Findings  []dissect.Finding
+	Msg       string     // Request … KeepAlivePong, Encrypted, Unknown
+	Transform *Transform // nil when the layer is off (or classified plain)
+	lazy      *lazyPayload
 
-	Transform       *Transform        // nil when the layer is off (or classified plain)
+	// What a bare record's JSON does not read (appendBare) lies past its
+	// first five cache lines, which it does: the encoding goroutine then
+	// reads three lines fewer of a record the feeder wrote (issue 28).
+	Offset          int64 // stream offset of the frame's length prefix (per conv for KCP)
+	Conn            dissect.Conn
 	TransformFields []dissect.Field   // iv, ciphertext, hmac, flags, body: spans in the transformed frame
 	Fields          []dissect.Field   // envelope fields, then payload.<member>
 	Payload         *ulinkrpc.Payload // nil for KeepAlive frames, Encrypted and Unknown
@@ -506,7 +509,7 @@ func (s *Session) payload(r *Record, env *ulinkrpc.Envelope, m *ulinkrpc.Method,
 func (s *Session) payloadOf(r *Record, env *ulinkrpc.Envelope, m *ulinkrpc.Method, arg, bare bool) (findings []dissect.Finding, ok bool) {
 	typ := s.payloadType(m, arg)
 	if s.cfg.Lazy && !s.compact {
-		r.lazy = s.lazyConfig(typ)
+		r.lazy = s.lazyPayloadOf(typ)
 		return nil, false
 	}
 	if bare {
