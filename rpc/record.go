@@ -89,9 +89,10 @@ type Record struct {
 	Transform *Transform // nil when the layer is off (or classified plain)
 	lazy      *lazyPayload
 
-	// What a bare record's JSON does not read (appendBare) lies past its
-	// first five cache lines, which it does: the encoding goroutine then
-	// reads three lines fewer of a record the feeder wrote (issue 28).
+	// What the JSON of a bare record with a payload does not read
+	// (appendBare) lies past the first five cache lines, which hold all
+	// it reads: the encoding goroutine reads two lines fewer of a record
+	// the feeder wrote (issue 28, TestRecordSize).
 	Offset          int64 // stream offset of the frame's length prefix (per conv for KCP)
 	Conn            dissect.Conn
 	TransformFields []dissect.Field   // iv, ciphertext, hmac, flags, body: spans in the transformed frame
