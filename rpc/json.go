@@ -88,9 +88,14 @@ func (p *jsonParts) finding(dst []byte, f *dissect.Finding) []byte {
 
 // appendJSON is AppendJSONOrigin of r, or of bare r's decoded parts.
 func appendJSON(dst []byte, r *Record, origin []byte, parts *jsonParts) []byte {
-	fields, p := r.Fields, r.Payload
+	// A bare record's own are not read: they lie in a cache line its
+	// JSON reads nothing else of (Record).
+	var fields []dissect.Field
+	var p *ulinkrpc.Payload
 	if parts != nil {
 		fields, p = parts.fields, parts.payload
+	} else {
+		fields, p = r.Fields, r.Payload
 	}
 	dst = append(dst, `{"n":`...)
 	dst = digits.AppendInt(dst, int64(r.N))

@@ -73,24 +73,40 @@ func (r *Record) Release() {
 	}
 }
 
-// lazyConfig is the shared payload configuration of type typ (nil: none).
-func (s *Session) lazyConfig(typ *ulinkrpc.DTO) *ulinkrpc.PayloadConfig {
+// lazyPayload is how a Lazy session's records of one payload type decode
+// their payloads (lazy.go), shared by them, and what their JSON records
+// share besides: the session's "conn" value, encoded once, so that the
+// encoding goroutine reads it here, where the feeder never writes again,
+// and not from the record's Conn (issue 28).
+type lazyPayload struct {
+	cfg  ulinkrpc.PayloadConfig
+	conn []byte
+}
+
+// lazyPayloadOf is the shared lazyPayload of type typ (nil: none).
+func (s *Session) lazyPayloadOf(typ *ulinkrpc.DTO) *lazyPayload {
 	if typ == nil {
 		// Most payloads: no contract type.
 		if s.lazyUntyped == nil {
-			s.lazyUntyped = &ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Types: s.types}
+			s.lazyUntyped = s.newLazyPayload(nil)
 		}
 		return s.lazyUntyped
 	}
 	c := s.lazies[typ]
 	if c == nil {
 		if s.lazies == nil {
-			s.lazies = map[*ulinkrpc.DTO]*ulinkrpc.PayloadConfig{}
+			s.lazies = map[*ulinkrpc.DTO]*lazyPayload{}
 		}
-		c = &ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: typ, Types: s.types}
+		c = s.newLazyPayload(typ)
 		s.lazies[typ] = c
 	}
 	return c
+}
+
+// newLazyPayload is a lazyPayload of type typ (nil: none).
+func (s *Session) newLazyPayload(typ *ulinkrpc.DTO) *lazyPayload {
+	return &lazyPayload{cfg: ulinkrpc.PayloadConfig{Serializer: s.cfg.Serializer, Type: typ, Types: s.types},
+		conn: termsafe.AppendJSONString(nil, s.conn.String())}
 }
 
 // whole is r itself unless it is bare, else a copy with its envelope's
@@ -156,7 +172,7 @@ func (r *Record) decodeInto(cp *Record, fields bool) {
 // with walk, its members walked into walk as its test reads it
 // (Payload.Walk).
 func (r *Record) decodePayload(env ulinkrpc.Envelope, writing bool, cut *ulinkrpc.MPWalk, walk *ulinkrpc.JSONWalk) ulinkrpc.Payload {
-	cfg := *r.lazy
+	cfg := r.lazy.cfg
 	cfg.NoJSONFields, cfg.NoGuessText, cfg.Cut, cfg.NoJSONValue = writing, writing, cut, cut != nil
 	cfg.NoCutFields, cfg.Walk = writing, walk
 	return ulinkrpc.DecodePayload(env.Payload, env.PayloadOff, cfg)
@@ -233,7 +249,12 @@ var lazyScratches = sync.Pool{New: func() any { return new(lazyScratch) }}
 func appendBare(dst []byte, r *Record, origin []byte) []byte {
 	sc := lazyScratches.Get().(*lazyScratch)
 	defer lazyScratches.Put(sc)
-	parts := jsonParts{tc: &sc.tc, conn: sc.conn(r.Conn), dirTransport: sc.dirText(r.Dir, r.Transport), found: &sc.found}
+	parts := jsonParts{tc: &sc.tc, dirTransport: sc.dirText(r.Dir, r.Transport), found: &sc.found}
+	if r.lazy != nil {
+		parts.conn = r.lazy.conn
+	} else {
+		parts.conn = sc.conn(r.Conn) // no payload
+	}
 	env, exact := ulinkrpc.EnvelopeLayout(r.Envelope)
 	if exact {
 		// Its fields are written from its bytes (appendExactFields).

@@ -21,7 +21,9 @@ import (
 // reads an asker, and its host a record it hands out, long after the
 // record was made, so what they read sits in its first cache lines: the
 // number, pairing and place in the first 64 bytes, the flags and the
-// rpc ids and names in the next, the bytes and findings after them.
+// rpc ids and names in the next, the bytes and findings after them. The
+// flags lie together, so that the record takes 512 bytes, eight cache
+// lines, not 576 (TestRecordSize).
 type Record struct {
 	N     int
 	Pair  int // n of the partner, 0 for none
@@ -31,18 +33,21 @@ type Record struct {
 	// openAt is 1 + the index of the record's entry among its session's
 	// open askers (openList), 0 when it was never put there.
 	openAt int32
-	Type   ulinkrpc.FrameType
-	Dir    dissect.Dir
+	// payloadNotes is how many of Findings, the last, the payload's
+	// decoding gave (Slim: decoding again gives them).
+	payloadNotes int32
+
+	Latency    time.Duration // on the answer of a pair
+	Type       ulinkrpc.FrameType
+	Dir        dissect.Dir
+	HasLatency bool
+	KeyFailed  bool // encrypted, and the HMAC failed under the key given
+	Transport  Transport
 	// held marks an open asker the session holds (open), freed one its
 	// host handed back meanwhile (Release): the session pools it once it
 	// lets it go (compact.go letGo).
 	held  bool
 	freed bool
-
-	Latency    time.Duration // on the answer of a pair
-	HasLatency bool
-	KeyFailed  bool // encrypted, and the HMAC failed under the key given
-	Transport  Transport
 	// light marks a light session's record (Config.Light, light.go),
 	// brief its reading of the frame.
 	light bool
@@ -61,33 +66,35 @@ type Record struct {
 	// left to be listed when it is read, lazy how to decode its payload,
 	// which is left to then too (lazy.go).
 	bare bool
-	RPC  RPC
-	// vals hold what RPC points at in a record of a compact or Lazy
-	// session or one Restore made (envRPC): a copy of the record points
-	// at its own (ownValues).
-	vals rpcValues
-
 	// inFile says file is the capture file offset of the frame's bytes
 	// (after its length prefix): they lie in one run of the file
-	// (FileOffset). payloadNotes is how many of Findings, the last, the
-	// payload's decoding gave (Slim: decoding again gives them).
-	inFile       bool
-	masked       bool // the bytes at file are masked (Stamp.Masked)
-	payloadNotes int32
+	// (FileOffset).
+	inFile bool
+	masked bool // the bytes at file are masked (Stamp.Masked)
 	// class is how the transform layer classified the frame; classNoted
 	// says Findings[0] is its note (ulinkrpc.ClassNote: the settings were
 	// unknown), which classified turns into a connection finding.
 	class      ulinkrpc.Class
 	classNoted bool
 
-	Envelope []byte // the envelope bytes after the transform (outputs.md `hex`); nil if unrecovered
-	Findings []dissect.Finding
-	Msg      string // Request … KeepAlivePong, Encrypted, Unknown
-	Offset   int64  // stream offset of the frame's length prefix (per conv for KCP)
-	Conn     dissect.Conn
-	lazy     *ulinkrpc.PayloadConfig
+	RPC RPC
+	// vals hold what RPC points at in a record of a compact or Lazy
+	// session or one Restore made (envRPC): a copy of the record points
+	// at its own (ownValues).
+	vals rpcValues
 
-	Transform       *Transform        // nil when the layer is off (or classified plain)
+	Envelope  []byte // the envelope bytes after the transform (outputs.md `hex`); nil if unrecovered
+	Findings  []dissect.Finding
+	Msg       string     // Request … KeepAlivePong, Encrypted, Unknown
+	Transform *Transform // nil when the layer is off (or classified plain)
+	lazy      *lazyPayload
+
+	// What the JSON of a bare record with a payload does not read
+	// (appendBare) lies past the first five cache lines, which hold all
+	// it reads: the encoding goroutine reads two lines fewer of a record
+	// the feeder wrote (issue 28, TestRecordSize).
+	Offset          int64 // stream offset of the frame's length prefix (per conv for KCP)
+	Conn            dissect.Conn
 	TransformFields []dissect.Field   // iv, ciphertext, hmac, flags, body: spans in the transformed frame
 	Fields          []dissect.Field   // envelope fields, then payload.<member>
 	Payload         *ulinkrpc.Payload // nil for KeepAlive frames, Encrypted and Unknown
@@ -503,7 +510,7 @@ func (s *Session) payload(r *Record, env *ulinkrpc.Envelope, m *ulinkrpc.Method,
 func (s *Session) payloadOf(r *Record, env *ulinkrpc.Envelope, m *ulinkrpc.Method, arg, bare bool) (findings []dissect.Finding, ok bool) {
 	typ := s.payloadType(m, arg)
 	if s.cfg.Lazy && !s.compact {
-		r.lazy = s.lazyConfig(typ)
+		r.lazy = s.lazyPayloadOf(typ)
 		return nil, false
 	}
 	if bare {

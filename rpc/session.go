@@ -177,10 +177,10 @@ type Session struct {
 	onesNext uint8
 	// lazies are the payload configurations of a Lazy session's records,
 	// one per payload type (lazy.go).
-	lazies map[*ulinkrpc.DTO]*ulinkrpc.PayloadConfig
+	lazies map[*ulinkrpc.DTO]*lazyPayload
 	// lazyUntyped is the configuration of payloads without a type,
 	// beside the map of the others.
-	lazyUntyped *ulinkrpc.PayloadConfig
+	lazyUntyped *lazyPayload
 	// env is the envelope frame decoded last, until its record envOf is
 	// numbered (its Record.env points at it meanwhile).
 	env   ulinkrpc.Envelope
