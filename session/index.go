@@ -324,8 +324,7 @@ func (c *Index) DataOn(r ConnRef, dir dissect.Dir, data []byte, t time.Time, fra
 func (c *Index) dataOn(cn *connection, dir dissect.Dir, data []byte, t time.Time, frame int, offset int64) {
 	c.touch(cn)
 	c.seen(cn, t)
-	cn.native.Bytes(dir, data, decode.Stamp{Frame: frame, Time: t, Seq: c.advance(), File: max(offset, 0), InFile: offset >= 0 && c.store != nil})
-	c.block(cn)
+	c.nativeBytes(cn, dir, data, &decode.Stamp{Frame: frame, Time: t, Seq: c.advance(), File: max(offset, 0), InFile: offset >= 0 && c.store != nil})
 	c.release()
 }
 

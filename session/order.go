@@ -60,15 +60,20 @@ func (q *pendingQueue) Pop() any {
 // connection, may be numbered now; else it queues it (its bytes copied),
 // for a blocking connection may still yield an earlier one.
 func (c *Index) arrive(cn *connection, f *decode.FramedMsg) bool {
-	if len(c.pending) == 0 && len(c.blockers) == 0 && len(c.holds) == 0 {
-		return true
+	if len(c.pending)|len(c.blockers)|len(c.holds) == 0 {
+		return true // every message's path: it inlines
 	}
+	c.queue(cn, f)
+	return false
+}
+
+// queue queues f (arrive).
+func (c *Index) queue(cn *connection, f *decode.FramedMsg) {
 	c.pins++
 	c.pendingBytes += len(f.Msg)
 	m := pendingMsg{seq: f.At.Seq, ins: c.pins, cn: cn, f: *f}
 	m.f.Msg = append([]byte(nil), f.Msg...)
 	heap.Push(&c.pending, m)
-	return false
 }
 
 // block records whether cn's protocol holds bytes awaiting

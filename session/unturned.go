@@ -80,13 +80,34 @@ func (h *unturnedHost) Message(f *decode.FramedMsg) {
 // number numbers f: the connection says whether it will hold it for an
 // inference and takes it once it has its record (a message longer than a
 // record says is cut to 0xFFFF bytes, in f). The calls are on the
-// connection's type, not through nativeConn: this is every message's path.
+// connection's type, not through nativeConn, and one that does not wait
+// is decoded and committed here (track.Conn.Commit) rather than by
+// Numbered calling back through track.Host: this is every message's path.
 func (h *unturnedHost) number(f *decode.FramedMsg) {
 	if len(f.Msg) > 0xFFFF {
 		f.Msg = f.Msg[:0xFFFF]
 	}
-	waits := h.t.Arrive(f)
-	h.t.Numbered(h.c.record(h.cn, f, waits), f)
+	t := h.t
+	t.Arrive(f)
+	waits := t.Pending()
+	i := h.c.record(h.cn, f, waits)
+	if waits {
+		t.Numbered(i, f)
+		return
+	}
+	st := t.State(f.Dir)
+	t.Commit(i, f.Dir, st, h.Decode(i, f.Dir, st, f.Msg, true))
+	h.Committed(i)
+}
+
+// nativeBytes feeds cn's Unturned state a chunk and notes whether it now
+// blocks numbering (order.go block): direct calls on its type, as this is
+// every chunk's path. A connection that did not block and whose fed
+// direction is synchronised still does not.
+func (c *Index) nativeBytes(cn *connection, dir dissect.Dir, data []byte, at *decode.Stamp) {
+	if !unturnedOf(cn).Chunk(dir, data, at) || cn.blocking {
+		c.block(cn)
+	}
 }
 
 // Finding keeps a connection finding; the connection's summary changes

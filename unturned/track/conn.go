@@ -120,38 +120,45 @@ type Conn struct {
 
 var _ decode.Feed = (*Conn)(nil)
 
-// state is the State a message of dir is decoded in now.
-func (c *Conn) state(dir dissect.Dir) unturned.State {
+// State is the State a message of dir is decoded in now.
+func (c *Conn) State(dir dissect.Dir) unturned.State {
 	return unturned.State{Widened: c.widened[dir], IDBits: c.idBits, IDKnown: c.idKnown}
 }
 
 // Pending reports whether new messages must wait for an inference.
 func (c *Conn) Pending() bool {
-	return c.undecided[dissect.C2S] || c.undecided[dissect.S2C] || c.idUndecided || len(c.held) > 0
+	return c.undecided != [2]bool{} || c.idUndecided || len(c.held) > 0
 }
 
 // Arrive is called as the host is about to number f (as Host.Message gave
 // it): a direction's first message says whether its handshake was
-// captured. It reports whether the message will wait for an inference
-// (Pending).
-func (c *Conn) Arrive(f *decode.FramedMsg) bool {
-	if d := f.Dir; !c.started[d] {
-		msg, start := f.Msg, f.Start
-		c.started[d] = true
-		// The handshake is captured when the direction's first message is
-		// its detection message at the start of the stream (wire.md 4.1);
-		// anything else means we joined mid-connection and must infer.
-		p := c.k.profile
-		r := netpak.NewReader(msg)
-		v := r.Bits(p.EnumBits(d))
-		if !start || r.Err() != nil || v != p.DetectionMessage(d) {
-			c.undecided[d] = true
-			// Joined after the server's marker: the ID bit count in force
-			// is not known either (wire.md 4.6).
-			c.idUndecided = c.idUndecided || !c.idKnown && !c.marker[dissect.S2C]
-		}
+// captured. The host then asks Pending whether the message will wait for
+// an inference. It inlines: it is every message's path.
+func (c *Conn) Arrive(f *decode.FramedMsg) {
+	if c.started != [2]bool{true, true} {
+		c.first(f)
 	}
-	return c.Pending()
+}
+
+// first notes a direction's first message f: the handshake is captured
+// when it is the direction's detection message at the start of the stream
+// (wire.md 4.1); anything else means we joined mid-connection and must
+// infer.
+func (c *Conn) first(f *decode.FramedMsg) {
+	d := f.Dir
+	if c.started[d] {
+		return
+	}
+	c.started[d] = true
+	p := c.k.profile
+	r := netpak.NewReader(f.Msg)
+	v := r.Bits(p.EnumBits(d))
+	if !f.Start || r.Err() != nil || v != p.DetectionMessage(d) {
+		c.undecided[d] = true
+		// Joined after the server's marker: the ID bit count in force
+		// is not known either (wire.md 4.6).
+		c.idUndecided = c.idUndecided || !c.idKnown && !c.marker[dissect.S2C]
+	}
 }
 
 // Numbered takes f, just numbered as message i, and commits it now or
@@ -198,13 +205,22 @@ func (c *Conn) Numbered(i int32, f *decode.FramedMsg) {
 }
 
 // commit decodes message i of dir (from msg, or from the bytes the host
-// keeps when msg is nil) in the connection's state, applies it to the
-// handshake state, the tables and the pairing, and tells the host.
+// keeps when msg is nil) in the connection's state, applies it (Commit),
+// and tells the host.
 func (c *Conn) commit(i int32, dir dissect.Dir, msg []byte) {
+	st := c.State(dir)
+	c.Commit(i, dir, st, c.host.Decode(i, dir, st, msg, true))
+	c.host.Committed(i)
+}
+
+// Commit applies message i of dir, decoded final in st (State(dir)), to
+// the handshake state, the tables and the pairing. It is what Numbered
+// does with a message that does not wait (Arrive false) less the host's
+// two calls around it, Host.Decode and Host.Committed, for a host that
+// makes those itself on its own type: they are every message's path.
+func (c *Conn) Commit(i int32, dir dissect.Dir, st unturned.State, d *unturned.Decoded) {
 	n := int(i) + 1
-	st := c.state(dir)
 	h := c.host
-	d := h.Decode(i, dir, st, msg, true)
 	pos := c.committed
 	c.committed++
 	if d.Enum.Widened && c.sum.WidenedAt[dir] == 0 {
@@ -244,7 +260,6 @@ func (c *Conn) commit(i int32, dir dissect.Dir, msg []byte) {
 		h.Link(step.Asker, i, step.Latency)
 	}
 	c.learn(dir, d)
-	h.Committed(i)
 }
 
 // Name is what the tables know now of the listener a USMN message names,

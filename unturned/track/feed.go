@@ -63,9 +63,17 @@ func (c *Conn) MidStream() {
 // Bytes feeds reassembled bytes of direction d, captured as at says: a
 // message lying wholly inside them, when they are one run of the capture
 // file (at.InFile), is handed out with its file offset.
-func (c *Conn) Bytes(d dissect.Dir, data []byte, at decode.Stamp) {
+func (c *Conn) Bytes(d dissect.Dir, data []byte, at decode.Stamp) { c.Chunk(d, data, &at) }
+
+// Chunk is Bytes with the stamp by pointer, for a host that calls it on
+// the Conn's type, as every chunk's path: a Stamp passed by value is built
+// field by field and then copied whole, which stalls the store buffer. It
+// reports whether direction d's framer is synchronised after the bytes:
+// only d's can have changed, so a host that saw the Conn not Holding
+// before need not ask again when it is.
+func (c *Conn) Chunk(d dissect.Dir, data []byte, at *decode.Stamp) (synced bool) {
 	if d > dissect.S2C {
-		return
+		return true
 	}
 	t, frame, seq := at.Time, at.Frame, at.Seq
 	c.fed[d], c.lastTime[d], c.lastFrame[d], c.lastSeq[d] = true, t, frame, seq
@@ -82,13 +90,17 @@ func (c *Conn) Bytes(d dissect.Dir, data []byte, at decode.Stamp) {
 	f := &c.out
 	fr.Feed(data, func(msg []byte, info unturned.FrameInfo) {
 		end := info.Offset + 2 + int64(len(msg))
-		*f = decode.FramedMsg{Dir: d, Start: starts(info), Msg: msg, End: end, At: decode.Stamp{Time: t, Frame: frame, Seq: seq}}
+		// Field by field: a composite literal is built on the stack and
+		// copied over, which costs every message measurably.
+		f.Dir, f.Start, f.Msg, f.End = d, starts(info), msg, end
+		f.At.Time, f.At.Frame, f.At.Seq = t, frame, seq
 		if len(c.unsynced[d]) > 0 {
 			f.At.Time, f.At.Frame, f.At.Seq = c.stamp(d, end, t, frame, seq)
 		}
 		// The framer hands out a message in place when it lies wholly in
 		// the chunk; one it assembled in its own buffer is not in the file
 		// as one run.
+		f.At.File, f.At.InFile = 0, false
 		if k := info.Offset + 2 - start; offset >= 0 && len(msg) > 0 && k >= 0 && k+int64(len(msg)) <= int64(len(data)) && &data[k] == &msg[0] {
 			f.At.File, f.At.InFile = offset+k, true
 		}
@@ -108,6 +120,7 @@ func (c *Conn) Bytes(d dissect.Dir, data []byte, at decode.Stamp) {
 	}
 	c.findings(fr.Findings())
 	c.k.account(fr, held0)
+	return fr.Synced()
 }
 
 // Gap reports bytes of direction d lost before the frame at.Frame:
@@ -171,7 +184,7 @@ func (c *Conn) holds(d dissect.Dir) uint64 {
 func (c *Conn) Holding() (seq uint64, ok bool) {
 	seq = ^uint64(0)
 	if c.framer[dissect.C2S].Synced() && c.framer[dissect.S2C].Synced() {
-		return seq, false // the host asks after every chunk: the common case is cheap
+		return seq, false
 	}
 	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
 		if c.blocking(d) {

@@ -20,7 +20,7 @@ import (
 // state (from msg, or the bytes the host keeps), so that it can be shown
 // before the inference settles.
 func (c *Conn) tentative(i int32, dir dissect.Dir, msg []byte) {
-	d := c.host.Decode(i, dir, c.state(dir), msg, false)
+	d := c.host.Decode(i, dir, c.State(dir), msg, false)
 	if c.idPending(dir, d) {
 		c.host.Undecided(i)
 	}
