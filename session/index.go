@@ -324,7 +324,13 @@ func (c *Index) DataOn(r ConnRef, dir dissect.Dir, data []byte, t time.Time, fra
 func (c *Index) dataOn(cn *connection, dir dissect.Dir, data []byte, t time.Time, frame int, offset int64) {
 	c.touch(cn)
 	c.seen(cn, t)
-	c.nativeBytes(cn, dir, data, &decode.Stamp{Frame: frame, Time: t, Seq: c.advance(), File: max(offset, 0), InFile: offset >= 0 && c.store != nil})
+	// A direct call on the connection's Unturned state, as this is every
+	// chunk's path (unturned.go); a connection that did not block and
+	// whose fed direction is synchronised still does not (order.go block).
+	at := decode.Stamp{Frame: frame, Time: t, Seq: c.advance(), File: max(offset, 0), InFile: offset >= 0 && c.store != nil}
+	if !unturnedOf(cn).Chunk(dir, data, &at) || cn.blocking {
+		c.block(cn)
+	}
 	c.release()
 }
 

@@ -87,27 +87,18 @@ func (h *unturnedHost) number(f *decode.FramedMsg) {
 	if len(f.Msg) > 0xFFFF {
 		f.Msg = f.Msg[:0xFFFF]
 	}
-	t := h.t
+	c, cn, t := h.c, h.cn, h.t
 	t.Arrive(f)
 	waits := t.Pending()
-	i := h.c.record(h.cn, f, waits)
+	i := c.record(cn, f, waits)
 	if waits {
 		t.Numbered(i, f)
 		return
 	}
-	st := t.State(f.Dir)
-	t.Commit(i, f.Dir, st, h.Decode(i, f.Dir, st, f.Msg, true))
+	dir := f.Dir
+	st := t.State(dir)
+	t.Commit(i, dir, st, h.commitDecode(i, dir, st, f.Msg))
 	h.Committed(i)
-}
-
-// nativeBytes feeds cn's Unturned state a chunk and notes whether it now
-// blocks numbering (order.go block): direct calls on its type, as this is
-// every chunk's path. A connection that did not block and whose fed
-// direction is synchronised still does not.
-func (c *Index) nativeBytes(cn *connection, dir dissect.Dir, data []byte, at *decode.Stamp) {
-	if !unturnedOf(cn).Chunk(dir, data, at) || cn.blocking {
-		c.block(cn)
-	}
 }
 
 // Finding keeps a connection finding; the connection's summary changes
@@ -133,6 +124,12 @@ func (h *unturnedHost) Decode(i int32, d dissect.Dir, st unturned.State, msg []b
 		return dd
 	}
 	c.rec(i).flags &^= recHeld
+	return h.commitDecode(i, d, st, msg)
+}
+
+// commitDecode is Decode's final decoding of message i, not held.
+func (h *unturnedHost) commitDecode(i int32, d dissect.Dir, st unturned.State, msg []byte) *unturned.Decoded {
+	c := h.c
 	if c.stream != nil {
 		c.streamAsOf(h.cn, int(i)+1)
 	}
