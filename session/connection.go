@@ -66,9 +66,10 @@ type connection struct {
 // The host feeds it (decode.Feed; Idle is Abandon when the source went
 // idle, MidStream says the connection was joined mid-stream), hands each
 // message it frames (unturned.go's Host.Message) back to it as the host
-// numbers it (Index.record, between the protocol's Arrive and Numbered,
-// called in unturned.go where its type is named: two calls a message
-// through this interface were a cost of their own), and asks it what decides
+// numbers it (Index.record, between the protocol's Arrive and Numbered or
+// Commit, called in unturned.go where its type is named, as its bytes are
+// fed in index.go's dataOn: calls through this interface on every message
+// and chunk were a cost of their own), and asks it what decides
 // whether a message is final: the messages it holds for an inference
 // (Held), the oldest reference it waits to resolve (FirstUnresolved), its
 // askers (the pairing: a pair lies in the records of both messages, or

@@ -14,8 +14,11 @@
 // The host (session.Index) numbers the messages of every protocol in one
 // capture-wide order and keeps their records; a Conn names a message by
 // its record index (its number less one). The host feeds a Conn through
-// decode.Feed (Bytes, Gap, End, Holding, Abandon) and hands back each
-// framed message it numbers (Arrive, Numbered); the Conn asks the host
+// decode.Feed (Bytes, Gap, End, Holding, Abandon; Chunk is Bytes for a
+// host that calls the Conn's type on every chunk) and hands back each
+// framed message it numbers (Arrive, Pending, then Numbered; a host may
+// decode a message that does not wait itself and apply it with Commit,
+// the cheaper path); the Conn asks the host
 // through Host for what only the host has: a message's kept bytes, its
 // decoding into the host's record (a stream keeps that decoding for its
 // output), the findings and listener a record gets, and its pairing.

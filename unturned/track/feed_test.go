@@ -169,3 +169,33 @@ func TestBytesChunking(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkSynced: Chunk reports whether the fed direction's framer is
+// synchronised after the bytes, which is what lets the host skip Holding.
+func TestChunkSynced(t *testing.T) {
+	whole := []byte{0, 3, 'a', 'b', 'c', 0, 2, 'd', 'e'}
+	for _, tc := range []struct {
+		name      string
+		midStream bool
+		dir       dissect.Dir
+		data      []byte
+		want      bool
+	}{
+		{"whole messages from the start", false, dissect.C2S, whole, true},
+		{"a partial message from the start", false, dissect.S2C, whole[:4], true},
+		{"joined mid-stream, no chain yet", true, dissect.C2S, whole, false},
+		{"not a direction", false, dissect.S2C + 1, whole, true},
+	} {
+		lim := unturned.DefaultLimits()
+		c := NewCapture(unturned.Default(), &lim, false, func(dissect.Finding) {}).New(&fakeHost{})
+		if tc.midStream {
+			c.MidStream()
+		}
+		if got := c.Chunk(tc.dir, tc.data, &decode.Stamp{Frame: 1, Seq: 1}); got != tc.want {
+			t.Errorf("%s: Chunk(%v, % x) = %v; want %v", tc.name, tc.dir, tc.data, got, tc.want)
+		}
+		if _, holding := c.Holding(); holding == tc.want && tc.dir <= dissect.S2C {
+			t.Errorf("%s: Holding() = %v after Chunk said synchronised %v; want the opposite", tc.name, holding, tc.want)
+		}
+	}
+}
