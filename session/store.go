@@ -157,10 +157,7 @@ func (c *Index) dropArena(size int64) {
 func (c *Index) pinnedBlock() int {
 	pin := len(c.arena)
 	for _, cn := range c.conns {
-		if cn.native == nil {
-			continue
-		}
-		for _, i := range cn.native.Held() {
+		for _, i := range cn.held {
 			if c.rec(i).flags&recFile == 0 {
 				off, _ := c.where(i)
 				pin = min(pin, int(off/arenaChunk))
