@@ -273,7 +273,7 @@ section_tui() {
 		r=$(ratio "$TUI_WALL" "$dwall")
 		v=$(awk -v r="$r" 'BEGIN { print (r != "n/a" && r + 0 <= 2) ? "HOLDS" : "DOES NOT HOLD" }')
 	fi
-	say "TUI load / dump = ${r}x (target <= 2x; the load is timed from starting tmux to the first status bar without \"loading\", polled every 0.1 s): $v"
+	say "TUI load / dump = ${r}x (target <= 2x; the load is timed from the usmnscope process's start to the first status bar without \"loading\", polled every 0.02 s (bench/lib.sh tui_load)): $v"
 	tally "$v" "TUI load of $TUI_CYCLES cycles: ${r}x dump"
 	[ -n "${KEEP:-}" ] || rm -f "$file"
 }
