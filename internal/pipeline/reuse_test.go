@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -88,10 +87,7 @@ func kcpEvents(t *testing.T, name string) []capture.Event {
 // a partial message, a frame, pipeline.Record's copy) are those of the
 // same datagrams each in bytes of its own.
 func TestDatagramBufferReused(t *testing.T) {
-	con, err := ulinkrpc.ParseContractsFS(os.DirFS(filepath.Join(rpcFixtures, "contracts")), ".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	con := fixtureContracts(t)
 	records := func(src capture.Source) []byte {
 		rp := pipeline.NewRPC(rpc.Config{Contracts: con})
 		if err := pipeline.FeedRPC(src, session.NewIndex(unturned.Default()), rp, nil); err != nil {

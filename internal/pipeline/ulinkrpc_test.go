@@ -21,11 +21,7 @@ const rpcFixtures = "../../fixtures/ulinkrpc"
 // fixture contracts (and the fixture key for the encrypted one).
 func feedRPC(t *testing.T, name string, p *unturned.Profile, ports []uint16) (*session.Index, *pipeline.RPC) {
 	t.Helper()
-	con, err := ulinkrpc.ParseContractsFS(os.DirFS(filepath.Join(rpcFixtures, "contracts")), ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := rpc.Config{Contracts: con}
+	cfg := rpc.Config{Contracts: fixtureContracts(t)}
 	if name == "websocket-encrypted" {
 		master, _ := base64.StdEncoding.DecodeString("dXNtbnNjb3BlIGZpeHR1cmUga2V5")
 		k := ulinkrpc.DeriveKeys(master, ulinkrpc.HKDF)
@@ -43,6 +39,16 @@ func feedRPC(t *testing.T, name string, p *unturned.Profile, ports []uint16) (*s
 		t.Fatal(err)
 	}
 	return ix, rp
+}
+
+// fixtureContracts are the ULinkRPC fixtures' contracts.
+func fixtureContracts(t *testing.T) *ulinkrpc.Contracts {
+	t.Helper()
+	con, err := ulinkrpc.ParseContractsFS(os.DirFS(filepath.Join(rpcFixtures, "contracts")), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return con
 }
 
 func ndjson(rs []*rpc.Record) []byte {
