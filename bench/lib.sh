@@ -58,9 +58,31 @@ pair() {
 	say "$(printf '  %-22s median %7.3f s wall %6.2f s CPU  peak RSS %7d KiB' "$nb" "$MED_B" "$CPU_B" "$RSS_B")"
 }
 
-# since_boot: seconds since boot (/proc/uptime, 10 ms steps), the clock a
-# process's start time in /proc/PID/stat is on.
-since_boot() { cut -d' ' -f1 /proc/uptime; }
+# uptime_cs: centiseconds since boot (/proc/uptime, the clock a process's
+# start time in /proc/PID/stat is on) into UP_CS, read by the shell
+# itself: tui_load's poll starts no process.
+uptime_cs() {
+	local up
+	read -r up _ </proc/uptime
+	UP_CS=$((10#${up%.*} * 100 + 10#${up#*.}))
+}
+
+# tui_cc CMD: sends CMD to tui_load's control-mode client (tmux -C) and
+# reads its answer (the lines between %begin and %end) into CC_LINES;
+# fails when the client is gone or says nothing for 5 s.
+tui_cc() {
+	local line in=0
+	CC_LINES=()
+	printf '%s\n' "$1" 2>/dev/null >&"$CC_IN" || return 1
+	while IFS= read -r -t 5 -u "$CC_OUT" line; do
+		case $line in
+		"%begin "*) in=1 ;;
+		"%end "* | "%error "*) [ $in = 1 ] && return 0 ;;
+		*) [ $in = 1 ] && CC_LINES+=("$line") ;;
+		esac
+	done
+	return 1
+}
 
 # tui_load FILE: opens FILE in the TUI in a detached 300x48 tmux session
 # (wide, so the status bar is never cut short with "…" before its
@@ -75,37 +97,61 @@ since_boot() { cut -d' ' -f1 /proc/uptime; }
 # /proc/PID/stat, which exec keeps) to the poll that saw it loaded, both
 # on /proc/uptime's clock: the time tmux's server takes to start is not
 # the TUI's, as a user's terminal is already running.
+# The poll starts no process: one control-mode client (tmux -C, its pane
+# output off) asks for the pane's text, the shell's own read waits the
+# 0.02 s, and the shell's builtins test the line. A poll that ran tmux,
+# grep and awk 50 times a second (some 400 processes a second) took a
+# share of the two cores from the TUI it timed.
 tui_load() {
-	local sock=usmnscope-tui-$$ pid t0 pane line
+	local sock=usmnscope-tui-$$ pid t0 st line path l tick deadline
 	TUI_WALL=-1 TUI_HWM=? TUI_CPU=? TUI_STATUS=""
 	tmux -L "$sock" new-session -d -s tui -x 300 -y 48 "exec $BIN open $1" || return 1
-	pid=$(tmux -L "$sock" display-message -p -t tui '#{pane_pid}')
-	t0=$(awk -v t="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f", $20 / t }' "/proc/$pid/stat" 2>/dev/null)
-	[ -n "$t0" ] || t0=$(since_boot)
+	path=$(tmux -L "$sock" display-message -p '#{socket_path}' 2>/dev/null)
+	tmux -L "$sock" set-option -g window-size manual >/dev/null 2>&1 # the client below keeps 300x48
+	pid=$(tmux -L "$sock" display-message -p -t tui '#{pane_pid}' 2>/dev/null)
+	read -r st 2>/dev/null </proc/"${pid:-0}"/stat
+	st=${st##*) }
+	set -- $st
+	if [ -n "${20:-}" ]; then
+		t0=$((${20} * 100 / $(getconf CLK_TCK)))
+	else
+		uptime_cs
+		t0=$UP_CS
+	fi
+	deadline=$((t0 + ${TUI_TIMEOUT:-600} * 100))
+	coproc TUI_CC { exec tmux -L "$sock" -C attach -t tui 2>&1; }
+	CC_IN=${TUI_CC[1]} CC_OUT=${TUI_CC[0]}
+	exec {tick}<> <(:) # never written: a read on it waits out its -t
+	tui_cc "refresh-client -f no-output"
 	while :; do
-		sleep 0.02
-		pane=$(tmux -L "$sock" capture-pane -p -t tui 2>/dev/null) || {
+		read -r -t 0.02 -u "$tick" _
+		tui_cc "capture-pane -p -t tui" || {
 			TUI_STATUS="the TUI exited before it finished loading"
 			break
 		}
-		line=$(printf '%s\n' "$pane" | grep -E ' msgs? │' | tail -1)
+		line=""
+		for l in "${CC_LINES[@]}"; do
+			[[ $l =~ \ msgs?\ │ ]] && line=$l
+		done
 		[ -n "$line" ] && TUI_STATUS=$line
-		if [ -n "$line" ] && ! printf '%s' "$line" | grep -q 'loading\|…' && kill -0 "$pid" 2>/dev/null; then
-			TUI_WALL=$(awk -v a="$t0" -v b="$(since_boot)" 'BEGIN { printf "%.2f", b - a }')
+		if [ -n "$line" ] && [[ $line != *loading* && $line != *…* ]] && [ -d /proc/"$pid" ]; then
+			uptime_cs
+			TUI_WALL=$(((UP_CS - t0) / 100)).$(printf '%02d' $(((UP_CS - t0) % 100)))
 			break
 		fi
-		if awk -v a="$t0" -v b="$(since_boot)" -v t="${TUI_TIMEOUT:-600}" 'BEGIN { exit !(b - a > t) }'; then
+		uptime_cs
+		if [ "$UP_CS" -gt "$deadline" ]; then
 			TUI_STATUS="still loading after ${TUI_TIMEOUT:-600} s: $TUI_STATUS"
 			break
 		fi
 	done
+	exec {tick}<&-
 	TUI_HWM=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
 	TUI_CPU=$(awk -v t="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / t }' "/proc/$pid/stat" 2>/dev/null)
-	local path
-	path=$(tmux -L "$sock" display-message -p '#{socket_path}' 2>/dev/null)
 	tmux -L "$sock" send-keys -t tui q 2>/dev/null
 	sleep 0.5
 	tmux -L "$sock" kill-server 2>/dev/null
+	[ -n "${TUI_CC_PID:-}" ] && wait "$TUI_CC_PID" 2>/dev/null
 	[ -n "$path" ] && rm -f "$path" # the private server's socket file
 	true
 }
