@@ -106,7 +106,7 @@ tui_load() {
 	local sock=usmnscope-tui-$$ pid t0 st line path l tick deadline
 	TUI_WALL=-1 TUI_HWM=? TUI_CPU=? TUI_STATUS=""
 	tmux -L "$sock" new-session -d -s tui -x 300 -y 48 "exec $BIN open $1" || return 1
-	path=$(tmux -L "$sock" display-message -p '#{socket_path}' 2>/dev/null)
+	path=${TMUX_TMPDIR:-/tmp}/tmux-$UID/$sock # tmux -L's socket, also when the server is gone
 	tmux -L "$sock" set-option -g window-size manual >/dev/null 2>&1 # the client below keeps 300x48
 	pid=$(tmux -L "$sock" display-message -p -t tui '#{pane_pid}' 2>/dev/null)
 	read -r st 2>/dev/null </proc/"${pid:-0}"/stat
