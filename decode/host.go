@@ -97,6 +97,11 @@ type Place struct {
 	Asker Record
 	// NoFindings: the record had none.
 	NoFindings bool
+	// Brief: the reader reads only the record's name and its protocol's
+	// own keys (Record.Values of names outside the payload): a filter of
+	// Heads (session.Index.FilterHead). Without whole, Restore may then
+	// leave the payload and the findings undecoded, as for NoFindings.
+	Brief bool
 	// Err says b is short of the bytes kept (a capture file cut short
 	// under the open TUI): the record is restored as far as they go, with
 	// Err as a finding.

@@ -9,7 +9,7 @@ func Select(dc *session.Index, f *Filter) []int {
 	var nums []int
 	for n := 1; n <= dc.Len(); n++ {
 		if f.HeadOnly() {
-			if h, ok := dc.Head(n); ok && (f == nil || f.MatchHead(h)) {
+			if h, ok := dc.FilterHead(n); ok && (f == nil || f.MatchHead(h)) {
 				nums = append(nums, n)
 			}
 			continue

@@ -58,7 +58,7 @@ func (s *Session) Restore(env []byte, p decode.Place, whole bool) *Record {
 		r.askerIDs(a, true)
 	}
 	whole = whole || p.Err != nil
-	if !whole && p.NoFindings {
+	if !whole && (p.NoFindings || p.Brief) {
 		r.compact = true
 		return r
 	}

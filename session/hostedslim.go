@@ -136,6 +136,12 @@ func (c *Index) slimmed(cn *connection, r decode.Record) {
 // its index record and arena bytes (a slim one), whole or, without whole,
 // compact as hostedRecs would hold it; nil for none.
 func (c *Index) hostedRecord(i int32, whole bool) decode.Record {
+	return c.restoreHosted(i, whole, false)
+}
+
+// restoreHosted is hostedRecord; with brief, a slim record is restored for
+// a reader of its name and protocol keys only (decode.Place.Brief).
+func (c *Index) restoreHosted(i int32, whole, brief bool) decode.Record {
 	if r := c.hostedRecs.get(i); r != nil {
 		return r
 	}
@@ -153,7 +159,8 @@ func (c *Index) hostedRecord(i int32, whole bool) decode.Record {
 	env, err := c.load(i, nil)
 	t := c.timeOf(i)
 	p := decode.Place{N: int(i) + 1, Frame: int(rec.frame), Time: time.Unix(0, t).UTC(), Dir: rec.dir,
-		Offset: int64(uint64(rec.tv)<<32 | uint64(rec.sid)), Pair: int(rec.cid), NoFindings: rec.worst == 0 && err == nil, Err: err}
+		Offset: int64(uint64(rec.tv)<<32 | uint64(rec.sid)), Pair: int(rec.cid), NoFindings: rec.worst == 0 && err == nil, Err: err,
+		Brief: brief}
 	if p.Pair != 0 && p.Pair < p.N {
 		p.HasLatency, p.Latency = true, time.Duration(t-c.timeOf(int32(p.Pair-1)))
 		if rec.idBits&hostedAnswer != 0 {

@@ -95,7 +95,8 @@ func (m *Model) jump(j pager.JumpMsg) {
 	case j.Msg > 0:
 		m.gotoMsg(j.Msg)
 	case j.Conn != nil:
-		m.filter, m.listener = nil, nil
+		m.setFilter("", nil)
+		m.listener = nil
 		m.bar.Clear()
 		m.applyFilter()
 		m.conns.Select(*j.Conn)
@@ -116,7 +117,8 @@ func (m *Model) gotoMsg(n int) {
 		if m.filter != nil || m.listener != nil {
 			m.note = fmt.Sprintf("filters cleared to show message %d", n)
 		}
-		m.filter, m.listener = nil, nil
+		m.setFilter("", nil)
+		m.listener = nil
 		m.bar.Clear()
 		m.conns.Select(dissect.Conn{})
 		m.selectConn(dissect.Conn{}, false)

@@ -129,6 +129,9 @@ type Model struct {
 	selected int
 	listener *tables.ListenerMsg
 	filter   func(*session.Message) bool
+	// filterHead is filter's test of a message's index record alone, nil
+	// when it reads more (setFilter).
+	filterHead func(session.Head) bool
 
 	loading  bool
 	progress float64
@@ -285,24 +288,37 @@ func (m *Model) cycle(d int) {
 	m.setFocus(order[(i+d+len(order))%len(order)])
 }
 
+// setFilter puts the display filter match, compiled from expr, in force
+// (nil: none), with its test of index records (Config.Head); applyFilter
+// then applies it.
+func (m *Model) setFilter(expr string, match func(*session.Message) bool) {
+	m.filter, m.filterHead = match, nil
+	if match != nil && m.cfg.Head != nil {
+		m.filterHead = m.cfg.Head(expr)
+	}
+}
+
 // applyFilter combines the display filter with the listener chosen in the
 // tables pane.
 func (m *Model) applyFilter() {
-	f, l := m.filter, m.listener
+	f, h, l := m.filter, m.filterHead, m.listener
 	if m.markedOnly {
-		marked := m.markedPred()
+		marked, markedHead := m.markedPred()
 		if f != nil {
-			inner := f
+			inner, innerHead := f, h
 			f = func(msg *session.Message) bool { return marked(msg) && inner(msg) }
+			if h != nil {
+				h = func(hd session.Head) bool { return markedHead(hd) && innerHead(hd) }
+			}
 		} else {
-			f = marked
+			f, h = marked, markedHead
 		}
 	}
 	switch {
 	case f == nil && l == nil:
 		m.msgs.SetFilter(nil, true)
 	case l == nil:
-		m.msgs.SetFilter(f, true)
+		m.msgs.SetFilterHead(f, h, true)
 	case f == nil:
 		m.msgs.SetFilter(l.Match, true)
 	default:
@@ -364,9 +380,12 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.apply(msg)
 		return m, nil
 	case messages.ScannedMsg:
-		// A scan read from the file: the next slice of work follows.
+		// A scan read from the file: its next slice starts at once, off
+		// this goroutine while this update's frame is drawn (one frame a
+		// slice, not two: issue 28, a filter over a million ULinkRPC frames
+		// drew 400 frames), and indexing goes on after the frame.
 		m.apply(msg)
-		return m, m.kick()
+		return m, tea.Batch(m.msgs.Scan(scanBudget), m.kick())
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 		m.layout()
@@ -403,7 +422,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.scanning = false
 		return m, m.stepIndex(scanBudget, indexBudget)
 	case filterbar.FilterMsg:
-		m.filter = msg.Match
+		m.setFilter(msg.Expr, msg.Match)
 		m.applyFilter()
 		return m, m.step(syncBudget)
 	case filterbar.SeriesMsg:
@@ -489,7 +508,8 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.refresh()
 		m.note = pauseNote(m.paused, m.loading)
 	case key.Matches(k, m.KeyMap.Clear):
-		m.filter, m.listener, m.markedOnly = nil, nil, false
+		m.setFilter("", nil)
+		m.listener, m.markedOnly = nil, false
 		m.bar.Clear()
 		m.applyFilter()
 	case m.focus == FocusMessages && key.Matches(k, m.KeyMap.Pair):

@@ -4,7 +4,11 @@ package views
 type Config struct {
 	Name  string    // capture file or interface
 	Parse ParseFunc // the CLI's filter language
-	Live  bool      // follow the tail until the user moves
+	// Head, when not nil, gives a filter expression's test of a message's
+	// index record (session.Head) when that is all the expression reads,
+	// else nil: a scan of the list then decodes no message.
+	Head HeadFunc
+	Live bool // follow the tail until the user moves
 	// Export writes the listed messages' packets, with what decoding them
 	// needs, to a pcapng at path and returns how many it wrote: the CLI
 	// re-reads the capture file, in a command (w). Nil when there is no

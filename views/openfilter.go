@@ -7,7 +7,7 @@ func (m *Model) startFilter() {
 		return
 	}
 	if match, _, err := m.cfg.Parse(m.cfg.Filter); err == nil {
-		m.filter = match
+		m.setFilter(m.cfg.Filter, match)
 		m.bar.SetApplied(m.cfg.Filter)
 		m.applyFilter()
 	}

@@ -46,3 +46,8 @@ var _ Source = (*session.Index)(nil)
 // language. On error it returns the byte offset in expr where the error is,
 // so the filter bar can point at it.
 type ParseFunc func(expr string) (match func(*session.Message) bool, errPos int, err error)
+
+// HeadFunc gives the test of a message's index record alone (Index.Head)
+// that a ParseFunc's match of expr amounts to, or nil when expr reads more
+// than the record holds (a field of the decoded message).
+type HeadFunc func(expr string) func(session.Head) bool

@@ -73,7 +73,7 @@ func (m *Model) statsFilter(f statspane.FilterMsg) {
 		m.note = "statistics filter: " + termsafe.Escape(err.Error())
 		return
 	}
-	m.filter = match
+	m.setFilter(f.Expr, match)
 	m.bar.SetApplied(f.Expr)
 	m.applyFilter()
 	m.setFocus(FocusMessages)

@@ -68,8 +68,10 @@ func (m *Model) timeKey(k tea.KeyPressMsg) bool {
 }
 
 // markedPred is the "marked only" filter over a copy of the marks taken
-// now: the scan may test it off the UI goroutine while marks change.
-func (m *Model) markedPred() func(*session.Message) bool {
+// now, as a test of messages and of their index records: the scan may
+// test it off the UI goroutine while marks change.
+func (m *Model) markedPred() (func(*session.Message) bool, func(session.Head) bool) {
 	marks := m.msgs.MarkSet()
-	return func(msg *session.Message) bool { return marks[msg.N] }
+	return func(msg *session.Message) bool { return marks[msg.N] },
+		func(h session.Head) bool { return marks[h.N] }
 }

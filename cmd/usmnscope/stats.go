@@ -164,7 +164,7 @@ func runStats(o *statsOptions) error {
 		// again on the counting goroutine (Tally.Spans).
 		return session.Stream{Spans: !headOnly, Tallies: headOnly, AsOf: o.at, Cut: o.at > 0, Settled: func(n int) error {
 			if headOnly && flt != nil {
-				if h, ok := dc.Head(n); !ok || !flt.MatchHead(h) {
+				if h, ok := dc.FilterHead(n); !ok || !flt.MatchHead(h) {
 					return nil
 				}
 			}

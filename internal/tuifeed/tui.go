@@ -22,7 +22,7 @@ import (
 // ("-": named stdin in the status bar, and without w: there is no file to
 // copy packets from); the caller adds the columns and theme.
 func Config(path string, dc *session.Index) views.Config {
-	cfg := views.Config{Name: path, Parse: ParseFilter,
+	cfg := views.Config{Name: path, Parse: ParseFilter, Head: HeadFilter,
 		Words: append(filter.FieldNames(), filter.MessageNames()...)}
 	if path == "-" {
 		cfg.Name = "stdin"
@@ -39,7 +39,7 @@ func Config(path string, dc *session.Index) views.Config {
 // LiveConfig is what the TUI shows of a live capture on iface, with the
 // config file's part (FileConfig).
 func LiveConfig(iface string) views.Config {
-	cfg := views.Config{Name: "live " + iface, Parse: ParseFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}
+	cfg := views.Config{Name: "live " + iface, Parse: ParseFilter, Head: HeadFilter, Live: true, Words: append(filter.FieldNames(), filter.MessageNames()...)}
 	FileConfig(&cfg)
 	return cfg
 }
@@ -88,6 +88,18 @@ func colorProfile(out io.Writer) tea.ProgramOption {
 		return tea.WithColorProfile(lipgloss.Writer.Profile)
 	}
 	return func(*tea.Program) {}
+}
+
+// HeadFilter is ParseFilter's test of a message's index record for an
+// expression that reads nothing more (filter.Filter.HeadOnly: n, conn, dir,
+// msg, severity and a hosted record's fields), else nil: the list's scan
+// then decodes no message, as dump's filter does (filter.Select).
+func HeadFilter(expr string) func(session.Head) bool {
+	f, err := filter.Parse(expr)
+	if err != nil || f == nil || !f.HeadOnly() {
+		return nil
+	}
+	return f.MatchHead
 }
 
 // ParseFilter adapts the CLI's filter language (filter.Parse) to the

@@ -19,10 +19,19 @@ import (
 // file back (session.Store), so the pane calls it only inside the commands
 // that Load and Scan return, never in Update or View.
 type Source interface {
+	// Message is message n decoded (nil when it cannot be read).
 	Message(n int) *session.Message
 	// Settled is how many messages (1..Settled) are final: more input
 	// cannot change them, so a row read once needs no second read.
 	Settled() int
+}
+
+// HeadSource is a Source that also gives a message's Head as a filter of
+// Heads reads it (session.Index.FilterHead): a scan under a filter with a
+// test of Heads (SetFilterHead) reads those instead of the messages.
+type HeadSource interface {
+	Source
+	FilterHead(n int) (session.Head, bool)
 }
 
 // Rows lists the message numbers a list shows, in ascending order.
@@ -124,6 +133,7 @@ type Model struct {
 	marks   map[int]bool
 
 	pred     func(*session.Message) bool
+	head     func(session.Head) bool // pred on the index record alone, when it needs no more (SetFilterHead)
 	hide     bool
 	matches  []int // indices into base that match pred, for base rows < scanned
 	scanned  int
@@ -195,8 +205,19 @@ func (m *Model) SetRows(rows Rows, restart bool) {
 // SetFilter sets the display filter (nil for none). With hide, only matching
 // rows are listed; without, all are and n/N jump between matches.
 func (m *Model) SetFilter(pred func(*session.Message) bool, hide bool) {
+	m.SetFilterHead(pred, nil, hide)
+}
+
+// SetFilterHead is SetFilter with head, pred's test of a message's index
+// record when pred reads nothing more (nil otherwise): a scan then reads
+// records from a HeadSource and decodes no message, as dump's filter does
+// (filter.Select). head must match exactly the messages pred matches.
+func (m *Model) SetFilterHead(pred func(*session.Message) bool, head func(session.Head) bool, hide bool) {
 	sel := m.Selected()
-	m.pred, m.hide = pred, hide
+	m.pred, m.head, m.hide = pred, head, hide
+	if pred == nil {
+		m.head = nil
+	}
 	m.matches, m.scanned = nil, 0
 	m.resort()
 	m.restartScan()
@@ -235,6 +256,18 @@ func (m *Model) Scan(budget int) tea.Cmd {
 	m.scanning = true
 	src, base, pred, gen := m.src, m.base, m.pred, m.gen
 	from, to := m.scanned, min(m.scanned+budget, m.base.Len())
+	if hs, ok := src.(HeadSource); ok && m.head != nil {
+		head := m.head
+		return func() tea.Msg {
+			out := ScannedMsg{gen: gen, from: from, to: to}
+			for i := from; i < to; i++ {
+				if h, ok := hs.FilterHead(base.At(i)); ok && head(h) {
+					out.matches = append(out.matches, i)
+				}
+			}
+			return out
+		}
+	}
 	return func() tea.Msg {
 		out := ScannedMsg{gen: gen, from: from, to: to}
 		for i := from; i < to; i++ {

@@ -1,6 +1,7 @@
 package messages
 
 import (
+	"slices"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -241,5 +242,69 @@ func BenchmarkView(b *testing.B) {
 	for b.Loop() {
 		m.Move(1)
 		_ = view(&m)
+	}
+}
+
+// heading is counting that also gives Heads as a filter reads them
+// (HeadSource), counting those too.
+type heading struct {
+	counting
+	heads int
+}
+
+func (h *heading) FilterHead(n int) (session.Head, bool) {
+	h.heads++
+	m := h.src.Message(n)
+	if m == nil {
+		return session.Head{}, false
+	}
+	return m.Head(), true
+}
+
+// TestFilterHeadScan: a filter with a test of Heads (SetFilterHead) scans
+// a HeadSource's Heads and decodes no message, and lists what its test of
+// messages lists; a source without Heads is scanned with that test.
+func TestFilterHeadScan(t *testing.T) {
+	isPing := func(msg *session.Message) bool { return msg.Name() == "PingRequest" }
+	isPingHead := func(h session.Head) bool { return h.Kind.String() == "PingRequest" }
+	listed := func(m *Model) []int {
+		var ns []int
+		for i := range m.Len() {
+			ns = append(ns, m.Number(i))
+		}
+		return ns
+	}
+	ref := New(&counting{src: fake.Big(100)}, All(100))
+	ref.SetFilter(isPing, true)
+	for scan(&ref, 30) {
+	}
+	want := listed(&ref)
+	if len(want) != 34 {
+		t.Fatalf("the filter of messages lists %d; want 34", len(want))
+	}
+	for _, tc := range []struct {
+		name      string
+		wantHeads int
+	}{
+		{name: "heads", wantHeads: 100},
+		{name: "no heads", wantHeads: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &heading{counting: counting{src: fake.Big(100)}}
+			var src Source = h
+			if tc.wantHeads == 0 {
+				src = &h.counting
+			}
+			m := New(src, All(100))
+			m.SetFilterHead(isPing, isPingHead, true)
+			for scan(&m, 30) {
+			}
+			if got := listed(&m); !slices.Equal(got, want) {
+				t.Errorf("listed %v; want %v", got, want)
+			}
+			if wantMsgs := 100 - tc.wantHeads; h.heads != tc.wantHeads || h.calls != wantMsgs {
+				t.Errorf("scan read %d Heads and %d messages; want %d and %d", h.heads, h.calls, tc.wantHeads, wantMsgs)
+			}
+		})
 	}
 }
