@@ -89,3 +89,66 @@ func TestFilterReadsHeads(t *testing.T) {
 		}
 	}
 }
+
+// listing is a fake capture that also gives Heads in bulk (headLister),
+// counting the messages read.
+type listing struct {
+	*fake.Source
+	msgs int
+}
+
+func (s *listing) Message(n int) *session.Message { s.msgs++; return s.Source.Message(n) }
+
+func (s *listing) Heads(dst []session.Head, from int) []session.Head {
+	for n := max(from, 1); n <= s.Len() && len(dst) < cap(dst); n++ {
+		dst = append(dst, s.Source.Message(n).Head())
+	}
+	return dst
+}
+
+// TestExpertReadsHeads: the expert scan of a source that gives Heads reads
+// only the messages whose Head has a finding, and lists what it lists
+// reading every message.
+func TestExpertReadsHeads(t *testing.T) {
+	for _, size := range []int{6, headBatch + 10} {
+		mk := func() *fake.Source {
+			s := fake.Capture()
+			if size > len(s.Msgs) {
+				for n := len(s.Msgs) + 1; n <= size; n++ {
+					m := *s.Msgs[n%len(s.Msgs)]
+					m.N = n
+					m.Findings = nil
+					if n == headBatch+3 { // in the second batch of Heads
+						m.Findings = s.Msgs[4].Findings
+					}
+					s.Msgs = append(s.Msgs, &m)
+				}
+			}
+			return s
+		}
+		text := func(src Source, n int) string {
+			msg := expertCmd(src, n)().(overlayMsg)
+			var b strings.Builder
+			b.WriteString(msg.title + "\n")
+			for _, r := range msg.lines(100, 50) {
+				b.WriteString(r.Text + "\n")
+			}
+			return b.String()
+		}
+		plain := mk()
+		want := text(plain, plain.Len())
+		heads := &listing{Source: mk()}
+		if got := text(heads, size); got != want {
+			t.Errorf("%d messages: the expert scan reading Heads lists\n%s\nwant\n%s", size, got, want)
+		}
+		withFindings := 0
+		for n := 1; n <= size; n++ {
+			if len(plain.Message(n).Findings) > 0 {
+				withFindings++
+			}
+		}
+		if heads.msgs != withFindings || withFindings == 0 {
+			t.Errorf("%d messages: the expert scan read %d messages; want the %d with findings", size, heads.msgs, withFindings)
+		}
+	}
+}

@@ -35,6 +35,16 @@ const (
 // findings; past it the view says it stopped.
 const expertLimit = 1 << 20
 
+// headLister is a Source that gives Heads in bulk without records
+// (session.Index.Heads): the expert scan reads only the messages whose
+// Head says they have findings.
+type headLister interface {
+	Heads(dst []session.Head, from int) []session.Head
+}
+
+// headBatch is how many Heads the expert scan reads under one lock.
+const headBatch = 4096
+
 // Overlay returns the overlay shown.
 func (m Model) Overlay() Overlay { return m.over }
 
@@ -124,7 +134,26 @@ func expertCmd(src Source, n int) tea.Cmd {
 			}
 		}
 		cut := n > expertLimit
+		hl, _ := src.(headLister)
+		var heads []session.Head
+		if hl != nil {
+			heads = make([]session.Head, 0, min(n, headBatch))
+		}
 		for i := 1; i <= min(n, expertLimit); i++ {
+			if hl != nil {
+				// A message whose Head has no finding is not decoded
+				// again for none (issue 28: a million ULinkRPC frames
+				// were; session.Index.Head: only a read of the capture
+				// file failing later is not foreseen, which the
+				// message's detail reports).
+				k := (i - 1) % headBatch
+				if k == 0 {
+					heads = hl.Heads(heads[:0], i)
+				}
+				if k >= len(heads) || !heads[k].HasFinding {
+					continue
+				}
+			}
 			msg := src.Message(i)
 			if msg == nil {
 				continue
