@@ -1,14 +1,10 @@
 package pipeline_test
 
 import (
-	"path/filepath"
 	"reflect"
 	"testing"
 
-	"github.com/usmnscope/usmnscope/capture"
-	"github.com/usmnscope/usmnscope/internal/pipeline"
 	"github.com/usmnscope/usmnscope/rpc"
-	"github.com/usmnscope/usmnscope/session"
 	"github.com/usmnscope/usmnscope/ulinkrpc"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -29,7 +25,7 @@ func TestFilterHeadSame(t *testing.T) {
 	compact, noted, hosted := 0, 0, 0
 	for _, name := range []string{"tcp-json", "tcp-memorypack", "tcp-gzip", "tcp-midstream", "websocket-json", "websocket-midstream"} {
 		for _, contracts := range []*ulinkrpc.Contracts{fixtureContracts(t), nil} {
-			ix := feedFull(t, name, rpc.Config{Contracts: contracts})
+			ix, _ := feedRPCWith(t, name, unturned.Default(), nil, rpc.Config{Contracts: contracts})
 			for n := 1; n <= ix.Len(); n++ {
 				h, ok := ix.Head(n)
 				fh, fok := ix.FilterHead(n)
@@ -68,22 +64,4 @@ func TestFilterHeadSame(t *testing.T) {
 	if compact == 0 || noted == 0 {
 		t.Fatal("no record restored compact (or none with a payload note without decoding its payload): the test compares nothing FilterHead saves")
 	}
-}
-
-// feedFull decodes a ULinkRPC fixture into a full index (the TUI's) with
-// cfg.
-func feedFull(t *testing.T, name string, cfg rpc.Config) *session.Index {
-	t.Helper()
-	p := unturned.Default()
-	rp := pipeline.NewRPC(cfg)
-	src, err := capture.Open(filepath.Join(rpcFixtures, name+".pcapng"), capture.Options{TransportPort: p.TransportPort, DatagramPorts: rp.DatagramPorts(p.DecodeAs)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	ix := session.NewIndex(p)
-	if err := pipeline.FeedRPC(src, ix, rp, nil); err != nil {
-		t.Fatal(err)
-	}
-	return ix
 }

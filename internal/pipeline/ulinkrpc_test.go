@@ -27,6 +27,13 @@ func feedRPC(t *testing.T, name string, p *unturned.Profile, ports []uint16) (*s
 		k := ulinkrpc.DeriveKeys(master, ulinkrpc.HKDF)
 		cfg.Transform.Keys = &k
 	}
+	return feedRPCWith(t, name, p, ports, cfg)
+}
+
+// feedRPCWith is feedRPC with cfg: it decodes the fixture into a full
+// index (the TUI's).
+func feedRPCWith(t *testing.T, name string, p *unturned.Profile, ports []uint16, cfg rpc.Config) (*session.Index, *pipeline.RPC) {
+	t.Helper()
 	rp := pipeline.NewRPC(cfg)
 	rp.Ports = ports
 	src, err := capture.Open(filepath.Join(rpcFixtures, name+".pcapng"), capture.Options{TransportPort: p.TransportPort, DatagramPorts: rp.DatagramPorts(p.DecodeAs), ProbeDatagrams: pipeline.KCPProbeDatagrams})
