@@ -42,6 +42,9 @@ type connection struct {
 	// did not.
 	native nativeConn
 	number func(f *decode.FramedMsg)
+	// un is native on its own type (unturned.go), which every chunk's and
+	// message's path calls directly; nil for a hosted connection.
+	un *unturnedHost
 
 	msgs      msgList // record indices of the connection's messages, ascending
 	committed int     // how many of msgs are committed (always a prefix: commits go in order)

@@ -46,26 +46,45 @@ type (
 func (c *Index) newNative(cn *connection) {
 	k, _ := c.un.(*track.Capture)
 	if k == nil {
-		k = track.NewCapture(c.profile, &c.limits, c.stream == nil, c.captureFinding)
+		k = track.NewCapture(c.profile, &c.limits, c.stream == nil, c.captureFinding, c.intern)
+		k.SetNames(c.keepsNames())
 		c.un = k
 	}
 	h := &unturnedHost{c: c, cn: cn}
-	h.t = k.New(h)
-	cn.native, cn.feed, cn.number = h.t, h.t, h.number
+	k.Init(&h.t, h)
+	cn.un, cn.native, cn.feed, cn.number = h, &h.t, &h.t, h.number
+}
+
+// keepsNames reports whether the records keep what the tables name of a
+// message's listener (listenerInfo), or a Stream notes the references its
+// tables wait to resolve (noteLate): not for a Stream that hands no
+// message out and decodes no payload (tables), which reads nothing of it.
+func (c *Index) keepsNames() bool {
+	return c.stream == nil || c.stream.Settled != nil || c.schemas != nil
+}
+
+// namesChanged tells the Unturned connections made so far whether the
+// host keeps names now (SetSchemas).
+func (c *Index) namesChanged() {
+	if k, ok := c.un.(*track.Capture); ok {
+		k.SetNames(c.keepsNames())
+	}
 }
 
 // unturnedOf is cn's Unturned state; nil for a hosted connection.
 func unturnedOf(cn *connection) *track.Conn {
-	t, _ := cn.native.(*track.Conn)
-	return t
+	if cn.un == nil {
+		return nil
+	}
+	return &cn.un.t
 }
 
 // unturnedHost is the host as connection cn's Unturned state t asks it
-// (track.Host).
+// (track.Host); t lies in it, one allocation with what the host keeps.
 type unturnedHost struct {
 	c  *Index
 	cn *connection
-	t  *track.Conn
+	t  track.Conn
 }
 
 var _ track.Host = (*unturnedHost)(nil)
@@ -87,7 +106,7 @@ func (h *unturnedHost) number(f *decode.FramedMsg) {
 	if len(f.Msg) > 0xFFFF {
 		f.Msg = f.Msg[:0xFFFF]
 	}
-	c, cn, t := h.c, h.cn, h.t
+	c, cn, t := h.c, h.cn, &h.t
 	t.Arrive(f)
 	waits := t.Pending()
 	i := c.record(cn, f, waits)
@@ -141,24 +160,19 @@ func (h *unturnedHost) commitDecode(i int32, d dissect.Dir, st unturned.State, m
 
 func (h *unturnedHost) Undecided(i int32)                    { h.c.rec(i).flags |= recIDUndecided }
 func (h *unturnedHost) Extra(i int32, fs ...dissect.Finding) { h.c.addExtra(i, fs...) }
-func (h *unturnedHost) Intern(b []byte) string               { return h.c.intern(b) }
 func (h *unturnedHost) Asked(i int32)                        { h.c.asked(i) }
 func (h *unturnedHost) Link(a, i int32, lat time.Duration)   { h.c.link(h.cn, a, i, lat) }
 func (h *unturnedHost) Time(i int32) int64                   { return h.c.timeOf(i) }
 
 // Listener keeps in message i's record what the tables know of its
-// listener, unless a Stream that hands no message out and decodes no
-// payload (tables) reads nothing of it; a Stream notes a reference its
+// listener (called only when keepsNames); a Stream notes a reference its
 // tables still wait to resolve (lateBound).
 func (h *unturnedHost) Listener(i int32, o *listeners.Op, d *unturned.Decoded, resolved bool) {
 	c := h.c
 	if c.stream != nil {
 		c.noteLate(h.cn)
-		if c.stream.Settled == nil && c.schemas == nil {
-			return
-		}
 	}
-	c.listenerInfo(h.t, i, o, d, resolved)
+	c.listenerInfo(&h.t, i, o, d, resolved)
 }
 
 // Committed counts message i's worst severity in its connection's and

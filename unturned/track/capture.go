@@ -15,7 +15,11 @@ type Capture struct {
 	limits  *unturned.Limits
 	history bool
 	note    func(dissect.Finding) // a capture-wide finding
-	conns   []*Conn               // in the order they were made: shed's
+	intern  func([]byte) string   // the host's one copy of a listener type name
+	// names: the host keeps what the tables name of each message's
+	// listener (Host.Listener); without it Listener is not called.
+	names bool
+	conns []*Conn // in the order they were made: shed's
 	// held is the bytes the framers of all connections hold
 	// (Framer.Held); shedNoted says the capture was told once.
 	held      int
@@ -28,18 +32,26 @@ type Capture struct {
 // decoded with profile p under limits lim (the host's, defaults filled
 // in, not changed after). With history the host keeps every message (a
 // full index): the tables keep checkpoints and the ping statistics the
-// numbers of their pings. note takes a capture-wide finding.
-func NewCapture(p *unturned.Profile, lim *unturned.Limits, history bool, note func(dissect.Finding)) *Capture {
-	return &Capture{profile: p, limits: lim, history: history, note: note}
+// numbers of their pings. note takes a capture-wide finding; intern
+// gives the host's one copy of a listener type name (a function, not a
+// Host method: it is called for every USMN message).
+func NewCapture(p *unturned.Profile, lim *unturned.Limits, history bool, note func(dissect.Finding), intern func([]byte) string) *Capture {
+	return &Capture{profile: p, limits: lim, history: history, note: note, intern: intern, names: true}
 }
 
-// New makes the state of a new connection, reporting to h.
-func (k *Capture) New(h Host) *Conn {
-	c := &Conn{k: k, host: h}
+// SetNames says whether the host keeps what the tables name of each
+// message's listener (Host.Listener, the default); a host that does not
+// is spared the call, every USMN message's.
+func (k *Capture) SetNames(on bool) { k.names = on }
+
+// Init makes c, the zero Conn (in a struct of the host's, so that the
+// host's per-connection state and the Conn are one allocation), the state
+// of a new connection, reporting to h.
+func (k *Capture) Init(c *Conn, h Host) {
+	c.k, c.host = k, h
 	c.framer[dissect.C2S] = unturned.NewFramer(k.limits.MaxMessage)
 	c.framer[dissect.S2C] = unturned.NewFramer(k.limits.MaxMessage)
 	k.conns = append(k.conns, c)
-	return c
 }
 
 // Buffered is the bytes the framers of all connections hold.

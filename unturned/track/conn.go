@@ -35,12 +35,10 @@ type Host interface {
 	Undecided(i int32)
 	// Extra adds findings to message i (the tables', the inferences').
 	Extra(i int32, fs ...dissect.Finding)
-	// Intern is the host's one copy of a listener type name.
-	Intern(b []byte) string
 	// Listener says that message i, a USMN message whose table
 	// operation o was applied (resolved: its listener was found), names
-	// a listener: the host keeps what Conn.Name says of it, if it needs
-	// it.
+	// a listener: the host keeps what Conn.Name says of it (not called
+	// for a host that said it does not, Capture.SetNames).
 	Listener(i int32, o *listeners.Op, d *unturned.Decoded, resolved bool)
 	// Asked marks message i as an asker of a pair; Link pairs asker a
 	// with answer i, which measured lat.
@@ -236,7 +234,7 @@ func (c *Conn) Commit(i int32, dir dissect.Dir, st unturned.State, d *unturned.D
 		// The capture's one Op (Host.Listener is given it: one of the
 		// commit's own would be allocated for every USMN message).
 		o := &c.k.op
-		listeners.OpFor(o, dir, n, st, d, h.Intern)
+		listeners.OpFor(o, dir, n, st, d, c.k.intern)
 		if undecided {
 			// Its server ID is not known: the tables do not take it.
 			*o = listeners.Op{Dir: dir, N: n, IDBits: uint8(st.IDBits)}
@@ -248,7 +246,9 @@ func (c *Conn) Commit(i int32, dir dissect.Dir, st unturned.State, d *unturned.D
 			// No checkpoints: a host without history keeps none.
 			c.tables.Apply(o, c.k.limits, &res)
 		}
-		h.Listener(i, o, d, res.Resolved)
+		if c.k.names {
+			h.Listener(i, o, d, res.Resolved)
+		}
 		if len(res.Findings) > 0 {
 			h.Extra(i, res.Findings...)
 		}

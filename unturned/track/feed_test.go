@@ -41,7 +41,6 @@ func (h *fakeHost) Decode(int32, dissect.Dir, unturned.State, []byte, bool) *unt
 }
 func (h *fakeHost) Undecided(int32)                                        {}
 func (h *fakeHost) Extra(int32, ...dissect.Finding)                        {}
-func (h *fakeHost) Intern(b []byte) string                                 { return string(b) }
 func (h *fakeHost) Listener(int32, *listeners.Op, *unturned.Decoded, bool) {}
 func (h *fakeHost) Asked(int32)                                            {}
 func (h *fakeHost) Link(int32, int32, time.Duration)                       {}
@@ -49,15 +48,24 @@ func (h *fakeHost) Time(int32) int64                                       { ret
 func (h *fakeHost) Committed(int32)                                        {}
 func (h *fakeHost) Summary(*Summary)                                       {}
 
+// newConn is a new connection's state, with history or not, reporting to
+// h.
+func newConn(history bool, h Host) *Conn {
+	lim := unturned.DefaultLimits()
+	c := &Conn{}
+	k := NewCapture(unturned.Default(), &lim, history, func(dissect.Finding) {}, func(b []byte) string { return string(b) })
+	k.Init(c, h)
+	return c
+}
+
 // TestHoldingAbandonOldest: a connection joined mid-stream holds the bytes
 // of each direction until a chain of headers decides them; Holding is the
 // earliest event among both directions' held bytes, and Abandon settles
 // the direction holding the oldest first, its messages with their chunks'
 // events (outputs.md "Ordering").
 func TestHoldingAbandonOldest(t *testing.T) {
-	lim := unturned.DefaultLimits()
 	h := &fakeHost{}
-	c := NewCapture(unturned.Default(), &lim, false, func(dissect.Finding) {}).New(h)
+	c := newConn(false, h)
 	c.MidStream()
 	// Two whole messages each, with no third header after them: not yet
 	// a chain resynchronisation trusts (wire.md 2).
@@ -123,9 +131,8 @@ func TestBytesChunking(t *testing.T) {
 		{"mid-stream, one chunk", true, every(len(stream))},
 		{"mid-stream, every byte", true, every(1)},
 	} {
-		lim := unturned.DefaultLimits()
 		h := &fakeHost{}
-		c := NewCapture(unturned.Default(), &lim, true, func(dissect.Finding) {}).New(h)
+		c := newConn(true, h)
 		if tc.mid {
 			c.MidStream()
 		}
@@ -186,8 +193,7 @@ func TestChunkSynced(t *testing.T) {
 		{"joined mid-stream, no chain yet", true, dissect.C2S, whole, false},
 		{"not a direction", false, dissect.S2C + 1, whole, true},
 	} {
-		lim := unturned.DefaultLimits()
-		c := NewCapture(unturned.Default(), &lim, false, func(dissect.Finding) {}).New(&fakeHost{})
+		c := newConn(false, &fakeHost{})
 		if tc.midStream {
 			c.MidStream()
 		}
