@@ -327,8 +327,10 @@ func (c *Index) dataOn(cn *connection, dir dissect.Dir, data []byte, t time.Time
 	// A direct call on the connection's Unturned state, as this is every
 	// chunk's path (unturned.go); a connection that did not block and
 	// whose fed direction is synchronised still does not (order.go block).
-	at := decode.Stamp{Frame: frame, Time: t, Seq: c.advance(), File: max(offset, 0), InFile: offset >= 0 && c.store != nil}
-	if !unturnedOf(cn).Chunk(dir, data, &at) || cn.blocking {
+	if c.store == nil {
+		offset = -1
+	}
+	if !unturnedOf(cn).Chunk(dir, data, t, frame, c.advance(), offset) || cn.blocking {
 		c.block(cn)
 	}
 	c.release()

@@ -63,27 +63,30 @@ func (c *Conn) MidStream() {
 // Bytes feeds reassembled bytes of direction d, captured as at says: a
 // message lying wholly inside them, when they are one run of the capture
 // file (at.InFile), is handed out with its file offset.
-func (c *Conn) Bytes(d dissect.Dir, data []byte, at decode.Stamp) { c.Chunk(d, data, &at) }
+func (c *Conn) Bytes(d dissect.Dir, data []byte, at decode.Stamp) {
+	offset := int64(-1)
+	if at.InFile {
+		offset = at.File
+	}
+	c.Chunk(d, data, at.Time, at.Frame, at.Seq, offset)
+}
 
-// Chunk is Bytes with the stamp by pointer, for a host that calls it on
-// the Conn's type, as every chunk's path: a Stamp passed by value is built
-// field by field and then copied whole, which stalls the store buffer. It
-// reports whether direction d's framer is synchronised after the bytes:
-// only d's can have changed, so a host that saw the Conn not Holding
-// before need not ask again when it is.
-func (c *Conn) Chunk(d dissect.Dir, data []byte, at *decode.Stamp) (synced bool) {
+// Chunk is Bytes for a host that calls it on the Conn's type, as every
+// chunk's path, with the stamp's fields as arguments (offset: the
+// bytes' in the capture file, < 0 when they are not one run of it): a Stamp built for the call is
+// built in a temporary and copied whole, and the copy's wide loads of the
+// narrow stores just made stall (store forwarding), which cost every
+// chunk measurably. It reports whether direction d's framer is
+// synchronised after the bytes: only d's can have changed, so a host that
+// saw the Conn not Holding before need not ask again when it is.
+func (c *Conn) Chunk(d dissect.Dir, data []byte, t time.Time, frame int, seq uint64, offset int64) (synced bool) {
 	if d > dissect.S2C {
 		return true
 	}
-	t, frame, seq := at.Time, at.Frame, at.Seq
 	c.fed[d], c.lastTime[d], c.lastFrame[d], c.lastSeq[d] = true, t, frame, seq
 	fr := c.framer[d]
 	if !fr.Synced() {
 		c.unsynced[d] = append(c.unsynced[d], chunkMark{end: fr.Offset() + int64(len(data)), time: t, frame: frame, seq: seq})
-	}
-	offset := int64(-1)
-	if at.InFile {
-		offset = at.File
 	}
 	start := fr.Offset() // stream offset of data[0]
 	held0 := fr.Held()

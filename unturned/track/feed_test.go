@@ -197,7 +197,7 @@ func TestChunkSynced(t *testing.T) {
 		if tc.midStream {
 			c.MidStream()
 		}
-		if got := c.Chunk(tc.dir, tc.data, &decode.Stamp{Frame: 1, Seq: 1}); got != tc.want {
+		if got := c.Chunk(tc.dir, tc.data, time.Time{}, 1, 1, -1); got != tc.want {
 			t.Errorf("%s: Chunk(%v, % x) = %v; want %v", tc.name, tc.dir, tc.data, got, tc.want)
 		}
 		if _, holding := c.Holding(); holding == tc.want && tc.dir <= dissect.S2C {
