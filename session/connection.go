@@ -106,8 +106,15 @@ type nativeCapture interface {
 }
 
 func newConnection(idx uint32, conn dissect.Conn, rule Rule) *connection {
-	cn := &connection{idx: idx}
+	cn := &connection{}
+	initConnection(cn, idx, conn, rule)
+	return cn
+}
+
+// initConnection makes cn, the zero connection, connection idx of conn
+// (newConnection, or newNative's with its protocol state beside it).
+func initConnection(cn *connection, idx uint32, conn dissect.Conn, rule Rule) {
+	cn.idx = idx
 	cn.info.Conn, cn.info.Rule = conn, rule
 	cn.key = &dissect.Conn{Client: conn.Client, Server: conn.Server}
-	return cn
 }

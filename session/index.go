@@ -228,8 +228,7 @@ func (c *Index) conn(conn dissect.Conn, rule Rule) *connection {
 		*slot = c.conns[i]
 		return *slot
 	}
-	cn := newConnection(uint32(len(c.conns)), conn, rule)
-	c.newNative(cn)
+	cn := c.newNative(uint32(len(c.conns)), conn, rule)
 	c.newConnOrigin(cn)
 	c.byConn[conn] = cn.idx
 	c.conns = append(c.conns, cn)

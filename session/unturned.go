@@ -41,18 +41,29 @@ type (
 	PingStats = pair.PingStats
 )
 
-// newNative gives cn, a new connection the host decodes natively, its
-// Unturned state; the first makes what they share (Index.un).
-func (c *Index) newNative(cn *connection) {
+// nativeConnection is a connection the host decodes natively and its
+// Unturned state, in one allocation: every chunk reads both.
+type nativeConnection struct {
+	cn connection
+	h  unturnedHost
+}
+
+// newNative returns connection idx of conn, one the host decodes natively,
+// with its Unturned state; the first makes what they share (Index.un).
+func (c *Index) newNative(idx uint32, conn dissect.Conn, rule Rule) *connection {
 	k, _ := c.un.(*track.Capture)
 	if k == nil {
 		k = track.NewCapture(c.profile, &c.limits, c.stream == nil, c.captureFinding, c.intern)
 		k.SetNames(c.keepsNames())
 		c.un = k
 	}
-	h := &unturnedHost{c: c, cn: cn}
+	n := &nativeConnection{}
+	cn, h := &n.cn, &n.h
+	initConnection(cn, idx, conn, rule)
+	h.c, h.cn = c, cn
 	k.Init(&h.t, h)
 	cn.un, cn.native, cn.feed, cn.number = h, &h.t, &h.t, h.number
+	return cn
 }
 
 // keepsNames reports whether the records keep what the tables name of a

@@ -66,12 +66,42 @@ type Summary struct {
 // Conn is one Unturned connection's state: its framing, handshake,
 // inferences, listener tables and pairing (the package comment).
 type Conn struct {
-	k    *Capture
-	host Host
-
-	framer    [2]*unturned.Framer
-	started   [2]bool      // the direction's first message arrived
-	fed       [2]bool      // the direction's framer has been given bytes
+	// The fields every chunk and every message read or write come first,
+	// on as few cache lines as they fit in: with many connections a line
+	// of each is fetched per chunk.
+	k      *Capture
+	host   Host
+	framer [2]*unturned.Framer
+	// out is the message being handed to the host (Host.Message), reused:
+	// one a message would escape to the heap through the interface.
+	out       decode.FramedMsg
+	fed       [2]bool // the direction's framer has been given bytes
+	started   [2]bool // the direction's first message arrived
+	undecided [2]bool // its enum width is being inferred
+	widened   [2]bool // later messages of the direction are read widened
+	marker    [2]bool // the direction's detection message carried the USMN marker
+	idKnown   bool
+	// The count's inference (infer.go, wire.md 4.6): idUndecided holds the
+	// connection's messages while it is tried; idInferred is a count no
+	// marker or definition has confirmed yet.
+	idUndecided, idInferred bool
+	retent                  bool // held messages decoded again once the widening was decided
+	idBits                  int  // Serverside_ID_Bit_Count in force (wire.md 4.3)
+	committed               int  // messages committed
+	// held are the messages waiting to be committed, in message order,
+	// and their directions. While any direction is undecided every
+	// message of the connection is held, so that the tables see the
+	// messages in order.
+	held []int32
+	// tables are the listener-ID tables with their checkpoints at points
+	// of the connection's messages (unturned/listeners).
+	tables listeners.History
+	// pairs is PingRequest and RequestServerListenerId pairing
+	// (unturned/pair), made with the connection's first commit: ten
+	// thousand connections that never finish a message would each hold
+	// 700 bytes of it (issue 29's partial shape).
+	pairs     *pair.State
+	sum       Summary
 	lastTime  [2]time.Time // capture time of the direction's last chunk
 	lastFrame [2]int       // its frame number: messages End recovers carry these
 	lastSeq   [2]uint64    // and its event
@@ -80,40 +110,10 @@ type Conn struct {
 	// time and frame of the chunk that held its last byte.
 	unsynced [2][]chunkMark
 
-	undecided [2]bool // its enum width is being inferred
-	heldIn    [2]int  // messages of an undecided direction held so far
-	marker    [2]bool // the direction's detection message carried the USMN marker
-	widened   [2]bool // later messages of the direction are read widened
-	idBits    int     // Serverside_ID_Bit_Count in force (wire.md 4.3)
-	idKnown   bool
-	// The count's inference (infer.go, wire.md 4.6): idUndecided holds the
-	// connection's messages while it is tried; idInferred is a count no
-	// marker or definition has confirmed yet.
-	idUndecided, idInferred bool
-	retent                  bool // held messages decoded again once the widening was decided
-	idInf                   *unturned.IDBitsInference
-	idIdx                   []int32 // the held messages idInf was given, in order
-
-	// held are the messages waiting to be committed, in message order,
-	// and their directions. While any direction is undecided every
-	// message of the connection is held, so that the tables see the
-	// messages in order.
-	held    []int32
 	heldDir []dissect.Dir
-
-	committed int // messages committed
-	// tables are the listener-ID tables with their checkpoints at points
-	// of the connection's messages (unturned/listeners).
-	tables listeners.History
-	// pairs is PingRequest and RequestServerListenerId pairing
-	// (unturned/pair), made with the connection's first commit: ten
-	// thousand connections that never finish a message would each hold
-	// 700 bytes of it (issue 29's partial shape).
-	pairs *pair.State
-	sum   Summary
-	// out is the message being handed to the host (Host.Message), reused:
-	// one a message would escape to the heap through the interface.
-	out decode.FramedMsg
+	heldIn  [2]int // messages of an undecided direction held so far
+	idInf   *unturned.IDBitsInference
+	idIdx   []int32 // the held messages idInf was given, in order
 }
 
 var _ decode.Feed = (*Conn)(nil)
