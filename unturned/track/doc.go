@@ -15,18 +15,21 @@
 // capture-wide order and keeps their records; a Conn names a message by
 // its record index (its number less one). The host feeds a Conn through
 // decode.Feed (Bytes, Gap, End, Holding, Abandon; Chunk is Bytes for a
-// host that calls the Conn's type on every chunk) and hands back each
-// framed message it numbers (Arrive, Pending, then Numbered; a host may
-// decode a message that does not wait itself and apply it with Commit,
-// the cheaper path); the Conn asks the host
-// through Host for what only the host has: a message's kept bytes, its
-// decoding into the host's record (a stream keeps that decoding for its
-// output), the findings and listener a record gets, and its pairing.
+// host that calls the Conn's type on every chunk, the stamp's fields as
+// arguments) and hands back each framed message it numbers (Arrive,
+// Pending, then Numbered; a host may decode a message that does not wait
+// itself and apply it with Commit, the cheaper path); the Conn asks the
+// host through Host for what only the host has: a message's kept bytes,
+// its decoding into the host's record (a stream keeps that decoding for
+// its output), the findings and listener a record gets (Listener only
+// for a host that keeps names, Capture.SetNames), and its pairing. A
+// host may keep a Conn inside a struct of its own (Capture.Init), so that
+// its per-connection state and the Conn are one allocation.
 //
 // # Capture
 //
 // What a capture's Unturned connections share is a Capture: the profile
-// and limits, whether the host keeps history (a full index: checkpoints
+// and limits, the host's interning of listener type names, whether the host keeps history (a full index: checkpoints
 // of the tables, ping statistics as of a message), and the framers'
 // buffer budget (max_total_buffer): past it the largest partial messages
 // of all connections are dropped, each with a finding on its connection
