@@ -26,6 +26,21 @@ type Stamp struct {
 	Masked bool
 }
 
+// FramedMsg is a message a protocol the host numbers natively (Unturned's
+// this round: unturned/track) framed, as it hands it to the host: one
+// pointer a message instead of its parts. Msg is valid during the call;
+// End is the stream offset after its last byte; Start says it begins its
+// direction's stream at a message boundary; At is the stamp of the chunk
+// that held its last byte (File and InFile when the message lies whole in
+// that chunk's run of the capture file).
+type FramedMsg struct {
+	Dir   dissect.Dir
+	Start bool
+	Msg   []byte
+	End   int64
+	At    Stamp
+}
+
 // Verdict is a content detector's answer about the bytes seen so far.
 type Verdict uint8
 
@@ -97,21 +112,30 @@ type ConnFinding struct {
 	Time  time.Time
 }
 
-// Conn is a protocol's per-connection state. The host feeds it in capture
-// order and never concurrently.
-type Conn interface {
+// Feed is the half of a Conn the host feeds, in capture order and never
+// concurrently: its bytes and gaps per direction, its datagrams, its end,
+// and whether it holds bytes that may still end a record. A protocol the
+// host still numbers natively (Unturned's this round: unturned/track) is
+// fed through it too.
+type Feed interface {
 	Bytes(d dissect.Dir, b []byte, at Stamp)
 	Gap(d dissect.Dir, lost int, at Stamp)
 	Datagram(d dissect.Dir, b []byte, at Stamp)
-	// End ends the connection (idempotent); Finish runs once every record
-	// is numbered (unanswered askers).
+	// End ends the connection (idempotent).
 	End(at Stamp)
-	Finish()
 	// Holding reports whether the connection holds bytes of a record it
 	// cannot hand out yet, and the earliest Seq among them; Abandon gives
 	// up waiting for them.
 	Holding() (seq uint64, ok bool)
 	Abandon()
+}
+
+// Conn is a protocol's per-connection state. The host feeds it in capture
+// order and never concurrently.
+type Conn interface {
+	Feed
+	// Finish runs once every record is numbered (unanswered askers).
+	Finish()
 	// Findings are the connection findings so far (appended to only).
 	Findings() []ConnFinding
 	// Numbered tells the connection the number the host gave r (pairing

@@ -250,7 +250,7 @@ func TestTablesAsOf(t *testing.T) {
 	for i := range msgs {
 		full.send(dirs[i], msgs[i])
 	}
-	if n := full.c.conns[0].tables.Checkpoints(); n < 9 {
+	if n := unturnedOf(full.c.conns[0]).Tables().Checkpoints(); n < 9 {
 		t.Fatalf("only %d checkpoints; the test wants many", n)
 	}
 	sawUnresolved := false

@@ -10,14 +10,18 @@
 //
 // index.go is the connection event API (Open, DataAt, Gap, Close, Note,
 // Finish) and the connection list; store.go the compact index records, the
-// arena and the Store; infer.go holds a connection's messages while its
-// widening is inferred (wire.md 4.2; unturned.WidthInference decides it);
-// listeners.go table commits, listener names and Tables as of a message
-// (wire.md 4.5); order.go numbering by arrival while a direction
-// resynchronises (outputs.md "Ordering"); idbits.go the same for the
-// Serverside_ID_Bit_Count (wire.md 4.6; unturned.IDBitsInference decides
-// it); hosted.go the connections of the protocols the index hosts through
-// decode's interfaces, ULinkRPC's among them (ulinkrpc.md, issue 15: their
+// arena and the Store; connection.go what the host keeps of a connection,
+// and nativeConn, the state of one whose messages it numbers and keeps as
+// its own records (Unturned's: unturned/track frames it, holds its
+// messages while its widening and Serverside_ID_Bit_Count are inferred,
+// wire.md 4.2 and 4.6, and keeps its listener-ID tables and pairing;
+// unturned.go is the host's side of it: a message's decoding, listener and
+// pair written into its record, and the tables as of a message, wire.md
+// 4.5, replayed from the records); listeners.go the listener type names
+// the records point at; order.go numbering by arrival while a
+// connection's protocol holds bytes (outputs.md "Ordering"); hosted.go
+// the connections of the protocols the index hosts through decode's
+// interfaces, ULinkRPC's among them (ulinkrpc.md, issue 15: their
 // records numbered with the Unturned messages, Message.Rec),
 // hostedstore.go where they are kept (a full index's map, a Stream's ring),
 // and hostedslim.go how a full index keeps their records small; neutral.go what

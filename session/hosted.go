@@ -54,7 +54,7 @@ func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 	c.lock()
 	defer c.unlock()
 	conn := cfg.Conn
-	cn := newConnection(uint32(len(c.conns)), conn, RuleUnknown, &c.limits)
+	cn := newConnection(uint32(len(c.conns)), conn, RuleUnknown)
 	cn.info.Proto = p.Name
 	c.newConnOrigin(cn)
 	if c.hostedByConn == nil {
@@ -72,6 +72,7 @@ func (c *Index) OpenConn(p *decode.Protocol, cfg decode.Config) *HostedConn {
 	cfg.Light = c.stream != nil && c.stream.Settled == nil
 	cfg.Lazy = c.stream != nil && c.stream.Lazy
 	cn.proto = p.New(cfg)
+	cn.feed = cn.proto
 	if b, ok := cn.proto.(decode.Budgeted); ok {
 		cn.budget = true
 		if m := b.BudgetMax(); m > 0 && c.hostedWaitMax == 0 {
@@ -144,7 +145,7 @@ func (h *HostedConn) FeedAt(t time.Time, frame int, off int64, feed func(decode.
 	defer c.unlock()
 	c.touch(cn)
 	c.seen(cn, t)
-	cn.lastFrame[0] = max(cn.lastFrame[0], frame)
+	cn.lastFrame = max(cn.lastFrame, frame)
 	// Only a full index keeps records for good (a Stream's are printed
 	// and dropped): only its frames need their file offsets.
 	in := off >= 0 && c.store != nil && c.stream == nil
@@ -182,7 +183,7 @@ func (c *Index) hostedSync(cn *connection) {
 		c.connFinding(cn, f.Finding)
 	}
 	cn.hostedFindings = len(fs)
-	c.block(cn, 0)
+	c.block(cn)
 }
 
 // arriveHosted numbers a record now, or queues it (order.go arrive).
@@ -197,7 +198,7 @@ func (c *Index) arriveHosted(cn *connection, r decode.Record, seq uint64) {
 	c.pins++
 	m := decode.GlanceOf(r)
 	c.pendingBytes += m.Size
-	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: m.Dir, rec: r, sight: sg})
+	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, rec: r, sight: sg})
 }
 
 // messageHosted numbers and records one hosted record: the connection names
@@ -402,19 +403,12 @@ func (c *Index) hostedBound() int32 {
 	return int32(c.nrec)
 }
 
-// hostedHolding reports whether cn is a ULinkRPC connection whose streams
-// hold bytes awaiting resynchronisation (order.go block).
-func (cn *connection) hostedHolding() bool {
-	_, on := cn.proto.Holding()
-	return on
-}
-
 // hostedEnd ends the hosted sessions the pipeline has not ended, at the last
 // time and frame each was fed (Finish).
 func (c *Index) hostedEnd() {
 	for _, cn := range c.conns {
 		if cn.proto != nil {
-			cn.proto.End(decode.Stamp{Frame: cn.lastFrame[0], Time: cn.info.Last, Seq: c.advance()})
+			cn.proto.End(decode.Stamp{Frame: cn.lastFrame, Time: cn.info.Last, Seq: c.advance()})
 			c.hostedEvent(cn)
 		}
 	}

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -9,7 +8,6 @@ import (
 	"github.com/usmnscope/usmnscope/decode"
 	"github.com/usmnscope/usmnscope/dissect"
 	"github.com/usmnscope/usmnscope/internal/enum"
-	"github.com/usmnscope/usmnscope/netpak"
 	"github.com/usmnscope/usmnscope/schema"
 	"github.com/usmnscope/usmnscope/unturned"
 )
@@ -94,7 +92,7 @@ type ConnInfo struct {
 // tie), an Inference finding records the scores and the confidence, and the
 // held messages are decoded again in the chosen State. Held messages are not
 // Settled. A connection joined after the server's marker holds its messages
-// on until the Serverside_ID_Bit_Count is decided too (idbits.go, wire.md
+// on until the Serverside_ID_Bit_Count is decided too (unturned/track, wire.md
 // 4.6); meanwhile their server IDs show as undecided.
 //
 // # Tables
@@ -136,10 +134,11 @@ type Index struct {
 	capWorst   dissect.Severity // worst severity of the capture findings, suppressed ones too
 	capHas     bool
 	ver        uint64 // counts changes to connection summaries (ConnectionsSince)
-	held       int    // bytes the framers of all connections hold (Framer.Held)
-	shedNoted  bool
-	types      []string
-	typeIdx    map[string]uint32
+	// un is what the natively decoded connections share (unturned.go),
+	// made with the first.
+	un      nativeCapture
+	types   []string
+	typeIdx map[string]uint32
 	// typeVers are the distinct (type, version) pairs records name, so a
 	// record holds one index for both.
 	typeVers []typeVer
@@ -160,7 +159,7 @@ type Index struct {
 	pending      pendingQueue
 	pins         uint64
 	pendingBytes int
-	blockers     []dirRef
+	blockers     []*connection
 	// Hosted records by record index (hosted.go); hostedAsks are the askers a
 	// Stream waits on.
 	hostedRecs hostedStore
@@ -229,7 +228,7 @@ func (c *Index) conn(conn dissect.Conn, rule Rule) *connection {
 		*slot = c.conns[i]
 		return *slot
 	}
-	cn := newConnection(uint32(len(c.conns)), conn, rule, &c.limits)
+	cn := c.newNative(uint32(len(c.conns)), conn, rule)
 	c.newConnOrigin(cn)
 	c.byConn[conn] = cn.idx
 	c.conns = append(c.conns, cn)
@@ -268,11 +267,7 @@ func (c *Index) Open(conn dissect.Conn, rule Rule, t time.Time, frame int) {
 	// message or its length header, so its framers resynchronise. A
 	// direction that already has bytes keeps the framing it has.
 	if rule != RuleSYN && rule != RuleUnknown {
-		for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
-			if !cn.fed[d] {
-				cn.framer[d].StartUnsynced()
-			}
-		}
+		cn.native.MidStream()
 	}
 	if cn.info.First.IsZero() {
 		cn.info.First = t
@@ -328,44 +323,15 @@ func (c *Index) DataOn(r ConnRef, dir dissect.Dir, data []byte, t time.Time, fra
 func (c *Index) dataOn(cn *connection, dir dissect.Dir, data []byte, t time.Time, frame int, offset int64) {
 	c.touch(cn)
 	c.seen(cn, t)
-	cn.fed[dir], cn.lastTime[dir], cn.lastFrame[dir] = true, t, frame
-	seq := c.advance()
-	fr := cn.framer[dir]
-	if !fr.Synced() {
-		cn.unsynced[dir] = append(cn.unsynced[dir], chunkMark{end: fr.Offset() + int64(len(data)), time: t, frame: frame, seq: seq})
-	}
+	// A direct call on the connection's Unturned state, as this is every
+	// chunk's path (unturned.go); a connection that did not block and
+	// whose fed direction is synchronised still does not (order.go block).
 	if c.store == nil {
 		offset = -1
 	}
-	start := fr.Offset() // stream offset of data[0]
-	defer c.account(fr, fr.Held())
-	fr.Feed(data, func(msg []byte, info unturned.FrameInfo) {
-		mt, mf, ms := t, frame, seq
-		if len(cn.unsynced[dir]) > 0 {
-			mt, mf, ms = cn.stamp(dir, info.Offset+2+int64(len(msg)), t, frame, seq)
-		}
-		at := int64(-1)
-		// The framer hands out a message in place when it lies wholly in
-		// the chunk; one it assembled in its own buffer is not in the file
-		// as one run.
-		if k := info.Offset + 2 - start; offset >= 0 && len(msg) > 0 && k >= 0 && k+int64(len(msg)) <= int64(len(data)) && &data[k] == &msg[0] {
-			at = offset + k
-		}
-		c.arrive(cn, dir, msg, info, mt, mf, ms, at)
-	})
-	if fr.Synced() {
-		cn.unsynced[dir] = cn.unsynced[dir][:0]
-	} else {
-		// A chunk that lost synchronisation part-way gets its mark now,
-		// so that the messages its bytes end keep its time and frame.
-		if m := cn.unsynced[dir]; len(m) == 0 || m[len(m)-1].seq != seq {
-			cn.unsynced[dir] = append(m, chunkMark{end: fr.Offset(), time: t, frame: frame, seq: seq})
-		}
-		// Marks of chunks whose bytes were all skipped can go.
-		cn.stamp(dir, fr.Offset()-fr.Stats().Buffered+1, t, frame, seq)
+	if !unturnedOf(cn).Chunk(dir, data, t, frame, c.advance(), offset) || cn.blocking {
+		c.block(cn)
 	}
-	c.connFindings(cn, cn.framer[dir].Findings())
-	c.block(cn, dir)
 	c.release()
 }
 
@@ -419,11 +385,8 @@ func (c *Index) Gap(conn dissect.Conn, dir dissect.Dir, lost int, t time.Time, f
 	cn := c.conn(conn, RuleUnknown)
 	c.touch(cn)
 	c.seen(cn, t)
-	defer c.account(cn.framer[dir], cn.framer[dir].Held())
-	cn.framer[dir].Gap(lost)
-	c.connFinding(cn, dissect.Finding{Severity: dissect.Warn, Group: dissect.Sequence, Text: fmt.Sprintf("%s: %s lost before frame %d; framing resynchronises", dir, dissect.Count(lost, "byte"), frame), Bit: -1})
-	c.connFindings(cn, cn.framer[dir].Findings())
-	c.block(cn, dir)
+	cn.native.Gap(dir, lost, decode.Stamp{Frame: frame, Time: t})
+	c.block(cn)
 	c.release()
 }
 
@@ -439,38 +402,18 @@ func (c *Index) Close(conn dissect.Conn, t time.Time, frame int) {
 	cn := c.conns[i]
 	c.touch(cn)
 	c.seen(cn, t)
-	c.endFramers(cn)
+	c.endNative(cn)
 	c.release()
-	c.settle(cn)
+	cn.native.Settle()
 }
 
-// endFramers ends the connection's framers: bytes still awaiting
-// resynchronisation (a late resync near the end of the stream) get a last
-// chance to frame, and their messages take their place in arrival order.
-func (c *Index) endFramers(cn *connection) {
-	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
-		h0 := cn.framer[d].Held()
-		c.connFindings(cn, cn.framer[d].End(func(msg []byte, info unturned.FrameInfo) {
-			t, frame, seq := cn.stamp(d, info.Offset+2+int64(len(msg)), cn.lastTime[d], cn.lastFrame[d], c.cur)
-			c.arrive(cn, d, msg, info, t, frame, seq, -1)
-		}))
-		c.account(cn.framer[d], h0)
-		cn.unsynced[d] = cn.unsynced[d][:0]
-		c.block(cn, d)
-	}
-}
-
-// settle decides a pending inference and commits what it held.
-func (c *Index) settle(cn *connection) {
-	for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
-		if cn.undecided[d] {
-			c.decide(cn, d)
-		}
-	}
-	if cn.idUndecided {
-		c.inferIDBits(cn, true)
-	}
-	c.commitHeld(cn)
+// endNative ends a natively decoded connection's framers: bytes still
+// awaiting resynchronisation (a late resync near the end of the stream)
+// get a last chance to frame, and their messages take their place in
+// arrival order.
+func (c *Index) endNative(cn *connection) {
+	cn.native.End(decode.Stamp{Seq: c.cur})
+	c.block(cn)
 }
 
 // Note attaches a finding to a connection, or to the capture when conn is
@@ -495,12 +438,16 @@ func (c *Index) Finish() {
 	c.hostedEnd()
 	for _, cn := range c.conns {
 		c.touch(cn)
-		c.endFramers(cn)
+		if cn.native != nil {
+			c.endNative(cn)
+		}
 	}
 	c.release()
 	for _, cn := range c.conns {
-		c.settle(cn)
-		cn.pairs.End() // no asker can be answered any more (pairs.go)
+		if cn.native != nil {
+			cn.native.Settle()
+			cn.native.Finish() // no asker can be answered any more (pairs.go)
+		}
 	}
 	c.hostedFinish()
 	if c.stream != nil {
@@ -529,15 +476,18 @@ func (c *Index) Settled() int {
 	settled := c.nrec
 	late := c.schemas != nil && !c.noLate
 	for _, cn := range c.conns {
-		if len(cn.held) > 0 && int(cn.held[0]) < settled {
-			settled = int(cn.held[0])
+		if cn.native == nil {
+			continue
+		}
+		if held := cn.native.Held(); len(held) > 0 && int(held[0]) < settled {
+			settled = int(held[0])
 		}
 		settled = c.pairSettled(cn, settled) // an asker that may still be answered (pairs.go)
 		// With payload schemas, a reference still waiting for its ID is
 		// not final: once the ID is defined its payload decodes with the
 		// listener's schema (issue 14 point 2). It waits at most
 		// lateHold messages; past them it shows as it is.
-		if first, ok := cn.tables.Current().FirstUnresolved(); late && ok && c.nrec-first < lateHold && first-1 < settled {
+		if first, ok := cn.native.FirstUnresolved(); late && ok && c.nrec-first < lateHold && first-1 < settled {
 			settled = first - 1
 		}
 	}
@@ -551,42 +501,29 @@ func (c *Index) Settled() int {
 // of at most this many messages more (stream.go lateBound).
 const lateHold = 4096
 
-// message numbers and records one framed message (at file offset at, or -1
-// to keep its bytes in the arena), then decodes it now or holds it for an
-// inference.
-func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturned.FrameInfo, t time.Time, frame int, at int64) {
-	if len(msg) > 0xFFFF {
-		msg = msg[:0xFFFF]
-	}
-	if !cn.started[dir] {
-		cn.started[dir] = true
-		// The handshake is captured when the direction's first message is
-		// its detection message at the start of the stream (wire.md 4.1);
-		// anything else means we joined mid-connection and must infer.
-		r := netpak.NewReader(msg)
-		v := r.Bits(c.profile.EnumBits(dir))
-		if info.Resynced || info.Offset != 0 || r.Err() != nil || v != c.profile.DetectionMessage(dir) {
-			cn.undecided[dir] = true
-			// Joined after the server's marker: the ID bit count in force
-			// is not known either (wire.md 4.6).
-			cn.idUndecided = cn.idUndecided || !cn.idKnown && !cn.marker[dissect.S2C]
-		}
-	}
-	var flags recFlags
-	if at >= 0 {
-		flags = recFile
+// record numbers and records f, a framed message of a natively decoded
+// connection (its bytes at its file offset when At.InFile, else kept in
+// the arena), and returns its record index; waits says the connection
+// will hold it for an inference (unturned.go's number: the connection
+// then decodes it now or holds it).
+func (c *Index) record(cn *connection, f *decode.FramedMsg, waits bool) int32 {
+	dir, msg := f.Dir, f.Msg
+	var (
+		flags recFlags
+		at    int64
+	)
+	if f.At.InFile {
+		flags, at = recFile, f.At.File
 		c.inFile++
-	} else if c.streamNow(cn) {
-		at = 0 // handed out at its commit, from msg: never read back
-	} else {
+	} else if !c.streamNow(waits) {
 		at = c.keep(msg)
-	}
+	} // else handed out at its commit, from msg: never read back
 	if c.stream != nil {
 		c.streamNumber(c.nrec + 1)
 	}
-	i, r := c.add(flags, at, t.UnixNano())
-	r.frame, r.length, r.conn, r.dir = int32(frame), uint16(len(msg)), cn.idx, dir
-	c.recordSight(cn, i, dir, info.Offset+2+int64(len(msg)))
+	i, r := c.add(flags, at, f.At.Time.UnixNano())
+	r.frame, r.length, r.conn, r.dir = int32(f.At.Frame), uint16(len(msg)), cn.idx, dir
+	c.recordSight(cn, i, dir, f.End)
 	cn.info.Messages++
 	if c.stream == nil {
 		if c.nrec > slabFrom && cn.msgs.slab == nil {
@@ -595,42 +532,7 @@ func (c *Index) message(cn *connection, dir dissect.Dir, msg []byte, info unturn
 		cn.msgs.append(i)
 	}
 	cn.info.Bytes[dir] += int64(len(msg)) + 2
-	if !cn.holding() {
-		c.commit(cn, i, msg)
-		return
-	}
-	cn.held = append(cn.held, i)
-	c.rec(i).flags |= recHeld
-	c.tentative(cn, i, msg)
-	if cn.undecided[dir] {
-		cn.heldIn[dir]++
-		if cn.heldIn[dir] >= c.limits.InferWindow {
-			c.decide(cn, dir)
-		}
-	}
-	// A decided direction that keeps talking while the other stays
-	// undecided must not be held without bound.
-	if len(cn.held) >= 4*c.limits.InferWindow {
-		for _, d := range [...]dissect.Dir{dissect.C2S, dissect.S2C} {
-			if cn.undecided[d] {
-				c.decide(cn, d)
-			}
-		}
-	}
-	if !cn.undecided[dissect.C2S] && !cn.undecided[dissect.S2C] {
-		if !cn.widened[dissect.C2S] && !cn.widened[dissect.S2C] {
-			// Neither side widens: USMN's messages cannot occur (wire.md
-			// 4.2), so nothing depends on the count.
-			cn.idUndecided = false
-		}
-		if cn.idUndecided {
-			c.inferIDBits(cn, len(cn.held) >= 4*c.limits.InferWindow)
-			if cn.idUndecided && len(cn.held) > 0 && cn.held[len(cn.held)-1] == i {
-				c.retentative(cn)
-			}
-		}
-		c.commitHeld(cn)
-	}
+	return i
 }
 
 // Connections returns the connections in the order they were first seen;

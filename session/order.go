@@ -2,21 +2,19 @@ package session
 
 import (
 	"container/heap"
-	"time"
 
 	"github.com/usmnscope/usmnscope/decode"
-	"github.com/usmnscope/usmnscope/dissect"
-	"github.com/usmnscope/usmnscope/unturned"
 )
 
 // Numbering by arrival (outputs.md "Ordering", wire.md 4.6): a message is
 // numbered by the event that brought its last byte, across the whole
-// capture. A direction whose framer is resynchronising holds bytes that may
-// later turn out to end messages (unturned.Framer yields them only once a
-// chain of headers is found, or at the end of the stream); every message
-// that arrives after the first of those bytes, on any connection, waits in
-// a queue ordered by arrival until no such direction can yield an earlier
-// one. Output may come late, never out of order.
+// capture. A connection whose protocol holds bytes that may later turn
+// out to end messages (decode.Feed.Holding: a direction whose framer is
+// resynchronising yields them only once a chain of headers is found, or
+// at the end of the stream) blocks: every message that arrives after the
+// first of those bytes, on any connection, waits in a queue ordered by
+// arrival until no blocking connection can yield an earlier one. Output
+// may come late, never out of order.
 
 // Bounds of the queue. A direction that resynchronises on a trickle (a few
 // bytes and then silence) would otherwise hold every other connection's
@@ -33,14 +31,9 @@ type pendingMsg struct {
 	seq   uint64 // the event that brought its last byte
 	ins   uint64 // arrival in the queue: stream order within one event
 	cn    *connection
-	dir   dissect.Dir
-	info  unturned.FrameInfo
-	t     time.Time
-	frame int
-	at    int64         // file offset, or -1
-	data  []byte        // the caller's bytes, copied
-	rec   decode.Record // a hosted protocol's record (hosted.go) instead of data
-	sight *Sight        // where rec was seen (several captures), taken at its arrival
+	f     decode.FramedMsg // a native message, its bytes copied
+	rec   decode.Record    // a hosted protocol's record (hosted.go) instead of f
+	sight *Sight           // where rec was seen (several captures), taken at its arrival
 }
 
 // pendingQueue is a min-heap of pendingMsg by (seq, ins).
@@ -63,51 +56,48 @@ func (q *pendingQueue) Pop() any {
 	return m
 }
 
-// dirRef names one direction of a connection.
-type dirRef struct {
-	cn  *connection
-	dir dissect.Dir
+// arrive reports whether f, a framed message of a natively decoded
+// connection, may be numbered now; else it queues it (its bytes copied),
+// for a blocking connection may still yield an earlier one.
+func (c *Index) arrive(cn *connection, f *decode.FramedMsg) bool {
+	if len(c.pending)|len(c.blockers)|len(c.holds) == 0 {
+		return true // every message's path: it inlines
+	}
+	c.queue(cn, f)
+	return false
 }
 
-// arrive numbers a framed message now, or queues it when a resynchronising
-// direction may still yield an earlier one.
-func (c *Index) arrive(cn *connection, dir dissect.Dir, msg []byte, info unturned.FrameInfo, t time.Time, frame int, seq uint64, at int64) {
-	if len(c.pending) == 0 && len(c.blockers) == 0 && len(c.holds) == 0 {
-		c.message(cn, dir, msg, info, t, frame, at)
-		return
-	}
+// queue queues f (arrive).
+func (c *Index) queue(cn *connection, f *decode.FramedMsg) {
 	c.pins++
-	c.pendingBytes += len(msg)
-	heap.Push(&c.pending, pendingMsg{seq: seq, ins: c.pins, cn: cn, dir: dir, info: info, t: t, frame: frame, at: at, data: append([]byte(nil), msg...)})
+	c.pendingBytes += len(f.Msg)
+	m := pendingMsg{seq: f.At.Seq, ins: c.pins, cn: cn, f: *f}
+	m.f.Msg = append([]byte(nil), f.Msg...)
+	heap.Push(&c.pending, m)
 }
 
-// block records whether cn's direction dir holds bytes awaiting
-// resynchronisation, which may end messages earlier than later arrivals.
-func (c *Index) block(cn *connection, dir dissect.Dir) {
-	var on bool
-	if cn.proto != nil {
-		on = dir == 0 && cn.hostedHolding()
-	} else {
-		fr := cn.framer[dir]
-		on = !fr.Synced() && fr.Stats().Buffered > 0
-	}
-	if on == cn.blocking[dir] {
+// block records whether cn's protocol holds bytes awaiting
+// resynchronisation (decode.Feed.Holding), which may end messages earlier
+// than later arrivals.
+func (c *Index) block(cn *connection) {
+	_, on := cn.feed.Holding()
+	if on == cn.blocking {
 		return
 	}
-	cn.blocking[dir] = on
+	cn.blocking = on
 	if on {
-		c.blockers = append(c.blockers, dirRef{cn, dir})
+		c.blockers = append(c.blockers, cn)
 		return
 	}
 	for k, b := range c.blockers {
-		if b.cn == cn && b.dir == dir {
+		if b == cn {
 			c.blockers = append(c.blockers[:k], c.blockers[k+1:]...)
 			break
 		}
 	}
 }
 
-// watermark is the earliest event that a blocking direction's buffered
+// watermark is the earliest event that a blocking connection's buffered
 // bytes came in: no message it yields later arrived before it.
 func (c *Index) watermark() uint64 {
 	wm := ^uint64(0)
@@ -120,16 +110,15 @@ func (c *Index) watermark() uint64 {
 	return wm
 }
 
-// blockSeq is the earliest event whose bytes blocking direction b holds.
-func (c *Index) blockSeq(b dirRef) uint64 {
-	if b.cn.proto != nil {
-		s, _ := b.cn.proto.Holding()
+// blockSeq is the earliest event whose bytes blocking connection cn
+// holds. A hosted one's is at most the current event's; a native one's is
+// its own word, and with none recorded, conservatively the current event.
+func (c *Index) blockSeq(cn *connection) uint64 {
+	s, _ := cn.feed.Holding()
+	if cn.proto != nil || s == ^uint64(0) {
 		return min(s, c.cur)
 	}
-	if m := b.cn.unsynced[b.dir]; len(m) > 0 {
-		return m[0].seq
-	}
-	return c.cur // no mark: conservatively the current event
+	return s
 }
 
 // release numbers the queued messages that nothing can precede any more,
@@ -145,41 +134,37 @@ func (c *Index) release() {
 				c.messageHosted(m.cn, m.rec, m.sight)
 				continue
 			}
-			c.pendingBytes -= len(m.data)
-			c.message(m.cn, m.dir, m.data, m.info, m.t, m.frame, m.at)
+			c.pendingBytes -= len(m.f.Msg)
+			m.cn.number(&m.f)
 		}
 		if len(c.pending) <= maxPending && c.pendingBytes <= maxPendingBytes || len(c.blockers) == 0 {
 			return
 		}
-		c.force("while other traffic waited for it (a resynchronising direction holds at most 16384 later messages)")
+		c.force(false)
 	}
 }
 
-// force settles the blocking direction with the oldest buffered bytes; why
-// says why in the skip finding.
-func (c *Index) force(why string) {
-	oldest := c.blockers[0]
+// force stops waiting on the blocking connection with the oldest buffered
+// bytes (decode.Feed.Abandon: a natively decoded one's direction holding
+// the oldest); idle says the source went idle (nativeConn.Idle).
+func (c *Index) force(idle bool) {
+	cn := c.blockers[0]
 	for _, b := range c.blockers[1:] {
-		if c.blockSeq(b) < c.blockSeq(oldest) {
-			oldest = b
+		if c.blockSeq(b) < c.blockSeq(cn) {
+			cn = b
 		}
 	}
-	cn, dir := oldest.cn, oldest.dir
-	if cn.proto != nil {
+	switch {
+	case cn.proto != nil:
 		cn.proto.Abandon()
 		c.hostedSync(cn)
 		return
+	case idle:
+		cn.native.Idle()
+	default:
+		cn.native.Abandon()
 	}
-	fr := cn.framer[dir]
-	fr.Abandon(why, func(msg []byte, info unturned.FrameInfo) {
-		t, frame, seq := cn.stamp(dir, info.Offset+2+int64(len(msg)), cn.lastTime[dir], cn.lastFrame[dir], c.cur)
-		c.arrive(cn, dir, msg, info, t, frame, seq, -1)
-	})
-	if fr.Synced() {
-		cn.unsynced[dir] = cn.unsynced[dir][:0]
-	}
-	c.connFindings(cn, fr.Findings())
-	c.block(cn, dir)
+	c.block(cn)
 }
 
 // Idle stops waiting on every direction that is resynchronising: its
@@ -192,7 +177,7 @@ func (c *Index) Idle() {
 	c.lock()
 	defer c.unlock()
 	for len(c.blockers) > 0 {
-		c.force("while the source was idle")
+		c.force(true)
 	}
 	// What a caller holds is no longer waited for: its events, fed later,
 	// take new numbers (At ignores their reserved ones).

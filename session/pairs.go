@@ -6,10 +6,9 @@ import (
 )
 
 // Pairing (outputs.md "Pairing"): Unturned's, of pings and listener-ID
-// requests with their answers, is its connection's pair.State
-// (unturned/pair), which listeners.go commit feeds each message in the
-// connection's order; what it makes of a message is kept here, in the
-// host's records. Both messages of a pair get Message.Pair, the answer
+// requests with their answers, is its connection's (unturned/track runs
+// unturned/pair's as each message is committed, in the connection's
+// order); what it makes of a message is kept here, in the host's records. Both messages of a pair get Message.Pair, the answer
 // Message.Latency. An answer with no asker outstanding pairs with nothing
 // and counts in no statistics.
 //
@@ -62,13 +61,13 @@ func (c *Index) rekeep(i int32, msg []byte) {
 // every message that may has been committed on its connection and none
 // did, or the capture ended (pair.State.Final).
 func (c *Index) pairFinal(cn *connection, n int32) bool {
-	return cn.pairs.Final(n, c.nrec, cn.committed == cn.info.Messages)
+	return cn.native.PairFinal(n, c.nrec, cn.committed == cn.info.Messages)
 }
 
 // pairSettled lowers settled (Index.Settled) to before cn's oldest asker
 // that may still be answered: its Message would change.
 func (c *Index) pairSettled(cn *connection, settled int) int {
-	if n := cn.pairs.OldestOpen(); n > 0 && int(n)-1 < settled && !c.pairFinal(cn, n) {
+	if n := cn.native.OldestOpen(); n > 0 && int(n)-1 < settled && !c.pairFinal(cn, n) {
 		return int(n) - 1
 	}
 	return settled
@@ -93,7 +92,7 @@ func (c *Index) awaiting(i int32) bool {
 // kept in the records (partner in cid, the answer's latency in sid and
 // tv, which such a record does not use); a pair of listener messages
 // (negotiate: recListener, set by listenerInfo before its pair is made,
-// whenever a pair is kept) in its connection's pair.State (Link). A Stream
+// whenever a pair is kept) in its connection (nativeConn.Link). A Stream
 // that hands out no Message (no Settled) holds no asker, whose record may
 // be released already: only the statistics count then. One with Tallies
 // holds none either: the asker, handed out already, keeps no pair, and
@@ -118,7 +117,7 @@ func (c *Index) link(cn *connection, asker, i int32, lat time.Duration) {
 		ri.sid, ri.tv = uint32(uint64(lat)>>32), uint32(uint64(lat))
 		return
 	}
-	cn.pairs.Link(a, i, lat, !gone)
+	cn.native.Link(a, i, lat, !gone)
 }
 
 // pairOf is record i's pair (its partner's number, 0 for none) and the
@@ -128,8 +127,8 @@ func (c *Index) pairOf(r *record, i int32) (pair int, latency time.Duration, has
 		return 0, 0, false
 	}
 	if r.flags&recListener != 0 {
-		if l, ok := c.conns[r.conn].pairs.LinkOf(i); ok {
-			return int(l.Partner) + 1, l.Latency, l.Answer
+		if partner, lat, answer, ok := c.conns[r.conn].native.LinkOf(i); ok {
+			return int(partner) + 1, lat, answer
 		}
 		return 0, 0, false
 	}
@@ -143,6 +142,6 @@ func (c *Index) pairOf(r *record, i int32) (pair int, latency time.Duration, has
 // out.
 func (c *Index) unlink(r *record, i int32) {
 	if r.flags&(recPaired|recListener) == recPaired|recListener {
-		c.conns[r.conn].pairs.Unlink(i)
+		c.conns[r.conn].native.Unlink(i)
 	}
 }

@@ -254,7 +254,7 @@ func TestPairsBounded(t *testing.T) {
 	}
 	c := NewIndex(nil)
 	pairScript(c, steps)
-	ps := c.conns[0].pairs
+	ps := unturnedOf(c.conns[0]).Pairs()
 	if n := ps.Open(); n > pair.Hold+1 {
 		t.Errorf("%d askers kept; want at most %d", n, pair.Hold+1)
 	}

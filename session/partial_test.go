@@ -46,7 +46,7 @@ func TestPartialFramesBounded(t *testing.T) {
 		for i := range cs {
 			for d := dissect.C2S; d <= dissect.S2C; d++ {
 				c.Data(cs[i], d, make([]byte, n), t0, 2)
-				peak = max(peak, c.held)
+				peak = max(peak, c.un.Buffered())
 			}
 		}
 	}
@@ -93,7 +93,7 @@ func TestPartialFramesBounded(t *testing.T) {
 			t.Errorf("connection %d: %d messages with %d dropped; want %d", i, ci.Messages, kept, want)
 		}
 	}
-	if c.held != 0 {
-		t.Errorf("after Finish the framers hold %d bytes; want 0", c.held)
+	if held := c.un.Buffered(); held != 0 {
+		t.Errorf("after Finish the framers hold %d bytes; want 0", held)
 	}
 }

@@ -18,6 +18,7 @@ func (c *Index) SetSchemas(s *schema.Set) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.schemas = s
+	c.namesChanged()
 }
 
 // SetLateSchemas says whether a reference that was unresolved when it was

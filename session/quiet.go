@@ -18,10 +18,9 @@ func (c *Index) Quiet() {
 	c.lock()
 	defer c.unlock()
 	for _, cn := range c.conns {
-		if len(cn.held) > 0 || cn.undecided[0] || cn.undecided[1] || cn.idUndecided {
-			c.settle(cn)
+		if cn.native != nil {
+			cn.native.Quiet()
 		}
-		cn.pairs.GiveUp()
 	}
 	c.hostedAsks = nil
 	if c.stream != nil {

@@ -157,7 +157,10 @@ func (c *Index) dropArena(size int64) {
 func (c *Index) pinnedBlock() int {
 	pin := len(c.arena)
 	for _, cn := range c.conns {
-		for _, i := range cn.held {
+		if cn.native == nil {
+			continue
+		}
+		for _, i := range cn.native.Held() {
 			if c.rec(i).flags&recFile == 0 {
 				off, _ := c.where(i)
 				pin = min(pin, int(off/arenaChunk))

@@ -303,13 +303,14 @@ func (c *Index) runlock() {
 	}
 }
 
-// streamNow reports whether the message about to be numbered on cn will be
-// handed out as soon as it is committed, so that its bytes need no copy.
-func (c *Index) streamNow(cn *connection) bool {
+// streamNow reports whether the message about to be numbered will be
+// handed out as soon as it is committed, so that its bytes need no copy;
+// waits says the connection will hold it for an inference (unturned.go's number).
+func (c *Index) streamNow(waits bool) bool {
 	s := c.stream
 	// A ULinkRPC asker waiting for its answer (hostedBound) has a record
 	// index below c.nrec, so s.next is below it too.
-	return s != nil && !cn.holding() && int32(c.nrec) == s.next && !c.lateOn()
+	return s != nil && !waits && int32(c.nrec) == s.next && !c.lateOn()
 }
 
 // lateOn reports whether a reference unresolved at its commit is held
@@ -325,7 +326,7 @@ func (c *Index) noteLate(cn *connection) {
 	if !c.lateOn() || s.inLate[cn.idx] {
 		return
 	}
-	if _, waiting := cn.tables.Current().FirstUnresolved(); !waiting {
+	if _, waiting := cn.native.FirstUnresolved(); !waiting {
 		return
 	}
 	if s.inLate == nil {
@@ -344,7 +345,7 @@ func (c *Index) lateBound() int32 {
 	b := int32(c.nrec)
 	k := 0
 	for _, cn := range s.late {
-		first, ok := cn.tables.Current().FirstUnresolved()
+		first, ok := cn.native.FirstUnresolved()
 		if !ok {
 			delete(s.inLate, cn.idx)
 			continue
@@ -427,9 +428,7 @@ func (c *Index) keepAsOf(cn *connection) {
 		t = c.hostedLive(cn, s.AsOf)
 		t.hostedCut, t.hostedFindings = s.Cut, len(cn.proto.Findings())
 	} else {
-		t = tablesFrom(cn.tables.Current(), cn.info.Conn, s.AsOf)
-		t.Messages = cn.committed
-		t.Ping = cn.pairs.PingStats(0, false)
+		t = c.nativeTables(cn, s.AsOf, cn.committed)
 	}
 	s.asOf[cn.idx] = t
 	if !s.Cut {
@@ -663,10 +662,7 @@ func (c *Index) streamTables(cn *connection, asOf int) *Tables {
 	if cn.proto != nil {
 		return c.hostedLive(cn, asOf)
 	}
-	t := tablesFrom(cn.tables.Current(), cn.info.Conn, asOf)
-	t.Messages = cn.info.Messages
-	t.Ping = cn.pairs.PingStats(0, false)
-	return t
+	return c.nativeTables(cn, asOf, cn.info.Messages)
 }
 
 // MayCut reports whether the Index streams with a Cut, so that its feeder

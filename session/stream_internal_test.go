@@ -85,8 +85,8 @@ func TestStreamReleases(t *testing.T) {
 			maxRecs, maxArena, len(s.extra), len(s.big))
 	}
 	for _, cn := range s.conns {
-		if cn.msgs.len() > 0 || cn.tables.Checkpoints() > 0 {
-			t.Fatalf("stream kept %d message indices and %d checkpoints for %s", cn.msgs.len(), cn.tables.Checkpoints(), cn.info.Conn)
+		if cn.msgs.len() > 0 || unturnedOf(cn).Tables().Checkpoints() > 0 {
+			t.Fatalf("stream kept %d message indices and %d checkpoints for %s", cn.msgs.len(), unturnedOf(cn).Tables().Checkpoints(), cn.info.Conn)
 		}
 	}
 }

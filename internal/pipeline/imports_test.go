@@ -48,6 +48,7 @@ var floors = map[string]float64{
 	"unturned/pair":       2.5, // Unturned's pairing of pings and listener-ID requests (issue 23): over the codec, under session
 	"unturned/payload":    2.5, // Unturned's payload decoding with the payload schemas (issue 23): over the codec and schema, under session
 	"unturned/listeners":  2.5, // Unturned's listener-ID tables (issue 23): over the codec, under session, which keeps their checkpoints
+	"unturned/track":      3,   // Unturned's per-connection state (issue 23): framing, handshake, inferences, tables and pairing over the codec, fed by session through decode.Feed
 	"unturned/feed":       4.5, // Unturned's side of the host's decode (issue 23): the profile search's adapter over session (Decoded, Score)
 	"schema":              2,
 	"rpc":                 3,
@@ -77,7 +78,7 @@ var floors = map[string]float64{
 
 // protocols are the packages that know a protocol; capture must import none
 // of them.
-var protocols = []string{"dissect", "unturned", "unturned/infer", "unturned/pair", "unturned/payload", "unturned/listeners", "unturned/feed", "ulinkrpc", "schema", "session", "rpc", "rpc/feed", "filter", "netpak"}
+var protocols = []string{"dissect", "unturned", "unturned/infer", "unturned/pair", "unturned/payload", "unturned/listeners", "unturned/track", "unturned/feed", "ulinkrpc", "schema", "session", "rpc", "rpc/feed", "filter", "netpak"}
 
 // hostOnly are the protocol packages session must not depend on (issue
 // 23: a neutral host): ULinkRPC's, which it hosts through decode's
