@@ -112,8 +112,7 @@ func (h *unturnedHost) Message(f *decode.FramedMsg) {
 // record says is cut to 0xFFFF bytes, in f). The calls are on the
 // connection's type, not through nativeConn, and one that does not wait
 // is decoded and committed here (track.Conn.Commit) rather than by
-// Numbered calling back through track.Host, with commitDecode and
-// Committed written out: this is every message's path.
+// Numbered calling back through track.Host: this is every message's path.
 func (h *unturnedHost) number(f *decode.FramedMsg) {
 	if len(f.Msg) > 0xFFFF {
 		f.Msg = f.Msg[:0xFFFF]
@@ -128,19 +127,8 @@ func (h *unturnedHost) number(f *decode.FramedMsg) {
 	}
 	dir := f.Dir
 	st := t.State(dir)
-	if c.stream != nil {
-		c.streamAsOf(cn, int(i)+1)
-	}
-	d := c.decodeCommit(i, dir, st, f.Msg)
-	c.setDecoded(i, st, d)
-	cn.committed++
-	t.Commit(i, dir, st, d)
-	if r := c.rec(i); r.worst > 0 && (!cn.info.HasFinding || dissect.Severity(r.worst-1) > cn.info.Worst) {
-		cn.info.Worst, cn.info.HasFinding = dissect.Severity(r.worst-1), true
-	}
-	if c.stream != nil {
-		c.streamed(i)
-	}
+	t.Commit(i, dir, st, h.commitDecode(i, dir, st, f.Msg))
+	h.Committed(i)
 }
 
 // Finding keeps a connection finding; the connection's summary changes
