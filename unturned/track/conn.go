@@ -351,9 +351,6 @@ func (c *Conn) Tables() *listeners.History { return &c.tables }
 // Pairs is the pairing state, nil before the first commit.
 func (c *Conn) Pairs() *pair.State { return c.pairs }
 
-// Committed counts the messages committed.
-func (c *Conn) Committed() int { return c.committed }
-
 // The pairing as the host keeps it in its records (pair.State): Link
 // keeps a negotiate pair, LinkOf gives record i's, Unlink forgets it,
 // OldestOpen is the oldest unanswered asker (0 for none), and PairFinal
